@@ -1,0 +1,43 @@
+// Command goodput measures LLM serving: see the README or `goodput --help`.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"golang.org/x/term"
+
+	"github.com/goodput-dev/goodput/internal/cli"
+)
+
+func main() {
+	os.Exit(run())
+}
+
+func run() int {
+	// The first Ctrl-C cancels ctx: commands stop scheduling, drain and write
+	// what they measured. The second restores the default handler's effect and
+	// exits at once.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // next signal kills the process
+	}()
+
+	env := &cli.Env{
+		Stdout:     os.Stdout,
+		Stderr:     os.Stderr,
+		Stdin:      os.Stdin,
+		IsTerminal: term.IsTerminal(int(os.Stdout.Fd())),
+	}
+	root := cli.NewRoot(env)
+	err := root.ExecuteContext(ctx)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "goodput: %v\n", err)
+	}
+	return cli.Code(err)
+}

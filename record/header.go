@@ -1,0 +1,48 @@
+package record
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Line kinds that mark the non-record lines of a record file.
+const (
+	KindHeader  = "goodput.run"
+	KindTrailer = "goodput.end"
+)
+
+// Header is the first line of a record file. It says how to read the records
+// that follow: the schema, the wall-clock instant of the run epoch, and the
+// configuration that produced them.
+type Header struct {
+	Kind   string            `json:"kind"`   // always KindHeader
+	Schema int               `json:"schema"` // SchemaVersion of the writer
+	Start  time.Time         `json:"start"`  // wall-clock time of the run epoch (record times are offsets from it)
+	Tool   string            `json:"tool"`   // "goodput <version>", or the importer's description
+	Config json.RawMessage   `json:"config,omitempty"`
+	Labels map[string]string `json:"labels,omitempty"` // labels shared by every record of the run
+}
+
+// Trailer is the optional last line of a record file, written when a run ends
+// (normally or interrupted). A file without one was cut off mid-run; its
+// records are still valid.
+type Trailer struct {
+	Kind        string `json:"kind"` // always KindTrailer
+	Records     int64  `json:"records"`
+	Interrupted bool   `json:"interrupted,omitempty"`
+	Reason      string `json:"reason,omitempty"`
+	End         int64  `json:"end"` // ns from the run epoch when the run stopped
+}
+
+// NewHeader returns a header for a run that starts now.
+func NewHeader(tool string, config any) (Header, error) {
+	h := Header{Kind: KindHeader, Schema: SchemaVersion, Start: time.Now(), Tool: tool}
+	if config != nil {
+		b, err := json.Marshal(config)
+		if err != nil {
+			return Header{}, err
+		}
+		h.Config = b
+	}
+	return h, nil
+}

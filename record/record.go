@@ -1,0 +1,102 @@
+// Package record defines goodput's unit of measurement: one flat Record per
+// request, and the JSON Lines file that holds a run's records behind a Header.
+//
+// Every producer (the load generator, the simulator's virtual-time mode,
+// importers of other tools' results) writes Records; every consumer (metrics,
+// sweeps, reports, planning) reads them. A run can therefore always be
+// re-analysed, merged or compared later.
+//
+// Times inside a Record are nanoseconds from the run epoch, an instant whose
+// wall-clock value is Header.Start. They come from the monotonic clock, so
+// differences between them are exact durations.
+package record
+
+// SchemaVersion is the version of the Record and Header layout written by
+// this package. Decoders accept files whose schema is at most this version.
+const SchemaVersion = 1
+
+// Source says where a record's output token counts came from.
+type Source string
+
+// Token count sources, best first.
+const (
+	SourceUsage     Source = "usage"     // the server's usage block (final or continuous)
+	SourceTokenizer Source = "tokenizer" // a tokenizer applied to the streamed text
+	SourceChunks    Source = "chunks"    // one token per content chunk (fallback)
+)
+
+// ErrorKind classifies a failed request. A failure is data, not a Go error:
+// the run goes on and the record says what happened.
+type ErrorKind string
+
+// Failure kinds. An empty kind means the request succeeded.
+const (
+	ErrNone        ErrorKind = ""
+	ErrHTTP        ErrorKind = "http"         // non-2xx status (Status holds it), other than the two below
+	ErrRateLimited ErrorKind = "rate_limited" // 429
+	ErrUnavailable ErrorKind = "unavailable"  // 503
+	ErrConnect     ErrorKind = "connect"      // dial or TLS failure
+	ErrTimeout     ErrorKind = "timeout"      // request timeout elapsed
+	ErrReset       ErrorKind = "reset"        // connection reset or closed mid-stream
+	ErrTruncated   ErrorKind = "truncated"    // stream ended without its terminator
+	ErrMalformed   ErrorKind = "malformed"    // a chunk could not be parsed
+	ErrStream      ErrorKind = "stream_error" // the server sent an error object in the stream
+	ErrCanceled    ErrorKind = "canceled"     // the run was interrupted while the request was in flight
+	ErrDropped     ErrorKind = "dropped"      // never sent: no worker was free (open loop with a cap)
+	ErrOther       ErrorKind = "other"
+)
+
+// Chunk is one arrival of streamed output that carried at least one token.
+// Role-only and usage-only chunks are not Chunks.
+type Chunk struct {
+	At     int64 // arrival time, ns from the run epoch, taken when the bytes were read
+	Tokens int32 // output tokens it carried (≥ 1)
+}
+
+// Record is everything measured about one request.
+//
+// Scheduled is when the arrival process intended to send the request (in
+// closed-loop mode, when its concurrency slot freed); Sent is when it actually
+// left. TTFT counts from Scheduled so that a lagging generator cannot hide
+// queueing (no coordinated omission).
+type Record struct {
+	Seq       int64 // sequence number in the schedule (0-based)
+	Scheduled int64 // s: intended send time, ns from the run epoch
+	Sent      int64 // t0: actual send time, ns from the run epoch
+	End       int64 // te: when the response ended (stream closed or failed), ns from the run epoch
+
+	// Chunks are the token-bearing arrivals in order; Chunks[0].At is the
+	// first-token time c1 and the last element's At is cK.
+	Chunks []Chunk
+
+	InputTokens  int    // prompt tokens
+	OutputTokens int    // N = Σ Chunks[i].Tokens for a streamed success
+	TokenSource  Source // where OutputTokens came from
+
+	Status int       // HTTP status, 0 if no response arrived
+	Finish string    // finish reason reported by the server ("stop", "length", …)
+	Error  ErrorKind // empty on success
+	Msg    string    // error message, empty on success
+
+	Warmup bool              // excluded from statistics and from the window
+	Labels map[string]string // free-form, e.g. {"point": "c16"} in a sweep
+}
+
+// OK reports whether the request succeeded.
+func (r *Record) OK() bool { return r.Error == ErrNone }
+
+// FirstToken returns c1 and whether the request received any token.
+func (r *Record) FirstToken() (int64, bool) {
+	if len(r.Chunks) == 0 {
+		return 0, false
+	}
+	return r.Chunks[0].At, true
+}
+
+// LastToken returns cK and whether the request received any token.
+func (r *Record) LastToken() (int64, bool) {
+	if len(r.Chunks) == 0 {
+		return 0, false
+	}
+	return r.Chunks[len(r.Chunks)-1].At, true
+}
