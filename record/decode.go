@@ -1,0 +1,287 @@
+package record
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// MaxLineBytes bounds one line of a record file. A record with a million
+// chunks still fits; anything larger is treated as corrupt rather than read
+// into memory without limit.
+const MaxLineBytes = 64 << 20
+
+// Decoder reads a record file one record at a time in constant memory.
+// Errors name the file and line.
+type Decoder struct {
+	br      *bufio.Reader
+	name    string
+	line    int
+	header  *Header
+	trailer *Trailer
+	long    []byte  // assembles lines longer than the bufio buffer
+	ck      []int32 // tokens per chunk of the record being decoded
+	pending []byte  // a record line read while looking for the header
+}
+
+// NewDecoder returns a Decoder reading from r. name is used in error messages
+// (a file path, or "-" for standard input).
+func NewDecoder(r io.Reader, name string) *Decoder {
+	return &Decoder{br: bufio.NewReaderSize(r, 1<<20), name: name}
+}
+
+// Header returns the run header, reading it if Next has not been called yet.
+// A file whose first line is a record instead has no header: Header then
+// returns a zero Header with Kind empty and no error.
+func (d *Decoder) Header() (Header, error) {
+	if d.header == nil && d.line == 0 {
+		line, err := d.readLine()
+		if err == io.EOF {
+			return Header{}, nil
+		}
+		if err != nil {
+			return Header{}, err
+		}
+		if isMeta(line) {
+			if err := d.meta(line); err != nil {
+				return Header{}, err
+			}
+		} else {
+			d.pending = append(d.pending[:0], line...)
+		}
+	}
+	if d.header == nil {
+		return Header{}, nil
+	}
+	return *d.header, nil
+}
+
+// Trailer returns the trailer if one has been read. It is known only after
+// Next has returned io.EOF.
+func (d *Decoder) Trailer() (Trailer, bool) {
+	if d.trailer == nil {
+		return Trailer{}, false
+	}
+	return *d.trailer, true
+}
+
+// Line returns the number of the line read last (1-based).
+func (d *Decoder) Line() int { return d.line }
+
+// Next decodes the next record into r, reusing r.Chunks' storage. It returns
+// io.EOF after the last record.
+func (d *Decoder) Next(r *Record) error {
+	if d.line == 0 {
+		if _, err := d.Header(); err != nil {
+			return err
+		}
+	}
+	for {
+		var line []byte
+		if d.pending != nil {
+			line, d.pending = d.pending, nil
+		} else {
+			var err error
+			line, err = d.readLine()
+			if err != nil {
+				return err
+			}
+		}
+		if isMeta(line) {
+			if err := d.meta(line); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := d.decodeRecord(line, r); err != nil {
+			return fmt.Errorf("%s:%d: %w", d.name, d.line, err)
+		}
+		return nil
+	}
+}
+
+// readLine returns the next non-blank line without its newline. The slice is
+// valid until the next call.
+func (d *Decoder) readLine() ([]byte, error) {
+	for {
+		line, err := d.br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			d.long = append(d.long[:0], line...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				if len(d.long) > MaxLineBytes {
+					return nil, fmt.Errorf("%s:%d: line longer than %d bytes", d.name, d.line+1, MaxLineBytes)
+				}
+				line, err = d.br.ReadSlice('\n')
+				d.long = append(d.long, line...)
+			}
+			line = d.long
+		}
+		if err != nil && err != io.EOF {
+			return nil, fmt.Errorf("%s:%d: %w", d.name, d.line+1, err)
+		}
+		if len(line) == 0 && err == io.EOF {
+			return nil, io.EOF
+		}
+		d.line++
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			if err == io.EOF {
+				return nil, io.EOF
+			}
+			continue
+		}
+		return line, nil
+	}
+}
+
+// isMeta reports whether line is a header or trailer: writers put "kind"
+// first, and records never have that key.
+func isMeta(line []byte) bool {
+	return bytes.HasPrefix(line, []byte(`{"kind"`))
+}
+
+func (d *Decoder) meta(line []byte) error {
+	var probe struct {
+		Kind string `json:"kind"`
+	}
+	if err := json.Unmarshal(line, &probe); err != nil {
+		return fmt.Errorf("%s:%d: %w", d.name, d.line, err)
+	}
+	switch probe.Kind {
+	case KindHeader:
+		if d.header != nil {
+			return fmt.Errorf("%s:%d: a second run header (concatenated files? merge them with goodput instead)", d.name, d.line)
+		}
+		var h Header
+		if err := json.Unmarshal(line, &h); err != nil {
+			return fmt.Errorf("%s:%d: run header: %w", d.name, d.line, err)
+		}
+		if h.Schema > SchemaVersion {
+			return fmt.Errorf("%s:%d: record schema %d is newer than this goodput reads (%d): upgrade goodput", d.name, d.line, h.Schema, SchemaVersion)
+		}
+		d.header = &h
+	case KindTrailer:
+		var t Trailer
+		if err := json.Unmarshal(line, &t); err != nil {
+			return fmt.Errorf("%s:%d: trailer: %w", d.name, d.line, err)
+		}
+		d.trailer = &t
+	default:
+		return fmt.Errorf("%s:%d: unknown line kind %q", d.name, d.line, probe.Kind)
+	}
+	return nil
+}
+
+// decodeRecord parses one record line. It is written by hand because a
+// million-record file must decode in seconds, and reflection-based decoding
+// of the chunk arrays dominates otherwise.
+func (d *Decoder) decodeRecord(line []byte, r *Record) error {
+	*r = Record{Chunks: r.Chunks[:0]}
+	d.ck = d.ck[:0]
+	s := scanner{b: line}
+	if !s.consume('{') {
+		return s.fail("expected '{' to start a record")
+	}
+	haveSeq := false
+	if s.consume('}') {
+		return s.fail("empty record")
+	}
+	for {
+		key, err := s.key()
+		if err != nil {
+			return err
+		}
+		if s.null() {
+			// A null value means "absent" for every field.
+		} else {
+			switch string(key) {
+			case "seq":
+				r.Seq, err = s.int()
+				haveSeq = true
+			case "s":
+				r.Scheduled, err = s.int()
+			case "t0":
+				r.Sent, err = s.int()
+			case "te":
+				r.End, err = s.int()
+			case "ct":
+				err = s.intArray(func(v int64) error {
+					r.Chunks = append(r.Chunks, Chunk{At: v, Tokens: 1})
+					return nil
+				})
+			case "ck":
+				err = s.intArray(func(v int64) error {
+					if v < 0 || v > 1<<31-1 {
+						return fmt.Errorf("chunk token count %d out of range", v)
+					}
+					d.ck = append(d.ck, int32(v))
+					return nil
+				})
+			case "in":
+				var v int64
+				v, err = s.int()
+				r.InputTokens = int(v)
+			case "out":
+				var v int64
+				v, err = s.int()
+				r.OutputTokens = int(v)
+			case "src":
+				var v string
+				v, err = s.string()
+				r.TokenSource = Source(v)
+			case "status":
+				var v int64
+				v, err = s.int()
+				r.Status = int(v)
+			case "fin":
+				r.Finish, err = s.string()
+			case "err":
+				var v string
+				v, err = s.string()
+				r.Error = ErrorKind(v)
+			case "msg":
+				r.Msg, err = s.string()
+			case "warm":
+				r.Warmup, err = s.bool()
+			case "labels":
+				r.Labels, err = s.stringMap()
+			default:
+				err = s.skip(0)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		if s.consume(',') {
+			continue
+		}
+		if s.consume('}') {
+			break
+		}
+		return s.fail("expected ',' or '}'")
+	}
+	s.ws()
+	if s.i != len(s.b) {
+		return s.fail("unexpected data after the record")
+	}
+	if !haveSeq {
+		return errors.New(`record has no "seq"`)
+	}
+	if len(d.ck) > 0 {
+		if len(d.ck) != len(r.Chunks) {
+			return fmt.Errorf(`"ck" has %d entries but "ct" has %d`, len(d.ck), len(r.Chunks))
+		}
+		for i := range r.Chunks {
+			r.Chunks[i].Tokens = d.ck[i]
+		}
+	}
+	at := r.Sent
+	for i := range r.Chunks {
+		at += r.Chunks[i].At
+		r.Chunks[i].At = at
+	}
+	return nil
+}

@@ -1,0 +1,217 @@
+package record
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+)
+
+// The JSON Lines layout of a record (schema 1). Keys are short because a run
+// can hold millions of records; times are integers in nanoseconds.
+//
+//	seq     sequence number
+//	s       scheduled time, ns from the run epoch
+//	t0      sent time, ns from the run epoch
+//	te      end time, ns from the run epoch
+//	ct      chunk arrival times: the first is an offset from t0, each later one
+//	        a delta from the previous chunk (delta coding keeps numbers short)
+//	ck      tokens per chunk, omitted when every chunk carried one token
+//	in, out input and output tokens
+//	src     token count source (usage, tokenizer, chunks)
+//	status  HTTP status
+//	fin     finish reason
+//	err,msg error kind and message (absent on success)
+//	warm    true for warm-up requests
+//	labels  string map
+//
+// Unknown keys are ignored by the decoder, so later schema additions stay
+// readable by older readers of the same schema version.
+
+// AppendJSON appends r's JSON encoding (without a newline) to dst.
+func AppendJSON(dst []byte, r *Record) []byte {
+	dst = append(dst, `{"seq":`...)
+	dst = strconv.AppendInt(dst, r.Seq, 10)
+	dst = append(dst, `,"s":`...)
+	dst = strconv.AppendInt(dst, r.Scheduled, 10)
+	dst = append(dst, `,"t0":`...)
+	dst = strconv.AppendInt(dst, r.Sent, 10)
+	dst = append(dst, `,"te":`...)
+	dst = strconv.AppendInt(dst, r.End, 10)
+	if len(r.Chunks) > 0 {
+		dst = append(dst, `,"ct":[`...)
+		prev := r.Sent
+		ones := true
+		for i, c := range r.Chunks {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = strconv.AppendInt(dst, c.At-prev, 10)
+			prev = c.At
+			if c.Tokens != 1 {
+				ones = false
+			}
+		}
+		dst = append(dst, ']')
+		if !ones {
+			dst = append(dst, `,"ck":[`...)
+			for i, c := range r.Chunks {
+				if i > 0 {
+					dst = append(dst, ',')
+				}
+				dst = strconv.AppendInt(dst, int64(c.Tokens), 10)
+			}
+			dst = append(dst, ']')
+		}
+	}
+	dst = append(dst, `,"in":`...)
+	dst = strconv.AppendInt(dst, int64(r.InputTokens), 10)
+	dst = append(dst, `,"out":`...)
+	dst = strconv.AppendInt(dst, int64(r.OutputTokens), 10)
+	if r.TokenSource != "" {
+		dst = append(dst, `,"src":`...)
+		dst = appendString(dst, string(r.TokenSource))
+	}
+	if r.Status != 0 {
+		dst = append(dst, `,"status":`...)
+		dst = strconv.AppendInt(dst, int64(r.Status), 10)
+	}
+	if r.Finish != "" {
+		dst = append(dst, `,"fin":`...)
+		dst = appendString(dst, r.Finish)
+	}
+	if r.Error != ErrNone {
+		dst = append(dst, `,"err":`...)
+		dst = appendString(dst, string(r.Error))
+	}
+	if r.Msg != "" {
+		dst = append(dst, `,"msg":`...)
+		dst = appendString(dst, r.Msg)
+	}
+	if r.Warmup {
+		dst = append(dst, `,"warm":true`...)
+	}
+	if len(r.Labels) > 0 {
+		dst = append(dst, `,"labels":{`...)
+		keys := make([]string, 0, len(r.Labels))
+		for k := range r.Labels {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for i, k := range keys {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendString(dst, k)
+			dst = append(dst, ':')
+			dst = appendString(dst, r.Labels[k])
+		}
+		dst = append(dst, '}')
+	}
+	return append(dst, '}')
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD so
+// that the file stays valid JSON whatever a server sent.
+func appendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				dst = append(dst, '\\', c)
+			case c == '\n':
+				dst = append(dst, '\\', 'n')
+			case c == '\r':
+				dst = append(dst, '\\', 'r')
+			case c == '\t':
+				dst = append(dst, '\\', 't')
+			case c < 0x20:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			default:
+				dst = append(dst, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, `\ufffd`...)
+		} else {
+			dst = append(dst, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(dst, '"')
+}
+
+// Writer writes a record file: a Header line, then one line per record, then
+// an optional Trailer. Each record reaches the underlying writer in a single
+// Write call as soon as it is written, so an interrupted run leaves every
+// record it measured. A Writer is not safe for concurrent use; a run funnels
+// records to one goroutine that owns it.
+type Writer struct {
+	w     io.Writer
+	buf   []byte
+	count int64
+	err   error
+}
+
+// NewWriter writes h to w and returns a Writer for the records that follow.
+func NewWriter(w io.Writer, h Header) (*Writer, error) {
+	if h.Kind == "" {
+		h.Kind = KindHeader
+	}
+	if h.Schema == 0 {
+		h.Schema = SchemaVersion
+	}
+	b, err := json.Marshal(h)
+	if err != nil {
+		return nil, fmt.Errorf("encode run header: %w", err)
+	}
+	if _, err := w.Write(append(b, '\n')); err != nil {
+		return nil, fmt.Errorf("write run header: %w", err)
+	}
+	return &Writer{w: w, buf: make([]byte, 0, 4096)}, nil
+}
+
+// Write appends r as one line. After the first error every call returns it.
+func (w *Writer) Write(r *Record) error {
+	if w.err != nil {
+		return w.err
+	}
+	w.buf = AppendJSON(w.buf[:0], r)
+	w.buf = append(w.buf, '\n')
+	if _, err := w.w.Write(w.buf); err != nil {
+		w.err = fmt.Errorf("write record %d: %w", r.Seq, err)
+		return w.err
+	}
+	w.count++
+	return nil
+}
+
+// Count returns how many records were written.
+func (w *Writer) Count() int64 { return w.count }
+
+// Close writes the trailer. It does not close the underlying writer.
+func (w *Writer) Close(t Trailer) error {
+	if w.err != nil {
+		return w.err
+	}
+	t.Kind = KindTrailer
+	t.Records = w.count
+	b, err := json.Marshal(t)
+	if err != nil {
+		return fmt.Errorf("encode trailer: %w", err)
+	}
+	if _, err := w.w.Write(append(b, '\n')); err != nil {
+		w.err = fmt.Errorf("write trailer: %w", err)
+		return w.err
+	}
+	return nil
+}

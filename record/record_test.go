@@ -1,0 +1,272 @@
+package record
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func sample() []Record {
+	return []Record{
+		{ // a plain success, one token per chunk
+			Seq: 0, Scheduled: 0, Sent: 1_000, End: 90_000_000,
+			Chunks:      []Chunk{{At: 20_000_000, Tokens: 1}, {At: 45_000_000, Tokens: 1}, {At: 89_999_999, Tokens: 1}},
+			InputTokens: 12, OutputTokens: 3, TokenSource: SourceUsage, Status: 200, Finish: "length",
+		},
+		{ // multi-token chunks, labels, warm-up
+			Seq: 1, Scheduled: 5, Sent: 7, End: 100,
+			Chunks:      []Chunk{{At: 50, Tokens: 2}, {At: 80, Tokens: 3}},
+			InputTokens: 1, OutputTokens: 5, TokenSource: SourceChunks, Status: 200, Finish: "stop",
+			Warmup: true, Labels: map[string]string{"point": "c16", "z": "quote\" and \\ and \n"},
+		},
+		{ // a failure with no tokens and an awkward message
+			Seq: 2, Scheduled: 10, Sent: 10, End: 30, Status: 503,
+			Error: ErrUnavailable, Msg: "busy \x01 \t ünïcode",
+		},
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	var buf bytes.Buffer
+	h := Header{Start: time.Date(2026, 11, 29, 8, 0, 0, 0, time.UTC), Tool: "goodput test", Config: json.RawMessage(`{"rate":5}`)}
+	w, err := NewWriter(&buf, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := sample()
+	for i := range in {
+		if err := w.Write(&in[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(Trailer{Interrupted: true, Reason: "signal", End: 123}); err != nil {
+		t.Fatal(err)
+	}
+
+	d := NewDecoder(&buf, "run.jsonl")
+	gotH, err := d.Header()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gotH.Kind != KindHeader || gotH.Schema != SchemaVersion || !gotH.Start.Equal(h.Start) || gotH.Tool != h.Tool || string(gotH.Config) != `{"rate":5}` {
+		t.Errorf("header = %+v", gotH)
+	}
+	var got []Record
+	var r Record
+	for {
+		err := d.Next(&r)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := r
+		c.Chunks = append([]Chunk(nil), r.Chunks...)
+		if len(c.Chunks) == 0 {
+			c.Chunks = nil
+		}
+		got = append(got, c)
+	}
+	want := sample()
+	want[2].Msg = "busy \x01 \t ünïcode"
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("records differ:\n got %+v\nwant %+v", got, want)
+	}
+	tr, ok := d.Trailer()
+	if !ok || tr.Records != 3 || !tr.Interrupted || tr.Reason != "signal" || tr.End != 123 {
+		t.Errorf("trailer = %+v, %v", tr, ok)
+	}
+}
+
+func TestEncodingIsCompactAndDeltaCoded(t *testing.T) {
+	r := sample()[0]
+	got := string(AppendJSON(nil, &r))
+	want := `{"seq":0,"s":0,"t0":1000,"te":90000000,"ct":[19999000,25000000,44999999],"in":12,"out":3,"src":"usage","status":200,"fin":"length"}`
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if !json.Valid([]byte(got)) {
+		t.Error("not valid JSON")
+	}
+}
+
+func TestInvalidUTF8BecomesReplacement(t *testing.T) {
+	r := Record{Seq: 1, Error: ErrMalformed, Msg: "bad \xff\xfe bytes"}
+	b := AppendJSON(nil, &r)
+	if !json.Valid(b) {
+		t.Fatalf("invalid JSON: %s", b)
+	}
+	var back Record
+	d := NewDecoder(bytes.NewReader(append(b, '\n')), "x")
+	if err := d.Next(&back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Msg != "bad \ufffd\ufffd bytes" {
+		t.Errorf("msg = %q", back.Msg)
+	}
+}
+
+func TestDecoderToleratesUnknownFieldsAndNulls(t *testing.T) {
+	in := `{"kind":"goodput.run","schema":1,"start":"2026-11-29T08:00:00Z","tool":"x","future":{"a":[1,2]}}
+
+{"seq":4,"extra":{"nested":[1,{"x":null}],"s":"str\"ing"},"s":1e3,"t0":1000,"ct":[5,5],"te":null,"fin":null,"new":true,"f":-1.5e-3}
+`
+	d := NewDecoder(strings.NewReader(in), "f.jsonl")
+	var r Record
+	if err := d.Next(&r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Seq != 4 || r.Scheduled != 1000 || r.Sent != 1000 || len(r.Chunks) != 2 || r.Chunks[0].At != 1005 || r.Chunks[1].At != 1010 || r.Finish != "" {
+		t.Errorf("record = %+v", r)
+	}
+	if err := d.Next(&r); err != io.EOF {
+		t.Errorf("want EOF, got %v", err)
+	}
+}
+
+func TestDecoderWithoutHeader(t *testing.T) {
+	d := NewDecoder(strings.NewReader(`{"seq":1}`), "bare.jsonl")
+	h, err := d.Header()
+	if err != nil || h.Kind != "" {
+		t.Fatalf("header = %+v, %v", h, err)
+	}
+	var r Record
+	if err := d.Next(&r); err != nil || r.Seq != 1 {
+		t.Fatalf("record = %+v, %v", r, err)
+	}
+}
+
+func TestDecoderErrorsNameFileAndLine(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want string
+	}{
+		// a record that is not an object
+		{"not object", `{"kind":"goodput.run","schema":1}` + "\n" + `[1]`, "runs.jsonl:2: column 1: expected '{'"},
+		// truncated line
+		{"truncated", "\n\n" + `{"seq":1,"ct":[1,2`, "runs.jsonl:3: column 19: expected ',' or ']'"},
+		// a string where a number belongs
+		{"string for int", `{"seq":"one"}`, "runs.jsonl:1: column 8: expected a number"},
+		// fractional time
+		{"fraction", `{"seq":1,"s":1.5}`, `runs.jsonl:1: column 14: "1.5" is not an integer`},
+		// ck and ct disagree
+		{"ck length", `{"seq":1,"ct":[1,2],"ck":[1]}`, `runs.jsonl:1: "ck" has 1 entries but "ct" has 2`},
+		// negative token count
+		{"negative ck", `{"seq":1,"ct":[1],"ck":[-1]}`, "chunk token count -1 out of range"},
+		// missing seq
+		{"no seq", `{"s":1}`, `runs.jsonl:1: record has no "seq"`},
+		// garbage after the object
+		{"trailing", `{"seq":1} x`, "runs.jsonl:1: column 11: unexpected data"},
+		// a newer schema
+		{"schema", `{"kind":"goodput.run","schema":99}`, "runs.jsonl:1: record schema 99 is newer"},
+		// two headers
+		{"two headers", `{"kind":"goodput.run","schema":1}` + "\n" + `{"kind":"goodput.run","schema":1}`, "runs.jsonl:2: a second run header"},
+		// unknown kind
+		{"kind", `{"seq":1}` + "\n" + `{"kind":"what"}`, `runs.jsonl:2: unknown line kind "what"`},
+		// deep nesting in an unknown field
+		{"deep", `{"seq":1,"x":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`, "nesting too deep"},
+		// control character inside a string
+		{"control", "{\"seq\":1,\"msg\":\"a\x01b\"}", "control character"},
+		// empty object
+		{"empty", `{}`, "empty record"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := NewDecoder(strings.NewReader(tc.in), "runs.jsonl")
+			var r Record
+			var err error
+			for err == nil {
+				err = d.Next(&r)
+			}
+			if err == io.EOF || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestDecoderLongLines(t *testing.T) {
+	r := Record{Seq: 9, Sent: 0}
+	for i := range 300_000 { // about 2.4 MB on one line: beyond the bufio buffer
+		r.Chunks = append(r.Chunks, Chunk{At: int64(i+1) * 7_000_000, Tokens: 1})
+	}
+	b := append(AppendJSON(nil, &r), '\n')
+	b = append(b, AppendJSON(nil, &Record{Seq: 10})...)
+	d := NewDecoder(bytes.NewReader(b), "long.jsonl")
+	var got Record
+	if err := d.Next(&got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Chunks) != 300_000 || got.Chunks[299_999].At != 300_000*7_000_000 {
+		t.Errorf("got %d chunks, last %v", len(got.Chunks), got.Chunks[len(got.Chunks)-1])
+	}
+	if err := d.Next(&got); err != nil || got.Seq != 10 {
+		t.Errorf("second record: %+v %v", got.Seq, err)
+	}
+}
+
+type failWriter struct{ n int }
+
+func (f *failWriter) Write(p []byte) (int, error) {
+	if f.n == 0 {
+		return 0, errors.New("disk full")
+	}
+	f.n--
+	return len(p), nil
+}
+
+func TestWriterReportsWriteErrors(t *testing.T) {
+	w, err := NewWriter(&failWriter{n: 1}, Header{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Record{Seq: 7}
+	if err := w.Write(&r); err == nil || !strings.Contains(err.Error(), "record 7: disk full") {
+		t.Errorf("err = %v", err)
+	}
+	if err := w.Close(Trailer{}); err == nil {
+		t.Error("Close after a failed write must fail")
+	}
+	if _, err := NewWriter(&failWriter{}, Header{}); err == nil {
+		t.Error("header write error not reported")
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	for _, r := range sample() {
+		f.Add(AppendJSON(nil, &r))
+	}
+	f.Add([]byte(`{"kind":"goodput.run","schema":1}` + "\n" + `{"seq":1,"ct":[1,2],"ck":[2,3]}`))
+	f.Add([]byte(`{"seq":1,"x":[{"a":"\u00e9"}],"labels":{"a\"b":"c"}}`))
+	f.Add([]byte(`{"seq":-0,"s":-9223372036854775808,"t0":9.2e18}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d := NewDecoder(bytes.NewReader(data), "fuzz")
+		var r Record
+		for range 1000 {
+			err := d.Next(&r)
+			if err != nil {
+				return
+			}
+			// Whatever decoded must re-encode to valid JSON that decodes
+			// to the same record.
+			b := AppendJSON(nil, &r)
+			if !json.Valid(b) {
+				t.Fatalf("re-encoding is not JSON: %s", b)
+			}
+			var back Record
+			if err := NewDecoder(bytes.NewReader(b), "again").Next(&back); err != nil {
+				t.Fatalf("re-decoding %s: %v", b, err)
+			}
+			if back.Seq != r.Seq || back.End != r.End || len(back.Chunks) != len(r.Chunks) {
+				t.Fatalf("round trip changed the record: %+v vs %+v", back, r)
+			}
+		}
+	})
+}
