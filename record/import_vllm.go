@@ -1,0 +1,147 @@
+package record
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+)
+
+// vllmResult holds the per-request arrays of a `vllm bench serve
+// --save-result --save-detailed` JSON. Times are seconds; start_times come
+// from the client's perf_counter, so only their differences mean anything.
+type vllmResult struct {
+	Date       string      `json:"date"`
+	Backend    string      `json:"backend"`
+	Model      string      `json:"model_id"`
+	InputLens  []int       `json:"input_lens"`
+	OutputLens []int       `json:"output_lens"`
+	TTFTs      []float64   `json:"ttfts"`
+	ITLs       [][]float64 `json:"itls"`
+	StartTimes []float64   `json:"start_times"`
+	E2Es       []float64   `json:"e2els"`
+	Latencies  []float64   `json:"latencies"`
+	Errors     []string    `json:"errors"`
+}
+
+func openVLLM(r io.Reader, name string) (*File, error) {
+	var v vllmResult
+	dec := json.NewDecoder(r)
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("%s: not a goodput record file, request log or vLLM result: %w", name, err)
+	}
+	if v.TTFTs == nil {
+		return nil, fmt.Errorf(`%s: JSON object without "ttfts": save the vLLM result with --save-result --save-detailed`, name)
+	}
+	recs, err := v.records()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	cfg, _ := json.Marshal(map[string]string{"backend": v.Backend, "model": v.Model, "date": v.Date})
+	h := Header{Kind: KindHeader, Schema: SchemaVersion, Tool: "import: vllm bench serve result", Config: cfg}
+	return &File{Reader: &slice{h: h, recs: recs}, Format: "vllm"}, nil
+}
+
+func (v *vllmResult) records() ([]Record, error) {
+	n := len(v.TTFTs)
+	for name, l := range map[string]int{"input_lens": len(v.InputLens), "output_lens": len(v.OutputLens), "itls": len(v.ITLs)} {
+		if l != n {
+			return nil, fmt.Errorf("%q has %d entries but \"ttfts\" has %d", name, l, n)
+		}
+	}
+	for name, l := range map[string]int{"start_times": len(v.StartTimes), "errors": len(v.Errors), "e2els": len(v.E2Es), "latencies": len(v.Latencies)} {
+		if l != 0 && l != n {
+			return nil, fmt.Errorf("%q has %d entries but \"ttfts\" has %d", name, l, n)
+		}
+	}
+	base := math.Inf(1)
+	for _, s := range v.StartTimes {
+		base = math.Min(base, s)
+	}
+	recs := make([]Record, n)
+	for i := range n {
+		rec, err := v.record(i, base)
+		if err != nil {
+			return nil, fmt.Errorf("request %d: %w", i, err)
+		}
+		recs[i] = rec
+	}
+	return recs, nil
+}
+
+func (v *vllmResult) record(i int, base float64) (Record, error) {
+	rec := Record{Seq: int64(i), InputTokens: v.InputLens[i], OutputTokens: v.OutputLens[i], TokenSource: SourceUsage, Status: 200}
+	if len(v.StartTimes) > 0 {
+		s, err := seconds(v.StartTimes[i] - base)
+		if err != nil {
+			return Record{}, fmt.Errorf("start_times: %w", err)
+		}
+		rec.Scheduled, rec.Sent = s, s
+	}
+	rec.End = rec.Sent
+	if len(v.Errors) > 0 && v.Errors[i] != "" {
+		rec.Error, rec.Msg, rec.Status = ErrOther, v.Errors[i], 0
+		rec.OutputTokens = 0
+		return rec, nil
+	}
+	if v.TTFTs[i] <= 0 && len(v.ITLs[i]) == 0 {
+		rec.Error, rec.Msg, rec.Status = ErrOther, "no first token", 0
+		return rec, nil
+	}
+	ttft, err := seconds(v.TTFTs[i])
+	if err != nil {
+		return Record{}, fmt.Errorf("ttfts: %w", err)
+	}
+	at := rec.Sent + ttft
+	rec.Chunks = append(rec.Chunks, Chunk{At: at, Tokens: 1})
+	for j, g := range v.ITLs[i] {
+		d, err := seconds(g)
+		if err != nil || d < 0 {
+			return Record{}, fmt.Errorf("itls[%d] = %v is not a valid gap", j, g)
+		}
+		at += d
+		rec.Chunks = append(rec.Chunks, Chunk{At: at, Tokens: 1})
+	}
+	rec.End = at
+	for _, lat := range [][]float64{v.E2Es, v.Latencies} {
+		if len(lat) > 0 {
+			e, err := seconds(lat[i])
+			if err == nil && rec.Sent+e >= at {
+				rec.End = rec.Sent + e
+			}
+			break
+		}
+	}
+	if err := spreadTokens(rec.Chunks, rec.OutputTokens); err != nil {
+		return Record{}, err
+	}
+	if rec.OutputTokens == 0 {
+		rec.OutputTokens = len(rec.Chunks)
+		rec.TokenSource = SourceChunks
+	}
+	return rec, nil
+}
+
+// spreadTokens gives chunks the total of n tokens when the server counted
+// more tokens than chunks arrived (several tokens per chunk): each chunk
+// keeps at least one and the surplus goes evenly, earlier chunks first.
+// With n ≤ len(chunks) the chunks keep one token each.
+func spreadTokens(chunks []Chunk, n int) error {
+	k := len(chunks)
+	if k == 0 || n <= k {
+		return nil
+	}
+	if n-k > math.MaxInt32 {
+		return errors.New("output length out of range")
+	}
+	q, rem := n/k, n%k
+	for j := range chunks {
+		t := q
+		if j < rem {
+			t++
+		}
+		chunks[j].Tokens = int32(t)
+	}
+	return nil
+}

@@ -1,0 +1,156 @@
+package record
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+)
+
+// Reader yields records one at a time. Next returns io.EOF after the last.
+type Reader interface {
+	Header() Header
+	Next(r *Record) error
+}
+
+// File is a Reader over an opened file of any format goodput reads.
+// The caller must call Close.
+type File struct {
+	Reader
+	Format string // "goodput", "seeds" or "vllm"
+	closer io.Closer
+}
+
+// Close closes the underlying file.
+func (f *File) Close() error {
+	if f.closer == nil {
+		return nil
+	}
+	return f.closer.Close()
+}
+
+// Open opens path ("-" reads standard input from stdin) and detects its
+// format from the content:
+//
+//   - goodput record files (JSON Lines, optionally behind a run header);
+//   - the seeds' simple request log: a JSON array, or JSON Lines, of
+//     {"arrival": seconds, "token_times": [seconds, …]} objects, each token
+//     time a one-token chunk, the arrival both scheduled and sent time;
+//   - a `vllm bench serve --save-result --save-detailed` result JSON.
+//
+// Imported records are converted to goodput's model on the way in, so every
+// analysis treats them alike.
+func Open(path string, stdin io.Reader) (*File, error) {
+	var rc io.ReadCloser
+	if path == "-" {
+		rc = io.NopCloser(stdin)
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		rc = f
+	}
+	f, err := open(rc, path)
+	if err != nil {
+		rc.Close()
+		return nil, err
+	}
+	f.closer = rc
+	return f, nil
+}
+
+func open(r io.Reader, name string) (*File, error) {
+	br := bufio.NewReaderSize(r, 1<<20)
+	first, err := peekLine(br)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	switch {
+	case len(first) == 0:
+		return &File{Reader: &slice{}, Format: "goodput"}, nil
+	case first[0] == '[':
+		return openSeedsArray(br, name)
+	case first[0] != '{':
+		return nil, fmt.Errorf("%s:1: not a record file: expected a JSON object or array", name)
+	}
+	var probe map[string]json.RawMessage
+	if json.Unmarshal(first, &probe) == nil {
+		_, kind := probe["kind"]
+		_, seq := probe["seq"]
+		_, arrival := probe["arrival"]
+		_, tokens := probe["token_times"]
+		switch {
+		case kind || seq:
+			d := NewDecoder(br, name)
+			h, err := d.Header()
+			if err != nil {
+				return nil, err
+			}
+			return &File{Reader: &decoderReader{d: d, h: h}, Format: "goodput"}, nil
+		case arrival || tokens:
+			return openSeedsLines(br, name)
+		}
+	}
+	// Not one object per line: a single JSON document such as vLLM's result.
+	return openVLLM(br, name)
+}
+
+// peekLine returns the first non-blank line without consuming it.
+func peekLine(br *bufio.Reader) ([]byte, error) {
+	for n := 4096; ; n *= 2 {
+		b, err := br.Peek(n)
+		trimmed := bytes.TrimLeft(b, " \t\r\n\ufeff")
+		if i := bytes.IndexByte(trimmed, '\n'); i >= 0 {
+			return bytes.TrimSpace(trimmed[:i]), nil
+		}
+		if err == io.EOF || err == bufio.ErrBufferFull || n >= br.Size() {
+			return bytes.TrimSpace(trimmed), nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+type decoderReader struct {
+	d *Decoder
+	h Header
+}
+
+func (r *decoderReader) Header() Header         { return r.h }
+func (r *decoderReader) Next(rec *Record) error { return r.d.Next(rec) }
+
+// slice is a Reader over records already in memory (imports are small).
+type slice struct {
+	h    Header
+	recs []Record
+	i    int
+}
+
+func (s *slice) Header() Header { return s.h }
+
+func (s *slice) Next(r *Record) error {
+	if s.i >= len(s.recs) {
+		return io.EOF
+	}
+	src := &s.recs[s.i]
+	s.i++
+	chunks := append(r.Chunks[:0], src.Chunks...)
+	*r = *src
+	r.Chunks = chunks
+	return nil
+}
+
+// seconds converts a time in seconds to integer nanoseconds, rounding to the
+// nearest so that 0.35 s is exactly 350 ms.
+func seconds(s float64) (int64, error) {
+	ns := math.Round(s * 1e9)
+	if math.IsNaN(ns) || math.IsInf(ns, 0) || math.Abs(ns) > 1<<62 {
+		return 0, fmt.Errorf("time %v s out of range", s)
+	}
+	return int64(ns), nil
+}

@@ -1,0 +1,149 @@
+package record
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func readAll(t *testing.T, path string) (*File, []Record) {
+	t.Helper()
+	f, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []Record
+	for {
+		var r Record
+		err := f.Next(&r)
+		if err == io.EOF {
+			return f, out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+}
+
+func ms(v float64) int64 { return int64(v * 1e6) }
+
+func TestOpenSeedsExample(t *testing.T) {
+	for _, name := range []string{"seeds_example.json", "seeds_example.jsonl"} {
+		t.Run(name, func(t *testing.T) {
+			f, recs := readAll(t, filepath.Join("testdata", name))
+			if f.Format != "seeds" || len(recs) != 3 {
+				t.Fatalf("format %q, %d records", f.Format, len(recs))
+			}
+			c := recs[2] // request C: arrival 0.20, tokens at 0.90, 1.00, 1.10
+			if c.Scheduled != ms(200) || c.Sent != ms(200) || c.End != ms(1100) || c.OutputTokens != 3 {
+				t.Errorf("C = %+v", c)
+			}
+			want := []Chunk{{ms(900), 1}, {ms(1000), 1}, {ms(1100), 1}}
+			if !reflect.DeepEqual(c.Chunks, want) {
+				t.Errorf("C chunks = %v, want %v", c.Chunks, want)
+			}
+			if recs[1].Chunks[3].At != ms(720) {
+				t.Errorf("0.72 s became %d ns", recs[1].Chunks[3].At)
+			}
+		})
+	}
+}
+
+func TestOpenVLLMDetailed(t *testing.T) {
+	f, recs := readAll(t, filepath.Join("testdata", "vllm_detailed.json"))
+	if f.Format != "vllm" || len(recs) != 3 {
+		t.Fatalf("format %q, %d records", f.Format, len(recs))
+	}
+	// Request 0 started first (epoch); TTFT 125 ms, gaps 20, 30, 25 ms.
+	r0 := recs[0]
+	if r0.Sent != 0 || r0.InputTokens != 32 || r0.OutputTokens != 4 {
+		t.Errorf("r0 = %+v", r0)
+	}
+	want0 := []Chunk{{ms(125), 1}, {ms(145), 1}, {ms(175), 1}, {ms(200), 1}}
+	if !reflect.DeepEqual(r0.Chunks, want0) {
+		t.Errorf("r0 chunks = %v, want %v", r0.Chunks, want0)
+	}
+	// Request 1 started 250 ms later; 3 chunks for 4 tokens: the first
+	// chunk carries the extra token.
+	r1 := recs[1]
+	want1 := []Chunk{{ms(250 + 175), 2}, {ms(250 + 225), 1}, {ms(250 + 235), 1}}
+	if r1.Sent != ms(250) || !reflect.DeepEqual(r1.Chunks, want1) {
+		t.Errorf("r1 = %+v", r1)
+	}
+	// Request 2 failed.
+	if recs[2].OK() || recs[2].Msg != "Bad Request: prompt too long" || len(recs[2].Chunks) != 0 {
+		t.Errorf("r2 = %+v", recs[2])
+	}
+	if !strings.Contains(string(f.Header().Config), "Qwen2.5-7B") {
+		t.Errorf("header config = %s", f.Header().Config)
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name, content, want string
+	}{
+		// plain text
+		{"text.txt", "hello\n", "text.txt:1: not a record file"},
+		// a seeds line with a bad token time order
+		{"order.jsonl", `{"arrival":0,"token_times":[0.2,0.1]}`, "order.jsonl:1: token_times[1] = 0.1 s goes back in time"},
+		// token before arrival
+		{"before.json", `[{"arrival":1,"token_times":[0.5]}]`, "before.json: request 0: token_times[0] = 0.5 s is before the arrival 1 s"},
+		// seeds line missing arrival
+		{"noarrival.jsonl", `{"token_times":[1]}` + "\n", `noarrival.jsonl:1: missing "arrival"`},
+		// a JSON object that is not a vLLM result
+		{"other.json", `{"hello": 1}`, `other.json: JSON object without "ttfts"`},
+		// arrays of different lengths
+		{"mismatch.json", `{"ttfts":[0.1],"itls":[[]],"input_lens":[1,2],"output_lens":[1]}`, `"input_lens" has 2 entries but "ttfts" has 1`},
+		// negative ITL
+		{"neg.json", `{"ttfts":[0.1],"itls":[[-0.5]],"input_lens":[1],"output_lens":[2]}`, "itls[0] = -0.5 is not a valid gap"},
+		// goodput record with an error on line 3
+		{"bad.jsonl", `{"kind":"goodput.run","schema":1}` + "\n" + `{"seq":0}` + "\n" + `{"seq":1,"s":"x"}`, "bad.jsonl:3: column 14: expected a number"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, tc.name)
+			if err := os.WriteFile(path, []byte(tc.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			f, err := Open(path, nil)
+			if err == nil {
+				var r Record
+				for err == nil {
+					err = f.Next(&r)
+				}
+				f.Close()
+			}
+			if err == nil || err == io.EOF || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+	if _, err := Open(filepath.Join(dir, "missing.jsonl"), nil); err == nil || !strings.Contains(err.Error(), "missing.jsonl") {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+func TestOpenStdinAndEmpty(t *testing.T) {
+	f, err := Open("-", strings.NewReader(`{"seq":3,"ct":[5]}`+"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r Record
+	if err := f.Next(&r); err != nil || r.Seq != 3 || r.Chunks[0].At != 5 {
+		t.Fatalf("%+v %v", r, err)
+	}
+	f, err = Open("-", strings.NewReader("  \n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Next(&r); err != io.EOF {
+		t.Errorf("empty input: %v", err)
+	}
+}
