@@ -1,0 +1,222 @@
+package load
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/goodput-dev/goodput/record"
+)
+
+// sleeper is a Doer whose "server" takes a fixed time per request and emits
+// one token halfway.
+type sleeper struct {
+	d        time.Duration
+	inFlight atomic.Int64
+	maxSeen  atomic.Int64
+}
+
+func (s *sleeper) Do(ctx context.Context, seq int64, rec *record.Record, now func() int64) {
+	rec.Sent = now()
+	n := s.inFlight.Add(1)
+	defer s.inFlight.Add(-1)
+	for {
+		m := s.maxSeen.Load()
+		if n <= m || s.maxSeen.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	select {
+	case <-time.After(s.d / 2):
+		rec.Chunks = append(rec.Chunks, record.Chunk{At: now(), Tokens: 1})
+	case <-ctx.Done():
+		rec.Error, rec.End = record.ErrCanceled, now()
+		return
+	}
+	select {
+	case <-time.After(s.d / 2):
+		rec.End = now()
+		rec.OutputTokens = 1
+	case <-ctx.Done():
+		rec.Error, rec.End = record.ErrCanceled, now()
+	}
+}
+
+func collect(t *testing.T, ctx context.Context, p Plan, d Doer) (Result, []*record.Record) {
+	t.Helper()
+	out := make(chan *record.Record)
+	var recs []*record.Record
+	done := make(chan struct{})
+	go func() {
+		for r := range out {
+			recs = append(recs, r)
+		}
+		close(done)
+	}()
+	res, err := Run(ctx, p, d, out)
+	close(out)
+	<-done
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, recs
+}
+
+func TestOpenLoopSendsOnSchedule(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		offs := []time.Duration{0, 10 * time.Millisecond, 10 * time.Millisecond, 250 * time.Millisecond}
+		// A server slower than the gaps: open loop must not wait for it.
+		_, recs := collect(t, t.Context(), Plan{Offsets: offs}, &sleeper{d: time.Second})
+		if len(recs) != 4 {
+			t.Fatalf("%d records", len(recs))
+		}
+		for _, r := range recs {
+			want := int64(offs[r.Seq])
+			if r.Scheduled != want || r.Sent != want {
+				t.Errorf("seq %d: scheduled %d sent %d, want both %d", r.Seq, r.Scheduled, r.Sent, want)
+			}
+			if r.End != want+int64(time.Second) {
+				t.Errorf("seq %d: end %d", r.Seq, r.End)
+			}
+		}
+	})
+}
+
+func TestOpenLoopCapCountsClientQueue(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// Four requests at t=0 through one slot of a 100 ms server: they
+		// queue in the client, 0, 100, 200, 300 ms.
+		offs := make([]time.Duration, 4)
+		_, recs := collect(t, t.Context(), Plan{Offsets: offs, Concurrency: 1}, &sleeper{d: 100 * time.Millisecond})
+		var queues []int64
+		for _, r := range recs {
+			if r.Scheduled != 0 {
+				t.Errorf("seq %d scheduled at %d", r.Seq, r.Scheduled)
+			}
+			queues = append(queues, r.Sent-r.Scheduled)
+		}
+		want := []int64{0, 100e6, 200e6, 300e6}
+		for i := range want {
+			if queues[i] != want[i] {
+				t.Errorf("client queues = %v, want %v", queues, want)
+				break
+			}
+		}
+	})
+}
+
+func TestClosedLoopKeepsExactlyNInFlight(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &sleeper{d: 50 * time.Millisecond}
+		var mu sync.Mutex
+		var samples []int64
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		var sampler sync.WaitGroup
+		sampler.Add(1)
+		go func() { // sample in-flight count between request boundaries
+			defer sampler.Done()
+			for ctx.Err() == nil {
+				time.Sleep(7 * time.Millisecond)
+				mu.Lock()
+				samples = append(samples, s.inFlight.Load())
+				mu.Unlock()
+			}
+		}()
+		res, recs := collect(t, t.Context(), Plan{Concurrency: 8, Duration: time.Second}, s)
+		cancel()
+		sampler.Wait()
+		if s.maxSeen.Load() != 8 {
+			t.Errorf("max in flight = %d, want 8", s.maxSeen.Load())
+		}
+		mu.Lock()
+		for i, n := range samples[:len(samples)-10] { // all but the drain at the end
+			if n != 8 {
+				t.Fatalf("sample %d: %d in flight, want 8", i, n)
+			}
+		}
+		mu.Unlock()
+		// 8 workers × 1 s / 50 ms = 160 requests, the next due exactly at
+		// the previous one's end.
+		if len(recs) != 160 || res.Sent != 160 {
+			t.Errorf("%d records, %d sent", len(recs), res.Sent)
+		}
+		ends := map[int64]int{}
+		for _, r := range recs {
+			ends[r.End]++
+		}
+		for _, r := range recs {
+			if r.Scheduled != 0 && ends[r.Scheduled] == 0 {
+				t.Errorf("seq %d scheduled at %d, when no slot freed", r.Seq, r.Scheduled)
+			}
+			if r.Sent != r.Scheduled {
+				t.Errorf("seq %d: closed loop sent %d after scheduled %d", r.Seq, r.Sent, r.Scheduled)
+			}
+		}
+	})
+}
+
+func TestWarmupsAreMarked(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		offs := []time.Duration{0, time.Second, 2 * time.Second, 3 * time.Second, 4 * time.Second}
+		_, recs := collect(t, t.Context(), Plan{Offsets: offs, Warmups: 1, WarmupTime: 2500 * time.Millisecond}, &sleeper{d: time.Millisecond})
+		for _, r := range recs {
+			if want := r.Seq <= 2; r.Warmup != want {
+				t.Errorf("seq %d warm-up %v, want %v", r.Seq, r.Warmup, want)
+			}
+		}
+	})
+}
+
+func TestInterruptDrainsThenCancels(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		offs := []time.Duration{0, 0, 500 * time.Millisecond, 10 * time.Second}
+		go func() {
+			time.Sleep(time.Second)
+			cancel()
+		}()
+		// Interrupted at 1 s with a 3 s grace: 5 s requests in flight are
+		// cancelled at 4 s; the one due at 10 s is never sent.
+		res, recs := collect(t, ctx, Plan{Offsets: offs, Grace: 3 * time.Second}, &sleeper{d: 5 * time.Second})
+		if !res.Interrupted || res.Sent != 3 {
+			t.Fatalf("interrupted %v sent %d", res.Interrupted, res.Sent)
+		}
+		if len(recs) != 3 {
+			t.Fatalf("%d records, want the 3 sent", len(recs))
+		}
+		for _, r := range recs {
+			if r.Error != record.ErrCanceled || r.End != int64(4*time.Second) {
+				t.Errorf("seq %d: %q at %d", r.Seq, r.Error, r.End)
+			}
+		}
+	})
+}
+
+func TestPlanValidate(t *testing.T) {
+	tests := []struct {
+		name string
+		p    Plan
+		want string
+	}{
+		{"empty", Plan{}, "nothing to run"},                                            // no load at all
+		{"closed without limit", Plan{Concurrency: 4}, "needs --num-prompts or --duration"}, // would run forever
+		{"negative concurrency", Plan{Concurrency: -1, Count: 1}, "must be ≥ 0"},
+		{"backwards", Plan{Offsets: []time.Duration{2, 1}}, "back in time at request 1"},
+		{"seqs", Plan{Offsets: []time.Duration{1}, Seqs: []int64{1, 2}}, "2 sequence numbers for 1 offsets"},
+		{"warm-up", Plan{Offsets: []time.Duration{1}, Warmups: -1}, "warm-up"},
+	}
+	for _, tc := range tests {
+		err := tc.p.Validate()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	if err := (&Plan{Offsets: []time.Duration{0, 0, 1}}).Validate(); err != nil {
+		t.Errorf("valid plan: %v", err)
+	}
+}
