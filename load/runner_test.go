@@ -203,7 +203,7 @@ func TestPlanValidate(t *testing.T) {
 		p    Plan
 		want string
 	}{
-		{"empty", Plan{}, "nothing to run"},                                            // no load at all
+		{"empty", Plan{}, "nothing to run"},                                                 // no load at all
 		{"closed without limit", Plan{Concurrency: 4}, "needs --num-prompts or --duration"}, // would run forever
 		{"negative concurrency", Plan{Concurrency: -1, Count: 1}, "must be ≥ 0"},
 		{"backwards", Plan{Offsets: []time.Duration{2, 1}}, "back in time at request 1"},
