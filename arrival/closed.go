@@ -1,0 +1,57 @@
+package arrival
+
+import (
+	"fmt"
+	"time"
+)
+
+// Closed is a closed-loop run: Concurrency workers each send their next
+// request as soon as the previous one finishes, so the load adapts to the
+// server. It has no precomputed times; the runner schedules a worker's
+// request (Record.Scheduled) at the moment its slot frees.
+type Closed struct {
+	Concurrency int           // workers, ≥ 1
+	Count       int           // stop after this many requests; 0 = no limit
+	Duration    time.Duration // stop starting requests after this; 0 = no limit
+
+	// Request i of this loop has sequence number FirstSeq + i·SeqStride, so
+	// that the shards of a sharded closed loop number their requests
+	// without collisions. Unsharded: 0 and 1.
+	FirstSeq  int64
+	SeqStride int64
+}
+
+// Seq returns the sequence number of the loop's request i (0-based).
+func (c Closed) Seq(i int) int64 { return c.FirstSeq + int64(i)*c.SeqStride }
+
+// Shard returns shard k of n of the loop: the workers are dealt out as
+// evenly as possible, and the shard takes the requests whose global sequence
+// number ≡ k (mod n). It fails when k is out of range or a shard would get
+// no worker or no request. Sharding an already sharded loop is not supported: c must have
+// FirstSeq 0 and SeqStride 1.
+func (c Closed) Shard(k, n int) (Closed, error) {
+	switch {
+	case n < 1:
+		return Closed{}, fmt.Errorf("--shards must be ≥ 1, got %d", n)
+	case k < 0 || k >= n:
+		return Closed{}, fmt.Errorf("--shard %d must be in [0, %d)", k, n)
+	case n > c.Concurrency:
+		return Closed{}, fmt.Errorf("--shards %d exceeds --max-concurrency %d: some shard would have no worker", n, c.Concurrency)
+	case c.Count > 0 && c.Count < n:
+		// A shard's Count of 0 would mean "no limit", not "nothing".
+		return Closed{}, fmt.Errorf("--num-prompts %d is less than --shards %d: some shard would send nothing", c.Count, n)
+	case c.FirstSeq != 0 || c.SeqStride != 1:
+		return Closed{}, fmt.Errorf("closed loop is already a shard (first sequence number %d, stride %d)", c.FirstSeq, c.SeqStride)
+	}
+	out := c
+	out.Concurrency = c.Concurrency / n
+	if k < c.Concurrency%n {
+		out.Concurrency++
+	}
+	if c.Count > 0 {
+		// Sequence numbers k, k+n, k+2n, … below Count.
+		out.Count = (c.Count - k + n - 1) / n
+	}
+	out.FirstSeq, out.SeqStride = int64(k), int64(n)
+	return out, nil
+}

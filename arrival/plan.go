@@ -1,0 +1,71 @@
+package arrival
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Plan is what a run will do: exactly one of Open and Closed is set.
+// Config.Plan builds it; the runner executes it.
+type Plan struct {
+	// Open is the open-loop schedule, already limited by --num-prompts and
+	// --duration and already sharded.
+	Open *Schedule
+	// Concurrency caps requests in flight in an open loop (0 = no cap). A
+	// request that finds no free slot waits, and the runner must count that
+	// wait as client queue: the schedule stays the open-loop one.
+	Concurrency int
+	// Closed is the closed loop, already sharded.
+	Closed *Closed
+	// Config is what the plan was built from, for display.
+	Config Config
+}
+
+// String describes the plan on a few lines, for --dry-run.
+func (p Plan) String() string {
+	var b strings.Builder
+	c := p.Config
+	shard := ""
+	if c.Shards > 1 {
+		shard = fmt.Sprintf(", shard %d of %d", c.Shard, c.Shards)
+	}
+	switch {
+	case p.Closed != nil:
+		cl := p.Closed
+		fmt.Fprintf(&b, "closed loop: %d concurrent requests%s, each sent when the previous one ends\n", cl.Concurrency, shard)
+		fmt.Fprintf(&b, "stops after %s\n", limits(cl.Count, cl.Duration.String(), cl.Duration > 0))
+		if cl.SeqStride > 1 {
+			fmt.Fprintf(&b, "sequence numbers %d, %d, %d, …\n", cl.Seq(0), cl.Seq(1), cl.Seq(2))
+		}
+	case p.Open != nil:
+		if math.IsInf(c.RequestRate, 1) {
+			fmt.Fprintf(&b, "open loop: every request at once%s\n", shard)
+		} else {
+			fmt.Fprintf(&b, "open loop: %s arrivals at %g req/s%s, seed %d\n", c.process(), c.RequestRate, shard, c.Seed)
+			if c.Ramp.Kind != RampNone {
+				fmt.Fprintf(&b, "ramp-up: %s\n", c.Ramp)
+			}
+		}
+		fmt.Fprintf(&b, "stops after %s\n", limits(c.NumPrompts, c.Duration.String(), c.Duration > 0))
+		fmt.Fprintf(&b, "schedule: %s\n", p.Open)
+		if p.Concurrency > 0 {
+			fmt.Fprintf(&b, "at most %d in flight: a request waiting for a slot counts the wait as client queue\n", p.Concurrency)
+		}
+	default:
+		b.WriteString("empty plan\n")
+	}
+	return b.String()
+}
+
+// limits renders the stop condition of a run.
+func limits(count int, dur string, hasDur bool) string {
+	switch {
+	case count > 0 && hasDur:
+		return fmt.Sprintf("%d requests or %s, whichever comes first", count, dur)
+	case count > 0:
+		return fmt.Sprintf("%d requests", count)
+	default:
+		return dur
+	}
+}
