@@ -1,0 +1,102 @@
+package sweep
+
+import (
+	"math"
+	"testing"
+)
+
+func TestFormatNumber(t *testing.T) {
+	tests := []struct {
+		in   float64
+		want string
+	}{
+		{1310, "1,310"},          // thousands separator
+		{1234567.4, "1,234,567"}, // several groups, rounded
+		{-4200, "-4,200"},        // sign before the groups
+		{999.6, "1,000"},         // rounding carries into a new group
+		{100, "100"},             // three digits, no separator
+		{52.34, "52.3"},          // tens keep one decimal
+		{5.2, "5.20"},            // units keep two
+		{0.5234, "0.523"},        // below one: three significant digits
+		{0.5, "0.500"},           // trailing zeros kept
+		{0.0999, "0.0999"},       // two leading zeros
+		{0.000123, "0.000123"},   // tiny
+		{1.5e-12, "1.5e-12"},     // too tiny for fixed notation
+		{0, "0.00"},              // zero
+		{math.NaN(), "n/a"},      // undefined
+		{math.Inf(1), "inf"},     // unbounded
+		{math.Inf(-1), "-inf"},
+	}
+	for _, tt := range tests {
+		if got := formatNumber(tt.in); got != tt.want {
+			t.Errorf("formatNumber(%v) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestFormatCount(t *testing.T) {
+	for in, want := range map[float64]string{1: "1", 1024: "1,024", 1048576: "1,048,576", 2.6: "3", math.NaN(): "n/a"} {
+		if got := formatCount(in); got != want {
+			t.Errorf("formatCount(%v) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestFormatSeconds(t *testing.T) {
+	tests := []struct {
+		in   float64
+		want string
+	}{
+		{0.42, "420 ms"},
+		{0.0382, "38.2 ms"},
+		{0.0065, "6.50 ms"},
+		{0.00085, "850 µs"},
+		{4.2, "4.20 s"},
+		{125, "125 s"},
+		{3600, "3,600 s"},
+		{0.99971, "1.00 s"}, // rounds up into seconds, not "1,000 ms"
+		{0, "0 s"},
+		{math.NaN(), "n/a"},
+	}
+	for _, tt := range tests {
+		if got := formatSeconds(tt.in); got != tt.want {
+			t.Errorf("formatSeconds(%v) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestFormatPercentAndFactor(t *testing.T) {
+	pct := []struct {
+		in   float64
+		want string
+	}{
+		{0.03, "3 %"},
+		{0.026, "2.6 %"},
+		{0.964, "96 %"},
+		{1, "100 %"},
+		{0, "0 %"},
+		{-0.0001, "0 %"},
+		{12.5, "1,250 %"},
+		{math.NaN(), "n/a"},
+	}
+	for _, tt := range pct {
+		if got := formatPercent(tt.in); got != tt.want {
+			t.Errorf("formatPercent(%v) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	fac := []struct {
+		in   float64
+		want string
+	}{
+		{4.06, "4.1×"},
+		{1, "1.0×"},
+		{12.4, "12×"},
+		{2500, "2,500×"},
+		{math.Inf(1), "n/a"},
+	}
+	for _, tt := range fac {
+		if got := formatFactor(tt.in); got != tt.want {
+			t.Errorf("formatFactor(%v) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
