@@ -1,0 +1,45 @@
+// Package backend speaks the serving protocols goodput measures: it builds
+// each request's HTTP body and turns the streamed response into a
+// record.Record, timestamping bytes as they arrive.
+//
+// Protocols, by --backend name (Names, Lookup):
+//
+//	openai        /v1/completions       SSE     vLLM, SGLang, llama.cpp /v1, Ollama /v1, hosted APIs
+//	openai-chat   /v1/chat/completions  SSE     the same servers' chat endpoint
+//	tgi           /generate_stream      SSE     Text Generation Inference
+//	llamacpp      /completion           SSE     llama.cpp server, native
+//	ollama        /api/generate         NDJSON  Ollama, native
+//
+// The runner owns the http.Client, connection pooling, the schedule and
+// timeouts; this package owns what goes on the wire and how the answer is
+// read. One request goes:
+//
+//	hreq, err := a.BuildRequest(ctx, baseURL, endpoint, &req) // a configuration error: stop the run
+//	rec.Sent = now()
+//	resp, err := client.Do(hreq)
+//	if err != nil {
+//		backend.RecordError(rec, err, now()) // connect, timeout, canceled, reset
+//		return
+//	}
+//	stats := a.ReadStream(resp, now, rec) // closes the body; failures land in rec
+//
+// # Timing
+//
+// ReadStream takes one timestamp after every Read that returns bytes, before
+// any parsing, and gives it to every event those bytes complete; an event
+// split over several Reads gets the time of the last. Parsing works in place
+// on a pooled buffer with a small validating JSON scanner that picks out the
+// few fields needed, so the client's cost per chunk stays far below the
+// intervals it measures (see BenchmarkStreamLoopback).
+//
+// # Tokens
+//
+// A chunk is an event with at least one output token: text, reasoning, a
+// tool call, token ids, or a rise in the running usage count; role-only and
+// usage-only events are not chunks. Counts per chunk come, best first, from
+// continuous usage (OpenAI-style servers asked with continuous_usage_stats)
+// or token ids (llama.cpp with return_tokens), else from a final total
+// (usage, TGI details, llama.cpp timings, Ollama eval_count) spread over the
+// chunks, else one per chunk. Stats reports the server's count beside the
+// chunk count.
+package backend

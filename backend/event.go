@@ -1,0 +1,169 @@
+package backend
+
+import (
+	"bytes"
+	"fmt"
+)
+
+// event is what one stream event says, in protocol-neutral terms. A decoder
+// fills it from one payload; the tally turns the sequence into Chunks.
+type event struct {
+	tokens  int    // output tokens its content shows: token ids counted, else 1 per choice with text; 0 when none
+	exact   bool   // every counted token came from token ids, not from the presence of text
+	choices bool   // OpenAI: it carried at least one choice, so a usage block beside it may be a running count
+	usage   int    // output-token count the server reported in it; -1 when none
+	prompt  int    // prompt tokens the server reported; -1 when none
+	finish  []byte // finish reason in OpenAI's words ("stop", "length", …); nil when absent
+	done    bool   // the protocol's terminator: nothing after it is measured
+	failed  bool   // the server reported an error in the stream
+	errMsg  string // its message, when failed
+}
+
+func (e *event) reset() {
+	*e = event{exact: true, usage: -1, prompt: -1}
+}
+
+// addText counts one token for a choice or message whose text is non-empty.
+func (e *event) addText() {
+	e.tokens++
+	e.exact = false
+}
+
+// addIDs counts n tokens listed as ids.
+func (e *event) addIDs(n int) {
+	e.tokens += n
+}
+
+// decoder holds what decoding one stream needs between events, so that
+// decoding allocates nothing per event.
+type decoder struct {
+	s      scanner
+	finish []byte // unescaped finish reason; event.finish may point here
+}
+
+// decodeFunc decodes one event payload into ev (already reset).
+type decodeFunc func(d *decoder, p []byte, ev *event) error
+
+// Finish reasons in OpenAI's vocabulary, which the other protocols are
+// mapped onto so that runs against different servers compare.
+var (
+	finishStop   = []byte("stop")
+	finishLength = []byte("length")
+)
+
+// isDone reports whether p is OpenAI's "[DONE]" sentinel.
+func isDone(p []byte) bool {
+	return string(bytes.TrimSpace(p)) == "[DONE]"
+}
+
+// rawText reads a string (or null) and returns its text, using dst as
+// scratch when it has escapes. Only short fields go through here.
+func (d *decoder) rawText(dst *[]byte) ([]byte, error) {
+	raw, esc, err := d.s.text()
+	if err != nil || !esc {
+		return raw, err
+	}
+	*dst, err = unquote((*dst)[:0], raw)
+	return *dst, err
+}
+
+// errorValue reads the value of an "error" field: a string (TGI, Ollama),
+// an object with message/type/code (OpenAI, vLLM, llama.cpp), or null.
+func (d *decoder) errorValue(ev *event) error {
+	s := &d.s
+	switch s.peek() {
+	case 'n':
+		return s.literal("null")
+	case '"':
+		raw, esc, err := s.str()
+		if err != nil {
+			return err
+		}
+		ev.failed, ev.errMsg = true, textOf(raw, esc)
+		if ev.errMsg == "" {
+			ev.errMsg = "server reported an error without a message"
+		}
+		return nil
+	case '{':
+	default:
+		start := s.peekIndex()
+		if err := s.skip(); err != nil {
+			return err
+		}
+		ev.failed, ev.errMsg = true, "server reported an error: "+string(s.b[start:s.i])
+		return nil
+	}
+	if err := s.object(); err != nil {
+		return err
+	}
+	var msg, typ, code string
+	for first := true; ; first = false {
+		key, ok, err := s.field(first)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "message":
+			msg, err = d.anyText()
+		case "type":
+			typ, err = d.anyText()
+		case "code":
+			code, err = d.anyText()
+		default:
+			err = s.skip()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	ev.failed, ev.errMsg = true, errorText(msg, typ, code)
+	return nil
+}
+
+// anyText reads any value as display text: a string's contents, null as
+// "", anything else as its JSON.
+func (d *decoder) anyText() (string, error) {
+	s := &d.s
+	if s.peek() == '"' {
+		raw, esc, err := s.str()
+		return textOf(raw, esc), err
+	}
+	if s.null() {
+		return "", nil
+	}
+	start := s.peekIndex()
+	if err := s.skip(); err != nil {
+		return "", err
+	}
+	return string(s.b[start:s.i]), nil
+}
+
+// textOf turns validated raw string contents into text.
+func textOf(raw []byte, escaped bool) string {
+	if !escaped {
+		return string(raw)
+	}
+	b, err := unquote(nil, raw)
+	if err != nil {
+		return string(raw)
+	}
+	return string(b)
+}
+
+// errorText formats a server error as "type: message (code N)", leaving
+// out what is missing.
+func errorText(msg, typ, code string) string {
+	if msg == "" {
+		msg = "server reported an error without a message"
+	}
+	if typ != "" {
+		msg = typ + ": " + msg
+	}
+	if code != "" {
+		msg = fmt.Sprintf("%s (code %s)", msg, code)
+	}
+	return msg
+}

@@ -1,0 +1,156 @@
+package backend
+
+import "fmt"
+
+// buildLlamaCpp builds a llama.cpp server /completion body. Token ids are
+// sent as the prompt when given (llama.cpp accepts a list of ints), and
+// return_tokens asks for each chunk's token ids so that counts are exact.
+func buildLlamaCpp(a *Adapter, req *Request) (map[string]any, error) {
+	if len(req.Messages) > 0 {
+		return nil, fmt.Errorf("messages need a chat endpoint (backend openai-chat), not %s", a.name)
+	}
+	if err := unsupported(a, "min tokens", req.MinTokens > 0); err != nil {
+		return nil, err
+	}
+	body := map[string]any{"stream": true, "return_tokens": true}
+	switch {
+	case len(req.PromptTokenIDs) > 0:
+		body["prompt"] = req.PromptTokenIDs
+	case req.Prompt != "":
+		body["prompt"] = req.Prompt
+	default:
+		return nil, errNoPrompt
+	}
+	if req.Model != "" {
+		body["model"] = req.Model // used by llama-server's router mode, ignored otherwise
+	}
+	if req.MaxTokens > 0 {
+		body["n_predict"] = req.MaxTokens
+	}
+	if req.IgnoreEOS {
+		body["ignore_eos"] = true
+	}
+	return body, nil
+}
+
+// decodeLlamaCpp decodes one /completion event: content and tokens per
+// chunk; on the last (stop: true) tokens_predicted, tokens_evaluated,
+// stop_type and timings. tokens_evaluated counts the whole prompt, while
+// timings.prompt_n leaves out tokens served from the prompt cache, so the
+// former wins when both are present.
+func decodeLlamaCpp(d *decoder, p []byte, ev *event) error {
+	if isDone(p) {
+		ev.done = true
+		return nil
+	}
+	s := &d.s
+	s.reset(p)
+	if err := s.object(); err != nil {
+		return err
+	}
+	text, ids := false, 0
+	predicted, evaluated, promptN, predictedN := -1, -1, -1, -1
+	var stop, limit bool
+	var stopType []byte
+	for first := true; ; first = false {
+		key, ok, err := s.field(first)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "content":
+			var raw []byte
+			raw, _, err = s.text()
+			text = len(raw) > 0
+		case "tokens":
+			ids, err = d.countArray()
+		case "stop":
+			stop, err = s.boolean()
+		case "stop_type":
+			stopType, err = d.rawText(&d.finish)
+		case "stopped_limit": // servers before stop_type
+			limit, err = s.boolean()
+		case "tokens_predicted":
+			predicted, err = s.count()
+		case "tokens_evaluated":
+			evaluated, err = s.count()
+		case "timings":
+			promptN, predictedN, err = d.llamaTimings()
+		case "error":
+			err = d.errorValue(ev)
+		default:
+			err = s.skip()
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", key, err)
+		}
+	}
+	if err := s.end(); err != nil {
+		return err
+	}
+	switch {
+	case ids > 0:
+		ev.addIDs(ids)
+	case text:
+		ev.addText()
+	}
+	ev.usage = firstKnown(predicted, predictedN)
+	ev.prompt = firstKnown(evaluated, promptN)
+	if stop {
+		ev.done = true
+		ev.finish = llamaFinish(stopType, limit)
+	}
+	return nil
+}
+
+func (d *decoder) llamaTimings() (promptN, predictedN int, err error) {
+	s := &d.s
+	promptN, predictedN = -1, -1
+	if s.null() {
+		return
+	}
+	if err = s.object(); err != nil {
+		return
+	}
+	for first := true; ; first = false {
+		key, ok, err := s.field(first)
+		if err != nil || !ok {
+			return promptN, predictedN, err
+		}
+		switch string(key) {
+		case "prompt_n":
+			promptN, err = s.count()
+		case "predicted_n":
+			predictedN, err = s.count()
+		default:
+			err = s.skip()
+		}
+		if err != nil {
+			return promptN, predictedN, err
+		}
+	}
+}
+
+// llamaFinish maps llama.cpp's stop_type onto OpenAI's finish reasons.
+func llamaFinish(stopType []byte, limit bool) []byte {
+	switch string(stopType) {
+	case "limit":
+		return finishLength
+	case "eos", "word", "":
+		if limit {
+			return finishLength
+		}
+		return finishStop
+	}
+	return stopType
+}
+
+func firstKnown(a, b int) int {
+	if a >= 0 {
+		return a
+	}
+	return b
+}

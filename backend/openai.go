@@ -1,0 +1,333 @@
+package backend
+
+import "fmt"
+
+// UsageMode says which usage reports an OpenAI-style request asks for.
+type UsageMode uint8
+
+// Usage modes, most informative first. The zero value asks for everything.
+const (
+	// UsageContinuous asks for stream_options {include_usage: true,
+	// continuous_usage_stats: true}: every chunk carries a running usage
+	// block, which gives exact per-chunk token counts (vLLM, SGLang).
+	UsageContinuous UsageMode = iota
+	// UsageFinal asks for stream_options {include_usage: true} only: one
+	// usage block at the end, spread over the chunks. Use it for hosted APIs
+	// that reject the unknown continuous_usage_stats field (OpenAI itself).
+	UsageFinal
+	// UsageNone sends no stream_options, for servers that reject the field
+	// altogether; tokens are then counted one per chunk.
+	UsageNone
+)
+
+var usageModeNames = [...]string{UsageContinuous: "continuous", UsageFinal: "final", UsageNone: "none"}
+
+func (m UsageMode) String() string {
+	if int(m) < len(usageModeNames) {
+		return usageModeNames[m]
+	}
+	return fmt.Sprintf("UsageMode(%d)", m)
+}
+
+// ParseUsageMode parses "continuous", "final" or "none", the values of the
+// flag that selects a UsageMode.
+func ParseUsageMode(s string) (UsageMode, error) {
+	for m, name := range usageModeNames {
+		if s == name {
+			return UsageMode(m), nil
+		}
+	}
+	return 0, fmt.Errorf("usage mode %q: want continuous, final or none", s)
+}
+
+// streamOptions returns the stream_options object for m, or nil.
+func streamOptions(m UsageMode) map[string]any {
+	switch m {
+	case UsageContinuous:
+		return map[string]any{"include_usage": true, "continuous_usage_stats": true}
+	case UsageFinal:
+		return map[string]any{"include_usage": true}
+	}
+	return nil
+}
+
+// buildCompletions builds a /v1/completions body. Token ids, when given,
+// are sent as the prompt (a list of ints, as vLLM and SGLang accept).
+func buildCompletions(a *Adapter, req *Request) (map[string]any, error) {
+	if len(req.Messages) > 0 {
+		return nil, fmt.Errorf("messages need a chat endpoint (backend openai-chat), not %s", a.name)
+	}
+	body := map[string]any{"stream": true}
+	switch {
+	case len(req.PromptTokenIDs) > 0:
+		body["prompt"] = req.PromptTokenIDs
+	case req.Prompt != "":
+		body["prompt"] = req.Prompt
+	default:
+		return nil, errNoPrompt
+	}
+	if req.MaxTokens > 0 {
+		body["max_tokens"] = req.MaxTokens
+	}
+	openAIExtras(a, req, body)
+	return body, nil
+}
+
+// buildChat builds a /v1/chat/completions body: Messages when given, else
+// the prompt as one user message.
+func buildChat(a *Adapter, req *Request) (map[string]any, error) {
+	body := map[string]any{"stream": true}
+	switch {
+	case len(req.Messages) > 0:
+		body["messages"] = req.Messages
+	case req.Prompt != "":
+		body["messages"] = []Message{{Role: "user", Content: req.Prompt}}
+	case len(req.PromptTokenIDs) > 0:
+		return nil, fmt.Errorf("prompt token ids need a completions endpoint (backend openai); chat needs text")
+	default:
+		return nil, errNoPrompt
+	}
+	if req.MaxTokens > 0 {
+		// The current name; vLLM, SGLang and OpenAI accept it. Servers that
+		// only know max_tokens can get it through Extra.
+		body["max_completion_tokens"] = req.MaxTokens
+	}
+	openAIExtras(a, req, body)
+	return body, nil
+}
+
+// openAIExtras adds the fields shared by both OpenAI-style endpoints. The
+// vLLM extensions are sent only when set, since hosted APIs reject them.
+func openAIExtras(a *Adapter, req *Request, body map[string]any) {
+	if req.Model != "" {
+		body["model"] = req.Model
+	}
+	if req.MinTokens > 0 {
+		body["min_tokens"] = req.MinTokens
+	}
+	if req.IgnoreEOS {
+		body["ignore_eos"] = true
+	}
+	if so := streamOptions(a.usage); so != nil {
+		body["stream_options"] = so
+	}
+}
+
+// decodeOpenAI decodes one chunk of an OpenAI-style stream, completions or
+// chat: choices[].text, choices[].delta.{content, reasoning_content,
+// reasoning, tool_calls}, choices[].token_ids (vLLM's return_token_ids),
+// choices[].finish_reason, usage, and in-stream errors in both the
+// {"error": {...}} shape and vLLM's older {"object": "error", ...} shape.
+func decodeOpenAI(d *decoder, p []byte, ev *event) error {
+	if isDone(p) {
+		ev.done = true
+		return nil
+	}
+	s := &d.s
+	s.reset(p)
+	if err := s.object(); err != nil {
+		return err
+	}
+	var errObject bool
+	var msg, typ, code string
+	for first := true; ; first = false {
+		key, ok, err := s.field(first)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "choices":
+			err = d.openAIChoices(ev)
+		case "usage":
+			err = d.openAIUsage(ev)
+		case "error":
+			err = d.errorValue(ev)
+		case "object":
+			var raw []byte
+			raw, _, err = s.text()
+			errObject = string(raw) == "error"
+		case "message":
+			msg, err = d.anyText()
+		case "type":
+			typ, err = d.anyText()
+		case "code":
+			code, err = d.anyText()
+		default:
+			err = s.skip()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if err := s.end(); err != nil {
+		return err
+	}
+	if errObject && !ev.failed {
+		ev.failed, ev.errMsg = true, errorText(msg, typ, code)
+	}
+	return nil
+}
+
+func (d *decoder) openAIChoices(ev *event) error {
+	s := &d.s
+	if s.null() {
+		return nil
+	}
+	if err := s.array(); err != nil {
+		return err
+	}
+	for first := true; ; first = false {
+		more, err := s.elem(first)
+		if err != nil {
+			return err
+		}
+		if !more {
+			return nil
+		}
+		ev.choices = true
+		if err := d.openAIChoice(ev); err != nil {
+			return err
+		}
+	}
+}
+
+func (d *decoder) openAIChoice(ev *event) error {
+	s := &d.s
+	if s.null() {
+		return nil
+	}
+	if err := s.object(); err != nil {
+		return err
+	}
+	text, ids := false, 0
+	for first := true; ; first = false {
+		key, ok, err := s.field(first)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "text":
+			var raw []byte
+			raw, _, err = s.text()
+			text = text || len(raw) > 0
+		case "delta":
+			var t bool
+			t, err = d.openAIDelta()
+			text = text || t
+		case "token_ids":
+			ids, err = d.countArray()
+		case "finish_reason":
+			var f []byte
+			if f, err = d.rawText(&d.finish); err == nil && f != nil {
+				ev.finish = f
+			}
+		default:
+			err = s.skip()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	switch {
+	case ids > 0:
+		ev.addIDs(ids)
+	case text:
+		ev.addText()
+	}
+	return nil
+}
+
+// openAIDelta reads a chat delta and reports whether it carries output:
+// content, reasoning or a tool call. A role-only delta does not.
+func (d *decoder) openAIDelta() (bool, error) {
+	s := &d.s
+	if s.null() {
+		return false, nil
+	}
+	if err := s.object(); err != nil {
+		return false, err
+	}
+	carries := false
+	for first := true; ; first = false {
+		key, ok, err := s.field(first)
+		if err != nil {
+			return false, err
+		}
+		if !ok {
+			return carries, nil
+		}
+		switch string(key) {
+		case "content", "reasoning_content", "reasoning":
+			var raw []byte
+			raw, _, err = s.text()
+			carries = carries || len(raw) > 0
+		case "tool_calls":
+			var n int
+			n, err = d.countArray()
+			carries = carries || n > 0
+		default:
+			err = s.skip()
+		}
+		if err != nil {
+			return false, err
+		}
+	}
+}
+
+// countArray reads an array (or null) and returns its length.
+func (d *decoder) countArray() (int, error) {
+	s := &d.s
+	if s.null() {
+		return 0, nil
+	}
+	if err := s.array(); err != nil {
+		return 0, err
+	}
+	n := 0
+	for first := true; ; first = false {
+		more, err := s.elem(first)
+		if err != nil || !more {
+			return n, err
+		}
+		if err := s.skip(); err != nil {
+			return n, err
+		}
+		n++
+	}
+}
+
+func (d *decoder) openAIUsage(ev *event) error {
+	s := &d.s
+	if s.null() {
+		return nil
+	}
+	if err := s.object(); err != nil {
+		return err
+	}
+	for first := true; ; first = false {
+		key, ok, err := s.field(first)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return nil
+		}
+		switch string(key) {
+		case "completion_tokens":
+			ev.usage, err = s.count()
+		case "prompt_tokens":
+			ev.prompt, err = s.count()
+		default:
+			err = s.skip()
+		}
+		if err != nil {
+			return fmt.Errorf("usage.%s: %w", key, err)
+		}
+	}
+}
