@@ -120,6 +120,9 @@ func TestClosedLoopKeepsExactlyNInFlight(t *testing.T) {
 		sampler.Add(1)
 		go func() { // sample in-flight count between request boundaries
 			defer sampler.Done()
+			// Half a millisecond off the 50 ms grid: never sample at the
+			// instant one request ends and the next begins.
+			time.Sleep(500 * time.Microsecond)
 			for ctx.Err() == nil {
 				time.Sleep(7 * time.Millisecond)
 				mu.Lock()

@@ -1,0 +1,112 @@
+package load
+
+import (
+	"context"
+	"crypto/tls"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/goodput-dev/goodput/backend"
+	"github.com/goodput-dev/goodput/record"
+)
+
+// HTTP is a Doer that sends each request through a protocol adapter to a
+// server and reads its stream. Set the fields, then use it from any number
+// of goroutines.
+type HTTP struct {
+	Client   *http.Client
+	Adapter  *backend.Adapter
+	BaseURL  string
+	Endpoint string // empty: the adapter's default
+	// Request returns what to ask for request seq, and its prompt length in
+	// tokens (recorded even when the server reports none).
+	Request func(seq int64) (req backend.Request, inputTokens int)
+	// Timeout bounds one request from send to end of stream; 0 means none.
+	Timeout time.Duration
+
+	chunks   atomic.Int64 // token-bearing chunks read
+	usage    atomic.Int64 // tokens the servers reported, where they did
+	counted  atomic.Int64 // chunks of the responses that reported a count
+	mismatch atomic.Int64 // responses whose reported count differs from their chunk count
+}
+
+var _ Doer = (*HTTP)(nil)
+
+// Do performs request seq; see Doer.
+func (h *HTTP) Do(ctx context.Context, seq int64, rec *record.Record, now func() int64) {
+	req, inTokens := h.Request(seq)
+	rec.InputTokens = inTokens
+	if h.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, h.Timeout)
+		defer cancel()
+	}
+	hreq, err := h.Adapter.BuildRequest(ctx, h.BaseURL, h.Endpoint, &req)
+	if err != nil {
+		rec.Sent = now()
+		rec.End = rec.Sent
+		rec.Error, rec.Msg = record.ErrOther, err.Error()
+		return
+	}
+	rec.Sent = now()
+	resp, err := h.Client.Do(hreq)
+	if err != nil {
+		backend.RecordError(rec, err, now())
+		return
+	}
+	st := h.Adapter.ReadStream(resp, now, rec)
+	if rec.InputTokens == 0 {
+		rec.InputTokens = inTokens
+	}
+	h.chunks.Add(int64(st.Chunks))
+	if st.UsageTokens >= 0 {
+		h.usage.Add(int64(st.UsageTokens))
+		h.counted.Add(int64(st.Chunks))
+		if st.Discrepancy() != 0 {
+			h.mismatch.Add(1)
+		}
+	}
+}
+
+// TokenCheck compares the servers' token counts with the chunks that arrived.
+type TokenCheck struct {
+	Chunks      int64 // token-bearing chunks read
+	UsageTokens int64 // tokens reported by servers (responses with a count only)
+	UsageChunks int64 // chunks of those responses
+	Mismatched  int64 // responses whose count differs from their chunk count
+}
+
+// TokenCheck returns the totals so far.
+func (h *HTTP) TokenCheck() TokenCheck {
+	return TokenCheck{Chunks: h.chunks.Load(), UsageTokens: h.usage.Load(), UsageChunks: h.counted.Load(), Mismatched: h.mismatch.Load()}
+}
+
+// NewClient returns an HTTP client for a benchmark with up to conns
+// simultaneous streams: connections are kept and reused across requests,
+// responses are not decompressed (a decompressor would delay bytes and blur
+// arrival times), and HTTP/2 is used when a TLS server offers it.
+// insecure skips TLS certificate verification.
+func NewClient(conns int, insecure bool) *http.Client {
+	if conns < 1 {
+		conns = 1
+	}
+	t := &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          conns,
+		MaxIdleConnsPerHost:   conns,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ExpectContinueTimeout: time.Second,
+		DisableCompression:    true,
+		WriteBufferSize:       16 << 10,
+		ReadBufferSize:        16 << 10,
+	}
+	if insecure {
+		t.TLSClientConfig = &tls.Config{InsecureSkipVerify: true}
+	}
+	return &http.Client{Transport: t}
+}

@@ -1,0 +1,266 @@
+package load
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/goodput-dev/goodput/backend"
+	"github.com/goodput-dev/goodput/record"
+)
+
+// step is one event a scripted server sends, after a pause.
+type step struct {
+	after  time.Duration
+	tokens int    // content tokens it carries (0: role-only or usage-only)
+	raw    string // sent verbatim instead, when set
+}
+
+// emissions records when a scripted server wrote each token-bearing event,
+// per request (by its X-Seq header), in wall-clock time.
+type emissions struct {
+	mu sync.Mutex // guards at
+	at map[string][]time.Time
+}
+
+func (e *emissions) add(seq string, t time.Time) {
+	if e == nil {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.at == nil {
+		e.at = map[string][]time.Time{}
+	}
+	e.at[seq] = append(e.at[seq], t)
+}
+
+// scripted serves an OpenAI chat stream following a script, with continuous
+// usage so multi-token chunks are counted exactly, and notes when it wrote
+// each token-bearing event.
+func scripted(script []step, em *emissions) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fl := w.(http.Flusher)
+		fmt.Fprint(w, `data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":""}}],"usage":{"prompt_tokens":7,"completion_tokens":0,"total_tokens":7}}`+"\n\n")
+		fl.Flush()
+		total := 0
+		for i, s := range script {
+			time.Sleep(s.after)
+			if s.raw != "" {
+				fmt.Fprint(w, s.raw)
+				fl.Flush()
+				continue
+			}
+			total += s.tokens
+			fin := "null"
+			if i == len(script)-1 {
+				fin = `"length"`
+			}
+			fmt.Fprintf(w, `data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"%s"},"finish_reason":%s}],"usage":{"prompt_tokens":7,"completion_tokens":%d,"total_tokens":%d}}`+"\n\n",
+				strings.Repeat(" tok", s.tokens), fin, total, total+7)
+			em.add(r.Header.Get("X-Seq"), time.Now())
+			fl.Flush()
+		}
+		fmt.Fprintf(w, `data: {"id":"c","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":7,"completion_tokens":%d,"total_tokens":%d}}`+"\n\n", total, total+7)
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	}
+}
+
+// runScripted runs streams requests at t=0 against h and returns the
+// records and the run's epoch. Connections are opened by a first round that
+// is not returned, as a benchmark's warm-up would.
+func runScripted(t *testing.T, h http.Handler, streams int) ([]*record.Record, time.Time) {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	a, err := backend.Lookup("openai-chat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	round := "warm"
+	d := &HTTP{
+		Client: NewClient(streams, false), Adapter: a, BaseURL: srv.URL,
+		Request: func(seq int64) (backend.Request, int) {
+			return backend.Request{Model: "m", Messages: []backend.Message{{Role: "user", Content: "hi"}}, MaxTokens: 16,
+				Headers: http.Header{"X-Seq": {fmt.Sprint(round, seq)}}}, 7
+		},
+		Timeout: 10 * time.Second,
+	}
+	offs := make([]time.Duration, streams)
+	var recs []*record.Record
+	var res Result
+	for _, round = range []string{"warm", ""} {
+		out := make(chan *record.Record, streams)
+		res, err = Run(t.Context(), Plan{Offsets: offs}, d, out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		close(out)
+		recs = recs[:0]
+		for r := range out {
+			recs = append(recs, r)
+		}
+	}
+	return recs, res.Epoch
+}
+
+const tol = 5 * time.Millisecond
+
+func near(got int64, want time.Duration) bool {
+	d := time.Duration(got) - want
+	return d > -tol && d < tol
+}
+
+func TestHTTPMeasuresTheTrueSchedule(t *testing.T) {
+	// TTFT 60 ms after a role-only chunk, then gaps of 20, 100, 40 ms; the
+	// third content chunk carries 3 tokens.
+	script := []step{{after: 60 * time.Millisecond, tokens: 1}, {after: 20 * time.Millisecond, tokens: 1},
+		{after: 100 * time.Millisecond, tokens: 3}, {after: 40 * time.Millisecond, tokens: 1}}
+	for _, streams := range []int{1, 64} {
+		t.Run(fmt.Sprint(streams, " streams"), func(t *testing.T) {
+			em := &emissions{}
+			// On a loaded machine a stream can be descheduled now and then:
+			// every chunk must arrive within 5·tol, 95 % within tol.
+			chunks, late := 0, 0
+			defer func() {
+				if late*20 > chunks {
+					t.Errorf("%d of %d chunks seen more than %v after the server wrote them", late, chunks, tol)
+				}
+			}()
+			recs, epoch := runScripted(t, scripted(script, em), streams)
+			if len(recs) != streams {
+				t.Fatalf("%d records", len(recs))
+			}
+			for _, r := range recs {
+				// The true schedule is when the server wrote each event, on
+				// the run's clock. The client must see each within tol.
+				sent := em.at[fmt.Sprint(r.Seq)]
+				if len(sent) != len(r.Chunks) {
+					t.Fatalf("seq %d: server sent %d events, client saw %d chunks", r.Seq, len(sent), len(r.Chunks))
+				}
+				for i, c := range r.Chunks {
+					emitted := int64(sent[i].Sub(epoch))
+					lag := time.Duration(c.At - emitted)
+					if lag < -time.Millisecond || lag > 5*tol {
+						t.Errorf("seq %d chunk %d: seen %v after the server wrote it", r.Seq, i, lag)
+					}
+					chunks++
+					if lag > tol {
+						late++
+					}
+				}
+				// TTFT, TPOT and e2e as the server's emission times give them.
+				e1, eK := int64(sent[0].Sub(epoch)), int64(sent[3].Sub(epoch))
+				if ttft := r.Chunks[0].At - r.Scheduled; !near(ttft, time.Duration(e1-r.Scheduled)) {
+					t.Errorf("seq %d: TTFT %v, server says %v", r.Seq, time.Duration(ttft), time.Duration(e1-r.Scheduled))
+				}
+				tpot := (r.Chunks[3].At - r.Chunks[0].At) / 5
+				if !near(tpot, time.Duration((eK-e1)/5)) {
+					t.Errorf("seq %d: TPOT %v, server says %v", r.Seq, time.Duration(tpot), time.Duration((eK-e1)/5))
+				}
+				if !r.OK() {
+					t.Fatalf("seq %d failed: %s %s", r.Seq, r.Error, r.Msg)
+				}
+				if len(r.Chunks) != 4 || r.OutputTokens != 6 || r.TokenSource != record.SourceUsage || r.InputTokens != 7 {
+					t.Fatalf("seq %d: %d chunks, %d tokens from %q, input %d", r.Seq, len(r.Chunks), r.OutputTokens, r.TokenSource, r.InputTokens)
+				}
+				if r.Chunks[2].Tokens != 3 {
+					t.Errorf("multi-token chunk carries %d", r.Chunks[2].Tokens)
+				}
+				// The role-only chunk written at once is not the first token:
+				// the first token came no sooner than the script's 60 ms.
+				if ttft := r.Chunks[0].At - r.Scheduled; ttft < int64(60*time.Millisecond) {
+					t.Errorf("seq %d: TTFT %v is before the first token was due", r.Seq, time.Duration(ttft))
+				}
+				if e2e := r.Chunks[3].At - r.Scheduled; !near(e2e, time.Duration(eK-r.Scheduled)) {
+					t.Errorf("seq %d: e2e %v, server says %v", r.Seq, time.Duration(e2e), time.Duration(eK-r.Scheduled))
+				}
+			}
+		})
+	}
+}
+
+func TestHTTPOneTokenAndMidStreamError(t *testing.T) {
+	recs, _ := runScripted(t, scripted([]step{{after: 30 * time.Millisecond, tokens: 1}}, nil), 1)
+	if r := recs[0]; !r.OK() || len(r.Chunks) != 1 || r.OutputTokens != 1 || r.Finish != "length" {
+		t.Errorf("N=1: %+v", r)
+	}
+	bad := []step{{after: 10 * time.Millisecond, tokens: 2},
+		{after: 10 * time.Millisecond, raw: `data: {"error":{"message":"engine died","type":"InternalServerError","code":500}}` + "\n\n"}}
+	recs, _ = runScripted(t, scripted(bad, nil), 1)
+	if r := recs[0]; r.Error != record.ErrStream || !strings.Contains(r.Msg, "engine died") || len(r.Chunks) != 1 {
+		t.Errorf("mid-stream error: %+v", r)
+	}
+}
+
+func TestHTTPFailuresBecomeRecords(t *testing.T) {
+	tests := []struct {
+		name    string
+		handler http.HandlerFunc
+		timeout time.Duration
+		want    record.ErrorKind
+		status  int
+	}{
+		{"rate limited", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "slow down", 429) }, 0, record.ErrRateLimited, 429},
+		{"unavailable", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "overloaded", 503) }, 0, record.ErrUnavailable, 503},
+		{"server error", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "boom", 500) }, 0, record.ErrHTTP, 500},
+		{"timeout", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+			case <-time.After(5 * time.Second):
+			}
+		}, 100 * time.Millisecond, record.ErrTimeout, 200},
+		{"reset", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprint(w, `data: {"choices":[{"index":0,"text":" a"}]}`+"\n\n")
+			w.(http.Flusher).Flush()
+			conn, _, _ := w.(http.Hijacker).Hijack()
+			conn.Close()
+		}, 0, record.ErrReset, 200},
+		{"truncated", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprint(w, `data: {"choices":[{"index":0,"delta":{"content":" a"}}]}`+"\n\n")
+		}, 0, record.ErrTruncated, 200},
+		{"malformed", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprint(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\" a\"}}]}\n\ndata: {not json\n\n")
+		}, 0, record.ErrMalformed, 200},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(tc.handler)
+			defer srv.Close()
+			a, _ := backend.Lookup("openai-chat")
+			d := &HTTP{Client: NewClient(1, false), Adapter: a, BaseURL: srv.URL, Timeout: tc.timeout,
+				Request: func(int64) (backend.Request, int) {
+					return backend.Request{Messages: []backend.Message{{Role: "user", Content: "x"}}}, 1
+				}}
+			var rec record.Record
+			epoch := time.Now()
+			d.Do(context.Background(), 0, &rec, func() int64 { return int64(time.Since(epoch)) })
+			if rec.Error != tc.want || rec.Status != tc.status || rec.Msg == "" || rec.End < rec.Sent {
+				t.Errorf("record = kind %q status %d msg %q sent %d end %d", rec.Error, rec.Status, rec.Msg, rec.Sent, rec.End)
+			}
+		})
+	}
+	// Nobody listening.
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close()
+	a, _ := backend.Lookup("openai")
+	d := &HTTP{Client: NewClient(1, false), Adapter: a, BaseURL: url,
+		Request: func(int64) (backend.Request, int) { return backend.Request{Prompt: "x"}, 1 }}
+	var rec record.Record
+	d.Do(context.Background(), 0, &rec, func() int64 { return 1 })
+	if rec.Error != record.ErrConnect {
+		t.Errorf("connection refused: %q %s", rec.Error, rec.Msg)
+	}
+}
