@@ -1,0 +1,70 @@
+package promscrape
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Errors Quantile returns; test for them with errors.Is.
+var (
+	ErrNoObservations = errors.New("histogram holds no observations")
+	ErrNoBuckets      = errors.New("histogram has no finite bucket")
+)
+
+// Estimate is a quantile read from a histogram. The true quantile lies
+// between Lower and Upper, the bounds of the bucket that holds its rank;
+// Value interpolates linearly inside that bucket, as Prometheus's
+// histogram_quantile does, so it is only as precise as the buckets are.
+type Estimate struct {
+	Q     float64 `json:"q"`
+	Value float64 `json:"value"`
+	Lower float64 `json:"lower"`
+	Upper float64 `json:"upper"`
+	// Overflow is true when the rank fell in the +Inf bucket: the true
+	// quantile is above the highest finite bound, and Value, Lower and Upper
+	// are all that bound.
+	Overflow bool `json:"overflow,omitempty"`
+}
+
+// Quantile estimates the q-quantile (0 ≤ q ≤ 1) of the observations h holds.
+//
+// It finds the first bucket whose cumulative count reaches the rank q·Count
+// and interpolates linearly between that bucket's bounds; the first bucket's
+// lower bound is 0 (latencies are not negative) unless its upper bound is
+// itself ≤ 0, in which case the bound is returned. A rank in the +Inf bucket
+// returns the highest finite bound with Overflow set. Leading empty buckets
+// are skipped, so q = 0 gives the lower bound of the lowest bucket that holds
+// an observation rather than 0.
+//
+// It returns ErrNoObservations for an empty histogram, ErrNoBuckets when
+// only the +Inf bucket exists, and an error for q outside [0, 1] or NaN.
+func (h Histogram) Quantile(q float64) (Estimate, error) {
+	if math.IsNaN(q) || q < 0 || q > 1 {
+		return Estimate{}, fmt.Errorf("quantile %v is outside [0, 1]", q)
+	}
+	if h.Count <= 0 {
+		return Estimate{}, ErrNoObservations
+	}
+	if len(h.Bounds) == 0 || len(h.Counts) != len(h.Bounds) {
+		return Estimate{}, ErrNoBuckets
+	}
+	rank := q * h.Count
+	below := 0.0 // cumulative count under the current bucket, kept monotone
+	for i, upper := range h.Bounds {
+		at := min(max(below, h.Counts[i]), h.Count)
+		if at >= rank && at > 0 && at > below {
+			lower := 0.0
+			if i > 0 {
+				lower = h.Bounds[i-1]
+			} else if upper <= 0 {
+				return Estimate{Q: q, Value: upper, Lower: upper, Upper: upper}, nil
+			}
+			v := lower + (upper-lower)*(rank-below)/(at-below)
+			return Estimate{Q: q, Value: max(v, lower), Lower: lower, Upper: upper}, nil
+		}
+		below = at
+	}
+	top := h.Bounds[len(h.Bounds)-1]
+	return Estimate{Q: q, Value: top, Lower: top, Upper: top, Overflow: true}, nil
+}

@@ -1,0 +1,53 @@
+package promscrape
+
+// Gauge names a common instantaneous quantity read from a server's gauges.
+type Gauge string
+
+// Gauges every engine mapping may fill.
+const (
+	Running      Gauge = "running"        // requests in the running batch
+	Waiting      Gauge = "waiting"        // requests queued and not yet scheduled
+	KVCacheUsage Gauge = "kv_cache_usage" // fraction of the KV cache in use, 0–1
+	CacheHitRate Gauge = "cache_hit_rate" // the engine's own prefix-cache hit rate gauge (SGLang), 0–1
+)
+
+// AllGauges lists every Gauge in a fixed order, for iteration and reports.
+var AllGauges = []Gauge{Running, Waiting, KVCacheUsage, CacheHitRate}
+
+// ratio reports whether g is a fraction, not a count. Fractions from several
+// engines or models are averaged; counts are summed (two engines each 80 %
+// full are 80 % full, not 160 %).
+func (g Gauge) ratio() bool { return g == KVCacheUsage || g == CacheHitRate }
+
+// Counter names a common cumulative quantity read from a server's counters.
+type Counter string
+
+// Counters every engine mapping may fill.
+const (
+	PromptTokens       Counter = "prompt_tokens"        // prompt (prefill) tokens processed
+	GenerationTokens   Counter = "generation_tokens"    // output tokens generated
+	Preemptions        Counter = "preemptions"          // requests preempted (SGLang: retracted)
+	PrefixCacheQueries Counter = "prefix_cache_queries" // tokens looked up in the prefix cache (vLLM)
+	PrefixCacheHits    Counter = "prefix_cache_hits"    // of those, tokens found (vLLM)
+	RequestsSucceeded  Counter = "requests_succeeded"   // requests finished (all finish reasons)
+)
+
+// AllCounters lists every Counter in a fixed order, for iteration and reports.
+var AllCounters = []Counter{PromptTokens, GenerationTokens, Preemptions, PrefixCacheQueries, PrefixCacheHits, RequestsSucceeded}
+
+// Hist names a common server latency histogram. All are in seconds.
+type Hist string
+
+// Histograms every engine mapping may fill.
+const (
+	TTFT    Hist = "ttft"    // time to first token, as the server measures it
+	ITL     Hist = "itl"     // inter-token latency, one observation per token gap
+	TPOT    Hist = "tpot"    // time per output token, one observation per request
+	E2E     Hist = "e2e"     // request latency, arrival to last token
+	Queue   Hist = "queue"   // time spent waiting before the first schedule
+	Prefill Hist = "prefill" // time spent in prefill
+	Decode  Hist = "decode"  // time spent in decode
+)
+
+// AllHists lists every Hist in a fixed order, for iteration and reports.
+var AllHists = []Hist{TTFT, ITL, TPOT, E2E, Queue, Prefill, Decode}
