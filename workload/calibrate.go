@@ -1,0 +1,123 @@
+package workload
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/goodput-dev/goodput/tokenizer"
+)
+
+// calibrationSamples is how many sample texts calibration measures. Each
+// sample's ratio varies by a few percent with its words; averaging 16 of
+// them, less the two highest and two lowest, keeps the bias of the scale
+// well under 1% for prompts of a few hundred tokens while shrugging off odd
+// samples.
+const (
+	calibrationSamples = 16
+	calibrationTrim    = 2
+)
+
+// maxScale bounds how many built-in tokens one server token may need
+// before calibration gives up: beyond it the Counter is not counting text.
+const maxScale = 16
+
+// calibrate fits the shared prefix to its length on count's tokenizer and
+// sets r.scale for the rest of each prompt (see Random).
+func (r *Random) calibrate(count Counter) error {
+	if r.cfg.PrefixLen > 0 {
+		// The prefix is one text shared by every prompt, so any error in
+		// its length would bias them all alike: fit it exactly.
+		ids, err := fitLength(count, r.cfg.PrefixLen, rand.New(rand.NewPCG(r.seed, rngPrefix)))
+		if err != nil {
+			return fmt.Errorf("prefix: %w", err)
+		}
+		r.prefix = ids
+	}
+	target := r.cfg.InputLen
+	if target == 0 {
+		return nil // prompts are the prefix alone
+	}
+	ratios := make([]float64, 0, calibrationSamples)
+	for s := 0; s < calibrationSamples; s++ {
+		rng := rand.New(rand.NewPCG(r.seed^rngCalibrate, uint64(s)))
+		ids, err := fitLength(count, target, rng)
+		if err != nil {
+			return fmt.Errorf("sample %d: %w", s, err)
+		}
+		ratios = append(ratios, float64(len(ids))/float64(target))
+	}
+	slices.Sort(ratios)
+	sum := 0.0
+	kept := ratios[calibrationTrim : calibrationSamples-calibrationTrim]
+	for _, x := range kept {
+		sum += x
+	}
+	r.scale = sum / float64(len(kept))
+	return nil
+}
+
+// fitLength generates text with rng and returns its shortest start, in
+// built-in token ids, that count counts as ≥ target tokens. It assumes, as
+// holds for real tokenizers, that a longer start of a text never counts
+// fewer tokens.
+func fitLength(count Counter, target int, rng *rand.Rand) ([]int, error) {
+	ids := tokenizer.Words(2*target+16, rng)
+	countAt := func(p int) (int, error) {
+		text := tokenizer.Decode(ids[:p])
+		n, err := count(text)
+		if err != nil {
+			return 0, err
+		}
+		if n <= 0 {
+			return 0, fmt.Errorf("counter returned %d tokens for %d bytes of text", n, len(text))
+		}
+		return n, nil
+	}
+
+	// Bracket: lo counts below target (0 tokens count 0), hi at or above.
+	lo, cLo := 0, 0
+	hi, cHi := 0, 0
+	for p := min(target, len(ids)); ; {
+		c, err := countAt(p)
+		if err != nil {
+			return nil, err
+		}
+		if c >= target {
+			hi, cHi = p, c
+			break
+		}
+		lo, cLo = p, c
+		if p == len(ids) {
+			if len(ids) >= maxScale*target {
+				return nil, fmt.Errorf("%d built-in tokens count only %d, short of %d", len(ids), c, target)
+			}
+			// Generated words are composable, so extending the text
+			// leaves the counted prefix unchanged.
+			ids = tokenizer.AppendWords(ids, len(ids), rng)
+		}
+		// Aim past the target in proportion, then a little more.
+		p = min(len(ids), max(p+1, p*target/c+p/8+1))
+	}
+
+	// Shrink the bracket to adjacent lengths. Interpolation steps land
+	// close when the count grows evenly; bisection steps guarantee
+	// progress when it does not.
+	for step := 0; hi-lo > 1; step++ {
+		p := (lo + hi) / 2
+		if step%2 == 0 {
+			p = lo + int(float64(hi-lo)*float64(target-cLo)/float64(cHi-cLo))
+			p = min(max(p, lo+1), hi-1)
+		}
+		c, err := countAt(p)
+		if err != nil {
+			return nil, err
+		}
+		if c >= target {
+			hi, cHi = p, c
+		} else {
+			lo, cLo = p, c
+		}
+	}
+	return ids[:hi:hi], nil
+}

@@ -1,0 +1,188 @@
+package workload
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+)
+
+// Dataset names, the values of --dataset-name.
+const (
+	DatasetRandom   = "random"
+	DatasetShareGPT = "sharegpt"
+	DatasetCustom   = "custom"
+)
+
+// Limits that turn typos into errors instead of exhausted memory.
+const (
+	MaxPromptTokens = 1 << 20 // longest generated prompt (prefix included)
+	MaxOutputTokens = 1 << 24 // largest max_tokens a source will ask for
+)
+
+// Counter counts the tokens of text with a server's own tokenizer (the
+// runner backs it with the server's /tokenize endpoint). It must return a
+// positive count for non-empty text.
+type Counter func(text string) (int, error)
+
+// Config selects and shapes the workload. Each field names the flag it
+// comes from. Start from DefaultConfig.
+type Config struct {
+	Dataset string // --dataset-name: random, sharegpt or custom
+	Path    string // --dataset-path: the file of sharegpt and custom
+	Seed    uint64 // --seed
+
+	// Limit keeps at most this many items of a file dataset, sampled with
+	// the seed (the runner passes --num-prompts); 0 keeps every usable one.
+	Limit int
+	// NoShuffle keeps a file dataset in file order (--disable-shuffle).
+	NoShuffle bool
+
+	Random   RandomConfig
+	ShareGPT ShareGPTConfig
+	Custom   CustomConfig
+	Request  Request
+
+	// Counter, when set, calibrates the random dataset against a server's
+	// tokenizer (see Random). Other datasets do not use it.
+	Counter Counter
+}
+
+// RandomConfig shapes the random dataset.
+type RandomConfig struct {
+	InputLen   int     // --random-input-len: prompt tokens, prefix excluded
+	OutputLen  int     // --random-output-len
+	RangeRatio float64 // --random-range-ratio r: lengths uniform in [len·(1−r), len·(1+r)], 0 ≤ r < 1
+	PrefixLen  int     // --random-prefix-len: tokens of one prefix shared by every prompt
+}
+
+// ShareGPTConfig filters ShareGPT conversations, as `vllm bench serve` does.
+type ShareGPTConfig struct {
+	MinInputLen  int // --sharegpt-min-input-len: skip shorter prompts
+	MinOutputLen int // --sharegpt-min-output-len: skip shorter replies (unless OutputLen is set)
+	MaxInputLen  int // --sharegpt-max-input-len: skip longer prompts
+	MaxTotalLen  int // --sharegpt-max-total-len: skip when prompt + output is longer
+	OutputLen    int // --sharegpt-output-len: ask for this many tokens instead of the reply's length; 0 = the reply's
+}
+
+// CustomConfig shapes the custom JSONL dataset.
+type CustomConfig struct {
+	OutputLen int // --custom-output-len: output length of lines without "output_len"
+}
+
+// DefaultConfig returns the defaults of `vllm bench serve`.
+func DefaultConfig() Config {
+	return Config{
+		Dataset:  DatasetRandom,
+		Random:   RandomConfig{InputLen: 1024, OutputLen: 128},
+		ShareGPT: ShareGPTConfig{MinInputLen: 4, MinOutputLen: 4, MaxInputLen: 1024, MaxTotalLen: 2048},
+		Custom:   CustomConfig{OutputLen: 256},
+	}
+}
+
+// Validate reports every problem of the config, each naming its flag.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	switch c.Dataset {
+	case DatasetRandom:
+		if c.Path != "" {
+			bad("--dataset-path is not used by --dataset-name random")
+		}
+		errs = append(errs, c.Random.validate()...)
+	case DatasetShareGPT, DatasetCustom:
+		if c.Path == "" {
+			bad("--dataset-name %s needs --dataset-path", c.Dataset)
+		}
+		if c.Dataset == DatasetShareGPT {
+			errs = append(errs, c.ShareGPT.validate()...)
+		} else if c.Custom.OutputLen < 1 || c.Custom.OutputLen > MaxOutputTokens {
+			bad("--custom-output-len must be in [1, %d], got %d", MaxOutputTokens, c.Custom.OutputLen)
+		}
+	default:
+		bad("--dataset-name %q is unknown: want random, sharegpt or custom", c.Dataset)
+	}
+	if c.Limit < 0 {
+		bad("--num-prompts must be ≥ 0, got %d", c.Limit)
+	}
+	if err := c.Request.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+func (r RandomConfig) validate() []error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if math.IsNaN(r.RangeRatio) || r.RangeRatio < 0 || r.RangeRatio >= 1 {
+		bad("--random-range-ratio must be in [0, 1), got %v", r.RangeRatio)
+	}
+	if r.InputLen < 0 || r.InputLen > MaxPromptTokens {
+		bad("--random-input-len must be in [0, %d], got %d", MaxPromptTokens, r.InputLen)
+	}
+	if r.PrefixLen < 0 || r.PrefixLen > MaxPromptTokens {
+		bad("--random-prefix-len must be in [0, %d], got %d", MaxPromptTokens, r.PrefixLen)
+	}
+	if len(errs) == 0 {
+		if r.InputLen+r.PrefixLen == 0 {
+			bad("--random-input-len and --random-prefix-len are both 0: prompts would be empty")
+		} else if hi := r.PrefixLen + int(math.Ceil(float64(r.InputLen)*(1+r.RangeRatio))); hi > MaxPromptTokens {
+			bad("--random-prefix-len %d plus --random-input-len %d (up to %d with --random-range-ratio) exceeds the limit of %d tokens",
+				r.PrefixLen, r.InputLen, hi-r.PrefixLen, MaxPromptTokens)
+		}
+	}
+	if r.OutputLen < 1 || r.OutputLen > MaxOutputTokens {
+		bad("--random-output-len must be in [1, %d], got %d", MaxOutputTokens, r.OutputLen)
+	}
+	return errs
+}
+
+func (s ShareGPTConfig) validate() []error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if s.MinInputLen < 1 {
+		bad("--sharegpt-min-input-len must be ≥ 1, got %d", s.MinInputLen)
+	}
+	if s.MinOutputLen < 0 {
+		bad("--sharegpt-min-output-len must be ≥ 0, got %d", s.MinOutputLen)
+	}
+	if s.MaxInputLen < s.MinInputLen {
+		bad("--sharegpt-max-input-len %d is below --sharegpt-min-input-len %d", s.MaxInputLen, s.MinInputLen)
+	}
+	if s.MaxTotalLen < s.MinInputLen+max(s.MinOutputLen, 1) {
+		bad("--sharegpt-max-total-len %d leaves no room for a prompt of %d and an output of %d tokens",
+			s.MaxTotalLen, s.MinInputLen, max(s.MinOutputLen, 1))
+	}
+	if s.OutputLen < 0 || s.OutputLen > MaxOutputTokens {
+		bad("--sharegpt-output-len must be in [0, %d], got %d", MaxOutputTokens, s.OutputLen)
+	}
+	return errs
+}
+
+// New validates the config and builds its Source: it reads and filters the
+// dataset file, or prepares the random generator (calibrating it when a
+// Counter is set). After New returns, the source does no I/O.
+func New(c Config) (Source, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	switch c.Dataset {
+	case DatasetRandom:
+		return NewRandom(c)
+	case DatasetShareGPT:
+		return openDataset(c, ReadShareGPT)
+	default:
+		return openDataset(c, ReadCustom)
+	}
+}
+
+// openDataset reads c.Path with read.
+func openDataset(c Config, read func(r io.Reader, name string, c Config) (*Dataset, error)) (Source, error) {
+	f, err := os.Open(c.Path)
+	if err != nil {
+		return nil, fmt.Errorf("--dataset-path: %w", err)
+	}
+	defer f.Close()
+	return read(f, c.Path, c)
+}

@@ -1,0 +1,93 @@
+package workload
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/goodput-dev/goodput/tokenizer"
+)
+
+// MaxCustomLine bounds one line of a custom JSONL file.
+const MaxCustomLine = 64 << 20
+
+// customLine is one line of a custom dataset. Pointers tell a missing field
+// from a zero one.
+type customLine struct {
+	Prompt    *string `json:"prompt"`
+	OutputLen *int    `json:"output_len"`
+	InputLen  *int    `json:"input_len"`
+}
+
+// ReadCustom reads a custom dataset: JSON Lines, one object per line with a
+// non-empty "prompt", an optional "output_len" (tokens to ask for; default
+// c.Custom.OutputLen) and an optional "input_len" (the prompt's length on
+// the server's tokenizer, if known; default: the built-in tokenizer's
+// count). Other fields are ignored; blank lines are skipped. Any other
+// malformed line is an error naming name:line, because a silently dropped
+// line would change the workload. name labels errors.
+func ReadCustom(r io.Reader, name string, c Config) (*Dataset, error) {
+	label := "custom " + name
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), MaxCustomLine)
+	col := newCollector(c)
+	line := 0
+	for sc.Scan() {
+		line++
+		text := bytes.TrimSpace(sc.Bytes())
+		if len(text) == 0 {
+			continue
+		}
+		col.entry()
+		it, err := c.customItem(text)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
+		}
+		col.add(it)
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, fmt.Errorf("%s:%d: line longer than %d MiB", name, line+1, MaxCustomLine>>20)
+		}
+		return nil, fmt.Errorf("%s:%d: %w", name, line+1, err)
+	}
+	return col.dataset(label)
+}
+
+// customItem parses and checks one non-blank line.
+func (c Config) customItem(text []byte) (Item, error) {
+	var l customLine
+	if err := json.Unmarshal(text, &l); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) && typeErr.Field == "" {
+			return Item{}, fmt.Errorf("want a JSON object, got a JSON %s", typeErr.Value)
+		}
+		return Item{}, err
+	}
+	switch {
+	case l.Prompt == nil:
+		return Item{}, errors.New(`missing "prompt"`)
+	case *l.Prompt == "":
+		return Item{}, errors.New(`"prompt" is empty`)
+	}
+	it := Item{Prompt: *l.Prompt, OutputTokens: c.Custom.OutputLen}
+	if l.OutputLen != nil {
+		if *l.OutputLen < 1 || *l.OutputLen > MaxOutputTokens {
+			return Item{}, fmt.Errorf(`"output_len" must be in [1, %d], got %d`, MaxOutputTokens, *l.OutputLen)
+		}
+		it.OutputTokens = *l.OutputLen
+	}
+	it.OutputTokens = c.Request.capOutput(it.OutputTokens)
+	if l.InputLen != nil {
+		if *l.InputLen < 1 {
+			return Item{}, fmt.Errorf(`"input_len" must be ≥ 1, got %d`, *l.InputLen)
+		}
+		it.InputTokens = *l.InputLen
+	} else {
+		it.InputTokens = tokenizer.Count(it.Prompt)
+	}
+	return it, nil
+}

@@ -1,0 +1,225 @@
+package workload
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/goodput-dev/goodput/tokenizer"
+)
+
+// Reasons a ShareGPT conversation is skipped.
+const (
+	skipNoReply     = "without a reply to the first human turn"
+	skipShortInput  = "with a prompt below --sharegpt-min-input-len"
+	skipShortOutput = "with a reply below --sharegpt-min-output-len"
+	skipLongInput   = "with a prompt above --sharegpt-max-input-len"
+	skipLongTotal   = "above --sharegpt-max-total-len"
+)
+
+// ReadShareGPT reads a ShareGPT file: a JSON array of
+// {"id", "conversations": [{"from": "human"|"gpt", "value"}, …]}. Each
+// conversation's first human turn becomes the prompt, and the length of the
+// gpt turn that follows it (on the built-in tokenizer) the output length.
+// Conversations without such a reply, or whose lengths fall outside
+// c.ShareGPT's bounds, are skipped and counted in the dataset's stats.
+//
+// The file is decoded one conversation at a time, and only the first turns
+// of each are materialised, so a multi-gigabyte file costs little more
+// memory than the items kept. name labels errors, which give the entry's
+// index and byte offset.
+func ReadShareGPT(r io.Reader, name string, c Config) (*Dataset, error) {
+	label := "sharegpt " + name
+	dec := json.NewDecoder(bufio.NewReaderSize(r, 1<<16))
+	tok, err := dec.Token()
+	if err == io.EOF {
+		return nil, fmt.Errorf("%s: empty file, want a JSON array of conversations", label)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", label, err)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '[' {
+		return nil, fmt.Errorf("%s: want a JSON array of conversations, got %v", label, describe(tok))
+	}
+	col := newCollector(c)
+	for i := 0; dec.More(); i++ {
+		col.entry()
+		conv, err := readConversation(dec)
+		if err != nil {
+			return nil, fmt.Errorf("%s: entry %d (byte %d): %w", label, i, dec.InputOffset(), err)
+		}
+		if reason, it := c.shareGPTItem(conv); reason != "" {
+			col.skip(reason)
+		} else {
+			col.add(it)
+		}
+	}
+	if _, err := token(dec); err != nil { // the closing ']'
+		return nil, fmt.Errorf("%s: after entry %d (byte %d): %w", label, col.stats.Entries, dec.InputOffset(), err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("%s: byte %d: unexpected data after the array", label, dec.InputOffset())
+	}
+	return col.dataset(label)
+}
+
+// conversation is what goodput needs of a ShareGPT entry.
+type conversation struct {
+	prompt, reply string
+	replied       bool // a gpt turn followed the first human turn
+}
+
+// turn is one message of a conversation.
+type turn struct {
+	From  string `json:"from"`
+	Value string `json:"value"`
+}
+
+func isHuman(from string) bool { return from == "human" || from == "user" }
+func isGPT(from string) bool   { return from == "gpt" || from == "assistant" || from == "chatgpt" }
+
+// readConversation decodes one entry object, skipping everything but the
+// turns it needs without materialising them.
+func readConversation(dec *json.Decoder) (conversation, error) {
+	var conv conversation
+	if err := expectDelim(dec, '{', "an object"); err != nil {
+		return conv, err
+	}
+	for dec.More() {
+		key, err := token(dec)
+		if err != nil {
+			return conv, err
+		}
+		if key != "conversations" {
+			if err := skipValue(dec); err != nil {
+				return conv, err
+			}
+			continue
+		}
+		if err := readTurns(dec, &conv); err != nil {
+			return conv, fmt.Errorf("conversations: %w", err)
+		}
+	}
+	_, err := token(dec) // the closing '}'
+	return conv, err
+}
+
+// readTurns reads a conversations array into conv: the first human turn and
+// the turn right after it.
+func readTurns(dec *json.Decoder, conv *conversation) error {
+	tok, err := token(dec)
+	if err != nil {
+		return err
+	}
+	if tok == nil { // "conversations": null holds no turns
+		return nil
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '[' {
+		return fmt.Errorf("want an array of turns, got %v", describe(tok))
+	}
+	const (
+		seeking = iota // before the first human turn
+		human          // just read the first human turn
+		done           // the pair is settled; skip the rest
+	)
+	state := seeking
+	for i := 0; dec.More(); i++ {
+		if state == done {
+			if err := skipValue(dec); err != nil {
+				return err
+			}
+			continue
+		}
+		var t turn
+		if err := dec.Decode(&t); err != nil {
+			return fmt.Errorf("turn %d: %w", i, err)
+		}
+		switch {
+		case state == seeking && isHuman(t.From):
+			conv.prompt, state = t.Value, human
+		case state == human:
+			if isGPT(t.From) {
+				conv.reply, conv.replied = t.Value, true
+			}
+			state = done
+		}
+	}
+	_, err = token(dec) // the closing ']'
+	return err
+}
+
+// shareGPTItem applies the length filters to conv. It returns the reason
+// the conversation is skipped, or the item.
+func (c Config) shareGPTItem(conv conversation) (string, Item) {
+	s := c.ShareGPT
+	if !conv.replied {
+		return skipNoReply, Item{}
+	}
+	in := tokenizer.Count(conv.prompt)
+	out := s.OutputLen // an override replaces the reply's length and its check
+	if out == 0 {
+		out = tokenizer.Count(conv.reply)
+	}
+	switch {
+	case in < s.MinInputLen:
+		return skipShortInput, Item{}
+	case s.OutputLen == 0 && out < max(s.MinOutputLen, 1): // never ask for 0 tokens
+		return skipShortOutput, Item{}
+	case in > s.MaxInputLen:
+		return skipLongInput, Item{}
+	case in+out > s.MaxTotalLen:
+		return skipLongTotal, Item{}
+	}
+	return "", Item{Prompt: conv.prompt, InputTokens: in, OutputTokens: c.Request.capOutput(out)}
+}
+
+// expectDelim reads the next token and checks it is the delimiter d.
+func expectDelim(dec *json.Decoder, d json.Delim, what string) error {
+	tok, err := token(dec)
+	if err != nil {
+		return err
+	}
+	if got, ok := tok.(json.Delim); !ok || got != d {
+		return fmt.Errorf("want %s, got %v", what, describe(tok))
+	}
+	return nil
+}
+
+// token reads the next token inside the array, where the end of the input
+// always means the file was cut short.
+func token(dec *json.Decoder) (json.Token, error) {
+	tok, err := dec.Token()
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return tok, err
+}
+
+// skipValue consumes the next JSON value whatever it is.
+func skipValue(dec *json.Decoder) error {
+	var raw json.RawMessage
+	return dec.Decode(&raw)
+}
+
+// describe renders a JSON token for an error message.
+func describe(tok json.Token) string {
+	switch v := tok.(type) {
+	case json.Delim:
+		return string(v)
+	case string:
+		return fmt.Sprintf("the string %q", truncate(v, 40))
+	case nil:
+		return "null"
+	default:
+		return fmt.Sprintf("%v", v)
+	}
+}
+
+// truncate shortens s for an error message.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
