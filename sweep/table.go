@@ -1,0 +1,80 @@
+package sweep
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteTable writes s for a terminal: one row per load with throughput,
+// goodput, attainment, latency percentiles, the Little's Law check and the
+// client's lag, a column marking the operating point (op), the knees
+// (knee by power, curve by curvature) and the goodput peak (peak), and the
+// verdict below. A throughput measured more than once shows its spread
+// (±1 standard deviation).
+func WriteTable(w io.Writer, s Summary) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	header := []string{"load", "reps", "req/s", "out tok/s", "goodput", "attain",
+		"ttft p50", "ttft p99", "tpot p50", "tpot p99", "e2e mean", "e2e p99", "L", "λ·W̄", "lag p99", "notes"}
+	fmt.Fprintln(tw, strings.Join(header, "\t")+"\t")
+	for i, p := range s.Points {
+		m, sd := p.Mean, p.Spread
+		withSpread := func(v, d float64) string {
+			if len(p.samples()) > 1 && usable(d) {
+				return formatNumber(v) + " ±" + formatNumber(d)
+			}
+			return formatNumber(v)
+		}
+		row := []string{
+			p.Load.Short(),
+			fmt.Sprint(len(p.samples())),
+			formatNumber(m.RequestThroughput),
+			withSpread(m.OutputThroughput, sd.OutputThroughput),
+			withSpread(m.Goodput, sd.Goodput),
+			formatPercent(m.Attainment),
+			formatSeconds(m.TTFT.P50),
+			formatSeconds(m.TTFT.P99),
+			formatSeconds(m.TPOT.P50),
+			formatSeconds(m.TPOT.P99),
+			formatSeconds(m.E2E.Mean),
+			formatSeconds(m.E2E.P99),
+			formatNumber(m.LittleL),
+			formatNumber(m.LittleLambdaW),
+			formatSeconds(m.ClientLagP99),
+			notes(s, i),
+		}
+		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w, "\n"+s.Verdict)
+	return err
+}
+
+// notes marks what point i of s was chosen as.
+func notes(s Summary, i int) string {
+	var ns []string
+	if s.Operating.Found && s.Operating.Index == i {
+		ns = append(ns, "op")
+	}
+	if s.Power.Found && s.Power.Index == i {
+		ns = append(ns, "knee")
+	}
+	if s.Curvature.Found && s.Curvature.Index == i {
+		ns = append(ns, "curve")
+	}
+	if s.GoodputPeak.Found && s.GoodputPeak.Index == i {
+		ns = append(ns, "peak")
+	}
+	for _, l := range s.Operating.Strays {
+		if sameLoad(l, s.Points[i].Load) {
+			ns = append(ns, "stray")
+		}
+	}
+	if len(ns) == 0 {
+		return "-"
+	}
+	return strings.Join(ns, ",")
+}
