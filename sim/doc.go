@@ -1,0 +1,82 @@
+// Package sim is a simulated vLLM server with a physical performance model.
+//
+// It serves vLLM's OpenAI-compatible API (/v1/completions,
+// /v1/chat/completions, /v1/models, /tokenize, /detokenize, /health) and
+// vLLM's /metrics, in vLLM's wire format, from a simulated engine whose
+// timing follows a roofline of the GPU and model it is told to be. It runs
+// in two clocks:
+//
+//   - wall-clock time, behind HTTP (New, Start, Serve, Close): each engine
+//     step sleeps until its modelled end, then hands its tokens to the open
+//     streams. goodput bench embeds it when given no server, and goodput sim
+//     serves it on its own.
+//   - virtual time, without HTTP or sleeping (RunVirtual, RunVirtualClosed,
+//     StreamVirtual): the same engine produces goodput records directly, so
+//     a sweep over load takes milliseconds.
+//
+// # Engine
+//
+// The engine is scheduled like vLLM v1. Each step, running sequences each
+// compute what they lack (one token when decoding, the rest of the prompt
+// when prefilling) within a budget of max_num_batched_tokens, decodes first
+// since they come first in the running list; then waiting sequences are
+// admitted, their prompts prefilled in chunks from what is left of the
+// budget, while fewer than max_num_seqs run. The KV cache is paged in blocks
+// of 16 tokens; its size is
+//
+//	blocks = (GPU memory × gpu_memory_utilization − weight bytes per GPU) ÷ (16 × KV bytes per token per GPU)
+//
+// A sequence that cannot get a block for its next tokens preempts the most
+// recently admitted running sequence, whose blocks are freed and which goes
+// back to the front of the waiting queue to recompute its prompt and output
+// later. With prefix caching (on by default, as in vLLM v1) the full blocks
+// of a prompt are identified by chained hashes; a new request reuses the
+// blocks of its longest cached prefix and skips their prefill. Cached blocks
+// nobody uses stay in the cache until their memory is needed, least recently
+// used first.
+//
+// # Output length
+//
+// A request with ignore_eos produces max_tokens tokens. Otherwise its answer
+// ends after a geometrically distributed number of tokens with mean
+// Options.OutputLenMean (256 by default): each token ends the answer with
+// the same probability, as when a model samples its end-of-sequence token.
+// min_tokens holds the end back; max_tokens cuts it off, reported as finish
+// reason "length" rather than "stop". Lengths come from a generator seeded
+// with Options.Seed, drawn in arrival order; a request that carries its own
+// "seed" draws its length from that seed alone.
+//
+// # Cost model
+//
+// A step's duration is
+//
+//	StepOverhead + seqs × SeqOverhead + max(FLOPs ÷ (peak × MFU), bytes ÷ (bandwidth × MBU)) [+ all-reduce]
+//
+// where FLOPs ≈ 2 × params × tokens computed + attention FLOPs (which grow
+// with each token's context), and bytes ≈ weight bytes + the KV cache read
+// and written for every running context. Decoding is therefore bound by
+// memory (reading the weights once per step, shared by the whole batch)
+// until the batch is large, and prefill by compute. Tensor parallelism
+// splits weights, FLOPs and KV heads over the GPUs and adds two ring
+// all-reduces of the activations per layer; the formula is on costModel.
+// DefaultCalibration documents how the efficiencies and overheads were
+// fitted to public measurements of Llama-3.1-8B on an H100.
+//
+// Built-in profiles cover the A100-80GB, H100-SXM, H200, L4, L40S, RTX-4090
+// and MI300X, and Llama-3.1-8B, Llama-3.1-70B, Qwen2.5-7B, Qwen2.5-0.5B and
+// Mistral-7B; a profile file (LoadProfile) describes others.
+//
+// # Text
+//
+// Prompts are tokenized, and output text generated, with goodput's built-in
+// tokenizer (package tokenizer), so the token counts a client derives from
+// the streamed text agree exactly with the usage the server reports. Chat
+// messages are rendered with a small template before tokenization (see
+// chatPrompt), so a chat prompt counts a few tokens of markup per message.
+//
+// # Faults
+//
+// Options.Faults makes the server misbehave on purpose, reproducibly: HTTP
+// 500s, 429/503 when the queue is long, dropped connections, stalled streams,
+// malformed chunks and a slow first byte (see Faults and ParseFault).
+package sim

@@ -1,0 +1,390 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/goodput-dev/goodput/tokenizer"
+)
+
+// genRequest is a validated generation request, from either endpoint.
+type genRequest struct {
+	chat         bool
+	prompt       []int
+	maxTokens    int // resolved: never 0
+	minTokens    int
+	ignoreEOS    bool
+	seed         *int64
+	stream       bool
+	includeUsage bool
+	continuous   bool
+}
+
+func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
+	var req completionRequest
+	if !s.readBody(w, r, &req) || !s.checkModel(w, req.Model) {
+		return
+	}
+	if err := req.check(req.MaxTokens); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	prompt, err := promptIDs(req.Prompt)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	s.generate(w, r, req.generationParams, req.MaxTokens, prompt, false)
+}
+
+func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
+	var req chatRequest
+	if !s.readBody(w, r, &req) || !s.checkModel(w, req.Model) {
+		return
+	}
+	maxTokens := req.MaxCompletionTokens
+	if maxTokens == nil {
+		maxTokens = req.MaxTokens
+	}
+	if err := req.check(maxTokens); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	prompt, err := chatPrompt(req.Messages)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	s.generate(w, r, req.generationParams, maxTokens, prompt, true)
+}
+
+// generate validates lengths, applies faults, runs the request through the
+// engine and answers it, streamed or whole.
+func (s *Server) generate(w http.ResponseWriter, r *http.Request, p generationParams, maxTokens *int, prompt []int, chat bool) {
+	asked := 0
+	if maxTokens != nil {
+		asked = *maxTokens
+	}
+	resolved, err := checkLengths(len(prompt), asked, p.MinTokens, s.cfg.maxModelLen)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	g := genRequest{
+		chat: chat, prompt: prompt, maxTokens: resolved, minTokens: p.MinTokens,
+		ignoreEOS: p.IgnoreEOS, seed: p.Seed, stream: p.Stream,
+	}
+	if p.StreamOptions != nil {
+		g.includeUsage = p.StreamOptions.IncludeUsage
+		g.continuous = p.StreamOptions.ContinuousUsageStats
+	}
+
+	plan := s.dice.plan(g.maxTokens)
+	if plan.fail {
+		writeError(w, http.StatusInternalServerError, "simulated internal server error (fault injection: error-rate)")
+		return
+	}
+	if bound := s.cfg.faults.Overload; bound > 0 {
+		if n := s.queued(); n > bound {
+			writeError(w, s.cfg.faults.overloadStatus(),
+				fmt.Sprintf("server overloaded: %d requests waiting, more than the bound of %d (fault injection: overload)", n, bound))
+			return
+		}
+	}
+	if plan.firstByte > 0 && !sleepCtx(r.Context(), plan.firstByte) {
+		return // the client left while the first byte was held back
+	}
+
+	id := s.nextID.Add(1)
+	st := &stream{notify: make(chan struct{}, 1)}
+	q := &seq{
+		id:        id,
+		prompt:    toInt32(prompt),
+		promptLen: len(prompt),
+		maxTokens: g.maxTokens,
+		minTokens: g.minTokens,
+		ignoreEOS: g.ignoreEOS,
+		sink:      st,
+	}
+	if g.seed != nil {
+		q.seeded, q.seed = true, uint64(*g.seed)
+	}
+	if !s.submit(q) {
+		writeError(w, http.StatusServiceUnavailable, "the simulated engine is not running")
+		return
+	}
+	x := &exchange{
+		s: s, w: w, ctx: r.Context(), g: g, q: q, st: st, plan: plan,
+		text: newTextSource(s.cfg.engine.seed, id),
+		id:   requestID(chat, s.cfg.engine.seed, id),
+	}
+	if g.stream {
+		x.streamAnswer()
+	} else {
+		x.wholeAnswer()
+	}
+}
+
+// stream is the hand-off between the engine loop and one HTTP response.
+type stream struct {
+	notify chan struct{} // capacity 1: progress since the handler last looked
+
+	mu     sync.Mutex // guards tokens, done and finish
+	tokens int        // output tokens produced so far
+	done   bool
+	finish string
+}
+
+// emit runs on the engine goroutine: it publishes s's progress and wakes
+// the handler without ever blocking the engine.
+func (st *stream) emit(q *seq, _ time.Duration) {
+	st.mu.Lock()
+	st.tokens = q.generated
+	st.done = q.state == stateFinished
+	st.finish = q.finish
+	st.mu.Unlock()
+	select {
+	case st.notify <- struct{}{}:
+	default:
+	}
+}
+
+func (st *stream) progress() (tokens int, done bool, finish string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.tokens, st.done, st.finish
+}
+
+// exchange is one generation request being answered.
+type exchange struct {
+	s    *Server
+	w    http.ResponseWriter
+	ctx  context.Context
+	g    genRequest
+	q    *seq
+	st   *stream
+	plan faultPlan
+	text *textSource
+	id   string
+}
+
+// wait blocks until the engine reports progress. It reports false, having
+// aborted the request, when the client left or the server closed.
+func (x *exchange) wait() (ok, closing bool) {
+	select {
+	case <-x.st.notify:
+		return true, false
+	case <-x.ctx.Done():
+		x.s.abort(x.q)
+		return false, false
+	case <-x.s.closing:
+		return false, true
+	}
+}
+
+func (x *exchange) streamAnswer() {
+	w := x.w
+	rc := http.NewResponseController(w)
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream; charset=utf-8")
+	h.Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	if rc.Flush() != nil {
+		x.s.abort(x.q)
+		return
+	}
+	f := newChunkFormat(x.g.chat, x.id, x.s.created, x.s.cfg.model, len(x.g.prompt), x.g.continuous)
+	var buf, text []byte
+	written := 0
+	for {
+		ok, closing := x.wait()
+		if closing {
+			_, _ = w.Write([]byte(`data: {"error":{"message":"the server is shutting down","type":"ServiceUnavailableError","code":503}}` + "\n\n"))
+			_ = rc.Flush()
+			return
+		}
+		if !ok {
+			return
+		}
+		n, done, finish := x.st.progress()
+		buf = buf[:0]
+		for written < n {
+			pos := written + 1
+			last := done && pos == n
+			if at(x.plan.stallAt, pos, last) {
+				x.plan.stallAt = 0
+				if !x.send(rc, buf) || !sleepCtx(x.ctx, x.plan.stall) {
+					x.s.abort(x.q)
+					return
+				}
+				buf = buf[:0]
+			}
+			if at(x.plan.disconnectAt, pos, last) {
+				_ = x.send(rc, buf)
+				x.s.abort(x.q)
+				dropConnection(rc)
+				return
+			}
+			if x.g.chat && written == 0 {
+				buf = f.appendRole(buf)
+			}
+			text = x.text.appendToken(text[:0], written)
+			if at(x.plan.malformedAt, pos, last) {
+				x.plan.malformedAt = 0
+				buf = f.appendMalformed(buf)
+			} else {
+				reason := ""
+				if last {
+					reason = finish
+				}
+				buf = f.appendToken(buf, text, pos, reason)
+			}
+			written++
+		}
+		if done {
+			if x.g.includeUsage {
+				buf = f.appendUsage(buf, n)
+			}
+			buf = append(buf, doneEvent...)
+		}
+		if !x.send(rc, buf) {
+			x.s.abort(x.q)
+			return
+		}
+		if done {
+			return
+		}
+	}
+}
+
+// at reports whether a fault planned for chunk position want strikes at
+// chunk pos: at its position, or at the last chunk when the stream is
+// shorter than planned.
+func at(want, pos int, last bool) bool {
+	return want > 0 && (want == pos || last && want > pos)
+}
+
+// send writes b and flushes it; it reports false when the client is gone.
+func (x *exchange) send(rc *http.ResponseController, b []byte) bool {
+	if len(b) == 0 {
+		return true
+	}
+	if _, err := x.w.Write(b); err != nil {
+		return false
+	}
+	return rc.Flush() == nil
+}
+
+func (x *exchange) wholeAnswer() {
+	for {
+		ok, closing := x.wait()
+		if closing {
+			writeError(x.w, http.StatusServiceUnavailable, "the server is shutting down")
+			return
+		}
+		if !ok {
+			return
+		}
+		if _, done, _ := x.st.progress(); done {
+			break
+		}
+	}
+	n, _, finish := x.st.progress()
+	rc := http.NewResponseController(x.w)
+	if x.plan.stallAt > 0 && !sleepCtx(x.ctx, x.plan.stall) {
+		return
+	}
+	if x.plan.disconnectAt > 0 {
+		dropConnection(rc)
+		return
+	}
+	var text []byte
+	for i := range n {
+		text = x.text.appendToken(text, i)
+	}
+	u := usage{PromptTokens: len(x.g.prompt), CompletionTokens: n, TotalTokens: len(x.g.prompt) + n}
+	var body any
+	if x.g.chat {
+		body = chatResponse{ID: x.id, Object: "chat.completion", Created: x.s.created, Model: x.s.cfg.model, Usage: u,
+			Choices: []chatChoice{{Message: chatMsgBody{Role: "assistant", Content: string(text), ToolCalls: []any{}}, FinishReason: finish}}}
+	} else {
+		body = completionResponse{ID: x.id, Object: "text_completion", Created: x.s.created, Model: x.s.cfg.model, Usage: u,
+			Choices: []completionChoice{{Text: string(text), FinishReason: finish}}}
+	}
+	if x.plan.malformedAt > 0 {
+		x.w.Header().Set("Content-Type", "application/json")
+		_, _ = x.w.Write([]byte(`{"id":"` + x.id + `","object":`))
+		return
+	}
+	writeJSON(x.w, http.StatusOK, body)
+}
+
+// dropConnection closes the client's connection without ending the
+// response, as a crashed server or a broken proxy would: the client sees the
+// stream stop without its terminator. Connections that cannot be taken over
+// (HTTP/2) are left to end early instead.
+func dropConnection(rc *http.ResponseController) {
+	_ = rc.Flush()
+	conn, _, err := rc.Hijack()
+	if err != nil {
+		return
+	}
+	_ = conn.Close()
+}
+
+// sleepCtx sleeps for d; it reports false if ctx ended first.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// textSource produces a request's output tokens: prose-like, composable
+// token ids of the built-in tokenizer, so that clients counting tokens in
+// the text find exactly the usage the server reports.
+type textSource struct {
+	rng *rand.Rand
+	ids []int
+}
+
+func newTextSource(seed uint64, id int64) *textSource {
+	return &textSource{rng: rand.New(rand.NewPCG(seed, uint64(id)))}
+}
+
+// textBatch is how many output tokens are generated at a time.
+const textBatch = 64
+
+// appendToken appends the text of output token i (0-based) to dst.
+func (t *textSource) appendToken(dst []byte, i int) []byte {
+	for len(t.ids) <= i {
+		t.ids = tokenizer.AppendWords(t.ids, textBatch, t.rng)
+	}
+	return tokenizer.AppendText(dst, t.ids[i])
+}
+
+// requestID returns a vLLM-style response id: "cmpl-" or "chatcmpl-" and 32
+// hex digits, unique per server and reproducible with the seed.
+func requestID(chat bool, seed uint64, id int64) string {
+	prefix := "cmpl-"
+	if chat {
+		prefix = "chatcmpl-"
+	}
+	a := splitmix(seed ^ uint64(id))
+	return fmt.Sprintf("%s%016x%016x", prefix, a, splitmix(a))
+}
+
+func splitmix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
+}

@@ -1,0 +1,221 @@
+package sim
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/goodput-dev/goodput/tokenizer"
+)
+
+// streamOptions is the OpenAI stream_options object.
+type streamOptions struct {
+	IncludeUsage         bool `json:"include_usage"`
+	ContinuousUsageStats bool `json:"continuous_usage_stats"` // vLLM extension
+}
+
+// generationParams are the request fields both endpoints share. Fields the
+// simulator does not model (temperature, top_p, …) are accepted and ignored,
+// as a real server would honour them without changing the timing much.
+type generationParams struct {
+	Model         string         `json:"model"`
+	MaxTokens     *int           `json:"max_tokens"`
+	MinTokens     int            `json:"min_tokens"` // vLLM extension
+	IgnoreEOS     bool           `json:"ignore_eos"` // vLLM extension
+	Stream        bool           `json:"stream"`
+	StreamOptions *streamOptions `json:"stream_options"`
+	N             *int           `json:"n"`
+	Seed          *int64         `json:"seed"`
+}
+
+// completionRequest is the body of POST /v1/completions.
+type completionRequest struct {
+	generationParams
+	Prompt json.RawMessage `json:"prompt"`
+}
+
+// chatRequest is the body of POST /v1/chat/completions.
+type chatRequest struct {
+	generationParams
+	MaxCompletionTokens *int          `json:"max_completion_tokens"`
+	Messages            []chatMessage `json:"messages"`
+}
+
+type chatMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+// tokenizeRequest is the body of POST /tokenize: a prompt, or chat messages.
+type tokenizeRequest struct {
+	Model    string          `json:"model"`
+	Prompt   json.RawMessage `json:"prompt"`
+	Messages []chatMessage   `json:"messages"`
+}
+
+// detokenizeRequest is the body of POST /detokenize.
+type detokenizeRequest struct {
+	Model  string `json:"model"`
+	Tokens []int  `json:"tokens"`
+}
+
+// decodeJSON reads one JSON object from r into v, with errors that say
+// where the body is wrong.
+func decodeJSON(r io.Reader, v any) error {
+	dec := json.NewDecoder(r)
+	if err := dec.Decode(v); err != nil {
+		return describeJSONError(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("invalid request body: unexpected data after the JSON object")
+	}
+	return nil
+}
+
+func describeJSONError(err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, io.EOF):
+		return errors.New("invalid request body: it is empty, want a JSON object")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Errorf("invalid request body: the JSON ends early: %w", err)
+	case errors.As(err, &syn):
+		return fmt.Errorf("invalid request body: malformed JSON at byte %d: %w", syn.Offset, err)
+	case errors.As(err, &typ):
+		field := typ.Field
+		if field == "" {
+			return fmt.Errorf("invalid request body: want a JSON object, got %s: %w", typ.Value, err)
+		}
+		return fmt.Errorf("invalid request body: field %q at byte %d: want %s, got %s: %w",
+			field, typ.Offset, jsonKind(typ.Type.String()), typ.Value, err)
+	}
+	return fmt.Errorf("invalid request body: %w", err)
+}
+
+// jsonKind names a Go type the way a JSON author thinks of it.
+func jsonKind(goType string) string {
+	switch {
+	case strings.HasPrefix(goType, "[]"):
+		return "an array"
+	case strings.Contains(goType, "int"):
+		return "an integer"
+	case strings.Contains(goType, "float"):
+		return "a number"
+	case strings.Contains(goType, "string"), strings.Contains(goType, "RawMessage"):
+		return "a string"
+	case strings.Contains(goType, "bool"):
+		return "true or false"
+	}
+	return "an object"
+}
+
+// check validates the shared fields; maxTokens is the request's output cap
+// (max_tokens, or max_completion_tokens for chat), nil when not given.
+func (p *generationParams) check(maxTokens *int) error {
+	if maxTokens != nil && *maxTokens < 1 {
+		return fmt.Errorf("max_tokens must be at least 1, got %d", *maxTokens)
+	}
+	if p.N != nil && *p.N != 1 {
+		return fmt.Errorf("n must be 1: the simulator generates one choice per request, got %d", *p.N)
+	}
+	if p.StreamOptions != nil && !p.Stream {
+		return errors.New("stream_options can only be defined when stream is true")
+	}
+	return nil
+}
+
+// promptIDs turns a completions prompt into token ids: a string (tokenized),
+// a list of token ids, or a list holding exactly one of either.
+func promptIDs(raw json.RawMessage) ([]int, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil, errors.New("prompt is required")
+	}
+	var text string
+	if err := json.Unmarshal(raw, &text); err == nil {
+		if text == "" {
+			return nil, errors.New("prompt must not be empty")
+		}
+		return tokenizer.Encode(text), nil
+	}
+	var ids []int
+	if err := json.Unmarshal(raw, &ids); err == nil {
+		if len(ids) == 0 {
+			return nil, errors.New("prompt must not be empty")
+		}
+		return ids, checkTokenIDs(ids)
+	}
+	var list []json.RawMessage
+	if err := json.Unmarshal(raw, &list); err != nil || len(list) == 0 {
+		return nil, errors.New("prompt must be a string, a list of token ids, or a list of one of those")
+	}
+	if len(list) > 1 {
+		return nil, fmt.Errorf("prompt is a batch of %d prompts: the simulator serves one prompt per request", len(list))
+	}
+	if inner := bytes.TrimSpace(list[0]); len(inner) > 0 && (inner[0] == '"' || inner[0] == '[') {
+		return promptIDs(inner)
+	}
+	return nil, errors.New("prompt must be a string, a list of token ids, or a list of one of those")
+}
+
+// chatRoles are the message roles the chat template knows.
+var chatRoles = map[string]bool{"system": true, "developer": true, "user": true, "assistant": true, "tool": true}
+
+// chatPrompt renders messages with the simulator's chat template and
+// tokenizes the result. The template wraps each message as
+// "<|role|>\ncontent\n" and ends with "<|assistant|>\n", the shape of common
+// templates, so prompt_tokens include a few tokens of markup per message.
+func chatPrompt(msgs []chatMessage) ([]int, error) {
+	if len(msgs) == 0 {
+		return nil, errors.New("messages must not be empty")
+	}
+	var b strings.Builder
+	for i, m := range msgs {
+		if !chatRoles[m.Role] {
+			return nil, fmt.Errorf("messages[%d]: unknown role %q (want system, developer, user, assistant or tool)", i, m.Role)
+		}
+		text, err := messageText(m.Content)
+		if err != nil {
+			return nil, fmt.Errorf("messages[%d]: %w", i, err)
+		}
+		b.WriteString("<|")
+		b.WriteString(m.Role)
+		b.WriteString("|>\n")
+		b.WriteString(text)
+		b.WriteString("\n")
+	}
+	b.WriteString("<|assistant|>\n")
+	return tokenizer.Encode(b.String()), nil
+}
+
+// messageText flattens a message's content: a string, null (an assistant
+// turn with tool calls), or a list of {"type":"text","text":…} parts.
+func messageText(raw json.RawMessage) (string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return "", nil
+	}
+	var text string
+	if err := json.Unmarshal(raw, &text); err == nil {
+		return text, nil
+	}
+	var parts []struct {
+		Type string  `json:"type"`
+		Text *string `json:"text"`
+	}
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return "", errors.New("content must be a string or a list of text parts")
+	}
+	var b strings.Builder
+	for j, p := range parts {
+		if p.Type != "text" || p.Text == nil {
+			return "", fmt.Errorf("content[%d]: only text parts are supported, got type %q", j, p.Type)
+		}
+		b.WriteString(*p.Text)
+	}
+	return b.String(), nil
+}

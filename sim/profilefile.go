@@ -1,0 +1,184 @@
+package sim
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// A profile file (YAML, or JSON, which YAML reads too) describes hardware or
+// a model the built-in tables lack, and may recalibrate the cost model:
+//
+//	gpu: H100                 # a built-in name, or an object:
+//	# gpu: {name: B200, memory_gib: 180, bandwidth_tbps: 8, tflops: 2250,
+//	#       link_gbps: 900, allreduce_latency_us: 5}
+//	model:
+//	  name: my-13b
+//	  layers: 40
+//	  hidden_size: 5120
+//	  num_heads: 40
+//	  num_kv_heads: 40
+//	  head_dim: 128
+//	  params_b: 13
+//	  dtype_bytes: 2
+//	  max_model_len: 4096
+//	tensor_parallel_size: 2
+//	calibration:              # any subset; the rest stays as it was
+//	  mfu: 0.45
+//	  mbu: 0.75
+//	  step_overhead: 300us
+//	  seq_overhead: 200us
+//	  request_overhead: 4ms
+//
+// Every key is optional; what the file leaves out comes from the profile it
+// is applied to.
+type profileFile struct {
+	GPU            yaml.Node        `yaml:"gpu"`
+	Model          yaml.Node        `yaml:"model"`
+	TensorParallel *int             `yaml:"tensor_parallel_size"`
+	Calibration    *calibrationFile `yaml:"calibration"`
+}
+
+type calibrationFile struct {
+	MFU             *float64       `yaml:"mfu"`
+	MBU             *float64       `yaml:"mbu"`
+	StepOverhead    *time.Duration `yaml:"step_overhead"`
+	SeqOverhead     *time.Duration `yaml:"seq_overhead"`
+	RequestOverhead *time.Duration `yaml:"request_overhead"`
+}
+
+// LoadProfile reads the profile file at path and applies it to base (see
+// ParseProfile).
+func LoadProfile(path string, base Profile) (Profile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Profile{}, fmt.Errorf("profile: %w", err)
+	}
+	return ParseProfile(path, data, base)
+}
+
+// ParseProfile applies the profile file data to base and returns the result.
+// name (usually the file's path) prefixes errors, which give the line at
+// fault. The result is not validated: New and Resolve do that.
+func ParseProfile(name string, data []byte, base Profile) (Profile, error) {
+	var f profileFile
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil {
+		if errors.Is(err, io.EOF) {
+			return Profile{}, fmt.Errorf("%s: the profile is empty", name)
+		}
+		return Profile{}, fmt.Errorf("%s: %w", name, err)
+	}
+	p := base
+	var err error
+	if !f.GPU.IsZero() {
+		if p.GPU, err = decodeGPU(&f.GPU); err != nil {
+			return Profile{}, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	if !f.Model.IsZero() {
+		if p.Model, err = decodeModel(&f.Model); err != nil {
+			return Profile{}, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	if f.TensorParallel != nil {
+		if *f.TensorParallel < 1 {
+			return Profile{}, fmt.Errorf("%s: tensor_parallel_size %d: must be at least 1", name, *f.TensorParallel)
+		}
+		p.TensorParallel = *f.TensorParallel
+	}
+	if c := f.Calibration; c != nil {
+		if p.Calibration == (Calibration{}) {
+			p.Calibration = DefaultCalibration
+		}
+		set(&p.Calibration.MFU, c.MFU)
+		set(&p.Calibration.MBU, c.MBU)
+		set(&p.Calibration.StepOverhead, c.StepOverhead)
+		set(&p.Calibration.SeqOverhead, c.SeqOverhead)
+		set(&p.Calibration.RequestOverhead, c.RequestOverhead)
+	}
+	return p, nil
+}
+
+func set[T any](dst *T, v *T) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
+func decodeGPU(n *yaml.Node) (GPU, error) {
+	if n.Kind == yaml.ScalarNode {
+		g, err := LookupGPU(n.Value)
+		if err != nil {
+			return GPU{}, fmt.Errorf("line %d: gpu: %w", n.Line, err)
+		}
+		return g, nil
+	}
+	var g GPU
+	if err := decodeStrict(n, "gpu", &g); err != nil {
+		return GPU{}, err
+	}
+	return g, nil
+}
+
+func decodeModel(n *yaml.Node) (Model, error) {
+	if n.Kind == yaml.ScalarNode {
+		m, err := LookupModel(n.Value)
+		if err != nil {
+			return Model{}, fmt.Errorf("line %d: model: %w", n.Line, err)
+		}
+		return m, nil
+	}
+	var m Model
+	if err := decodeStrict(n, "model", &m); err != nil {
+		return Model{}, err
+	}
+	return m, nil
+}
+
+// decodeStrict decodes mapping n into the struct v points to, rejecting
+// keys that v has no yaml tag for (Node.Decode alone would ignore them).
+func decodeStrict(n *yaml.Node, what string, v any) error {
+	if n.Kind != yaml.MappingNode {
+		return fmt.Errorf("line %d: %s: want a built-in name or a mapping of fields", n.Line, what)
+	}
+	known := yamlKeys(reflect.TypeOf(v).Elem())
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		if !known[k.Value] {
+			return fmt.Errorf("line %d: %s: unknown field %q (known: %s)", k.Line, what, k.Value, sortedKeys(known))
+		}
+	}
+	if err := n.Decode(v); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
+}
+
+func yamlKeys(t reflect.Type) map[string]bool {
+	out := make(map[string]bool)
+	for i := range t.NumField() {
+		if tag, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); tag != "" && tag != "-" {
+			out[tag] = true
+		}
+	}
+	return out
+}
+
+func sortedKeys(m map[string]bool) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return strings.Join(keys, ", ")
+}

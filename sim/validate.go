@@ -1,0 +1,46 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/goodput-dev/goodput/tokenizer"
+)
+
+// checkLengths validates a request's lengths against max_model_len, with
+// vLLM's rules and wording, and returns the effective max_tokens: the one
+// asked for, or what is left of max_model_len after the prompt when
+// maxTokens is 0 (not given).
+func checkLengths(promptLen, maxTokens, minTokens, maxModelLen int) (int, error) {
+	switch {
+	case promptLen < 1:
+		return 0, fmt.Errorf("the prompt is empty: it must have at least one token")
+	case maxTokens < 0:
+		return 0, fmt.Errorf("max_tokens must be at least 1, got %d", maxTokens)
+	case promptLen >= maxModelLen:
+		return 0, fmt.Errorf("this model's maximum context length is %d tokens, however your request has %d input tokens: reduce the length of the input",
+			maxModelLen, promptLen)
+	}
+	if maxTokens == 0 {
+		maxTokens = maxModelLen - promptLen
+	}
+	switch {
+	case promptLen+maxTokens > maxModelLen:
+		return 0, fmt.Errorf("this model's maximum context length is %d tokens, however you requested %d tokens (%d in the input, %d in the completion): reduce the length of the input or of the completion",
+			maxModelLen, promptLen+maxTokens, promptLen, maxTokens)
+	case minTokens < 0:
+		return 0, fmt.Errorf("min_tokens must be greater than or equal to 0, got %d", minTokens)
+	case minTokens > maxTokens:
+		return 0, fmt.Errorf("min_tokens must be less than or equal to max_tokens=%d, got %d", maxTokens, minTokens)
+	}
+	return maxTokens, nil
+}
+
+// checkTokenIDs rejects token ids outside the vocabulary, naming the first.
+func checkTokenIDs(ids []int) error {
+	for i, id := range ids {
+		if !tokenizer.Valid(id) {
+			return fmt.Errorf("token id %d at position %d is out of vocabulary (valid ids are 0 to %d)", id, i, tokenizer.VocabSize-1)
+		}
+	}
+	return nil
+}
