@@ -1,0 +1,55 @@
+package capacity
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// MaxHeadroom is the largest headroom ParseHeadroom accepts: ten times the
+// peak. More is almost certainly a percentage typed without its sign.
+const MaxHeadroom = 10
+
+// ParseHeadroom parses the --headroom flag: a fraction ("0.2") or a
+// percentage ("20%", "20 %"), from 0 to MaxHeadroom (1000 %).
+func ParseHeadroom(s string) (float64, error) {
+	t := strings.TrimSpace(s)
+	percent := strings.HasSuffix(t, "%")
+	if percent {
+		t = strings.TrimSpace(strings.TrimSuffix(t, "%"))
+	}
+	if !isPlainDecimal(t) {
+		return 0, fmt.Errorf("headroom %q: not a number (want a fraction such as 0.2 or a percentage such as 20%%)", s)
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil {
+		return 0, fmt.Errorf("headroom %q: %w", s, err)
+	}
+	if percent {
+		v /= 100
+	}
+	if v > MaxHeadroom {
+		if percent {
+			return 0, fmt.Errorf("headroom %q: more than 1000 %%", s)
+		}
+		return 0, fmt.Errorf("headroom %q: more than %v (1000 %%); did you mean %s%%?", s, MaxHeadroom, t)
+	}
+	return v, nil
+}
+
+// isPlainDecimal accepts digits with at most one decimal point; signs,
+// exponents, "inf" and "nan" are not headroom.
+func isPlainDecimal(s string) bool {
+	digits, dots := 0, 0
+	for _, c := range s {
+		switch {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == '.':
+			dots++
+		default:
+			return false
+		}
+	}
+	return digits > 0 && dots <= 1
+}
