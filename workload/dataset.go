@@ -29,8 +29,11 @@ type DatasetStats struct {
 
 var _ Source = (*Dataset)(nil)
 
-// Item returns item seq mod Len(); seq must be ≥ 0.
-func (d *Dataset) Item(seq int64) Item { return d.items[seq%int64(len(d.items))] }
+// Item returns item seq mod Len().
+func (d *Dataset) Item(seq int64) Item {
+	n := int64(len(d.items))
+	return d.items[(seq%n+n)%n] // a negative seq still lands in range
+}
 
 // Len returns the number of distinct items.
 func (d *Dataset) Len() int { return len(d.items) }

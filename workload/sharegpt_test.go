@@ -69,7 +69,7 @@ func TestReadShareGPTFixture(t *testing.T) {
 		t.Errorf("stats = %+v, want 10 entries, 5 usable, 5 kept, skipped %v", st, wantSkipped)
 	}
 	// Finite datasets cycle.
-	if d.Item(5).Prompt != d.Item(0).Prompt || d.Item(12).Prompt != d.Item(2).Prompt {
+	if d.Item(5).Prompt != d.Item(0).Prompt || d.Item(12).Prompt != d.Item(2).Prompt || d.Item(-1).Prompt != d.Item(4).Prompt {
 		t.Error("Item(seq) does not cycle with period Len()")
 	}
 	wantText := "sharegpt testdata/sharegpt_small.json: 5 items of 10 entries (skipped: 1 with a prompt below --sharegpt-min-input-len, 1 with a reply below --sharegpt-min-output-len, 3 without a reply to the first human turn); input tokens 12–16 (mean 14.2); output tokens 18–39 (mean 29.6)"
