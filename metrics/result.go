@@ -1,0 +1,178 @@
+package metrics
+
+import "math"
+
+// Result is a Summary's report. It is written to summary files and read back
+// by other tools, so its JSON form is stable: snake_case keys, and every
+// latency in float64 seconds. Rates are zero when the window is empty.
+type Result struct {
+	// Method and Percentiles say how the distributions' percentiles were read.
+	Method      Method    `json:"percentile_method"`
+	Percentiles []float64 `json:"percentiles"`
+
+	Counts     Counts     `json:"counts"`
+	Window     Window     `json:"window"`
+	Tokens     Tokens     `json:"tokens"`
+	Throughput Throughput `json:"throughput"`
+	// Goodput is nil when no per-request SLO was given.
+	Goodput    *Goodput   `json:"goodput,omitempty"`
+	Latency    Latency    `json:"latency"`
+	LittlesLaw LittlesLaw `json:"littles_law"`
+	Series     Series     `json:"series"`
+
+	// TokenSources counts completed requests by where their output token
+	// count came from (record.Source values; "unknown" when the record did
+	// not say).
+	TokenSources map[string]int64 `json:"token_sources"`
+}
+
+// Counts are request counts. Total = Completed + Failed; warm-up requests
+// that were excluded are in none of them.
+type Counts struct {
+	Total     int64 `json:"total"`     // measured requests
+	Completed int64 `json:"completed"` // succeeded
+	Failed    int64 `json:"failed"`
+	// Errors counts failed requests by record.ErrorKind.
+	Errors         map[string]int64 `json:"errors"`
+	WarmupExcluded int64            `json:"warmup_excluded"`
+	ErrorRate      float64          `json:"error_rate"` // Failed / Total, 0 when Total is 0
+}
+
+// Window is the measurement window W: from the scheduled time of the
+// earliest measured request (success or failure) to the end time of the
+// latest one. Times are ns from the run epoch.
+type Window struct {
+	Start   int64   `json:"start_ns"`
+	End     int64   `json:"end_ns"`
+	Seconds float64 `json:"seconds"`
+}
+
+// Tokens are token totals over completed requests.
+type Tokens struct {
+	Input  int64 `json:"input"`
+	Output int64 `json:"output"`
+	Total  int64 `json:"total"`
+}
+
+// Throughput is completed work per second of W.
+type Throughput struct {
+	RequestsPerSecond     float64 `json:"requests_per_second"`
+	OutputTokensPerSecond float64 `json:"output_tokens_per_second"`
+	InputTokensPerSecond  float64 `json:"input_tokens_per_second"`
+	TotalTokensPerSecond  float64 `json:"total_tokens_per_second"`
+}
+
+// Goodput is the throughput that met the per-request SLO.
+type Goodput struct {
+	SLO                   string  `json:"slo,omitempty"`            // Options.SLO
+	GoodRequests          int64   `json:"good_requests"`            // successful requests Options.Good accepted
+	GoodOutputTokens      int64   `json:"good_output_tokens"`       // their N
+	OutputTokensPerSecond float64 `json:"output_tokens_per_second"` // goodput: GoodOutputTokens / W
+	RequestsPerSecond     float64 `json:"requests_per_second"`      // request goodput: GoodRequests / W
+	Attainment            float64 `json:"attainment"`               // GoodRequests / Counts.Total (failures included)
+}
+
+// Latency holds a distribution per latency metric, over completed requests.
+// ITL and InterChunk pool every gap of every request.
+type Latency struct {
+	TTFT        Distribution `json:"ttft"`
+	TPOT        Distribution `json:"tpot"`
+	ITL         Distribution `json:"itl"`
+	InterChunk  Distribution `json:"inter_chunk"`
+	E2E         Distribution `json:"e2e"`
+	ClientQueue Distribution `json:"client_queue"`
+	TTFTSent    Distribution `json:"ttft_sent"`
+}
+
+// Distribution summarises a sample of latencies. Every value is in seconds.
+// Std is the population standard deviation. With Count 0 every field is
+// zero and Percentiles is empty.
+type Distribution struct {
+	Count       int64             `json:"count"`
+	Mean        float64           `json:"mean"`
+	Std         float64           `json:"std"`
+	Min         float64           `json:"min"`
+	Max         float64           `json:"max"`
+	Median      float64           `json:"median"` // the 50th percentile by Result.Method
+	Percentiles []PercentileValue `json:"percentiles,omitempty"`
+}
+
+// PercentileValue is one percentile of a distribution.
+type PercentileValue struct {
+	P     float64 `json:"p"`
+	Value float64 `json:"value"`
+}
+
+// LittlesLaw compares the two sides of L = λ·W̄ over the window. A request
+// is in flight from its scheduled time to its end, failures included;
+// λ counts completions only and W̄ is their mean e2e. Even in steady state
+// the sides differ by the time between each last token and the end of its
+// stream, and by the in-flight time of failures. A large gap means the run
+// was not in steady state (for example, still ramping up or draining).
+type LittlesLaw struct {
+	InFlight         float64 `json:"in_flight"`          // L: time-average of requests in flight
+	ArrivalRate      float64 `json:"arrival_rate"`       // λ: completions / W, per second
+	MeanLatency      float64 `json:"mean_latency"`       // W̄: mean e2e, seconds
+	RateTimesLatency float64 `json:"rate_times_latency"` // λ·W̄
+	RelativeGap      float64 `json:"relative_gap"`       // |L − λ·W̄| / L, 0 when L is 0
+}
+
+// Series is the run over time, in buckets of Step seconds aligned to the
+// run epoch (bucket k covers [k·Step, (k+1)·Step)), from the bucket holding
+// the window's start to the one holding its end. Rates divide by the full
+// step, so the first and last buckets, which W covers only in part, read
+// low. Step can be wider than Options.SeriesStep when a very long span had
+// to be coarsened.
+type Series struct {
+	Step   float64       `json:"step_seconds"`
+	Points []SeriesPoint `json:"points"`
+}
+
+// SeriesPoint is one bucket of a Series, counting completed and failed
+// measured requests.
+type SeriesPoint struct {
+	Start float64 `json:"start_seconds"` // bucket start, seconds from the run epoch
+	// OutputTokensPerSecond attributes each chunk's tokens to the bucket of
+	// its arrival time (completed requests only). It follows chunk token
+	// counts, so its total can differ from Tokens.Output when that came
+	// from the server's usage.
+	OutputTokensPerSecond float64 `json:"output_tokens_per_second"`
+	InFlight              float64 `json:"in_flight"`   // time-average of requests in flight in the bucket
+	Completions           int64   `json:"completions"` // successful requests that ended in the bucket
+	Errors                int64   `json:"errors"`      // failed requests that ended in the bucket
+}
+
+// Distribution returns the distribution of metric m, or nil for an unknown
+// metric.
+func (r *Result) Distribution(m Metric) *Distribution {
+	switch m {
+	case MetricTTFT:
+		return &r.Latency.TTFT
+	case MetricTPOT:
+		return &r.Latency.TPOT
+	case MetricITL:
+		return &r.Latency.ITL
+	case MetricInterChunk:
+		return &r.Latency.InterChunk
+	case MetricE2E:
+		return &r.Latency.E2E
+	case MetricClientQueue:
+		return &r.Latency.ClientQueue
+	case MetricTTFTSent:
+		return &r.Latency.TTFTSent
+	}
+	return nil
+}
+
+// Percentile returns the reported value of percentile p, and false when p
+// was not among the percentiles computed (or the distribution is empty).
+// To be able to ask for p later, put it in Options.Percentiles before the
+// run.
+func (d *Distribution) Percentile(p float64) (float64, bool) {
+	for _, v := range d.Percentiles {
+		if math.Abs(v.P-p) <= 1e-9 {
+			return v.Value, true
+		}
+	}
+	return 0, false
+}

@@ -1,0 +1,286 @@
+package metrics
+
+import (
+	"slices"
+	"sync"
+
+	"github.com/goodput-dev/goodput/record"
+)
+
+// Summary accumulates records into a Result. Create it with NewSummary, call
+// Add once per record, and Close at the end; Snapshot reads the numbers so
+// far for a live view. All methods are safe for concurrent use.
+//
+// A Summary keeps no record. Each latency value is kept exactly, in about
+// two bytes while its 65.5 µs bucket is sparse and in a fixed 256 KiB table
+// of counts once the bucket is dense (see store), so a long run whose gaps
+// cluster needs tens of MiB. One pool serves both ITL and inter-chunk
+// latency while chunks carry one token each.
+type Summary struct {
+	opts Options // normalized; read-only after NewSummary, so Add reads it unlocked
+
+	mu     sync.Mutex // guards every field below
+	result *Result    // set by Close; later calls return it
+
+	total, completed, failed, warmup int64
+	errors                           map[record.ErrorKind]int64
+	sources                          map[record.Source]int64
+	haveWindow                       bool
+	start, end                       int64 // window: min Scheduled, max End
+	busy                             wideSum
+	input, output                    int64 // tokens of completed requests
+	good, goodTokens                 int64
+
+	// Per-request samples, one value per completed request that has it.
+	ttft, tpot, e2e, queue, ttftSent store
+
+	// ITL and inter-chunk pools. gaps1 holds the gaps closed by one-token
+	// chunks, which are both an ITL and an inter-chunk value. A gap closed
+	// by a chunk of k > 1 tokens goes to gapsK once (inter-chunk) and to
+	// itlK as k per-token values (ITL).
+	gaps1, gapsK, itlK store
+
+	series series
+}
+
+// NewSummary returns an empty Summary. Options are used as Options.Validate
+// describes, except that NewSummary never fails: percentiles outside
+// [0, 100] are clamped and NaN ones dropped, an unknown Method means Linear,
+// and a non-positive SeriesStep means DefaultSeriesStep.
+func NewSummary(o Options) *Summary {
+	o = o.normalized()
+	return &Summary{
+		opts:    o,
+		errors:  map[record.ErrorKind]int64{},
+		sources: map[record.Source]int64{},
+		series:  series{step: int64(o.SeriesStep)},
+	}
+}
+
+// Add folds one record in. It reads r and retains neither r nor its Chunks,
+// so the caller may reuse both as soon as Add returns. A record added after
+// Close is ignored. Add calls Options.Good with the Summary locked.
+func (s *Summary) Add(r *record.Record) {
+	if r == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.result != nil {
+		return
+	}
+	if r.Warmup && !s.opts.IncludeWarmup {
+		s.warmup++
+		return
+	}
+	st := statsOf(r.Chunks)
+	q := request(r, &st)
+	if q.OK && st.chunks > 0 {
+		if st.simple {
+			s.series.addTokensInOrder(r.Chunks)
+			s.gaps1.addGaps(r.Chunks)
+		} else {
+			s.addChunks(r.Chunks)
+		}
+	}
+
+	s.total++
+	if !s.haveWindow {
+		s.haveWindow, s.start, s.end = true, r.Scheduled, r.End
+	} else {
+		s.start = min(s.start, r.Scheduled)
+		s.end = max(s.end, r.End)
+	}
+	s.busy.add(r.End - r.Scheduled)
+	s.series.cover(r.Scheduled, r.End)
+	s.series.inFlight(r.Scheduled, r.End)
+	end := &s.series.b[s.series.slot(r.End)]
+
+	if !q.OK {
+		s.failed++
+		s.errors[q.Error]++
+		end.errors++
+		return
+	}
+	s.completed++
+	end.completions++
+	s.sources[r.TokenSource]++
+	s.input += int64(q.InputTokens)
+	s.output += int64(q.OutputTokens)
+	if s.opts.Good != nil && s.opts.Good(q) {
+		s.good++
+		s.goodTokens += int64(q.OutputTokens)
+	}
+	if q.HasSent {
+		s.queue.add(int64(q.ClientQueue))
+	}
+	if q.HasFirstToken {
+		s.ttft.add(int64(q.TTFT))
+		if q.HasSent {
+			s.ttftSent.add(int64(q.TTFTSent))
+		}
+	}
+	if q.HasTPOT {
+		s.tpot.add(int64(q.TPOT))
+	}
+	if q.HasE2E {
+		s.e2e.add(int64(q.E2E))
+	}
+}
+
+// addChunks pools the gaps of a successful record and attributes its tokens
+// to the series, for records outside the fast path: chunks of several
+// tokens, chunks without tokens (skipped), arrivals out of order.
+func (s *Summary) addChunks(cs []record.Chunk) {
+	started := false
+	var prev int64
+	for _, c := range cs {
+		if c.Tokens <= 0 {
+			continue
+		}
+		k := int64(c.Tokens)
+		s.series.cover(c.At, c.At)
+		s.series.b[s.series.slot(c.At)].tokens += k
+		if !started {
+			started, prev = true, c.At
+			continue
+		}
+		gap := c.At - prev
+		prev = c.At
+		if k == 1 {
+			s.gaps1.add(gap)
+			continue
+		}
+		s.gapsK.add(gap)
+		s.itlK.addN(divRound(gap, k), k)
+	}
+}
+
+// Snapshot returns the numbers so far without ending the run: the live view.
+// It scans the allocated bucket pages and orders the values of the few
+// buckets that hold the wanted percentiles, so its cost depends on how the
+// values spread rather than on how many there are (see BenchmarkSnapshot);
+// still, call it about once a second, not once per record. After Close it
+// returns the closed Result.
+func (s *Summary) Snapshot() *Result {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.result != nil {
+		return s.result
+	}
+	return s.compute()
+}
+
+// Close ends the run and returns its Result. It releases the pooled samples,
+// so it is cheap to keep a closed Summary around; calling it again returns
+// the same Result, and later Adds are ignored.
+func (s *Summary) Close() *Result {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.result == nil {
+		s.result = s.compute()
+		for _, st := range []*store{&s.ttft, &s.tpot, &s.e2e, &s.queue, &s.ttftSent, &s.gaps1, &s.gapsK, &s.itlK} {
+			st.reset()
+		}
+		s.series = series{}
+	}
+	return s.result
+}
+
+// compute builds a Result from the state; s.mu must be held.
+func (s *Summary) compute() *Result {
+	o := &s.opts
+	r := &Result{
+		Method:       o.Method,
+		Percentiles:  slices.Clone(o.Percentiles),
+		Counts:       Counts{Total: s.total, Completed: s.completed, Failed: s.failed, WarmupExcluded: s.warmup, Errors: map[string]int64{}},
+		Tokens:       Tokens{Input: s.input, Output: s.output, Total: s.input + s.output},
+		TokenSources: map[string]int64{},
+	}
+	for k, n := range s.errors {
+		r.Counts.Errors[string(k)] = n
+	}
+	for k, n := range s.sources {
+		name := string(k)
+		if name == "" {
+			name = "unknown"
+		}
+		r.TokenSources[name] += n
+	}
+	if s.total > 0 {
+		r.Counts.ErrorRate = float64(s.failed) / float64(s.total)
+	}
+
+	var w float64 // seconds
+	if s.haveWindow {
+		r.Window = Window{Start: s.start, End: s.end}
+		if s.end > s.start {
+			w = float64(s.end-s.start) / 1e9
+		}
+		r.Window.Seconds = w
+	}
+	rate := func(x int64) float64 {
+		if w == 0 {
+			return 0
+		}
+		return float64(x) / w
+	}
+	r.Throughput = Throughput{
+		RequestsPerSecond:     rate(s.completed),
+		OutputTokensPerSecond: rate(s.output),
+		InputTokensPerSecond:  rate(s.input),
+		TotalTokensPerSecond:  rate(s.input + s.output),
+	}
+	if o.Good != nil {
+		g := &Goodput{
+			SLO:                   o.SLO,
+			GoodRequests:          s.good,
+			GoodOutputTokens:      s.goodTokens,
+			OutputTokensPerSecond: rate(s.goodTokens),
+			RequestsPerSecond:     rate(s.good),
+		}
+		if s.total > 0 {
+			g.Attainment = float64(s.good) / float64(s.total)
+		}
+		r.Goodput = g
+	}
+
+	ps, m := o.Percentiles, o.Method
+	r.Latency = Latency{
+		TTFT:        describe([]*store{&s.ttft}, ps, m),
+		TPOT:        describe([]*store{&s.tpot}, ps, m),
+		E2E:         describe([]*store{&s.e2e}, ps, m),
+		ClientQueue: describe([]*store{&s.queue}, ps, m),
+		TTFTSent:    describe([]*store{&s.ttftSent}, ps, m),
+		ITL:         describe([]*store{&s.gaps1, &s.itlK}, ps, m),
+		InterChunk:  describe([]*store{&s.gaps1, &s.gapsK}, ps, m),
+	}
+
+	ll := &r.LittlesLaw
+	if w > 0 {
+		ll.InFlight = s.busy.float() / 1e9 / w
+		ll.ArrivalRate = rate(s.completed)
+	}
+	ll.MeanLatency = r.Latency.E2E.Mean
+	ll.RateTimesLatency = ll.ArrivalRate * ll.MeanLatency
+	if ll.InFlight > 0 {
+		d := ll.InFlight - ll.RateTimesLatency
+		ll.RelativeGap = max(d, -d) / ll.InFlight
+	}
+
+	r.Series = Series{Step: float64(s.series.step) / 1e9}
+	if s.haveWindow {
+		r.Series.Points = s.series.points(s.start, s.end)
+	}
+	return r
+}
+
+// wideSum is an unsigned 128-bit running sum of non-negative values, so the
+// total in-flight time of any run fits; negative inputs count as zero.
+type wideSum struct{ u128 }
+
+func (w *wideSum) add(x int64) {
+	if x > 0 {
+		w.u128.add(uint64(x))
+	}
+}
