@@ -2,6 +2,7 @@ package capacity
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/goodput-dev/goodput/sweep"
@@ -14,15 +15,24 @@ import (
 // the measurement. The caller adds the peak, headroom and costs.
 func FromPoint(p sweep.Point) Input {
 	in := Input{
-		PerReplicaQPS:          max(0, p.Mean.RequestThroughput),
-		ReplicaTokensPerSecond: max(0, p.Mean.OutputThroughput),
+		PerReplicaQPS:          orZero(p.Mean.RequestThroughput),
+		ReplicaTokensPerSecond: orZero(p.Mean.OutputThroughput),
 		Source:                 "the measurement at " + p.Load.Phrase(),
 	}
-	if p.Load.Mode == sweep.ModeConcurrency && p.Mean.E2E.Mean > 0 {
+	if e2e := orZero(p.Mean.E2E.Mean); p.Load.Mode == sweep.ModeConcurrency && e2e > 0 && e2e < 1e9 {
 		in.MaxNumSeqs = int(p.Load.Value)
-		in.Latency = time.Duration(p.Mean.E2E.Mean * float64(time.Second))
+		in.Latency = time.Duration(e2e * float64(time.Second))
 	}
 	return in
+}
+
+// orZero returns v when it is a positive finite number and 0 ("not
+// given") otherwise: a sweep's undefined numbers are NaN.
+func orZero(v float64) float64 {
+	if v > 0 && !math.IsInf(v, 1) {
+		return v
+	}
+	return 0
 }
 
 // FromSummary returns FromPoint of the sweep's operating point, or an

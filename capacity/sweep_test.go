@@ -1,6 +1,7 @@
 package capacity
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +23,14 @@ func TestFromPoint(t *testing.T) {
 	in := FromPoint(point(t, sweep.Concurrency(24), 5.5, 1100, 4.25, 0.95))
 	if in.PerReplicaQPS != 5.5 || in.ReplicaTokensPerSecond != 1100 || in.MaxNumSeqs != 24 || in.Latency != 4250*time.Millisecond {
 		t.Errorf("FromPoint = %+v", in)
+	}
+	// Undefined numbers (a sweep's NaN) are "not given", never NaN.
+	in = FromPoint(point(t, sweep.Concurrency(4), math.NaN(), math.NaN(), math.NaN(), 0))
+	if in.PerReplicaQPS != 0 || in.ReplicaTokensPerSecond != 0 || in.MaxNumSeqs != 0 || in.Latency != 0 {
+		t.Errorf("FromPoint(NaN) = %+v", in)
+	}
+	if _, err := Compute(in); err == nil || !strings.Contains(err.Error(), "no per-replica throughput") {
+		t.Errorf("Compute(FromPoint(NaN)) = %v", err)
 	}
 	// A rate point has no concurrency to check Little's Law against.
 	in = FromPoint(point(t, sweep.Rate(4), 3.9, 780, 2, 1))

@@ -1,0 +1,170 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/goodput-dev/goodput/sweep"
+)
+
+// runPlan runs `goodput plan args…` and returns its stdout and exit code.
+func runPlan(t *testing.T, args ...string) (string, int, error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	env := &Env{Stdout: &out, Stderr: &errOut, Stdin: strings.NewReader(""), Getenv: func(string) string { return "" }}
+	root := NewRoot(env)
+	root.SetArgs(append([]string{"plan"}, args...))
+	err := root.ExecuteContext(context.Background())
+	return out.String(), Code(err), err
+}
+
+func TestPlanCommand(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want []string // lines or fragments the output must hold
+	}{
+		// The seed's example: 64 slots ÷ 4 s = 16 QPS; 100 QPS → 7.
+		{"little", []string{"--max-num-seqs", "64", "--latency", "4s", "--peak-qps", "100"}, []string{
+			"7 replicas (7 GPUs) for 100 req/s at peak.",
+			"λ = 64 requests in flight (max-num-seqs) ÷ 4.00 s mean latency = 16.0 req/s per replica",
+			"replicas = ⌈100 req/s ÷ 16.0 req/s⌉ = ⌈6.25⌉ = 7",
+		}},
+		// 20 % headroom: ⌈120 ÷ 16⌉ = 8; with 250 tokens a request and 2
+		// GPUs at $2.50: $5 ÷ (4,000 × 3,600) × 1e6 = $0.347 per million
+		// for a replica, $40 ÷ (25,000 × 3,600) × 1e6 = $0.444 at the peak.
+		{"headroom and cost", []string{"--max-num-seqs", "64", "--latency", "4s", "--peak-qps", "100",
+			"--headroom", "20%", "--output-tokens", "250", "--gpu-hour-cost", "2.50", "--gpus-per-replica", "2"}, []string{
+			"8 replicas (16 GPUs) for 100 req/s at peak with 20 % headroom: 32,000 output tok/s of capacity, $40.00 an hour, $0.444 per million output tokens at the peak.",
+			"demand = 100 req/s peak × (1 + 20 % headroom) = 120 req/s",
+			"per million output tokens at the operating point = $5.00 ÷ (4,000 tok/s × 3,600 s) × 1,000,000 = $0.347",
+		}},
+		// Headroom as a fraction, QPS given directly: ⌈50 × 1.1 ÷ 5⌉ = 11.
+		{"per-replica qps", []string{"--per-replica-qps", "5", "--peak-qps", "50", "--headroom", "0.1"}, []string{
+			"11 replicas (11 GPUs) for 50.0 req/s at peak with 10 % headroom.",
+		}},
+		// No peak: one replica's figures.
+		{"no peak", []string{"--max-num-seqs", "8", "--latency", "500ms", "--output-tokens", "100", "--currency", "€", "--gpu-hour-cost", "1"}, []string{
+			"One replica sustains 16.0 req/s (1,600 output tok/s) at €0.174 per million output tokens; give --peak-qps to size a fleet.",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, code, err := runPlan(t, tt.args...)
+			if err != nil || code != ExitOK {
+				t.Fatalf("exit %d: %v", code, err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+		})
+	}
+}
+
+func TestPlanCommandErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+		err  string
+	}{
+		{"nothing", []string{"--peak-qps", "10"}, ExitUsage, "no per-replica throughput"},
+		{"zero latency", []string{"--max-num-seqs", "64", "--latency", "0s"}, ExitUsage, "--latency 0s: must be positive"},
+		{"negative latency", []string{"--max-num-seqs", "64", "--latency", "-4s"}, ExitUsage, "--latency -4s: must be positive"},
+		{"latency alone", []string{"--latency", "4s"}, ExitUsage, "needs --max-num-seqs"},
+		{"zero qps", []string{"--per-replica-qps", "0", "--peak-qps", "10"}, ExitUsage, "--per-replica-qps 0: must be positive"},
+		{"nan qps", []string{"--per-replica-qps", "NaN"}, ExitUsage, "--per-replica-qps NaN"},
+		{"negative peak", []string{"--per-replica-qps", "1", "--peak-qps", "-3"}, ExitUsage, "--peak-qps -3"},
+		{"bad headroom", []string{"--per-replica-qps", "1", "--headroom", "lots"}, ExitUsage, `--headroom: headroom "lots": not a number`},
+		{"percent typed as fraction", []string{"--per-replica-qps", "1", "--headroom", "20"}, ExitUsage, "did you mean 20%?"},
+		{"zero gpus", []string{"--per-replica-qps", "1", "--gpus-per-replica", "0"}, ExitUsage, "--gpus-per-replica 0"},
+		{"not a number", []string{"--peak-qps", "many"}, ExitUsage, "invalid argument"},
+		{"stray argument", []string{"sweep.json"}, ExitUsage, `unexpected argument "sweep.json" (a sweep file goes after --from)`},
+		{"missing file", []string{"--from", filepath.Join(t.TempDir(), "none.json")}, ExitTool, "none.json"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, code, err := runPlan(t, tt.args...)
+			if err == nil || code != tt.code || !strings.Contains(err.Error(), tt.err) {
+				t.Fatalf("exit %d, %v; want %d with %q", code, err, tt.code, tt.err)
+			}
+		})
+	}
+}
+
+func writeSweep(t *testing.T, target float64) string {
+	t.Helper()
+	mk := func(c int, reqs, e2e, att float64) sweep.Point {
+		p, err := sweep.NewPoint(sweep.Concurrency(c), sweep.Sample{Requests: 500, RequestThroughput: reqs,
+			OutputThroughput: reqs * 200, Goodput: reqs * 200 * att, Attainment: att,
+			E2E: sweep.Dist{Mean: e2e, P50: e2e, P90: e2e, P99: e2e}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	s, err := sweep.Analyze([]sweep.Point{mk(8, 2, 4, 0.99), mk(16, 3.8, 4.2, 0.93), mk(32, 4, 8, 0.4)}, sweep.Options{Target: target})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "sweep.json")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := sweep.WriteJSON(f, s); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestPlanCommandFromSweep(t *testing.T) {
+	path := writeSweep(t, 0.9)
+	// The operating point is concurrency 16: 3.8 req/s and 760 tok/s.
+	// 100 QPS needs ⌈26.3⌉ = 27 replicas; 27 × 760 = 20,520 tok/s.
+	out, code, err := runPlan(t, "--from", path, "--peak-qps", "100")
+	if err != nil || code != ExitOK {
+		t.Fatalf("exit %d: %v", code, err)
+	}
+	for _, w := range []string{
+		"27 replicas (27 GPUs) for 100 req/s at peak: 20,520 output tok/s of capacity.",
+		"from " + path + "'s operating point, 16 concurrent requests (SLO attainment 93 % ≥ 90 %)",
+		// Little's Law from the sweep's own numbers: 16 ÷ 4.2 s = 3.81.
+		"Little's Law check: 3.81 req/s against 3.80 req/s given, 0.3 % apart",
+		"per replica, as measured: 760 tok/s, so 760 tok/s ÷ 3.80 req/s = 200 tokens per request",
+	} {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+
+	// A flag overrides the sweep: 5 req/s per replica → ⌈100 ÷ 5⌉ = 20.
+	out, _, err = runPlan(t, "--from", path, "--peak-qps", "100", "--per-replica-qps", "5")
+	if err != nil || !strings.HasPrefix(out, "20 replicas") || strings.Contains(out, "operating point, 16") {
+		t.Errorf("override: %v\n%s", err, out)
+	}
+
+	// No load met a 99.9 % target: no operating point to plan from.
+	path = writeSweep(t, 0.999)
+	_, code, err = runPlan(t, "--from", path, "--peak-qps", "100")
+	if code != ExitTool || err == nil || !strings.Contains(err.Error(), "no operating point: the lowest load, 8, reached only 99 %") {
+		t.Errorf("sweep without an operating point: exit %d, %v", code, err)
+	}
+
+	// A broken file names itself.
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"schema":1,"points":[{"load":"c=0"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, code, err = runPlan(t, "--from", bad)
+	if code != ExitTool || err == nil || !strings.Contains(err.Error(), bad+": sweep file") {
+		t.Errorf("broken sweep file: exit %d, %v", code, err)
+	}
+}
