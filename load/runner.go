@@ -51,6 +51,9 @@ type Plan struct {
 	Concurrency int
 	Count       int
 	Duration    time.Duration
+	// Closed-loop request i has sequence number FirstSeq + i·SeqStride
+	// (a shard of a sharded run); SeqStride 0 means 1.
+	FirstSeq, SeqStride int64
 
 	// Warmups marks the first Warmups requests, and WarmupTime every request
 	// scheduled before that offset, as warm-up: sent and recorded, but
@@ -244,7 +247,8 @@ func (r *runner) closed(ctx context.Context) {
 				if !ok {
 					return
 				}
-				rec := &record.Record{Seq: int64(i), Scheduled: sched, Warmup: r.warm(i, time.Duration(sched))}
+				stride := max(r.plan.SeqStride, 1)
+				rec := &record.Record{Seq: r.plan.FirstSeq + int64(i)*stride, Scheduled: sched, Warmup: r.warm(i, time.Duration(sched))}
 				r.lag.add(time.Duration(r.now() - sched))
 				r.do.Do(r.reqCtx, rec.Seq, rec, r.now)
 				// The slot freed when the response ended; the next request

@@ -1,0 +1,108 @@
+// Package bench runs one benchmark end to end: it discovers the server's
+// model, builds the workload and the arrival plan, drives the load runner,
+// writes every record as it is measured, shows live progress, and summarises
+// the run, including whether the generator itself kept up.
+package bench
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/goodput-dev/goodput/arrival"
+	"github.com/goodput-dev/goodput/backend"
+	"github.com/goodput-dev/goodput/metrics"
+	"github.com/goodput-dev/goodput/workload"
+)
+
+// Config is everything one benchmark run needs. Each field names its flag.
+type Config struct {
+	BaseURL  string // --base-url: the server, e.g. http://127.0.0.1:8000
+	Endpoint string // --endpoint: path; empty means the backend's default
+	Backend  string // --backend: openai, openai-chat, tgi, llamacpp, ollama
+	Model    string // --model: empty asks the server's /v1/models for the first
+	Headers  http.Header
+	APIKey   string         // --api-key or OPENAI_API_KEY: sent as a Bearer token
+	Extra    map[string]any // --extra-body
+	Usage    backend.UsageMode
+	Insecure bool // --insecure: skip TLS verification
+	// TokenIDPrompts sends prompts as token ids where the protocol allows
+	// (--token-id-prompts); the ids are the built-in tokenizer's.
+	TokenIDPrompts bool
+
+	Arrival  arrival.Config
+	Workload workload.Config
+
+	Warmups        int           // --num-warmups: the first N requests are warm-up
+	WarmupTime     time.Duration // --warmup-seconds: requests scheduled before this are warm-up
+	RequestTimeout time.Duration // --request-timeout
+	ReadyTimeout   time.Duration // --ready-check-timeout: wait this long for the server to answer
+	Grace          time.Duration // how long in-flight requests may finish after Ctrl-C
+	// NoCalibrate skips measuring the prompt length on the server's
+	// tokenizer (/tokenize) for the random dataset.
+	NoCalibrate bool
+
+	ResultDir  string            // --result-dir: where records and summaries go
+	RunName    string            // --run-name: file name stem; default goodput-<time>
+	SaveResult bool              // --save-result: also write the JSON summary
+	VLLMResult bool              // --format vllm: also write a vllm bench serve result JSON
+	Labels     map[string]string // --label: added to every record
+
+	Metrics metrics.Options
+	// LagThreshold is the p99 dispatch lag above which the run says the
+	// generator limited it (--lag-threshold, default 1 ms).
+	LagThreshold time.Duration
+	// Description of the target, printed in the summary (e.g. the
+	// simulator's profile).
+	Target string
+}
+
+// DefaultConfig returns the defaults of `vllm bench serve` where it has one.
+func DefaultConfig() Config {
+	return Config{
+		Backend:        "openai",
+		Arrival:        arrival.DefaultConfig(),
+		Workload:       workload.DefaultConfig(),
+		RequestTimeout: 6 * time.Hour,
+		ReadyTimeout:   0,
+		Grace:          3 * time.Second,
+		LagThreshold:   time.Millisecond,
+	}
+}
+
+// Validate reports every problem of the configuration, each naming its flag.
+func (c *Config) Validate() error {
+	var errs []error
+	if c.BaseURL == "" {
+		errs = append(errs, errors.New("--base-url is required"))
+	} else if u, err := url.Parse(c.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		errs = append(errs, fmt.Errorf("--base-url %q: want an absolute http:// or https:// URL", c.BaseURL))
+	}
+	if _, err := backend.Lookup(c.Backend); err != nil {
+		errs = append(errs, fmt.Errorf("--backend: %w", err))
+	}
+	if err := c.Arrival.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := c.Workload.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if c.Warmups < 0 {
+		errs = append(errs, fmt.Errorf("--num-warmups must be ≥ 0, got %d", c.Warmups))
+	}
+	if c.WarmupTime < 0 {
+		errs = append(errs, fmt.Errorf("--warmup-seconds must be ≥ 0, got %v", c.WarmupTime))
+	}
+	if c.RequestTimeout < 0 {
+		errs = append(errs, fmt.Errorf("--request-timeout must be ≥ 0, got %v", c.RequestTimeout))
+	}
+	if c.LagThreshold <= 0 {
+		errs = append(errs, fmt.Errorf("--lag-threshold must be > 0, got %v", c.LagThreshold))
+	}
+	if err := c.Metrics.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,288 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/goodput-dev/goodput/arrival"
+	"github.com/goodput-dev/goodput/backend"
+	"github.com/goodput-dev/goodput/load"
+	"github.com/goodput-dev/goodput/metrics"
+	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/workload"
+)
+
+// Outcome is what a finished (or interrupted) run produced.
+type Outcome struct {
+	Result      *metrics.Result
+	Run         load.Result
+	Generator   Generator
+	Tokens      load.TokenCheck
+	Warnings    []string // plain-words problems with the run itself
+	Notes       []string // what was run, for the summary heading
+	RecordsPath string   // empty when no --result-dir
+	SummaryPath string
+	VLLMPath    string
+}
+
+// Run executes one benchmark. Progress goes to progress (a live line when
+// terminal is true, periodic plain lines otherwise; nil for none). Records
+// are written to cfg.ResultDir as they complete, so an interrupted run keeps
+// everything it measured; Run then still returns an Outcome, with
+// Run.Interrupted set.
+func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*Outcome, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	adapter, _ := backend.Lookup(cfg.Backend)
+	adapter = adapter.WithUsage(cfg.Usage)
+	headers := cfg.Headers.Clone()
+	if headers == nil {
+		headers = http.Header{}
+	}
+	if cfg.APIKey != "" && headers.Get("Authorization") == "" {
+		headers.Set("Authorization", "Bearer "+cfg.APIKey)
+	}
+
+	plan, err := cfg.Arrival.Plan()
+	if err != nil {
+		return nil, err
+	}
+	conns := plan.Concurrency
+	if plan.Closed != nil {
+		conns = plan.Closed.Concurrency
+	}
+	if conns == 0 {
+		conns = 256
+	}
+	client := load.NewClient(conns, cfg.Insecure)
+	defer client.CloseIdleConnections()
+
+	srv := newServer(client, cfg.BaseURL, headers)
+	if err := srv.waitReady(ctx, cfg.ReadyTimeout); err != nil {
+		return nil, err
+	}
+	out := &Outcome{}
+	model := cfg.Model
+	if model == "" && adapter.Name() != "tgi" && adapter.Name() != "llamacpp" {
+		if model, err = srv.firstModel(ctx); err != nil {
+			return nil, err
+		}
+	}
+
+	wl := cfg.Workload
+	if wl.Limit == 0 && cfg.Arrival.NumPrompts > 0 {
+		wl.Limit = cfg.Arrival.NumPrompts
+	}
+	if wl.Dataset == workload.DatasetRandom && !cfg.NoCalibrate && !cfg.TokenIDPrompts {
+		counter, err := srv.tokenCounter(ctx, model)
+		switch {
+		case err == nil:
+			wl.Counter = counter
+			out.Notes = append(out.Notes, "prompt lengths calibrated with the server's /tokenize")
+		case errors.Is(err, errNoTokenizer):
+			out.Notes = append(out.Notes, "server has no /tokenize: prompt lengths use the built-in tokenizer")
+		default:
+			out.Warnings = append(out.Warnings, fmt.Sprintf("prompt lengths not calibrated: %v", err))
+		}
+	}
+	src, err := workload.New(wl)
+	if err != nil {
+		return nil, err
+	}
+
+	lplan := loadPlan(plan, cfg)
+	doer := &load.HTTP{
+		Client: client, Adapter: adapter, BaseURL: cfg.BaseURL, Endpoint: cfg.Endpoint, Timeout: cfg.RequestTimeout,
+		Request: func(seq int64) (backend.Request, int) {
+			it := src.Item(seq)
+			req := backend.Request{
+				Model: model, MaxTokens: it.OutputTokens, MinTokens: wl.Request.MinTokensFor(it),
+				IgnoreEOS: wl.Request.IgnoreEOS, Extra: cfg.Extra, Headers: headers,
+			}
+			switch {
+			case adapter.Name() == "openai-chat":
+				for _, m := range it.Messages() {
+					req.Messages = append(req.Messages, backend.Message{Role: m.Role, Content: m.Content})
+				}
+			case cfg.TokenIDPrompts && it.PromptTokenIDs != nil:
+				req.PromptTokenIDs = it.PromptTokenIDs
+			default:
+				req.Prompt = it.Prompt
+			}
+			return req, it.InputTokens
+		},
+	}
+
+	out.Notes = append(out.Notes, describe(cfg, model, plan, src)...)
+	runCfg := map[string]any{
+		"base_url": cfg.BaseURL, "backend": adapter.Name(), "endpoint": cfg.Endpoint, "model": model,
+		"target": cfg.Target, "arrival": plan.String(), "workload": src.String(),
+		"request_rate": rateJSON(cfg.Arrival.RequestRate), "burstiness": cfg.Arrival.Burstiness,
+		"max_concurrency": cfg.Arrival.MaxConcurrency, "num_prompts": cfg.Arrival.NumPrompts,
+		"duration_seconds": cfg.Arrival.Duration.Seconds(), "seed": cfg.Arrival.Seed,
+		"ignore_eos": wl.Request.IgnoreEOS, "min_tokens": wl.Request.MinTokens, "num_warmups": cfg.Warmups,
+		"warmup_seconds": cfg.WarmupTime.Seconds(), "percentile_method": cfg.Metrics.Method.String(),
+		"dataset": wl.Dataset, "random_input_len": wl.Random.InputLen, "random_output_len": wl.Random.OutputLen,
+		"random_range_ratio": wl.Random.RangeRatio, "random_prefix_len": wl.Random.PrefixLen,
+	}
+	header, err := record.NewHeader("goodput "+version(), runCfg)
+	if err != nil {
+		return nil, err
+	}
+	header.Labels = cfg.Labels
+
+	var rw *record.Writer
+	var recFile *os.File
+	if cfg.ResultDir != "" {
+		if err := os.MkdirAll(cfg.ResultDir, 0o755); err != nil {
+			return nil, fmt.Errorf("--result-dir: %w", err)
+		}
+		name := cfg.RunName
+		if name == "" {
+			name = "goodput-" + header.Start.Format("20060102-150405")
+		}
+		out.RecordsPath = filepath.Join(cfg.ResultDir, name+".jsonl")
+		recFile, err = os.Create(out.RecordsPath)
+		if err != nil {
+			return nil, fmt.Errorf("--result-dir: %w", err)
+		}
+		defer recFile.Close()
+		if rw, err = record.NewWriter(recFile, header); err != nil {
+			return nil, fmt.Errorf("%s: %w", out.RecordsPath, err)
+		}
+		if cfg.SaveResult {
+			out.SummaryPath = filepath.Join(cfg.ResultDir, name+".summary.json")
+		}
+		if cfg.VLLMResult {
+			out.VLLMPath = filepath.Join(cfg.ResultDir, name+".vllm.json")
+		}
+	}
+
+	sum := metrics.NewSummary(cfg.Metrics)
+	prog := newProgress(progress, terminal, expected(plan))
+	vl := newVLLMCollector(cfg.VLLMResult)
+	recs := make(chan *record.Record, 1024)
+	consumed := make(chan error, 1)
+	// The consumer owns rw, prog and vl; Run's goroutine reads them only
+	// after consumed delivers.
+	go func() {
+		var werr error
+		for r := range recs {
+			for k, v := range cfg.Labels {
+				if r.Labels == nil {
+					r.Labels = map[string]string{}
+				}
+				r.Labels[k] = v
+			}
+			if rw != nil && werr == nil {
+				werr = rw.Write(r)
+			}
+			sum.Add(r)
+			prog.add(r)
+			vl.add(r)
+		}
+		consumed <- werr
+	}()
+	stopTicker := prog.start()
+	res, runErr := load.Run(ctx, lplan, doer, recs)
+	close(recs)
+	werr := <-consumed
+	stopTicker()
+	prog.finish()
+	if runErr != nil {
+		return nil, runErr
+	}
+	out.Run = res
+	if rw != nil {
+		t := record.Trailer{Interrupted: res.Interrupted, End: res.End}
+		if res.Interrupted {
+			t.Reason = "interrupted"
+		}
+		if werr == nil {
+			werr = rw.Close(t)
+		}
+		if err := recFile.Sync(); werr == nil && err != nil {
+			werr = err
+		}
+		if werr != nil {
+			return nil, fmt.Errorf("%s: %w", out.RecordsPath, werr)
+		}
+	}
+	out.Result = sum.Close()
+	out.Tokens = doer.TokenCheck()
+	out.Generator = checkGenerator(res, cfg.LagThreshold, plan.Open != nil)
+	out.Warnings = append(out.Warnings, out.Generator.Warnings...)
+	if w := tokenWarning(out.Tokens); w != "" {
+		out.Warnings = append(out.Warnings, w)
+	}
+	if res.Interrupted {
+		out.Warnings = append(out.Warnings, fmt.Sprintf("run interrupted: %d of the planned requests were sent; everything measured is kept", res.Sent))
+	}
+	if out.SummaryPath != "" {
+		if err := writeSummary(out.SummaryPath, header, cfg, out); err != nil {
+			return nil, err
+		}
+	}
+	if out.VLLMPath != "" {
+		if err := vl.write(out.VLLMPath, cfg, model, out.Result); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// loadPlan turns the arrival plan into the runner's plan.
+func loadPlan(p arrival.Plan, cfg Config) load.Plan {
+	lp := load.Plan{Warmups: cfg.Warmups, WarmupTime: cfg.WarmupTime, Grace: cfg.Grace}
+	if p.Open != nil {
+		lp.Offsets = p.Open.Offsets
+		lp.Seqs = p.Open.Seqs
+		lp.Concurrency = p.Concurrency
+		return lp
+	}
+	c := p.Closed
+	lp.Concurrency, lp.Count, lp.Duration = c.Concurrency, c.Count, c.Duration
+	lp.FirstSeq, lp.SeqStride = c.FirstSeq, c.SeqStride
+	return lp
+}
+
+// expected returns how many requests the plan will send, 0 when unknown.
+func expected(p arrival.Plan) int {
+	if p.Open != nil {
+		return p.Open.Len()
+	}
+	return p.Closed.Count
+}
+
+func describe(cfg Config, model string, p arrival.Plan, src workload.Source) []string {
+	var notes []string
+	if cfg.Target != "" {
+		notes = append(notes, "Target: "+cfg.Target)
+	}
+	notes = append(notes, fmt.Sprintf("Server: %s (%s), model %s", cfg.BaseURL, cfg.Backend, model))
+	notes = append(notes, "Load: "+p.String())
+	notes = append(notes, "Workload: "+src.String())
+	return notes
+}
+
+func rateJSON(r float64) any {
+	if r > 1e300 {
+		return "inf"
+	}
+	return r
+}
+
+// Version is the tool version written into run headers; the CLI sets it.
+var Version = "dev"
+
+func version() string { return Version }
+
+// elapsed formats a duration for progress lines.
+func elapsed(d time.Duration) string { return d.Round(100 * time.Millisecond).String() }
