@@ -117,3 +117,20 @@ func TestStats(t *testing.T) {
 		t.Errorf("%d stats, want 26", n)
 	}
 }
+
+// FuzzParseStat checks that a name either resolves to a Stat that reads a
+// number from a Sample, or is rejected.
+func FuzzParseStat(f *testing.F) {
+	for _, s := range []string{"e2e_mean", " TTFT_P99 ", "goodput", "", "e2e", "p99", "ttft_p99\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		st, err := ParseStat(s)
+		if err != nil {
+			return
+		}
+		if v := st.Of(synth(1, 1, 1)); math.IsNaN(v) {
+			t.Fatalf("ParseStat(%q) = %q, which reads NaN", s, st)
+		}
+	})
+}

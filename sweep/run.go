@@ -11,6 +11,9 @@ import (
 // with several Repeats counts as that many measurements; one without counts
 // as one, equal to its Mean. Run sets the returned Point's Load to load.
 //
+// An auto plan in rate mode starts with a concurrency load (one request
+// at a time), so Measure must handle both modes.
+//
 // Measure owns the network: it runs the load (for example with the load
 // package's Runner), summarises the records (metrics.Summary) and converts
 // the summary with FromResult. It must return promptly once ctx is done.
