@@ -1,0 +1,197 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/sim"
+)
+
+// startSim serves the built-in simulator on loopback for one test.
+func startSim(t *testing.T, opts sim.Options) string {
+	t.Helper()
+	srv, err := sim.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := srv.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { defer close(done); srv.Serve(ctx, ln) }()
+	t.Cleanup(func() { cancel(); srv.Close(); <-done })
+	return "http://" + ln.Addr().String()
+}
+
+func smallConfig(t *testing.T, url string) Config {
+	cfg := DefaultConfig()
+	cfg.BaseURL = url
+	cfg.Arrival.NumPrompts = 24
+	cfg.Arrival.MaxConcurrency = 6
+	cfg.Workload.Random.InputLen = 64
+	cfg.Workload.Random.OutputLen = 16
+	cfg.Workload.Request.IgnoreEOS = true
+	cfg.Warmups = 4
+	cfg.ResultDir = t.TempDir()
+	cfg.RunName = "run"
+	cfg.SaveResult = true
+	cfg.VLLMResult = true
+	return cfg
+}
+
+func readRecords(t *testing.T, path string) ([]record.Record, record.Header, *record.Trailer) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	d := record.NewDecoder(f, path)
+	h, err := d.Header()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []record.Record
+	for {
+		var r record.Record
+		if err := d.Next(&r); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+	tr, ok := d.Trailer()
+	if !ok {
+		return out, h, nil
+	}
+	return out, h, &tr
+}
+
+func TestRunAgainstSimulator(t *testing.T) {
+	url := startSim(t, sim.Options{Seed: 1})
+	cfg := smallConfig(t, url)
+	out, err := Run(t.Context(), cfg, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := out.Result
+	// 24 sent, the first 4 are warm-up and excluded.
+	if res.Counts.Completed != 20 || res.Counts.Failed != 0 || res.Counts.WarmupExcluded != 4 {
+		t.Fatalf("counts = %+v", res.Counts)
+	}
+	// ignore_eos: exactly 16 output tokens each, counted from usage.
+	if res.Tokens.Output != 20*16 || res.TokenSources["usage"] != 20 {
+		t.Errorf("tokens = %+v, sources %v", res.Tokens, res.TokenSources)
+	}
+	if d := res.Latency.TTFT; d.Count != 20 || d.Min <= 0 || d.Max > 5 {
+		t.Errorf("TTFT = %+v", d)
+	}
+	if res.Throughput.OutputTokensPerSecond <= 0 {
+		t.Errorf("throughput = %+v", res.Throughput)
+	}
+	recs, h, tr := readRecords(t, out.RecordsPath)
+	if len(recs) != 24 || tr == nil || tr.Records != 24 || tr.Interrupted {
+		t.Fatalf("%d records, trailer %+v", len(recs), tr)
+	}
+	if !strings.Contains(string(h.Config), `"model":"Llama-3.1-8B"`) {
+		t.Errorf("header config = %s", h.Config)
+	}
+	warm := 0
+	for _, r := range recs {
+		if r.Warmup {
+			warm++
+			if r.Seq >= 4 {
+				t.Errorf("seq %d marked warm-up", r.Seq)
+			}
+		}
+		if !r.OK() || len(r.Chunks) == 0 || r.Chunks[0].At < r.Sent || r.Sent < r.Scheduled {
+			t.Errorf("record %d: %+v", r.Seq, r)
+		}
+	}
+	if warm != 4 {
+		t.Errorf("%d warm-up records", warm)
+	}
+	var sum SummaryFile
+	b, err := os.ReadFile(out.SummaryPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Kind != "goodput.summary" || sum.Result.Counts.Completed != 20 || sum.Records != out.RecordsPath {
+		t.Errorf("summary = %+v", sum)
+	}
+	var v map[string]any
+	b, _ = os.ReadFile(out.VLLMPath)
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(v["ttfts"].([]any)); n != 20 || v["completed"].(float64) != 20 || v["median_ttft_ms"].(float64) <= 0 {
+		t.Errorf("vllm result: %d ttfts, completed %v", n, v["completed"])
+	}
+}
+
+func TestRunInterruptedKeepsWhatItMeasured(t *testing.T) {
+	url := startSim(t, sim.Options{Seed: 2})
+	cfg := smallConfig(t, url)
+	cfg.Arrival.NumPrompts = 100000
+	cfg.Arrival.MaxConcurrency = 4
+	cfg.Grace = 200 * time.Millisecond
+	ctx, cancel := context.WithTimeout(t.Context(), 700*time.Millisecond)
+	defer cancel()
+	out, err := Run(ctx, cfg, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out.Run.Interrupted {
+		t.Fatal("not interrupted")
+	}
+	recs, _, tr := readRecords(t, out.RecordsPath)
+	if tr == nil || !tr.Interrupted || tr.Records != int64(len(recs)) || len(recs) == 0 {
+		t.Fatalf("%d records, trailer %+v", len(recs), tr)
+	}
+	if int64(len(recs)) != out.Run.Sent {
+		t.Errorf("%d records for %d sent", len(recs), out.Run.Sent)
+	}
+	if got := out.Result.Counts.Total + out.Result.Counts.WarmupExcluded; got != int64(len(recs)) {
+		t.Errorf("summary counts %d, file has %d", got, len(recs))
+	}
+}
+
+func TestRunRejectsBadConfig(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.BaseURL = "localhost:8000"
+	cfg.Backend = "nope"
+	cfg.Warmups = -1
+	_, err := Run(t.Context(), cfg, nil, false)
+	for _, want := range []string{"--base-url \"localhost:8000\"", "--backend", "--num-warmups"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("err = %v, want it to mention %s", err, want)
+		}
+	}
+}
+
+func TestRunServerDown(t *testing.T) {
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	url := "http://" + ln.Addr().String()
+	ln.Close()
+	cfg := smallConfig(t, url)
+	_, err := Run(t.Context(), cfg, nil, false)
+	if err == nil || !strings.Contains(err.Error(), "is not ready") || !strings.Contains(err.Error(), url) {
+		t.Errorf("err = %v", err)
+	}
+}
