@@ -19,8 +19,9 @@ import (
 type Faults struct {
 	ErrorRate float64 // fraction of requests answered 500 at once
 
-	// Overload, when positive, answers OverloadStatus (429 unless set to
-	// 503) to requests that arrive while more than Overload requests wait.
+	// Overload, when positive, bounds the waiting queue: a request that
+	// arrives while Overload requests already wait is answered
+	// OverloadStatus (429 unless set to 503).
 	Overload       int
 	OverloadStatus int
 

@@ -89,9 +89,11 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p generationPa
 		return
 	}
 	if bound := s.cfg.faults.Overload; bound > 0 {
-		if n := s.queued(); n > bound {
+		// The queue holds at most bound requests: refuse the one that would
+		// exceed it.
+		if n := s.queued(); n >= bound {
 			writeError(w, s.cfg.faults.overloadStatus(),
-				fmt.Sprintf("server overloaded: %d requests waiting, more than the bound of %d (fault injection: overload)", n, bound))
+				fmt.Sprintf("server overloaded: %d requests already waiting, the bound is %d (fault injection: overload)", n, bound))
 			return
 		}
 	}
@@ -325,10 +327,10 @@ func (x *exchange) wholeAnswer() {
 
 // dropConnection closes the client's connection without ending the
 // response, as a crashed server or a broken proxy would: the client sees the
-// stream stop without its terminator. Connections that cannot be taken over
-// (HTTP/2) are left to end early instead.
+// stream stop without its terminator, or no response at all if nothing was
+// sent yet. Connections that cannot be taken over (HTTP/2) are left to end
+// early instead.
 func dropConnection(rc *http.ResponseController) {
-	_ = rc.Flush()
 	conn, _, err := rc.Hijack()
 	if err != nil {
 		return

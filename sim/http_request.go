@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 
 	"github.com/goodput-dev/goodput/tokenizer"
@@ -75,23 +76,37 @@ func decodeJSON(r io.Reader, v any) error {
 	return nil
 }
 
+// bodyError is a request body problem: Error is the message for the client,
+// Unwrap gives the decoder's own error, whose text names Go types.
+type bodyError struct {
+	msg string
+	err error
+}
+
+func (e *bodyError) Error() string { return e.msg }
+func (e *bodyError) Unwrap() error { return e.err }
+
 func describeJSONError(err error) error {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
+	var tooBig *http.MaxBytesError
 	switch {
+	case errors.As(err, &tooBig):
+		return err
 	case errors.Is(err, io.EOF):
-		return errors.New("invalid request body: it is empty, want a JSON object")
+		return &bodyError{"invalid request body: it is empty, want a JSON object", err}
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return fmt.Errorf("invalid request body: the JSON ends early: %w", err)
+		return &bodyError{"invalid request body: the JSON ends early", err}
 	case errors.As(err, &syn):
-		return fmt.Errorf("invalid request body: malformed JSON at byte %d: %w", syn.Offset, err)
+		return &bodyError{fmt.Sprintf("invalid request body: malformed JSON at byte %d: %v", syn.Offset, syn), err}
 	case errors.As(err, &typ):
-		field := typ.Field
+		// Embedded structs show up in the path; the client never saw them.
+		field := strings.TrimPrefix(typ.Field, "generationParams.")
 		if field == "" {
-			return fmt.Errorf("invalid request body: want a JSON object, got %s: %w", typ.Value, err)
+			return &bodyError{fmt.Sprintf("invalid request body: want a JSON object, got %s", typ.Value), err}
 		}
-		return fmt.Errorf("invalid request body: field %q at byte %d: want %s, got %s: %w",
-			field, typ.Offset, jsonKind(typ.Type.String()), typ.Value, err)
+		return &bodyError{fmt.Sprintf("invalid request body: field %q at byte %d: want %s, got %s",
+			field, typ.Offset, jsonKind(typ.Type.String()), typ.Value), err}
 	}
 	return fmt.Errorf("invalid request body: %w", err)
 }
