@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/goodput-dev/goodput/arrival"
@@ -120,7 +121,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		},
 	}
 
-	out.Notes = append(out.Notes, describe(cfg, model, plan, src)...)
+	out.Notes = append(describe(cfg, model, plan, src), out.Notes...)
 	runCfg := map[string]any{
 		"base_url": cfg.BaseURL, "backend": adapter.Name(), "endpoint": cfg.Endpoint, "model": model,
 		"target": cfg.Target, "arrival": plan.String(), "workload": src.String(),
@@ -267,7 +268,10 @@ func describe(cfg Config, model string, p arrival.Plan, src workload.Source) []s
 		notes = append(notes, "Target: "+cfg.Target)
 	}
 	notes = append(notes, fmt.Sprintf("Server: %s (%s), model %s", cfg.BaseURL, cfg.Backend, model))
-	notes = append(notes, "Load: "+p.String())
+	// The plan's first line says what the load is; the rest (schedule
+	// statistics) belongs to --dry-run.
+	load, _, _ := strings.Cut(p.String(), "\n")
+	notes = append(notes, "Load: "+load)
 	notes = append(notes, "Workload: "+src.String())
 	return notes
 }
