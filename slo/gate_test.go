@@ -1,0 +1,279 @@
+package slo
+
+import (
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/goodput-dev/goodput/metrics"
+)
+
+func TestParseGate(t *testing.T) {
+	ms := time.Millisecond
+	tests := []struct {
+		in   string
+		want Gate
+		str  string // canonical String
+	}{
+		{"p99(ttft)<=500ms", Gate{Stat: StatPercentile, P: 99, Metric: metrics.MetricTTFT, Op: LE, Bound: 500 * ms}, "p99(ttft)<=500ms"},
+		{"p50(tpot)<30ms", Gate{Stat: StatPercentile, P: 50, Metric: metrics.MetricTPOT, Op: LT, Bound: 30 * ms}, "p50(tpot)<30ms"},
+		{"p99.9(itl) < 0.1s", Gate{Stat: StatPercentile, P: 99.9, Metric: metrics.MetricITL, Op: LT, Bound: 100 * ms}, "p99.9(itl)<100ms"},
+		{"P0( e2el )>=1ns", Gate{Stat: StatPercentile, P: 0, Metric: metrics.MetricE2E, Op: GE, Bound: 1}, "p0(e2e)>=1ns"},
+		{"p100(client_queue)<=1s", Gate{Stat: StatPercentile, P: 100, Metric: metrics.MetricClientQueue, Op: LE, Bound: time.Second}, "p100(client_queue)<=1s"},
+		{"mean(tpot)<40ms", Gate{Stat: StatMean, Metric: metrics.MetricTPOT, Op: LT, Bound: 40 * ms}, "mean(tpot)<40ms"},
+		{"median(ttft_sent)<=1s", Gate{Stat: StatMedian, Metric: metrics.MetricTTFTSent, Op: LE, Bound: time.Second}, "median(ttft_sent)<=1s"},
+		{"max(e2e)<=10s", Gate{Stat: StatMax, Metric: metrics.MetricE2E, Op: LE, Bound: 10 * time.Second}, "max(e2e)<=10s"},
+		{"min(inter_chunk)>0ns", Gate{Stat: StatMin, Metric: metrics.MetricInterChunk, Op: GT, Bound: 0}, "min(inter_chunk)>0s"},
+		{"std(itl)<5ms", Gate{Stat: StatStd, Metric: metrics.MetricITL, Op: LT, Bound: 5 * ms}, "std(itl)<5ms"},
+		{"attainment>=0.9", Gate{Stat: StatScalar, Scalar: Attainment, Op: GE, Value: 0.9}, "attainment>=0.9"},
+		{"attainment >= 90%", Gate{Stat: StatScalar, Scalar: Attainment, Op: GE, Value: 0.9}, "attainment>=0.9"},
+		{"goodput>=1000", Gate{Stat: StatScalar, Scalar: Goodput, Op: GE, Value: 1000}, "goodput>=1000"},
+		{"request_goodput>2.5", Gate{Stat: StatScalar, Scalar: RequestGoodput, Op: GT, Value: 2.5}, "request_goodput>2.5"},
+		{"throughput>=12.73", Gate{Stat: StatScalar, Scalar: Throughput, Op: GE, Value: 12.73}, "throughput>=12.73"},
+		{"request_throughput>=1", Gate{Stat: StatScalar, Scalar: RequestThroughput, Op: GE, Value: 1}, "request_throughput>=1"},
+		{"input_throughput>=0", Gate{Stat: StatScalar, Scalar: InputThroughput, Op: GE}, "input_throughput>=0"},
+		{"total_throughput>=1", Gate{Stat: StatScalar, Scalar: TotalThroughput, Op: GE, Value: 1}, "total_throughput>=1"},
+		{"error_rate<=0.01", Gate{Stat: StatScalar, Scalar: ErrorRate, Op: LE, Value: 0.01}, "error_rate<=0.01"},
+		{"error_rate<=1%", Gate{Stat: StatScalar, Scalar: ErrorRate, Op: LE, Value: 0.01}, "error_rate<=0.01"},
+	}
+	for _, tt := range tests {
+		got, err := ParseGate(tt.in)
+		if err != nil {
+			t.Errorf("ParseGate(%q): %v", tt.in, err)
+			continue
+		}
+		if got != tt.want {
+			t.Errorf("ParseGate(%q) = %+v, want %+v", tt.in, got, tt.want)
+		}
+		if got.String() != tt.str {
+			t.Errorf("ParseGate(%q).String() = %q, want %q", tt.in, got.String(), tt.str)
+		}
+		if back, err := ParseGate(got.String()); err != nil || back != got {
+			t.Errorf("%q reads back as %+v, %v", got.String(), back, err)
+		}
+	}
+}
+
+func TestParseGateErrors(t *testing.T) {
+	tests := []struct {
+		in   string
+		want string
+	}{
+		{"p99(ttft)<=5xx", `gate "p99(ttft)<=5xx": at column 13: unknown unit "xx" (want ns, us, ms, s, m)`},
+		{"", `gate "": at column 1: want pNN(metric), mean(…), median(…), min(…), max(…), std(…) or attainment, goodput, request_goodput, throughput, request_throughput, input_throughput, total_throughput, error_rate, found end of input`},
+		{"p101(ttft)<=1s", `gate "p101(ttft)<=1s": at column 2: percentile 101: out of range (want 0 to 100)`},
+		{"p(ttft)<=1s", `gate "p(ttft)<=1s": at column 2: want a number, found '('`},
+		{"p99.(ttft)<=1s", `gate "p99.(ttft)<=1s": at column 5: want digits after the decimal point, found '('`},
+		{"p99x(ttft)<=1s", `gate "p99x(ttft)<=1s": at column 1: unknown metric "p99x" (want pNN(metric), mean(…), median(…), min(…), max(…), std(…) or attainment, goodput, request_goodput, throughput, request_throughput, input_throughput, total_throughput, error_rate)`},
+		{"p99 ttft<=1s", `gate "p99 ttft<=1s": at column 5: want '(' and a metric after p99, found 't'`},
+		{"p99()<=1s", `gate "p99()<=1s": at column 5: want a metric name, found ')'`},
+		{"p99(latency)<=1s", `gate "p99(latency)<=1s": at column 5: unknown metric "latency" (want ttft, tpot, itl, inter_chunk, e2e, client_queue or ttft_sent)`},
+		{"p99(ttft<=1s", `gate "p99(ttft<=1s": at column 9: want ')', found '<'`},
+		{"p99(ttft)<=500", `gate "p99(ttft)<=500": at column 15: missing unit after 500 (want ns, us, ms, s, m)`},
+		{"p99(ttft)==1s", `gate "p99(ttft)==1s": at column 10: want <=, <, >= or >, not '='`},
+		{"attainment>=1.5", `gate "attainment>=1.5": at column 13: attainment 1.5: out of range (want 0 to 1, or 0% to 100%)`},
+		{"attainment>=150%", `gate "attainment>=150%": at column 13: attainment 150%: out of range (want 0 to 1, or 0% to 100%)`},
+		{"goodput>=50%", `gate "goodput>=50%": at column 12: goodput takes no percentage`},
+		{"goodput>=1k", `gate "goodput>=1k": at column 11: unexpected 'k' after the gate`},
+		{"goodput>=-1", `gate "goodput>=-1": at column 10: want a number without a sign, found '-'`},
+		{"goodput>=1e3", `gate "goodput>=1e3": at column 11: unexpected 'e' after the gate`},
+		{"goodput>=1" + strings.Repeat("0", 400), `out of range`},
+		{"ttft<=1s", `gate "ttft<=1s": at column 1: unknown metric "ttft" (want pNN(metric), mean(…), median(…), min(…), max(…), std(…) or attainment, goodput, request_goodput, throughput, request_throughput, input_throughput, total_throughput, error_rate)`},
+		{"mean(ttft)", `gate "mean(ttft)": at column 11: want <=, <, >= or > here, found end of input`},
+	}
+	for _, tt := range tests {
+		_, err := ParseGate(tt.in)
+		if err == nil || !strings.HasSuffix(err.Error(), tt.want) && err.Error() != tt.want {
+			t.Errorf("ParseGate(%.40q)\n error %v\n want  %s", tt.in, err, tt.want)
+		}
+	}
+	_, err := ParseGate("p200(ttft)<1s")
+	if !errors.Is(err, ErrRange) {
+		t.Errorf("percentile range error %v does not wrap ErrRange", err)
+	}
+}
+
+func TestParseGates(t *testing.T) {
+	gs, err := ParseGates(" p99(ttft)<=500ms , attainment>=0.9,p95(tpot)<50ms,p99(itl)<200ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(gs) != 4 || gs.String() != "p99(ttft)<=500ms,attainment>=0.9,p95(tpot)<50ms,p99(itl)<200ms" {
+		t.Fatalf("gates = %v", gs)
+	}
+	if got := gs.Percentiles(); !slices.Equal(got, []float64{95, 99}) {
+		t.Errorf("Percentiles = %v, want [95 99]", got)
+	}
+	for _, tt := range []struct{ in, want string }{
+		{"", `gate "": at column 1: empty (want gates like p99(ttft)<=500ms)`},
+		{"p99(ttft)<=1s,", `gate "p99(ttft)<=1s,": at column 14: a gate must follow ','`},
+		{"p99(ttft)<=1s attainment>=0.9", `gate "p99(ttft)<=1s attainment>=0.9": at column 15: want ',' between gates, found 'a'`},
+		{"p99(ttft)<=1s,p99(tpot)<=1x", `gate "p99(ttft)<=1s,p99(tpot)<=1x": at column 27: unknown unit "x" (want ns, us, ms, s, m)`},
+	} {
+		_, err := ParseGates(tt.in)
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("ParseGates(%q)\n error %v\n want  %s", tt.in, err, tt.want)
+		}
+	}
+}
+
+func TestGatesRequire(t *testing.T) {
+	gs, _ := ParseGates("p95(ttft)<1s,p99.9(itl)<1s,mean(e2e)<1s")
+	tests := []struct {
+		name string
+		in   []float64
+		want []float64
+	}{
+		{"defaults kept", nil, []float64{50, 90, 95, 99, 99.9}},
+		{"user list kept", []float64{75}, []float64{75, 95, 99.9}},
+		{"no duplicates", []float64{95, 99.9}, []float64{95, 99.9}},
+	}
+	for _, tt := range tests {
+		o := metrics.Options{Percentiles: tt.in}
+		gs.Require(&o)
+		if !slices.Equal(o.Percentiles, tt.want) {
+			t.Errorf("%s: Require → %v, want %v", tt.name, o.Percentiles, tt.want)
+		}
+	}
+	o := metrics.Options{}
+	Gates{}.Require(&o)
+	if o.Percentiles != nil {
+		t.Errorf("gates without percentiles changed the options: %v", o.Percentiles)
+	}
+}
+
+// TestGateEval checks gates against the seed run (TTFT {.2,.5,.7}, TPOT
+// {.04,.05,.10}, 14 tokens over 1.10 s, goodput 10 tok/s, attainment 2/3).
+func TestGateEval(t *testing.T) {
+	cs, _ := ParseConditions("ttft<=500ms,tpot<=50ms")
+	gates, _ := ParseGates("p99(ttft)<=500ms,p95(tpot)<1s")
+	o := metrics.Options{}
+	cs.Apply(&o)
+	gates.Require(&o)
+	s := metrics.NewSummary(o)
+	for _, r := range seedRecords() {
+		s.Add(r)
+	}
+	res := s.Close()
+
+	noSLO := metrics.NewSummary(metrics.Options{})
+	for _, r := range seedRecords() {
+		noSLO.Add(r)
+	}
+	plain := noSLO.Close()
+	empty := metrics.NewSummary(metrics.Options{Good: cs.Good}).Close()
+
+	tests := []struct {
+		gate     string
+		r        *metrics.Result
+		pass     bool
+		measured float64
+		problem  string // substring; empty means none
+	}{
+		{"p99(ttft)<=500ms", res, false, 0.696, ""}, // linear p99 is 0.696 s
+		{"p99(ttft)<=700ms", res, true, 0.696, ""},
+		{"p50(ttft)<=500ms", res, true, 0.5, ""}, // equal passes <=
+		{"p50(ttft)<500ms", res, false, 0.5, ""}, // but not <
+		{"p95(tpot)<1s", res, true, 0.095, ""},   // computed because Require added it
+		{"p75(tpot)<1s", res, false, 0, "p75 of tpot was not computed (add 75 to the percentiles)"},
+		{"mean(tpot)<64ms", res, true, 0.19 / 3, ""},
+		{"mean(tpot)<63ms", res, false, 0.19 / 3, ""},
+		{"median(tpot)<=50ms", res, true, 0.05, ""},
+		{"max(e2e)<=900ms", res, true, 0.9, ""},
+		{"min(ttft)>200ms", res, false, 0.2, ""},
+		{"std(ttft)>0s", res, true, 0.20548046676563256, ""},
+		{"attainment>=0.6", res, true, 2.0 / 3, ""},
+		{"attainment>=70%", res, false, 2.0 / 3, ""},
+		{"goodput>=10", res, true, 10, ""},
+		{"request_goodput>1.8", res, true, 2 / 1.1, ""},
+		{"throughput>=12.72", res, true, 14 / 1.1, ""}, // 12.727…, printed 12.73
+		{"throughput>=12.73", res, false, 14 / 1.1, ""},
+		{"request_throughput>=2.7", res, true, 3 / 1.1, ""},
+		{"input_throughput<=0", res, true, 0, ""},
+		{"total_throughput>=12", res, true, 14 / 1.1, ""},
+		{"error_rate<=0", res, true, 0, ""},
+		{"goodput>=1", plain, false, 0, "goodput needs a per-request SLO"},
+		{"attainment>=0.5", plain, false, 0, "attainment needs a per-request SLO"},
+		{"p99(ttft)<=1s", empty, false, 0, "no ttft values were measured"},
+		{"error_rate<=0.5", empty, false, 0, "no requests were measured"},
+		{"p99(ttft)<=1s", nil, false, 0, "no result"},
+	}
+	for _, tt := range tests {
+		g, err := ParseGate(tt.gate)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := g.Eval(tt.r)
+		if got.Pass != tt.pass || !near(got.Measured, tt.measured) ||
+			(tt.problem == "") != (got.Problem == "") || !strings.Contains(got.Problem, tt.problem) {
+			t.Errorf("%s: %+v; want pass %v, measured %v, problem %q", tt.gate, got, tt.pass, tt.measured, tt.problem)
+		}
+	}
+
+	results, ok := gates.Eval(res)
+	if ok || len(results) != 2 || results[0].Pass || !results[1].Pass {
+		t.Errorf("Gates.Eval = %+v, %v; want the first to fail", results, ok)
+	}
+	if _, ok := (Gates{}).Eval(res); !ok {
+		t.Error("no gates did not pass")
+	}
+}
+
+func near(a, b float64) bool {
+	d := a - b
+	return d <= 1e-9 && d >= -1e-9
+}
+
+func TestGateResultString(t *testing.T) {
+	tests := []struct {
+		r    GateResult
+		want string
+	}{
+		{GateResult{Gate: mustGate(t, "p99(ttft)<=500ms"), Measured: 0.41234, Pass: true}, "p99(ttft)<=500ms: measured 412.3ms: pass"},
+		{GateResult{Gate: mustGate(t, "max(e2e)<=10s"), Measured: 12.5}, "max(e2e)<=10s: measured 12.5s: fail"},
+		{GateResult{Gate: mustGate(t, "min(itl)>=1us"), Measured: 2.5e-7}, "min(itl)>=1us: measured 250ns: fail"},
+		{GateResult{Gate: mustGate(t, "min(itl)>=1us"), Measured: 2.5e-6, Pass: true}, "min(itl)>=1us: measured 2.5us: pass"},
+		{GateResult{Gate: mustGate(t, "min(itl)>=0s"), Measured: 0, Pass: true}, "min(itl)>=0s: measured 0s: pass"},
+		{GateResult{Gate: mustGate(t, "attainment>=0.9"), Measured: 0.8765432}, "attainment>=0.9: measured 0.876543: fail"},
+		{GateResult{Gate: mustGate(t, "goodput>=1"), Problem: "goodput needs a per-request SLO (--goodput)"}, "goodput>=1: fail: goodput needs a per-request SLO (--goodput)"},
+	}
+	for _, tt := range tests {
+		if got := tt.r.String(); got != tt.want {
+			t.Errorf("String() = %q, want %q", got, tt.want)
+		}
+	}
+}
+
+func mustGate(t *testing.T, s string) Gate {
+	t.Helper()
+	g, err := ParseGate(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+func TestGateResultJSON(t *testing.T) {
+	r := GateResult{Gate: mustGate(t, "p99(ttft)<=500ms"), Measured: 0.5, Pass: true}
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m["gate"] != "p99(ttft)<=500ms" || m["measured"] != 0.5 || m["pass"] != true || len(m) != 3 {
+		t.Errorf("JSON = %s", b)
+	}
+	var back GateResult
+	if err := json.Unmarshal(b, &back); err != nil || back != r {
+		t.Errorf("round trip = %+v, %v", back, err)
+	}
+	if err := json.Unmarshal([]byte(`{"gate":"p99(ttft)<=5xx"}`), &back); err == nil {
+		t.Error("a bad gate unmarshalled without error")
+	}
+}
