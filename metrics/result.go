@@ -40,7 +40,8 @@ type Counts struct {
 
 // Window is the measurement window W: from the scheduled time of the
 // earliest measured request (success or failure) to the end time of the
-// latest one. Times are ns from the run epoch.
+// latest one. A record whose End precedes its Scheduled counts as ending
+// when it was scheduled. Times are ns from the run epoch.
 type Window struct {
 	Start   int64   `json:"start_ns"`
 	End     int64   `json:"end_ns"`
@@ -104,7 +105,7 @@ type PercentileValue struct {
 }
 
 // LittlesLaw compares the two sides of L = λ·W̄ over the window. A request
-// is in flight from its scheduled time to its end, failures included;
+// is in flight from its Scheduled time to its End, failures included;
 // λ counts completions only and W̄ is their mean e2e. Even in steady state
 // the sides differ by the time between each last token and the end of its
 // stream, and by the in-flight time of failures. A large gap means the run

@@ -171,7 +171,7 @@ func (s *series) inFlight(from, to int64) {
 // only in part (the first and the last) read low.
 func (s *series) points(from, to int64) []SeriesPoint {
 	if len(s.b) == 0 || to < from {
-		return nil
+		return []SeriesPoint{}
 	}
 	i, j := max(0, s.slot(from)), min(len(s.b)-1, s.slot(to))
 	sec := float64(s.step) / 1e9

@@ -85,16 +85,19 @@ func (s *Summary) Add(r *record.Record) {
 	}
 
 	s.total++
+	// A record that ends before it was scheduled (a dropped request may
+	// leave End unset) counts as ending when it was scheduled.
+	te := max(r.End, r.Scheduled)
 	if !s.haveWindow {
-		s.haveWindow, s.start, s.end = true, r.Scheduled, r.End
+		s.haveWindow, s.start, s.end = true, r.Scheduled, te
 	} else {
 		s.start = min(s.start, r.Scheduled)
-		s.end = max(s.end, r.End)
+		s.end = max(s.end, te)
 	}
-	s.busy.add(r.End - r.Scheduled)
-	s.series.cover(r.Scheduled, r.End)
-	s.series.inFlight(r.Scheduled, r.End)
-	end := &s.series.b[s.series.slot(r.End)]
+	s.busy.add(span(r.Scheduled, te))
+	s.series.cover(r.Scheduled, te)
+	s.series.inFlight(r.Scheduled, te)
+	end := &s.series.b[s.series.slot(te)]
 
 	if !q.OK {
 		s.failed++
@@ -213,11 +216,8 @@ func (s *Summary) compute() *Result {
 
 	var w float64 // seconds
 	if s.haveWindow {
-		r.Window = Window{Start: s.start, End: s.end}
-		if s.end > s.start {
-			w = float64(s.end-s.start) / 1e9
-		}
-		r.Window.Seconds = w
+		w = float64(span(s.start, s.end)) / 1e9
+		r.Window = Window{Start: s.start, End: s.end, Seconds: w}
 	}
 	rate := func(x int64) float64 {
 		if w == 0 {
@@ -268,19 +268,22 @@ func (s *Summary) compute() *Result {
 		ll.RelativeGap = max(d, -d) / ll.InFlight
 	}
 
-	r.Series = Series{Step: float64(s.series.step) / 1e9}
+	r.Series = Series{Step: float64(s.series.step) / 1e9, Points: []SeriesPoint{}}
 	if s.haveWindow {
 		r.Series.Points = s.series.points(s.start, s.end)
 	}
 	return r
 }
 
-// wideSum is an unsigned 128-bit running sum of non-negative values, so the
-// total in-flight time of any run fits; negative inputs count as zero.
-type wideSum struct{ u128 }
-
-func (w *wideSum) add(x int64) {
-	if x > 0 {
-		w.u128.add(uint64(x))
+// span returns to − from, or 0 when to ≤ from. It is unsigned so that the
+// span between any two int64 times fits.
+func span(from, to int64) uint64 {
+	if to <= from {
+		return 0
 	}
+	return uint64(to) - uint64(from)
 }
+
+// wideSum is an unsigned 128-bit running sum, so the total in-flight time of
+// any run fits.
+type wideSum struct{ u128 }

@@ -292,7 +292,29 @@ func TestSummaryExtremeTimes(t *testing.T) {
 	if r.Counts.Total != 4 || r.Counts.Completed != 3 {
 		t.Errorf("counts = %+v", r.Counts)
 	}
+	// The window spans the whole int64 range: 2⁶⁴ − 1 ns, positive, not
+	// wrapped around.
+	checkNear(t, "window", r.Window.Seconds, 0x1p64/1e9)
+	if r.LittlesLaw.InFlight <= 0 || r.Throughput.OutputTokensPerSecond <= 0 {
+		t.Errorf("rates over the huge window: %+v %+v", r.LittlesLaw, r.Throughput)
+	}
 	_ = b
+}
+
+// TestSummaryEndBeforeScheduled: a record whose End is unset (a dropped
+// request) ends, for the window and the series, when it was scheduled.
+func TestSummaryEndBeforeScheduled(t *testing.T) {
+	dropped := &record.Record{Scheduled: ms(2500), Error: record.ErrDropped}
+	r := summarize(t, Options{}, streamed(0, 100), dropped)
+	if r.Window.End != ms(2500) {
+		t.Errorf("window end = %d, want the dropped request's schedule", r.Window.End)
+	}
+	checkSeries(t, r.Series.Points, []SeriesPoint{
+		{Start: 0, OutputTokensPerSecond: 1, InFlight: 0.1, Completions: 1},
+		{Start: 1},
+		{Start: 2, Errors: 1},
+	})
+	checkNear(t, "L", r.LittlesLaw.InFlight, 0.1/2.5)
 }
 
 func TestSummaryEmpty(t *testing.T) {
@@ -307,6 +329,9 @@ func TestSummaryEmpty(t *testing.T) {
 	}
 	if r.Latency.TTFT.Count != 0 || r.Latency.TTFT.Percentiles != nil {
 		t.Errorf("ttft = %+v", r.Latency.TTFT)
+	}
+	if r.Series.Points == nil || len(r.Series.Points) != 0 {
+		t.Errorf("series points = %#v, want empty, not null", r.Series.Points)
 	}
 	if _, err := json.Marshal(r); err != nil {
 		t.Fatalf("empty result does not encode: %v", err)
