@@ -100,3 +100,14 @@ func (r *Record) LastToken() (int64, bool) {
 	}
 	return r.Chunks[len(r.Chunks)-1].At, true
 }
+
+// Shift moves every time of r by d nanoseconds, to put records of runs that
+// started at different instants on one clock.
+func (r *Record) Shift(d int64) {
+	r.Scheduled += d
+	r.Sent += d
+	r.End += d
+	for i := range r.Chunks {
+		r.Chunks[i].At += d
+	}
+}

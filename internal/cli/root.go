@@ -97,6 +97,7 @@ Exit codes: 0 ok, 1 tool error, 2 usage error, 3 an SLO gate failed.`,
 	root.AddCommand(
 		newVersionCmd(env),
 		newBenchCmd(env),
+		newAnalyzeCmd(env),
 		newPlanCmd(env),
 	)
 	return root

@@ -1,0 +1,138 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/goodput-dev/goodput/metrics"
+	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/report"
+)
+
+func newAnalyzeCmd(env *Env) *cobra.Command {
+	var mf metricsFlags
+	var format string
+	cmd := &cobra.Command{
+		Use:   "analyze FILE...",
+		Short: "Recompute every metric from saved records, with any SLO and percentiles",
+		Long: `analyze reads records and prints the same summary bench does, so a run can
+be judged again with another SLO, other percentiles or another percentile
+method without re-running it.
+
+It reads goodput record files (JSON Lines, "-" for standard input), the seeds'
+simple request log ({"arrival": s, "token_times": [s, ...]} as a JSON array
+or JSON Lines), and vllm bench serve results saved with --save-result
+--save-detailed. Several goodput files (the shards of one run) are merged on
+their common clock.`,
+		Example: `  goodput analyze results/goodput-20261129-080000.jsonl
+  goodput analyze run.jsonl --slo 'ttft<=300ms,tpot<=30ms' --metric-percentiles 50,95,99.9
+  goodput analyze vllm-result.json --goodput ttft:500 tpot:50 --format json
+  goodput analyze shard-*.jsonl --gate 'p99(ttft)<=500ms' --gate 'attainment>=0.9'`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			var files []string
+			for _, a := range args {
+				if goodputWord.MatchString(a) && len(mf.goodput) > 0 {
+					mf.goodput = append(mf.goodput, a)
+					continue
+				}
+				files = append(files, a)
+			}
+			if len(files) == 0 {
+				return usageErr("%s: give at least one record file", cmd.CommandPath())
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var files []string
+			for _, a := range args {
+				if !(goodputWord.MatchString(a) && len(mf.goodput) > 0) {
+					files = append(files, a)
+				}
+			}
+			if format != "text" && format != "json" {
+				return usageErr("--format %q: want text or json", format)
+			}
+			var opts metrics.Options
+			gates, err := mf.apply(&opts)
+			if err != nil {
+				return err
+			}
+			res, notes, err := analyzeFiles(env, files, opts)
+			if err != nil {
+				return err
+			}
+			if format == "json" {
+				enc := json.NewEncoder(env.Stdout)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(res); err != nil {
+					return err
+				}
+			} else if err := report.Text(env.Stdout, res, report.TextOptions{Notes: notes}); err != nil {
+				return err
+			}
+			return reportGates(env, gates, res)
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "text", "output: text or json")
+	mf.register(cmd, true)
+	return cmd
+}
+
+// analyzeFiles folds every record of files into one Summary. Files with a
+// run header are placed on the clock of the earliest one, so the shards of a
+// run merge exactly.
+func analyzeFiles(env *Env, files []string, opts metrics.Options) (*metrics.Result, []string, error) {
+	opened := make([]*record.File, 0, len(files))
+	defer func() {
+		for _, f := range opened {
+			f.Close()
+		}
+	}()
+	for _, name := range files {
+		f, err := record.Open(name, env.Stdin)
+		if err != nil {
+			return nil, nil, err
+		}
+		opened = append(opened, f)
+	}
+	var epoch int64
+	first := true
+	for _, f := range opened {
+		if h := f.Header(); !h.Start.IsZero() && (first || h.Start.UnixNano() < epoch) {
+			epoch, first = h.Start.UnixNano(), false
+		}
+	}
+	sum := metrics.NewSummary(opts)
+	var notes []string
+	for i, f := range opened {
+		var shift int64
+		if h := f.Header(); !h.Start.IsZero() {
+			shift = h.Start.UnixNano() - epoch
+		}
+		n, err := feed(f, sum, shift)
+		if err != nil {
+			return nil, nil, err
+		}
+		desc := f.Format
+		if t := f.Header().Tool; t != "" {
+			desc = t
+		}
+		notes = append(notes, fmt.Sprintf("Records: %s (%s, %d requests)", files[i], desc, n))
+	}
+	return sum.Close(), notes, nil
+}
+
+// feed adds every record of f to sum, moved shift ns later.
+func feed(f *record.File, sum *metrics.Summary, shift int64) (int64, error) {
+	return record.ReadBatches(f, func(b []record.Record) error {
+		for i := range b {
+			if shift != 0 {
+				b[i].Shift(shift)
+			}
+			sum.Add(&b[i])
+		}
+		return nil
+	})
+}

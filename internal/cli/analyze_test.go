@@ -1,0 +1,178 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/goodput-dev/goodput/metrics"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// run executes goodput with args and returns stdout, stderr and the exit code.
+func run(t *testing.T, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	env := &Env{Stdout: &out, Stderr: &errb, Stdin: strings.NewReader(stdin), Getenv: func(string) string { return "" }}
+	root := NewRoot(env)
+	root.SetArgs(args)
+	err := root.ExecuteContext(context.Background())
+	if err != nil {
+		errb.WriteString("goodput: " + err.Error() + "\n")
+	}
+	return out.String(), errb.String(), Code(err)
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s (run with -update if intended):\n%s", path, got)
+	}
+}
+
+const seeds = "../../record/testdata/seeds_example.json"
+
+// The seeds' worked example must come out exactly: TTFT p50 0.50 s, p99
+// 0.70 s, mean 0.467 s; TPOT p50 0.05 s, mean 0.0633 s; throughput
+// 14 / 1.10 s = 12.73 tok/s; goodput 11 / 1.10 s = 10.00 tok/s.
+func TestAnalyzeSeedsExampleGolden(t *testing.T) {
+	for _, method := range []string{"linear", "nearest-rank"} {
+		t.Run(method, func(t *testing.T) {
+			out, errOut, code := run(t, "", "analyze", seeds, "--percentile-method", method,
+				"--slo", "ttft<=0.5s,tpot<=0.05s", "--metric-percentiles", "50,99")
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			golden(t, "seeds_"+method+".txt", out)
+			for _, want := range []string{
+				"Benchmark duration (s):                  1.10",
+				"Total generated tokens:                  14",
+				"Output token throughput (tok/s):         12.73",
+				"Goodput (tok/s):                         10.00",
+				"Good output tokens:                      11 of 14",
+				"Mean TTFT (ms):                          466.67",
+				"Median TTFT (ms):                        500.00",
+				"Mean TPOT (ms):                          63.33",
+				"Median TPOT (ms):                        50.00",
+			} {
+				if !strings.Contains(out, want+"\n") {
+					t.Errorf("missing %q", want)
+				}
+			}
+			// p99 TTFT: nearest-rank picks 0.70 s exactly; linear
+			// interpolation gives 0.696 s, which the seeds print as 0.70.
+			p99 := map[string]string{"linear": "696.00", "nearest-rank": "700.00"}[method]
+			if !strings.Contains(out, "P99 TTFT (ms):                           "+p99+"\n") {
+				t.Errorf("P99 TTFT is not %s ms", p99)
+			}
+		})
+	}
+}
+
+func TestAnalyzeSeedsExampleJSON(t *testing.T) {
+	out, errOut, code := run(t, "", "analyze", seeds, "--format", "json", "--percentile-method", "nearest-rank")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var res metrics.Result
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	ttft, tpot := res.Latency.TTFT, res.Latency.TPOT
+	p99, _ := ttft.Percentile(99)
+	checks := []struct {
+		name      string
+		got, want float64
+	}{
+		{"ttft p50", ttft.Median, 0.5},
+		{"ttft p99", p99, 0.7},
+		{"ttft mean", ttft.Mean, 1.4 / 3},
+		{"tpot p50", tpot.Median, 0.05},
+		{"tpot mean", tpot.Mean, 0.19 / 3},
+		{"window", res.Window.Seconds, 1.1},
+		{"throughput", res.Throughput.OutputTokensPerSecond, 14 / 1.1},
+		{"goodput", res.Goodput.OutputTokensPerSecond, 11 / 1.1},
+	}
+	for _, c := range checks {
+		if d := c.got - c.want; d > 1e-12 || d < -1e-12 {
+			t.Errorf("%s = %.15g, want %.15g", c.name, c.got, c.want)
+		}
+	}
+	if res.Goodput.GoodOutputTokens != 11 || res.Tokens.Output != 14 {
+		t.Errorf("good tokens %d of %d", res.Goodput.GoodOutputTokens, res.Tokens.Output)
+	}
+}
+
+func TestAnalyzeVLLMResult(t *testing.T) {
+	out, errOut, code := run(t, "", "analyze", "../../record/testdata/vllm_detailed.json", "--format", "json", "--slo", "none")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var res metrics.Result
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	// TTFTs 125 and 175 ms; one failure; inter-chunk gaps 20, 30, 25, 50, 10 ms.
+	if res.Counts.Completed != 2 || res.Counts.Failed != 1 || res.Goodput != nil {
+		t.Fatalf("counts = %+v", res.Counts)
+	}
+	if d := res.Latency.TTFT; d.Min != 0.125 || d.Max != 0.175 {
+		t.Errorf("TTFT = %+v", d)
+	}
+	if d := res.Latency.InterChunk; d.Count != 5 || d.Min != 0.01 || d.Max != 0.05 || d.Mean != 0.027 {
+		t.Errorf("inter-chunk = %+v", d)
+	}
+}
+
+func TestAnalyzeErrorsAndGates(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.jsonl")
+	os.WriteFile(bad, []byte(`{"kind":"goodput.run","schema":1}`+"\n"+`{"seq":0}`+"\n"+`{"seq":1,"ct":[1,}`+"\n"), 0o644)
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no file", []string{"analyze"}, ExitUsage, "give at least one record file"},
+		{"missing file", []string{"analyze", filepath.Join(dir, "nope.jsonl")}, ExitTool, "nope.jsonl: no such file"},
+		{"corrupt line", []string{"analyze", bad}, ExitTool, "bad.jsonl:3: column 18"},
+		{"bad slo", []string{"analyze", seeds, "--slo", "ttft<=5xx"}, ExitUsage, "--slo"},
+		{"bad percentile", []string{"analyze", seeds, "--metric-percentiles", "50,101"}, ExitUsage, "--metric-percentiles"},
+		{"bad method", []string{"analyze", seeds, "--percentile-method", "median"}, ExitUsage, "--percentile-method"},
+		{"unknown flag", []string{"analyze", seeds, "--nope"}, ExitUsage, "unknown flag"},
+		{"gate fails", []string{"analyze", seeds, "--gate", "p99(ttft)<=500ms"}, ExitGateFail, "1 of 1 gates failed"},
+		{"both slo forms", []string{"analyze", seeds, "--slo", "ttft<=1s", "--goodput", "ttft:500"}, ExitUsage, "not both"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, errOut, code := run(t, "", tc.args...)
+			if code != tc.code || !strings.Contains(errOut, tc.want) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, errOut, tc.code, tc.want)
+			}
+		})
+	}
+	// A passing gate, the vLLM --goodput form spread over arguments, and
+	// standard input.
+	data, _ := os.ReadFile(seeds)
+	out, errOut, code := run(t, string(data), "analyze", "-", "--goodput", "ttft:500", "tpot:50", "--gate", "attainment>=0.6")
+	if code != 0 || !strings.Contains(out, "Goodput (tok/s):                         10.00") || !strings.Contains(out, "Gate: ") {
+		t.Errorf("exit %d %s\n%s", code, errOut, out)
+	}
+}
