@@ -1,0 +1,93 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/goodput-dev/goodput/sim"
+)
+
+func serveSim(t *testing.T) string {
+	t.Helper()
+	srv, err := sim.New(sim.Options{Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := srv.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { defer close(done); srv.Serve(ctx, ln) }()
+	t.Cleanup(func() { cancel(); srv.Close(); <-done })
+	return "http://" + ln.Addr().String()
+}
+
+func TestBenchAgainstAServer(t *testing.T) {
+	url := serveSim(t)
+	dir := t.TempDir()
+	out, errOut, code := run(t, "", "bench", "--base-url", url, "--backend", "openai-chat", "--num-prompts", "12",
+		"--request-rate", "40", "--random-input-len", "48", "--random-output-len", "8", "--ignore-eos",
+		"--goodput", "ttft:2000", "tpot:500", "--gate", "attainment>=0.5", "--result-dir", dir, "--run-name", "r",
+		"--save-result", "--format", "vllm", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, errOut, out)
+	}
+	for _, want := range []string{
+		"Server: " + url + " (openai-chat), model Llama-3.1-8B",
+		"Successful requests:                     12",
+		"Total generated tokens:                  96",
+		"SLO:                                     ttft<=2s,tpot<=500ms",
+		"Gate: attainment>=0.5",
+		"Wrote " + filepath.Join(dir, "r.jsonl"),
+		"Wrote " + filepath.Join(dir, "r.vllm.json"),
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "r.summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Result struct {
+			Counts struct{ Completed int }
+		}
+	}
+	if err := json.Unmarshal(b, &s); err != nil || s.Result.Counts.Completed != 12 {
+		t.Errorf("summary: %v %+v", err, s)
+	}
+}
+
+func TestBenchUsageErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bench", "--request-rate", "-1"}, "--request-rate"},
+		{[]string{"bench", "--format", "xml"}, `--format "xml"`},
+		{[]string{"bench", "--format", "vllm"}, "give --result-dir"},
+		{[]string{"bench", "--header", "no-separator"}, "--header"},
+		{[]string{"bench", "--extra-body", "[1]"}, "--extra-body"},
+		{[]string{"bench", "--base-url", "127.0.0.1:9", "--num-prompts", "1"}, "--base-url"},
+		{[]string{"bench", "--sim-gpu", "abacus"}, "--sim-gpu"},
+		{[]string{"bench", "stray"}, `unexpected argument "stray"`},
+		{[]string{"bench", "--label", "x"}, "--label"},
+	}
+	for _, tc := range tests {
+		_, errOut, code := run(t, "", tc.args...)
+		if code != ExitUsage || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, %q; want 2 and %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}
