@@ -46,7 +46,16 @@ func (s *scanner) unexpected(want string) error {
 	if s.i >= len(s.b) {
 		return &jsonError{off: s.i, msg: "unexpected end of JSON, want " + want}
 	}
-	return s.errorf("invalid character %q, want %s", s.b[s.i], want)
+	return s.errorf("invalid character %s, want %s", quoteByte(s.b[s.i]), want)
+}
+
+// quoteByte shows a byte for an error message; bytes past ASCII are shown
+// in hex, since alone they are not characters.
+func quoteByte(c byte) string {
+	if c < utf8.RuneSelf {
+		return fmt.Sprintf("%q", rune(c))
+	}
+	return fmt.Sprintf(`'\x%02x'`, c)
 }
 
 func (s *scanner) ws() {
@@ -73,7 +82,7 @@ func (s *scanner) peek() byte {
 func (s *scanner) end() error {
 	s.ws()
 	if s.i != len(s.b) {
-		return s.errorf("invalid character %q after top-level value", s.b[s.i])
+		return s.errorf("invalid character %s after top-level value", quoteByte(s.b[s.i]))
 	}
 	return nil
 }
@@ -201,17 +210,17 @@ func (s *scanner) str() (raw []byte, escaped bool, err error) {
 				for _, h := range s.b[i+1 : i+5] {
 					if hexVal(h) < 0 {
 						s.i = i + 1
-						return nil, false, s.errorf("invalid character %q in \\u escape", h)
+						return nil, false, s.errorf("invalid character %s in \\u escape", quoteByte(h))
 					}
 				}
 				i += 4
 			default:
 				s.i = i
-				return nil, false, s.errorf("invalid escape character %q", s.b[i])
+				return nil, false, s.errorf("invalid escape character %s", quoteByte(s.b[i]))
 			}
 		case c < 0x20:
 			s.i = i
-			return nil, false, s.errorf("invalid control character %q in string", c)
+			return nil, false, s.errorf("invalid control character %s in string", quoteByte(c))
 		}
 	}
 	s.i = len(s.b)
@@ -446,7 +455,7 @@ func unquote(dst, raw []byte) ([]byte, error) {
 			}
 			dst = utf8.AppendRune(dst, r)
 		default:
-			return dst, &jsonError{off: i, msg: fmt.Sprintf("invalid escape character %q", raw[i])}
+			return dst, &jsonError{off: i, msg: "invalid escape character " + quoteByte(raw[i])}
 		}
 	}
 	return dst, nil

@@ -173,6 +173,9 @@ func RecordError(rec *record.Record, err error, at int64) {
 		return
 	}
 	rec.Msg = clean(err.Error())
+	if rec.Msg == "" {
+		rec.Msg = "request failed: " + string(rec.Error)
+	}
 	rec.End = at
 }
 

@@ -223,8 +223,14 @@ func (s *stream) readFailed(err error, at int64) {
 	s.fail(kind, fmt.Sprintf("reading the stream after %d bytes: %v", s.st.Bytes, err), at)
 }
 
+// fail records a failure. A failed record always has a message, even when
+// the server's was blank.
 func (s *stream) fail(kind record.ErrorKind, msg string, at int64) {
-	s.rec.Error, s.rec.Msg, s.rec.End = kind, clean(msg), at
+	msg = clean(msg)
+	if msg == "" {
+		msg = "server reported an error without a message"
+	}
+	s.rec.Error, s.rec.Msg, s.rec.End = kind, msg, at
 }
 
 // close settles token counts and the stats.
