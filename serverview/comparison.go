@@ -1,0 +1,364 @@
+package serverview
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/goodput-dev/goodput/metrics"
+	"github.com/goodput-dev/goodput/promscrape"
+)
+
+// Comparison is the server's view of one measured window set beside the
+// client's. It is plain data with snake_case JSON, saved with a run's
+// summary. Latencies are in seconds and KV usage is a fraction (0–1).
+//
+// A quantity the server did not export, or that the window could not
+// measure, is nil (absent from the JSON), and Missing says why.
+type Comparison struct {
+	URL    string            `json:"url"`
+	Engine promscrape.Engine `json:"engine"`
+	Model  string            `json:"model,omitempty"` // the model filter, if any
+
+	Start time.Time `json:"window_start"` // the client's measured window
+	End   time.Time `json:"window_end"`
+	// CoveredSeconds is the time between the two scrapes that bracket the
+	// window, which the server's counter and histogram differences span. It
+	// exceeds the window by up to a scrape interval at each end.
+	CoveredSeconds float64 `json:"covered_seconds"`
+	Scrapes        int     `json:"scrapes"`        // scrapes started inside the window
+	FailedScrapes  int     `json:"failed_scrapes"` // of those, how many failed
+
+	TTFT LatencyComparison `json:"ttft"`
+	ITL  LatencyComparison `json:"itl"`
+	E2E  LatencyComparison `json:"e2e"`
+
+	// Phases are the queue, prefill and decode shares of the server's
+	// request latency, for those the server exports.
+	Phases []promscrape.Phase `json:"phases,omitempty"`
+
+	Running      *GaugeSummary `json:"running,omitempty"`
+	Waiting      *GaugeSummary `json:"waiting,omitempty"`
+	KVCacheUsage *GaugeSummary `json:"kv_cache_usage,omitempty"`
+
+	Preemptions *CounterSummary `json:"preemptions,omitempty"`
+	// PrefixCacheHitRate is the fraction of prefix-cache lookups (tokens,
+	// for vLLM) that hit over the window.
+	PrefixCacheHitRate *float64 `json:"prefix_cache_hit_rate,omitempty"`
+
+	// GenerationTokens is what the server counted over the covered span;
+	// ClientOutputTokens what the client counted over its window. The
+	// server's count also holds warm-up requests and anyone else's
+	// traffic, and its rate is over the covered span.
+	GenerationTokens   *CounterSummary `json:"generation_tokens,omitempty"`
+	ClientOutputTokens *CounterSummary `json:"client_output_tokens,omitempty"`
+
+	Status  Status               `json:"status"`
+	Missing []string             `json:"missing,omitempty"` // what could not be compared, and why
+	Notes   []string             `json:"notes,omitempty"`   // caveats about the window (partial cover, resets)
+	Scrape  *promscrape.Coverage `json:"scrape_coverage,omitempty"`
+}
+
+// LatencyComparison is one latency as the server's histogram and the client's
+// records saw it.
+type LatencyComparison struct {
+	ServerObservations float64             `json:"server_observations"`
+	ServerMean         *float64            `json:"server_mean_s,omitempty"`
+	ClientCount        int64               `json:"client_count"`
+	ClientMean         *float64            `json:"client_mean_s,omitempty"`
+	P50                *QuantileComparison `json:"p50,omitempty"`
+	P99                *QuantileComparison `json:"p99,omitempty"`
+}
+
+// QuantileComparison is one percentile on both sides. Server is a bucket
+// estimate (the true value lies within its bounds); Client is exact over the
+// recorded requests. Gap is Client − Server: the time spent outside the
+// server (network, gateway, the client's own queue and parsing), with the
+// range the server's bucket bounds allow.
+type QuantileComparison struct {
+	Server *promscrape.Estimate `json:"server,omitempty"`
+	Client *float64             `json:"client_s,omitempty"`
+	Gap    *Range               `json:"gap,omitempty"`
+}
+
+// Range is a value with the bounds it is known to lie within.
+type Range struct {
+	Value float64 `json:"value_s"`
+	Lower float64 `json:"lower_s"`
+	Upper float64 `json:"upper_s"`
+}
+
+// GaugeSummary is a gauge over the scrapes inside the window.
+type GaugeSummary struct {
+	Peak    float64 `json:"peak"`
+	Mean    float64 `json:"mean"`
+	Samples int     `json:"samples"`
+}
+
+// CounterSummary is how much a counter rose, and its mean rate.
+type CounterSummary struct {
+	Count     float64 `json:"count"`
+	PerSecond float64 `json:"per_second"`
+}
+
+// RunWindow returns the wall-clock bounds of a client Result's measured
+// window, whose times are offsets from the run epoch (record.Header.Start).
+// Pass an epoch read from time.Now during the run, not one decoded from a
+// file, so that its monotonic reading orders it against the scrape times.
+func RunWindow(epoch time.Time, res *metrics.Result) (start, end time.Time) {
+	return epoch.Add(time.Duration(res.Window.Start)), epoch.Add(time.Duration(res.Window.End))
+}
+
+// Compare reads the server's view of the window [start, end] from s and sets
+// client's numbers beside it. s may be nil (server metrics were not scraped)
+// and client may be nil (server side only): the Comparison then says what is
+// missing. Failed scrapes, a server that exports nothing known and absent
+// metrics are never errors either: they are listed in Missing.
+//
+// It fails only when end is before start. To compare a finished run, pass
+// RunWindow's bounds and the Result they came from.
+func Compare(s *promscrape.Series, start, end time.Time, client *metrics.Result) (*Comparison, error) {
+	if end.Before(start) {
+		return nil, fmt.Errorf("compare server metrics: window end %s is before its start %s",
+			end.Format(time.RFC3339Nano), start.Format(time.RFC3339Nano))
+	}
+	c := &Comparison{Start: start, End: end}
+	if client != nil {
+		c.ClientOutputTokens = &CounterSummary{Count: float64(client.Tokens.Output), PerSecond: client.Throughput.OutputTokensPerSecond}
+	}
+	if s == nil {
+		c.missing("server metrics were not scraped")
+		c.Status = Assess(Signals{Err: "server metrics were not scraped"})
+		c.latencies(promscrape.Window{}, nil, client)
+		return c, nil
+	}
+	c.URL, c.Model = s.URL, s.Model
+	cov := s.Coverage()
+	c.Scrape = &cov
+	c.coverage(cov)
+	w, err := s.Between(start, end)
+	c.Scrapes, c.FailedScrapes = w.Scrapes, w.Failed
+	if err != nil {
+		if !errors.Is(err, promscrape.ErrNoSnapshots) {
+			return nil, fmt.Errorf("compare server metrics of %s: %w", s.URL, err)
+		}
+		c.missing("no successful scrape around the window: no server view")
+		c.Status = Assess(Signals{Err: firstFailure(cov, "no successful scrape around the window")})
+		c.latencies(promscrape.Window{}, &cov, client)
+		return c, nil
+	}
+	c.Engine = w.Engine
+	c.CoveredSeconds = w.Duration().Seconds()
+	c.Notes = w.Notes
+	c.latencies(w, &cov, client)
+	c.server(w, &cov)
+	c.Status = Assess(c.signals(s, w))
+	if c.Running == nil && c.Waiting == nil && c.KVCacheUsage == nil && w.Engine != promscrape.Unknown &&
+		!(slices.Contains(cov.Absent, string(promscrape.Running)) && slices.Contains(cov.Absent, string(promscrape.Waiting)) &&
+			slices.Contains(cov.Absent, string(promscrape.KVCacheUsage))) {
+		// The gauges exist but no scrape fell inside a short window:
+		// that is not the server's fault.
+		c.Status = Status{LevelUnknown, "no scrape inside the window to judge by: the run was shorter than the scrape interval"}
+	}
+	return c, nil
+}
+
+// coverage lists what the scrapes as a whole missed.
+func (c *Comparison) coverage(cov promscrape.Coverage) {
+	switch {
+	case cov.Scrapes == 0:
+		c.missing("no scrape was made")
+		return
+	case len(cov.Failed) > 0:
+		var kinds []string
+		for _, k := range slices.Sorted(maps.Keys(cov.Failed)) {
+			kinds = append(kinds, fmt.Sprintf("%d %s", cov.Failed[k], k))
+		}
+		c.missing("%d of %d scrapes failed (%s); first: %s", cov.Scrapes-cov.OK, cov.Scrapes, strings.Join(kinds, ", "), cov.Gaps[0].Err)
+	}
+	if cov.OK > 0 && len(cov.Engines) == 0 {
+		c.missing("no known engine metrics (vllm:, sglang:, tgi_, llamacpp:) at %s", c.URL)
+	}
+	if len(cov.Engines) > 1 {
+		c.missing("the engine changed during the run (%v): the server was replaced", cov.Engines)
+	}
+	if n := len(cov.Skipped); n > 0 {
+		shown := cov.Skipped[:min(n, 3)]
+		more := ""
+		if n > len(shown) {
+			more = fmt.Sprintf(" and %d more", n-len(shown))
+		}
+		c.missing("series left out: %s%s", strings.Join(shown, "; "), more)
+	}
+}
+
+// firstFailure is the first failed scrape's message, or def.
+func firstFailure(cov promscrape.Coverage, def string) string {
+	if len(cov.Gaps) > 0 && cov.Gaps[0].Err != "" {
+		return cov.Gaps[0].Err
+	}
+	return def
+}
+
+// latencies fills TTFT, ITL and E2E from both sides. cov is nil when the
+// server side is missing as a whole (already said once).
+func (c *Comparison) latencies(w promscrape.Window, cov *promscrape.Coverage, client *metrics.Result) {
+	for _, l := range []struct {
+		out    *LatencyComparison
+		hist   promscrape.Hist
+		client metrics.Metric
+	}{
+		{&c.TTFT, promscrape.TTFT, metrics.MetricTTFT},
+		{&c.ITL, promscrape.ITL, metrics.MetricITL},
+		{&c.E2E, promscrape.E2E, metrics.MetricE2E},
+	} {
+		var d *metrics.Distribution
+		if client != nil {
+			d = client.Distribution(l.client)
+		}
+		c.latency(l.out, w, cov, l.hist, d)
+	}
+}
+
+func (c *Comparison) latency(out *LatencyComparison, w promscrape.Window, cov *promscrape.Coverage, h promscrape.Hist, d *metrics.Distribution) {
+	hg, serverOK := w.Histograms[h]
+	if cov != nil {
+		switch {
+		case !serverOK:
+			c.missing("server %s: %s", h, c.absence(cov, string(h)))
+		case hg.Count == 0:
+			c.missing("server %s: no observation in the window", h)
+		}
+	}
+	out.ServerObservations = hg.Count
+	if m, ok := hg.Mean(); serverOK && ok {
+		out.ServerMean = &m
+	}
+	if d != nil && d.Count > 0 {
+		out.ClientCount = d.Count
+		out.ClientMean = ptr(d.Mean)
+	}
+	for _, q := range []struct {
+		p   float64
+		out **QuantileComparison
+	}{{50, &out.P50}, {99, &out.P99}} {
+		qc := &QuantileComparison{}
+		if serverOK && hg.Count > 0 {
+			if e, err := hg.Quantile(q.p / 100); err == nil {
+				qc.Server = &e
+			}
+		}
+		if d != nil && d.Count > 0 {
+			if v, ok := d.Percentile(q.p); ok {
+				qc.Client = &v
+			} else {
+				c.missing("client %s p%g: not computed (add %g to --metric-percentiles)", h, q.p, q.p)
+			}
+		}
+		if e, v := qc.Server, qc.Client; e != nil && v != nil {
+			if e.Overflow {
+				c.missing("server %s p%g: above the highest bucket (%s), no gap", h, q.p, ms(e.Upper))
+			} else {
+				qc.Gap = &Range{Value: *v - e.Value, Lower: *v - e.Upper, Upper: *v - e.Lower}
+			}
+		}
+		if qc.Server != nil || qc.Client != nil {
+			*q.out = qc
+		}
+	}
+}
+
+// server fills the server-only quantities from the window.
+func (c *Comparison) server(w promscrape.Window, cov *promscrape.Coverage) {
+	c.Phases = w.Phases()
+	for _, h := range []promscrape.Hist{promscrape.Queue, promscrape.Prefill, promscrape.Decode} {
+		if _, ok := w.Histograms[h]; !ok {
+			c.missing("server %s time: %s", h, c.absence(cov, string(h)))
+		}
+	}
+	for _, g := range []struct {
+		out  **GaugeSummary
+		name promscrape.Gauge
+	}{{&c.Running, promscrape.Running}, {&c.Waiting, promscrape.Waiting}, {&c.KVCacheUsage, promscrape.KVCacheUsage}} {
+		st, ok := w.Gauges[g.name]
+		if !ok {
+			c.missing("%s: %s", strings.ReplaceAll(string(g.name), "_", " "), c.absence(cov, string(g.name)))
+			continue
+		}
+		*g.out = &GaugeSummary{Peak: st.Peak, Mean: st.Mean, Samples: st.Samples}
+	}
+	for _, k := range []struct {
+		out  **CounterSummary
+		name promscrape.Counter
+	}{{&c.Preemptions, promscrape.Preemptions}, {&c.GenerationTokens, promscrape.GenerationTokens}} {
+		n, ok := w.Counters[k.name]
+		if !ok {
+			c.missing("%s: %s", strings.ReplaceAll(string(k.name), "_", " "), c.absence(cov, string(k.name)))
+			continue
+		}
+		ps, _ := w.PerSecond(k.name)
+		*k.out = &CounterSummary{Count: n, PerSecond: ps}
+	}
+	if r, ok := w.PrefixHitRate(); ok {
+		c.PrefixCacheHitRate = &r
+	} else if _, ok := w.Counters[promscrape.PrefixCacheQueries]; ok {
+		c.missing("prefix cache hit rate: no lookup in the window")
+	} else {
+		c.missing("prefix cache hit rate: %s", c.absence(cov, string(promscrape.PrefixCacheQueries)))
+	}
+}
+
+// absence says why the window lacks quantity q: the server never exported
+// it, or the window could not measure it.
+func (c *Comparison) absence(cov *promscrape.Coverage, q string) string {
+	if slices.Contains(cov.Absent, q) {
+		return "not exported by the server"
+	}
+	return "not measured in the window (see notes)"
+}
+
+// signals gathers what Assess judges about a finished run: mean running and
+// waiting, peak KV usage, the preemption rate, the longest stretch the queue
+// held requests, and TTFT p99 in the window's second half against its first.
+func (c *Comparison) signals(s *promscrape.Series, w promscrape.Window) Signals {
+	sig := Signals{Engine: w.Engine}
+	if c.Running != nil {
+		sig.Running = ptr(c.Running.Mean)
+	}
+	if c.Waiting != nil {
+		sig.Waiting = ptr(c.Waiting.Mean)
+		sig.QueueFor, sig.QueueRise = queueTrend(s.Gauge(promscrape.Waiting), c.Start, c.End, false)
+	}
+	if c.KVCacheUsage != nil {
+		sig.KVCacheUsage = ptr(c.KVCacheUsage.Peak)
+	}
+	if c.Preemptions != nil {
+		sig.PreemptionsPerSecond = ptr(c.Preemptions.PerSecond)
+	}
+	mid := c.Start.Add(c.End.Sub(c.Start) / 2)
+	sig.TTFTP99Before = p99(s, promscrape.TTFT, c.Start, mid)
+	sig.TTFTP99 = p99(s, promscrape.TTFT, mid, c.End)
+	return sig
+}
+
+// p99 is the server's p99 of h over [from, to], or nil when it has none.
+func p99(s *promscrape.Series, h promscrape.Hist, from, to time.Time) *float64 {
+	w, err := s.Between(from, to)
+	if err != nil || w.Duration() <= 0 {
+		return nil
+	}
+	e, err := w.Quantile(h, 0.99)
+	if err != nil {
+		return nil
+	}
+	return &e.Value
+}
+
+func (c *Comparison) missing(format string, args ...any) {
+	c.Missing = append(c.Missing, fmt.Sprintf(format, args...))
+}
+
+func ptr(v float64) *float64 { return &v }

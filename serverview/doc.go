@@ -1,0 +1,26 @@
+// Package serverview sets a server's own account of a run beside the
+// client's, and reads a live view of a server for `goodput watch`.
+//
+// The client measures what a user sees: TTFT from the intended send time,
+// through the network, any gateway and the client itself. The server's
+// /metrics say what happened inside: how long requests queued, prefilled and
+// decoded, how full the KV cache ran, whether requests were preempted. Read
+// side by side they say where the time went, and the gap between the two
+// TTFTs is what the network, the gateway and the client added.
+//
+// The pieces:
+//
+//	Start / Recorder.Stop     scrape /metrics every second during a run ─► promscrape.Series
+//	Compare                   series + measured window + client Result ─► Comparison (JSON)
+//	Text                      the "Server (vLLM /metrics)" block of the terminal summary
+//	Monitor                   recent scrapes ─► View: the live numbers `goodput watch` shows
+//	Assess                    Signals ─► Status: one plain-words line ("past the knee — scale out")
+//
+// Scraping is never fatal. A target that is down, slow, returns garbage or
+// far too much is recorded as failed scrapes, and the Comparison and View
+// list what is missing instead of failing.
+//
+// Server percentiles come from histogram buckets, so they are estimates with
+// bounds (promscrape.Estimate); client percentiles are exact over the
+// recorded requests. A gap between them is therefore a range too.
+package serverview

@@ -1,0 +1,107 @@
+package serverview
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/goodput-dev/goodput/promscrape"
+)
+
+// Options configure a Recorder. The zero value scrapes every second with
+// promscrape's default timeout and size limit, keeping every model.
+type Options struct {
+	Interval time.Duration     // between scrape starts; zero means promscrape.DefaultInterval (1 s)
+	Timeout  time.Duration     // for one scrape; zero means promscrape.DefaultTimeout
+	MaxBytes int64             // largest exposition accepted; zero means promscrape.DefaultMaxBytes
+	Model    string            // keep only this model_name (see promscrape.Options.Model)
+	Engine   promscrape.Engine // force an engine's mapping; Unknown detects it
+	Client   *http.Client      // nil means http.DefaultClient
+
+	// OnSample, when set, is called after each scrape, for a live view. It
+	// runs on the Recorder's goroutine (and, for the last scrape, on the
+	// one calling Stop) and must return quickly.
+	OnSample func(promscrape.Sample)
+}
+
+// Recorder scrapes a server's /metrics in the background during a run.
+// Create it with Start and call Stop exactly when the measured window has
+// ended; Stop returns everything it saw.
+type Recorder struct {
+	scraper promscrape.Scraper
+	parent  context.Context
+	cancel  context.CancelFunc
+	done    chan struct{} // closed by the scraping goroutine when Run has returned
+
+	// series is written by the scraping goroutine before it closes done,
+	// and read only after done is closed.
+	series *promscrape.Series
+
+	stopOnce sync.Once
+	final    *promscrape.Series // set once by Stop
+}
+
+// Start begins scraping metricsURL at once and then every o.Interval, until
+// Stop is called or ctx ends. It never fails: a URL that cannot work, a
+// server that is down, slow, garbled or too large gives failed scrapes that
+// the Series records and Compare reports as missing. The caller must call
+// Stop to release the goroutine.
+func Start(ctx context.Context, metricsURL string, o Options) *Recorder {
+	r := &Recorder{
+		scraper: promscrape.Scraper{
+			URL: metricsURL, Client: o.Client, Model: o.Model, Engine: o.Engine,
+			Interval: o.Interval, Timeout: o.Timeout, MaxBytes: o.MaxBytes,
+			OnSample: o.OnSample,
+		},
+		parent: ctx,
+		done:   make(chan struct{}),
+	}
+	var runCtx context.Context
+	runCtx, r.cancel = context.WithCancel(ctx)
+	go func() {
+		defer close(r.done)
+		r.series = r.scraper.Run(runCtx)
+	}()
+	return r
+}
+
+// Stop ends the background scraping, takes one last scrape so that the
+// series brackets a window that ended just now, and returns the Series.
+// It blocks for at most one scrape timeout, even when the context given to
+// Start has ended (an interrupted run still gets its closing scrape). Later
+// calls return the same Series.
+func (r *Recorder) Stop() *promscrape.Series {
+	r.stopOnce.Do(func() {
+		r.cancel()
+		<-r.done
+		s := r.series
+		smp := sample(context.WithoutCancel(r.parent), &r.scraper)
+		s.Samples = append(s.Samples, smp)
+		if r.scraper.OnSample != nil {
+			r.scraper.OnSample(smp)
+		}
+		s.End = time.Now()
+		r.final = s
+	})
+	return r.final
+}
+
+// sample makes one scrape with sc and records it as promscrape.Run does.
+func sample(ctx context.Context, sc *promscrape.Scraper) promscrape.Sample {
+	start := time.Now()
+	snap, err := sc.Scrape(ctx)
+	smp := promscrape.Sample{At: start, Took: time.Since(start)}
+	if err != nil {
+		smp.Kind = promscrape.FailOther
+		var se *promscrape.ScrapeError
+		if errors.As(err, &se) {
+			smp.Kind = se.Kind
+		}
+		smp.Err = err.Error()
+		return smp
+	}
+	smp.Snapshot = &snap
+	return smp
+}

@@ -1,0 +1,199 @@
+package serverview
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/goodput-dev/goodput/promscrape"
+)
+
+// Level grades a Status, worst last.
+type Level string
+
+// Status levels.
+const (
+	LevelUnknown  Level = "unknown"  // no usable metrics: nothing can be said
+	LevelOK       Level = "ok"       // idle or serving with nothing waiting
+	LevelWarn     Level = "warn"     // at capacity, or about to preempt
+	LevelCritical Level = "critical" // past the knee: the queue grows without bound
+)
+
+// Status is the server's state in one line of plain words, with its grade.
+type Status struct {
+	Level Level  `json:"level"`
+	Text  string `json:"text"`
+}
+
+// String returns the text.
+func (s Status) String() string { return s.Text }
+
+// Signals are the readings Assess judges. A nil pointer means the server
+// does not export that quantity or no scrape has seen it yet.
+//
+// A live view fills them from the latest scrape and the trailing window; a
+// finished run from its measured window (see Compare), so Waiting may be a
+// mean and need not be a whole number.
+type Signals struct {
+	// Err is why the latest scrape failed; empty when it succeeded.
+	Err string
+	// Engine is the engine the metrics came from; Unknown when no metric
+	// carried a known prefix.
+	Engine promscrape.Engine
+
+	Running      *float64 // requests in the running batch
+	Waiting      *float64 // requests queued and not yet scheduled
+	KVCacheUsage *float64 // fraction of the KV cache in use, 0–1
+
+	// PreemptionsPerSecond is the rate of preemptions over the window.
+	PreemptionsPerSecond *float64
+
+	// QueueFor is how long the queue has held at least one request
+	// without emptying, and QueueRise how much the waiting count grew over
+	// that time (the slope of a least-squares line through the scraped
+	// counts, times QueueFor). Both are zero when the queue is empty or
+	// too few scrapes saw it.
+	QueueFor  time.Duration
+	QueueRise float64
+
+	// TTFTP99 is the server's TTFT p99 over the window, in seconds, and
+	// TTFTP99Before the same over the window before it; the ratio says
+	// whether time to first token is climbing with the queue.
+	TTFTP99       *float64
+	TTFTP99Before *float64
+}
+
+// Thresholds of Assess.
+const (
+	// KVHigh is the KV cache usage above which preemption is near: a few
+	// long requests growing at once will not find a free block.
+	KVHigh = 0.9
+	// MinQueueRise is the least growth, in requests, that counts as a
+	// growing queue; smaller changes are scheduling noise.
+	MinQueueRise = 2.0
+	// QueueRiseShare is the least growth, as a share of the requests
+	// waiting now, that counts as a growing queue: a long queue that rose
+	// by a few requests is steady, not growing.
+	QueueRiseShare = 0.25
+	// TTFTRise is the ratio of TTFT p99 now to before above which it is
+	// said to have risen.
+	TTFTRise = 1.5
+)
+
+// Assess turns s into a status line. It is a pure function; the first rule
+// that applies wins:
+//
+//  1. the latest scrape failed, or no known engine metrics: unknown;
+//  2. the queue grew (by at least MinQueueRise and QueueRiseShare of what
+//     waits now) over QueueFor: arrivals outpace the server, which is past
+//     its knee — critical, naming the TTFT p99 rise when there is one;
+//  3. requests are being preempted: warn, KV cache exhausted;
+//  4. KV cache usage at or above KVHigh: warn, preemptions likely;
+//  5. requests wait (at least half a request on average) but the queue is
+//     steady: warn, at capacity;
+//  6. nothing running or waiting: ok, idle;
+//  7. otherwise ok, healthy.
+func Assess(s Signals) Status {
+	switch {
+	case s.Err != "":
+		return Status{LevelUnknown, "no metrics: " + s.Err}
+	case s.Engine == promscrape.Unknown:
+		return Status{LevelUnknown, "no known engine metrics (vllm:, sglang:, tgi_, llamacpp:) at this URL"}
+	case s.Running == nil && s.Waiting == nil && s.KVCacheUsage == nil:
+		return Status{LevelUnknown, "the server exports no running, waiting or KV cache metric"}
+	}
+	if growing(s) {
+		rise := ""
+		if s.TTFTP99 != nil && s.TTFTP99Before != nil && *s.TTFTP99Before > 0 {
+			if r := *s.TTFTP99 / *s.TTFTP99Before; r >= TTFTRise {
+				rise = fmt.Sprintf(" while TTFT p99 rose %s×", ratio(r))
+			}
+		}
+		return Status{LevelCritical, fmt.Sprintf("queue has grown by %.0f over %s%s: past the knee — scale out",
+			s.QueueRise, seconds(s.QueueFor), rise)}
+	}
+	if p := value(s.PreemptionsPerSecond); p > 0 {
+		return Status{LevelWarn, fmt.Sprintf("preempting %s requests/s%s: KV cache exhausted — lower max-num-seqs or add KV memory",
+			rate(p), kvSuffix(s.KVCacheUsage, " with KV ", ""))}
+	}
+	if kv := s.KVCacheUsage; kv != nil && *kv >= KVHigh {
+		return Status{LevelWarn, fmt.Sprintf("KV cache above %s (%s): preemptions likely", percent(KVHigh), percent(*kv))}
+	}
+	if waiting := value(s.Waiting); waiting >= 0.5 {
+		return Status{LevelWarn, fmt.Sprintf("at capacity: %s waiting, queue steady%s", count(waiting), kvSuffix(s.KVCacheUsage, ", KV ", ""))}
+	}
+	if s.Running != nil && *s.Running < 0.5 && s.Waiting != nil {
+		return Status{LevelOK, "idle: nothing running or waiting" + kvSuffix(s.KVCacheUsage, ", KV ", "")}
+	}
+	if s.Waiting == nil {
+		if s.Running == nil {
+			return Status{LevelOK, "serving (running and waiting not exported)" + kvSuffix(s.KVCacheUsage, ", KV ", "")}
+		}
+		return Status{LevelOK, fmt.Sprintf("serving: %s running (waiting not exported)%s", count(*s.Running), kvSuffix(s.KVCacheUsage, ", KV ", ""))}
+	}
+	return Status{LevelOK, "healthy: nothing waiting" + kvSuffix(s.KVCacheUsage, ", KV ", "")}
+}
+
+// growing reports whether s says the queue grew, by the thresholds above.
+func growing(s Signals) bool {
+	if s.QueueFor <= 0 || s.Waiting == nil {
+		return false
+	}
+	return s.QueueRise >= MinQueueRise && s.QueueRise >= QueueRiseShare**s.Waiting
+}
+
+func value(p *float64) float64 {
+	if p == nil || math.IsNaN(*p) {
+		return 0
+	}
+	return *p
+}
+
+// kvSuffix renders the KV usage after prefix, or alt when it is unknown.
+func kvSuffix(kv *float64, prefix, alt string) string {
+	if kv == nil {
+		return alt
+	}
+	return prefix + percent(*kv)
+}
+
+// percent renders a fraction as a whole percentage, "42 %".
+func percent(f float64) string { return fmt.Sprintf("%.0f %%", 100*f) }
+
+// count renders a number of requests: whole when it is one, else to a tenth
+// (a mean over a run).
+func count(v float64) string {
+	if v == math.Trunc(v) {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.1f", v)
+}
+
+// ratio renders a growth factor: "3", "2.5".
+func ratio(r float64) string {
+	s := fmt.Sprintf("%.1f", r)
+	return strings.TrimSuffix(s, ".0")
+}
+
+// rate renders a per-second rate: whole from ten up, to a hundredth from a
+// hundredth up, and to two significant digits below (a few preemptions over
+// a long run must not print as zero).
+func rate(v float64) string {
+	switch {
+	case v >= 10:
+		return fmt.Sprintf("%.0f", v)
+	case v >= 0.01:
+		return fmt.Sprintf("%.2f", v)
+	}
+	return fmt.Sprintf("%.2g", v)
+}
+
+// seconds renders a duration the way a person says it: "30 s", "4.5 s".
+func seconds(d time.Duration) string {
+	s := d.Seconds()
+	if s >= 10 {
+		return fmt.Sprintf("%.0f s", s)
+	}
+	return strings.TrimSuffix(fmt.Sprintf("%.1f", s), ".0") + " s"
+}

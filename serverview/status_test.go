@@ -1,0 +1,122 @@
+package serverview
+
+import (
+	"testing"
+	"time"
+
+	"github.com/goodput-dev/goodput/promscrape"
+)
+
+func f(v float64) *float64 { return &v }
+
+func TestAssess(t *testing.T) {
+	vllm := promscrape.VLLM
+	tests := []struct {
+		name  string
+		in    Signals
+		level Level
+		text  string
+	}{
+		// A failed scrape says nothing about the server: unknown, with why.
+		{"scrape failed", Signals{Err: "scrape http://h/metrics: server down", Engine: vllm, Running: f(3)},
+			LevelUnknown, "no metrics: scrape http://h/metrics: server down"},
+		// Metrics, but none a known engine exports.
+		{"unknown engine", Signals{Running: f(3)},
+			LevelUnknown, "no known engine metrics (vllm:, sglang:, tgi_, llamacpp:) at this URL"},
+		// Engine known but none of the three gauges the status reads.
+		{"no gauges", Signals{Engine: vllm},
+			LevelUnknown, "the server exports no running, waiting or KV cache metric"},
+		// The brief's example: the queue grew by 40 over 30 s while TTFT
+		// p99 tripled.
+		{"past the knee", Signals{Engine: vllm, Running: f(256), Waiting: f(48), KVCacheUsage: f(0.8),
+			QueueFor: 30 * time.Second, QueueRise: 40, TTFTP99: f(0.9), TTFTP99Before: f(0.3)},
+			LevelCritical, "queue has grown by 40 over 30 s while TTFT p99 rose 3×: past the knee — scale out"},
+		// Growing queue, TTFT p99 up only 1.2×: the rise is not named.
+		{"growing, ttft flat", Signals{Engine: vllm, Running: f(256), Waiting: f(12),
+			QueueFor: 4500 * time.Millisecond, QueueRise: 9, TTFTP99: f(0.36), TTFTP99Before: f(0.3)},
+			LevelCritical, "queue has grown by 9 over 4.5 s: past the knee — scale out"},
+		// Growing queue with no earlier TTFT to compare with.
+		{"growing, no earlier ttft", Signals{Engine: vllm, Waiting: f(5), QueueFor: 3 * time.Second, QueueRise: 4, TTFTP99: f(1)},
+			LevelCritical, "queue has grown by 4 over 3 s: past the knee — scale out"},
+		// Earlier TTFT p99 zero: no ratio can be drawn (no division by zero).
+		{"growing, earlier ttft zero", Signals{Engine: vllm, Waiting: f(5), QueueFor: 3 * time.Second, QueueRise: 4, TTFTP99: f(1), TTFTP99Before: f(0)},
+			LevelCritical, "queue has grown by 4 over 3 s: past the knee — scale out"},
+		// A rise of 1.9 requests is below MinQueueRise: scheduling noise, so
+		// the queue is steady and the server at capacity.
+		{"rise below minimum", Signals{Engine: vllm, Running: f(8), Waiting: f(3), KVCacheUsage: f(0.5), QueueFor: 30 * time.Second, QueueRise: 1.9},
+			LevelWarn, "at capacity: 3 waiting, queue steady, KV 50 %"},
+		// A long queue that rose by 10 (under a quarter of 48) is steady.
+		{"rise below share", Signals{Engine: vllm, Running: f(8), Waiting: f(48), QueueFor: 30 * time.Second, QueueRise: 10},
+			LevelWarn, "at capacity: 48 waiting, queue steady"},
+		// A shrinking queue (negative rise) is not growing.
+		{"queue draining", Signals{Engine: vllm, Running: f(8), Waiting: f(20), KVCacheUsage: f(0.61), QueueFor: 30 * time.Second, QueueRise: -15},
+			LevelWarn, "at capacity: 20 waiting, queue steady, KV 61 %"},
+		// A rise with no time span cannot be a trend.
+		{"rise without span", Signals{Engine: vllm, Waiting: f(20), QueueRise: 15},
+			LevelWarn, "at capacity: 20 waiting, queue steady"},
+		// Preemptions come before the KV threshold: they already happen.
+		{"preempting", Signals{Engine: vllm, Running: f(200), Waiting: f(0), KVCacheUsage: f(0.97), PreemptionsPerSecond: f(1.234)},
+			LevelWarn, "preempting 1.23 requests/s with KV 97 %: KV cache exhausted — lower max-num-seqs or add KV memory"},
+		// Preemptions with no KV gauge.
+		{"preempting, kv unknown", Signals{Engine: vllm, Running: f(200), Waiting: f(0), PreemptionsPerSecond: f(12.4)},
+			LevelWarn, "preempting 12 requests/s: KV cache exhausted — lower max-num-seqs or add KV memory"},
+		// KV exactly at the threshold counts as above it.
+		{"kv at 90 %", Signals{Engine: vllm, Running: f(64), Waiting: f(0), KVCacheUsage: f(0.9), PreemptionsPerSecond: f(0)},
+			LevelWarn, "KV cache above 90 % (90 %): preemptions likely"},
+		// KV just under the threshold, nothing waiting: healthy.
+		{"kv just under", Signals{Engine: vllm, Running: f(64), Waiting: f(0), KVCacheUsage: f(0.899)},
+			LevelOK, "healthy: nothing waiting, KV 90 %"},
+		// The brief's healthy example.
+		{"healthy", Signals{Engine: vllm, Running: f(32), Waiting: f(0), KVCacheUsage: f(0.42)},
+			LevelOK, "healthy: nothing waiting, KV 42 %"},
+		// A run's mean waiting under half a request rounds to nothing waiting.
+		{"mean waiting under half", Signals{Engine: vllm, Running: f(30.2), Waiting: f(0.4), KVCacheUsage: f(0.1)},
+			LevelOK, "healthy: nothing waiting, KV 10 %"},
+		// A run's mean of 2.5 waiting is at capacity, printed to a tenth.
+		{"mean waiting fractional", Signals{Engine: vllm, Running: f(8), Waiting: f(2.5)},
+			LevelWarn, "at capacity: 2.5 waiting, queue steady"},
+		// Nothing at all: idle.
+		{"idle", Signals{Engine: vllm, Running: f(0), Waiting: f(0), KVCacheUsage: f(0)},
+			LevelOK, "idle: nothing running or waiting, KV 0 %"},
+		// An engine without a waiting gauge cannot say nothing waits.
+		{"waiting not exported", Signals{Engine: promscrape.LlamaCpp, Running: f(4)},
+			LevelOK, "serving: 4 running (waiting not exported)"},
+		// Only KV exported: no claim about the queue.
+		{"only kv", Signals{Engine: promscrape.SGLang, KVCacheUsage: f(0.3)},
+			LevelOK, "serving (running and waiting not exported), KV 30 %"},
+		// One preemption in a ten-minute run still shows.
+		{"rare preemption", Signals{Engine: vllm, Running: f(30), Waiting: f(0), PreemptionsPerSecond: f(1.0 / 600)},
+			LevelWarn, "preempting 0.0017 requests/s: KV cache exhausted — lower max-num-seqs or add KV memory"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Assess(tt.in)
+			if got.Level != tt.level || got.Text != tt.text {
+				t.Errorf("Assess = %s %q\nwant       %s %q", got.Level, got.Text, tt.level, tt.text)
+			}
+		})
+	}
+}
+
+func TestSecondsAndRatio(t *testing.T) {
+	tests := []struct {
+		d    time.Duration
+		want string
+	}{
+		{0, "0 s"},                        // zero
+		{400 * time.Millisecond, "0.4 s"}, // under a second, to a tenth
+		{3 * time.Second, "3 s"},          // whole: no ".0"
+		{9949 * time.Millisecond, "9.9 s"},
+		{29600 * time.Millisecond, "30 s"}, // from ten up, whole seconds
+	}
+	for _, tt := range tests {
+		if got := seconds(tt.d); got != tt.want {
+			t.Errorf("seconds(%v) = %q, want %q", tt.d, got, tt.want)
+		}
+	}
+	for r, want := range map[float64]string{3: "3", 2.96: "3", 2.54: "2.5", 1.5: "1.5"} {
+		if got := ratio(r); got != want {
+			t.Errorf("ratio(%v) = %q, want %q", r, got, want)
+		}
+	}
+}

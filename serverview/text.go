@@ -1,0 +1,187 @@
+package serverview
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/goodput-dev/goodput/promscrape"
+)
+
+// ruleWidth and keyWidth match the terminal summary's layout (report.Text),
+// so the server block reads as part of it.
+const (
+	ruleWidth = 50
+	keyWidth  = 40
+)
+
+// Text writes cmp as the "Server (vLLM /metrics)" block of the terminal
+// summary: a heading rule, then one "key: value" line each, latencies in
+// milliseconds. Server percentiles carry their bucket bounds and client
+// percentiles the gap to the server's; quantities the server did not give
+// print "n/a", and what was missing is listed last. It returns the first
+// write error.
+func Text(w io.Writer, cmp *Comparison) error {
+	p := &printer{w: w}
+	p.rule('-', fmt.Sprintf("Server (%s/metrics)", engineTitle(cmp.Engine)))
+	p.kv("Status:", cmp.Status.Text)
+	if cmp.URL != "" {
+		p.kv("Metrics URL:", cmp.URL)
+	}
+	p.kv("Scrapes in window:", fmt.Sprintf("%d (%d failed), counters span %s s", cmp.Scrapes, cmp.FailedScrapes, f2(cmp.CoveredSeconds)))
+	for _, l := range []struct {
+		short string
+		lc    *LatencyComparison
+	}{{"TTFT", &cmp.TTFT}, {"ITL", &cmp.ITL}, {"E2EL", &cmp.E2E}} {
+		for _, q := range []struct {
+			name string
+			qc   *QuantileComparison
+		}{{"P50", l.lc.P50}, {"P99", l.lc.P99}} {
+			server, client := "n/a", "n/a"
+			if q.qc != nil && q.qc.Server != nil {
+				server = estimate(*q.qc.Server)
+			}
+			if q.qc != nil && q.qc.Client != nil {
+				client = ms(*q.qc.Client)
+				if g := q.qc.Gap; g != nil {
+					client += fmt.Sprintf(" (gap %s, %s to %s)", ms(g.Value), ms(g.Lower), ms(g.Upper))
+				}
+			}
+			p.kv(fmt.Sprintf("Server %s %s (ms):", l.short, q.name), server)
+			p.kv(fmt.Sprintf("Client %s %s (ms):", l.short, q.name), client)
+		}
+	}
+	shares, means := phases(cmp.Phases)
+	p.kv("Queue / prefill / decode share:", shares)
+	p.kv("Mean queue / prefill / decode (ms):", means)
+	p.kv("Running peak / mean:", gauge(cmp.Running, count))
+	p.kv("Waiting peak / mean:", gauge(cmp.Waiting, count))
+	p.kv("KV cache usage peak / mean:", gauge(cmp.KVCacheUsage, pct2))
+	if c := cmp.Preemptions; c != nil {
+		p.kv("Preemptions:", fmt.Sprintf("%s (%s/s)", count(c.Count), f2(c.PerSecond)))
+	} else {
+		p.kv("Preemptions:", "n/a")
+	}
+	if r := cmp.PrefixCacheHitRate; r != nil {
+		p.kv("Prefix cache hit rate:", pct2(*r))
+	} else {
+		p.kv("Prefix cache hit rate:", "n/a")
+	}
+	p.kv("Server generation (tok/s):", tokens(cmp.GenerationTokens))
+	p.kv("Client output (tok/s):", tokens(cmp.ClientOutputTokens))
+	p.list("Missing:", cmp.Missing)
+	p.list("Notes:", cmp.Notes)
+	return p.err
+}
+
+// engineTitle names the engine as its users write it, with a trailing space.
+func engineTitle(e promscrape.Engine) string {
+	switch e {
+	case promscrape.VLLM:
+		return "vLLM "
+	case promscrape.SGLang:
+		return "SGLang "
+	case promscrape.TGI:
+		return "TGI "
+	case promscrape.LlamaCpp:
+		return "llama.cpp "
+	case promscrape.Unknown:
+		return ""
+	}
+	return string(e) + " "
+}
+
+// estimate renders a server percentile with its bucket: "35.20 (bucket
+// 20.00–40.00)", or "> 2560000.00" when it fell beyond the last bucket.
+func estimate(e promscrape.Estimate) string {
+	if e.Overflow {
+		return "> " + ms(e.Upper) + " (beyond the last bucket)"
+	}
+	return fmt.Sprintf("%s (bucket %s–%s)", ms(e.Value), ms(e.Lower), ms(e.Upper))
+}
+
+// phases renders the phase shares and means in queue, prefill, decode order,
+// "n/a" for those the server did not give.
+func phases(ps []promscrape.Phase) (shares, means string) {
+	sh, mn := []string{"n/a", "n/a", "n/a"}, []string{"n/a", "n/a", "n/a"}
+	for _, p := range ps {
+		i := -1
+		switch p.Name {
+		case promscrape.Queue:
+			i = 0
+		case promscrape.Prefill:
+			i = 1
+		case promscrape.Decode:
+			i = 2
+		}
+		if i >= 0 {
+			sh[i], mn[i] = pct2(p.Share), ms(p.Mean)
+		}
+	}
+	return strings.Join(sh, " / "), strings.Join(mn, " / ")
+}
+
+func gauge(g *GaugeSummary, f func(float64) string) string {
+	if g == nil {
+		return "n/a"
+	}
+	return f(g.Peak) + " / " + f(g.Mean)
+}
+
+func tokens(c *CounterSummary) string {
+	if c == nil {
+		return "n/a"
+	}
+	return fmt.Sprintf("%s (%s tokens)", f2(c.PerSecond), count(c.Count))
+}
+
+func ms(s float64) string { return f2(1e3 * s) }
+
+func pct2(f float64) string { return f2(100*f) + "%" }
+
+func f2(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "n/a"
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64)
+}
+
+// printer writes lines until the first error, which it keeps.
+type printer struct {
+	w   io.Writer
+	err error
+}
+
+func (p *printer) line(s string) {
+	if p.err == nil {
+		_, p.err = fmt.Fprintln(p.w, s)
+	}
+}
+
+func (p *printer) kv(k, v string) {
+	p.line(fmt.Sprintf("%-*s %s", keyWidth, k, v))
+}
+
+// list prints items under key, one a line, aligned with the values.
+func (p *printer) list(key string, items []string) {
+	for i, it := range items {
+		if i == 0 {
+			p.kv(key, it)
+			continue
+		}
+		p.kv("", it)
+	}
+}
+
+// rule prints a heading centred in a line of c, as the summary does.
+func (p *printer) rule(c byte, title string) {
+	n := ruleWidth - len([]rune(title))
+	if n < 2 {
+		p.line(title)
+		return
+	}
+	left := n / 2
+	p.line(strings.Repeat(string(c), left) + title + strings.Repeat(string(c), n-left))
+}
