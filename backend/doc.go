@@ -30,7 +30,7 @@
 // split over several Reads gets the time of the last. Parsing works in place
 // on a pooled buffer with a small validating JSON scanner that picks out the
 // few fields needed, so the client's cost per chunk stays far below the
-// intervals it measures (see BenchmarkStreamLoopback).
+// intervals it measures (see BenchmarkClientCPU and BenchmarkParse).
 //
 // # Tokens
 //

@@ -59,6 +59,10 @@ func quoteByte(c byte) string {
 }
 
 func (s *scanner) ws() {
+	// Compact JSON, the common case, has no space between tokens.
+	if s.i < len(s.b) && s.b[s.i] > ' ' {
+		return
+	}
 	for s.i < len(s.b) {
 		switch s.b[s.i] {
 		case ' ', '\t', '\n', '\r':
@@ -189,6 +193,9 @@ func (s *scanner) str() (raw []byte, escaped bool, err error) {
 	start := s.i + 1
 	for i := start; i < len(s.b); i++ {
 		c := s.b[i]
+		if plainStringByte[c] {
+			continue
+		}
 		switch {
 		case c == '"':
 			s.i = i + 1
@@ -382,6 +389,16 @@ func (s *scanner) skip() error {
 		return s.unexpected("value")
 	}
 }
+
+// plainStringByte marks the bytes that stand for themselves inside a JSON
+// string: all but the quote, the backslash and control characters. One
+// table lookup per byte keeps the scan of long ids and texts cheap.
+var plainStringByte = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // validJSON reports whether b is exactly one JSON value.
 func validJSON(b []byte) error {
