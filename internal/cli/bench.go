@@ -1,12 +1,10 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
-	"net"
 	"regexp"
 	"strconv"
 	"strings"
@@ -14,30 +12,21 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/goodput-dev/goodput/arrival"
-	"github.com/goodput-dev/goodput/backend"
 	"github.com/goodput-dev/goodput/bench"
 	"github.com/goodput-dev/goodput/report"
-	"github.com/goodput-dev/goodput/sim"
 )
 
 // benchFlags are the flag values of `goodput bench` that need work before
 // they fit bench.Config.
 type benchFlags struct {
-	rate      string
-	arrival   string
-	ramp      string
-	headers   []string
-	extraBody string
-	usage     string
-	labels    []string
-	format    string
-	quiet     bool
+	rate    string
+	arrival string
+	ramp    string
+	format  string
+	quiet   bool
 
-	simGPU, simModel, simProfile string
-	simTP                        int
-	simFaults                    []string
-	simSeed                      uint64
-
+	targetFlags
+	simFlags
 	metrics metricsFlags
 }
 
@@ -69,16 +58,7 @@ generator, not the server, was the limit.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&cfg.BaseURL, "base-url", "", "server base URL, e.g. http://127.0.0.1:8000 (default: start the built-in simulator)")
-	fl.StringVar(&cfg.Endpoint, "endpoint", "", "API path (default: the backend's, e.g. /v1/completions)")
-	fl.StringVar(&cfg.Backend, "backend", cfg.Backend, "protocol: "+strings.Join(backend.Names(), ", "))
-	fl.StringVar(&cfg.Model, "model", "", "model name (default: the first of the server's /v1/models)")
-	fl.StringArrayVar(&f.headers, "header", nil, "extra HTTP header as Name=value (repeatable)")
-	fl.StringVar(&cfg.APIKey, "api-key", "", "API key sent as a Bearer token (default: $OPENAI_API_KEY)")
-	fl.StringVar(&f.extraBody, "extra-body", "", "JSON object merged into every request body")
-	fl.StringVar(&f.usage, "usage", "continuous", "usage reports to ask OpenAI-style servers for: continuous, final or none")
-	fl.BoolVar(&cfg.Insecure, "insecure", false, "skip TLS certificate verification")
-	fl.BoolVar(&cfg.TokenIDPrompts, "token-id-prompts", false, "send random prompts as token ids (completions and llama.cpp only)")
+	registerTargetFlags(fl, &cfg, &f.targetFlags)
 
 	fl.StringVar(&f.rate, "request-rate", "inf", "requests per second (inf: all at once, or a closed loop with --max-concurrency)")
 	fl.Float64Var(&cfg.Arrival.Burstiness, "burstiness", cfg.Arrival.Burstiness, "gamma shape of arrivals: 1 Poisson, <1 burstier, >1 smoother")
@@ -93,39 +73,17 @@ generator, not the server, was the limit.`,
 	fl.IntVar(&cfg.Arrival.Shard, "shard", 0, "this process's shard, 0 ≤ shard < --shards")
 	fl.IntVar(&cfg.Arrival.Shards, "shards", 0, "split the schedule over this many processes")
 
-	wl := &cfg.Workload
-	fl.StringVar(&wl.Dataset, "dataset-name", wl.Dataset, "workload: random, sharegpt or custom")
-	fl.StringVar(&wl.Path, "dataset-path", "", "file of the sharegpt or custom dataset")
-	fl.IntVar(&wl.Random.InputLen, "random-input-len", wl.Random.InputLen, "prompt tokens of the random dataset")
-	fl.IntVar(&wl.Random.OutputLen, "random-output-len", wl.Random.OutputLen, "output tokens of the random dataset")
-	fl.Float64Var(&wl.Random.RangeRatio, "random-range-ratio", wl.Random.RangeRatio, "lengths drawn uniformly in [len·(1−r), len·(1+r)]")
-	fl.IntVar(&wl.Random.PrefixLen, "random-prefix-len", wl.Random.PrefixLen, "tokens of a prefix shared by every prompt")
-	fl.IntVar(&wl.Custom.OutputLen, "custom-output-len", wl.Custom.OutputLen, "output tokens for custom lines without output_len")
-	fl.BoolVar(&wl.NoShuffle, "disable-shuffle", false, "keep a dataset file's order")
-	fl.BoolVar(&wl.Request.IgnoreEOS, "ignore-eos", false, "ask the server to ignore end-of-sequence, so outputs have the requested length")
-	fl.IntVar(&wl.Request.MinTokens, "min-tokens", 0, "ask for at least this many output tokens")
-	fl.IntVar(&wl.Request.MaxTokens, "max-tokens", 0, "cap every request's output tokens")
-	fl.BoolVar(&cfg.NoCalibrate, "no-calibrate", false, "do not fit random prompt lengths to the server's /tokenize")
+	registerWorkloadFlags(fl, &cfg)
 
-	fl.IntVar(&cfg.Warmups, "num-warmups", 0, "treat the first N requests as warm-up (sent, excluded from statistics)")
-	fl.DurationVar(&cfg.WarmupTime, "warmup-seconds", 0, "treat requests scheduled in this first span as warm-up")
-	fl.DurationVar(&cfg.RequestTimeout, "request-timeout", cfg.RequestTimeout, "give up on a request after this long")
-	fl.DurationVar(&cfg.ReadyTimeout, "ready-check-timeout", cfg.ReadyTimeout, "wait up to this long for the server to become ready")
 	fl.DurationVar(&cfg.LagThreshold, "lag-threshold", cfg.LagThreshold, "p99 generator lag above which the run is called generator-limited")
 
 	fl.StringVar(&cfg.ResultDir, "result-dir", "", "directory for the records (JSON Lines, written as measured) and summaries")
 	fl.StringVar(&cfg.RunName, "run-name", "", "file name stem in --result-dir (default goodput-<time>)")
 	fl.BoolVar(&cfg.SaveResult, "save-result", false, "also write a JSON summary to --result-dir")
 	fl.StringVar(&f.format, "format", "text", "output: text, json, or vllm (text, plus a vllm bench serve result JSON in --result-dir)")
-	fl.StringArrayVar(&f.labels, "label", nil, "label every record, as key=value (repeatable)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress output")
 
-	fl.StringVar(&f.simGPU, "sim-gpu", "", "simulator GPU when no --base-url (default H100-SXM)")
-	fl.StringVar(&f.simModel, "sim-model", "", "simulator model when no --base-url (default Llama-3.1-8B)")
-	fl.StringVar(&f.simProfile, "sim-profile", "", "simulator profile file (YAML or JSON)")
-	fl.IntVar(&f.simTP, "sim-tensor-parallel-size", 0, "simulator tensor parallelism")
-	fl.StringArrayVar(&f.simFaults, "sim-fault", nil, "simulator fault (repeatable): "+sim.FaultKeys)
-	fl.Uint64Var(&f.simSeed, "sim-seed", 0, "simulator seed")
+	registerSimFlags(fl, &f.simFlags, true)
 
 	f.metrics.register(cmd, true)
 	return cmd
@@ -139,22 +97,8 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 	}
 	cfg.Arrival.Arrival = arrivalKind(f.arrival)
 	cfg.Arrival.Ramp.Kind = rampKind(f.ramp)
-	if cfg.Headers, err = backend.ParseHeaders(f.headers); err != nil {
-		return usageErr("--header: %v", err)
-	}
-	if f.extraBody != "" {
-		if cfg.Extra, err = backend.ParseExtra(f.extraBody); err != nil {
-			return usageErr("--extra-body: %v", err)
-		}
-	}
-	if cfg.Usage, err = backend.ParseUsageMode(f.usage); err != nil {
-		return usageErr("--usage: %v", err)
-	}
-	if cfg.APIKey == "" {
-		cfg.APIKey = env.getenv("OPENAI_API_KEY")
-	}
-	if cfg.Labels, err = parseLabels(f.labels); err != nil {
-		return usageErr("--label: %v", err)
+	if err := f.targetFlags.apply(env, &cfg); err != nil {
+		return err
 	}
 	switch f.format {
 	case "text", "json":
@@ -179,7 +123,7 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 		if !cmd.Flags().Changed("num-prompts") && !cmd.Flags().Changed("duration") {
 			cfg.Arrival.NumPrompts = simDefaultPrompts
 		}
-		stop, err := startSim(ctx, env, &cfg, f)
+		stop, err := startSim(ctx, env, &cfg, &f.simFlags)
 		if err != nil {
 			return err
 		}
@@ -236,71 +180,6 @@ func printOutcome(env *Env, format string, out *bench.Outcome) error {
 		}
 	}
 	return nil
-}
-
-// startSim starts the built-in simulator on a free loopback port and points
-// cfg at it. The returned function stops it.
-func startSim(ctx context.Context, env *Env, cfg *bench.Config, f *benchFlags) (func(), error) {
-	opts := sim.Options{Seed: f.simSeed}
-	var err error
-	if f.simProfile != "" {
-		if opts.Profile, err = sim.LoadProfile(f.simProfile, opts.Profile); err != nil {
-			return nil, usageErr("--sim-profile: %v", err)
-		}
-	}
-	if f.simGPU != "" {
-		if opts.Profile.GPU, err = sim.LookupGPU(f.simGPU); err != nil {
-			return nil, usageErr("--sim-gpu: %v", err)
-		}
-	}
-	if f.simModel != "" {
-		if opts.Profile.Model, err = sim.LookupModel(f.simModel); err != nil {
-			return nil, usageErr("--sim-model: %v", err)
-		}
-	}
-	if f.simTP > 0 {
-		opts.Profile.TensorParallel = f.simTP
-	}
-	for _, spec := range f.simFaults {
-		if err := opts.Faults.ParseFault(spec); err != nil {
-			return nil, usageErr("--sim-fault: %v", err)
-		}
-	}
-	srv, err := sim.New(opts)
-	if err != nil {
-		return nil, usageErr("simulator: %v", err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, fmt.Errorf("simulator: %w", err)
-	}
-	simCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	if err := srv.Start(simCtx); err != nil {
-		cancel()
-		ln.Close()
-		return nil, fmt.Errorf("simulator: %w", err)
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		srv.Serve(simCtx, ln)
-	}()
-	cfg.BaseURL = "http://" + ln.Addr().String()
-	info := srv.Info()
-	p := info.Profile
-	cfg.Target = fmt.Sprintf("built-in simulator: %s on %s", p.Model.Name, p.GPU.Name)
-	if p.TensorParallel > 1 {
-		cfg.Target += fmt.Sprintf(" ×%d", p.TensorParallel)
-	}
-	if f := info.Faults.String(); f != "none" {
-		cfg.Target += ", faults: " + f
-	}
-	fmt.Fprintf(env.Stderr, "goodput: no --base-url: benchmarking the built-in simulator at %s\n%s\n", cfg.BaseURL, indent(info.String()))
-	return func() {
-		cancel()
-		srv.Close()
-		<-done
-	}, nil
 }
 
 // simDefaultPrompts is --num-prompts against the built-in simulator when the

@@ -1,0 +1,195 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/goodput-dev/goodput/backend"
+	"github.com/goodput-dev/goodput/bench"
+	"github.com/goodput-dev/goodput/sim"
+)
+
+// The flags below are shared by the commands that send load (bench and
+// sweep), so that a sweep takes exactly the server, workload and simulator
+// flags a single benchmark does.
+
+// targetFlags are the server and request flags that need parsing before
+// they fit bench.Config.
+type targetFlags struct {
+	headers   []string
+	extraBody string
+	usage     string
+	labels    []string
+}
+
+// registerTargetFlags registers the flags that say where load goes and how
+// each request is shaped.
+func registerTargetFlags(fl *pflag.FlagSet, cfg *bench.Config, f *targetFlags) {
+	fl.StringVar(&cfg.BaseURL, "base-url", "", "server base URL, e.g. http://127.0.0.1:8000 (default: start the built-in simulator)")
+	fl.StringVar(&cfg.Endpoint, "endpoint", "", "API path (default: the backend's, e.g. /v1/completions)")
+	fl.StringVar(&cfg.Backend, "backend", cfg.Backend, "protocol: "+strings.Join(backend.Names(), ", "))
+	fl.StringVar(&cfg.Model, "model", "", "model name (default: the first of the server's /v1/models)")
+	fl.StringArrayVar(&f.headers, "header", nil, "extra HTTP header as Name=value (repeatable)")
+	fl.StringVar(&cfg.APIKey, "api-key", "", "API key sent as a Bearer token (default: $OPENAI_API_KEY)")
+	fl.StringVar(&f.extraBody, "extra-body", "", "JSON object merged into every request body")
+	fl.StringVar(&f.usage, "usage", "continuous", "usage reports to ask OpenAI-style servers for: continuous, final or none")
+	fl.BoolVar(&cfg.Insecure, "insecure", false, "skip TLS certificate verification")
+	fl.BoolVar(&cfg.TokenIDPrompts, "token-id-prompts", false, "send random prompts as token ids (completions and llama.cpp only)")
+	fl.DurationVar(&cfg.RequestTimeout, "request-timeout", cfg.RequestTimeout, "give up on a request after this long")
+	fl.DurationVar(&cfg.ReadyTimeout, "ready-check-timeout", cfg.ReadyTimeout, "wait up to this long for the server to become ready")
+	fl.StringArrayVar(&f.labels, "label", nil, "label every record, as key=value (repeatable)")
+}
+
+// apply parses the flags into cfg. The API key falls back to
+// $OPENAI_API_KEY.
+func (f *targetFlags) apply(env *Env, cfg *bench.Config) error {
+	var err error
+	if cfg.Headers, err = backend.ParseHeaders(f.headers); err != nil {
+		return usageErr("--header: %v", err)
+	}
+	if f.extraBody != "" {
+		if cfg.Extra, err = backend.ParseExtra(f.extraBody); err != nil {
+			return usageErr("--extra-body: %v", err)
+		}
+	}
+	if cfg.Usage, err = backend.ParseUsageMode(f.usage); err != nil {
+		return usageErr("--usage: %v", err)
+	}
+	if cfg.APIKey == "" {
+		cfg.APIKey = env.getenv("OPENAI_API_KEY")
+	}
+	if cfg.Labels, err = parseLabels(f.labels); err != nil {
+		return usageErr("--label: %v", err)
+	}
+	return nil
+}
+
+// registerWorkloadFlags registers the flags that choose the prompts and the
+// output lengths asked for.
+func registerWorkloadFlags(fl *pflag.FlagSet, cfg *bench.Config) {
+	wl := &cfg.Workload
+	fl.StringVar(&wl.Dataset, "dataset-name", wl.Dataset, "workload: random, sharegpt or custom")
+	fl.StringVar(&wl.Path, "dataset-path", "", "file of the sharegpt or custom dataset")
+	fl.IntVar(&wl.Random.InputLen, "random-input-len", wl.Random.InputLen, "prompt tokens of the random dataset")
+	fl.IntVar(&wl.Random.OutputLen, "random-output-len", wl.Random.OutputLen, "output tokens of the random dataset")
+	fl.Float64Var(&wl.Random.RangeRatio, "random-range-ratio", wl.Random.RangeRatio, "lengths drawn uniformly in [len·(1−r), len·(1+r)]")
+	fl.IntVar(&wl.Random.PrefixLen, "random-prefix-len", wl.Random.PrefixLen, "tokens of a prefix shared by every prompt")
+	fl.IntVar(&wl.Custom.OutputLen, "custom-output-len", wl.Custom.OutputLen, "output tokens for custom lines without output_len")
+	fl.BoolVar(&wl.NoShuffle, "disable-shuffle", false, "keep a dataset file's order")
+	fl.BoolVar(&wl.Request.IgnoreEOS, "ignore-eos", false, "ask the server to ignore end-of-sequence, so outputs have the requested length")
+	fl.IntVar(&wl.Request.MinTokens, "min-tokens", 0, "ask for at least this many output tokens")
+	fl.IntVar(&wl.Request.MaxTokens, "max-tokens", 0, "cap every request's output tokens")
+	fl.BoolVar(&cfg.NoCalibrate, "no-calibrate", false, "do not fit random prompt lengths to the server's /tokenize")
+	fl.IntVar(&cfg.Warmups, "num-warmups", 0, "treat the first N requests as warm-up (sent, excluded from statistics)")
+	fl.DurationVar(&cfg.WarmupTime, "warmup-seconds", 0, "treat requests scheduled in this first span as warm-up")
+}
+
+// simFlags describe the built-in simulator.
+type simFlags struct {
+	simGPU, simModel, simProfile string
+	simTP                        int
+	simFaults                    []string
+	simSeed                      uint64
+}
+
+// registerSimFlags registers the simulator's flags; faults only where the
+// simulator answers over HTTP.
+func registerSimFlags(fl *pflag.FlagSet, f *simFlags, faults bool) {
+	fl.StringVar(&f.simGPU, "sim-gpu", "", "simulator GPU when no --base-url (default H100-SXM)")
+	fl.StringVar(&f.simModel, "sim-model", "", "simulator model when no --base-url (default Llama-3.1-8B)")
+	fl.StringVar(&f.simProfile, "sim-profile", "", "simulator profile file (YAML or JSON)")
+	fl.IntVar(&f.simTP, "sim-tensor-parallel-size", 0, "simulator tensor parallelism")
+	if faults {
+		fl.StringArrayVar(&f.simFaults, "sim-fault", nil, "simulator fault (repeatable): "+sim.FaultKeys)
+	}
+	fl.Uint64Var(&f.simSeed, "sim-seed", 0, "simulator seed")
+}
+
+// options builds the simulator's options from the flags.
+func (f *simFlags) options() (sim.Options, error) {
+	opts := sim.Options{Seed: f.simSeed}
+	var err error
+	if f.simProfile != "" {
+		if opts.Profile, err = sim.LoadProfile(f.simProfile, opts.Profile); err != nil {
+			return opts, usageErr("--sim-profile: %v", err)
+		}
+	}
+	if f.simGPU != "" {
+		if opts.Profile.GPU, err = sim.LookupGPU(f.simGPU); err != nil {
+			return opts, usageErr("--sim-gpu: %v", err)
+		}
+	}
+	if f.simModel != "" {
+		if opts.Profile.Model, err = sim.LookupModel(f.simModel); err != nil {
+			return opts, usageErr("--sim-model: %v", err)
+		}
+	}
+	if f.simTP > 0 {
+		opts.Profile.TensorParallel = f.simTP
+	}
+	for _, spec := range f.simFaults {
+		if err := opts.Faults.ParseFault(spec); err != nil {
+			return opts, usageErr("--sim-fault: %v", err)
+		}
+	}
+	return opts, nil
+}
+
+// startSim starts the built-in simulator on a free loopback port and points
+// cfg at it. The returned function stops it.
+func startSim(ctx context.Context, env *Env, cfg *bench.Config, f *simFlags) (func(), error) {
+	opts, err := f.options()
+	if err != nil {
+		return nil, err
+	}
+	return startSimWith(ctx, env, cfg, opts)
+}
+
+// startSimWith starts a simulator built from opts on a free loopback port and
+// points cfg at it. The caller must call the returned function to stop it.
+func startSimWith(ctx context.Context, env *Env, cfg *bench.Config, opts sim.Options) (func(), error) {
+	srv, err := sim.New(opts)
+	if err != nil {
+		return nil, usageErr("simulator: %v", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("simulator: %w", err)
+	}
+	simCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	if err := srv.Start(simCtx); err != nil {
+		cancel()
+		ln.Close()
+		return nil, fmt.Errorf("simulator: %w", err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		srv.Serve(simCtx, ln)
+	}()
+	cfg.BaseURL = "http://" + ln.Addr().String()
+	info := srv.Info()
+	cfg.Target = "built-in simulator: " + describeProfile(info.Profile)
+	if f := info.Faults.String(); f != "none" {
+		cfg.Target += ", faults: " + f
+	}
+	fmt.Fprintf(env.Stderr, "goodput: no --base-url: benchmarking the built-in simulator at %s\n%s\n", cfg.BaseURL, indent(info.String()))
+	return func() {
+		cancel()
+		srv.Close()
+		<-done
+	}, nil
+}
+
+// describeProfile names a simulator profile: "Llama-3.1-8B on H100-SXM ×2".
+func describeProfile(p sim.Profile) string {
+	s := fmt.Sprintf("%s on %s", p.Model.Name, p.GPU.Name)
+	if p.TensorParallel > 1 {
+		s += fmt.Sprintf(" ×%d", p.TensorParallel)
+	}
+	return s
+}
