@@ -189,6 +189,13 @@ func (a *Adapter) BuildRequest(ctx context.Context, baseURL, endpoint string, re
 	hr.Header.Set("Accept", a.accept)
 	hr.Header.Set("Accept-Encoding", "identity")
 	for k, vs := range req.Headers {
+		if http.CanonicalHeaderKey(k) == "Host" {
+			// net/http sends req.Host, not a Host header.
+			if len(vs) > 0 {
+				hr.Host = vs[len(vs)-1]
+			}
+			continue
+		}
 		hr.Header.Del(k)
 		for _, v := range vs {
 			hr.Header.Add(k, v)

@@ -106,19 +106,21 @@ func decodeLlamaCpp(d *decoder, p []byte, ev *event) error {
 	return nil
 }
 
+// llamaTimings reads the timings object for its prompt_n and predicted_n
+// (-1 when absent).
 func (d *decoder) llamaTimings() (promptN, predictedN int, err error) {
 	s := &d.s
 	promptN, predictedN = -1, -1
 	if s.null() {
-		return
+		return promptN, predictedN, nil
 	}
-	if err = s.object(); err != nil {
-		return
+	if err := s.object(); err != nil {
+		return promptN, predictedN, err
 	}
 	for first := true; ; first = false {
-		key, ok, err := s.field(first)
-		if err != nil || !ok {
-			return promptN, predictedN, err
+		key, ok, ferr := s.field(first)
+		if ferr != nil || !ok {
+			return promptN, predictedN, ferr
 		}
 		switch string(key) {
 		case "prompt_n":

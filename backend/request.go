@@ -39,7 +39,8 @@ type Request struct {
 	Extra map[string]any
 	// Headers are added to the HTTP request, replacing the adapter's own
 	// (Content-Type, Accept, Accept-Encoding) of the same name; put
-	// "Authorization: Bearer …" here.
+	// "Authorization: Bearer …" here. A Host header sets the request's
+	// Host.
 	Headers http.Header
 }
 

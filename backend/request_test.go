@@ -133,7 +133,7 @@ func TestBuildRequestExtra(t *testing.T) {
 
 func TestBuildRequestHeaders(t *testing.T) {
 	a := mustLookup(t, "openai")
-	h := http.Header{"Authorization": {"Bearer sk-1"}, "Accept": {"*/*"}, "X-Trace": {"a", "b"}}
+	h := http.Header{"Authorization": {"Bearer sk-1"}, "Accept": {"*/*"}, "X-Trace": {"a", "b"}, "Host": {"api.example"}}
 	hr, err := a.BuildRequest(context.Background(), "http://127.0.0.1:1", "", &Request{Prompt: "hi", Headers: h})
 	if err != nil {
 		t.Fatal(err)
@@ -145,8 +145,10 @@ func TestBuildRequestHeaders(t *testing.T) {
 		"Content-Type":    {"application/json"},
 		"X-Trace":         {"a", "b"},
 	}
-	if !reflect.DeepEqual(hr.Header, want) || hr.Method != http.MethodPost || hr.GetBody == nil {
-		t.Fatalf("%s with headers %v (GetBody set: %v), want POST with %v", hr.Method, hr.Header, hr.GetBody != nil, want)
+	// GetBody lets the transport resend the body when a kept-alive
+	// connection turns out to be closed before anything was written.
+	if !reflect.DeepEqual(hr.Header, want) || hr.Method != http.MethodPost || hr.GetBody == nil || hr.Host != "api.example" {
+		t.Fatalf("%s to host %q with headers %v (GetBody set: %v), want POST to api.example with %v", hr.Method, hr.Host, hr.Header, hr.GetBody != nil, want)
 	}
 }
 

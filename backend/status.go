@@ -122,8 +122,9 @@ func jsonMessage(body []byte) (string, bool) {
 //   - context.Canceled: record.ErrCanceled (the run was interrupted);
 //   - a deadline (context, Client.Timeout, net timeouts): record.ErrTimeout;
 //   - dial, DNS and TLS failures: record.ErrConnect;
-//   - connection reset, broken pipe, or the connection closing mid-response
-//     (io.EOF, io.ErrUnexpectedEOF): record.ErrReset;
+//   - connection reset, broken pipe, or the connection closing before or
+//     during the response (io.EOF, io.ErrUnexpectedEOF, a kept-alive
+//     connection the server closed): record.ErrReset;
 //   - anything else: record.ErrOther.
 //
 // It returns record.ErrNone for a nil error.
@@ -158,7 +159,10 @@ func ClassifyError(err error) record.ErrorKind {
 	}
 	if errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
 		errors.Is(err, syscall.ECONNABORTED) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
+		errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) ||
+		// net/http does not export this one; a POST on a kept-alive
+		// connection that the server closed fails with it.
+		strings.Contains(err.Error(), "server closed idle connection") {
 		return record.ErrReset
 	}
 	return record.ErrOther

@@ -47,6 +47,7 @@ func TestClassifyError(t *testing.T) {
 		{"broken pipe", wrap(&net.OpError{Op: "write", Err: os.NewSyscallError("write", syscall.EPIPE)}), record.ErrReset},
 		{"closed before the response", wrap(io.EOF), record.ErrReset},
 		{"closed mid-body", fmt.Errorf("body: %w", io.ErrUnexpectedEOF), record.ErrReset},
+		{"kept-alive connection closed", wrap(errors.New("http: server closed idle connection")), record.ErrReset},
 		{"anything else", errors.New("http: nil Request.URL"), record.ErrOther},
 	}
 	for _, tt := range tests {

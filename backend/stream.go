@@ -71,7 +71,8 @@ func (s Stats) Discrepancy() int {
 //
 // After the terminator ReadStream discards at most 64 KiB more, so that the
 // connection can be reused. Chunks received before a failure are kept.
-// now is called once per Read and once at the end; it must be cheap.
+// now is called once per Read that returns bytes and at most once more at
+// the end; it must be cheap.
 func (a *Adapter) ReadStream(resp *http.Response, now func() int64, rec *record.Record) Stats {
 	body := resp.Body
 	if body == nil {

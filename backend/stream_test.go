@@ -61,6 +61,8 @@ func TestReadStreamFixtures(t *testing.T) {
 		// vLLM chat: the role-only chunk is not a token; reasoning is; the
 		// empty finish chunk is, because the running count rose (EOS).
 		{"openai_chat_continuous.sse", "openai-chat", []int32{1, 1, 1, 1}, 20, record.SourceUsage, "stop", "", "", 7, 4},
+		// N=1: one token, so no TPOT; the role chunk before it is no token.
+		{"openai_single_token.sse", "openai-chat", []int32{1}, 31, record.SourceUsage, "length", "", "", 4, 1},
 		// OpenAI with include_usage only: 6 tokens spread over 4 chunks.
 		{"openai_chat_final_usage.sse", "openai-chat", []int32{1, 2, 1, 2}, 9, record.SourceUsage, "stop", "", "", 8, 6},
 		// No usage at all, CRLF line ends and a keep-alive comment.
