@@ -321,8 +321,9 @@ func (c *Comparison) absence(cov *promscrape.Coverage, q string) string {
 }
 
 // signals gathers what Assess judges about a finished run: mean running and
-// waiting, peak KV usage, the preemption rate, the longest stretch the queue
-// held requests, and TTFT p99 in the window's second half against its first.
+// waiting, peak KV usage, the preemption rate, the queue's share of latency,
+// the longest stretch the queue held requests, and TTFT p99 in the window's
+// second half against its first.
 func (c *Comparison) signals(s *promscrape.Series, w promscrape.Window) Signals {
 	sig := Signals{Engine: w.Engine}
 	if c.Running != nil {
@@ -338,6 +339,7 @@ func (c *Comparison) signals(s *promscrape.Series, w promscrape.Window) Signals 
 	if c.Preemptions != nil {
 		sig.PreemptionsPerSecond = ptr(c.Preemptions.PerSecond)
 	}
+	sig.QueueShare = queueShare(c.Phases)
 	mid := c.Start.Add(c.End.Sub(c.Start) / 2)
 	sig.TTFTP99Before = p99(s, promscrape.TTFT, c.Start, mid)
 	sig.TTFTP99 = p99(s, promscrape.TTFT, mid, c.End)
@@ -362,3 +364,14 @@ func (c *Comparison) missing(format string, args ...any) {
 }
 
 func ptr(v float64) *float64 { return &v }
+
+// queueShare is the queue phase's share of latency, or nil when the server
+// did not report it.
+func queueShare(ps []promscrape.Phase) *float64 {
+	for _, p := range ps {
+		if p.Name == promscrape.Queue {
+			return ptr(p.Share)
+		}
+	}
+	return nil
+}

@@ -37,6 +37,9 @@ type View struct {
 
 	PreemptionsPerSecond *float64 `json:"preemptions_per_second"`
 	PrefixCacheHitRate   *float64 `json:"prefix_cache_hit_rate"`
+	// QueueShare is the share of the server's request latency spent
+	// queued, over the window (requests that finished in it).
+	QueueShare *float64 `json:"queue_share"`
 
 	Status Status `json:"status"`
 	// NotExported names the quantities above that the server's latest
@@ -142,11 +145,12 @@ func (m *Monitor) View() View {
 		if r, ok := w.PrefixHitRate(); ok {
 			v.PrefixCacheHitRate = &r
 		}
+		v.QueueShare = queueShare(w.Phases())
 		if v.TTFT.P99 != nil {
 			sig.TTFTP99 = &v.TTFT.P99.Value
 		}
 	}
-	sig.PreemptionsPerSecond = v.PreemptionsPerSecond
+	sig.PreemptionsPerSecond, sig.QueueShare = v.PreemptionsPerSecond, v.QueueShare
 	sig.QueueFor, sig.QueueRise = queueTrend(m.series.Gauge(promscrape.Waiting), start, now, true)
 	sig.TTFTP99Before = p99(&m.series, promscrape.TTFT, start.Add(-m.window), start)
 	v.Status = Assess(sig)
@@ -168,7 +172,7 @@ func notExported(last *promscrape.Snapshot) []string {
 			out = append(out, string(c))
 		}
 	}
-	for _, h := range []promscrape.Hist{promscrape.TTFT, promscrape.ITL} {
+	for _, h := range []promscrape.Hist{promscrape.TTFT, promscrape.ITL, promscrape.Queue} {
 		if _, ok := last.Histograms[h]; !ok {
 			out = append(out, string(h))
 		}

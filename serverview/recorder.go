@@ -20,20 +20,23 @@ type Options struct {
 	Engine   promscrape.Engine // force an engine's mapping; Unknown detects it
 	Client   *http.Client      // nil means http.DefaultClient
 
-	// OnSample, when set, is called after each scrape, for a live view. It
-	// runs on the Recorder's goroutine (and, for the last scrape, on the
-	// one calling Stop) and must return quickly.
+	// OnSample, when set, is called after each scrape, for a live view,
+	// one call at a time: the first on the goroutine calling Start, the
+	// last on the one calling Stop, the others on the Recorder's own. It
+	// must return quickly.
 	OnSample func(promscrape.Sample)
 }
 
 // Recorder scrapes a server's /metrics in the background during a run.
-// Create it with Start and call Stop exactly when the measured window has
-// ended; Stop returns everything it saw.
+// Create it with Start before the run begins and call Stop as soon as the
+// measured window has ended; Stop returns everything it saw.
 type Recorder struct {
 	scraper promscrape.Scraper
 	parent  context.Context
 	cancel  context.CancelFunc
 	done    chan struct{} // closed by the scraping goroutine when Run has returned
+
+	first promscrape.Sample // the scrape Start took itself
 
 	// series is written by the scraping goroutine before it closes done,
 	// and read only after done is closed.
@@ -43,11 +46,15 @@ type Recorder struct {
 	final    *promscrape.Series // set once by Stop
 }
 
-// Start begins scraping metricsURL at once and then every o.Interval, until
-// Stop is called or ctx ends. It never fails: a URL that cannot work, a
-// server that is down, slow, garbled or too large gives failed scrapes that
-// the Series records and Compare reports as missing. The caller must call
-// Stop to release the goroutine.
+// Start takes a first scrape of metricsURL before it returns, so that the
+// series begins before the run it is to bracket, and then scrapes every
+// o.Interval in the background until Stop is called or ctx ends. The first
+// scrape blocks for at most o.Timeout (a slow target costs that once).
+//
+// Start never fails: a URL that cannot work, a server that is down, slow,
+// garbled or too large gives failed scrapes that the Series records and
+// Compare reports as missing. The caller must call Stop to release the
+// goroutine.
 func Start(ctx context.Context, metricsURL string, o Options) *Recorder {
 	r := &Recorder{
 		scraper: promscrape.Scraper{
@@ -58,11 +65,26 @@ func Start(ctx context.Context, metricsURL string, o Options) *Recorder {
 		parent: ctx,
 		done:   make(chan struct{}),
 	}
+	interval := o.Interval
+	if interval <= 0 {
+		interval = promscrape.DefaultInterval
+	}
+	r.first = sample(ctx, &r.scraper)
+	if r.scraper.OnSample != nil {
+		r.scraper.OnSample(r.first)
+	}
 	var runCtx context.Context
 	runCtx, r.cancel = context.WithCancel(ctx)
 	go func() {
 		defer close(r.done)
-		r.series = r.scraper.Run(runCtx)
+		t := time.NewTimer(interval)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			r.series = r.scraper.Run(runCtx) // scrapes at once: one interval after the first
+		case <-runCtx.Done():
+			r.series = &promscrape.Series{URL: metricsURL, Model: o.Model, Interval: interval}
+		}
 	}()
 	return r
 }
@@ -77,6 +99,8 @@ func (r *Recorder) Stop() *promscrape.Series {
 		r.cancel()
 		<-r.done
 		s := r.series
+		s.Samples = append([]promscrape.Sample{r.first}, s.Samples...)
+		s.Start = r.first.At
 		smp := sample(context.WithoutCancel(r.parent), &r.scraper)
 		s.Samples = append(s.Samples, smp)
 		if r.scraper.OnSample != nil {

@@ -57,6 +57,12 @@ type Signals struct {
 	QueueFor  time.Duration
 	QueueRise float64
 
+	// QueueShare is the share of the server's request latency spent
+	// waiting to be scheduled, over the window (promscrape.Phase). It tells
+	// a queue that holds requests for a step or two, as any busy server's
+	// does, from one that makes them wait.
+	QueueShare *float64
+
 	// TTFTP99 is the server's TTFT p99 over the window, in seconds, and
 	// TTFTP99Before the same over the window before it; the ratio says
 	// whether time to first token is climbing with the queue.
@@ -79,6 +85,10 @@ const (
 	// TTFTRise is the ratio of TTFT p99 now to before above which it is
 	// said to have risen.
 	TTFTRise = 1.5
+	// QueueShareLow is the share of latency spent queued below which
+	// waiting requests are only passing through: a request waits for the
+	// next engine step, not for capacity.
+	QueueShareLow = 0.1
 )
 
 // Assess turns s into a status line. It is a pure function; the first rule
@@ -86,14 +96,17 @@ const (
 //
 //  1. the latest scrape failed, or no known engine metrics: unknown;
 //  2. the queue grew (by at least MinQueueRise and QueueRiseShare of what
-//     waits now) over QueueFor: arrivals outpace the server, which is past
-//     its knee — critical, naming the TTFT p99 rise when there is one;
+//     waits now) over QueueFor, and requests spend at least QueueShareLow
+//     of their latency queued (when the server says): arrivals outpace the
+//     server, which is past its knee — critical, naming the TTFT p99 rise
+//     when there is one;
 //  3. requests are being preempted: warn, KV cache exhausted;
 //  4. KV cache usage at or above KVHigh: warn, preemptions likely;
-//  5. requests wait (at least half a request on average) but the queue is
-//     steady: warn, at capacity;
+//  5. requests wait (at least half a request on average) and spend at
+//     least QueueShareLow of their latency queued, or the server does not
+//     say: warn, at capacity;
 //  6. nothing running or waiting: ok, idle;
-//  7. otherwise ok, healthy.
+//  7. otherwise ok, healthy (saying so when requests wait only briefly).
 func Assess(s Signals) Status {
 	switch {
 	case s.Err != "":
@@ -103,7 +116,8 @@ func Assess(s Signals) Status {
 	case s.Running == nil && s.Waiting == nil && s.KVCacheUsage == nil:
 		return Status{LevelUnknown, "the server exports no running, waiting or KV cache metric"}
 	}
-	if growing(s) {
+	brief := s.QueueShare != nil && *s.QueueShare < QueueShareLow // waiting only for the next step
+	if growing(s) && !brief {
 		rise := ""
 		if s.TTFTP99 != nil && s.TTFTP99Before != nil && *s.TTFTP99Before > 0 {
 			if r := *s.TTFTP99 / *s.TTFTP99Before; r >= TTFTRise {
@@ -113,26 +127,34 @@ func Assess(s Signals) Status {
 		return Status{LevelCritical, fmt.Sprintf("queue has grown by %.0f over %s%s: past the knee — scale out",
 			s.QueueRise, seconds(s.QueueFor), rise)}
 	}
+	kv := kvSuffix(s.KVCacheUsage, ", KV ", "")
 	if p := value(s.PreemptionsPerSecond); p > 0 {
 		return Status{LevelWarn, fmt.Sprintf("preempting %s requests/s%s: KV cache exhausted — lower max-num-seqs or add KV memory",
 			rate(p), kvSuffix(s.KVCacheUsage, " with KV ", ""))}
 	}
-	if kv := s.KVCacheUsage; kv != nil && *kv >= KVHigh {
-		return Status{LevelWarn, fmt.Sprintf("KV cache above %s (%s): preemptions likely", percent(KVHigh), percent(*kv))}
+	if u := s.KVCacheUsage; u != nil && *u >= KVHigh {
+		return Status{LevelWarn, fmt.Sprintf("KV cache above %s (%s): preemptions likely", percent(KVHigh), percent(*u))}
+	}
+	share := ""
+	if s.QueueShare != nil {
+		share = fmt.Sprintf(" (%s of latency queued)", percent(*s.QueueShare))
 	}
 	if waiting := value(s.Waiting); waiting >= 0.5 {
-		return Status{LevelWarn, fmt.Sprintf("at capacity: %s waiting, queue steady%s", count(waiting), kvSuffix(s.KVCacheUsage, ", KV ", ""))}
+		if brief {
+			return Status{LevelOK, fmt.Sprintf("healthy: %s waiting, briefly%s%s", count(waiting), share, kv)}
+		}
+		return Status{LevelWarn, fmt.Sprintf("at capacity: %s waiting, queue steady%s%s", count(waiting), share, kv)}
 	}
 	if s.Running != nil && *s.Running < 0.5 && s.Waiting != nil {
-		return Status{LevelOK, "idle: nothing running or waiting" + kvSuffix(s.KVCacheUsage, ", KV ", "")}
+		return Status{LevelOK, "idle: nothing running or waiting" + kv}
 	}
 	if s.Waiting == nil {
 		if s.Running == nil {
-			return Status{LevelOK, "serving (running and waiting not exported)" + kvSuffix(s.KVCacheUsage, ", KV ", "")}
+			return Status{LevelOK, "serving (running and waiting not exported)" + kv}
 		}
-		return Status{LevelOK, fmt.Sprintf("serving: %s running (waiting not exported)%s", count(*s.Running), kvSuffix(s.KVCacheUsage, ", KV ", ""))}
+		return Status{LevelOK, fmt.Sprintf("serving: %s running (waiting not exported)%s", count(*s.Running), kv)}
 	}
-	return Status{LevelOK, "healthy: nothing waiting" + kvSuffix(s.KVCacheUsage, ", KV ", "")}
+	return Status{LevelOK, "healthy: nothing waiting" + kv}
 }
 
 // growing reports whether s says the queue grew, by the thresholds above.

@@ -54,6 +54,25 @@ func TestAssess(t *testing.T) {
 		// A rise with no time span cannot be a trend.
 		{"rise without span", Signals{Engine: vllm, Waiting: f(20), QueueRise: 15},
 			LevelWarn, "at capacity: 20 waiting, queue steady"},
+		// Growing, and requests spend a third of their latency queued.
+		{"growing, queue share high", Signals{Engine: vllm, Running: f(256), Waiting: f(48), QueueShare: f(0.35),
+			QueueFor: 30 * time.Second, QueueRise: 40},
+			LevelCritical, "queue has grown by 40 over 30 s: past the knee — scale out"},
+		// A "growth" of a few requests that each wait a step: noise on a
+		// healthy server, which the queue share exposes.
+		{"growing, queue share low", Signals{Engine: vllm, Running: f(64), Waiting: f(4), KVCacheUsage: f(0.4), QueueShare: f(0.03),
+			QueueFor: 2 * time.Second, QueueRise: 3},
+			LevelOK, "healthy: 4 waiting, briefly (3 % of latency queued), KV 40 %"},
+		// Requests arriving faster than steps: a mean of 1.3 waiting, for
+		// 1 % of their latency.
+		{"waiting briefly", Signals{Engine: vllm, Running: f(28), Waiting: f(1.3), KVCacheUsage: f(0.002), QueueShare: f(0.01)},
+			LevelOK, "healthy: 1.3 waiting, briefly (1 % of latency queued), KV 0 %"},
+		// Exactly QueueShareLow is no longer brief.
+		{"queue share at threshold", Signals{Engine: vllm, Running: f(16), Waiting: f(16), QueueShare: f(0.1)},
+			LevelWarn, "at capacity: 16 waiting, queue steady (10 % of latency queued)"},
+		// Steady queue, requests spend a third of their time in it.
+		{"at capacity with share", Signals{Engine: vllm, Running: f(16), Waiting: f(28), KVCacheUsage: f(0.63), QueueShare: f(0.35)},
+			LevelWarn, "at capacity: 28 waiting, queue steady (35 % of latency queued), KV 63 %"},
 		// Preemptions come before the KV threshold: they already happen.
 		{"preempting", Signals{Engine: vllm, Running: f(200), Waiting: f(0), KVCacheUsage: f(0.97), PreemptionsPerSecond: f(1.234)},
 			LevelWarn, "preempting 1.23 requests/s with KV 97 %: KV cache exhausted — lower max-num-seqs or add KV memory"},

@@ -37,6 +37,7 @@ func ViewText(w io.Writer, v View) error {
 	p.kv(fmt.Sprintf("ITL P50 / P99 (ms, last %s):", win), pair(v.ITL))
 	p.kv(fmt.Sprintf("Preemptions (/s, last %s):", win), opt(v.PreemptionsPerSecond, f2))
 	p.kv(fmt.Sprintf("Prefix cache hit rate (last %s):", win), opt(v.PrefixCacheHitRate, pct1))
+	p.kv(fmt.Sprintf("Latency share queued (last %s):", win), opt(v.QueueShare, pct1))
 	p.kv(fmt.Sprintf("Scrapes (last %s):", win), fmt.Sprintf("%d (%d failed)", v.Scrapes, v.FailedScrapes))
 	if len(v.NotExported) > 0 {
 		p.kv("Not exported:", strings.Join(v.NotExported, ", "))
@@ -51,7 +52,7 @@ var viewColumns = []struct {
 	width int
 }{
 	{"time", 8}, {"running", 7}, {"waiting", 7}, {"kv%", 5}, {"prompt/s", 9}, {"gen/s", 9},
-	{"ttft50ms", 9}, {"ttft99ms", 9}, {"itl50ms", 8}, {"itl99ms", 8}, {"preempt/s", 9}, {"prefix%", 7},
+	{"ttft50ms", 9}, {"ttft99ms", 9}, {"itl50ms", 8}, {"itl99ms", 8}, {"preempt/s", 9}, {"prefix%", 7}, {"queued%", 7},
 }
 
 // ViewHeader returns the heading line of the plain, append-only view that
@@ -77,7 +78,7 @@ func ViewRow(v View) string {
 		opt(v.Running, count), opt(v.Waiting, count), opt(v.KVCacheUsage, pct0),
 		opt(v.PromptTokensPerSecond, f1), opt(v.GenerationTokensPerSecond, f1),
 		est(v.TTFT.P50), est(v.TTFT.P99), est(v.ITL.P50), est(v.ITL.P99),
-		opt(v.PreemptionsPerSecond, f2), opt(v.PrefixCacheHitRate, pct0),
+		opt(v.PreemptionsPerSecond, f2), opt(v.PrefixCacheHitRate, pct0), opt(v.QueueShare, pct0),
 	}
 	cells := make([]string, 0, len(vals)+1)
 	for i, s := range vals {

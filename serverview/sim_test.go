@@ -1,0 +1,97 @@
+package serverview
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/goodput-dev/goodput/internal/simtest"
+	"github.com/goodput-dev/goodput/metrics"
+	"github.com/goodput-dev/goodput/sim"
+)
+
+// loopbackOverhead bounds what a request spends outside the simulated
+// engine on loopback: HTTP, JSON, goroutine scheduling. It is generous so
+// that a busy two-core machine, or the race detector, does not fail the
+// test; a real gap is milliseconds.
+const loopbackOverhead = 50 * time.Millisecond
+
+// TestAgreesWithSimulator runs 32 concurrent streaming clients against the
+// simulator while a Recorder scrapes its /metrics, and checks that the
+// server's view agrees with the client's: the same number of first tokens,
+// the same number of generated tokens, and TTFT percentiles whose bucket
+// estimate holds the client's value up to loopback overhead.
+func TestAgreesWithSimulator(t *testing.T) {
+	_, base := simtest.Serve(t, sim.Options{Seed: 1})
+	metricsURL, err := DefaultMetricsURL(base + "/v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	rec := Start(ctx, metricsURL, Options{Interval: 100 * time.Millisecond})
+	epoch := time.Now()
+	recs, err := simtest.Drive(ctx, base, simtest.Load{Workers: 32, Requests: 5, MaxTokens: 16}, epoch)
+	series := rec.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := metrics.NewSummary(metrics.Options{Percentiles: []float64{50, 99}})
+	for i := range recs {
+		sum.Add(&recs[i])
+	}
+	res := sum.Close()
+	if res.Counts.Completed != 160 || res.Counts.Failed != 0 {
+		t.Fatalf("completed %d, failed %d (%v); want 160, 0", res.Counts.Completed, res.Counts.Failed, res.Counts.Errors)
+	}
+	start, end := RunWindow(epoch, res)
+	c, err := Compare(series, start, end, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Missing) != 0 || len(c.Notes) != 0 {
+		t.Errorf("missing %q, notes %q; want neither from the simulator", c.Missing, c.Notes)
+	}
+	// Every request's first token and every token fell between the
+	// bracketing scrapes.
+	if c.TTFT.ServerObservations != 160 {
+		t.Errorf("server saw %v first tokens, want 160", c.TTFT.ServerObservations)
+	}
+	if g, cl := c.GenerationTokens, c.ClientOutputTokens; g == nil || cl == nil || g.Count != 160*16 || cl.Count != 160*16 {
+		t.Errorf("generated tokens: server %+v, client %+v; want 2560 each", g, cl)
+	}
+	for _, q := range []struct {
+		name string
+		qc   *QuantileComparison
+	}{{"p50", c.TTFT.P50}, {"p99", c.TTFT.P99}} {
+		if q.qc == nil || q.qc.Server == nil || q.qc.Client == nil || q.qc.Gap == nil {
+			t.Fatalf("ttft %s = %+v: want both sides and a gap", q.name, q.qc)
+		}
+		e, client := *q.qc.Server, *q.qc.Client
+		// The server's clock starts later and stops earlier than the
+		// client's, so the client's percentile cannot be below the
+		// server's bucket, and exceeds it by the loopback overhead at most.
+		if client < e.Lower || client > e.Upper+loopbackOverhead.Seconds() {
+			t.Errorf("ttft %s: client %.1f ms outside the server's bucket [%.1f, %.1f] ms + %v",
+				q.name, 1e3*client, 1e3*e.Lower, 1e3*e.Upper, loopbackOverhead)
+		}
+		if q.qc.Gap.Upper < 0 || q.qc.Gap.Lower > loopbackOverhead.Seconds() {
+			t.Errorf("ttft %s gap %+v: want a range that holds a small non-negative gap", q.name, *q.qc.Gap)
+		}
+	}
+	// 32 clients on 256 sequences: a request waits at most for the next
+	// step, so queueing is a sliver of latency, and the decode phase
+	// dominates a 16-token request.
+	if c.Running == nil || c.Running.Peak < 1 || c.Running.Peak > 32 || c.Waiting == nil {
+		t.Errorf("running %+v, waiting %+v; want up to 32 running", c.Running, c.Waiting)
+	}
+	if len(c.Phases) != 3 || c.Phases[0].Share >= QueueShareLow || c.Phases[2].Share < c.Phases[1].Share {
+		t.Errorf("phases = %+v, want a small queue share and decode longer than prefill", c.Phases)
+	}
+	if c.Status.Level != LevelOK {
+		t.Errorf("status = %+v, want ok", c.Status)
+	}
+	t.Logf("server TTFT p50 %.1f ms [%.0f, %.0f], client %.1f ms; p99 %.1f ms [%.0f, %.0f], client %.1f ms; %s",
+		1e3*c.TTFT.P50.Server.Value, 1e3*c.TTFT.P50.Server.Lower, 1e3*c.TTFT.P50.Server.Upper, 1e3**c.TTFT.P50.Client,
+		1e3*c.TTFT.P99.Server.Value, 1e3*c.TTFT.P99.Server.Lower, 1e3*c.TTFT.P99.Server.Upper, 1e3**c.TTFT.P99.Client, c.Status.Text)
+}
