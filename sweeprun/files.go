@@ -1,0 +1,71 @@
+package sweeprun
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/goodput-dev/goodput/sweep"
+)
+
+// Names of the files in a sweep's result directory.
+const (
+	SweepJSON     = "sweep.json"
+	SweepCSV      = "sweep.csv"
+	ConfigFile    = "sweep-config.json"
+	summarySuffix = ".summary.json"
+	summaryKind   = "goodput.summary" // bench.SummaryFile's Kind
+)
+
+// writeJSONFile writes v as indented JSON to path through a temporary file
+// renamed into place, so that a reader (or a resumed sweep) never sees half
+// a file.
+func writeJSONFile(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return writeFileAtomic(path, append(b, '\n'))
+}
+
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	_, werr := tmp.Write(data)
+	cerr := tmp.Close()
+	if werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), path)
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("%s: %w", path, werr)
+	}
+	return nil
+}
+
+// writeSweep writes the sweep summary of points as sweep.json and sweep.csv
+// in dir and returns their paths.
+func writeSweep(dir string, s sweep.Summary) (jsonPath, csvPath string, err error) {
+	var jb, cb bytes.Buffer
+	if err := sweep.WriteJSON(&jb, s); err != nil {
+		return "", "", err
+	}
+	if err := sweep.WriteCSV(&cb, s.Points); err != nil {
+		return "", "", err
+	}
+	jsonPath, csvPath = filepath.Join(dir, SweepJSON), filepath.Join(dir, SweepCSV)
+	if err := writeFileAtomic(jsonPath, jb.Bytes()); err != nil {
+		return "", "", err
+	}
+	if err := writeFileAtomic(csvPath, cb.Bytes()); err != nil {
+		return "", "", err
+	}
+	return jsonPath, csvPath, nil
+}

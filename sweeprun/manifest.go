@@ -1,0 +1,133 @@
+package sweeprun
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/goodput-dev/goodput/sim"
+	"github.com/goodput-dev/goodput/sweep"
+)
+
+// manifestSchema is the version of sweep-config.json.
+const manifestSchema = 1
+
+// manifestFile is sweep-config.json: the settings that decide what a
+// measurement sends and to whom. A resumed sweep must match them, or its
+// new points would not be comparable with the old. Metrics options (the
+// SLO, the percentiles) are not among them: resumed points are recomputed
+// from their records with the current ones.
+type manifestFile struct {
+	Schema   int               `json:"schema"`
+	Settings map[string]string `json:"settings"`
+}
+
+// settings returns the manifest's settings for a sweep in mode.
+func (r *Runner) settings(mode sweep.Mode) map[string]string {
+	b := r.cfg.Bench
+	w := b.Workload
+	a := b.Arrival
+	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	s := map[string]string{
+		"mode":               string(mode),
+		"target":             r.target,
+		"dataset":            w.Dataset,
+		"dataset_path":       w.Path,
+		"random_input_len":   strconv.Itoa(w.Random.InputLen),
+		"random_output_len":  strconv.Itoa(w.Random.OutputLen),
+		"random_range_ratio": num(w.Random.RangeRatio),
+		"random_prefix_len":  strconv.Itoa(w.Random.PrefixLen),
+		"custom_output_len":  strconv.Itoa(w.Custom.OutputLen),
+		"disable_shuffle":    strconv.FormatBool(w.NoShuffle),
+		"ignore_eos":         strconv.FormatBool(w.Request.IgnoreEOS),
+		"min_tokens":         strconv.Itoa(w.Request.MinTokens),
+		"max_tokens":         strconv.Itoa(w.Request.MaxTokens),
+		"arrival":            string(a.Arrival),
+		"burstiness":         num(a.Burstiness),
+		"max_concurrency":    strconv.Itoa(a.MaxConcurrency),
+		"num_prompts":        strconv.Itoa(a.NumPrompts),
+		"duration":           a.Duration.String(),
+		"min_rounds":         strconv.Itoa(r.cfg.MinRounds),
+		"seed":               strconv.FormatUint(a.Seed, 10),
+		"num_warmups":        strconv.Itoa(b.Warmups),
+		"warmup_seconds":     b.WarmupTime.String(),
+	}
+	if r.cfg.Virtual != nil {
+		s["clock"] = "virtual"
+		info, _ := sim.Resolve(*r.cfg.Virtual) // valid: New checked
+		s["simulator"] = strings.TrimSpace(info.String())
+		s["simulator_seed"] = strconv.FormatUint(r.cfg.Virtual.Seed, 10)
+	} else {
+		s["clock"] = "wall"
+		s["backend"] = b.Backend
+		s["endpoint"] = b.Endpoint
+		s["model"] = b.Model
+	}
+	return s
+}
+
+// checkManifest compares the directory's sweep-config.json, if any, with
+// the settings of a sweep in mode, and names every difference.
+func (r *Runner) checkManifest(mode sweep.Mode) error {
+	path := filepath.Join(r.cfg.Dir, ConfigFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("--resume: %w", err)
+	}
+	old, err := parseManifest(b)
+	if err != nil {
+		return fmt.Errorf("--resume: %s: %w", path, err)
+	}
+	now := r.settings(mode)
+	var keys []string
+	for k := range now {
+		keys = append(keys, k)
+	}
+	for k := range old.Settings {
+		if _, ok := now[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	var diffs []string
+	for _, k := range keys {
+		if old.Settings[k] != now[k] {
+			diffs = append(diffs, fmt.Sprintf("%s was %q, now %q", k, old.Settings[k], now[k]))
+		}
+	}
+	if len(diffs) > 0 {
+		return fmt.Errorf("--resume: %s was measured differently: %s; resume with the same flags, or start another --result-dir",
+			r.cfg.Dir, strings.Join(diffs, "; "))
+	}
+	return nil
+}
+
+// parseManifest reads the contents of a sweep-config.json.
+func parseManifest(b []byte) (manifestFile, error) {
+	var m manifestFile
+	if err := json.Unmarshal(b, &m); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return manifestFile{}, fmt.Errorf("byte %d: %w", se.Offset, err)
+		}
+		return manifestFile{}, err
+	}
+	if m.Schema < 1 || m.Schema > manifestSchema {
+		return manifestFile{}, fmt.Errorf("schema %d: this version reads 1 to %d", m.Schema, manifestSchema)
+	}
+	return m, nil
+}
+
+// writeManifest writes sweep-config.json for a sweep in mode.
+func (r *Runner) writeManifest(mode sweep.Mode) error {
+	return writeJSONFile(filepath.Join(r.cfg.Dir, ConfigFile), manifestFile{Schema: manifestSchema, Settings: r.settings(mode)})
+}

@@ -1,0 +1,133 @@
+package sweeprun
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/goodput-dev/goodput/bench"
+	"github.com/goodput-dev/goodput/metrics"
+	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/sim"
+)
+
+// measureVirtual runs measurement m on the simulator's engine in virtual
+// time: the same prompts and arrival schedule a measurement over HTTP would
+// send, with no HTTP and no waiting. Records and the summary are written
+// like bench writes them, so that every later step reads them alike.
+func (r *Runner) measureVirtual(ctx context.Context, m Measurement, cfg bench.Config) (*metrics.Result, error) {
+	plan, err := cfg.Arrival.Plan()
+	if err != nil {
+		return nil, err
+	}
+	var n, concurrency int
+	if plan.Open != nil {
+		n = plan.Open.Len()
+	} else {
+		n, concurrency = plan.Closed.Count, plan.Closed.Concurrency
+		if n == 0 || plan.Closed.Duration > 0 {
+			return nil, fmt.Errorf("%s: in virtual time a closed loop ends by count: give --num-prompts, not --duration", m.Name())
+		}
+	}
+	protos, src, err := r.prompts.get(ctx, cfg.Workload, n, SharesPrefixes(cfg.Workload))
+	if err != nil {
+		return nil, err
+	}
+	reqs := protos
+	if plan.Open != nil {
+		// The prompts are shared with other points: give this one its own
+		// copy to carry the arrival times.
+		reqs = make([]sim.VirtualRequest, n)
+		copy(reqs, protos)
+		for i := range reqs {
+			reqs[i].At = plan.Open.Offsets[i]
+		}
+	}
+	opts := *r.cfg.Virtual
+	opts.Seed = m.Seed(opts.Seed)
+
+	load, _, _ := strings.Cut(plan.String(), "\n")
+	header, err := record.NewHeader("goodput "+bench.Version, map[string]any{
+		"virtual": true, "target": r.target, "arrival": load, "workload": src.String(),
+		"request_rate": rateJSON(cfg.Arrival.RequestRate), "max_concurrency": cfg.Arrival.MaxConcurrency,
+		"burstiness": cfg.Arrival.Burstiness, "num_prompts": cfg.Arrival.NumPrompts, "seed": cfg.Arrival.Seed,
+		"simulator_seed": opts.Seed, "num_warmups": cfg.Warmups, "warmup_seconds": cfg.WarmupTime.Seconds(),
+		"percentile_method": cfg.Metrics.Method.String(), "ignore_eos": cfg.Workload.Request.IgnoreEOS,
+	})
+	if err != nil {
+		return nil, err
+	}
+	header.Labels = cfg.Labels
+
+	var (
+		rw      *record.Writer
+		buf     *bufio.Writer
+		f       *os.File
+		recPath string
+	)
+	if r.cfg.Dir != "" {
+		recPath = filepath.Join(r.cfg.Dir, m.Name()+".jsonl")
+		if f, err = os.Create(recPath); err != nil {
+			return nil, fmt.Errorf("--result-dir: %w", err)
+		}
+		defer f.Close()
+		buf = bufio.NewWriterSize(f, 1<<20)
+		if rw, err = record.NewWriter(buf, header); err != nil {
+			return nil, fmt.Errorf("%s: %w", recPath, err)
+		}
+	}
+
+	sum := metrics.NewSummary(cfg.Metrics)
+	warmups, warmupTime := int64(cfg.Warmups), int64(cfg.WarmupTime)
+	var end int64
+	emit := func(rec *record.Record) error {
+		rec.Warmup = rec.Seq < warmups || rec.Scheduled < warmupTime
+		rec.Labels = cfg.Labels // shared and read-only: the writer and the summary only read it
+		end = max(end, rec.End)
+		if rw != nil {
+			if err := rw.Write(rec); err != nil {
+				return fmt.Errorf("%s: %w", recPath, err)
+			}
+		}
+		sum.Add(rec)
+		return nil
+	}
+	err = sim.StreamVirtual(ctx, opts, sim.VirtualPlan{Requests: reqs, Concurrency: concurrency}, emit)
+	if err != nil {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return nil, fmt.Errorf("%s interrupted: %w", m.Name(), err)
+		}
+		return nil, fmt.Errorf("%s: simulator: %w", m.Name(), err)
+	}
+	res := sum.Close()
+	if rw == nil {
+		return res, nil
+	}
+	if err := rw.Close(record.Trailer{End: end}); err != nil {
+		return nil, fmt.Errorf("%s: %w", recPath, err)
+	}
+	if err := buf.Flush(); err != nil {
+		return nil, fmt.Errorf("%s: %w", recPath, err)
+	}
+	if err := f.Close(); err != nil {
+		return nil, fmt.Errorf("%s: %w", recPath, err)
+	}
+	sf := bench.SummaryFile{Kind: summaryKind, Header: header, Records: recPath, Result: res}
+	if err := writeJSONFile(filepath.Join(r.cfg.Dir, m.Name()+summarySuffix), sf); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// rateJSON writes an unbounded rate as "inf", which JSON numbers cannot
+// hold.
+func rateJSON(v float64) any {
+	if v > 1e300 {
+		return "inf"
+	}
+	return v
+}
