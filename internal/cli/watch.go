@@ -1,0 +1,139 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/goodput-dev/goodput/promscrape"
+	"github.com/goodput-dev/goodput/serverview"
+)
+
+// clearScreen moves the cursor home and clears the terminal, so each
+// refresh redraws the view in place.
+const clearScreen = "\x1b[H\x1b[2J"
+
+func newWatchCmd(env *Env) *cobra.Command {
+	var (
+		interval, window, timeout time.Duration
+		once, plain               bool
+		format, model             string
+	)
+	cmd := &cobra.Command{
+		Use:   "watch URL",
+		Short: "Live view of a server's own metrics: queue, KV cache, server TTFT and a plain-words status",
+		Long: `watch scrapes a server's Prometheus /metrics (vLLM, SGLang, TGI, llama.cpp)
+every --interval and shows what the server itself reports: requests running
+and waiting, KV cache usage, prompt and generation tokens per second, server
+TTFT and ITL p50/p99 over the last --window (bucket estimates from histogram
+deltas), preemptions per second and the prefix-cache hit rate.
+
+The status line says in plain words where the server stands: idle, healthy,
+at capacity, about to preempt, or past the knee (a queue that keeps growing
+while TTFT p99 climbs: scale out).
+
+URL is the server's base URL (http://host:8000 or http://host:8000/v1) or its
+/metrics URL. A failed scrape is shown and the watch goes on.
+
+On a terminal the view is redrawn in place; otherwise, or with --plain, a line
+is appended per refresh. --format json prints one JSON object per refresh;
+with --once, one snapshot after two scrapes --interval apart (so that rates
+exist), and the exit status is 1 when the last scrape failed.`,
+		Example: `  goodput watch http://localhost:8000
+  goodput watch http://gpu-7:8000/metrics --interval 2s --window 1m --plain
+  goodput watch http://localhost:8000 --once --format json | jq .status.text`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageErr("watch: want one URL (the server's base URL or its /metrics URL), got %d arguments", len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case interval <= 0:
+				return usageErr("watch: --interval %v: must be positive", interval)
+			case window < interval:
+				return usageErr("watch: --window %v: must be at least --interval (%v)", window, interval)
+			case timeout < 0:
+				return usageErr("watch: --timeout %v: must not be negative", timeout)
+			case format != "text" && format != "json":
+				return usageErr("watch: --format %q: want text or json", format)
+			}
+			url, err := serverview.DefaultMetricsURL(args[0])
+			if err != nil {
+				return usageErr("watch: %w", err)
+			}
+			sc := promscrape.Scraper{URL: url, Model: model, Interval: interval, Timeout: timeout}
+			if err := sc.Validate(); err != nil {
+				return usageErr("watch: %w", err)
+			}
+			show := viewPrinter(env.Stdout, format, once, env.IsTerminal && !plain)
+			var (
+				shown   int
+				showErr error
+			)
+			last := serverview.Watch(cmd.Context(), sc, window, func(v serverview.View) bool {
+				shown++
+				if once && shown < 2 {
+					return true // the first scrape has no rates yet
+				}
+				if showErr = show(v); showErr != nil {
+					return false
+				}
+				return !once
+			})
+			switch {
+			case showErr != nil:
+				return fmt.Errorf("watch: write: %w", showErr)
+			case once && shown < 2:
+				return &ExitError{Code: ExitInterrupt, Err: fmt.Errorf("watch %s: interrupted before two scrapes", url)}
+			case once && last.Error != "":
+				return fmt.Errorf("watch: %s", last.Error)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.DurationVar(&interval, "interval", time.Second, "time between scrapes (and refreshes)")
+	f.DurationVar(&window, "window", 30*time.Second, "trailing window for percentiles, preemptions, prefix hits and the queue trend")
+	f.DurationVar(&timeout, "timeout", promscrape.DefaultTimeout, "time one scrape may take before it counts as failed")
+	f.BoolVar(&once, "once", false, "print one snapshot after two scrapes --interval apart, and exit")
+	f.BoolVar(&plain, "plain", false, "append a line per refresh instead of redrawing the terminal")
+	f.StringVar(&format, "format", "text", "output format: text or json (one object per refresh)")
+	f.StringVar(&model, "model", "", "show only this model's metrics (its model_name label)")
+	return cmd
+}
+
+// viewPrinter returns the function that shows one View: JSON, one object a
+// line; a block redrawn in place on a terminal (and for a single snapshot);
+// or a table row under a heading printed once.
+func viewPrinter(w io.Writer, format string, once, redraw bool) func(serverview.View) error {
+	switch {
+	case format == "json":
+		enc := json.NewEncoder(w)
+		return func(v serverview.View) error { return enc.Encode(v) }
+	case once:
+		return func(v serverview.View) error { return serverview.ViewText(w, v) }
+	case redraw:
+		return func(v serverview.View) error {
+			if _, err := io.WriteString(w, clearScreen); err != nil {
+				return err
+			}
+			return serverview.ViewText(w, v)
+		}
+	}
+	headed := false
+	return func(v serverview.View) error {
+		if !headed {
+			headed = true
+			if _, err := fmt.Fprintln(w, serverview.ViewHeader()); err != nil {
+				return err
+			}
+		}
+		_, err := fmt.Fprintln(w, serverview.ViewRow(v))
+		return err
+	}
+}
