@@ -151,6 +151,12 @@ func Compare(s *promscrape.Series, start, end time.Time, client *metrics.Result)
 		return c, nil
 	}
 	c.Engine = w.Engine
+	if why := modelAbsent(s.Model, seriesModels(s)); why != "" {
+		c.missing("%s", why)
+		c.Status = Assess(Signals{Err: why})
+		c.latencies(promscrape.Window{}, nil, client)
+		return c, nil
+	}
 	c.CoveredSeconds = w.Duration().Seconds()
 	c.Notes = w.Notes
 	c.latencies(w, &cov, client)
@@ -364,6 +370,27 @@ func (c *Comparison) missing(format string, args ...any) {
 }
 
 func ptr(v float64) *float64 { return &v }
+
+// modelAbsent says why a model filter matched nothing: the server reported
+// models, none of them the one asked for. It returns "" when there is no
+// filter, the model is there, or the server does not label its metrics by
+// model (TGI, llama.cpp serve one).
+func modelAbsent(model string, models []string) string {
+	if model == "" || len(models) == 0 || slices.Contains(models, model) {
+		return ""
+	}
+	return fmt.Sprintf("model %q is not in the server's metrics (it reports %s)", model, strings.Join(models, ", "))
+}
+
+// seriesModels is the models the latest successful scrape reported.
+func seriesModels(s *promscrape.Series) []string {
+	for i := len(s.Samples) - 1; i >= 0; i-- {
+		if sn := s.Samples[i].Snapshot; sn != nil {
+			return sn.Models
+		}
+	}
+	return nil
+}
 
 // queueShare is the queue phase's share of latency, or nil when the server
 // did not report it.

@@ -98,6 +98,18 @@ func TestCompareMissing(t *testing.T) {
 			status:  "no scrape inside the window",
 			missing: []string{"running: not measured in the window (see notes)"},
 			notes:   []string{"no successful scrape inside the window"}, clientTTFT: true},
+		// A model filter that matches none of the server's models.
+		{name: "wrong model", series: func() *promscrape.Series {
+			s := runSeries()
+			s.Model = "Qwen/Qwen2.5-7B-Instruct"
+			for _, smp := range s.Samples {
+				smp.Snapshot.Models = []string{"meta-llama/Llama-3.1-8B-Instruct"}
+			}
+			return s
+		}(), from: 0.5, to: 9.5, level: LevelUnknown,
+			status:     `no metrics: model "Qwen/Qwen2.5-7B-Instruct" is not in the server's metrics (it reports meta-llama/Llama-3.1-8B-Instruct)`,
+			missing:    []string{`model "Qwen/Qwen2.5-7B-Instruct" is not in the server's metrics`},
+			clientTTFT: true},
 		// A series left out by the parser is named.
 		{name: "skipped series", series: &promscrape.Series{URL: fixtureURL, Samples: []promscrape.Sample{
 			scraped(0, promscrape.Snapshot{Engine: promscrape.VLLM, Gauges: vllmGauges().Gauges, Skipped: []string{`vllm:kv_cache_usage_perc{engine="1"}: value is NaN`}}),

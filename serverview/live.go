@@ -127,6 +127,10 @@ func (m *Monitor) View() View {
 	}
 	v.Engine, v.Models = last.Engine, last.Models
 	sig.Engine = last.Engine
+	if why := modelAbsent(m.series.Model, last.Models); why != "" {
+		v.Status = Assess(Signals{Err: why})
+		return v
+	}
 	v.Running, v.Waiting, v.KVCacheUsage = gaugePtr(last, promscrape.Running), gaugePtr(last, promscrape.Waiting), gaugePtr(last, promscrape.KVCacheUsage)
 	sig.Running, sig.Waiting, sig.KVCacheUsage = v.Running, v.Waiting, v.KVCacheUsage
 	v.PromptTokensPerSecond = lastRate(&m.series, promscrape.PromptTokens, last.At)

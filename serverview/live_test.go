@@ -147,6 +147,18 @@ func TestViewFailures(t *testing.T) {
 		t.Errorf("failed scrapes = %d, want 1", v.FailedScrapes)
 	}
 
+	// A model filter the server does not know: say so, not "no metrics".
+	wrong := NewMonitor(fixtureURL, "other", time.Second)
+	wrong.Add(kneeSample(0))
+	if v := wrong.View(); v.Status.Text != `no metrics: model "other" is not in the server's metrics (it reports m)` {
+		t.Errorf("wrong model: status %+v", v.Status)
+	}
+	right := NewMonitor(fixtureURL, "m", time.Second)
+	right.Add(kneeSample(0))
+	if v := right.View(); v.Status.Level != LevelOK {
+		t.Errorf("right model: status %+v", v.Status)
+	}
+
 	empty := NewMonitor(fixtureURL, "m", 0).View()
 	if empty.Status.Level != LevelUnknown || empty.WindowSeconds != 30 || empty.Model != "m" {
 		t.Errorf("empty monitor view = %+v, want unknown status, 30 s default window, model m", empty)

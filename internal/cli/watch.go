@@ -41,7 +41,8 @@ URL is the server's base URL (http://host:8000 or http://host:8000/v1) or its
 On a terminal the view is redrawn in place; otherwise, or with --plain, a line
 is appended per refresh. --format json prints one JSON object per refresh;
 with --once, one snapshot after two scrapes --interval apart (so that rates
-exist), and the exit status is 1 when the last scrape failed.`,
+exist), and the exit status is 1 when the server's metrics could not be
+read (server down, no known engine metrics, no such --model).`,
 		Example: `  goodput watch http://localhost:8000
   goodput watch http://gpu-7:8000/metrics --interval 2s --window 1m --plain
   goodput watch http://localhost:8000 --once --format json | jq .status.text`,
@@ -90,8 +91,9 @@ exist), and the exit status is 1 when the last scrape failed.`,
 				return fmt.Errorf("watch: write: %w", showErr)
 			case once && shown < 2:
 				return &ExitError{Code: ExitInterrupt, Err: fmt.Errorf("watch %s: interrupted before two scrapes", url)}
-			case once && last.Error != "":
-				return fmt.Errorf("watch: %s", last.Error)
+			case once && last.Status.Level == serverview.LevelUnknown:
+				// The snapshot is printed; the status tells a script it is empty.
+				return fmt.Errorf("watch: %s", last.Status.Text)
 			}
 			return nil
 		},

@@ -106,6 +106,24 @@ func TestWatchOnceDown(t *testing.T) {
 	}
 }
 
+// TestWatchModel checks the --model filter against the simulator, which
+// labels its metrics with its served model name.
+func TestWatchModel(t *testing.T) {
+	_, base := simtest.Serve(t, sim.Options{ServedModelName: "served/one"})
+	if v := snapshot(t, base, "--model", "served/one"); v.Running == nil || v.Status.Level != serverview.LevelOK || v.Model != "served/one" {
+		t.Errorf("--model served/one: %+v", v)
+	}
+	out, _, code, err := runWatch(context.Background(), false, base, "--once", "--format", "json", "--interval", "50ms", "--model", "other")
+	want := `model "other" is not in the server's metrics (it reports served/one)`
+	if code != ExitTool || err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("--model other: exit %d, err %v; want exit 1 and %q", code, err, want)
+	}
+	var v serverview.View
+	if err := json.Unmarshal([]byte(out), &v); err != nil || v.Status.Level != serverview.LevelUnknown || v.Running != nil {
+		t.Errorf("--model other printed %q (%v): want a snapshot with an unknown status and no numbers", out, err)
+	}
+}
+
 // TestWatchSimulatorUnderLoad watches the simulator before, during and
 // after a load of 32 streaming clients on 8 sequences, through the cobra
 // command, and checks that the numbers and the status follow the load.
