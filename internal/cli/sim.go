@@ -1,0 +1,176 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/goodput-dev/goodput/sim"
+)
+
+// simServeFlags are the flag values of `goodput sim` that need work before
+// they become sim.Options.
+type simServeFlags struct {
+	host, gpu, model, profile string
+	port                      int
+	tensorParallel            int
+	prefixCaching             bool
+	noPrefixCaching           bool
+	faults                    []string
+	list                      bool
+}
+
+func newSimCmd(env *Env) *cobra.Command {
+	var opts sim.Options
+	var f simServeFlags
+	cmd := &cobra.Command{
+		Use:   "sim",
+		Short: "Serve a simulated vLLM server with a physical performance model",
+		Long: `sim serves vLLM's OpenAI-compatible API (/v1/completions,
+/v1/chat/completions, /v1/models, /tokenize, /detokenize, /health) and vLLM's
+/metrics from a simulated engine: continuous batching scheduled like vLLM v1,
+a paged KV cache with prefix caching and preemption, and step times from a
+roofline of the GPU and model (memory-bound decode, compute-bound prefill).
+
+It listens on 127.0.0.1 unless --host says otherwise, prints its profile and
+URL, and stops cleanly on Ctrl-C. --fault makes it misbehave on purpose, to
+test clients: ` + sim.FaultKeys + `.`,
+		Example: `  goodput sim
+  goodput sim --gpu A100 --model Qwen/Qwen2.5-7B-Instruct --port 8001
+  goodput sim --gpu H100 --model Llama-3.1-70B --tensor-parallel-size 4
+  goodput sim --profile b200.yaml --fault error-rate=0.01 --fault stall=2s@0.01
+  goodput sim --list`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usageErr("%s takes no arguments, got %q", cmd.CommandPath(), args)
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.list {
+				return listProfiles(env.Stdout)
+			}
+			if err := f.apply(cmd, &opts); err != nil {
+				return err
+			}
+			return runSimServer(cmd.Context(), env, opts, net.JoinHostPort(f.host, strconv.Itoa(f.port)))
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.host, "host", "127.0.0.1", "address to listen on (loopback unless told otherwise)")
+	fl.IntVar(&f.port, "port", 8000, "port to listen on (0: any free port)")
+	fl.StringVar(&f.model, "model", sim.DefaultModel, "model to simulate: a built-in name or a Hugging Face name of one (e.g. meta-llama/Llama-3.1-8B-Instruct)")
+	fl.StringVar(&opts.ServedModelName, "served-model-name", "", "model name in the API (default: --model as given)")
+	fl.StringVar(&f.gpu, "gpu", sim.DefaultGPU, "GPU to simulate (see --list)")
+	fl.StringVar(&f.profile, "profile", "", "profile file (YAML or JSON) describing another GPU, model or calibration; --gpu, --model and --tensor-parallel-size given as flags override it")
+	fl.IntVar(&f.tensorParallel, "tensor-parallel-size", 1, "GPUs the model is split over")
+	fl.IntVar(&opts.MaxNumSeqs, "max-num-seqs", sim.DefaultMaxNumSeqs, "most sequences running at once")
+	fl.IntVar(&opts.MaxNumBatchedTokens, "max-num-batched-tokens", sim.DefaultMaxNumBatchedTokens, "most tokens computed in one engine step (vLLM v1 online serving default)")
+	fl.Float64Var(&opts.GPUMemoryUtilization, "gpu-memory-utilization", sim.DefaultGPUMemoryUtilization, "fraction of GPU memory for weights and KV cache")
+	fl.IntVar(&opts.MaxModelLen, "max-model-len", 0, "most prompt plus output tokens per request (default: the model's limit, or what the KV cache holds)")
+	fl.BoolVar(&f.prefixCaching, "enable-prefix-caching", true, "reuse the KV cache of shared prompt prefixes")
+	fl.BoolVar(&f.noPrefixCaching, "no-enable-prefix-caching", false, "turn prefix caching off (vLLM's spelling)")
+	fl.Float64Var(&opts.OutputLenMean, "output-len-mean", sim.DefaultOutputLenMean, "mean output length of requests without ignore_eos (geometric)")
+	fl.Uint64Var(&opts.Seed, "seed", 0, "seed for output lengths, generated text and faults")
+	fl.StringVar(&opts.APIKey, "api-key", "", "require this key as a Bearer token on /v1")
+	fl.StringArrayVar(&f.faults, "fault", nil, "inject a fault (repeatable): "+sim.FaultKeys)
+	fl.BoolVar(&f.list, "list", false, "list the built-in GPUs and models and exit")
+	return cmd
+}
+
+// apply turns the flags into opts. A profile file comes first; --gpu,
+// --model and --tensor-parallel-size, when given, override what it says.
+func (f *simServeFlags) apply(cmd *cobra.Command, opts *sim.Options) error {
+	fl := cmd.Flags()
+	if f.port < 0 || f.port > 65535 {
+		return usageErr("--port %d: must be between 0 and 65535", f.port)
+	}
+	var err error
+	if f.profile != "" {
+		if opts.Profile, err = sim.LoadProfile(f.profile, opts.Profile); err != nil {
+			return usageErr("--profile: %w", err)
+		}
+	}
+	if f.profile == "" || fl.Changed("gpu") {
+		if opts.Profile.GPU, err = sim.LookupGPU(f.gpu); err != nil {
+			return usageErr("--gpu: %w", err)
+		}
+	}
+	if f.profile == "" || fl.Changed("model") {
+		if opts.Profile.Model, err = sim.LookupModel(f.model); err != nil {
+			return usageErr("--model: %w", err)
+		}
+		if opts.ServedModelName == "" {
+			opts.ServedModelName = f.model // clients ask for the name they were told
+		}
+	}
+	if f.profile == "" || fl.Changed("tensor-parallel-size") {
+		if f.tensorParallel < 1 {
+			return usageErr("--tensor-parallel-size %d: must be at least 1", f.tensorParallel)
+		}
+		opts.Profile.TensorParallel = f.tensorParallel
+	}
+	if fl.Changed("enable-prefix-caching") && fl.Changed("no-enable-prefix-caching") && f.prefixCaching == f.noPrefixCaching {
+		return usageErr("--enable-prefix-caching=%v contradicts --no-enable-prefix-caching", f.prefixCaching)
+	}
+	opts.DisablePrefixCaching = !f.prefixCaching || f.noPrefixCaching
+	for _, spec := range f.faults {
+		if err := opts.Faults.ParseFault(spec); err != nil {
+			return usageErr("--fault: %w", err)
+		}
+	}
+	return nil
+}
+
+// runSimServer runs a simulator on addr until ctx is done.
+func runSimServer(ctx context.Context, env *Env, opts sim.Options, addr string) error {
+	srv, err := sim.New(opts)
+	if err != nil {
+		return usageErr("%w", err)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("sim: %w", err)
+	}
+	if err := srv.Start(ctx); err != nil {
+		ln.Close()
+		return fmt.Errorf("sim: %w", err)
+	}
+	defer srv.Close()
+
+	url := "http://" + ln.Addr().String()
+	info := srv.Info()
+	fmt.Fprintf(env.Stdout, "goodput sim: serving %s at %s\n", info.Model, url)
+	fmt.Fprintf(env.Stdout, "  OpenAI-compatible API under %s/v1, Prometheus metrics at %s/metrics\n", url, url)
+	fmt.Fprintf(env.Stdout, "%s\n", indent(info.String()))
+	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() && opts.APIKey == "" {
+		fmt.Fprintf(env.Stderr, "goodput sim: warning: listening beyond loopback without --api-key\n")
+	}
+	if err := srv.Serve(ctx, ln); err != nil {
+		return err
+	}
+	if errors.Is(ctx.Err(), context.Canceled) {
+		fmt.Fprintln(env.Stdout, "goodput sim: stopped")
+	}
+	return nil
+}
+
+// listProfiles prints the built-in GPUs and models.
+func listProfiles(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "GPU\tMEMORY\tBANDWIDTH\tBF16 PEAK\tLINK")
+	for _, g := range sim.GPUs() {
+		fmt.Fprintf(tw, "%s\t%.0f GiB\t%.3g TB/s\t%.0f TFLOP/s\t%.0f GB/s\n", g.Name, g.MemoryGiB, g.BandwidthTBps, g.TFLOPS, g.LinkGBps)
+	}
+	fmt.Fprintln(tw, "\nMODEL\tPARAMS\tLAYERS\tHEADS (KV)\tKV/TOKEN\tMAX LEN")
+	for _, m := range sim.Models() {
+		fmt.Fprintf(tw, "%s\t%.3gB\t%d\t%d (%d)\t%d KiB\t%d\n", m.Name, m.ParamsB, m.Layers, m.Heads, m.KVHeads, m.KVBytesPerToken()>>10, m.MaxModelLen)
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,196 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// simOutput is a buffer the running command writes while the test reads.
+type simOutput struct {
+	mu  sync.Mutex // guards buf
+	buf bytes.Buffer
+}
+
+func (o *simOutput) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.buf.Write(p)
+}
+
+func (o *simOutput) String() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.buf.String()
+}
+
+var servingURL = regexp.MustCompile(`serving .* at (http://127\.0\.0\.1:\d+)`)
+
+// startSimCmd runs `goodput sim args…` until the test cancels it, and
+// returns the URL it printed, its output, and a function that cancels it and
+// returns its exit code.
+func startSimCmd(t *testing.T, args ...string) (string, *simOutput, func() int) {
+	t.Helper()
+	out, errOut := &simOutput{}, &simOutput{}
+	env := &Env{Stdout: out, Stderr: errOut, Stdin: strings.NewReader(""), Getenv: func(string) string { return "" }}
+	root := NewRoot(env)
+	root.SetArgs(append([]string{"sim"}, args...))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- root.ExecuteContext(ctx) }()
+	stop := func() int {
+		cancel()
+		select {
+		case err := <-done:
+			return Code(err)
+		case <-time.After(10 * time.Second):
+			t.Fatal("goodput sim still running 10 s after cancel")
+			return -1
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if m := servingURL.FindStringSubmatch(out.String()); m != nil {
+			t.Cleanup(func() { cancel() })
+			return m[1], out, stop
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("goodput sim exited early: %v\n%s%s", err, out, errOut)
+		default:
+		}
+		if time.Now().After(deadline) {
+			cancel()
+			t.Fatalf("goodput sim printed no URL in 10 s:\n%s%s", out, errOut)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestSimServesUntilCancelled(t *testing.T) {
+	url, out, stop := startSimCmd(t, "--port", "0", "--gpu", "h200", "--model", "Qwen/Qwen2.5-0.5B-Instruct", "--seed", "4")
+	for _, want := range []string{
+		"goodput sim: serving Qwen/Qwen2.5-0.5B-Instruct at " + url,
+		"profile: Qwen2.5-0.5B on H200",
+		"prefix caching on",
+		"max num seqs 256, max num batched tokens 8192",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("banner lacks %q:\n%s", want, out)
+		}
+	}
+	// Clients use the name they gave --model.
+	var models struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	resp, err := http.Get(url + "/v1/models")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = json.NewDecoder(resp.Body).Decode(&models)
+	resp.Body.Close()
+	if err != nil || len(models.Data) != 1 || models.Data[0].ID != "Qwen/Qwen2.5-0.5B-Instruct" {
+		t.Errorf("/v1/models = %+v, %v", models, err)
+	}
+	resp, err = http.Post(url+"/v1/completions", "application/json",
+		strings.NewReader(`{"model":"Qwen/Qwen2.5-0.5B-Instruct","prompt":"hi","max_tokens":3}`))
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("completion: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	if code := stop(); code != ExitOK {
+		t.Errorf("exit code %d after cancel, want 0", code)
+	}
+	if !strings.Contains(out.String(), "goodput sim: stopped") {
+		t.Errorf("no stop message:\n%s", out)
+	}
+	if _, err := http.Get(url + "/health"); err == nil {
+		t.Error("still answering after it stopped")
+	}
+}
+
+func TestSimProfileFileAndFlags(t *testing.T) {
+	dir := t.TempDir()
+	profile := filepath.Join(dir, "p.yaml")
+	yaml := "gpu: L4\nmodel: Qwen2.5-0.5B\ncalibration:\n  mfu: 0.4\n"
+	if err := os.WriteFile(profile, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The file sets GPU and model; --gpu overrides the GPU only.
+	_, out, stop := startSimCmd(t, "--port", "0", "--profile", profile, "--gpu", "A100", "--no-enable-prefix-caching",
+		"--fault", "error-rate=0.5", "--fault", "overload=4")
+	for _, want := range []string{
+		"serving Qwen2.5-0.5B at",
+		"profile: Qwen2.5-0.5B on A100-80GB",
+		"MFU 0.40",
+		"prefix caching off",
+		"faults: error-rate=0.5 overload=4",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("banner lacks %q:\n%s", want, out)
+		}
+	}
+	stop()
+}
+
+func TestSimList(t *testing.T) {
+	out, errOut, code := run(t, "", "sim", "--list")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`H100-SXM\s+80 GiB\s+3\.35 TB/s\s+989 TFLOP/s`),
+		regexp.MustCompile(`Llama-3\.1-8B\s+8\.03B\s+32\s+32 \(8\)\s+128 KiB\s+131072`),
+		regexp.MustCompile(`Qwen2\.5-7B\s+7\.62B\s+28\s+28 \(4\)\s+56 KiB`),
+	} {
+		if !want.MatchString(out) {
+			t.Errorf("--list output does not match %v:\n%s", want, out)
+		}
+	}
+}
+
+func TestSimUsageErrors(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	busyPort := strings.TrimPrefix(busy.Addr().String(), "127.0.0.1:")
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		wantErr  string
+	}{
+		{"unknown gpu", []string{"--gpu", "B200"}, ExitUsage, `--gpu: unknown gpu "B200"`},
+		{"unknown model", []string{"--model", "gpt-4"}, ExitUsage, `--model: unknown model "gpt-4"`},
+		{"port too large", []string{"--port", "70000"}, ExitUsage, "--port 70000"},
+		{"negative port", []string{"--port", "-1"}, ExitUsage, "--port -1"},
+		{"zero tensor parallel", []string{"--tensor-parallel-size", "0"}, ExitUsage, "--tensor-parallel-size 0"},
+		{"model too big for one GPU", []string{"--model", "Llama-3.1-70B"}, ExitUsage, "raise tensor parallel size (now 1)"},
+		{"bad fault", []string{"--fault", "error-rate=2"}, ExitUsage, `--fault: fault "error-rate=2"`},
+		{"missing profile", []string{"--profile", "/nonexistent/p.yaml"}, ExitUsage, "--profile: profile: open /nonexistent/p.yaml"},
+		{"contradicting cache flags", []string{"--enable-prefix-caching=true", "--no-enable-prefix-caching"}, ExitUsage, "contradicts"},
+		{"bad utilization", []string{"--gpu-memory-utilization", "1.5"}, ExitUsage, "gpu memory utilization 1.5"},
+		{"not a number", []string{"--max-num-seqs", "many"}, ExitUsage, "invalid argument"},
+		{"positional argument", []string{"extra"}, ExitUsage, `goodput sim takes no arguments, got ["extra"]`},
+		{"port in use", []string{"--port", busyPort}, ExitTool, "address already in use"},
+	}
+	for _, tt := range tests {
+		_, errOut, code := run(t, "", append([]string{"sim"}, tt.args...)...)
+		if code != tt.wantCode || !strings.Contains(errOut, tt.wantErr) {
+			t.Errorf("%s: exit %d, stderr %q; want %d and %q", tt.name, code, errOut, tt.wantCode, tt.wantErr)
+		}
+	}
+}
