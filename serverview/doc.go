@@ -14,7 +14,16 @@
 //	Compare                   series + measured window + client Result ─► Comparison (JSON)
 //	Text                      the "Server (vLLM /metrics)" block of the terminal summary
 //	Monitor                   recent scrapes ─► View: the live numbers `goodput watch` shows
+//	Watch                     scrape at an interval, hand each View to a printer
+//	ViewText / ViewRow        a View as a redrawn block or an appended table row
 //	Assess                    Signals ─► Status: one plain-words line ("past the knee — scale out")
+//
+// A bench run calls, in order: DefaultMetricsURL(baseURL) (unless the user
+// gave --metrics-url); Start before the first request; Stop as soon as the
+// measured window ends; RunWindow(epoch, result) for the window's bounds;
+// Compare(series, start, end, result); and Text beside the client's
+// summary. The Series and the Comparison are plain data to save with the
+// run.
 //
 // Scraping is never fatal. A target that is down, slow, returns garbage or
 // far too much is recorded as failed scrapes, and the Comparison and View

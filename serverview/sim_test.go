@@ -7,6 +7,7 @@ import (
 
 	"github.com/goodput-dev/goodput/internal/simtest"
 	"github.com/goodput-dev/goodput/metrics"
+	"github.com/goodput-dev/goodput/promscrape"
 	"github.com/goodput-dev/goodput/sim"
 )
 
@@ -94,4 +95,73 @@ func TestAgreesWithSimulator(t *testing.T) {
 	t.Logf("server TTFT p50 %.1f ms [%.0f, %.0f], client %.1f ms; p99 %.1f ms [%.0f, %.0f], client %.1f ms; %s",
 		1e3*c.TTFT.P50.Server.Value, 1e3*c.TTFT.P50.Server.Lower, 1e3*c.TTFT.P50.Server.Upper, 1e3**c.TTFT.P50.Client,
 		1e3*c.TTFT.P99.Server.Value, 1e3*c.TTFT.P99.Server.Lower, 1e3*c.TTFT.P99.Server.Upper, 1e3**c.TTFT.P99.Client, c.Status.Text)
+}
+
+// measure runs load against the simulator at base while recording its
+// metrics, and compares the two views.
+func measure(t *testing.T, base string, load simtest.Load) *Comparison {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	rec := Start(ctx, base+"/metrics", Options{Interval: 100 * time.Millisecond})
+	epoch := time.Now()
+	recs, err := simtest.Drive(ctx, base, load, epoch)
+	series := rec.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := metrics.NewSummary(metrics.Options{Percentiles: []float64{50, 99}})
+	for i := range recs {
+		sum.Add(&recs[i])
+	}
+	res := sum.Close()
+	if res.Counts.Failed != 0 {
+		t.Fatalf("%d requests failed: %v", res.Counts.Failed, res.Counts.Errors)
+	}
+	start, end := RunWindow(epoch, res)
+	c, err := Compare(series, start, end, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestQueueTimeRisesPastTheKnee loads a simulator that runs 8 sequences at
+// a time with 4 clients (below its knee) and then 32 (past it), and checks
+// that the server's view shows where the extra latency went: into the
+// queue, not into prefill or decode.
+func TestQueueTimeRisesPastTheKnee(t *testing.T) {
+	_, base := simtest.Serve(t, sim.Options{MaxNumSeqs: 8, Seed: 3})
+	below := measure(t, base, simtest.Load{Workers: 4, Requests: 8, MaxTokens: 16})
+	past := measure(t, base, simtest.Load{Workers: 32, Requests: 3, MaxTokens: 16})
+	phase := func(c *Comparison, name promscrape.Hist) promscrape.Phase {
+		for _, p := range c.Phases {
+			if p.Name == name {
+				return p
+			}
+		}
+		t.Fatalf("no %s phase in %+v", name, c.Phases)
+		return promscrape.Phase{}
+	}
+	qb, qp := phase(below, promscrape.Queue), phase(past, promscrape.Queue)
+	if qb.Share >= QueueShareLow || qp.Share < 3*QueueShareLow {
+		t.Errorf("queue share %.3f below the knee and %.3f past it; want under %v, then over %v", qb.Share, qp.Share, QueueShareLow, 3*QueueShareLow)
+	}
+	// Three of every four requests wait for a whole batch to finish: the
+	// mean queue time is several times a request's decode time.
+	if dp := phase(past, promscrape.Decode); qp.Mean < dp.Mean {
+		t.Errorf("past the knee: mean queue %.1f ms, decode %.1f ms; want queueing to dominate", 1e3*qp.Mean, 1e3*dp.Mean)
+	}
+	if below.Waiting == nil || past.Waiting == nil || past.Waiting.Peak < 16 {
+		t.Errorf("waiting below %+v, past %+v; want 24 queued behind 8 running past the knee", below.Waiting, past.Waiting)
+	}
+	if below.Status.Level != LevelOK || past.Status.Level == LevelOK || past.Status.Level == LevelUnknown {
+		t.Errorf("status below %+v, past %+v; want ok, then a warning", below.Status, past.Status)
+	}
+	// The client feels it as TTFT; the server's TTFT shows the same.
+	if past.TTFT.P50.Server.Lower < below.TTFT.P50.Server.Upper {
+		t.Errorf("server TTFT p50 %+v past the knee does not lie above %+v below it", *past.TTFT.P50.Server, *below.TTFT.P50.Server)
+	}
+	t.Logf("below: queue %.1f%% (%.1f ms), %s", 100*qb.Share, 1e3*qb.Mean, below.Status.Text)
+	t.Logf("past:  queue %.1f%% (%.1f ms), %s", 100*qp.Share, 1e3*qp.Mean, past.Status.Text)
 }
