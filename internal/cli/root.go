@@ -99,6 +99,7 @@ Exit codes: 0 ok, 1 tool error, 2 usage error, 3 an SLO gate failed.`,
 		newBenchCmd(env),
 		newAnalyzeCmd(env),
 		newPlanCmd(env),
+		newSweepCmd(env),
 		newSimCmd(env),
 		newWatchCmd(env),
 	)

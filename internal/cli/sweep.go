@@ -1,0 +1,532 @@
+package cli
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/goodput-dev/goodput/bench"
+	"github.com/goodput-dev/goodput/sim"
+	"github.com/goodput-dev/goodput/sweep"
+	"github.com/goodput-dev/goodput/sweeprun"
+)
+
+// sweepFlags are the flag values of `goodput sweep` that need work before
+// they fit a plan and a sweeprun.Config.
+type sweepFlags struct {
+	concurrency, rate string // a list, "auto", or in search mode the start
+	points, refine    int
+	spacing           string
+	autoMax           int
+	repeats           int
+	noStop            bool
+	attainment        float64
+	knee              string
+
+	search         string
+	searchTol      float64
+	searchProbes   int
+	searchMaxLimit float64
+
+	dryRun, resume bool
+	virtual        bool
+	minRounds      int
+	idleTimeout    time.Duration
+	resultDir      string
+	arrival        string
+	quiet          bool
+
+	targetFlags
+	simFlags
+	metrics metricsFlags
+}
+
+// sweepDirLayout is the default --result-dir, under the working directory.
+const sweepDirLayout = "sweep-20060102-150405"
+
+func newSweepCmd(env *Env) *cobra.Command {
+	cfg := bench.DefaultConfig()
+	var f sweepFlags
+	cmd := &cobra.Command{
+		Use:   "sweep",
+		Short: "Measure across loads: find the knee, the goodput peak and the highest load that meets the SLO",
+		Long: `sweep measures a server at a series of loads, by concurrency (a closed loop of N
+requests in flight) or by request rate (open-loop arrivals), and reads the
+latency-throughput curve: the knee (the load maximising throughput ÷ latency,
+and the point of greatest curvature), the goodput peak, and the operating point,
+the highest load whose SLO attainment meets --attainment. It prints one row per
+load and a verdict in plain words.
+
+Loads: --concurrency 1,2,4,8 or --request-rate 0.5,1,2,inf, or "auto": one
+request at a time, then the saturation load, then --points loads between
+(geometric for concurrency, linear for rates), then --refine loads around the
+knee. Without either it sweeps --concurrency auto. The sweep stops early once
+it is clearly past saturation (doubling the load bought under 3 % more
+throughput while latency rose, or attainment collapsed below 5 %); give
+--no-early-stop to measure every load.
+
+SLO search: --search rate|concurrency finds the highest load whose attainment
+of --slo reaches --attainment, by doubling then bisection, and reports the
+bracket. A single --request-rate or --concurrency value is where it starts.
+
+Every point is one benchmark like goodput bench: its records and summary go to
+--result-dir (default ./sweep-<time>) as <point>.jsonl and
+<point>.summary.json (c16, r2.5, rinf; c16-r2 for a second repeat), labelled
+point=, load= and repeat=. sweep.json and sweep.csv hold the curve and are
+rewritten after every point; goodput plan --from sweep.json sizes a fleet from
+it. After an interruption, --resume --result-dir DIR measures only the points
+that have no summary yet.
+
+Every point sends the same prompts (repeat k uses --seed + k − 1), so that only
+the load changes between points. A server's prefix cache could then serve one
+point from the prompts of an earlier one: disable prefix caching on the server,
+or use a workload whose prompts do not repeat. The built-in simulator runs with
+its prefix cache off when the prompts cannot share prefixes within a point
+(random prompts with no --random-prefix-len), which removes the effect.
+
+Without --base-url it sweeps the built-in simulator over HTTP on 127.0.0.1, and
+between points it waits until the server's /metrics show nothing running or
+waiting (--idle-timeout). With --virtual it runs the simulator's engine in
+virtual time instead: the same prompts and arrival schedules, no HTTP, no
+waiting, so a what-if sweep over a GPU and model (--sim-gpu, --sim-model,
+--sim-tensor-parallel-size, --sim-profile) takes seconds.`,
+		Example: `  goodput sweep --dry-run
+  goodput sweep --base-url http://127.0.0.1:8000 --concurrency 1,2,4,8,16,32,64 --num-prompts 400 \
+      --slo 'ttft<=500ms,tpot<=50ms' --repeats 3 --result-dir runs/c-sweep
+  goodput sweep --base-url http://127.0.0.1:8000 --request-rate auto --resume --result-dir runs/r-sweep
+  goodput sweep --virtual --sim-gpu H100 --request-rate 10,20,30,40,50,60,70,80 --num-prompts 3000 \
+      --slo 'ttft<=500ms' --metric-percentiles 50,90,99
+  goodput sweep --virtual --search rate --slo 'ttft<=500ms,tpot<=50ms' --attainment 0.99`,
+		Args: goodputArgs(&f.metrics),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runSweep(cmd, env, cfg, &f)
+		},
+	}
+	fl := cmd.Flags()
+	registerTargetFlags(fl, &cfg, &f.targetFlags)
+	registerWorkloadFlags(fl, &cfg)
+	registerSimFlags(fl, &f.simFlags, true)
+	f.metrics.register(cmd, true)
+
+	auto := sweep.DefaultAuto(sweep.ModeConcurrency)
+	fl.StringVar(&f.concurrency, "concurrency", "", `concurrencies to sweep, e.g. 1,2,4,8,16, or "auto"`)
+	fl.StringVar(&f.rate, "request-rate", "", `request rates to sweep (req/s), e.g. 1,2,4,inf, or "auto"`)
+	fl.IntVar(&f.points, "points", auto.Points, "auto: loads between the synchronous and the saturation load (default 7 by concurrency, 8 by rate)")
+	fl.IntVar(&f.refine, "refine", auto.Refine, "auto: loads added around the knee")
+	fl.StringVar(&f.spacing, "spacing", "", "auto: geometric or linear (default geometric by concurrency, linear by rate)")
+	fl.IntVar(&f.autoMax, "auto-max-concurrency", auto.Max, "auto by concurrency: the saturation load")
+	fl.IntVar(&f.repeats, "repeats", 1, "measurements per load; the spread is reported")
+	fl.BoolVar(&f.noStop, "no-early-stop", false, "measure every planned load even past saturation")
+	fl.Float64Var(&f.attainment, "attainment", sweep.DefaultTarget, "SLO attainment the operating point (or a search) must reach, in (0, 1]")
+	fl.StringVar(&f.knee, "knee-latency", string(sweep.StatE2EMean), "latency the knee divides throughput by: e2e_mean, e2e_p50, ttft_p99, tpot_p99, …")
+
+	fl.StringVar(&f.search, "search", "", "find the highest load meeting --slo at --attainment: rate or concurrency")
+	fl.Float64Var(&f.searchTol, "search-tolerance", 0.05, "search: stop when the rate bracket is within this fraction of its low end")
+	fl.IntVar(&f.searchProbes, "search-max-probes", 12, "search: most loads to measure")
+	fl.Float64Var(&f.searchMaxLimit, "search-limit", 0, "search: highest load to try (default 1e6 req/s, or the largest concurrency)")
+
+	fl.Float64Var(&cfg.Arrival.Burstiness, "burstiness", cfg.Arrival.Burstiness, "rate points: gamma shape of arrivals: 1 Poisson, <1 burstier, >1 smoother")
+	fl.StringVar(&f.arrival, "arrival", "", "rate points: arrival process: poisson, gamma or constant (default: by --burstiness)")
+	fl.IntVar(&cfg.Arrival.MaxConcurrency, "max-concurrency", 0, "rate points: cap on requests in flight")
+	fl.IntVar(&cfg.Arrival.NumPrompts, "num-prompts", 200, "requests per point")
+	fl.DurationVar(&cfg.Arrival.Duration, "duration", 0, "stop scheduling each point after this long (with --num-prompts, whichever comes first)")
+	fl.IntVar(&f.minRounds, "min-rounds", sweeprun.DefaultMinRounds, "concurrency points send at least this many times their concurrency in requests (0: off)")
+	fl.Uint64Var(&cfg.Arrival.Seed, "seed", 0, "seed for arrivals and prompts (repeat k uses seed + k − 1)")
+
+	fl.BoolVar(&f.dryRun, "dry-run", false, "print the plan and send nothing")
+	fl.BoolVar(&f.resume, "resume", false, "continue the sweep in --result-dir: measure only the points without a summary")
+	fl.BoolVar(&f.virtual, "virtual", false, "run the simulator's engine in virtual time: no HTTP, no waiting")
+	fl.DurationVar(&f.idleTimeout, "idle-timeout", sweeprun.DefaultIdleTimeout, "before each point, wait up to this long for the server to be idle (0: do not wait)")
+	fl.StringVar(&f.resultDir, "result-dir", "", "directory for every point's records and summary and the sweep files (default ./sweep-<time>)")
+	fl.DurationVar(&cfg.LagThreshold, "lag-threshold", cfg.LagThreshold, "p99 generator lag above which a point is called generator-limited")
+	fl.BoolVar(&f.quiet, "quiet", false, "no live progress within a point")
+	return cmd
+}
+
+// sweepJob is what the flags ask for: a plan, or a search.
+type sweepJob struct {
+	plan    *sweep.Plan
+	search  *sweep.Search
+	options sweep.Options
+	repeats int
+}
+
+func (j sweepJob) mode() sweep.Mode {
+	if j.search != nil {
+		return j.search.Mode
+	}
+	return j.plan.Mode
+}
+
+func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) error {
+	ctx := cmd.Context()
+	job, err := f.job(cmd)
+	if err != nil {
+		return err
+	}
+	cfg.Arrival.Arrival = arrivalKind(f.arrival)
+	if err := f.targetFlags.apply(env, &cfg); err != nil {
+		return err
+	}
+	if len(f.metrics.gates) > 0 {
+		return usageErr("--gate: a sweep has no single result to gate (gate a point with goodput bench)")
+	}
+	if _, err := f.metrics.apply(&cfg.Metrics); err != nil {
+		return err
+	}
+	if err := cfg.Metrics.Validate(); err != nil {
+		return usageErr("%v", err)
+	}
+	simOpts, err := f.simFlags.options()
+	if err != nil {
+		return err
+	}
+	if f.virtual {
+		switch {
+		case cfg.BaseURL != "":
+			return usageErr("--virtual runs the simulator without a server: drop --base-url")
+		case len(f.simFaults) > 0:
+			return usageErr("--sim-fault: faults are injected over HTTP; a virtual-time sweep has none")
+		}
+	}
+	if f.resume && f.resultDir == "" {
+		return usageErr("--resume needs --result-dir: the directory of the sweep to resume")
+	}
+	dir := f.resultDir
+	if dir == "" {
+		dir = time.Now().Format(sweepDirLayout)
+	}
+
+	rcfg := sweeprun.Config{
+		Bench: cfg, Dir: dir, Resume: f.resume, MinRounds: f.minRounds,
+		IdleTimeout: f.idleTimeout, Log: env.Stderr,
+	}
+	if !f.quiet {
+		rcfg.Progress, rcfg.Terminal = env.Stderr, env.IsTerminal
+	}
+	if f.virtual {
+		rcfg.Virtual = &simOpts
+	}
+	bench.Version = Version
+
+	if f.dryRun {
+		return dryRunSweep(env, rcfg, job, simOpts)
+	}
+	if !f.virtual && cfg.BaseURL == "" {
+		if !sweeprun.SharesPrefixes(cfg.Workload) && !simOpts.DisablePrefixCaching {
+			// Every point sends the same prompts: with no prefix shared
+			// within a point, the cache could only carry one point's
+			// prompts into the next.
+			simOpts.DisablePrefixCaching = true
+			fmt.Fprintln(env.Stderr, "goodput: the simulator's prefix cache is off: these prompts share no prefix within a point, so it could only serve a point from an earlier one's prompts")
+		}
+		stop, err := startSimWith(ctx, env, &rcfg.Bench, simOpts)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+	runner, err := newSweepRunner(rcfg)
+	if err != nil {
+		return err
+	}
+	if err := runner.Check(job.mode(), job.plan != nil && job.plan.Auto != nil); err != nil {
+		return usageErr("%v", err)
+	}
+	for _, n := range runner.Notes() {
+		fmt.Fprintln(env.Stderr, "goodput: "+n)
+	}
+	if job.search != nil {
+		out, err := runner.Search(ctx, *job.search, job.repeats, job.options)
+		if out != nil && len(out.Summary.Points) > 0 {
+			if perr := printSearch(env, out, simOpts, f.virtual); perr != nil && err == nil {
+				err = perr
+			}
+		}
+		return sweepExit(ctx, err, dir)
+	}
+	out, err := runner.Run(ctx, *job.plan)
+	if out != nil && len(out.Summary.Points) > 0 {
+		if perr := printSweep(env, out, simOpts, f.virtual); perr != nil && err == nil {
+			err = perr
+		}
+	}
+	return sweepExit(ctx, err, dir)
+}
+
+// newSweepRunner builds the runner; a configuration error is a usage
+// error.
+func newSweepRunner(cfg sweeprun.Config) (*sweeprun.Runner, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, usageErr("%v", err)
+	}
+	r, err := sweeprun.New(cfg)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	return r, nil
+}
+
+// sweepExit maps the end of a sweep to an exit: an interruption keeps
+// what was measured and says how to continue.
+func sweepExit(ctx context.Context, err error, dir string) error {
+	if err == nil {
+		return nil
+	}
+	if ctx.Err() != nil || errors.Is(err, context.Canceled) {
+		return &ExitError{Code: ExitInterrupt, Err: fmt.Errorf(
+			"interrupted; the points measured so far are kept: continue with --resume --result-dir %s (and the same flags)", dir)}
+	}
+	return err
+}
+
+// job turns the load flags into a plan or a search.
+func (f *sweepFlags) job(cmd *cobra.Command) (sweepJob, error) {
+	changed := cmd.Flags().Changed
+	knee, err := sweep.ParseStat(f.knee)
+	if err != nil {
+		return sweepJob{}, usageErr("--knee-latency: %v", err)
+	}
+	if math.IsNaN(f.attainment) || f.attainment <= 0 || f.attainment > 1 {
+		return sweepJob{}, usageErr("--attainment %v: must be in (0, 1], e.g. 0.9", f.attainment)
+	}
+	if f.repeats < 1 || f.repeats > sweep.MaxRepeats {
+		return sweepJob{}, usageErr("--repeats %d: must be from 1 to %d", f.repeats, sweep.MaxRepeats)
+	}
+	job := sweepJob{options: sweep.Options{Latency: knee, Target: f.attainment}, repeats: f.repeats}
+	if f.concurrency != "" && f.rate != "" {
+		return sweepJob{}, usageErr("give --concurrency or --request-rate, not both")
+	}
+
+	if f.search != "" {
+		return f.searchJob(changed, job)
+	}
+	for _, name := range []string{"search-tolerance", "search-max-probes", "search-limit"} {
+		if changed(name) {
+			return sweepJob{}, usageErr("--%s applies only with --search", name)
+		}
+	}
+	mode, spec, flag := sweep.ModeConcurrency, f.concurrency, "--concurrency"
+	if f.rate != "" {
+		mode, spec, flag = sweep.ModeRate, f.rate, "--request-rate"
+	}
+	plan := sweep.Plan{Mode: mode, Repeats: f.repeats, Options: job.options, Stop: sweep.DefaultStopRule()}
+	if f.noStop {
+		plan.Stop = sweep.StopRule{}
+	}
+	if spec == "" || strings.EqualFold(spec, "auto") {
+		a := sweep.DefaultAuto(mode)
+		if changed("points") {
+			a.Points = f.points
+		}
+		if changed("refine") {
+			a.Refine = f.refine
+		}
+		if f.spacing != "" {
+			a.Spacing = sweep.Spacing(strings.ToLower(f.spacing))
+		}
+		if mode == sweep.ModeConcurrency {
+			a.Max = f.autoMax
+		} else if changed("auto-max-concurrency") {
+			return sweepJob{}, usageErr("--auto-max-concurrency applies to --concurrency auto")
+		}
+		plan.Auto = &a
+	} else {
+		for _, name := range []string{"points", "refine", "spacing", "auto-max-concurrency"} {
+			if changed(name) {
+				return sweepJob{}, usageErr("--%s applies only to an auto sweep, not to the list %s %s", name, flag, spec)
+			}
+		}
+		if plan.Loads, err = sweep.ParseLoads(mode, spec); err != nil {
+			return sweepJob{}, usageErr("%s: %v", flag, err)
+		}
+	}
+	if err := plan.Validate(); err != nil {
+		return sweepJob{}, usageErr("%v", err)
+	}
+	job.plan = &plan
+	return job, nil
+}
+
+// searchJob builds the SLO search of --search.
+func (f *sweepFlags) searchJob(changed func(string) bool, job sweepJob) (sweepJob, error) {
+	s := sweep.Search{Target: f.attainment, Tolerance: f.searchTol, MaxProbes: f.searchProbes, Limit: f.searchMaxLimit}
+	switch strings.ToLower(f.search) {
+	case "rate", "request-rate", "request_rate":
+		s.Mode = sweep.ModeRate
+	case "concurrency":
+		s.Mode = sweep.ModeConcurrency
+	default:
+		return sweepJob{}, usageErr("--search %q: want rate or concurrency", f.search)
+	}
+	for _, name := range []string{"points", "refine", "spacing", "auto-max-concurrency", "no-early-stop"} {
+		if changed(name) {
+			return sweepJob{}, usageErr("--%s applies to a sweep, not to --search", name)
+		}
+	}
+	start, flag := f.rate, "--request-rate"
+	if s.Mode == sweep.ModeConcurrency {
+		start, flag = f.concurrency, "--concurrency"
+	} else if f.concurrency != "" {
+		return sweepJob{}, usageErr("--search rate starts from a --request-rate, not a --concurrency")
+	}
+	if s.Mode == sweep.ModeConcurrency && f.rate != "" {
+		return sweepJob{}, usageErr("--search concurrency starts from a --concurrency, not a --request-rate")
+	}
+	if start != "" {
+		loads, err := sweep.ParseLoads(s.Mode, start)
+		if err != nil {
+			return sweepJob{}, usageErr("%s: %v", flag, err)
+		}
+		if len(loads) != 1 || loads[0].Unbounded() {
+			return sweepJob{}, usageErr("%s %s: a search starts from one finite load", flag, start)
+		}
+		s.Start = loads[0].Value
+	}
+	if err := s.Validate(); err != nil {
+		return sweepJob{}, usageErr("--search: %v", err)
+	}
+	job.search = &s
+	return job, nil
+}
+
+// dryRunSweep prints what the sweep would do. It starts no simulator and
+// sends nothing.
+func dryRunSweep(env *Env, cfg sweeprun.Config, job sweepJob, simOpts sim.Options) error {
+	if cfg.Virtual == nil && cfg.Bench.BaseURL == "" {
+		info, err := sim.Resolve(simOpts)
+		if err != nil {
+			return usageErr("simulator: %v", err)
+		}
+		cfg.Bench.Target = "built-in simulator: " + describeProfile(info.Profile) + " (started when the sweep runs)"
+		cfg.Bench.BaseURL = "http://127.0.0.1:0" // a placeholder: nothing is sent
+	}
+	r, err := newSweepRunner(cfg)
+	if err != nil {
+		return err
+	}
+	if err := r.Check(job.mode(), job.plan != nil && job.plan.Auto != nil); err != nil {
+		return usageErr("%v", err)
+	}
+	w := env.Stdout
+	fmt.Fprintf(w, "target: %s\n", r.Target())
+	if job.search != nil {
+		s := *job.search
+		start := s.Start
+		if start == 0 {
+			start = 1
+		}
+		fmt.Fprintf(w, "SLO search by %s from %s: double until a probe misses %s attainment, then bisect; at most %d probes, %d measurement(s) each\n",
+			s.Mode, sweep.Load{Mode: s.Mode, Value: start}.Short(), percentText(s.Target), s.MaxProbes, job.repeats)
+	} else {
+		p := *job.plan
+		p.Resume = r.Resumed()
+		if err := p.Print(w); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(w, "each point: %s\n", pointSize(r, cfg, job))
+	fmt.Fprintf(w, "SLO: %s\n", sloText(cfg.Bench))
+	fmt.Fprintf(w, "results: %s (dry run: nothing was sent, nothing written)\n", cfg.Dir)
+	return nil
+}
+
+// pointSize says how many requests each point sends, naming the
+// concurrency points that the --min-rounds floor raises.
+func pointSize(r *sweeprun.Runner, cfg sweeprun.Config, job sweepJob) string {
+	a := cfg.Bench.Arrival
+	var parts []string
+	if a.NumPrompts > 0 {
+		s := fmt.Sprintf("%d requests", a.NumPrompts)
+		var loads []sweep.Load
+		if job.plan != nil {
+			steps, _ := job.plan.Steps()
+			for _, st := range steps {
+				loads = append(loads, st.Loads...)
+			}
+		}
+		slices.SortFunc(loads, func(x, y sweep.Load) int { return cmp.Compare(x.Value, y.Value) })
+		var raised []string
+		for _, l := range loads {
+			if n := r.Requests(l); n > a.NumPrompts {
+				raised = append(raised, fmt.Sprintf("%d at concurrency %s", n, l.Short()))
+			}
+		}
+		if len(raised) > 0 {
+			s += fmt.Sprintf(" (at least %d × the concurrency: %s)", cfg.MinRounds, strings.Join(raised, ", "))
+		}
+		parts = append(parts, s)
+	}
+	if a.Duration > 0 {
+		parts = append(parts, "at most "+a.Duration.String())
+	}
+	if cfg.Bench.Warmups > 0 {
+		parts = append(parts, fmt.Sprintf("the first %d warm-up", cfg.Bench.Warmups))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func sloText(cfg bench.Config) string {
+	if cfg.Metrics.SLO == "" {
+		return "none (attainment is the success rate)"
+	}
+	return cfg.Metrics.SLO
+}
+
+func percentText(f float64) string {
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", 100*f), "0"), ".") + " %"
+}
+
+// printSweep writes the table, the verdict, where the files are and how to
+// size a fleet from them.
+func printSweep(env *Env, out *sweeprun.Outcome, simOpts sim.Options, virtual bool) error {
+	if err := sweep.WriteTable(env.Stdout, out.Summary); err != nil {
+		return err
+	}
+	if out.Stopped != "" {
+		skipped := make([]string, len(out.Skipped))
+		for i, l := range out.Skipped {
+			skipped[i] = l.Short()
+		}
+		fmt.Fprintf(env.Stdout, "Stopped early, past saturation: %s; not measured: %s.\n", out.Stopped, strings.Join(skipped, ", "))
+	}
+	if out.Resumed > 0 {
+		fmt.Fprintf(env.Stdout, "Measured %d point(s) now; %d came from the result directory.\n", out.Measured, out.Resumed)
+	}
+	return printFiles(env, out.JSONPath, out.CSVPath, out.Summary, simOpts, virtual)
+}
+
+// printSearch writes the probes, the bracket and the files.
+func printSearch(env *Env, out *sweeprun.SearchOutcome, simOpts sim.Options, virtual bool) error {
+	if err := sweep.WriteTable(env.Stdout, out.Summary); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "Search: %s\n", out.Result)
+	return printFiles(env, out.JSONPath, out.CSVPath, out.Summary, simOpts, virtual)
+}
+
+func printFiles(env *Env, jsonPath, csvPath string, s sweep.Summary, simOpts sim.Options, virtual bool) error {
+	if jsonPath == "" {
+		return nil
+	}
+	fmt.Fprintf(env.Stdout, "Wrote %s and %s; every point's records and summary are in %s\n", jsonPath, csvPath, filepath.Dir(jsonPath))
+	if !s.Operating.Found {
+		return nil
+	}
+	hint := "goodput plan --from " + jsonPath + " --peak-qps <QPS>"
+	if virtual {
+		if info, err := sim.Resolve(simOpts); err == nil && info.Profile.TensorParallel > 1 {
+			hint += fmt.Sprintf(" --gpus-per-replica %d", info.Profile.TensorParallel)
+		}
+	}
+	_, err := fmt.Fprintf(env.Stdout, "Size a fleet for a peak demand from the operating point: %s --gpu-hour-cost <price>\n", hint)
+	return err
+}

@@ -1,0 +1,368 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/goodput-dev/goodput/sweep"
+	"github.com/goodput-dev/goodput/sweeprun"
+)
+
+// hookWriter collects what a command writes and calls hook once, when a
+// write contains marker.
+type hookWriter struct {
+	mu     sync.Mutex // guards buf and hook
+	buf    bytes.Buffer
+	marker string
+	hook   func()
+}
+
+func (w *hookWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	if w.hook != nil && bytes.Contains(p, []byte(w.marker)) {
+		w.hook()
+		w.hook = nil
+	}
+	return len(p), nil
+}
+
+func (w *hookWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+// sweepCmd runs `goodput sweep args…` under ctx; stderr may carry a hook.
+func sweepCmd(t *testing.T, ctx context.Context, stderr *hookWriter, args ...string) (string, string, int) {
+	t.Helper()
+	if stderr == nil {
+		stderr = &hookWriter{}
+	}
+	var out bytes.Buffer
+	env := &Env{Stdout: &out, Stderr: stderr, Stdin: strings.NewReader(""), Getenv: func(string) string { return "" }}
+	root := NewRoot(env)
+	root.SetArgs(append([]string{"sweep"}, args...))
+	err := root.ExecuteContext(ctx)
+	if err != nil {
+		stderr.Write([]byte("goodput: " + err.Error() + "\n"))
+	}
+	return out.String(), stderr.String(), Code(err)
+}
+
+// sweptPoints returns the points a sweep's log says it measured, in order.
+func sweptPoints(stderr string) []string {
+	var out []string
+	for _, line := range strings.Split(stderr, "\n") {
+		rest, ok := strings.CutPrefix(line, "sweep: ")
+		if !ok {
+			continue
+		}
+		if name, tail, ok := strings.Cut(rest, ": "); ok && strings.Contains(tail, " requests, ") {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// TestSweepBuiltInSimulator is the acceptance run: a wall-clock sweep of six
+// points against the built-in simulator over HTTP, writing every point's
+// records and summary, the sweep summary (JSON and CSV) and the verdict.
+func TestSweepBuiltInSimulator(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sweep")
+	start := time.Now()
+	out, errOut, code := sweepCmd(t, t.Context(), nil, "--concurrency", "1,2,4,8,16,32", "--num-prompts", "8",
+		"--random-input-len", "32", "--random-output-len", "16", "--ignore-eos", "--quiet", "--result-dir", dir)
+	t.Logf("six points in %v", time.Since(start).Round(time.Millisecond))
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, errOut, out)
+	}
+	points := []string{"c1", "c2", "c4", "c8", "c16", "c32"}
+	if got := sweptPoints(errOut); !slices.Equal(got, points) {
+		t.Errorf("measured %v, want %v\n%s", got, points, errOut)
+	}
+	for _, want := range []string{
+		"load  reps  req/s  out tok/s  goodput  attain",
+		"met the SLO (target 90 %)",
+		"Wrote " + filepath.Join(dir, "sweep.json") + " and " + filepath.Join(dir, "sweep.csv"),
+		"goodput plan --from " + filepath.Join(dir, "sweep.json") + " --peak-qps <QPS>",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	for _, want := range []string{"benchmarking the built-in simulator", "prefix cache is off"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("log lacks %q:\n%s", want, errOut)
+		}
+	}
+	// The simulator exports its running and waiting gauges, so every
+	// point waited for it to be idle.
+	if strings.Contains(errOut, "not waiting for the server to be idle") {
+		t.Errorf("the sweep did not wait for the simulator:\n%s", errOut)
+	}
+	for _, p := range points {
+		for _, suffix := range []string{".jsonl", ".summary.json"} {
+			if fi, err := os.Stat(filepath.Join(dir, p+suffix)); err != nil || fi.Size() == 0 {
+				t.Errorf("%s%s: %v", p, suffix, err)
+			}
+		}
+	}
+	s, err := sweep.ReadFile(filepath.Join(dir, "sweep.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Points) != 6 || s.Verdict == "" || !strings.Contains(out, s.Verdict) {
+		t.Errorf("sweep.json: %d points, verdict %q", len(s.Points), s.Verdict)
+	}
+	for i, p := range s.Points {
+		// 8 requests, or 4 rounds of the concurrency: 8, 8, 16, 32, 64, 128.
+		want := max(8, 4*int(p.Load.Value))
+		if p.Load != sweep.Concurrency([]int{1, 2, 4, 8, 16, 32}[i]) || p.Mean.Requests != want || p.Mean.ErrorRate != 0 {
+			t.Errorf("point %d: %s, %d requests, error rate %v; want %d requests", i, p.Load, p.Mean.Requests, p.Mean.ErrorRate, want)
+		}
+	}
+	csv, err := os.ReadFile(filepath.Join(dir, "sweep.csv"))
+	if err != nil || strings.Count(string(csv), "\n") != 7 {
+		t.Errorf("sweep.csv: %v\n%s", err, csv)
+	}
+}
+
+func TestSweepDryRunSendsNothing(t *testing.T) {
+	// A listener that counts connections: a dry run must make none.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conns atomic.Int32
+	accepted := make(chan struct{})
+	go func() {
+		defer close(accepted)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns.Add(1)
+			c.Close()
+		}
+	}()
+	// And an address nobody listens on.
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadURL := "http://" + closed.Addr().String()
+	closed.Close()
+
+	tests := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"auto over a server", []string{"--base-url", "http://" + ln.Addr().String()}, []string{
+			"target: http://" + ln.Addr().String(),
+			"sweep plan: concurrency, auto, 1 measurement per load",
+			"grid         concurrency=2, concurrency=4",
+			"each point: 200 requests (at least 4 × the concurrency: 256 at concurrency 64, 512 at concurrency 128, 1024 at concurrency 256)",
+			"SLO: ttft<=500ms,tpot<=50ms",
+		}},
+		{"list to nobody", []string{"--base-url", deadURL, "--request-rate", "1,2,inf", "--repeats", "3"}, []string{
+			"sweep plan: request-rate, list, 3 measurements per load",
+			"request_rate=1, request_rate=2, request_rate=inf",
+			"each point: 200 requests\n",
+		}},
+		{"search to nobody", []string{"--base-url", deadURL, "--search", "concurrency", "--concurrency", "8"}, []string{
+			"SLO search by concurrency from 8: double until a probe misses 90 % attainment, then bisect; at most 12 probes",
+		}},
+		{"built-in simulator, not started", []string{"--request-rate", "auto"}, []string{
+			"target: built-in simulator: Llama-3.1-8B on H100-SXM (started when the sweep runs)",
+			"grid         (pending) 8 request rates",
+		}},
+		{"virtual", []string{"--virtual", "--sim-gpu", "A100", "--concurrency", "1,4"}, []string{
+			"target: virtual-time simulator: Llama-3.1-8B on A100-80GB",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "sweep")
+			args := append([]string{"--dry-run", "--result-dir", dir}, tt.args...)
+			out, errOut, code := sweepCmd(t, t.Context(), nil, args...)
+			if code != ExitOK {
+				t.Fatalf("exit %d\n%s\n%s", code, errOut, out)
+			}
+			for _, w := range append(tt.want, "results: "+dir+" (dry run: nothing was sent, nothing written)") {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+			if strings.Contains(errOut, "benchmarking the built-in simulator") {
+				t.Error("a dry run started the simulator")
+			}
+			if _, err := os.Stat(dir); !os.IsNotExist(err) {
+				t.Errorf("a dry run created %s", dir)
+			}
+		})
+	}
+	ln.Close()
+	<-accepted
+	if n := conns.Load(); n != 0 {
+		t.Errorf("dry runs opened %d connections", n)
+	}
+}
+
+func TestSweepResume(t *testing.T) {
+	dir := t.TempDir()
+	common := []string{"--virtual", "--num-prompts", "64", "--random-input-len", "64", "--random-output-len", "32", "--result-dir", dir}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	// Interrupted once the second point is measured, as by Ctrl-C.
+	stderr := &hookWriter{marker: "sweep: c2: ", hook: cancel}
+	out, errOut, code := sweepCmd(t, ctx, stderr, append(common, "--concurrency", "1,2,4,8")...)
+	if code != ExitInterrupt || !strings.Contains(errOut, "continue with --resume --result-dir "+dir) {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	if got := sweptPoints(errOut); !slices.Equal(got, []string{"c1", "c2"}) {
+		t.Fatalf("measured %v before the interruption", got)
+	}
+	if !strings.Contains(out, "Wrote "+filepath.Join(dir, "sweep.json")) {
+		t.Errorf("an interrupted sweep should still write and show what it measured:\n%s", out)
+	}
+
+	out, errOut, code = sweepCmd(t, t.Context(), nil, append(common, "--concurrency", "1,2,4,8", "--resume")...)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	if got := sweptPoints(errOut); !slices.Equal(got, []string{"c4", "c8"}) {
+		t.Errorf("resume measured %v, want only c4 and c8", got)
+	}
+	if !strings.Contains(out, "Measured 2 point(s) now; 2 came from the result directory.") {
+		t.Errorf("output:\n%s", out)
+	}
+	s, err := sweep.ReadFile(filepath.Join(dir, "sweep.json"))
+	if err != nil || len(s.Points) != 4 {
+		t.Fatalf("sweep.json: %v, %d points", err, len(s.Points))
+	}
+
+	// A dry run of a longer sweep shows what is done and what is left.
+	out, errOut, code = sweepCmd(t, t.Context(), nil, append(common, "--concurrency", "1,2,4,8,16", "--resume", "--dry-run")...)
+	if code != ExitOK || !strings.Contains(out, "concurrency=1 (done), concurrency=2 (done), concurrency=4 (done), concurrency=8 (done), concurrency=16\n") {
+		t.Errorf("exit %d\n%s\n%s", code, errOut, out)
+	}
+
+	// Resuming with a different workload is refused, naming the change.
+	_, errOut, code = sweepCmd(t, t.Context(), nil, "--virtual", "--num-prompts", "64", "--random-input-len", "65",
+		"--random-output-len", "32", "--result-dir", dir, "--concurrency", "1,2,4,8,16", "--resume")
+	if code != ExitUsage || !strings.Contains(errOut, `random_input_len was "64", now "65"`) {
+		t.Errorf("exit %d\n%s", code, errOut)
+	}
+	// So is a new sweep into the same directory.
+	_, errOut, code = sweepCmd(t, t.Context(), nil, append(common, "--concurrency", "1")...)
+	if code != ExitUsage || !strings.Contains(errOut, "already holds 4 measurements") {
+		t.Errorf("exit %d\n%s", code, errOut)
+	}
+}
+
+func TestSweepVirtualSearch(t *testing.T) {
+	dir := t.TempDir()
+	out, errOut, code := sweepCmd(t, t.Context(), nil, "--virtual", "--search", "rate", "--request-rate", "4",
+		"--slo", "ttft<=200ms", "--num-prompts", "200", "--random-input-len", "512", "--random-output-len", "32",
+		"--sim-tensor-parallel-size", "2", "--result-dir", dir)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, errOut, out)
+	}
+	for _, want := range []string{
+		"Search: highest load meeting 90 % SLO attainment:",
+		"goodput plan --from " + filepath.Join(dir, "sweep.json") + " --peak-qps <QPS> --gpus-per-replica 2",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// The plan command reads the search's answer.
+	var pout bytes.Buffer
+	env := &Env{Stdout: &pout, Stderr: &bytes.Buffer{}, Stdin: strings.NewReader(""), Getenv: func(string) string { return "" }}
+	root := NewRoot(env)
+	root.SetArgs([]string{"plan", "--from", filepath.Join(dir, "sweep.json"), "--peak-qps", "50"})
+	if err := root.ExecuteContext(t.Context()); err != nil || !strings.Contains(pout.String(), "replicas") {
+		t.Errorf("plan --from the search: %v\n%s", err, pout.String())
+	}
+}
+
+func TestSweepUsageErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"both modes", []string{"--concurrency", "1,2", "--request-rate", "1"}, "give --concurrency or --request-rate, not both"},
+		{"zero concurrency", []string{"--concurrency", "0,2"}, "--concurrency"},
+		{"negative rate", []string{"--request-rate", "1,-2"}, "--request-rate"},
+		{"repeated load", []string{"--concurrency", "2,2"}, "item 2: 2 repeats item 1"},
+		{"zero repeats", []string{"--repeats", "0"}, "--repeats 0: must be from 1 to 100"},
+		{"attainment zero", []string{"--attainment", "0"}, "--attainment 0: must be in (0, 1]"},
+		{"attainment above one", []string{"--attainment", "1.5"}, "--attainment 1.5"},
+		{"attainment NaN", []string{"--attainment", "NaN"}, "--attainment NaN"},
+		{"knee statistic", []string{"--knee-latency", "speed"}, "--knee-latency"},
+		{"auto flag on a list", []string{"--concurrency", "1,2", "--points", "3"}, "--points applies only to an auto sweep"},
+		{"auto max in rate mode", []string{"--request-rate", "auto", "--auto-max-concurrency", "64"}, "--auto-max-concurrency applies to --concurrency auto"},
+		{"bad spacing", []string{"--concurrency", "auto", "--spacing", "random"}, `spacing "random"`},
+		{"search mode", []string{"--search", "latency"}, `--search "latency": want rate or concurrency`},
+		{"search start list", []string{"--search", "rate", "--request-rate", "1,2"}, "a search starts from one finite load"},
+		{"search from inf", []string{"--search", "rate", "--request-rate", "inf"}, "a search starts from one finite load"},
+		{"search crossed start", []string{"--search", "rate", "--concurrency", "4"}, "starts from a --request-rate"},
+		{"search with sweep flag", []string{"--search", "rate", "--no-early-stop"}, "--no-early-stop applies to a sweep, not to --search"},
+		{"search flag without search", []string{"--search-tolerance", "0.1"}, "--search-tolerance applies only with --search"},
+		{"gate", []string{"--gate", "attainment>=0.9"}, "--gate: a sweep has no single result to gate"},
+		{"virtual with a server", []string{"--virtual", "--base-url", "http://127.0.0.1:9"}, "drop --base-url"},
+		{"virtual with faults", []string{"--virtual", "--sim-fault", "error-rate=0.1"}, "a virtual-time sweep has none"},
+		{"resume without dir", []string{"--resume"}, "--resume needs --result-dir"},
+		{"cap in a concurrency sweep", []string{"--concurrency", "1,2", "--max-concurrency", "4"}, "sets the concurrency of each point itself"},
+		{"virtual duration", []string{"--virtual", "--concurrency", "1,2", "--duration", "10s"}, "ends by count"},
+		{"no bound", []string{"--num-prompts", "0"}, "--num-prompts or --duration"},
+		{"reserved label", []string{"--label", "point=x"}, "--label point: the sweep sets this label itself"},
+		{"bad slo", []string{"--slo", "ttft<=fast"}, "--slo"},
+		{"bad simulator gpu", []string{"--sim-gpu", "abacus"}, "--sim-gpu"},
+		{"stray argument", []string{"now"}, `unexpected argument "now"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "sweep")
+			args := append([]string{"--dry-run"}, tt.args...)
+			if !slices.Contains(tt.args, "--resume") {
+				args = append(args, "--result-dir", dir)
+			}
+			out, errOut, code := sweepCmd(t, t.Context(), nil, args...)
+			if code != ExitUsage || !strings.Contains(errOut, tt.want) {
+				t.Fatalf("exit %d, want %d with %q\n%s\n%s", code, ExitUsage, tt.want, errOut, out)
+			}
+		})
+	}
+}
+
+// The sweep runner's defaults are the command's.
+func TestSweepDefaults(t *testing.T) {
+	cmd := newSweepCmd(&Env{})
+	for flag, want := range map[string]string{
+		"min-rounds":   "4",
+		"idle-timeout": sweeprun.DefaultIdleTimeout.String(),
+		"num-prompts":  "200",
+		"attainment":   "0.9",
+		"points":       "7",
+		"refine":       "2",
+	} {
+		if got := cmd.Flags().Lookup(flag).DefValue; got != want {
+			t.Errorf("--%s defaults to %s, want %s", flag, got, want)
+		}
+	}
+}
