@@ -44,6 +44,13 @@ type Config struct {
 	// tokenizer (/tokenize) for the random dataset.
 	NoCalibrate bool
 
+	// MetricsURL is the server's Prometheus endpoint (--metrics-url); empty
+	// means /metrics on the base URL's host. NoServerMetrics turns scraping
+	// off (--no-server-metrics).
+	MetricsURL      string
+	NoServerMetrics bool
+	ScrapeInterval  time.Duration // --scrape-interval, default 1 s
+
 	ResultDir  string            // --result-dir: where records and summaries go
 	RunName    string            // --run-name: file name stem; default goodput-<time>
 	SaveResult bool              // --save-result: also write the JSON summary

@@ -15,7 +15,9 @@ import (
 	"github.com/goodput-dev/goodput/backend"
 	"github.com/goodput-dev/goodput/load"
 	"github.com/goodput-dev/goodput/metrics"
+	"github.com/goodput-dev/goodput/promscrape"
 	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/serverview"
 	"github.com/goodput-dev/goodput/workload"
 )
 
@@ -30,6 +32,12 @@ type Outcome struct {
 	RecordsPath string   // empty when no --result-dir
 	SummaryPath string
 	VLLMPath    string
+	// Server is the server's own account of the run from its /metrics (nil
+	// with NoServerMetrics); ServerSeries the scrapes it came from, saved
+	// as <name>.server.json beside the records.
+	Server       *serverview.Comparison
+	ServerSeries *promscrape.Series
+	ServerPath   string
 }
 
 // Run executes one benchmark. Progress goes to progress (a live line when
@@ -166,6 +174,18 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		}
 	}
 
+	var scraper *serverview.Recorder
+	if !cfg.NoServerMetrics {
+		murl := cfg.MetricsURL
+		if murl == "" {
+			if murl, err = serverview.DefaultMetricsURL(cfg.BaseURL); err != nil {
+				return nil, fmt.Errorf("--metrics-url: %w", err)
+			}
+		}
+		// Started before the first request, so the series brackets the run.
+		scraper = serverview.Start(ctx, murl, serverview.Options{Interval: cfg.ScrapeInterval, Model: model, Client: client})
+	}
+
 	sum := metrics.NewSummary(cfg.Metrics)
 	prog := newProgress(progress, terminal, expected(plan))
 	vl := newVLLMCollector(cfg.VLLMResult)
@@ -193,6 +213,9 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	}()
 	stopTicker := prog.start()
 	res, runErr := load.Run(ctx, lplan, doer, recs)
+	if scraper != nil {
+		out.ServerSeries = scraper.Stop()
+	}
 	close(recs)
 	werr := <-consumed
 	stopTicker()
@@ -217,6 +240,18 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		}
 	}
 	out.Result = sum.Close()
+	if out.ServerSeries != nil {
+		start, end := serverview.RunWindow(res.Epoch, out.Result)
+		if out.Server, err = serverview.Compare(out.ServerSeries, start, end, out.Result); err != nil {
+			out.Warnings = append(out.Warnings, fmt.Sprintf("server metrics: %v", err))
+		}
+		if cfg.ResultDir != "" {
+			out.ServerPath = strings.TrimSuffix(out.RecordsPath, ".jsonl") + ".server.json"
+			if err := writeJSON(out.ServerPath, out.ServerSeries); err != nil {
+				return nil, err
+			}
+		}
+	}
 	out.Tokens = doer.TokenCheck()
 	out.Generator = checkGenerator(res, cfg.LagThreshold, plan.Open != nil)
 	out.Warnings = append(out.Warnings, out.Generator.Warnings...)

@@ -8,6 +8,7 @@ import (
 	"github.com/goodput-dev/goodput/load"
 	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/serverview"
 )
 
 // SummaryFile is the JSON written by --save-result: the run's header, its
@@ -20,18 +21,28 @@ type SummaryFile struct {
 	Result      *metrics.Result `json:"result"`
 	Generator   Generator       `json:"generator"`
 	Tokens      load.TokenCheck `json:"token_check"`
-	Warnings    []string        `json:"warnings,omitempty"`
+	// Server is the server's own account from its /metrics; its series
+	// are in ServerSeries (a promscrape.Series JSON file).
+	Server       *serverview.Comparison `json:"server,omitempty"`
+	ServerSeries string                 `json:"server_series,omitempty"`
+	Warnings     []string               `json:"warnings,omitempty"`
 }
 
 func writeSummary(path string, h record.Header, cfg Config, o *Outcome) error {
 	s := SummaryFile{Kind: "goodput.summary", Header: h, Records: o.RecordsPath, Interrupted: o.Run.Interrupted,
-		Result: o.Result, Generator: o.Generator, Tokens: o.Tokens, Warnings: o.Warnings}
-	b, err := json.MarshalIndent(s, "", "  ")
+		Result: o.Result, Generator: o.Generator, Tokens: o.Tokens, Server: o.Server, ServerSeries: o.ServerPath,
+		Warnings: o.Warnings}
+	return writeJSON(path, s)
+}
+
+// writeJSON writes v, indented, to path.
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("--save-result: %w", err)
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
 }

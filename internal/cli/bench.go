@@ -14,6 +14,7 @@ import (
 	"github.com/goodput-dev/goodput/arrival"
 	"github.com/goodput-dev/goodput/bench"
 	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/serverview"
 )
 
 // benchFlags are the flag values of `goodput bench` that need work before
@@ -161,11 +162,16 @@ func printOutcome(env *Env, format string, out *bench.Outcome) error {
 		return enc.Encode(map[string]any{
 			"result": out.Result, "generator": out.Generator, "token_check": out.Tokens,
 			"warnings": out.Warnings, "records": out.RecordsPath, "summary": out.SummaryPath,
-			"interrupted": out.Run.Interrupted,
+			"interrupted": out.Run.Interrupted, "server": out.Server,
 		})
 	}
 	if err := report.Text(env.Stdout, out.Result, report.TextOptions{Notes: out.Notes}); err != nil {
 		return err
+	}
+	if out.Server != nil {
+		if err := serverview.Text(env.Stdout, out.Server); err != nil {
+			return err
+		}
 	}
 	for _, w := range out.Warnings {
 		fmt.Fprintf(env.Stdout, "WARNING: %s\n", w)
@@ -174,7 +180,7 @@ func printOutcome(env *Env, format string, out *bench.Outcome) error {
 		fmt.Fprintf(env.Stdout, "Generator: kept up (p99 dispatch lag %.3f ms, timer lag p99 %.3f ms)\n",
 			1e3*out.Generator.LagP99, 1e3*out.Generator.TimerLagP99)
 	}
-	for _, p := range []string{out.RecordsPath, out.SummaryPath, out.VLLMPath} {
+	for _, p := range []string{out.RecordsPath, out.SummaryPath, out.VLLMPath, out.ServerPath} {
 		if p != "" {
 			fmt.Fprintf(env.Stdout, "Wrote %s\n", p)
 		}

@@ -42,6 +42,9 @@ func registerTargetFlags(fl *pflag.FlagSet, cfg *bench.Config, f *targetFlags) {
 	fl.DurationVar(&cfg.RequestTimeout, "request-timeout", cfg.RequestTimeout, "give up on a request after this long")
 	fl.DurationVar(&cfg.ReadyTimeout, "ready-check-timeout", cfg.ReadyTimeout, "wait up to this long for the server to become ready")
 	fl.StringArrayVar(&f.labels, "label", nil, "label every record, as key=value (repeatable)")
+	fl.StringVar(&cfg.MetricsURL, "metrics-url", "", "the server's Prometheus metrics (default: /metrics on the --base-url host)")
+	fl.BoolVar(&cfg.NoServerMetrics, "no-server-metrics", false, "do not scrape the server's /metrics during the run")
+	fl.DurationVar(&cfg.ScrapeInterval, "scrape-interval", 0, "how often to scrape the server's metrics (default 1s)")
 }
 
 // apply parses the flags into cfg. The API key falls back to
