@@ -338,6 +338,12 @@ func stoppedEarly(plan sweep.Plan, points []sweep.Point) (string, []sweep.Load) 
 	}
 	var skipped []sweep.Load
 	for _, st := range steps {
+		// Only the increasing part of a sweep stops early. Refinement loads
+		// depend on the points known when they were chosen, so laying them
+		// out again from every point would name loads never planned.
+		if st.Phase != sweep.PhaseList && st.Phase != sweep.PhaseGrid {
+			continue
+		}
 		for _, l := range st.Loads {
 			if !hasLoad(points, l) {
 				skipped = append(skipped, l)
