@@ -1,0 +1,388 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// marker is a labelled value drawn as a vertical line across a histogram:
+// a percentile, or an SLO bound.
+type marker struct {
+	label string  // short, above the line: "p99"
+	value float64 // in the chart's unit
+	class string  // "marker" or "slo"
+	hover string
+}
+
+// histogramChart draws bars with markers. unit scales the bars' seconds to
+// the axis unit (1e3 for milliseconds); what names the counted things
+// ("requests", "tokens").
+func histogramChart(title, axis, what string, bars Bars, unit float64, markers []marker) *frame {
+	n := len(bars.Bars)
+	if n == 0 {
+		f := newFrame(title, axis, what, scale{lo: 0, hi: 1}, scale{lo: 0, hi: 1})
+		f.printf(`<text class="empty" x="%d" y="%d" text-anchor="middle">no values</text>`, chartW/2, chartH/2)
+		return f
+	}
+	lo, hi := unit*bars.Bars[0].Lo, unit*bars.Bars[n-1].Hi
+	overLo, overHi := hi, hi
+	if bars.Over > 0 {
+		// One more bar, as wide as the last, holds the values beyond.
+		if bars.Log {
+			overHi = hi * bars.Bars[n-1].Hi / bars.Bars[n-1].Lo
+		} else {
+			overHi = hi + unit*(bars.Bars[n-1].Hi-bars.Bars[n-1].Lo)
+		}
+	}
+	var peak int64
+	for _, b := range bars.Bars {
+		peak = max(peak, b.Count)
+	}
+	peak = max(peak, bars.Over, 1)
+	_, ytop := niceRange(0, float64(peak), 5)
+	f := newFrame(title, axis, what, scale{lo: lo, hi: overHi, log: bars.Log}, scale{lo: 0, hi: ytop})
+	share := func(c int64) string {
+		if bars.Count == 0 {
+			return ""
+		}
+		return fmt.Sprintf(" (%s %%)", num(100*float64(c)/float64(bars.Count)))
+	}
+	bar := func(a, b float64, c int64, class, hover string) {
+		x0, x1 := f.x.pos(a), f.x.pos(b)
+		y := f.y.pos(float64(c))
+		wpx := math.Max(x1-x0-1, 0.5)
+		f.printf(`<rect class="%s" x="%s" y="%s" width="%s" height="%s"><title>%s</title></rect>`,
+			class, px(x0+0.5), px(y), px(wpx), px(f.plotBottom()-y), esc(hover))
+	}
+	for _, b := range bars.Bars {
+		if b.Count == 0 {
+			continue
+		}
+		bar(unit*b.Lo, unit*b.Hi, b.Count, "bar",
+			fmt.Sprintf("%s–%s %s: %d %s%s", num(unit*b.Lo), num(unit*b.Hi), axisUnit(axis), b.Count, what, share(b.Count)))
+	}
+	if bars.Over > 0 {
+		bar(overLo, overHi, bars.Over, "bar over",
+			fmt.Sprintf("above %s %s: %d %s%s", num(overLo), axisUnit(axis), bars.Over, what, share(bars.Over)))
+	}
+	placeMarkers(f, markers)
+	return f
+}
+
+// placeMarkers draws markers, raising the label of one that would overlap
+// the label of a marker to its left.
+func placeMarkers(f *frame, markers []marker) {
+	var placed []float64
+	for _, m := range markers {
+		if math.IsNaN(m.value) || math.IsInf(m.value, 0) {
+			continue
+		}
+		x := f.x.pos(m.value)
+		row := 0
+		for _, p := range placed {
+			if math.Abs(p-x) < 30 {
+				row++
+			}
+		}
+		placed = append(placed, x)
+		f.vline(m.value, m.class, m.label, m.hover, row%3)
+	}
+}
+
+// axisUnit returns the unit in an axis label written "name (unit)".
+func axisUnit(axis string) string {
+	i := strings.LastIndexByte(axis, '(')
+	j := strings.LastIndexByte(axis, ')')
+	if i < 0 || j < i {
+		return ""
+	}
+	return axis[i+1 : j]
+}
+
+// line is one series of a time chart: a value per bucket, NaN for none.
+type line struct {
+	name   string
+	class  string // colour class: s0, s1, …
+	ys     []float64
+	dashed bool
+	format func(float64) string // hover value; nil means num
+}
+
+// timeChart draws lines over time. starts are bucket starts in seconds
+// from the run epoch, each step seconds wide; a transparent band over each
+// bucket carries every line's value at that time as its hover text.
+func timeChart(title, yLabel string, starts []float64, step float64, lines []line, refs ...marker) *frame {
+	if len(starts) == 0 {
+		f := newFrame(title, "time since start (s)", yLabel, scale{lo: 0, hi: 1}, scale{lo: 0, hi: 1})
+		f.printf(`<text class="empty" x="%d" y="%d" text-anchor="middle">no data</text>`, chartW/2, chartH/2)
+		return f
+	}
+	x0, x1 := starts[0], starts[len(starts)-1]+step
+	top := 0.0
+	for _, l := range lines {
+		for _, v := range l.ys {
+			if !math.IsNaN(v) && !math.IsInf(v, 0) {
+				top = math.Max(top, v)
+			}
+		}
+	}
+	for _, r := range refs {
+		top = math.Max(top, r.value)
+	}
+	_, ytop := niceRange(0, top, 5)
+	f := newFrame(title, "time since start (s)", yLabel, scale{lo: x0, hi: x1}, scale{lo: 0, hi: ytop})
+	for _, r := range refs {
+		f.hline(r.value, r.class, r.label, r.hover)
+	}
+	for _, l := range lines {
+		var d strings.Builder
+		pen := false
+		for i, v := range l.ys {
+			if i >= len(starts) {
+				break
+			}
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				pen = false
+				continue
+			}
+			cmd := "L"
+			if !pen {
+				cmd = "M"
+			}
+			fmt.Fprintf(&d, "%s%s %s", cmd, px(f.x.pos(starts[i]+step/2)), px(f.y.pos(v)))
+			pen = true
+		}
+		dash := ""
+		if l.dashed {
+			dash = ` stroke-dasharray="5 3"`
+		}
+		if d.Len() > 0 {
+			f.printf(`<path class="line %s" d="%s"%s/>`, l.class, d.String(), dash)
+		}
+		f.legend = append(f.legend, legendItem{class: l.class, label: l.name, dashed: l.dashed})
+	}
+	for i, s := range starts {
+		var t strings.Builder
+		fmt.Fprintf(&t, "%s–%s s", num(s), num(s+step))
+		for _, l := range lines {
+			if i < len(l.ys) && !math.IsNaN(l.ys[i]) {
+				format := l.format
+				if format == nil {
+					format = num
+				}
+				fmt.Fprintf(&t, "\n%s: %s", l.name, format(l.ys[i]))
+			}
+		}
+		a, b := f.x.pos(s), f.x.pos(s+step)
+		f.printf(`<rect class="hover" x="%s" y="%s" width="%s" height="%s"><title>%s</title></rect>`,
+			px(a), px(f.plotTop()), px(math.Max(b-a, 0.1)), px(f.plotBottom()-f.plotTop()), esc(t.String()))
+	}
+	return f
+}
+
+// xyPoint is one point of a curve with its hover text.
+type xyPoint struct {
+	x, y  float64
+	hover string
+}
+
+// curve is one series of points joined in order.
+type curve struct {
+	name   string
+	class  string
+	pts    []xyPoint
+	dashed bool
+}
+
+// annotation rings a point of a curve and names it.
+type annotation struct {
+	x, y  float64
+	label string
+	class string
+	hover string
+}
+
+// axisSpec says how to draw one axis of a curve chart.
+type axisSpec struct {
+	label string
+	log   bool
+	// zero starts a linear axis at zero rather than at the data's minimum.
+	zero bool
+	tick func(v, step float64) string
+	// lo and hi, when hi > lo, fix the range instead of fitting the data.
+	lo, hi float64
+}
+
+// curveChart draws curves of points, such as latency against throughput
+// across the loads of a sweep, with annotated points and reference lines.
+func curveChart(title string, xa, ya axisSpec, curves []curve, notes []annotation, refs ...marker) *frame {
+	xs, ys := []float64{}, []float64{}
+	for _, c := range curves {
+		for _, p := range c.pts {
+			if usable(p.x) && usable(p.y) {
+				xs = append(xs, p.x)
+				ys = append(ys, p.y)
+			}
+		}
+	}
+	for _, r := range refs {
+		ys = append(ys, r.value)
+	}
+	xsc, ysc := fitAxis(xa, xs), fitAxis(ya, ys)
+	f := newFrame(title, xa.label, ya.label, xsc, ysc)
+	f.xTick, f.yTick = xa.tick, ya.tick
+	if len(xs) == 0 {
+		f.printf(`<text class="empty" x="%d" y="%d" text-anchor="middle">no data</text>`, chartW/2, chartH/2)
+		return f
+	}
+	for _, r := range refs {
+		f.hline(r.value, r.class, r.label, r.hover)
+	}
+	for _, c := range curves {
+		var d strings.Builder
+		pen := false
+		for _, p := range c.pts {
+			if !usable(p.x) || !usable(p.y) || (ysc.log && p.y <= 0) || (xsc.log && p.x <= 0) {
+				pen = false
+				continue
+			}
+			cmd := "L"
+			if !pen {
+				cmd = "M"
+			}
+			fmt.Fprintf(&d, "%s%s %s", cmd, px(f.x.pos(p.x)), px(f.y.pos(p.y)))
+			pen = true
+		}
+		dash := ""
+		if c.dashed {
+			dash = ` stroke-dasharray="5 3"`
+		}
+		if d.Len() > 0 {
+			f.printf(`<path class="line %s" d="%s"%s/>`, c.class, d.String(), dash)
+		}
+		for _, p := range c.pts {
+			if !usable(p.x) || !usable(p.y) || (ysc.log && p.y <= 0) || (xsc.log && p.x <= 0) {
+				continue
+			}
+			f.printf(`<circle class="point %s" cx="%s" cy="%s" r="3.5"><title>%s</title></circle>`,
+				c.class, px(f.x.pos(p.x)), px(f.y.pos(p.y)), esc(p.hover))
+		}
+		f.legend = append(f.legend, legendItem{class: c.class, label: c.name, dashed: c.dashed})
+	}
+	// Picks on one point (the knee is often also the goodput peak) share
+	// one label and get a ring each.
+	type group struct {
+		x, y    float64
+		classes []string
+		labels  []string
+		hovers  []string
+	}
+	var groups []*group
+	for _, a := range notes {
+		if !usable(a.x) || !usable(a.y) {
+			continue
+		}
+		var g *group
+		for _, h := range groups {
+			if h.x == a.x && h.y == a.y {
+				g = h
+			}
+		}
+		if g == nil {
+			g = &group{x: a.x, y: a.y}
+			groups = append(groups, g)
+		}
+		g.classes = append(g.classes, a.class)
+		g.labels = append(g.labels, a.label)
+		g.hovers = append(g.hovers, a.hover)
+	}
+	for i, g := range groups {
+		x, y := f.x.pos(g.x), f.y.pos(g.y)
+		// Alternate labels above and below so that picks on neighbouring
+		// points stay legible.
+		dy := -12.0 - 4*float64(len(g.classes))
+		if i%2 == 1 || y+dy < f.plotTop()+8 {
+			dy = 18 + 4*float64(len(g.classes))
+		}
+		if y+dy > f.plotBottom()-4 {
+			dy = -12 - 4*float64(len(g.classes))
+		}
+		f.printf(`<g class="pick %s">`, g.classes[0])
+		for k, c := range g.classes {
+			f.printf(`<circle class="%s" cx="%s" cy="%s" r="%s"/>`, c, px(x), px(y), px(7+3.5*float64(k)))
+		}
+		f.printf(`<text x="%s" y="%s" text-anchor="middle">%s</text><title>%s</title></g>`,
+			px(x), px(y+dy), esc(strings.Join(g.labels, " · ")), esc(strings.Join(g.hovers, "\n")))
+	}
+	return f
+}
+
+// fitAxis returns the scale for values vs drawn on an axis like a.
+func fitAxis(a axisSpec, vs []float64) scale {
+	if a.hi > a.lo {
+		return scale{lo: a.lo, hi: a.hi, log: a.log}
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range vs {
+		if a.log && v <= 0 {
+			continue
+		}
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	if math.IsInf(lo, 0) {
+		return scale{lo: 0, hi: 1}
+	}
+	if a.log && lo > 0 {
+		return scale{lo: math.Pow(10, math.Floor(math.Log10(lo))), hi: math.Pow(10, math.Ceil(math.Log10(hi)+1e-9)), log: true}
+	}
+	if a.zero {
+		lo = math.Min(lo, 0)
+	}
+	l, h := niceRange(lo, hi, 5)
+	return scale{lo: l, hi: h}
+}
+
+// segment is one part of a stacked bar.
+type segment struct {
+	label string
+	value float64 // seconds
+	class string
+	hover string
+}
+
+// stackChart draws one horizontal bar split into segments proportional to
+// their values, labelled inside when they are wide enough: the server's
+// request time split into queue, prefill and decode.
+func stackChart(title string, segs []segment) string {
+	const h = 90
+	total := 0.0
+	for _, s := range segs {
+		if s.value > 0 {
+			total += s.value
+		}
+	}
+	var w strings.Builder
+	fmt.Fprintf(&w, `<figure class="chart stack"><figcaption>%s</figcaption>`, esc(title))
+	fmt.Fprintf(&w, `<svg class="chart" viewBox="0 0 %d %d" role="img" aria-label="%s" xmlns="http://www.w3.org/2000/svg">`, chartW, h, esc(title))
+	x := float64(marginLeft)
+	span := float64(chartW - marginLeft - marginRight)
+	for _, s := range segs {
+		if s.value <= 0 || total <= 0 {
+			continue
+		}
+		wpx := span * s.value / total
+		fmt.Fprintf(&w, `<g class="seg %s"><rect x="%s" y="20" width="%s" height="34"/>`, s.class, px(x), px(wpx))
+		if wpx > 70 {
+			fmt.Fprintf(&w, `<text x="%s" y="42" text-anchor="middle">%s</text>`, px(x+wpx/2), esc(s.label))
+		}
+		fmt.Fprintf(&w, `<title>%s</title></g>`, esc(s.hover))
+		x += wpx
+	}
+	fmt.Fprintf(&w, `<text class="label" x="%d" y="76">mean seconds per request, as the server measured them</text>`, marginLeft)
+	w.WriteString("</svg></figure>\n")
+	return w.String()
+}
+
+// usable reports whether v is a finite number.
+func usable(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

@@ -1,0 +1,210 @@
+package report
+
+import (
+	_ "embed"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+//go:embed assets/report.css
+var reportCSS string
+
+// contentPolicy forbids the page every fetch, script and frame: the report
+// is one file that must work offline, and a browser that enforces the
+// policy proves it makes no request. Styles are inline; the only image is
+// the empty favicon, a data: URL, which keeps the browser from asking for
+// /favicon.ico.
+const contentPolicy = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+
+// HTMLOptions adjust an HTML report.
+type HTMLOptions struct {
+	// Title replaces the heading; empty means one naming the run or sweep.
+	Title string
+	// Tool names the program in the footer, e.g. "goodput 1.2.0";
+	// empty means "goodput".
+	Tool string
+}
+
+// page writes an HTML document. The markup is also well-formed XML (every
+// element closed, every attribute quoted, text escaped), which keeps the
+// structure testable with encoding/xml.
+type page struct {
+	b strings.Builder
+}
+
+func (p *page) w(s string)                      { p.b.WriteString(s) }
+func (p *page) f(format string, args ...any)    { fmt.Fprintf(&p.b, format, args...) }
+func (p *page) text(tag, class, s string)       { p.f(`<%s class="%s">%s</%s>`, tag, class, esc(s), tag) }
+func (p *page) plain(tag, s string)             { p.f(`<%s>%s</%s>`, tag, esc(s), tag) }
+func (p *page) chart(f *frame)                  { f.render(&p.b) }
+func (p *page) sectionEnd()                     { p.w("</section>\n") }
+func (p *page) gridStart()                      { p.w(`<div class="grid">`) }
+func (p *page) gridEnd()                        { p.w("</div>\n") }
+func (p *page) intro(s string)                  { p.text("p", "intro", s) }
+func (p *page) section(id, title string)        { p.f(`<section id="%s"><h2>%s</h2>`, esc(id), esc(title)) }
+func (p *page) finish(w io.Writer) (int, error) { return io.WriteString(w, p.b.String()) }
+
+func (p *page) head(title, sub string) {
+	p.w("<!DOCTYPE html>\n")
+	p.w(`<html lang="en"><head><meta charset="utf-8"/>`)
+	p.f(`<meta http-equiv="Content-Security-Policy" content="%s"/>`, esc(contentPolicy))
+	p.w(`<meta name="viewport" content="width=device-width, initial-scale=1"/>`)
+	p.w(`<meta name="generator" content="goodput"/>`)
+	p.f(`<title>%s</title>`, esc(title))
+	p.w(`<link rel="icon" href="data:,"/>`)
+	p.f("<style>\n%s</style>\n", reportCSS)
+	p.w("</head>\n<body>\n<header>")
+	p.plain("h1", title)
+	p.text("p", "sub", sub)
+	p.w("</header>\n")
+}
+
+// tail writes the embedded data (JSON, already safe to place in a
+// script element: see safeJSON) and closes the document.
+func (p *page) tail(id string, data []byte, tool string) {
+	if len(data) > 0 {
+		p.f(`<script type="application/json" id="%s">`, esc(id))
+		p.b.Write(data)
+		p.w("</script>\n")
+	}
+	if tool == "" {
+		tool = "goodput"
+	}
+	p.f(`<footer>Made by %s. This page is self-contained: it loads nothing and runs no script; hover over bars, points and time spans for their values.</footer>`, esc(tool))
+	p.w("\n</body></html>\n")
+}
+
+// verdict is the box under the heading.
+type verdict struct {
+	class    string // "pass", "fail" or "info"
+	headline string
+	items    []verdictItem
+	notes    []string
+}
+
+type verdictItem struct {
+	class, text string
+}
+
+func (p *page) verdict(v verdict) {
+	p.f(`<section id="verdict" class="verdict %s">`, v.class)
+	p.text("p", "headline", v.headline)
+	if len(v.items) > 0 {
+		p.w(`<ul class="gates">`)
+		for _, it := range v.items {
+			p.text("li", it.class, it.text)
+		}
+		p.w("</ul>")
+	}
+	if len(v.notes) > 0 {
+		p.w(`<ul class="notes">`)
+		for _, n := range v.notes {
+			p.plain("li", n)
+		}
+		p.w("</ul>")
+	}
+	p.w("</section>\n")
+}
+
+// card is one headline number.
+type card struct {
+	key, value, detail string
+}
+
+func (p *page) cards(cs []card) {
+	p.w(`<div class="cards">`)
+	for _, c := range cs {
+		p.w(`<div class="card">`)
+		p.text("div", "k", c.key)
+		p.text("div", "v", c.value)
+		if c.detail != "" {
+			p.text("div", "d", c.detail)
+		}
+		p.w("</div>")
+	}
+	p.w("</div>\n")
+}
+
+// cell is one table cell: left-aligned text when left is set, else a
+// right-aligned number.
+type cell struct {
+	s     string
+	class string
+}
+
+func (p *page) table(class string, head []string, rows [][]cell) {
+	p.f(`<div class="scroll"><table class="%s"><thead><tr>`, esc(class))
+	for i, h := range head {
+		// A column is aligned as its cells are: text left, numbers right.
+		cls := ""
+		if i == 0 || (len(rows) > 0 && i < len(rows[0]) && rows[0][i].class != "") {
+			cls = "l"
+		}
+		p.f(`<th class="%s">%s</th>`, cls, esc(h))
+	}
+	p.w("</tr></thead><tbody>")
+	for _, r := range rows {
+		p.w("<tr>")
+		for _, c := range r {
+			p.f(`<td class="%s">%s</td>`, c.class, esc(c.s))
+		}
+		p.w("</tr>")
+	}
+	p.w("</tbody></table></div>\n")
+}
+
+// safeJSON makes JSON safe inside a <script> element and inside XML: the
+// characters <, > and & only occur in JSON strings, where their \u escapes
+// mean the same.
+func safeJSON(b []byte) []byte {
+	r := strings.NewReplacer("<", `\u003c`, ">", `\u003e`, "&", `\u0026`)
+	return []byte(r.Replace(string(b)))
+}
+
+// seconds writes a latency in seconds for people: milliseconds below a
+// second, seconds above.
+func seconds(v float64) string {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return "n/a"
+	case math.Abs(v) < 1:
+		return num(v*1e3) + " ms"
+	}
+	return num(v) + " s"
+}
+
+// ms writes seconds as milliseconds with two decimals, the precision of
+// `vllm bench serve`'s tables.
+func ms(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "n/a"
+	}
+	return strconv.FormatFloat(v*1e3, 'f', 2, 64)
+}
+
+// percent writes a fraction as a percentage with one decimal.
+func percent(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "n/a"
+	}
+	return strconv.FormatFloat(100*v, 'f', 1, 64) + " %"
+}
+
+// fixed writes v with d decimals, or n/a.
+func fixed(v float64, d int) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "n/a"
+	}
+	return strconv.FormatFloat(v, 'f', d, 64)
+}
+
+// signedPercent writes a fraction as a percentage with its sign.
+func signedPercent(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "n/a"
+	}
+	return fmt.Sprintf("%+.1f %%", 100*v)
+}
