@@ -22,9 +22,9 @@ type SearchOutcome struct {
 
 // Search runs the SLO search s, measuring each probe repeats times (0 means
 // once) and reading the probes with o. A probe whose load the result
-// directory already holds with enough repeats is answered from it: a search
-// given the same answers probes the same loads, so a resumed search
-// measures only what the interrupted one had not. The sweep files are
+// directory already holds is answered from it, measuring only the repeats it
+// lacks: a search given the same answers probes the same loads, so a
+// resumed search measures only what the interrupted one had not. The sweep files are
 // rewritten after every probe; on an error Search returns the outcome so
 // far with it.
 func (r *Runner) Search(ctx context.Context, s sweep.Search, repeats int, o sweep.Options) (*SearchOutcome, error) {

@@ -76,6 +76,8 @@ throughput while latency rose, or attainment collapsed below 5 %); give
 SLO search: --search rate|concurrency finds the highest load whose attainment
 of --slo reaches --attainment, by doubling then bisection, and reports the
 bracket. A single --request-rate or --concurrency value is where it starts.
+A tail target reads as an attainment: p99 TTFT ≤ 500 ms is --slo 'ttft<=500ms'
+--attainment 0.99, 99 % of requests within it.
 
 Every point is one benchmark like goodput bench: its records and summary go to
 --result-dir (default ./sweep-<time>) as <point>.jsonl and
@@ -233,6 +235,7 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 			return err
 		}
 		defer stop()
+		fmt.Fprintln(env.Stderr, "goodput: sweeping the simulator in wall-clock time, over HTTP; --virtual runs its engine in virtual time, in seconds")
 	}
 	runner, err := newSweepRunner(rcfg)
 	if err != nil {
