@@ -239,8 +239,9 @@ func (e *engine) admit(s *seq, budget int, now time.Duration) bool {
 		return false
 	}
 	if s.blocks == nil {
-		// Room for the whole answer: the table then never regrows.
-		s.blocks = make([]int32, 0, ceilDiv(s.promptLen+s.target, blockSize))
+		// Room for the whole answer: the table then never regrows. The
+		// cache size bounds it, whatever max_tokens says.
+		s.blocks = make([]int32, 0, min(ceilDiv(s.promptLen+s.target, blockSize), e.kv.total()))
 	}
 	s.blocks = e.kv.acquire(s.blocks[:0], hits)
 	s.blocks, _ = e.kv.allocate(s.blocks, need)

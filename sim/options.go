@@ -164,6 +164,11 @@ func (o Options) resolve() (config, error) {
 	return c, nil
 }
 
+// maxKVBlocks bounds the simulated KV cache (134 million tokens, about
+// 200 MB of bookkeeping): far beyond any real GPU, low enough that a typo
+// in a profile file cannot exhaust the machine's memory.
+const maxKVBlocks = 1 << 23
+
 // kvBlocks sizes the KV cache: (GPU memory × utilization − weights per GPU)
 // ÷ (block size × KV bytes per token per GPU).
 func kvBlocks(p Profile, util float64) (int, error) {
@@ -178,8 +183,9 @@ func kvBlocks(p Profile, util float64) (int, error) {
 	if blocks < 1 {
 		return 0, fmt.Errorf("%s on %s: no room for a single KV cache block after the weights", p.Model.Name, p.GPU.Name)
 	}
-	if blocks > math.MaxInt32 {
-		return 0, fmt.Errorf("%s on %s: %.0f KV cache blocks is more than the simulator supports", p.Model.Name, p.GPU.Name, blocks)
+	if blocks > maxKVBlocks {
+		return 0, fmt.Errorf("%s on %s: %.0f KV cache blocks is more than the simulator supports (%d); lower gpu memory utilization",
+			p.Model.Name, p.GPU.Name, blocks, maxKVBlocks)
 	}
 	return int(blocks), nil
 }

@@ -74,6 +74,7 @@ func TestResolveRejects(t *testing.T) {
 		{"bad calibration", Options{Profile: Profile{Calibration: Calibration{MFU: 2, MBU: 0.8}}}, "calibration mfu 2"},
 		{"zero layers", Options{Profile: Profile{Model: Model{Name: "x", Hidden: 1, Heads: 1, KVHeads: 1, HeadDim: 1, ParamsB: 1, DTypeBytes: 2, MaxModelLen: 10}}}, "model layers 0"},
 		{"more KV heads than heads", Options{Profile: Profile{Model: Model{Name: "x", Layers: 1, Hidden: 1, Heads: 1, KVHeads: 2, HeadDim: 1, ParamsB: 1, DTypeBytes: 2, MaxModelLen: 10}}}, "num_kv_heads 2: more than num_heads 1"},
+		{"absurd memory", Options{Profile: Profile{GPU: GPU{Name: "x", MemoryGiB: 1e9, BandwidthTBps: 1, TFLOPS: 1}}}, "more than the simulator supports (8388608)"},
 		{"zero bandwidth", Options{Profile: Profile{GPU: GPU{Name: "x", MemoryGiB: 80, TFLOPS: 1}}}, "gpu bandwidth_tbps 0"},
 	}
 	for _, tt := range tests {
