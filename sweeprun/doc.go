@@ -10,15 +10,14 @@
 //
 // # Measurements
 //
-// A measurement is one load measured once. Repeat k of a load (1-based) uses
-// the seed --seed + k − 1 for its arrivals and its prompts and, in virtual
-// time, the simulator's seed + k − 1 for its output lengths. Every point of one repeat therefore sends
-// the same prompts on the same schedule shape, so that between two points
-// only the load changes; a one-repeat sweep's point sends exactly what
-// `goodput bench` sends at that load with the same flags. In concurrency
+// A measurement is one load measured once. Repeat k of a load (1-based)
+// uses the seed --seed + k − 1 for its arrivals and its prompts and, in
+// virtual time, the simulator's seed + k − 1 for its output lengths. Every
+// point of one repeat therefore sends the same prompts on the same schedule
+// shape, so that between two points only the load changes. In concurrency
 // mode a point sends at least MinRounds × concurrency requests, so that the
-// ramp-up (every slot starting at once) and the drain (slots emptying one by
-// one) do not dominate the window.
+// ramp-up (every slot starting at once) and the drain (slots emptying one
+// by one) do not dominate the window.
 //
 // # Result directory
 //
