@@ -104,8 +104,10 @@ waiting, so a what-if sweep over a GPU and model (--sim-gpu, --sim-model,
   goodput sweep --base-url http://127.0.0.1:8000 --concurrency 1,2,4,8,16,32,64 --num-prompts 400 \
       --slo 'ttft<=500ms,tpot<=50ms' --repeats 3 --result-dir runs/c-sweep
   goodput sweep --base-url http://127.0.0.1:8000 --request-rate auto --resume --result-dir runs/r-sweep
-  goodput sweep --virtual --sim-gpu H100 --request-rate 10,20,30,40,50,60,70,80 --num-prompts 3000 \
-      --slo 'ttft<=500ms' --metric-percentiles 50,90,99
+  # How many H100s for 50 req/s of chat at p99 TTFT ≤ 500 ms?
+  goodput sweep --virtual --sim-gpu H100 --request-rate auto --num-prompts 3000 --random-input-len 256 \
+      --random-output-len 256 --slo 'ttft<=500ms' --attainment 0.99 --result-dir h100
+  goodput plan --from h100/sweep.json --peak-qps 50
   goodput sweep --virtual --search rate --slo 'ttft<=500ms,tpot<=50ms' --attainment 0.99`,
 		Args: goodputArgs(&f.metrics),
 		RunE: func(cmd *cobra.Command, args []string) error {
