@@ -96,6 +96,8 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 	if cfg.Arrival.RequestRate, err = parseRate(f.rate); err != nil {
 		return usageErr("--request-rate: %v", err)
 	}
+	// One --seed makes both the schedule and the prompts reproducible.
+	cfg.Workload.Seed = cfg.Arrival.Seed
 	cfg.Arrival.Arrival = arrivalKind(f.arrival)
 	cfg.Arrival.Ramp.Kind = rampKind(f.ramp)
 	if err := f.targetFlags.apply(env, &cfg); err != nil {

@@ -38,12 +38,13 @@ func TestBenchAgainstAServer(t *testing.T) {
 	out, errOut, code := run(t, "", "bench", "--base-url", url, "--backend", "openai-chat", "--num-prompts", "12",
 		"--request-rate", "40", "--random-input-len", "48", "--random-output-len", "8", "--ignore-eos",
 		"--goodput", "ttft:2000", "tpot:500", "--gate", "attainment>=0.5", "--result-dir", dir, "--run-name", "r",
-		"--save-result", "--format", "vllm", "--quiet")
+		"--save-result", "--format", "vllm", "--quiet", "--seed", "7")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, errOut, out)
 	}
 	for _, want := range []string{
 		"Server: " + url + " (openai-chat), model Llama-3.1-8B",
+		"Workload: random: input 48 tokens, output 8 tokens, seed 7", // --seed reaches the prompts too
 		"Successful requests:                     12",
 		"Total generated tokens:                  96",
 		"SLO:                                     ttft<=2s,tpot<=500ms",
