@@ -10,29 +10,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goodput-dev/goodput/internal/simtest"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/sim"
 )
 
-// startSim serves the built-in simulator on loopback for one test.
 func startSim(t *testing.T, opts sim.Options) string {
 	t.Helper()
-	srv, err := sim.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	if err := srv.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { defer close(done); srv.Serve(ctx, ln) }()
-	t.Cleanup(func() { cancel(); srv.Close(); <-done })
-	return "http://" + ln.Addr().String()
+	_, url := simtest.Serve(t, opts)
+	return url
 }
 
 func smallConfig(t *testing.T, url string) Config {

@@ -1,39 +1,18 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/goodput-dev/goodput/internal/simtest"
 	"github.com/goodput-dev/goodput/sim"
 )
 
-func serveSim(t *testing.T) string {
-	t.Helper()
-	srv, err := sim.New(sim.Options{Seed: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	if err := srv.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { defer close(done); srv.Serve(ctx, ln) }()
-	t.Cleanup(func() { cancel(); srv.Close(); <-done })
-	return "http://" + ln.Addr().String()
-}
-
 func TestBenchAgainstAServer(t *testing.T) {
-	url := serveSim(t)
+	_, url := simtest.Serve(t, sim.Options{Seed: 3})
 	dir := t.TempDir()
 	out, errOut, code := run(t, "", "bench", "--base-url", url, "--backend", "openai-chat", "--num-prompts", "12",
 		"--request-rate", "40", "--random-input-len", "48", "--random-output-len", "8", "--ignore-eos",
