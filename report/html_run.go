@@ -1,0 +1,500 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/goodput-dev/goodput/metrics"
+	"github.com/goodput-dev/goodput/promscrape"
+	"github.com/goodput-dev/goodput/record"
+)
+
+// maxBars is how many bars a latency histogram has at most (one more holds
+// the values beyond its range).
+const maxBars = 60
+
+// latencyCharts are the histograms of a run report, in order.
+var latencyCharts = []struct {
+	m           metrics.Metric
+	title, axis string
+	what        string
+}{
+	{metrics.MetricTTFT, "Time to first token", "TTFT (ms)", "requests"},
+	{metrics.MetricTPOT, "Time per output token", "TPOT (ms)", "requests"},
+	{metrics.MetricITL, "Inter-token latency (every token)", "ITL (ms)", "tokens"},
+	{metrics.MetricE2E, "End-to-end latency", "e2e (ms)", "requests"},
+}
+
+// WriteRunHTML writes run as one self-contained HTML page: the verdict
+// against its SLO and gates, headline numbers, latency histograms with
+// percentile markers and the SLO, the run over time, the server's view when
+// its series was saved, errors, and the configuration. The page loads
+// nothing and runs no script.
+func WriteRunHTML(w io.Writer, run *Run, o HTMLOptions) error {
+	if run == nil || run.Result == nil {
+		return fmt.Errorf("html report: no run")
+	}
+	data, err := json.Marshal(run.Result)
+	if err != nil {
+		return fmt.Errorf("html report: %w", err)
+	}
+	title := o.Title
+	if title == "" {
+		title = "goodput run: " + run.Name
+	}
+	var p page
+	p.head(title, runSubtitle(run))
+	p.verdict(runVerdict(run))
+	p.cards(runCards(run))
+	latencySection(&p, run)
+	timelineSection(&p, run)
+	serverSection(&p, run)
+	errorSection(&p, run)
+	configSection(&p, run)
+	p.tail("goodput-result", safeJSON(data), o.Tool)
+	_, err = p.finish(w)
+	return err
+}
+
+func runSubtitle(run *Run) string {
+	parts := []string{fmt.Sprintf("%d requests", run.Result.Counts.Total)}
+	if !run.Header.Start.IsZero() {
+		parts = append(parts, "started "+run.Header.Start.UTC().Format("2006-01-02 15:04:05 MST"))
+	}
+	if run.Header.Tool != "" {
+		parts = append(parts, run.Header.Tool)
+	}
+	if run.Path != "" {
+		parts = append(parts, run.Path)
+	}
+	return strings.Join(parts, " · ")
+}
+
+// runVerdict states the run against its gates, else its SLO.
+func runVerdict(run *Run) verdict {
+	res := run.Result
+	v := verdict{class: "info"}
+	slo := ""
+	if g := res.Goodput; g != nil {
+		slo = fmt.Sprintf("%s of requests met the SLO %s; goodput %s tok/s of %s tok/s output.",
+			percent(g.Attainment), g.SLO, num(g.OutputTokensPerSecond), num(res.Throughput.OutputTokensPerSecond))
+	}
+	switch failed := countFailed(run); {
+	case len(run.Gates) > 0 && failed == 0:
+		v.class = "pass"
+		v.headline = fmt.Sprintf("PASS: all %d gates passed.", len(run.Gates))
+		if len(run.Gates) == 1 {
+			v.headline = "PASS: the gate passed."
+		}
+	case len(run.Gates) > 0:
+		v.class = "fail"
+		v.headline = fmt.Sprintf("FAIL: %d of %d gates failed.", failed, len(run.Gates))
+	case slo != "":
+		v.headline = slo
+		slo = ""
+	default:
+		v.headline = fmt.Sprintf("%d requests, %s output tok/s, TTFT p99 %s, TPOT p99 %s. No SLO was given: pass --goodput (for example 'ttft:500 tpot:50') to see goodput and attainment.",
+			res.Counts.Total, num(res.Throughput.OutputTokensPerSecond),
+			seconds(pctOr(&res.Latency.TTFT, 99)), seconds(pctOr(&res.Latency.TPOT, 99)))
+	}
+	for _, g := range run.Gates {
+		cls := "gate-pass"
+		if !g.Pass {
+			cls = "gate-fail"
+		}
+		v.items = append(v.items, verdictItem{class: cls, text: g.String()})
+	}
+	if slo != "" {
+		v.items = append(v.items, verdictItem{class: "slo", text: slo})
+	}
+	v.notes = runNotes(run)
+	return v
+}
+
+func countFailed(run *Run) int {
+	n := 0
+	for _, g := range run.Gates {
+		if !g.Pass {
+			n++
+		}
+	}
+	return n
+}
+
+// runNotes lists what a reader must know before trusting the numbers.
+func runNotes(run *Run) []string {
+	var notes []string
+	res := run.Result
+	if s := run.Summary; s != nil {
+		if s.Interrupted {
+			notes = append(notes, "The run was interrupted; these are the requests measured before it stopped.")
+		}
+		notes = append(notes, s.Warnings...)
+	}
+	if c := res.Counts; c.Failed > 0 {
+		notes = append(notes, fmt.Sprintf("%d of %d requests failed (%s); see Errors.", c.Failed, c.Total, percent(c.ErrorRate)))
+	}
+	if c := res.Counts; c.Total == 0 {
+		notes = append(notes, "No request was measured.")
+	}
+	if ll := res.LittlesLaw; ll.InFlight > 0 && ll.RelativeGap > 0.2 {
+		notes = append(notes, fmt.Sprintf("Little's Law does not hold (L = %s, λ·W̄ = %s, gap %s): the load was not in a steady state, so averages over the run mix phases.",
+			num(ll.InFlight), num(ll.RateTimesLatency), percent(ll.RelativeGap)))
+	}
+	return append(notes, run.Notes...)
+}
+
+// pctOr returns percentile p of d, or its largest computed percentile
+// below p when p was not computed, or NaN.
+func pctOr(d *metrics.Distribution, p float64) float64 {
+	if v, ok := d.Percentile(p); ok {
+		return v
+	}
+	best := math.NaN()
+	for _, pv := range d.Percentiles {
+		if pv.P <= p {
+			best = pv.Value
+		}
+	}
+	return best
+}
+
+func runCards(run *Run) []card {
+	res := run.Result
+	c := res.Counts
+	failed := "all succeeded"
+	if c.Failed > 0 {
+		failed = fmt.Sprintf("%d failed (%s)", c.Failed, percent(c.ErrorRate))
+	}
+	cards := []card{
+		{"Requests", strconv.FormatInt(c.Total, 10), failed},
+		{"Duration (window W)", num(res.Window.Seconds) + " s", ""},
+		{"Output throughput", num(res.Throughput.OutputTokensPerSecond) + " tok/s", num(res.Throughput.RequestsPerSecond) + " req/s"},
+	}
+	if g := res.Goodput; g != nil {
+		cards = append(cards, card{"Goodput", num(g.OutputTokensPerSecond) + " tok/s", "attainment " + percent(g.Attainment)})
+	}
+	for _, lc := range latencyCharts {
+		d := res.Distribution(lc.m)
+		short := strings.Fields(lc.axis)[0]
+		cards = append(cards, card{short + " p50", seconds(d.Median), "p99 " + seconds(pctOr(d, 99))})
+	}
+	if ll := res.LittlesLaw; ll.InFlight > 0 {
+		cards = append(cards, card{"Requests in flight (L)", num(ll.InFlight), "λ·W̄ " + num(ll.RateTimesLatency)})
+	}
+	return cards
+}
+
+func latencySection(p *page, run *Run) {
+	res := run.Result
+	p.section("latency", "Latency")
+	p.intro(fmt.Sprintf("Distributions over completed requests; TTFT counts from each request's scheduled time, so a lagging client cannot hide queueing. Dashed lines mark percentiles (%s), a red line the SLO.", res.Method))
+	p.gridStart()
+	for _, lc := range latencyCharts {
+		d := res.Distribution(lc.m)
+		var ms []marker
+		var include []float64
+		for _, pv := range d.Percentiles {
+			ms = append(ms, marker{label: "p" + pct(pv.P), value: 1e3 * pv.Value, class: "marker",
+				hover: fmt.Sprintf("p%s = %s", pct(pv.P), seconds(pv.Value))})
+			include = append(include, pv.Value)
+		}
+		for _, c := range run.SLO {
+			if c.Metric == lc.m {
+				b := c.Bound.Seconds()
+				ms = append(ms, marker{label: "SLO", value: 1e3 * b, class: "slo", hover: "SLO: " + c.String()})
+				include = append(include, b)
+			}
+		}
+		h := run.Latency[lc.m]
+		if h == nil {
+			h = &Histogram{}
+		}
+		bars := h.Display(maxBars, include...)
+		p.chart(histogramChart(lc.title, lc.axis, lc.what, bars, 1e3, ms))
+	}
+	p.gridEnd()
+	head := []string{"metric (ms)", "count", "mean", "median"}
+	for _, pv := range res.Percentiles {
+		if pv != 50 {
+			head = append(head, "p"+pct(pv))
+		}
+	}
+	head = append(head, "max")
+	var rows [][]cell
+	for _, m := range metrics.Metrics() {
+		d := res.Distribution(m)
+		row := []cell{{s: string(m), class: "l"}, {s: strconv.FormatInt(d.Count, 10)}}
+		if d.Count == 0 {
+			for range head[2:] {
+				row = append(row, cell{s: "n/a"})
+			}
+			rows = append(rows, row)
+			continue
+		}
+		row = append(row, cell{s: ms(d.Mean)}, cell{s: ms(d.Median)})
+		for _, pv := range res.Percentiles {
+			if pv != 50 {
+				v, _ := d.Percentile(pv)
+				row = append(row, cell{s: ms(v)})
+			}
+		}
+		rows = append(rows, append(row, cell{s: ms(d.Max)}))
+	}
+	p.table("latency", head, rows)
+	p.sectionEnd()
+}
+
+func timelineSection(p *page, run *Run) {
+	t := buildTimeline(run, maxTimePoints)
+	p.section("timeline", "Over time")
+	if len(t.starts) == 0 {
+		p.intro("No request was measured, so there is nothing to draw over time.")
+		p.sectionEnd()
+		return
+	}
+	p.intro(fmt.Sprintf("Buckets of %s s from the run's start; hover for the values of a bucket.", num(t.step)))
+	p.gridStart()
+	out := []line{{name: "output tok/s (client)", class: "s0", ys: t.output}}
+	inflight := []line{{name: "in flight (client)", class: "s0", ys: t.inFlight}}
+	var kv []line
+	if s := run.Server; s != nil && !run.Header.Start.IsZero() {
+		if pts := s.Rate(promscrape.GenerationTokens); len(pts) > 0 {
+			out = append(out, line{name: "generated tok/s (server)", class: "s2", ys: t.gauge(pts, run, 1), dashed: true})
+		}
+		if pts := s.Gauge(promscrape.Running); len(pts) > 0 {
+			inflight = append(inflight, line{name: "running (server)", class: "s2", ys: t.gauge(pts, run, 1), dashed: true})
+		}
+		if pts := s.Gauge(promscrape.Waiting); len(pts) > 0 {
+			inflight = append(inflight, line{name: "waiting (server)", class: "s3", ys: t.gauge(pts, run, 1), dashed: true})
+		}
+		if pts := s.Gauge(promscrape.KVCacheUsage); len(pts) > 0 {
+			kv = append(kv, line{name: "KV cache used (%)", class: "s4", ys: t.gauge(pts, run, 100)})
+		}
+	}
+	p.chart(timeChart("Output tokens per second", "tok/s", t.starts, t.step, out))
+	p.chart(timeChart("Requests in flight", "requests", t.starts, t.step, inflight))
+	p.chart(timeChart("Completions and errors per second", "requests/s", t.starts, t.step, []line{
+		{name: "completed/s", class: "s2", ys: t.completions},
+		{name: "failed/s", class: "s1", ys: t.errors},
+	}))
+	lagMs := func(v float64) string { return seconds(v) }
+	p.chart(timeChart("Client lag: scheduled to sent", "ms", t.starts, t.step, []line{
+		{name: "mean", class: "s0", ys: scaled(t.lagMean, 1e3), format: func(v float64) string { return lagMs(v / 1e3) }},
+		{name: "max", class: "s1", ys: scaled(t.lagMax, 1e3), format: func(v float64) string { return lagMs(v / 1e3) }, dashed: true},
+	}))
+	if len(kv) > 0 {
+		p.chart(timeChart("KV cache usage (server)", "%", t.starts, t.step, kv))
+	}
+	p.gridEnd()
+	p.sectionEnd()
+}
+
+func scaled(vs []float64, f float64) []float64 {
+	out := make([]float64, len(vs))
+	for i, v := range vs {
+		out[i] = v * f
+	}
+	return out
+}
+
+// serverSection shows the server's own view of the measured window, when
+// its series was saved with the run.
+func serverSection(p *page, run *Run) {
+	w := run.ServerWindow
+	if w == nil {
+		return
+	}
+	p.section("server", "Server")
+	p.intro(fmt.Sprintf("The server's own metrics (%s) over the measured window, from %d scrapes. Its histograms have bucket resolution: a percentile is an estimate inside its bucket.", engineName(w.Engine), w.Scrapes))
+	var segs []segment
+	var total float64
+	phases := w.Phases()
+	for _, ph := range phases {
+		total += ph.Mean
+	}
+	for i, ph := range phases {
+		segs = append(segs, segment{label: fmt.Sprintf("%s %s", ph.Name, seconds(ph.Mean)), value: ph.Mean, class: "s" + strconv.Itoa(i%3),
+			hover: fmt.Sprintf("%s: mean %s per request, %s of the request's time", ph.Name, seconds(ph.Mean), percent(ph.Share))})
+	}
+	if len(segs) > 0 {
+		p.w(stackChart("Where a request's time went: queue, prefill, decode", segs))
+	} else {
+		p.intro("The server exported no queue, prefill or decode histogram, or no request finished in the window.")
+	}
+	var rows [][]cell
+	for _, h := range promscrape.AllHists {
+		hist, ok := w.Histograms[h]
+		if !ok || hist.Count == 0 {
+			continue
+		}
+		mean, _ := hist.Mean()
+		row := []cell{{s: string(h), class: "l"}, {s: strconv.FormatFloat(hist.Count, 'f', 0, 64)}, {s: seconds(mean)}}
+		for _, q := range []float64{0.5, 0.99} {
+			e, err := hist.Quantile(q)
+			if err != nil {
+				row = append(row, cell{s: "n/a"})
+				continue
+			}
+			s := fmt.Sprintf("%s (%s–%s)", seconds(e.Value), seconds(e.Lower), seconds(e.Upper))
+			if e.Overflow {
+				s = "above " + seconds(e.Upper)
+			}
+			row = append(row, cell{s: s})
+		}
+		rows = append(rows, row)
+	}
+	if len(rows) > 0 {
+		p.table("server-hist", []string{"server histogram", "observations", "mean", "p50 (bucket)", "p99 (bucket)"}, rows)
+	}
+	rows = nil
+	for _, g := range promscrape.AllGauges {
+		st, ok := w.Gauges[g]
+		if !ok {
+			continue
+		}
+		f := num
+		if g == promscrape.KVCacheUsage || g == promscrape.CacheHitRate {
+			f = percent
+		}
+		rows = append(rows, []cell{{s: string(g), class: "l"}, {s: f(st.Mean)}, {s: f(st.Peak)}, {s: strconv.Itoa(st.Samples)}})
+	}
+	if len(rows) > 0 {
+		p.table("server-gauges", []string{"server gauge", "mean", "peak", "samples"}, rows)
+	}
+	var facts []string
+	if n, ok := w.Counters[promscrape.Preemptions]; ok {
+		facts = append(facts, fmt.Sprintf("preemptions: %s", num(n)))
+	}
+	if r, ok := w.PrefixHitRate(); ok {
+		facts = append(facts, "prefix cache hit rate: "+percent(r))
+	}
+	if cov := run.Server.Coverage(); cov.Scrapes > cov.OK {
+		facts = append(facts, "coverage: "+cov.String())
+	}
+	facts = append(facts, w.Notes...)
+	if len(facts) > 0 {
+		p.w(`<ul class="facts">`)
+		for _, f := range facts {
+			p.plain("li", f)
+		}
+		p.w("</ul>\n")
+	}
+	p.sectionEnd()
+}
+
+func engineName(e promscrape.Engine) string {
+	if e == promscrape.Unknown {
+		return "unknown engine"
+	}
+	return string(e)
+}
+
+func errorSection(p *page, run *Run) {
+	p.section("errors", "Errors")
+	if len(run.Errors) == 0 {
+		p.intro("No request failed.")
+		p.sectionEnd()
+		return
+	}
+	total := run.Result.Counts.Total
+	var rows [][]cell
+	for _, g := range run.Errors {
+		status := ""
+		if g.Status != 0 {
+			status = strconv.Itoa(g.Status)
+		}
+		share := 0.0
+		if total > 0 {
+			share = float64(g.Count) / float64(total)
+		}
+		rows = append(rows, []cell{{s: string(g.Kind), class: "l"}, {s: status}, {s: strconv.FormatInt(g.Count, 10)}, {s: percent(share)}, {s: g.Example, class: "msg"}})
+	}
+	p.table("errors", []string{"kind", "HTTP status", "requests", "share", "first message"}, rows)
+	p.sectionEnd()
+}
+
+func configSection(p *page, run *Run) {
+	res := run.Result
+	p.section("config", "Configuration")
+	rows := [][]cell{}
+	add := func(k, v string) {
+		if v != "" {
+			rows = append(rows, []cell{{s: k, class: "l"}, {s: v, class: "l"}})
+		}
+	}
+	if run.Path != "" {
+		add("records", fmt.Sprintf("%s (%s)", run.Path, run.Format))
+	}
+	add("tool", run.Header.Tool)
+	if !run.Header.Start.IsZero() {
+		add("start", run.Header.Start.UTC().Format("2006-01-02 15:04:05.000 MST"))
+	}
+	add("percentile method", res.Method.String())
+	if g := res.Goodput; g != nil {
+		add("SLO", g.SLO)
+	}
+	if res.Counts.WarmupExcluded > 0 {
+		add("warm-up requests excluded", strconv.FormatInt(res.Counts.WarmupExcluded, 10))
+	}
+	if len(res.TokenSources) > 0 {
+		add("output token counts from", sources(res.TokenSources))
+	}
+	add("labels", joinMap(run.Header.Labels))
+	for _, kv := range configPairs(run.Header) {
+		add(kv[0], kv[1])
+	}
+	if s := run.Summary; s != nil && (s.Generator.LagP99 > 0 || s.Generator.Limited) {
+		add("generator dispatch lag", fmt.Sprintf("p99 %s, max %s", seconds(s.Generator.LagP99), seconds(s.Generator.LagMax)))
+	}
+	p.table("config", []string{"setting", "value"}, rows)
+	p.sectionEnd()
+}
+
+// configPairs returns the header's configuration as sorted key–value
+// pairs, values written as JSON would write them (strings bare).
+func configPairs(h record.Header) [][2]string {
+	if len(h.Config) == 0 {
+		return nil
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(h.Config, &m) != nil {
+		return [][2]string{{"config", string(h.Config)}}
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	out := make([][2]string, 0, len(keys))
+	for _, k := range keys {
+		v := strings.TrimSpace(string(m[k]))
+		var s string
+		if json.Unmarshal(m[k], &s) == nil {
+			v = s
+		}
+		if v == "" || v == `""` || v == "null" {
+			continue
+		}
+		out = append(out, [2]string{k, v})
+	}
+	return out
+}
+
+func joinMap(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + m[k]
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,335 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/goodput-dev/goodput/sweep"
+)
+
+// WriteSweepHTML writes a sweep as one self-contained HTML page: its
+// verdict, the latency–throughput curves of TTFT and TPOT (p50 and p99)
+// with the knees, the goodput peak and the operating point marked,
+// throughput and goodput against load, SLO attainment against load, and
+// every point's numbers. The page loads nothing and runs no script.
+func WriteSweepHTML(w io.Writer, s *Sweep, o HTMLOptions) error {
+	if s == nil || len(s.Summary.Points) == 0 {
+		return fmt.Errorf("html report: sweep has no points")
+	}
+	var data bytes.Buffer
+	if err := sweep.WriteJSON(&data, s.Summary); err != nil {
+		return fmt.Errorf("html report: %w", err)
+	}
+	title := o.Title
+	if title == "" {
+		title = "goodput sweep: " + s.Name
+	}
+	sum := s.Summary
+	var p page
+	sub := fmt.Sprintf("%d loads", len(sum.Points))
+	if s.Path != "" {
+		sub += " · " + s.Path
+	}
+	p.head(title, sub)
+	p.verdict(sweepVerdict(sum))
+	p.cards(sweepCards(sum))
+
+	p.section("curve", "Latency against throughput")
+	p.intro("Each point is one load; as load rises, throughput levels off while latency climbs. The knee (Kleinrock's power, throughput ÷ latency) is where more load starts to cost more latency than it buys throughput; the curvature knee is where the curve bends hardest.")
+	p.gridStart()
+	xs := axisSpec{label: "output throughput (tok/s)", zero: true}
+	for _, m := range []struct {
+		title, name string
+		dist        func(sweep.Sample) sweep.Dist
+	}{
+		{"TTFT against throughput", "TTFT", func(x sweep.Sample) sweep.Dist { return x.TTFT }},
+		{"TPOT against throughput", "TPOT", func(x sweep.Sample) sweep.Dist { return x.TPOT }},
+	} {
+		var p50, p99 []xyPoint
+		for _, pt := range sum.Points {
+			d := m.dist(pt.Mean)
+			x := pt.Mean.OutputThroughput
+			p50 = append(p50, xyPoint{x: x, y: 1e3 * d.P50, hover: pointHover(pt, m.name+" p50", d.P50)})
+			p99 = append(p99, xyPoint{x: x, y: 1e3 * d.P99, hover: pointHover(pt, m.name+" p99", d.P99)})
+		}
+		ys := axisSpec{label: m.name + " (ms)", zero: true, log: spansDecades(p50, p99)}
+		notes := pickNotes(sum, func(i int) (float64, float64) {
+			return sum.Points[i].Mean.OutputThroughput, 1e3 * m.dist(sum.Points[i].Mean).P99
+		})
+		p.chart(curveChart(m.title, xs, ys, []curve{
+			{name: "p50", class: "s0", pts: p50},
+			{name: "p99", class: "s1", pts: p99, dashed: true},
+		}, notes))
+	}
+	p.gridEnd()
+	p.sectionEnd()
+
+	p.section("load", "Against load")
+	xa, xpos, note := loadAxis(sum.Points)
+	if note != "" {
+		p.intro(note)
+	}
+	p.gridStart()
+	var tput, good, att []xyPoint
+	for i, pt := range sum.Points {
+		tput = append(tput, xyPoint{x: xpos[i], y: pt.Mean.OutputThroughput, hover: pointHover(pt, "output throughput", math.NaN())})
+		good = append(good, xyPoint{x: xpos[i], y: pt.Mean.Goodput, hover: pointHover(pt, "goodput", math.NaN())})
+		att = append(att, xyPoint{x: xpos[i], y: 100 * pt.Mean.Attainment, hover: pointHover(pt, "attainment", math.NaN())})
+	}
+	p.chart(curveChart("Throughput and goodput", xa, axisSpec{label: "tok/s", zero: true}, []curve{
+		{name: "output throughput", class: "s0", pts: tput},
+		{name: "goodput", class: "s2", pts: good},
+	}, pickNotes(sum, func(i int) (float64, float64) { return xpos[i], sum.Points[i].Mean.Goodput })))
+	target := sum.Operating.Target
+	if target == 0 {
+		target = sweep.DefaultTarget
+	}
+	p.chart(curveChart("SLO attainment", xa, axisSpec{label: "requests meeting the SLO (%)", lo: 0, hi: 100}, []curve{
+		{name: "attainment", class: "s2", pts: att},
+	}, operatingNote(sum, func(i int) (float64, float64) { return xpos[i], 100 * sum.Points[i].Mean.Attainment }),
+		marker{label: "target " + percent(target), value: 100 * target, class: "target", hover: "the attainment the operating point must reach"}))
+	p.gridEnd()
+	p.sectionEnd()
+
+	p.section("points", "Points")
+	p.intro("Every load with the mean over its repeats (± one standard deviation when measured more than once). Marks: op = operating point, knee = power knee, curve = curvature knee, peak = goodput peak, stray = met the target above a load that missed it.")
+	p.table("points", []string{"load", "repeats", "requests", "req/s", "out tok/s", "goodput", "attainment", "errors",
+		"TTFT p50", "TTFT p99", "TPOT p50", "TPOT p99", "ITL p99", "e2e mean", "e2e p99", "L", "λ·W̄", "lag p99", "marks"}, sweepRows(sum))
+	if rows := recordRows(s); len(rows) > 0 {
+		p.intro("Each point's requests are in its record files beside the sweep file; goodput report FILE draws one measurement in full.")
+		p.table("point-records", []string{"load", "record files"}, rows)
+	}
+	var picks [][]cell
+	for _, pk := range []struct {
+		name string
+		p    sweep.Pick
+	}{{"power knee", sum.Power}, {"curvature knee", sum.Curvature}, {"goodput peak", sum.GoodputPeak}, {"operating point", sum.Operating.Pick}} {
+		load := "none"
+		if pk.p.Found {
+			load = pk.p.Load.Short()
+		}
+		picks = append(picks, []cell{{s: pk.name, class: "l"}, {s: load, class: "l"}, {s: pk.p.Note, class: "msg"}})
+	}
+	p.table("picks", []string{"pick", "load", "note"}, picks)
+	p.sectionEnd()
+	p.tail("goodput-sweep", safeJSON(data.Bytes()), o.Tool)
+	_, err := p.finish(w)
+	return err
+}
+
+func sweepVerdict(s sweep.Summary) verdict {
+	v := verdict{class: "info", headline: s.Verdict}
+	if v.headline == "" {
+		v.headline = fmt.Sprintf("%d loads measured.", len(s.Points))
+	}
+	if len(s.Operating.Strays) > 0 {
+		var ls []string
+		for _, l := range s.Operating.Strays {
+			ls = append(ls, l.Short())
+		}
+		v.notes = append(v.notes, fmt.Sprintf("Loads that met the target above one that missed it (%s) were not taken as the operating point: treat them as noise.", strings.Join(ls, ", ")))
+	}
+	return v
+}
+
+func sweepCards(s sweep.Summary) []card {
+	pick := func(name string, p sweep.Pick, detail func(sweep.Sample) string) card {
+		if !p.Found || p.Index < 0 || p.Index >= len(s.Points) {
+			return card{name, "none", p.Note}
+		}
+		return card{name, p.Load.Short(), detail(s.Points[p.Index].Mean)}
+	}
+	tput := func(x sweep.Sample) string { return num(x.OutputThroughput) + " tok/s" }
+	return []card{
+		pick("Operating point", s.Operating.Pick, func(x sweep.Sample) string {
+			return fmt.Sprintf("%s req/s, attainment %s", num(x.RequestThroughput), percent(x.Attainment))
+		}),
+		pick("Goodput peak", s.GoodputPeak, func(x sweep.Sample) string { return num(x.Goodput) + " tok/s goodput" }),
+		pick("Knee (power)", s.Power, tput),
+		pick("Knee (curvature)", s.Curvature, tput),
+	}
+}
+
+// pickNotes annotates the chosen points at the positions at gives them.
+func pickNotes(s sweep.Summary, at func(i int) (float64, float64)) []annotation {
+	var out []annotation
+	for _, pk := range []struct {
+		p            sweep.Pick
+		label, class string
+		what         string
+	}{
+		{s.Power, "knee", "knee", "knee by power (throughput ÷ latency)"},
+		{s.Curvature, "curvature", "curvature", "knee by curvature"},
+		{s.GoodputPeak, "peak", "peak", "goodput peak"},
+		{s.Operating.Pick, "operating", "operating", "operating point: the highest load meeting the SLO target"},
+	} {
+		if !pk.p.Found || pk.p.Index < 0 || pk.p.Index >= len(s.Points) {
+			continue
+		}
+		x, y := at(pk.p.Index)
+		out = append(out, annotation{x: x, y: y, label: pk.label, class: pk.class, hover: pk.what + " at " + pk.p.Load.Phrase()})
+	}
+	return out
+}
+
+func operatingNote(s sweep.Summary, at func(i int) (float64, float64)) []annotation {
+	all := pickNotes(s, at)
+	for _, a := range all {
+		if a.class == "operating" {
+			return []annotation{a}
+		}
+	}
+	return nil
+}
+
+// pointHover describes a sweep point for a hover: its load, throughput and
+// the value drawn (seconds; NaN draws none).
+func pointHover(pt sweep.Point, what string, v float64) string {
+	m := pt.Mean
+	s := fmt.Sprintf("load %s: %s tok/s, goodput %s tok/s, attainment %s", pt.Load.Short(), num(m.OutputThroughput), num(m.Goodput), percent(m.Attainment))
+	if !math.IsNaN(v) {
+		s = fmt.Sprintf("%s %s\n%s", what, seconds(v), s)
+	}
+	return s
+}
+
+// spansDecades reports whether the curves' values spread over more than a
+// factor of 30, when a logarithmic axis keeps the low loads readable.
+func spansDecades(curves ...[]xyPoint) bool {
+	lo, hi := math.Inf(1), 0.0
+	for _, c := range curves {
+		for _, p := range c {
+			if usable(p.y) && p.y > 0 {
+				lo, hi = math.Min(lo, p.y), math.Max(hi, p.y)
+			}
+		}
+	}
+	return hi > 0 && hi/lo > 30
+}
+
+// loadAxis places each point on an offered-load axis. In a rate sweep a
+// closed-loop point (the synchronous one) sits at the rate it achieved;
+// an unbounded rate sits beyond the highest finite load, and note says so.
+func loadAxis(points []sweep.Point) (axisSpec, []float64, string) {
+	mode := sweep.ModeConcurrency
+	for _, p := range points {
+		if p.Load.Mode == sweep.ModeRate {
+			mode = sweep.ModeRate
+		}
+	}
+	xs := make([]float64, len(points))
+	hi, lo := 0.0, math.Inf(1)
+	unbounded := false
+	for i, p := range points {
+		switch {
+		case p.Load.Unbounded():
+			unbounded = true
+			xs[i] = math.NaN()
+			continue
+		case p.Load.Mode == mode:
+			xs[i] = p.Load.Value
+		default:
+			xs[i] = p.Mean.RequestThroughput
+		}
+		if usable(xs[i]) && xs[i] > 0 {
+			hi, lo = math.Max(hi, xs[i]), math.Min(lo, xs[i])
+		}
+	}
+	a := axisSpec{label: "concurrency (requests in flight)", zero: true}
+	if mode == sweep.ModeRate {
+		a.label = "offered load (req/s)"
+	}
+	if hi > 0 && hi/lo >= 8 {
+		a.log, a.zero = true, false
+	}
+	note := ""
+	if unbounded {
+		beyond := hi * 1.25
+		if a.log {
+			beyond = hi * 2
+		}
+		if hi == 0 {
+			beyond = 1
+		}
+		for i, p := range points {
+			if p.Load.Unbounded() {
+				xs[i] = beyond
+			}
+		}
+		note = fmt.Sprintf("The unbounded request rate (every request at once) is drawn at %s req/s, beyond the highest finite rate.", num(beyond))
+	}
+	return a, xs, note
+}
+
+func sweepRows(s sweep.Summary) [][]cell {
+	var rows [][]cell
+	for i, pt := range s.Points {
+		m, sd := pt.Mean, pt.Spread
+		reps := max(len(pt.Repeats), 1)
+		spread := func(v, d float64) string {
+			if reps > 1 && usable(d) {
+				return num(v) + " ±" + num(d)
+			}
+			return num(v)
+		}
+		row := []cell{
+			{s: pt.Load.Short(), class: "l"},
+			{s: strconv.Itoa(reps)},
+			{s: strconv.Itoa(m.Requests)},
+			{s: num(m.RequestThroughput)},
+			{s: spread(m.OutputThroughput, sd.OutputThroughput)},
+			{s: spread(m.Goodput, sd.Goodput)},
+			{s: percent(m.Attainment)},
+			{s: percent(m.ErrorRate)},
+			{s: seconds(m.TTFT.P50)}, {s: seconds(m.TTFT.P99)},
+			{s: seconds(m.TPOT.P50)}, {s: seconds(m.TPOT.P99)},
+			{s: seconds(m.ITL.P99)},
+			{s: seconds(m.E2E.Mean)}, {s: seconds(m.E2E.P99)},
+			{s: num(m.LittleL)}, {s: num(m.LittleLambdaW)},
+			{s: seconds(m.ClientLagP99)},
+			{s: strings.Join(marks(s, i), ", "), class: "l"},
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// marks lists what point i of s was chosen as, in the words of the sweep's
+// terminal table.
+func marks(s sweep.Summary, i int) []string {
+	var out []string
+	if s.Operating.Found && s.Operating.Index == i {
+		out = append(out, "op")
+	}
+	if s.Power.Found && s.Power.Index == i {
+		out = append(out, "knee")
+	}
+	if s.Curvature.Found && s.Curvature.Index == i {
+		out = append(out, "curve")
+	}
+	if s.GoodputPeak.Found && s.GoodputPeak.Index == i {
+		out = append(out, "peak")
+	}
+	for _, l := range s.Operating.Strays {
+		if l == s.Points[i].Load {
+			out = append(out, "stray")
+		}
+	}
+	return out
+}
+
+// recordRows lists the record files of each point, in the order of the
+// points.
+func recordRows(s *Sweep) [][]cell {
+	var rows [][]cell
+	for _, pt := range s.Summary.Points {
+		if files := s.Records[pt.Load.String()]; len(files) > 0 {
+			rows = append(rows, []cell{{s: pt.Load.Short(), class: "l"}, {s: strings.Join(files, ", "), class: "l"}})
+		}
+	}
+	return rows
+}

@@ -1,0 +1,478 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/goodput-dev/goodput/metrics"
+	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/sweep"
+)
+
+// node is an element of a parsed report. The reports are written as
+// well-formed XML, so encoding/xml reads their whole structure.
+type node struct {
+	name  string
+	attrs map[string]string
+	kids  []*node
+	text  string // character data directly inside
+}
+
+func parsePage(t testing.TB, b []byte) *node {
+	t.Helper()
+	dec := xml.NewDecoder(bytes.NewReader(b))
+	dec.Strict = true
+	dec.Entity = xml.HTMLEntity
+	root := &node{name: "#document"}
+	stack := []*node{root}
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("the page is not well-formed: %v", err)
+		}
+		top := stack[len(stack)-1]
+		switch tk := tok.(type) {
+		case xml.StartElement:
+			n := &node{name: tk.Name.Local, attrs: map[string]string{}}
+			for _, a := range tk.Attr {
+				n.attrs[a.Name.Local] = a.Value
+			}
+			top.kids = append(top.kids, n)
+			stack = append(stack, n)
+		case xml.EndElement:
+			stack = stack[:len(stack)-1]
+		case xml.CharData:
+			top.text += string(tk)
+		}
+	}
+	if len(stack) != 1 {
+		t.Fatalf("%d elements left open", len(stack)-1)
+	}
+	return root
+}
+
+// all returns every element below n (n included) that match accepts.
+func (n *node) all(match func(*node) bool) []*node {
+	var out []*node
+	var walk func(*node)
+	walk = func(x *node) {
+		if match(x) {
+			out = append(out, x)
+		}
+		for _, k := range x.kids {
+			walk(k)
+		}
+	}
+	walk(n)
+	return out
+}
+
+// find returns the elements named name whose class list holds class
+// (any class when class is empty).
+func (n *node) find(name, class string) []*node {
+	return n.all(func(x *node) bool {
+		if x.name != name {
+			return false
+		}
+		if class == "" {
+			return true
+		}
+		for _, c := range strings.Fields(x.attrs["class"]) {
+			if c == class {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+func (n *node) byID(id string) *node {
+	if got := n.all(func(x *node) bool { return x.attrs["id"] == id }); len(got) > 0 {
+		return got[0]
+	}
+	return nil
+}
+
+// allText returns the text of n and everything below it.
+func (n *node) allText() string {
+	var b strings.Builder
+	var walk func(*node)
+	walk = func(x *node) {
+		b.WriteString(x.text)
+		for _, k := range x.kids {
+			walk(k)
+		}
+	}
+	walk(n)
+	return b.String()
+}
+
+// checkSelfContained asserts what keeps a page offline: the
+// Content-Security-Policy that forbids every fetch, no element that loads
+// anything, no script but the JSON data, no URL in any attribute.
+func checkSelfContained(t *testing.T, doc *node) {
+	t.Helper()
+	csp := doc.all(func(x *node) bool { return x.name == "meta" && x.attrs["http-equiv"] == "Content-Security-Policy" })
+	if len(csp) != 1 || csp[0].attrs["content"] != contentPolicy {
+		t.Errorf("Content-Security-Policy meta: %v", csp)
+	}
+	for _, el := range doc.all(func(*node) bool { return true }) {
+		switch el.name {
+		case "img", "iframe", "object", "embed", "audio", "video", "source", "base", "form":
+			t.Errorf("the page has a <%s>", el.name)
+		case "script":
+			if el.attrs["type"] != "application/json" {
+				t.Errorf("the page has a script of type %q", el.attrs["type"])
+			}
+		case "link":
+			if el.attrs["href"] != "data:," {
+				t.Errorf("the page links %q", el.attrs["href"])
+			}
+		}
+		for k, v := range el.attrs {
+			if k == "xmlns" {
+				continue // a namespace name, never fetched
+			}
+			if k == "src" || strings.Contains(v, "://") || strings.Contains(strings.ToLower(v), "url(") {
+				t.Errorf("<%s %s=%q> names a resource", el.name, k, v)
+			}
+		}
+	}
+	if style := doc.find("style", ""); len(style) != 1 || strings.Contains(style[0].text, "url(") || strings.Contains(style[0].text, "@import") {
+		t.Error("the style sheet must be inline and load nothing")
+	}
+}
+
+// figure returns the chart figure whose caption is title.
+func figure(t *testing.T, doc *node, title string) *node {
+	t.Helper()
+	for _, f := range doc.find("figure", "chart") {
+		for _, c := range f.kids {
+			if c.name == "figcaption" && c.text == title {
+				return f
+			}
+		}
+	}
+	t.Fatalf("no chart %q", title)
+	return nil
+}
+
+// markerLabels returns the labels of the markers of class in a chart.
+func markerLabels(f *node, class string) []string {
+	var out []string
+	for _, g := range f.find("g", class) {
+		for _, k := range g.kids {
+			if k.name == "text" {
+				out = append(out, k.text)
+			}
+		}
+	}
+	return out
+}
+
+// richRun is a run with an SLO, gates (one failing), failures with
+// markup in their messages, and a server series.
+func richRun(t *testing.T) *Run {
+	t.Helper()
+	recs := fixedRecords(400, 50*time.Millisecond, time.Millisecond, 12, 15*time.Millisecond, func(i int) time.Duration {
+		return time.Duration(30+(i*37)%120) * time.Millisecond
+	})
+	for _, i := range []int{7, 8, 9} {
+		recs[i].Error, recs[i].Status, recs[i].Msg, recs[i].Chunks = record.ErrHTTP, 500, `upstream <error> & "quote"`, nil
+	}
+	recs[50].Error, recs[50].Msg, recs[50].Chunks = record.ErrTimeout, "timed out", recs[50].Chunks[:3]
+	h, err := record.NewHeader("goodput test", map[string]any{"model": "m", "request_rate": 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Start = time.Date(2025, 4, 5, 6, 7, 8, 0, time.UTC)
+	run := build(h, recs, RunOptions{SLO: mustSLO(t, "ttft<=120ms,tpot<=20ms"), Gates: mustGates(t, "p99(ttft)<=200ms,attainment>=0.95")})
+	run.AttachServer(serverSeries(h.Start, 25))
+	return run
+}
+
+func TestRunHTMLStructure(t *testing.T) {
+	run := richRun(t)
+	var b bytes.Buffer
+	if err := WriteRunHTML(&b, run, HTMLOptions{Tool: "goodput test"}); err != nil {
+		t.Fatal(err)
+	}
+	doc := parsePage(t, b.Bytes())
+	checkSelfContained(t, doc)
+
+	for _, id := range []string{"verdict", "latency", "timeline", "server", "errors", "config"} {
+		if doc.byID(id) == nil {
+			t.Errorf("no section %q", id)
+		}
+	}
+	// Verdict: one gate failed (attainment), one passed.
+	v := doc.byID("verdict")
+	if !strings.Contains(v.attrs["class"], "fail") || len(v.find("li", "gate-fail")) != 1 || len(v.find("li", "gate-pass")) != 1 {
+		t.Errorf("verdict %q: %s", v.attrs["class"], v.allText())
+	}
+	if !strings.Contains(v.allText(), "FAIL: 1 of 2 gates failed.") {
+		t.Errorf("verdict headline: %s", v.allText())
+	}
+	// Four latency histograms, every bar with a hover title; TTFT and TPOT
+	// carry their SLO bound, every one its percentile markers.
+	for _, tc := range []struct {
+		title string
+		slo   bool
+	}{{"Time to first token", true}, {"Time per output token", true}, {"Inter-token latency (every token)", false}, {"End-to-end latency", false}} {
+		f := figure(t, doc, tc.title)
+		bars := f.find("rect", "bar")
+		if len(bars) == 0 || len(bars) > maxBars+1 {
+			t.Errorf("%s: %d bars", tc.title, len(bars))
+		}
+		for _, r := range bars {
+			if len(r.kids) != 1 || r.kids[0].name != "title" || r.kids[0].text == "" {
+				t.Fatalf("%s: a bar without a hover title", tc.title)
+			}
+		}
+		if got := strings.Join(markerLabels(f, "marker"), ","); got != "p50,p90,p99" {
+			t.Errorf("%s: markers %q, want p50,p90,p99", tc.title, got)
+		}
+		if got := len(markerLabels(f, "slo")); (got == 1) != tc.slo {
+			t.Errorf("%s: %d SLO lines", tc.title, got)
+		}
+	}
+	// The TTFT bars hold every completed request: 396 of 400 requests.
+	var sum int64
+	for _, r := range figure(t, doc, "Time to first token").find("rect", "bar") {
+		sum += barCount(t, r.kids[0].text)
+	}
+	if sum != 396 {
+		t.Errorf("TTFT bars hold %d requests, want 396", sum)
+	}
+	// Time series: output, in-flight (with the server's running and
+	// waiting), completions, lag, and the server's KV cache.
+	tl := doc.byID("timeline")
+	if n := len(tl.find("figure", "chart")); n != 5 {
+		t.Errorf("%d time charts, want 5", n)
+	}
+	inflight := figure(t, doc, "Requests in flight")
+	if n := len(inflight.find("path", "line")); n != 3 {
+		t.Errorf("in-flight chart has %d lines, want client, running and waiting", n)
+	}
+	for _, f := range tl.find("figure", "chart") {
+		if n := len(f.find("rect", "hover")); n == 0 || n > maxTimePoints {
+			t.Errorf("%d hover bands", n)
+		}
+	}
+	// The server's phases: queue, prefill, decode.
+	if segs := doc.byID("server").find("g", "seg"); len(segs) != 3 {
+		t.Errorf("%d phase segments, want 3", len(segs))
+	}
+	// Errors: two groups, markup in messages kept as text.
+	rows := doc.byID("errors").find("tr", "")
+	if len(rows) != 3 {
+		t.Fatalf("error table has %d rows, want a header and 2", len(rows))
+	}
+	if txt := rows[1].allText(); !strings.Contains(txt, `upstream <error> & "quote"`) || !strings.Contains(txt, "500") {
+		t.Errorf("first error row %q", txt)
+	}
+	// Configuration from the header.
+	if txt := doc.byID("config").allText(); !strings.Contains(txt, "request_rate20") || !strings.Contains(txt, "SLOttft<=120ms,tpot<=20ms") {
+		t.Errorf("configuration: %q", txt)
+	}
+	// The embedded data is the run's Result.
+	data := doc.byID("goodput-result")
+	var res metrics.Result
+	if err := json.Unmarshal([]byte(data.text), &res); err != nil || res.Counts.Total != 400 || res.Counts.Failed != 4 {
+		t.Errorf("embedded result: %v, %+v", err, res.Counts)
+	}
+	if !strings.Contains(doc.find("footer", "")[0].text, "goodput test") {
+		t.Error("footer does not name the tool")
+	}
+}
+
+// barCount reads the count from a bar's hover title, "lo–hi ms: n
+// requests (s %)".
+func barCount(t *testing.T, title string) int64 {
+	t.Helper()
+	_, rest, _ := strings.Cut(title, ": ")
+	f := strings.Fields(rest)
+	if len(f) == 0 {
+		t.Fatalf("bar title %q", title)
+	}
+	n, err := strconv.ParseInt(f[0], 10, 64)
+	if err != nil {
+		t.Fatalf("bar title %q: %v", title, err)
+	}
+	return n
+}
+
+func TestRunHTMLWithoutSLO(t *testing.T) {
+	recs := fixedRecords(50, 100*time.Millisecond, 0, 4, 10*time.Millisecond, func(i int) time.Duration { return time.Duration(10+i) * time.Millisecond })
+	run := build(record.Header{}, recs, RunOptions{})
+	var b bytes.Buffer
+	if err := WriteRunHTML(&b, run, HTMLOptions{Title: "Nightly <run>"}); err != nil {
+		t.Fatal(err)
+	}
+	doc := parsePage(t, b.Bytes())
+	checkSelfContained(t, doc)
+	if h1 := doc.find("h1", ""); len(h1) != 1 || h1[0].text != "Nightly <run>" {
+		t.Errorf("heading %v", h1)
+	}
+	v := doc.byID("verdict")
+	if !strings.Contains(v.attrs["class"], "info") || !strings.Contains(v.allText(), "No SLO was given") {
+		t.Errorf("verdict: %s", v.allText())
+	}
+	if n := len(doc.find("g", "slo")); n != 0 {
+		t.Errorf("%d SLO lines without an SLO", n)
+	}
+	if doc.byID("server") != nil {
+		t.Error("a server section without a server series")
+	}
+	if txt := doc.byID("errors").allText(); !strings.Contains(txt, "No request failed.") {
+		t.Errorf("errors: %q", txt)
+	}
+}
+
+func TestRunHTMLEmptyRun(t *testing.T) {
+	// A run with no measured request still renders a valid page that says so.
+	run := build(record.Header{}, nil, RunOptions{SLO: mustSLO(t, "ttft<=1s")})
+	var b bytes.Buffer
+	if err := WriteRunHTML(&b, run, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	doc := parsePage(t, b.Bytes())
+	checkSelfContained(t, doc)
+	if n := len(doc.all(func(x *node) bool { return x.name == "text" && x.attrs["class"] == "empty" })); n != 4 {
+		t.Errorf("%d empty-chart notes, want 4", n)
+	}
+	if !strings.Contains(doc.byID("verdict").allText(), "No request was measured.") {
+		t.Error("the verdict does not say nothing was measured")
+	}
+	if err := WriteRunHTML(&b, nil, HTMLOptions{}); err == nil {
+		t.Error("a nil run renders")
+	}
+}
+
+func TestSweepHTMLStructure(t *testing.T) {
+	sum := simpleSweep(t)
+	s := &Sweep{Name: "nightly", Path: "runs/sweep.json", Summary: sum, Records: map[string][]string{
+		sweep.Concurrency(16).String(): {"c16.jsonl", "c16-r2.jsonl"},
+	}}
+	var b bytes.Buffer
+	if err := WriteSweepHTML(&b, s, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	doc := parsePage(t, b.Bytes())
+	checkSelfContained(t, doc)
+	if !sum.Power.Found || !sum.GoodputPeak.Found || !sum.Operating.Found {
+		t.Fatalf("the fixture should have a knee, a peak and an operating point: %+v", sum)
+	}
+	// The latency–throughput curves: p50 and p99 lines, a hover title on
+	// every point, the picks marked.
+	for _, title := range []string{"TTFT against throughput", "TPOT against throughput"} {
+		f := figure(t, doc, title)
+		if n := len(f.find("path", "line")); n != 2 {
+			t.Errorf("%s: %d lines, want p50 and p99", title, n)
+		}
+		pts := f.find("circle", "point")
+		if len(pts) != 2*len(sum.Points) {
+			t.Errorf("%s: %d points, want %d", title, len(pts), 2*len(sum.Points))
+		}
+		for _, p := range pts {
+			if len(p.kids) != 1 || !strings.Contains(p.kids[0].text, "load ") {
+				t.Fatalf("%s: a point without its hover", title)
+			}
+		}
+		labels := strings.Join(markerLabels(f, "pick"), " | ")
+		for _, want := range []string{"knee", "peak", "operating"} {
+			if !strings.Contains(labels, want) {
+				t.Errorf("%s: picks %q lack %q", title, labels, want)
+			}
+		}
+	}
+	figure(t, doc, "Throughput and goodput")
+	att := figure(t, doc, "SLO attainment")
+	if got := markerLabels(att, "target"); len(got) != 1 || got[0] != "target 90.0 %" {
+		t.Errorf("attainment target line %v", got)
+	}
+	// Every point in the table, marks on the picked rows.
+	rows := doc.byID("points").find("table", "points")[0].find("tr", "")
+	if len(rows) != len(sum.Points)+1 {
+		t.Errorf("points table has %d rows, want %d", len(rows), len(sum.Points)+1)
+	}
+	op := rows[sum.Operating.Index+1].allText()
+	if !strings.Contains(op, "op") {
+		t.Errorf("operating point row %q lacks its mark", op)
+	}
+	if txt := doc.byID("points").allText(); !strings.Contains(txt, "c16.jsonl, c16-r2.jsonl") {
+		t.Error("the point's record files are not listed")
+	}
+	// The embedded data is the sweep file itself.
+	back, err := sweep.ReadJSON(strings.NewReader(doc.byID("goodput-sweep").text))
+	if err != nil || len(back.Points) != len(sum.Points) || back.Operating.Load != sum.Operating.Load {
+		t.Errorf("embedded sweep: %v", err)
+	}
+	if err := WriteSweepHTML(&b, &Sweep{}, HTMLOptions{}); err == nil {
+		t.Error("an empty sweep renders")
+	}
+}
+
+func TestSweepHTMLUnboundedRate(t *testing.T) {
+	// A rate sweep ending at an unbounded rate: the rate is drawn beyond
+	// the highest finite one (a quarter further on this linear axis), and
+	// the page says so.
+	var points []sweep.Point
+	for i, r := range []float64{1, 2, 4, math.Inf(1)} {
+		s := sweep.Sample{Requests: 100, OutputThroughput: 100 * float64(i+1), Goodput: 90 * float64(i+1), RequestThroughput: float64(i + 1), Attainment: 0.9,
+			TTFT: sweep.Dist{P50: 0.1, P99: 0.2}, TPOT: sweep.Dist{P50: 0.01, P99: 0.02}}
+		p, err := sweep.NewPoint(sweep.Rate(r), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		points = append(points, p)
+	}
+	sum, err := sweep.Analyze(points, sweep.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := WriteSweepHTML(&b, &Sweep{Name: "rates", Summary: sum}, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	doc := parsePage(t, b.Bytes())
+	if txt := doc.byID("load").allText(); !strings.Contains(txt, "unbounded request rate (every request at once) is drawn at 5 req/s") {
+		t.Errorf("load section: %q", txt)
+	}
+	if n := len(figure(t, doc, "Throughput and goodput").find("circle", "point")); n != 8 {
+		t.Errorf("%d points, want all 8 (the unbounded rate included)", n)
+	}
+}
+
+// TestReportSize100k is the size half of the issue's 100,000-request
+// promise (the opening time is measured by BenchmarkBrowserOpen): the
+// page stays far below 5 MB because charts are reduced before drawing.
+func TestReportSize100k(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a 100,000-request run")
+	}
+	run := largeRun(t, 100_000)
+	var b bytes.Buffer
+	if err := WriteRunHTML(&b, run, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if b.Len() >= 5<<20 {
+		t.Errorf("report of 100,000 requests is %d bytes, want under 5 MiB", b.Len())
+	}
+	t.Logf("report of %d requests: %d bytes", run.Result.Counts.Total, b.Len())
+	doc := parsePage(t, b.Bytes())
+	checkSelfContained(t, doc)
+	if n := len(doc.byID("timeline").find("rect", "hover")); n > 5*maxTimePoints {
+		t.Errorf("%d hover bands over the time charts, want at most %d", n, 5*maxTimePoints)
+	}
+}

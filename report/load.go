@@ -1,0 +1,456 @@
+package report
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/goodput-dev/goodput/metrics"
+	"github.com/goodput-dev/goodput/promscrape"
+	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/slo"
+	"github.com/goodput-dev/goodput/sweep"
+)
+
+// Input is what Load found: a run or a sweep (exactly one is set).
+type Input struct {
+	Run   *Run
+	Sweep *Sweep
+}
+
+// Sweep is a sweep file ready to render.
+type Sweep struct {
+	Name    string // the file's stem
+	Path    string
+	Summary sweep.Summary
+	// Records maps a load (its canonical form, Load.String) to the record
+	// files of its measurements found beside the sweep file, by base name,
+	// so that a report can say where each point's requests are.
+	Records map[string][]string
+}
+
+// loadLabel is the record label a sweep sets to each measurement's load
+// (sweeprun.LabelLoad), in the load's canonical form.
+const loadLabel = "load"
+
+// SummaryFile is the summary `goodput bench --save-result` writes beside a
+// run's records (bench.SummaryFile), as far as a report reads it.
+type SummaryFile struct {
+	Kind        string          `json:"kind"` // SummaryKind
+	Header      record.Header   `json:"run"`
+	Records     string          `json:"records,omitempty"`
+	Interrupted bool            `json:"interrupted,omitempty"`
+	Result      *metrics.Result `json:"result"`
+	Generator   struct {
+		LagP99   float64  `json:"dispatch_lag_p99_seconds"`
+		LagMax   float64  `json:"dispatch_lag_max_seconds"`
+		Limited  bool     `json:"generator_limited"`
+		Warnings []string `json:"warnings,omitempty"`
+	} `json:"generator"`
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// SLO returns the per-request SLO the run was summarised with; nil when
+// it had none.
+func (s *SummaryFile) SLO() (slo.Conditions, error) {
+	if s.Result == nil || s.Result.Goodput == nil || s.Result.Goodput.SLO == "" {
+		return nil, nil
+	}
+	cs, err := slo.ParseConditions(s.Result.Goodput.SLO)
+	if err != nil {
+		return nil, fmt.Errorf("the run's SLO: %w", err)
+	}
+	return cs, nil
+}
+
+// SummaryBeside reads the summary file written beside a run's records
+// (NAME.summary.json for NAME.jsonl); nil without error when there is none.
+func SummaryBeside(records string) (*SummaryFile, error) {
+	if records == "-" || !strings.HasSuffix(records, RecordsSuffix) {
+		return nil, nil
+	}
+	path := strings.TrimSuffix(records, RecordsSuffix) + SummarySuffix
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadSummaryFile(f, path)
+}
+
+// SummaryKind marks a run summary file.
+const SummaryKind = "goodput.summary"
+
+// File name suffixes of the files a run leaves in its result directory.
+const (
+	RecordsSuffix = ".jsonl"
+	SummarySuffix = ".summary.json"
+	// ServerSuffix names the server's series (a promscrape.Series as
+	// JSON) saved beside the records: run.jsonl, run.server.json.
+	ServerSuffix = ".server.json"
+)
+
+// ReadSummaryFile reads a run summary from r; name is used in errors.
+func ReadSummaryFile(r io.Reader, name string) (*SummaryFile, error) {
+	var s SummaryFile
+	dec := json.NewDecoder(r)
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("%s: summary file: %w", name, err)
+	}
+	if s.Kind != SummaryKind {
+		return nil, fmt.Errorf("%s: not a run summary: kind %q, want %q", name, s.Kind, SummaryKind)
+	}
+	if s.Result == nil {
+		return nil, fmt.Errorf("%s: summary file has no result", name)
+	}
+	return &s, nil
+}
+
+// ReadServerSeries reads a server series saved as JSON; name is used in
+// errors.
+func ReadServerSeries(r io.Reader, name string) (*promscrape.Series, error) {
+	var s promscrape.Series
+	if err := json.NewDecoder(r).Decode(&s); err != nil {
+		return nil, fmt.Errorf("%s: server series: %w", name, err)
+	}
+	for i := 1; i < len(s.Samples); i++ {
+		if s.Samples[i].At.Before(s.Samples[i-1].At) {
+			return nil, fmt.Errorf("%s: server series: sample %d is earlier than sample %d", name, i+1, i)
+		}
+	}
+	return &s, nil
+}
+
+// Load reads what path names for a report:
+//
+//   - a record file of any format record.Open reads ("-" reads stdin);
+//   - a run summary file, whose records it then reads;
+//   - a sweep file;
+//   - a directory holding one of those: a sweep file (sweep.json, or the
+//     only JSON file that is one), or a single run's records (NAME.jsonl).
+//
+// Beside a run's records NAME.jsonl it also reads NAME.summary.json (for
+// the generator's warnings, and the SLO when o asks for the run's own) and
+// NAME.server.json (the server's series), when they exist.
+func Load(path string, stdin io.Reader, o RunOptions) (Input, error) {
+	kind, file, err := Locate(path)
+	if err != nil {
+		return Input{}, err
+	}
+	if kind == KindSweep {
+		s, err := LoadSweep(file)
+		return Input{Sweep: s}, err
+	}
+	run, err := LoadRun(file, stdin, o)
+	return Input{Run: run}, err
+}
+
+// Kinds of input Locate finds.
+const (
+	KindRun   = "run"
+	KindSweep = "sweep"
+)
+
+// Locate says what path holds, as Load reads it: KindRun with the records
+// file to read ("-" stays "-"), or KindSweep with the sweep file.
+func Locate(path string) (kind, file string, err error) {
+	if path == "-" {
+		return KindRun, path, nil
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", "", err
+	}
+	if fi.IsDir() {
+		return locateDir(path)
+	}
+	what, err := sniff(path)
+	if err != nil {
+		return "", "", err
+	}
+	switch what {
+	case "sweep":
+		return KindSweep, path, nil
+	case "summary":
+		recs, err := recordsOfSummary(path)
+		return KindRun, recs, err
+	}
+	return KindRun, path, nil
+}
+
+// sniff says what the JSON file at path holds (see sniffJSON).
+func sniff(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	return sniffJSON(f), nil
+}
+
+// sniffJSON says what a JSON document holds from its first key: "sweep"
+// (a sweep file starts with "schema"), "summary" (kind goodput.summary), or
+// "records" for anything else, which record.Open then recognises or
+// rejects. It reads at most the first MiB.
+func sniffJSON(r io.Reader) string {
+	dec := json.NewDecoder(bufio.NewReader(io.LimitReader(r, 1<<20)))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return "records"
+	}
+	t, err := dec.Token()
+	if err != nil {
+		return "records"
+	}
+	switch t {
+	case "schema":
+		return "sweep"
+	case "kind":
+		var v string
+		if dec.Decode(&v) == nil && v == SummaryKind {
+			return "summary"
+		}
+	}
+	return "records"
+}
+
+// recordsOfSummary returns the records file a summary names: as written,
+// or, when the run's directory has moved, the file of that name beside
+// the summary.
+func recordsOfSummary(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	s, err := ReadSummaryFile(f, path)
+	if err != nil {
+		return "", err
+	}
+	beside := filepath.Join(filepath.Dir(path), strings.TrimSuffix(filepath.Base(path), SummarySuffix)+RecordsSuffix)
+	candidates := []string{beside}
+	if s.Records != "" {
+		candidates = []string{s.Records, filepath.Join(filepath.Dir(path), filepath.Base(s.Records)), beside}
+	}
+	for _, c := range candidates {
+		if fi, err := os.Stat(c); err == nil && !fi.IsDir() {
+			return c, nil
+		}
+	}
+	return "", fmt.Errorf("%s: the run's records (%s) were not found: a report needs them; name the records file instead", path, candidates[0])
+}
+
+func locateDir(dir string) (kind, file string, err error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", "", err
+	}
+	var records, sweeps []string
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		name := e.Name()
+		p := filepath.Join(dir, name)
+		switch {
+		case strings.HasSuffix(name, RecordsSuffix):
+			records = append(records, p)
+		case strings.HasSuffix(name, ".json") && !strings.HasSuffix(name, SummarySuffix) && !strings.HasSuffix(name, ServerSuffix):
+			if k, err := sniff(p); err == nil && k == "sweep" {
+				sweeps = append(sweeps, p)
+			}
+		}
+	}
+	if i := slices.IndexFunc(sweeps, func(p string) bool { return filepath.Base(p) == "sweep.json" }); i >= 0 {
+		sweeps = sweeps[i : i+1]
+	}
+	switch {
+	case len(sweeps) == 1:
+		return KindSweep, sweeps[0], nil
+	case len(sweeps) > 1:
+		return "", "", fmt.Errorf("%s: several sweep files (%s): name one", dir, baseNames(sweeps))
+	case len(records) == 1:
+		return KindRun, records[0], nil
+	case len(records) > 1:
+		return "", "", fmt.Errorf("%s: several runs (%s): name one", dir, baseNames(records))
+	}
+	return "", "", fmt.Errorf("%s: no records (*%s) or sweep file found", dir, RecordsSuffix)
+}
+
+func baseNames(paths []string) string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = filepath.Base(p)
+	}
+	return strings.Join(out, ", ")
+}
+
+// LoadSweep reads a sweep file.
+func LoadSweep(path string) (*Sweep, error) {
+	s, err := sweep.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return &Sweep{Name: stem(path), Path: path, Summary: s, Records: pointRecords(filepath.Dir(path))}, nil
+}
+
+// pointRecords finds the record files of a sweep's measurements in dir by
+// the load label of their run headers (or first records).
+func pointRecords(dir string) map[string][]string {
+	paths, _ := filepath.Glob(filepath.Join(dir, "*"+RecordsSuffix))
+	out := map[string][]string{}
+	var r record.Record
+	for _, p := range paths {
+		f, err := record.Open(p, nil)
+		if err != nil {
+			continue
+		}
+		l := f.Header().Labels[loadLabel]
+		if l == "" && f.Next(&r) == nil {
+			l = r.Labels[loadLabel]
+		}
+		f.Close()
+		if ld, err := sweep.ParseLoad(l); err == nil {
+			out[ld.String()] = append(out[ld.String()], filepath.Base(p))
+		}
+	}
+	return out
+}
+
+// LoadRun reads the records at path ("-": from stdin) into a Run, with the
+// summary and server series found beside them (see Load).
+func LoadRun(path string, stdin io.Reader, o RunOptions) (*Run, error) {
+	var notes []string
+	base := strings.TrimSuffix(path, RecordsSuffix)
+	sum, err := SummaryBeside(path)
+	if err != nil {
+		notes = append(notes, err.Error())
+		sum = nil
+	}
+	if o.RunSLO && sum != nil {
+		cs, err := sum.SLO()
+		switch {
+		case err != nil:
+			notes = append(notes, fmt.Sprintf("%s: %v", base+SummarySuffix, err))
+		case cs != nil:
+			o.SLO = cs
+		}
+	}
+	f, err := record.Open(path, stdin)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if o.RunMethod {
+		if m, ok := HeaderMethod(f.Header()); ok {
+			o.Metrics.Method = m
+		}
+	}
+	b := NewRunBuilder(f.Header(), o)
+	var r record.Record
+	for {
+		err := f.Next(&r)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		b.Add(&r)
+	}
+	run := b.Close()
+	run.Path, run.Format, run.Summary, run.Notes = path, f.Format, sum, notes
+	run.Name = stem(path)
+	if path == "-" {
+		run.Name = "stdin"
+	}
+	if path != "-" && strings.HasSuffix(path, RecordsSuffix) {
+		if sf, err := os.Open(base + ServerSuffix); err == nil {
+			srv, err := ReadServerSeries(sf, base+ServerSuffix)
+			sf.Close()
+			if err != nil {
+				run.Notes = append(run.Notes, err.Error())
+			} else {
+				run.AttachServer(srv)
+			}
+		}
+	}
+	return run, nil
+}
+
+// AttachServer sets the server's series of the run and reads its view of
+// the measured window. A run without a wall-clock start (an import) cannot
+// be aligned with the series; a note says so.
+func (r *Run) AttachServer(s *promscrape.Series) {
+	r.Server = s
+	if s == nil {
+		return
+	}
+	if r.Header.Start.IsZero() {
+		r.Notes = append(r.Notes, "the server series cannot be aligned with the records: the run header has no start time")
+		return
+	}
+	w := r.Result.Window
+	start := r.Header.Start.Add(time.Duration(w.Start))
+	end := r.Header.Start.Add(time.Duration(w.End))
+	win, err := s.Between(start, end)
+	if err != nil {
+		r.Notes = append(r.Notes, fmt.Sprintf("server series: %v", err))
+		return
+	}
+	r.ServerWindow = &win
+}
+
+// stem returns a file's base name without its extensions: "run" for
+// "dir/run.summary.json" or "dir/run.jsonl".
+func stem(path string) string {
+	b := filepath.Base(path)
+	for _, suf := range []string{SummarySuffix, ServerSuffix, RecordsSuffix, ".json"} {
+		if strings.HasSuffix(b, suf) && len(b) > len(suf) {
+			return strings.TrimSuffix(b, suf)
+		}
+	}
+	return b
+}
+
+// HeaderMethod returns the percentile method a run header's configuration
+// names (percentile_method), and false when it names none or one this
+// version does not know.
+func HeaderMethod(h record.Header) (metrics.Method, bool) {
+	v, ok := configString(h, "percentile_method")
+	if !ok {
+		return 0, false
+	}
+	m, err := metrics.ParseMethod(v)
+	return m, err == nil
+}
+
+// configString returns a string value of the header's configuration.
+func configString(h record.Header, key string) (string, bool) {
+	v, ok := configValue(h, key)
+	s, isStr := v.(string)
+	return s, ok && isStr
+}
+
+// configValue returns a value of the header's configuration, decoded from
+// JSON, and false when the header has no configuration or not that key.
+func configValue(h record.Header, key string) (any, bool) {
+	if len(h.Config) == 0 {
+		return nil, false
+	}
+	var m map[string]any
+	if json.Unmarshal(h.Config, &m) != nil {
+		return nil, false
+	}
+	v, ok := m[key]
+	return v, ok
+}
