@@ -44,22 +44,22 @@ func golden(t *testing.T, name string, got []byte) {
 
 // simLoad describes a seeded open-loop load on the simulator.
 type simLoad struct {
-	seed      uint64  // arrivals and prompt lengths
-	simSeed   uint64  // the simulator's own randomness (output lengths); 0 means seed
+	seed    uint64 // arrivals and prompt lengths
+	simSeed uint64 // the simulator's own randomness (output lengths); 0 means seed
 	// jitter delays each arrival by up to this much, drawn with
 	// jitterSeed: the few milliseconds by which two runs of one schedule
 	// differ in when requests actually leave.
 	jitter     time.Duration
 	jitterSeed uint64
-	requests  int     // how many
-	rate      float64 // Poisson arrivals per second; 0 sends at a constant 1/interval
-	interval  time.Duration
-	promptLo  int // prompt tokens drawn uniformly in [promptLo, promptLo+promptSpan)
-	promptSp  int
-	maxTokens int
-	ignoreEOS bool
-	profile   sim.Profile
-	maxSeqs   int
+	requests   int     // how many
+	rate       float64 // Poisson arrivals per second; 0 sends at a constant 1/interval
+	interval   time.Duration
+	promptLo   int // prompt tokens drawn uniformly in [promptLo, promptLo+promptSpan)
+	promptSp   int
+	maxTokens  int
+	ignoreEOS  bool
+	profile    sim.Profile
+	maxSeqs    int
 }
 
 // simulate runs l in virtual time and returns a header and the records.
