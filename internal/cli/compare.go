@@ -1,0 +1,150 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/spf13/cobra"
+
+	"github.com/goodput-dev/goodput/metrics"
+	"github.com/goodput-dev/goodput/report"
+)
+
+func newCompareCmd(env *Env) *cobra.Command {
+	var (
+		mf        metricsFlags
+		out       string
+		format    string
+		resamples int
+		seed      uint64
+		conf      float64
+	)
+	cmd := &cobra.Command{
+		Use:   "compare BASELINE RUN [RUN...]",
+		Short: "Compare runs side by side, with confidence intervals and comparability warnings",
+		Long: `compare sets runs side by side against the first (the baseline): throughput,
+goodput, attainment, and the p50 and p99 of TTFT, TPOT, ITL and e2e, with
+absolute and relative differences.
+
+Each latency difference gets a bootstrap confidence interval (95 % by
+default): each run's requests are resampled in blocks of consecutive
+requests, since requests in flight together share the server's state. A
+difference whose interval holds zero is called noise: a 3 % change inside
+the run-to-run spread is not a regression. The intervals cover the spread
+between runs of the same seeded schedule.
+
+It warns when runs are not comparable: different output lengths or stop
+criteria (ignore_eos), different prompt lengths, warm-up excluded in one run
+but not the other, different percentile methods, different load shapes.
+
+Runs are record files (any format analyze reads) or result directories, all
+read with the same SLO and percentiles. --gate takes the gates bench does,
+checked on every run after the baseline, and regression gates against the
+baseline, such as 'regression(p99 ttft) <= 10%' (a rise of latency or error
+rate, or a fall of throughput, goodput or attainment, is a regression). The
+command exits with code 3 when a gate fails.`,
+		Example: `  goodput compare main.jsonl pr.jsonl
+  goodput compare base/ new/ --gate 'regression(p99 ttft) <= 10%' --gate 'regression(throughput) <= 5%'
+  goodput compare a.jsonl b.jsonl c.jsonl --format markdown >> $GITHUB_STEP_SUMMARY`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			files := takeGoodputWords(&mf, args)
+			if len(files) < 2 {
+				return usageErr("%s: give a baseline and at least one run to compare with it", cmd.CommandPath())
+			}
+			if format != "text" && format != "markdown" && format != "md" {
+				return usageErr("--format %q: want text or markdown", format)
+			}
+			o := report.CompareOptions{Resamples: resamples, Seed: seed, Confidence: conf}
+			var plain []string
+			for _, g := range mf.gates {
+				if !report.IsRegressionGate(g) {
+					plain = append(plain, g)
+					continue
+				}
+				rg, err := report.ParseRegressionGate(g)
+				if err != nil {
+					return usageErr("--gate: %v", err)
+				}
+				o.Regressions = append(o.Regressions, rg)
+			}
+			mf.gates = plain
+			var mo metrics.Options
+			gates, err := mf.apply(&mo)
+			if err != nil {
+				return err
+			}
+			o.Gates = gates
+			for _, rg := range o.Regressions {
+				if rg.Quantity.P > 0 {
+					mo.Percentiles = append(mo.Percentiles, rg.Quantity.P)
+				}
+			}
+			// The intervals are for p50 and p99.
+			for _, p := range []float64{50, 99} {
+				if !slices.Contains(mo.Percentiles, p) {
+					mo.Percentiles = append(mo.Percentiles, p)
+				}
+			}
+			if err := o.Validate(); err != nil {
+				return usageErr("%v", err)
+			}
+			ro, err := runOptions(mo, nil)
+			if err != nil {
+				return err
+			}
+			ro.Seed = seed
+			runs := make([]*report.Run, len(files))
+			for i, f := range files {
+				in, err := report.Load(f, env.Stdin, ro)
+				if err != nil {
+					return fmt.Errorf("compare: %w", err)
+				}
+				if in.Sweep != nil {
+					return usageErr("compare: %s is a sweep: compare takes runs (record files or run directories)", f)
+				}
+				runs[i] = in.Run
+			}
+			c, err := report.Compare(runs, o)
+			if err != nil {
+				return err
+			}
+			err = writeOutput(env, out, func(w io.Writer) error {
+				if format == "text" {
+					return report.WriteCompareText(w, c)
+				}
+				return report.WriteCompareMarkdown(w, c)
+			})
+			if err != nil {
+				return err
+			}
+			if !c.Pass {
+				failed, total := 0, 0
+				for _, rs := range c.Gates {
+					for _, g := range rs {
+						total++
+						if !g.Pass {
+							failed++
+						}
+					}
+				}
+				for _, g := range c.Regressions {
+					total++
+					if !g.Pass {
+						failed++
+					}
+				}
+				return &ExitError{Code: ExitGateFail, Err: fmt.Errorf("compare: %d of %d gates failed", failed, total)}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&out, "output", "o", "-", `file to write, "-" for standard output`)
+	f.StringVar(&format, "format", "text", "text or markdown")
+	f.IntVar(&resamples, "resamples", report.DefaultResamples, "bootstrap resamples per run (100 to 100000)")
+	f.Uint64Var(&seed, "seed", 1, "seed of the bootstrap, so that a comparison is reproducible")
+	f.Float64Var(&conf, "confidence", report.DefaultConfidence, "coverage of the intervals, e.g. 0.95 or 0.99")
+	mf.register(cmd, true)
+	return cmd
+}

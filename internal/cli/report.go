@@ -1,0 +1,296 @@
+package cli
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/goodput-dev/goodput/metrics"
+	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/slo"
+	"github.com/goodput-dev/goodput/sweep"
+)
+
+// Report formats.
+const (
+	formatHTML     = "html"
+	formatMarkdown = "markdown"
+	formatCSV      = "csv"
+)
+
+func newReportCmd(env *Env) *cobra.Command {
+	var (
+		mf     metricsFlags
+		out    string
+		format string
+		title  string
+	)
+	cmd := &cobra.Command{
+		Use:   "report RUN_OR_SWEEP",
+		Short: "Write a self-contained HTML report of a run or a sweep (or Markdown, or CSV)",
+		Long: `report renders a run or a sweep for people.
+
+RUN_OR_SWEEP is a record file (any format analyze reads, "-" for standard
+input), a run's summary file, a sweep file, or a result directory holding one
+run or one sweep. Beside a run's records NAME.jsonl it also reads
+NAME.summary.json and, when the server's metrics were saved, NAME.server.json.
+
+HTML (the default) is one file that loads nothing from the network and runs
+no script: it opens offline, today and in ten years, and prints. A run's page
+has the verdict against the SLO and gates, latency histograms with percentile
+markers and the SLO, the run over time, the server's view, errors and the
+configuration; a sweep's has the latency-throughput curves with the knee,
+goodput peak and operating point marked, and every load's numbers.
+
+Markdown suits pull requests and issues. CSV is one row per request for a run
+(per-request metrics) and one row per load for a sweep.
+
+Without --slo or --goodput a run is judged against the SLO it was run with
+(from its summary file), else the default; with --gate the command exits
+with code 3 when a gate fails, after writing the report.`,
+		Example: `  goodput report results/ -o report.html
+  goodput report results/run.jsonl --slo 'ttft<=300ms,tpot<=30ms' --gate 'p99(ttft)<=500ms'
+  goodput report sweep.json --format markdown >> $GITHUB_STEP_SUMMARY
+  goodput report run.jsonl --format csv -o requests.csv`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			files := takeGoodputWords(&mf, args)
+			if len(files) != 1 {
+				return usageErr("%s: give one run or sweep (a record file, a summary, a sweep file or a result directory)", cmd.CommandPath())
+			}
+			format, err := reportFormat(format, out)
+			if err != nil {
+				return err
+			}
+			if out == "" && format == formatHTML {
+				out = "report.html"
+			}
+			kind, file, err := report.Locate(files[0])
+			if err != nil {
+				return fmt.Errorf("report: %w", err)
+			}
+			if kind == report.KindSweep {
+				for _, name := range []string{"slo", "goodput", "gate", "metric-percentiles", "percentile-method", "include-warmup"} {
+					if cmd.Flags().Changed(name) {
+						return usageErr("report: --%s applies to runs: a sweep's numbers were computed when it ran", name)
+					}
+				}
+				return writeSweepReport(env, file, out, format, title)
+			}
+			var mo metrics.Options
+			gates, err := mf.apply(&mo)
+			if err != nil {
+				return err
+			}
+			ro, err := runOptions(mo, gates)
+			if err != nil {
+				return err
+			}
+			ro.RunSLO = !cmd.Flags().Changed("slo") && !cmd.Flags().Changed("goodput")
+			ro.RunMethod = !cmd.Flags().Changed("percentile-method")
+			if format == formatCSV {
+				if ro.RunSLO {
+					sum, err := report.SummaryBeside(file)
+					if err != nil {
+						return fmt.Errorf("report: %w", err)
+					}
+					if sum != nil {
+						if cs, err := sum.SLO(); err == nil && cs != nil {
+							ro.SLO = cs
+						}
+					}
+				}
+				return writeRecordCSV(env, file, out, ro.SLO)
+			}
+			run, err := report.LoadRun(file, env.Stdin, ro)
+			if err != nil {
+				return fmt.Errorf("report: %w", err)
+			}
+			err = writeOutput(env, out, func(w io.Writer) error {
+				if format == formatMarkdown {
+					return report.WriteRunMarkdown(w, run)
+				}
+				return report.WriteRunHTML(w, run, report.HTMLOptions{Title: title, Tool: "goodput " + Version})
+			})
+			if err != nil {
+				return err
+			}
+			return runGates(env, run, out)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&out, "output", "o", "", `file to write, "-" for standard output (default report.html for HTML, standard output otherwise)`)
+	f.StringVar(&format, "format", "", "html, markdown or csv (default: from the --output extension, else html)")
+	f.StringVar(&title, "title", "", "heading of an HTML report")
+	mf.register(cmd, true)
+	return cmd
+}
+
+// takeGoodputWords returns the positional arguments that are not the
+// continuation of a vLLM-style `--goodput ttft:500 tpot:50`, adding those
+// that are to the flag's value.
+func takeGoodputWords(mf *metricsFlags, args []string) []string {
+	var files []string
+	for _, a := range args {
+		if len(mf.goodput) > 0 && goodputWord.MatchString(a) {
+			mf.goodput = append(mf.goodput, a)
+			continue
+		}
+		files = append(files, a)
+	}
+	return files
+}
+
+// reportFormat resolves --format, defaulting from the output's extension.
+func reportFormat(format, out string) (string, error) {
+	switch strings.ToLower(format) {
+	case "html", "htm":
+		return formatHTML, nil
+	case "markdown", "md":
+		return formatMarkdown, nil
+	case "csv":
+		return formatCSV, nil
+	case "":
+	default:
+		return "", usageErr("--format %q: want html, markdown or csv", format)
+	}
+	switch strings.ToLower(filepath.Ext(out)) {
+	case ".md", ".markdown":
+		return formatMarkdown, nil
+	case ".csv":
+		return formatCSV, nil
+	}
+	return formatHTML, nil
+}
+
+// runOptions turns the summary options the shared flags built into a
+// report's: the SLO as conditions (to draw its bounds) and the gates.
+func runOptions(mo metrics.Options, gates slo.Gates) (report.RunOptions, error) {
+	ro := report.RunOptions{Metrics: mo, Gates: gates}
+	if mo.SLO != "" {
+		cs, err := slo.ParseConditions(mo.SLO)
+		if err != nil {
+			return ro, usageErr("--slo: %v", err)
+		}
+		ro.SLO = cs
+	}
+	ro.Metrics.Good, ro.Metrics.SLO = nil, ""
+	return ro, nil
+}
+
+// writeOutput writes to the file out ("-" or empty: standard output)
+// through write, replacing the file only once everything was written.
+func writeOutput(env *Env, out string, write func(io.Writer) error) error {
+	if out == "" || out == "-" {
+		bw := bufio.NewWriter(env.Stdout)
+		if err := write(bw); err != nil {
+			return err
+		}
+		return bw.Flush()
+	}
+	dir := filepath.Dir(out)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(out)+".*")
+	if err != nil {
+		return fmt.Errorf("--output: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	bw := bufio.NewWriter(tmp)
+	if err := write(bw); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("--output %s: %w", out, err)
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return fmt.Errorf("--output %s: %w", out, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("--output %s: %w", out, err)
+	}
+	if err := os.Rename(tmp.Name(), out); err != nil {
+		return fmt.Errorf("--output: %w", err)
+	}
+	return nil
+}
+
+// runGates prints the run's gate results (to standard error when the
+// report itself went to standard output) and fails with ExitGateFail when
+// one failed.
+func runGates(env *Env, run *report.Run, out string) error {
+	w := env.Stdout
+	if out == "" || out == "-" {
+		w = env.Stderr
+	} else {
+		fmt.Fprintf(w, "wrote %s\n", out)
+	}
+	failed := 0
+	for _, g := range run.Gates {
+		fmt.Fprintf(w, "Gate: %s\n", g)
+		if !g.Pass {
+			failed++
+		}
+	}
+	if failed > 0 {
+		return &ExitError{Code: ExitGateFail, Err: fmt.Errorf("%d of %d gates failed", failed, len(run.Gates))}
+	}
+	return nil
+}
+
+func writeSweepReport(env *Env, file, out, format, title string) error {
+	s, err := report.LoadSweep(file)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	err = writeOutput(env, out, func(w io.Writer) error {
+		switch format {
+		case formatMarkdown:
+			return report.WriteSweepMarkdown(w, s)
+		case formatCSV:
+			return sweep.WriteCSV(w, s.Summary.Points)
+		}
+		return report.WriteSweepHTML(w, s, report.HTMLOptions{Title: title, Tool: "goodput " + Version})
+	})
+	if err == nil && out != "" && out != "-" {
+		fmt.Fprintf(env.Stdout, "wrote %s\n", out)
+	}
+	return err
+}
+
+// writeRecordCSV streams a run's records into per-request CSV rows.
+func writeRecordCSV(env *Env, file, out string, cs slo.Conditions) error {
+	f, err := record.Open(file, env.Stdin)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	defer f.Close()
+	err = writeOutput(env, out, func(w io.Writer) error {
+		c := report.NewRecordCSV(w, cs)
+		var r record.Record
+		for {
+			err := f.Next(&r)
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				return fmt.Errorf("report: %w", err)
+			}
+			if err := c.Write(&r); err != nil {
+				return err
+			}
+		}
+		return c.Flush()
+	})
+	if err == nil && out != "" && out != "-" {
+		fmt.Fprintf(env.Stdout, "wrote %s\n", out)
+	}
+	return err
+}
