@@ -29,7 +29,36 @@ func NewWallClock() Clock { return &wallClock{epoch: time.Now()} }
 
 func (c *wallClock) Now() time.Duration { return time.Since(c.epoch) }
 
+// spinWindow is how long before a deadline Sleep stops trusting the timer
+// and polls the clock instead. Go's timers sleep in the kernel's poller,
+// whose timeout has millisecond resolution, so a timer alone typically
+// fires up to a millisecond late; polling the last stretch lands within
+// microseconds when the CPU is free.
+const spinWindow = time.Millisecond
+
 func (c *wallClock) Sleep(ctx context.Context, t time.Duration, wake <-chan struct{}) {
+	d := t - c.Now()
+	if d <= 0 {
+		return
+	}
+	if wake == nil && d < forever {
+		// A step's end: poll for the last stretch. Never spin for more than
+		// a fifth of the wait, so that short steps do not become a busy
+		// loop. The poll keeps the processor: yielding would queue the loop
+		// behind every stream it is about to wake.
+		spin := min(spinWindow, d/5)
+		if d > spin {
+			c.timerSleep(ctx, t-spin, nil)
+		}
+		for c.Now() < t && ctx.Err() == nil {
+		}
+		return
+	}
+	c.timerSleep(ctx, t, wake)
+}
+
+// timerSleep blocks on a timer until t, a wake-up or ctx's end.
+func (c *wallClock) timerSleep(ctx context.Context, t time.Duration, wake <-chan struct{}) {
 	d := t - c.Now()
 	if d <= 0 {
 		return

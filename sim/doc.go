@@ -71,8 +71,9 @@
 // Prompts are tokenized, and output text generated, with goodput's built-in
 // tokenizer (package tokenizer), so the token counts a client derives from
 // the streamed text agree exactly with the usage the server reports. Chat
-// messages are rendered with a small template before tokenization (see
-// chatPrompt), so a chat prompt counts a few tokens of markup per message.
+// messages are rendered with a small template before tokenization, each as
+// "<|role|>\ncontent\n" followed by a final "<|assistant|>\n", so a chat
+// prompt counts a few tokens of markup per message.
 //
 // # Faults
 //

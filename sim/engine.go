@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math/rand/v2"
+	"slices"
 	"time"
 )
 
@@ -109,11 +110,8 @@ func (e *engine) abort(s *seq, now time.Duration) {
 	case stateWaiting:
 		e.waiting.remove(s)
 	case stateRunning:
-		for i, r := range e.running {
-			if r == s {
-				e.running = append(e.running[:i], e.running[i+1:]...)
-				break
-			}
+		if i := slices.Index(e.running, s); i >= 0 {
+			e.running = slices.Delete(e.running, i, i+1)
 		}
 		e.kv.release(s.blocks)
 		s.blocks = nil

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/goodput-dev/goodput/tokenizer"
@@ -102,7 +101,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p generationPa
 	}
 
 	id := s.nextID.Add(1)
-	st := &stream{notify: make(chan struct{}, 1)}
+	st := newStream()
 	q := &seq{
 		id:        id,
 		prompt:    toInt32(prompt),
@@ -131,36 +130,6 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p generationPa
 	}
 }
 
-// stream is the hand-off between the engine loop and one HTTP response.
-type stream struct {
-	notify chan struct{} // capacity 1: progress since the handler last looked
-
-	mu     sync.Mutex // guards tokens, done and finish
-	tokens int        // output tokens produced so far
-	done   bool
-	finish string
-}
-
-// emit runs on the engine goroutine: it publishes s's progress and wakes
-// the handler without ever blocking the engine.
-func (st *stream) emit(q *seq, _ time.Duration) {
-	st.mu.Lock()
-	st.tokens = q.generated
-	st.done = q.state == stateFinished
-	st.finish = q.finish
-	st.mu.Unlock()
-	select {
-	case st.notify <- struct{}{}:
-	default:
-	}
-}
-
-func (st *stream) progress() (tokens int, done bool, finish string) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.tokens, st.done, st.finish
-}
-
 // exchange is one generation request being answered.
 type exchange struct {
 	s    *Server
@@ -174,17 +143,29 @@ type exchange struct {
 	id   string
 }
 
-// wait blocks until the engine reports progress. It reports false, having
-// aborted the request, when the client left or the server closed.
-func (x *exchange) wait() (ok, closing bool) {
-	select {
-	case <-x.st.notify:
-		return true, false
-	case <-x.ctx.Done():
-		x.s.abort(x.q)
-		return false, false
-	case <-x.s.closing:
-		return false, true
+// next blocks until the stream has more than written tokens or is done,
+// and returns its progress. It reports ok false, having aborted the
+// request, when the client left, and closing true when the server closes.
+func (x *exchange) next(written int) (n int, done bool, finish string, ok, closing bool) {
+	for {
+		// The tick is taken before the progress is read: progress published
+		// after this read comes with the tick's broadcast.
+		tick := x.s.currentTick()
+		if n, done, finish = x.st.load(); n > written || done {
+			return n, done, finish, true, false
+		}
+		wake := tick
+		if written == 0 {
+			wake = x.st.first // not running yet: only its own first token matters
+		}
+		select {
+		case <-wake:
+		case <-x.ctx.Done():
+			x.s.abort(x.q)
+			return n, done, finish, false, false
+		case <-x.s.closing:
+			return n, done, finish, false, true
+		}
 	}
 }
 
@@ -203,7 +184,7 @@ func (x *exchange) streamAnswer() {
 	var buf, text []byte
 	written := 0
 	for {
-		ok, closing := x.wait()
+		n, done, finish, ok, closing := x.next(written)
 		if closing {
 			_, _ = w.Write([]byte(`data: {"error":{"message":"the server is shutting down","type":"ServiceUnavailableError","code":503}}` + "\n\n"))
 			_ = rc.Flush()
@@ -212,7 +193,6 @@ func (x *exchange) streamAnswer() {
 		if !ok {
 			return
 		}
-		n, done, finish := x.st.progress()
 		buf = buf[:0]
 		for written < n {
 			pos := written + 1
@@ -282,8 +262,11 @@ func (x *exchange) send(rc *http.ResponseController, b []byte) bool {
 }
 
 func (x *exchange) wholeAnswer() {
-	for {
-		ok, closing := x.wait()
+	var n int
+	var finish string
+	for done := false; !done; {
+		var ok, closing bool
+		n, done, finish, ok, closing = x.next(n)
 		if closing {
 			writeError(x.w, http.StatusServiceUnavailable, "the server is shutting down")
 			return
@@ -291,11 +274,7 @@ func (x *exchange) wholeAnswer() {
 		if !ok {
 			return
 		}
-		if _, done, _ := x.st.progress(); done {
-			break
-		}
 	}
-	n, _, finish := x.st.progress()
 	rc := http.NewResponseController(x.w)
 	if x.plan.stallAt > 0 && !sleepCtx(x.ctx, x.plan.stall) {
 		return

@@ -58,11 +58,15 @@ func (s *Server) loop(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
+		woke := clk.Now() - end
 		for _, q := range s.eng.emitted {
 			q.sink.emit(q, end)
 		}
+		if len(s.eng.emitted) > 0 {
+			s.broadcast()
+		}
 		late := clk.Now() - end
-		s.lag.add(late)
+		s.lag.add(woke, late)
 		s.waiting.Store(int64(s.eng.waiting.len()))
 		start = end
 		if late > resyncAfter {

@@ -30,7 +30,8 @@ type Server struct {
 	lag     lagRecorder
 
 	nextID  atomic.Int64
-	waiting atomic.Int64 // the engine's waiting queue, published each step
+	waiting atomic.Int64                  // the engine's waiting queue, published each step
+	tick    atomic.Pointer[chan struct{}] // closed by each step's broadcast (see stream)
 
 	mu      sync.Mutex // guards inbox, aborts, state and cancel
 	inbox   []*seq     // submitted, not yet handed to the engine, in arrival order
@@ -66,6 +67,8 @@ func New(opts Options) (*Server, error) {
 		closing: make(chan struct{}),
 	}
 	s.eng = newEngine(c.engine, s.m)
+	tick := make(chan struct{})
+	s.tick.Store(&tick)
 	s.routes()
 	// Build the tokenizer's tables now rather than inside the first
 	// request, which would otherwise see tens of milliseconds added.
@@ -195,6 +198,10 @@ func (s *Server) Profile() Profile { return s.cfg.profile }
 
 // StepTiming reports how late the engine loop has emitted its steps.
 func (s *Server) StepTiming() StepTiming { return s.lag.summary() }
+
+// ResetStepTiming starts a new StepTiming window, so that a benchmark can
+// leave its warm-up (connections opening, prompts prefilling) out.
+func (s *Server) ResetStepTiming() { s.lag.reset() }
 
 // submit hands a new sequence to the engine loop, stamping its arrival time.
 // It reports false when the server is not running.
