@@ -198,26 +198,40 @@ func sniff(path string) (string, error) {
 	return sniffJSON(f), nil
 }
 
-// sniffJSON says what a JSON document holds from its first key: "sweep"
-// (a sweep file starts with "schema"), "summary" (kind goodput.summary), or
-// "records" for anything else, which record.Open then recognises or
-// rejects. It reads at most the first MiB.
+// sniffJSON says what a JSON document holds from its top-level keys:
+// "sweep" (a sweep file has "schema" and "points"), "summary" (kind
+// goodput.summary), or "records" for anything else, which record.Open then
+// recognises or rejects. It reads at most the first MiB, skipping values
+// without keeping them.
 func sniffJSON(r io.Reader) string {
 	dec := json.NewDecoder(bufio.NewReader(io.LimitReader(r, 1<<20)))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return "records"
 	}
-	t, err := dec.Token()
-	if err != nil {
-		return "records"
-	}
-	switch t {
-	case "schema":
-		return "sweep"
-	case "kind":
-		var v string
-		if dec.Decode(&v) == nil && v == SummaryKind {
-			return "summary"
+	schema, points := false, false
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return "records"
+		}
+		switch t {
+		case "kind":
+			var v string
+			if dec.Decode(&v) == nil && v == SummaryKind {
+				return "summary"
+			}
+			return "records"
+		case "schema":
+			schema = true
+		case "points":
+			points = true
+		}
+		if schema && points {
+			return "sweep"
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return "records"
 		}
 	}
 	return "records"

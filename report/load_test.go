@@ -275,16 +275,19 @@ func TestReadServerSeries(t *testing.T) {
 
 func TestSniffJSON(t *testing.T) {
 	for in, want := range map[string]string{
-		`{"schema": 1, "points": []}`:                 "sweep",
-		`{"kind": "goodput.summary", "result": {}}`:   "summary",
-		`{"kind": "goodput.run", "schema": 1}`:        "records",
-		`{"ttfts": []}`:                               "records",
-		`[{"arrival": 0}]`:                            "records",
-		``:                                            "records",
-		`{"kind": 7}`:                                 "records",
-		"\n  {\"schema\":1}":                          "sweep",
-		`{"seq":0,"sched":0}` + "\n" + `{"seq":1}`:    "records",
-		`{"kind":"goodput.summary"` + "\n" + `"run":`: "summary",
+		`{"schema": 1, "points": []}`:              "sweep",
+		`{"schema": 1, "settings": {"points": 3}}`: "records", // a sweep's configuration, not its curve
+		`{"points": [], "schema": 1}`:              "sweep",   // in any order
+		`{"schema": 1, "options": {}, "verdict": "x", "points": [{"load": "concurrency=1"}]}`: "sweep",
+		`{"kind": "goodput.summary", "result": {}}`:                                           "summary",
+		`{"kind": "goodput.run", "schema": 1}`:                                                "records",
+		`{"ttfts": []}`:                                                                       "records",
+		`[{"arrival": 0}]`:                                                                    "records",
+		``:                                                                                    "records",
+		`{"kind": 7}`:                                                                         "records",
+		"\n  {\"schema\":1,\"points\":null}":                                                  "sweep",
+		`{"seq":0,"sched":0}` + "\n" + `{"seq":1}`:                                            "records",
+		`{"kind":"goodput.summary"` + "\n" + `"run":`:                                         "summary",
 	} {
 		if got := sniffJSON(strings.NewReader(in)); got != want {
 			t.Errorf("sniffJSON(%q) = %q, want %q", in, got, want)
