@@ -294,3 +294,33 @@ func writeRecordCSV(env *Env, file, out string, cs slo.Conditions) error {
 	}
 	return err
 }
+
+// writeHTMLReport renders the run or sweep at input (as report reads it)
+// as a self-contained HTML page at out, and says so on stdout: what a
+// `--report FILE` flag on bench or sweep does once the run is saved. A run
+// is read with mo's percentiles, method and SLO, so that the page agrees
+// with the summary just printed.
+func writeHTMLReport(env *Env, input, out string, mo metrics.Options) error {
+	kind, file, err := report.Locate(input)
+	if err != nil {
+		return fmt.Errorf("--report: %w", err)
+	}
+	if kind == report.KindSweep {
+		return writeSweepReport(env, file, out, formatHTML, "")
+	}
+	ro, err := runOptions(mo, nil)
+	if err != nil {
+		return err
+	}
+	run, err := report.LoadRun(file, nil, ro)
+	if err != nil {
+		return fmt.Errorf("--report: %w", err)
+	}
+	err = writeOutput(env, out, func(w io.Writer) error {
+		return report.WriteRunHTML(w, run, report.HTMLOptions{Tool: "goodput " + Version})
+	})
+	if err == nil {
+		fmt.Fprintf(env.Stdout, "wrote %s\n", out)
+	}
+	return err
+}

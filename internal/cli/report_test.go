@@ -328,3 +328,37 @@ func TestReportFormatFromExtension(t *testing.T) {
 		}
 	}
 }
+
+func TestWriteHTMLReport(t *testing.T) {
+	// What bench and sweep call for --report: a run read with the options
+	// of the summary they printed, or a sweep.
+	dir := t.TempDir()
+	h, recs := simRun(t, "H100-SXM", 40, 4, 1)
+	path := writeRunFiles(t, dir, "run", h, recs, "")
+	var mo metrics.Options
+	cs, err := slo.ParseConditions("ttft<=30ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs.Apply(&mo)
+	var stdout strings.Builder
+	env := &Env{Stdout: &stdout, Stderr: &stdout}
+	out := filepath.Join(dir, "run.html")
+	if err := writeHTMLReport(env, path, out, mo); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil || !strings.Contains(string(b), "ttft&lt;=30ms") {
+		t.Errorf("run report without its SLO (%v)", err)
+	}
+	sweepDir := writeSweepDir(t)
+	if err := writeHTMLReport(env, sweepDir, filepath.Join(dir, "sweep.html"), metrics.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if stdout.String() != "wrote "+out+"\nwrote "+filepath.Join(dir, "sweep.html")+"\n" {
+		t.Errorf("stdout %q", stdout.String())
+	}
+	if err := writeHTMLReport(env, filepath.Join(dir, "missing"), out, mo); err == nil || !strings.Contains(err.Error(), "--report") {
+		t.Errorf("missing input: %v", err)
+	}
+}
