@@ -78,7 +78,9 @@ func collectVirtual(opts Options, plan VirtualPlan) ([]record.Record, error) {
 // of virtual time from the run's start: Scheduled = Sent = arrival, one Chunk
 // per token at the end of the step that produced it, End = the last token.
 // Requests the server would refuse (an empty prompt, one longer than
-// max_model_len) come back as failed records with Status 400.
+// max_model_len) come back as failed records with Status 400. Faults are an
+// HTTP matter: virtual runs ignore Options.Faults, and the other HTTP-only
+// options (APIKey, MaxBodyBytes, Clock).
 //
 // The record passed to emit, its Chunks included, is only valid during the
 // call: StreamVirtual reuses the memory for the next record, which keeps a
