@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/sim"
 	"github.com/goodput-dev/goodput/slo"
@@ -191,41 +190,6 @@ func fixedRecords(n int, gap, lag time.Duration, tokens int, tpot time.Duration,
 		}
 	}
 	return recs
-}
-
-// simSweep measures the simulator in closed loop at each concurrency and
-// analyses the points as a sweep with the SLO given.
-func simSweep(t testing.TB, slo string, concurrencies ...int) sweep.Summary {
-	t.Helper()
-	cs := mustSLO(t, slo)
-	var points []sweep.Point
-	for _, c := range concurrencies {
-		reqs := make([]sim.VirtualRequest, 6*c+20)
-		rng := rand.New(rand.NewPCG(uint64(c), 5))
-		for i := range reqs {
-			reqs[i] = sim.VirtualRequest{PromptTokens: 300 + rng.IntN(400), MaxTokens: 200, IgnoreEOS: true}
-		}
-		recs, err := sim.RunVirtualClosed(sim.Options{Seed: 3}, c, reqs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		o := metrics.Options{}
-		cs.Apply(&o)
-		s := metrics.NewSummary(o)
-		for i := range recs {
-			s.Add(&recs[i])
-		}
-		p, err := sweep.NewPoint(sweep.Concurrency(c), sweep.FromResult(s.Close()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		points = append(points, p)
-	}
-	sum, err := sweep.Analyze(points, sweep.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sum
 }
 
 // simpleSweep is a hand-made sweep over concurrency 1 to 64 whose

@@ -164,7 +164,6 @@ type frame struct {
 	xTick, yTick func(v, step float64) string
 	b            strings.Builder // plot elements
 	legend       []legendItem
-	class        string // extra class on the svg element
 }
 
 type legendItem struct {
@@ -204,11 +203,7 @@ func (f *frame) vline(v float64, class, label, hover string, row int) {
 
 // render writes the chart as a <figure> holding an <svg>.
 func (f *frame) render(w *strings.Builder) {
-	cls := "chart"
-	if f.class != "" {
-		cls += " " + f.class
-	}
-	fmt.Fprintf(w, `<figure class="%s"><figcaption>%s</figcaption>`, cls, esc(f.title))
+	fmt.Fprintf(w, `<figure class="chart"><figcaption>%s</figcaption>`, esc(f.title))
 	fmt.Fprintf(w, `<svg class="chart" viewBox="0 0 %d %d" role="img" aria-label="%s" xmlns="http://www.w3.org/2000/svg">`,
 		chartW, chartH, esc(f.title))
 	f.axes(w)
