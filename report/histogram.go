@@ -121,7 +121,6 @@ func (h *Histogram) Display(maxBars int, include ...float64) Bars {
 			hi = v
 		}
 	}
-	hi = min(hi, h.max)
 	if hi <= 0 {
 		// Only values ≤ 0: one bar holds them.
 		out.Bars = []Bar{{Lo: h.min, Hi: 0, Count: h.nonPos}}
@@ -137,8 +136,13 @@ func (h *Histogram) Display(maxBars int, include ...float64) Bars {
 }
 
 func (h *Histogram) linearBars(out Bars, lo, hi float64, maxBars int) Bars {
-	// A sample of equal values still gets a bar a little wider than zero.
-	span := math.Max(hi-lo, 0.02*math.Abs(hi))
+	// Values that are (nearly) all equal sit in the middle of a window 2 %
+	// of their size wide, rather than in one bar as wide as the chart.
+	if pad := 0.01 * math.Abs(hi); hi-lo < 2*pad {
+		mid := (lo + hi) / 2
+		lo, hi = mid-pad, mid+pad
+	}
+	span := hi - lo
 	// Start at zero when the values lie near it, so that bar heights are
 	// read against the origin; else at a round number below the minimum.
 	start := 0.0

@@ -154,6 +154,19 @@ func TestHistogramDisplay(t *testing.T) {
 			t.Errorf("Over = %d, want the 500 ms value beyond the marker", b.Over)
 		}
 	})
+	t.Run("a marker beyond the maximum", func(t *testing.T) {
+		// Every TPOT is 15 ms and the SLO is 20 ms: the chart reaches the
+		// SLO, so its line is drawn where it belongs, not at the edge.
+		var h Histogram
+		h.Add(0.015, 400)
+		b := h.Display(60, 0.020)
+		if top := b.Bars[len(b.Bars)-1].Hi; top < 0.020 {
+			t.Errorf("chart stops at %v s, before the 20 ms SLO", top)
+		}
+		if b.Over != 0 || b.Bars[0].Count != 400 {
+			t.Errorf("first bar %+v, over %d; want all 400 in the first bar", b.Bars[0], b.Over)
+		}
+	})
 	t.Run("wide range is logarithmic", func(t *testing.T) {
 		// Values from 1 ms to 1 s span three decades: bars of equal ratio.
 		var h Histogram
