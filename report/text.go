@@ -1,5 +1,3 @@
-// Package report renders results for people and for other programs: the
-// terminal summary, JSON, and (later) Markdown, CSV and HTML.
 package report
 
 import (

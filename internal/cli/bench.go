@@ -25,6 +25,7 @@ type benchFlags struct {
 	ramp    string
 	format  string
 	quiet   bool
+	report  string
 
 	targetFlags
 	simFlags
@@ -83,6 +84,7 @@ generator, not the server, was the limit.`,
 	fl.BoolVar(&cfg.SaveResult, "save-result", false, "also write a JSON summary to --result-dir")
 	fl.StringVar(&f.format, "format", "text", "output: text, json, or vllm (text, plus a vllm bench serve result JSON in --result-dir)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress output")
+	fl.StringVar(&f.report, "report", "", "also write the run's self-contained HTML report to this file (needs --result-dir)")
 
 	registerSimFlags(fl, &f.simFlags, true)
 
@@ -102,6 +104,9 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 	cfg.Arrival.Ramp.Kind = rampKind(f.ramp)
 	if err := f.targetFlags.apply(env, &cfg); err != nil {
 		return err
+	}
+	if f.report != "" && cfg.ResultDir == "" {
+		return usageErr("--report reads the saved run: give --result-dir too")
 	}
 	switch f.format {
 	case "text", "json":
@@ -147,6 +152,11 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 	}
 	if err := printOutcome(env, f.format, out); err != nil {
 		return err
+	}
+	if f.report != "" {
+		if err := writeHTMLReport(env, out.RecordsPath, f.report, cfg.Metrics); err != nil {
+			return err
+		}
 	}
 	if err := reportGates(env, gates, out.Result); err != nil {
 		return err

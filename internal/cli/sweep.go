@@ -43,6 +43,7 @@ type sweepFlags struct {
 	resultDir      string
 	arrival        string
 	quiet          bool
+	report         string
 
 	targetFlags
 	simFlags
@@ -152,6 +153,7 @@ waiting, so a what-if sweep over a GPU and model (--sim-gpu, --sim-model,
 	fl.StringVar(&f.resultDir, "result-dir", "", "directory for every point's records and summary and the sweep files (default ./sweep-<time>)")
 	fl.DurationVar(&cfg.LagThreshold, "lag-threshold", cfg.LagThreshold, "p99 generator lag above which a point is called generator-limited")
 	fl.BoolVar(&f.quiet, "quiet", false, "no live progress within a point")
+	fl.StringVar(&f.report, "report", "", "also write the sweep's self-contained HTML report to this file")
 	return cmd
 }
 
@@ -262,6 +264,11 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 	if out != nil && len(out.Summary.Points) > 0 {
 		if perr := printSweep(env, out, simOpts, f.virtual); perr != nil && err == nil {
 			err = perr
+		}
+		if f.report != "" && out.JSONPath != "" {
+			if rerr := writeHTMLReport(env, out.JSONPath, f.report, cfg.Metrics); rerr != nil && err == nil {
+				err = rerr
+			}
 		}
 	}
 	return sweepExit(ctx, err, dir)
