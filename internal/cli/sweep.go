@@ -14,7 +14,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/goodput-dev/goodput/bench"
+	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/sim"
+	"github.com/goodput-dev/goodput/slo"
 	"github.com/goodput-dev/goodput/sweep"
 	"github.com/goodput-dev/goodput/sweeprun"
 )
@@ -182,11 +184,12 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 	if err := f.targetFlags.apply(env, &cfg); err != nil {
 		return err
 	}
-	if len(f.metrics.gates) > 0 {
-		return usageErr("--gate: a sweep has no single result to gate (gate a point with goodput bench)")
-	}
-	if _, err := f.metrics.apply(&cfg.Metrics); err != nil {
+	gates, err := f.metrics.apply(&cfg.Metrics)
+	if err != nil {
 		return err
+	}
+	if len(gates) > 0 && job.plan == nil {
+		return usageErr("--gate: an SLO search has no operating point to gate; gate a sweep, or a point with goodput analyze")
 	}
 	if err := cfg.Metrics.Validate(); err != nil {
 		return usageErr("%v", err)
@@ -269,6 +272,9 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 			if rerr := writeHTMLReport(env, out.JSONPath, f.report, cfg.Metrics); rerr != nil && err == nil {
 				err = rerr
 			}
+		}
+		if len(gates) > 0 && err == nil {
+			err = gateOperatingPoint(env, gates, out, cfg.Metrics)
 		}
 	}
 	return sweepExit(ctx, err, dir)
@@ -541,4 +547,26 @@ func printFiles(env *Env, jsonPath, csvPath string, s sweep.Summary, simOpts sim
 	}
 	_, err := fmt.Fprintf(env.Stdout, "Size a fleet for a peak demand from the operating point: %s --gpu-hour-cost <price>\n", hint)
 	return err
+}
+
+// gateOperatingPoint checks the gates against the sweep's operating point,
+// recomputed from the records of its first measurement: "at the load this
+// server should run at, does it keep these promises?". With no operating
+// point every gate fails.
+func gateOperatingPoint(env *Env, gates slo.Gates, out *sweeprun.Outcome, mo metrics.Options) error {
+	op := out.Summary.Operating
+	if !op.Found {
+		fmt.Fprintf(env.Stdout, "Gates: no operating point (%s), so every gate fails\n", op.Note)
+		return &ExitError{Code: ExitGateFail, Err: fmt.Errorf("%d of %d gates failed: no operating point", len(gates), len(gates))}
+	}
+	if out.JSONPath == "" {
+		return errors.New("--gate needs the points' records: give --result-dir")
+	}
+	records := filepath.Join(filepath.Dir(out.JSONPath), sweeprun.Measurement{Load: op.Load, Repeat: 1}.Name()+".jsonl")
+	res, _, err := analyzeFiles(env, []string{records}, mo)
+	if err != nil {
+		return fmt.Errorf("--gate: %w", err)
+	}
+	fmt.Fprintf(env.Stdout, "Gates at the operating point (%s):\n", op.Load.Short())
+	return reportGates(env, gates, res)
 }

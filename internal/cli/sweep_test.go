@@ -299,6 +299,30 @@ func TestSweepVirtualSearch(t *testing.T) {
 	}
 }
 
+// A sweep's gates are checked at its operating point, recomputed from that
+// point's records.
+func TestSweepGatesTheOperatingPoint(t *testing.T) {
+	args := []string{"--virtual", "--concurrency", "1,4,16,64", "--num-prompts", "200", "--random-input-len", "256",
+		"--random-output-len", "64", "--ignore-eos", "--slo", "ttft<=300ms"}
+	out, errOut, code := sweepCmd(t, t.Context(), nil, append(args, "--result-dir", t.TempDir(),
+		"--gate", "attainment>=0.9", "--gate", "p99(ttft)<=300ms")...)
+	if code != ExitOK || !strings.Contains(out, "Gates at the operating point (16)") || strings.Count(out, "Gate: ") != 2 {
+		t.Fatalf("passing gates: exit %d\n%s\n%s", code, errOut, out)
+	}
+	out, errOut, code = sweepCmd(t, t.Context(), nil, append(args, "--result-dir", t.TempDir(),
+		"--gate", "goodput>=1000000")...)
+	if code != ExitGateFail || !strings.Contains(errOut, "1 of 1 gates failed") {
+		t.Fatalf("failing gate: exit %d\n%s\n%s", code, errOut, out)
+	}
+	// No load meets the SLO: no operating point, every gate fails.
+	out, errOut, code = sweepCmd(t, t.Context(), nil, "--virtual", "--concurrency", "8,16", "--num-prompts", "100",
+		"--random-input-len", "256", "--random-output-len", "64", "--slo", "ttft<=1ms", "--result-dir", t.TempDir(),
+		"--gate", "attainment>=0.9")
+	if code != ExitGateFail || !strings.Contains(out, "no operating point") {
+		t.Fatalf("no operating point: exit %d\n%s\n%s", code, errOut, out)
+	}
+}
+
 func TestSweepUsageErrors(t *testing.T) {
 	tests := []struct {
 		name string
@@ -323,7 +347,7 @@ func TestSweepUsageErrors(t *testing.T) {
 		{"search crossed start", []string{"--search", "rate", "--concurrency", "4"}, "starts from a --request-rate"},
 		{"search with sweep flag", []string{"--search", "rate", "--no-early-stop"}, "--no-early-stop applies to a sweep, not to --search"},
 		{"search flag without search", []string{"--search-tolerance", "0.1"}, "--search-tolerance applies only with --search"},
-		{"gate", []string{"--gate", "attainment>=0.9"}, "--gate: a sweep has no single result to gate"},
+		{"gate on a search", []string{"--search", "rate", "--request-rate", "4", "--gate", "attainment>=0.9"}, "--gate: an SLO search has no operating point"},
 		{"virtual with a server", []string{"--virtual", "--base-url", "http://127.0.0.1:9"}, "drop --base-url"},
 		{"virtual with faults", []string{"--virtual", "--sim-fault", "error-rate=0.1"}, "a virtual-time sweep has none"},
 		{"resume without dir", []string{"--resume"}, "--resume needs --result-dir"},
