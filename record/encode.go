@@ -6,7 +6,6 @@ import (
 	"io"
 	"slices"
 	"strconv"
-	"unicode/utf8"
 )
 
 // The JSON Lines layout of a record (schema 1). Keys are short because a run
@@ -72,7 +71,7 @@ func AppendJSON(dst []byte, r *Record) []byte {
 	dst = strconv.AppendInt(dst, int64(r.OutputTokens), 10)
 	if r.TokenSource != "" {
 		dst = append(dst, `,"src":`...)
-		dst = appendString(dst, string(r.TokenSource))
+		dst = AppendJSONString(dst, string(r.TokenSource))
 	}
 	if r.Status != 0 {
 		dst = append(dst, `,"status":`...)
@@ -80,15 +79,15 @@ func AppendJSON(dst []byte, r *Record) []byte {
 	}
 	if r.Finish != "" {
 		dst = append(dst, `,"fin":`...)
-		dst = appendString(dst, r.Finish)
+		dst = AppendJSONString(dst, r.Finish)
 	}
 	if r.Error != ErrNone {
 		dst = append(dst, `,"err":`...)
-		dst = appendString(dst, string(r.Error))
+		dst = AppendJSONString(dst, string(r.Error))
 	}
 	if r.Msg != "" {
 		dst = append(dst, `,"msg":`...)
-		dst = appendString(dst, r.Msg)
+		dst = AppendJSONString(dst, r.Msg)
 	}
 	if r.Warmup {
 		dst = append(dst, `,"warm":true`...)
@@ -104,50 +103,13 @@ func AppendJSON(dst []byte, r *Record) []byte {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendString(dst, k)
+			dst = AppendJSONString(dst, k)
 			dst = append(dst, ':')
-			dst = appendString(dst, r.Labels[k])
+			dst = AppendJSONString(dst, r.Labels[k])
 		}
 		dst = append(dst, '}')
 	}
 	return append(dst, '}')
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD so
-// that the file stays valid JSON whatever a server sent.
-func appendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				dst = append(dst, '\\', c)
-			case c == '\n':
-				dst = append(dst, '\\', 'n')
-			case c == '\r':
-				dst = append(dst, '\\', 'r')
-			case c == '\t':
-				dst = append(dst, '\\', 't')
-			case c < 0x20:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			default:
-				dst = append(dst, c)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, `\ufffd`...)
-		} else {
-			dst = append(dst, s[i:i+size]...)
-		}
-		i += size
-	}
-	return append(dst, '"')
 }
 
 // Writer writes a record file: a Header line, then one line per record, then

@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/goodput-dev/goodput/record"
 )
 
 // errorBody is vLLM's (and OpenAI's) error response.
@@ -121,13 +122,13 @@ func newChunkFormat(chat bool, id string, created int64, model string, promptLen
 		object = "chat.completion.chunk"
 	}
 	head := []byte(`data: {"id":`)
-	head = appendJSONString(head, id)
+	head = record.AppendJSONString(head, id)
 	head = append(head, `,"object":"`...)
 	head = append(head, object...)
 	head = append(head, `","created":`...)
 	head = strconv.AppendInt(head, created, 10)
 	head = append(head, `,"model":`...)
-	head = appendJSONString(head, model)
+	head = record.AppendJSONString(head, model)
 	head = append(head, `,"choices":`...)
 	return &chunkFormat{chat: chat, head: head, promptLen: promptLen, continuous: continuous}
 }
@@ -145,17 +146,17 @@ func (f *chunkFormat) appendToken(dst []byte, text []byte, tokens int, finish st
 	dst = append(dst, f.head...)
 	if f.chat {
 		dst = append(dst, `[{"index":0,"delta":{"content":`...)
-		dst = appendJSONBytes(dst, text)
+		dst = record.AppendJSONString(dst, text)
 		dst = append(dst, `},"logprobs":null,"finish_reason":`...)
 	} else {
 		dst = append(dst, `[{"index":0,"text":`...)
-		dst = appendJSONBytes(dst, text)
+		dst = record.AppendJSONString(dst, text)
 		dst = append(dst, `,"logprobs":null,"finish_reason":`...)
 	}
 	if finish == "" {
 		dst = append(dst, "null"...)
 	} else {
-		dst = appendJSONString(dst, finish)
+		dst = record.AppendJSONString(dst, finish)
 	}
 	if !f.chat {
 		dst = append(dst, `,"stop_reason":null`...)
@@ -199,44 +200,3 @@ func (f *chunkFormat) appendUsageField(dst []byte, tokens int) []byte {
 
 // doneEvent ends every stream.
 const doneEvent = "data: [DONE]\n\n"
-
-// appendJSONString appends s as a JSON string literal.
-func appendJSONString(dst []byte, s string) []byte {
-	return appendJSONBytes(dst, []byte(s))
-}
-
-// appendJSONBytes appends s as a JSON string literal: quotes, backslashes
-// and control characters escaped, invalid UTF-8 replaced by U+FFFD.
-func appendJSONBytes(dst []byte, s []byte) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				dst = append(dst, '\\', c)
-			case c == '\n':
-				dst = append(dst, '\\', 'n')
-			case c == '\r':
-				dst = append(dst, '\\', 'r')
-			case c == '\t':
-				dst = append(dst, '\\', 't')
-			case c < 0x20 || c == 0x7f:
-				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			default:
-				dst = append(dst, c)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRune(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, `\ufffd`...)
-		} else {
-			dst = append(dst, s[i:i+size]...)
-		}
-		i += size
-	}
-	return append(dst, '"')
-}
