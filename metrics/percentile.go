@@ -103,11 +103,25 @@ func lerp(a, b, frac float64) float64 {
 // caller must have sorted in ascending order. p outside [0, 100] is clamped.
 // It returns NaN when sorted is empty or p is NaN.
 func Percentile(sorted []float64, p float64, m Method) float64 {
-	if len(sorted) == 0 || math.IsNaN(p) {
+	return PercentileOf(int64(len(sorted)), p, m, func(lo, hi int64) (float64, float64) {
+		return sorted[lo], sorted[hi]
+	})
+}
+
+// PercentileOf returns the p-th percentile (0 ≤ p ≤ 100) of a sample of n
+// values that the caller holds in some form other than a sorted slice (a
+// weighted resample, say), read with method m to the very bit Percentile
+// would give for the same values sorted. values(lo, hi) must return the
+// lo-th and hi-th smallest values (0-based), where hi is lo or lo+1; it is
+// called at most once. p outside [0, 100] is clamped. It returns NaN when n
+// is less than 1 or p is NaN, without calling values.
+func PercentileOf(n int64, p float64, m Method, values func(lo, hi int64) (float64, float64)) float64 {
+	if n < 1 || math.IsNaN(p) {
 		return math.NaN()
 	}
-	lo, hi, frac := rankOf(int64(len(sorted)), p, m)
-	return lerp(sorted[lo], sorted[hi], frac)
+	lo, hi, frac := rankOf(n, p, m)
+	a, b := values(lo, hi)
+	return lerp(a, b, frac)
 }
 
 // Percentiles returns Percentile(sorted, p, m) for each p in ps, in order.

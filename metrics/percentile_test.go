@@ -72,6 +72,71 @@ func TestPercentilesKeepsOrder(t *testing.T) {
 	}
 }
 
+// TestPercentileOf checks the accessor form: the ranks it asks for (once,
+// adjacent), the value it makes of them, and no read when there is nothing
+// to read.
+func TestPercentileOf(t *testing.T) {
+	tests := []struct {
+		name string
+		n    int64
+		p    float64
+		m    Method
+		lo   int64   // ranks the accessor must be asked for; -1: not asked
+		want float64 // NaN means NaN
+	}{
+		// An empty sample is NaN and the accessor is not called.
+		{"empty", 0, 50, Linear, -1, math.NaN()},
+		// A negative size is as empty, not an index below zero.
+		{"negative size", -3, 50, Linear, -1, math.NaN()},
+		// NaN p is NaN without a read.
+		{"NaN p", 5, math.NaN(), NearestRank, -1, math.NaN()},
+		// Five values 10..50: p90 → h = 3.6 → ranks 3 and 4 → 46.
+		{"p90 linear", 5, 90, Linear, 3, 46},
+		// Nearest rank reads one rank: round(3.6) = 4.
+		{"p90 nearest", 5, 90, NearestRank, 4, 50},
+		// h = 2 exactly: one rank, no interpolation.
+		{"p50 on a rank", 5, 50, Linear, 2, 30},
+		// p above 100 clamps to the last rank.
+		{"p clamps high", 5, 250, Linear, 4, 50},
+		// Negative p clamps to the first.
+		{"p clamps low", 5, -1, Linear, 0, 10},
+		// A sample far larger than any slice: ranks are int64 throughout.
+		{"huge sample", 1 << 40, 100, Linear, 1<<40 - 1, 10 * (1 << 40)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			calls := 0
+			gotLo := int64(-1)
+			got := PercentileOf(tt.n, tt.p, tt.m, func(lo, hi int64) (float64, float64) {
+				calls++
+				gotLo = lo
+				if hi != lo && hi != lo+1 {
+					t.Errorf("asked for ranks %d and %d: not adjacent", lo, hi)
+				}
+				if lo < 0 || hi >= tt.n {
+					t.Errorf("asked for ranks %d and %d of %d values", lo, hi, tt.n)
+				}
+				return 10 * float64(lo+1), 10 * float64(hi+1)
+			})
+			if calls > 1 {
+				t.Errorf("accessor called %d times, want at most once", calls)
+			}
+			if gotLo != tt.lo {
+				t.Errorf("asked for rank %d, want %d", gotLo, tt.lo)
+			}
+			if math.IsNaN(tt.want) {
+				if !math.IsNaN(got) {
+					t.Fatalf("got %v, want NaN", got)
+				}
+				return
+			}
+			if got != tt.want {
+				t.Fatalf("got %.17g, want %.17g", got, tt.want)
+			}
+		})
+	}
+}
+
 // TestLerpStaysInside checks that interpolation never leaves [a, b], which
 // a + t·(b − a) can by one ulp, and is exact at the ends.
 func TestLerpStaysInside(t *testing.T) {

@@ -15,39 +15,13 @@ import (
 // is the sample's size, Σ counts[j] × clusterW[j]. It returns NaN for an
 // empty sample. s must be finished.
 func (s *sampleSet) quantile(counts []int32, total int64, p float64, m metrics.Method) float64 {
-	if total <= 0 || math.IsNaN(p) {
-		return math.NaN()
-	}
-	p = min(max(p, 0), 100)
-	h := p / 100 * float64(total-1)
-	var lo int64
-	frac := 0.0
-	if m == metrics.NearestRank {
-		lo = int64(math.RoundToEven(h))
-	} else {
-		lo = int64(math.Floor(h))
-		frac = h - float64(lo)
-	}
-	if frac == 0 {
-		return s.at(counts, total, lo)
-	}
-	a, b := s.at2(counts, total, lo)
-	return lerp(a, b, frac)
-}
-
-// lerp interpolates between a and b as metrics does (NumPy's way: from b
-// downwards when frac ≥ 0.5), so that a whole sample's percentile here is
-// the very number metrics reports.
-func lerp(a, b, frac float64) float64 {
-	if frac == 0 || a == b {
-		return a
-	}
-	d := b - a
-	v := a + d*frac
-	if frac >= 0.5 {
-		v = b - d*(1-frac)
-	}
-	return max(min(v, max(a, b)), min(a, b))
+	return metrics.PercentileOf(total, p, m, func(lo, hi int64) (float64, float64) {
+		if lo == hi {
+			v := s.at(counts, total, lo)
+			return v, v
+		}
+		return s.at2(counts, total, lo)
+	})
 }
 
 // weight returns the copies of value i in the resample.
