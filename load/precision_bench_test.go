@@ -14,40 +14,119 @@ import (
 	"github.com/goodput-dev/goodput/record"
 )
 
-// pacedServer streams tokens every gap, on absolute deadlines, and notes the
-// moment each event was handed to the kernel (after Flush returns).
+// pacedServer streams a token every gap to each stream, on absolute
+// deadlines, from one writer goroutine: streams are spread over 1 ms slots
+// by arrival, and each tick the writer serves the slot's streams. A single
+// writer with no timer per stream keeps the server's own CPU cost low, so
+// that what the benchmark measures is the client. It notes the moment each
+// event was handed to the kernel (after Flush returns).
 type pacedServer struct {
 	tokens int
 	gap    time.Duration
 	epoch  time.Time
 
-	mu   sync.Mutex // guards sent
-	sent map[int64][]int64
+	mu    sync.Mutex // guards slots and sent
+	slots [][]*pacedStream
+	sent  map[int64][]int64
+
+	stop chan struct{}
+	done chan struct{}
 }
+
+type pacedStream struct {
+	mu    sync.Mutex // held while writing; guards gone
+	gone  bool       // the handler returned: the writer must not touch w
+	seq   int64
+	w     http.ResponseWriter
+	fl    http.Flusher
+	first int64 // tick of the first token
+	next  int   // tokens written
+	at    []int64
+	end   chan struct{}
+}
+
+const pacedTick = time.Millisecond
+
+func newPacedServer(tokens int, gap time.Duration) *pacedServer {
+	return &pacedServer{tokens: tokens, gap: gap, slots: make([][]*pacedStream, gap/pacedTick),
+		sent: map[int64][]int64{}, stop: make(chan struct{}), done: make(chan struct{})}
+}
+
+func (p *pacedServer) tick() int64 { return int64(time.Since(p.epoch) / pacedTick) }
 
 func (p *pacedServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	seq, _ := strconv.ParseInt(r.Header.Get("X-Seq"), 10, 64)
 	w.Header().Set("Content-Type", "text/event-stream")
 	fl := w.(http.Flusher)
-	at := make([]int64, 0, p.tokens)
-	start := time.Now()
-	buf := make([]byte, 0, 256)
-	for i := range p.tokens {
-		time.Sleep(time.Until(start.Add(time.Duration(i+1) * p.gap)))
-		buf = append(buf[:0], `data: {"id":"x","object":"text_completion","choices":[{"index":0,"text":" tok","finish_reason":null}],"usage":{"prompt_tokens":4,"completion_tokens":`...)
-		buf = strconv.AppendInt(buf, int64(i+1), 10)
-		buf = append(buf, `,"total_tokens":5}}`+"\n\n"...)
-		if _, err := w.Write(buf); err != nil {
-			return
-		}
-		fl.Flush()
-		at = append(at, int64(time.Since(p.epoch)))
-	}
-	w.Write([]byte("data: [DONE]\n\n"))
+	fl.Flush()
+	st := &pacedStream{seq: seq, w: w, fl: fl, first: p.tick() + int64(p.gap/pacedTick), end: make(chan struct{})}
 	p.mu.Lock()
-	p.sent[seq] = at
+	k := st.first % int64(len(p.slots))
+	p.slots[k] = append(p.slots[k], st)
 	p.mu.Unlock()
+	select {
+	case <-st.end:
+	case <-r.Context().Done():
+	}
+	st.mu.Lock()
+	st.gone = true
+	st.mu.Unlock()
 }
+
+// run is the writer. The caller must close stop and wait for done.
+func (p *pacedServer) run() {
+	defer close(p.done)
+	buf := make([]byte, 0, 256)
+	n := len(p.slots)
+	for t := p.tick(); ; t++ {
+		select {
+		case <-p.stop:
+			return
+		case <-time.After(time.Until(p.epoch.Add(time.Duration(t) * pacedTick))):
+		}
+		p.mu.Lock()
+		slot := p.slots[t%int64(n)]
+		live := slot[:0]
+		var due []*pacedStream
+		for _, st := range slot {
+			if st.next >= p.tokens {
+				continue // finished: drop it from the slot
+			}
+			live = append(live, st)
+			if st.first <= t {
+				due = append(due, st)
+			}
+		}
+		p.slots[t%int64(n)] = live
+		p.mu.Unlock()
+		for _, st := range due {
+			st.mu.Lock()
+			if st.gone {
+				st.next = p.tokens
+				st.mu.Unlock()
+				continue
+			}
+			st.next++
+			buf = append(buf[:0], `data: {"id":"x","object":"text_completion","choices":[{"index":0,"text":" tok","finish_reason":null}],"usage":{"prompt_tokens":4,"completion_tokens":`...)
+			buf = strconv.AppendInt(buf, int64(st.next), 10)
+			buf = append(buf, `,"total_tokens":5}}`+"\n\n"...)
+			if st.next == p.tokens {
+				buf = append(buf, "data: [DONE]\n\n"...)
+			}
+			st.w.Write(buf)
+			st.fl.Flush()
+			st.at = append(st.at, int64(time.Since(p.epoch)))
+			st.mu.Unlock()
+			if st.next == p.tokens {
+				p.mu.Lock()
+				p.sent[st.seq] = st.at
+				p.mu.Unlock()
+				close(st.end)
+			}
+		}
+	}
+}
+
 
 // BenchmarkTimingPrecision drives streams concurrent streams whose server
 // emits a token every 50 ms and measures how much later than the server's
@@ -65,7 +144,7 @@ func BenchmarkTimingPrecision(b *testing.B) {
 }
 
 func benchPrecision(b *testing.B, streams, tokens int, gap time.Duration) {
-	ps := &pacedServer{tokens: tokens, gap: gap, sent: map[int64][]int64{}}
+	ps := newPacedServer(tokens, gap)
 	srv := httptest.NewUnstartedServer(ps)
 	srv.Config.MaxHeaderBytes = 1 << 16
 	srv.Start()
@@ -91,8 +170,10 @@ func benchPrecision(b *testing.B, streams, tokens int, gap time.Duration) {
 		}
 		close(done)
 	}()
-	// The server's clock must be the run's: Run sets its epoch on entry.
+	// Both clocks start together; the shift below aligns them exactly.
 	ps.epoch = time.Now()
+	go ps.run()
+	defer func() { close(ps.stop); <-ps.done }()
 	res, err := Run(b.Context(), Plan{Offsets: offs}, d, out)
 	close(out)
 	<-done
