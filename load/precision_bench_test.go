@@ -127,7 +127,6 @@ func (p *pacedServer) run() {
 	}
 }
 
-
 // BenchmarkTimingPrecision drives streams concurrent streams whose server
 // emits a token every 50 ms and measures how much later than the server's
 // emission the client timestamps each chunk (client-added error: loopback,
