@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/goodput-dev/goodput/internal/textblock"
 	"github.com/goodput-dev/goodput/metrics"
 )
 
@@ -19,41 +20,39 @@ type TextOptions struct {
 	Notes []string
 }
 
-const width = 50
-
 // Text writes res in the layout `vllm bench serve` users know: counts,
 // duration, token totals, throughputs, goodput, then a block per latency
 // metric with mean, median and the requested percentiles, in milliseconds.
 // goodput's additions (errors, client queue, Little's Law) follow.
 func Text(w io.Writer, res *metrics.Result, o TextOptions) error {
-	p := &printer{w: w}
+	p := textblock.New(w)
 	title := o.Title
 	if title == "" {
 		title = "Serving Benchmark Result"
 	}
-	p.rule('=', " "+title+" ")
+	p.Rule('=', " "+title+" ")
 	for _, n := range o.Notes {
-		p.line(n)
+		p.Line(n)
 	}
 	c := res.Counts
-	p.kv("Successful requests:", strconv.FormatInt(c.Completed, 10))
-	p.kv("Failed requests:", strconv.FormatInt(c.Failed, 10))
+	p.KV("Successful requests:", strconv.FormatInt(c.Completed, 10))
+	p.KV("Failed requests:", strconv.FormatInt(c.Failed, 10))
 	if c.WarmupExcluded > 0 {
-		p.kv("Warm-up requests (excluded):", strconv.FormatInt(c.WarmupExcluded, 10))
+		p.KV("Warm-up requests (excluded):", strconv.FormatInt(c.WarmupExcluded, 10))
 	}
-	p.kv("Benchmark duration (s):", f2(res.Window.Seconds))
-	p.kv("Total input tokens:", strconv.FormatInt(res.Tokens.Input, 10))
-	p.kv("Total generated tokens:", strconv.FormatInt(res.Tokens.Output, 10))
-	p.kv("Request throughput (req/s):", f2(res.Throughput.RequestsPerSecond))
-	p.kv("Output token throughput (tok/s):", f2(res.Throughput.OutputTokensPerSecond))
-	p.kv("Total Token throughput (tok/s):", f2(res.Throughput.TotalTokensPerSecond))
+	p.KV("Benchmark duration (s):", f2(res.Window.Seconds))
+	p.KV("Total input tokens:", strconv.FormatInt(res.Tokens.Input, 10))
+	p.KV("Total generated tokens:", strconv.FormatInt(res.Tokens.Output, 10))
+	p.KV("Request throughput (req/s):", f2(res.Throughput.RequestsPerSecond))
+	p.KV("Output token throughput (tok/s):", f2(res.Throughput.OutputTokensPerSecond))
+	p.KV("Total Token throughput (tok/s):", f2(res.Throughput.TotalTokensPerSecond))
 	if g := res.Goodput; g != nil {
-		p.rule('-', "Goodput")
-		p.kv("SLO:", g.SLO)
-		p.kv("Request goodput (req/s):", f2(g.RequestsPerSecond))
-		p.kv("Goodput (tok/s):", f2(g.OutputTokensPerSecond))
-		p.kv("Good output tokens:", fmt.Sprintf("%d of %d", g.GoodOutputTokens, res.Tokens.Output))
-		p.kv("SLO attainment:", fmt.Sprintf("%.2f%% (%d of %d requests)", 100*g.Attainment, g.GoodRequests, c.Total))
+		p.Rule('-', "Goodput")
+		p.KV("SLO:", g.SLO)
+		p.KV("Request goodput (req/s):", f2(g.RequestsPerSecond))
+		p.KV("Goodput (tok/s):", f2(g.OutputTokensPerSecond))
+		p.KV("Good output tokens:", fmt.Sprintf("%d of %d", g.GoodOutputTokens, res.Tokens.Output))
+		p.KV("SLO attainment:", fmt.Sprintf("%.2f%% (%d of %d requests)", 100*g.Attainment, g.GoodRequests, c.Total))
 	}
 	blocks := []struct {
 		title, short string
@@ -65,38 +64,38 @@ func Text(w io.Writer, res *metrics.Result, o TextOptions) error {
 		{"End-to-end Latency", "E2EL", metrics.MetricE2E},
 	}
 	for _, b := range blocks {
-		p.dist(b.title, b.short, res.Distribution(b.m))
+		dist(p, b.title, b.short, res.Distribution(b.m))
 	}
-	p.rule('-', "Client")
-	p.kv("Percentile method:", res.Method.String())
+	p.Rule('-', "Client")
+	p.KV("Percentile method:", res.Method.String())
 	if d := res.Distribution(metrics.MetricClientQueue); d.Count > 0 {
-		p.kv("Mean client queue (ms):", f2(1e3*d.Mean))
-		p.kv("Max client queue (ms):", f2(1e3*d.Max))
+		p.KV("Mean client queue (ms):", f2(1e3*d.Mean))
+		p.KV("Max client queue (ms):", f2(1e3*d.Max))
 	}
 	if ic, itl := res.Latency.InterChunk, res.Latency.ITL; ic.Count > 0 && ic.Count != itl.Count {
-		p.kv("Mean inter-chunk latency (ms):", f2(1e3*ic.Mean))
+		p.KV("Mean inter-chunk latency (ms):", f2(1e3*ic.Mean))
 	}
 	if len(res.TokenSources) > 0 {
-		p.kv("Output token counts from:", sources(res.TokenSources))
+		p.KV("Output token counts from:", sources(res.TokenSources))
 	}
 	ll := res.LittlesLaw
 	if ll.InFlight > 0 {
-		p.kv("Mean requests in flight (L):", f2(ll.InFlight))
-		p.kv("λ·W̄ (completions/s × mean e2e):", fmt.Sprintf("%s (gap %.1f%%)", f2(ll.RateTimesLatency), 100*ll.RelativeGap))
+		p.KV("Mean requests in flight (L):", f2(ll.InFlight))
+		p.KV("λ·W̄ (completions/s × mean e2e):", fmt.Sprintf("%s (gap %.1f%%)", f2(ll.RateTimesLatency), 100*ll.RelativeGap))
 	}
 	if len(c.Errors) > 0 {
-		p.rule('-', "Errors")
+		p.Rule('-', "Errors")
 		kinds := make([]string, 0, len(c.Errors))
 		for k := range c.Errors {
 			kinds = append(kinds, k)
 		}
 		slices.Sort(kinds)
 		for _, k := range kinds {
-			p.kv(k+":", strconv.FormatInt(c.Errors[k], 10))
+			p.KV(k+":", strconv.FormatInt(c.Errors[k], 10))
 		}
 	}
-	p.rule('=', "")
-	return p.err
+	p.Rule('=', "")
+	return p.Err()
 }
 
 func sources(m map[string]int64) string {
@@ -112,45 +111,21 @@ func sources(m map[string]int64) string {
 	return strings.Join(parts, ", ")
 }
 
-type printer struct {
-	w   io.Writer
-	err error
-}
-
-func (p *printer) line(s string) {
-	if p.err == nil {
-		_, p.err = fmt.Fprintln(p.w, s)
-	}
-}
-
-func (p *printer) kv(k, v string) {
-	p.line(fmt.Sprintf("%-40s %s", k, v))
-}
-
-// rule prints a heading centred in a line of c, as vLLM does.
-func (p *printer) rule(c byte, title string) {
-	n := width - len([]rune(title))
-	if n < 2 {
-		p.line(title)
-		return
-	}
-	left := n / 2
-	p.line(strings.Repeat(string(c), left) + title + strings.Repeat(string(c), n-left))
-}
-
-func (p *printer) dist(title, short string, d *metrics.Distribution) {
-	p.rule('-', title)
+// dist writes one latency metric's block: mean, median and the requested
+// percentiles, in milliseconds.
+func dist(p *textblock.Printer, title, short string, d *metrics.Distribution) {
+	p.Rule('-', title)
 	if d == nil || d.Count == 0 {
-		p.kv(fmt.Sprintf("%s:", short), "n/a (no sample)")
+		p.KV(fmt.Sprintf("%s:", short), "n/a (no sample)")
 		return
 	}
-	p.kv(fmt.Sprintf("Mean %s (ms):", short), f2(1e3*d.Mean))
-	p.kv(fmt.Sprintf("Median %s (ms):", short), f2(1e3*d.Median))
+	p.KV(fmt.Sprintf("Mean %s (ms):", short), f2(1e3*d.Mean))
+	p.KV(fmt.Sprintf("Median %s (ms):", short), f2(1e3*d.Median))
 	for _, pv := range d.Percentiles {
 		if pv.P == 50 {
 			continue
 		}
-		p.kv(fmt.Sprintf("P%s %s (ms):", pct(pv.P), short), f2(1e3*pv.Value))
+		p.KV(fmt.Sprintf("P%s %s (ms):", pct(pv.P), short), f2(1e3*pv.Value))
 	}
 }
 

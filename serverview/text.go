@@ -7,14 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/goodput-dev/goodput/internal/textblock"
 	"github.com/goodput-dev/goodput/promscrape"
-)
-
-// ruleWidth and keyWidth match the terminal summary's layout (report.Text),
-// so the server block reads as part of it.
-const (
-	ruleWidth = 50
-	keyWidth  = 40
 )
 
 // Text writes cmp as the "Server (vLLM /metrics)" block of the terminal
@@ -24,13 +18,13 @@ const (
 // print "n/a", and what was missing is listed last. It returns the first
 // write error.
 func Text(w io.Writer, cmp *Comparison) error {
-	p := &printer{w: w}
-	p.rule('-', fmt.Sprintf("Server (%s/metrics)", engineTitle(cmp.Engine)))
-	p.kv("Status:", cmp.Status.Text)
+	p := textblock.New(w)
+	p.Rule('-', fmt.Sprintf("Server (%s/metrics)", engineTitle(cmp.Engine)))
+	p.KV("Status:", cmp.Status.Text)
 	if cmp.URL != "" {
-		p.kv("Metrics URL:", cmp.URL)
+		p.KV("Metrics URL:", cmp.URL)
 	}
-	p.kv("Scrapes in window:", fmt.Sprintf("%d (%d failed), counters span %s s", cmp.Scrapes, cmp.FailedScrapes, f2(cmp.CoveredSeconds)))
+	p.KV("Scrapes in window:", fmt.Sprintf("%d (%d failed), counters span %s s", cmp.Scrapes, cmp.FailedScrapes, f2(cmp.CoveredSeconds)))
 	for _, l := range []struct {
 		short string
 		lc    *LatencyComparison
@@ -49,31 +43,31 @@ func Text(w io.Writer, cmp *Comparison) error {
 					client += fmt.Sprintf(" (gap %s, %s to %s)", ms(g.Value), ms(g.Lower), ms(g.Upper))
 				}
 			}
-			p.kv(fmt.Sprintf("Server %s %s (ms):", l.short, q.name), server)
-			p.kv(fmt.Sprintf("Client %s %s (ms):", l.short, q.name), client)
+			p.KV(fmt.Sprintf("Server %s %s (ms):", l.short, q.name), server)
+			p.KV(fmt.Sprintf("Client %s %s (ms):", l.short, q.name), client)
 		}
 	}
 	shares, means := phases(cmp.Phases)
-	p.kv("Queue / prefill / decode share:", shares)
-	p.kv("Mean queue / prefill / decode (ms):", means)
-	p.kv("Running peak / mean:", gauge(cmp.Running, count))
-	p.kv("Waiting peak / mean:", gauge(cmp.Waiting, count))
-	p.kv("KV cache usage peak / mean:", gauge(cmp.KVCacheUsage, pct2))
+	p.KV("Queue / prefill / decode share:", shares)
+	p.KV("Mean queue / prefill / decode (ms):", means)
+	p.KV("Running peak / mean:", gauge(cmp.Running, count))
+	p.KV("Waiting peak / mean:", gauge(cmp.Waiting, count))
+	p.KV("KV cache usage peak / mean:", gauge(cmp.KVCacheUsage, pct2))
 	if c := cmp.Preemptions; c != nil {
-		p.kv("Preemptions:", fmt.Sprintf("%s (%s/s)", count(c.Count), f2(c.PerSecond)))
+		p.KV("Preemptions:", fmt.Sprintf("%s (%s/s)", count(c.Count), f2(c.PerSecond)))
 	} else {
-		p.kv("Preemptions:", "n/a")
+		p.KV("Preemptions:", "n/a")
 	}
 	if r := cmp.PrefixCacheHitRate; r != nil {
-		p.kv("Prefix cache hit rate:", pct2(*r))
+		p.KV("Prefix cache hit rate:", pct2(*r))
 	} else {
-		p.kv("Prefix cache hit rate:", "n/a")
+		p.KV("Prefix cache hit rate:", "n/a")
 	}
-	p.kv("Server generation (tok/s):", tokens(cmp.GenerationTokens))
-	p.kv("Client output (tok/s):", tokens(cmp.ClientOutputTokens))
-	p.list("Missing:", cmp.Missing)
-	p.list("Notes:", cmp.Notes)
-	return p.err
+	p.KV("Server generation (tok/s):", tokens(cmp.GenerationTokens))
+	p.KV("Client output (tok/s):", tokens(cmp.ClientOutputTokens))
+	p.List("Missing:", cmp.Missing)
+	p.List("Notes:", cmp.Notes)
+	return p.Err()
 }
 
 // engineTitle names the engine as its users write it, with a trailing space.
@@ -146,42 +140,4 @@ func f2(v float64) string {
 		return "n/a"
 	}
 	return strconv.FormatFloat(v, 'f', 2, 64)
-}
-
-// printer writes lines until the first error, which it keeps.
-type printer struct {
-	w   io.Writer
-	err error
-}
-
-func (p *printer) line(s string) {
-	if p.err == nil {
-		_, p.err = fmt.Fprintln(p.w, s)
-	}
-}
-
-func (p *printer) kv(k, v string) {
-	p.line(fmt.Sprintf("%-*s %s", keyWidth, k, v))
-}
-
-// list prints items under key, one a line, aligned with the values.
-func (p *printer) list(key string, items []string) {
-	for i, it := range items {
-		if i == 0 {
-			p.kv(key, it)
-			continue
-		}
-		p.kv("", it)
-	}
-}
-
-// rule prints a heading centred in a line of c, as the summary does.
-func (p *printer) rule(c byte, title string) {
-	n := ruleWidth - len([]rune(title))
-	if n < 2 {
-		p.line(title)
-		return
-	}
-	left := n / 2
-	p.line(strings.Repeat(string(c), left) + title + strings.Repeat(string(c), n-left))
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/goodput-dev/goodput/internal/textblock"
 	"github.com/goodput-dev/goodput/promscrape"
 )
 
@@ -13,7 +14,7 @@ import (
 // and the status line last, where the eye lands. Latencies are in
 // milliseconds; "-" marks a number the window does not have yet.
 func ViewText(w io.Writer, v View) error {
-	p := &printer{w: w}
+	p := textblock.New(w)
 	head := "goodput watch " + v.URL
 	if v.Engine != promscrape.Unknown {
 		head += "  (" + strings.TrimSpace(engineTitle(v.Engine))
@@ -25,25 +26,25 @@ func ViewText(w io.Writer, v View) error {
 	if !v.At.IsZero() {
 		head += "  " + v.At.Format("15:04:05")
 	}
-	p.line(head)
-	p.rule('-', "")
+	p.Line(head)
+	p.Rule('-', "")
 	win := seconds(secondsDuration(v.WindowSeconds))
-	p.kv("Running:", opt(v.Running, count))
-	p.kv("Waiting:", opt(v.Waiting, count))
-	p.kv("KV cache usage:", opt(v.KVCacheUsage, pct1))
-	p.kv("Prompt tokens (tok/s):", opt(v.PromptTokensPerSecond, f1))
-	p.kv("Generation tokens (tok/s):", opt(v.GenerationTokensPerSecond, f1))
-	p.kv(fmt.Sprintf("TTFT P50 / P99 (ms, last %s):", win), pair(v.TTFT))
-	p.kv(fmt.Sprintf("ITL P50 / P99 (ms, last %s):", win), pair(v.ITL))
-	p.kv(fmt.Sprintf("Preemptions (/s, last %s):", win), opt(v.PreemptionsPerSecond, f2))
-	p.kv(fmt.Sprintf("Prefix cache hit rate (last %s):", win), opt(v.PrefixCacheHitRate, pct1))
-	p.kv(fmt.Sprintf("Latency share queued (last %s):", win), opt(v.QueueShare, pct1))
-	p.kv(fmt.Sprintf("Scrapes (last %s):", win), fmt.Sprintf("%d (%d failed)", v.Scrapes, v.FailedScrapes))
+	p.KV("Running:", opt(v.Running, count))
+	p.KV("Waiting:", opt(v.Waiting, count))
+	p.KV("KV cache usage:", opt(v.KVCacheUsage, pct1))
+	p.KV("Prompt tokens (tok/s):", opt(v.PromptTokensPerSecond, f1))
+	p.KV("Generation tokens (tok/s):", opt(v.GenerationTokensPerSecond, f1))
+	p.KV(fmt.Sprintf("TTFT P50 / P99 (ms, last %s):", win), pair(v.TTFT))
+	p.KV(fmt.Sprintf("ITL P50 / P99 (ms, last %s):", win), pair(v.ITL))
+	p.KV(fmt.Sprintf("Preemptions (/s, last %s):", win), opt(v.PreemptionsPerSecond, f2))
+	p.KV(fmt.Sprintf("Prefix cache hit rate (last %s):", win), opt(v.PrefixCacheHitRate, pct1))
+	p.KV(fmt.Sprintf("Latency share queued (last %s):", win), opt(v.QueueShare, pct1))
+	p.KV(fmt.Sprintf("Scrapes (last %s):", win), fmt.Sprintf("%d (%d failed)", v.Scrapes, v.FailedScrapes))
 	if len(v.NotExported) > 0 {
-		p.kv("Not exported:", strings.Join(v.NotExported, ", "))
+		p.KV("Not exported:", strings.Join(v.NotExported, ", "))
 	}
-	p.kv("Status:", v.Status.Text)
-	return p.err
+	p.KV("Status:", v.Status.Text)
+	return p.Err()
 }
 
 // viewColumns are the plain view's columns: heading and width.
