@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/goodput-dev/goodput/internal/human"
 )
 
 // Explain returns the arithmetic behind p, one step a line, with every
@@ -14,7 +16,7 @@ func (p Plan) Explain() string {
 	var b strings.Builder
 	line := func(format string, args ...any) { fmt.Fprintf(&b, "  "+format+"\n", args...) }
 	head := func(s string) { b.WriteString(s + "\n") }
-	qps := func(v float64) string { return num(v) + " req/s" }
+	qps := func(v float64) string { return human.Number(v) + " req/s" }
 	money := func(v float64) string { return formatMoney(in.Currency, v) }
 
 	head("Per-replica throughput (Little's Law: L = λ × W, so λ = L ÷ W)")
@@ -24,45 +26,45 @@ func (p Plan) Explain() string {
 	little := !math.IsNaN(p.LittleQPS)
 	if little {
 		line("λ = %s requests in flight (max-num-seqs) ÷ %s mean latency = %s per replica",
-			count(float64(in.MaxNumSeqs)), seconds(in.Latency.Seconds()), qps(p.LittleQPS))
+			human.Count(float64(in.MaxNumSeqs)), seconds(in.Latency.Seconds()), qps(p.LittleQPS))
 	}
 	if in.PerReplicaQPS > 0 {
 		line("per-replica throughput, as given: %s", qps(in.PerReplicaQPS))
 		if little {
 			gap := p.LittleQPS/in.PerReplicaQPS - 1
 			line("Little's Law check: %s against %s given, %s apart (a large gap means the measurement was not in steady state)",
-				qps(p.LittleQPS), qps(in.PerReplicaQPS), pct(math.Abs(gap)))
+				qps(p.LittleQPS), qps(in.PerReplicaQPS), human.Percent(math.Abs(gap)))
 		}
 	}
 
 	if in.PeakQPS > 0 {
 		head("Replicas")
 		if in.Headroom > 0 {
-			line("demand = %s peak × (1 + %s headroom) = %s", qps(in.PeakQPS), pct(in.Headroom), qps(p.DemandQPS))
+			line("demand = %s peak × (1 + %s headroom) = %s", qps(in.PeakQPS), human.Percent(in.Headroom), qps(p.DemandQPS))
 		} else {
 			line("demand = %s peak (no headroom)", qps(in.PeakQPS))
 		}
 		line("replicas = ⌈%s ÷ %s⌉ = ⌈%s⌉ = %s",
-			qps(p.DemandQPS), qps(p.PerReplicaQPS), num(p.DemandQPS/p.PerReplicaQPS), count(float64(p.Replicas)))
+			qps(p.DemandQPS), qps(p.PerReplicaQPS), human.Number(p.DemandQPS/p.PerReplicaQPS), human.Count(float64(p.Replicas)))
 		line("at the peak each replica serves %s ÷ %s = %s, %s of its %s",
-			qps(in.PeakQPS), count(float64(p.Replicas)), qps(in.PeakQPS/float64(p.Replicas)),
-			pct(p.Utilisation), qps(p.PerReplicaQPS))
+			qps(in.PeakQPS), human.Count(float64(p.Replicas)), qps(in.PeakQPS/float64(p.Replicas)),
+			human.Percent(p.Utilisation), qps(p.PerReplicaQPS))
 	}
 
 	if !math.IsNaN(p.ReplicaTokensPerSecond) {
 		head("Output tokens")
 		if in.ReplicaTokensPerSecond > 0 {
 			line("per replica, as measured: %s tok/s, so %s tok/s ÷ %s = %s tokens per request",
-				num(p.ReplicaTokensPerSecond), num(p.ReplicaTokensPerSecond), qps(p.PerReplicaQPS), num(p.TokensPerRequest))
+				human.Number(p.ReplicaTokensPerSecond), human.Number(p.ReplicaTokensPerSecond), qps(p.PerReplicaQPS), human.Number(p.TokensPerRequest))
 		} else {
 			line("per replica = %s × %s tokens per request = %s tok/s",
-				qps(p.PerReplicaQPS), num(p.TokensPerRequest), num(p.ReplicaTokensPerSecond))
+				qps(p.PerReplicaQPS), human.Number(p.TokensPerRequest), human.Number(p.ReplicaTokensPerSecond))
 		}
 		if p.Replicas > 0 {
 			line("fleet capacity = %s × %s tok/s = %s tok/s",
-				count(float64(p.Replicas)), num(p.ReplicaTokensPerSecond), num(p.FleetTokensPerSecond))
+				human.Count(float64(p.Replicas)), human.Number(p.ReplicaTokensPerSecond), human.Number(p.FleetTokensPerSecond))
 			line("at the peak the fleet emits %s × %s tokens = %s tok/s",
-				qps(in.PeakQPS), num(p.TokensPerRequest), num(p.PeakTokensPerSecond))
+				qps(in.PeakQPS), human.Number(p.TokensPerRequest), human.Number(p.PeakTokensPerSecond))
 		}
 	}
 
@@ -72,13 +74,13 @@ func (p Plan) Explain() string {
 			gpus(p.GPUsPerReplica), money(in.GPUHourCost), money(p.ReplicaHourCost))
 		if !math.IsNaN(p.CostPerMillion) {
 			line("per million output tokens at the operating point = %s ÷ (%s tok/s × 3,600 s) × 1,000,000 = %s",
-				money(p.ReplicaHourCost), num(p.ReplicaTokensPerSecond), money(p.CostPerMillion))
+				money(p.ReplicaHourCost), human.Number(p.ReplicaTokensPerSecond), money(p.CostPerMillion))
 		}
 		if p.Replicas > 0 {
-			line("fleet per hour = %s × %s = %s", count(float64(p.Replicas)), money(p.ReplicaHourCost), money(p.FleetHourCost))
+			line("fleet per hour = %s × %s = %s", human.Count(float64(p.Replicas)), money(p.ReplicaHourCost), money(p.FleetHourCost))
 			if !math.IsNaN(p.PeakCostPerMillion) {
 				line("per million output tokens at the peak = %s ÷ (%s tok/s × 3,600 s) × 1,000,000 = %s",
-					money(p.FleetHourCost), num(p.PeakTokensPerSecond), money(p.PeakCostPerMillion))
+					money(p.FleetHourCost), human.Number(p.PeakTokensPerSecond), money(p.PeakCostPerMillion))
 			}
 		}
 		if math.IsNaN(p.CostPerMillion) {
@@ -92,7 +94,7 @@ func gpus(n int) string {
 	if n == 1 {
 		return "1 GPU"
 	}
-	return count(float64(n)) + " GPUs"
+	return human.Count(float64(n)) + " GPUs"
 }
 
 // Summary states the plan in one line: "8 replicas (16 GPUs) for 100
@@ -103,9 +105,9 @@ func (p Plan) Summary() string {
 	in := p.Input
 	money := func(v float64) string { return formatMoney(in.Currency, v) }
 	if p.Replicas == 0 {
-		s := "One replica sustains " + num(p.PerReplicaQPS) + " req/s"
+		s := "One replica sustains " + human.Number(p.PerReplicaQPS) + " req/s"
 		if !math.IsNaN(p.ReplicaTokensPerSecond) {
-			s += " (" + num(p.ReplicaTokensPerSecond) + " output tok/s)"
+			s += " (" + human.Number(p.ReplicaTokensPerSecond) + " output tok/s)"
 		}
 		if !math.IsNaN(p.CostPerMillion) {
 			s += " at " + money(p.CostPerMillion) + " per million output tokens"
@@ -116,14 +118,14 @@ func (p Plan) Summary() string {
 	if p.Replicas == 1 {
 		replicas = "replica"
 	}
-	s := fmt.Sprintf("%s %s (%s) for %s req/s at peak", count(float64(p.Replicas)), replicas,
-		gpus(p.Replicas*p.GPUsPerReplica), num(in.PeakQPS))
+	s := fmt.Sprintf("%s %s (%s) for %s req/s at peak", human.Count(float64(p.Replicas)), replicas,
+		gpus(p.Replicas*p.GPUsPerReplica), human.Number(in.PeakQPS))
 	if in.Headroom > 0 {
-		s += " with " + pct(in.Headroom) + " headroom"
+		s += " with " + human.Percent(in.Headroom) + " headroom"
 	}
 	var parts []string
 	if !math.IsNaN(p.FleetTokensPerSecond) {
-		parts = append(parts, num(p.FleetTokensPerSecond)+" output tok/s of capacity")
+		parts = append(parts, human.Number(p.FleetTokensPerSecond)+" output tok/s of capacity")
 	}
 	if !math.IsNaN(p.FleetHourCost) {
 		parts = append(parts, money(p.FleetHourCost)+" an hour")

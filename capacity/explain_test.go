@@ -3,6 +3,8 @@ package capacity
 import (
 	"testing"
 	"time"
+
+	"github.com/goodput-dev/goodput/internal/human"
 )
 
 func TestExplain(t *testing.T) {
@@ -91,8 +93,8 @@ Cost
 
 func TestFormat(t *testing.T) {
 	for in, want := range map[float64]string{16: "16.0", 15.238: "15.2", 4000: "4,000", 0.347: "0.347", 0.05: "0.0500", 0: "0.00", 1234567: "1,234,567"} {
-		if got := num(in); got != want {
-			t.Errorf("num(%v) = %q, want %q", in, got, want)
+		if got := human.Number(in); got != want {
+			t.Errorf("human.Number(%v) = %q, want %q", in, got, want)
 		}
 	}
 	for in, want := range map[float64]string{40: "$40.00", 1234.5: "$1,234.50", 0.3472: "$0.347", 0.0004: "$0.000400"} {

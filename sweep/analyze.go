@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/goodput-dev/goodput/internal/human"
 )
 
 // Summary is a sweep read as a whole: its points in order of load and what
@@ -64,12 +66,12 @@ func verdict(s *Summary) string {
 		m := ps[head].Mean
 		add("At ", ps[head].Load.Phrase(), " the server delivers ", rate(m.OutputThroughput, "tok/s"),
 			" (", rate(m.RequestThroughput, "req/s"), ")", latencies(m),
-			"; ", formatPercent(m.Attainment), " of requests met the SLO (target ", formatPercent(o.Target), ").")
+			"; ", human.Percent(m.Attainment), " of requests met the SLO (target ", human.Percent(o.Target), ").")
 		if s.Operating.Note != "" {
 			add(capitalise(s.Operating.Note), ".")
 		}
 	default:
-		add("No load met the SLO target of ", formatPercent(o.Target), " attainment: ", s.Operating.Note, ".")
+		add("No load met the SLO target of ", human.Percent(o.Target), " attainment: ", s.Operating.Note, ".")
 		if s.Power.Found {
 			head = s.Power.Index
 			m := ps[head].Mean
@@ -104,7 +106,7 @@ func beyond(o Options, head, last Point) string {
 	var b strings.Builder
 	b.WriteString("Past " + head.Load.Short() + ", going to " + last.Load.Short())
 	if usable(lat) && usable(latLast) && lat > 0 {
-		b.WriteString(" multiplies " + label + " by " + formatFactor(latLast/lat))
+		b.WriteString(" multiplies " + label + " by " + human.Factor(latLast/lat))
 	} else {
 		b.WriteString(" changes " + label + " by an unknown factor")
 	}
@@ -113,9 +115,9 @@ func beyond(o Options, head, last Point) string {
 		case math.Abs(gain) < 0.005:
 			b.WriteString(" for no more " + o.Throughput.Label())
 		case gain < 0:
-			b.WriteString(" for " + formatPercent(-gain) + " less " + o.Throughput.Label())
+			b.WriteString(" for " + human.Percent(-gain) + " less " + o.Throughput.Label())
 		default:
-			b.WriteString(" for " + formatPercent(gain) + " more " + o.Throughput.Label())
+			b.WriteString(" for " + human.Percent(gain) + " more " + o.Throughput.Label())
 		}
 	}
 	b.WriteString(".")
@@ -144,10 +146,10 @@ func kneeSentence(s *Summary) string {
 func latencies(m Sample) string {
 	var parts []string
 	if usable(m.TTFT.P99) {
-		parts = append(parts, "p99 TTFT "+formatSeconds(m.TTFT.P99))
+		parts = append(parts, "p99 TTFT "+human.Seconds(m.TTFT.P99))
 	}
 	if usable(m.TPOT.P99) {
-		parts = append(parts, "p99 TPOT "+formatSeconds(m.TPOT.P99))
+		parts = append(parts, "p99 TPOT "+human.Seconds(m.TPOT.P99))
 	}
 	if len(parts) == 0 {
 		return ""
@@ -155,7 +157,7 @@ func latencies(m Sample) string {
 	return " with " + strings.Join(parts, " and ")
 }
 
-func rate(v float64, unit string) string { return formatNumber(v) + " " + unit }
+func rate(v float64, unit string) string { return human.Number(v) + " " + unit }
 
 func capitalise(s string) string {
 	if s == "" {

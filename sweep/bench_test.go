@@ -4,6 +4,8 @@ import (
 	"context"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/goodput-dev/goodput/internal/human"
 )
 
 // benchPoints is a sweep of n concurrency loads, three noisy repeats each,
@@ -31,7 +33,7 @@ func benchPoints(b *testing.B, n int) []Point {
 func BenchmarkAnalyze(b *testing.B) {
 	for _, n := range []int{16, 256} {
 		ps := benchPoints(b, n)
-		b.Run(formatCount(float64(n))+"_points", func(b *testing.B) {
+		b.Run(human.Count(float64(n))+"_points", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := Analyze(ps, Options{}); err != nil {

@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/goodput-dev/goodput/internal/human"
 )
 
 // Mode says how a load is offered: as a number of requests kept in flight
@@ -87,7 +89,7 @@ func (l Load) Short() string {
 		if l.Unbounded() {
 			return "inf req/s"
 		}
-		return formatNumber(l.Value) + " req/s"
+		return human.Number(l.Value) + " req/s"
 	}
 	return l.value()
 }
@@ -99,11 +101,11 @@ func (l Load) Phrase() string {
 	case l.Mode == ModeConcurrency && l.Value == 1:
 		return "1 concurrent request"
 	case l.Mode == ModeConcurrency:
-		return formatCount(l.Value) + " concurrent requests"
+		return human.Count(l.Value) + " concurrent requests"
 	case l.Unbounded():
 		return "an unbounded request rate"
 	}
-	return "an offered " + formatNumber(l.Value) + " req/s"
+	return "an offered " + human.Number(l.Value) + " req/s"
 }
 
 // MarshalText writes the canonical form (String); it fails for an invalid

@@ -1,6 +1,10 @@
 package sweep
 
-import "math"
+import (
+	"math"
+
+	"github.com/goodput-dev/goodput/internal/human"
+)
 
 // Operating is the operating point: the highest load that still meets the
 // SLO attainment target, found as OperatingPoint describes.
@@ -51,7 +55,7 @@ func OperatingPoint(points []Point, target float64) Operating {
 	switch {
 	case len(points) == 0:
 	case !op.Found:
-		op.Note = "the lowest load, " + points[0].Load.Short() + ", reached only " + formatPercent(points[0].Mean.Attainment)
+		op.Note = "the lowest load, " + points[0].Load.Short() + ", reached only " + human.Percent(points[0].Mean.Attainment)
 	case !failed:
 		op.Note = "every load met the target: the limit lies above the highest load measured"
 	case len(op.Strays) > 0:

@@ -7,6 +7,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/goodput-dev/goodput/internal/human"
 )
 
 // Spacing is how the loads between two bounds are spread.
@@ -245,13 +247,13 @@ func (p Plan) grid(sync, sat *Point) (loads []Load, ok bool, note string) {
 	lo, hi := sync.Mean.RequestThroughput, sat.Mean.RequestThroughput
 	if !usable(lo) || !usable(hi) || lo <= 0 || hi <= lo*(1+1e-9) {
 		return nil, true, fmt.Sprintf("none: the saturation load achieved %s req/s, no more than the synchronous load's %s",
-			formatNumber(hi), formatNumber(lo))
+			human.Number(hi), human.Number(lo))
 	}
 	for _, v := range spaced(lo, hi, a.Points, a.Spacing) {
 		loads = appendNew(loads, Rate(roundSig(v, 3)), nil)
 	}
 	return loads, true, fmt.Sprintf("%d request rates spaced %s between %s and %s req/s (achieved by the synchronous and saturation loads)",
-		len(loads), a.Spacing.adverb(), formatNumber(lo), formatNumber(hi))
+		len(loads), a.Spacing.adverb(), human.Number(lo), human.Number(hi))
 }
 
 // refine returns the refinement loads around the power knee of known
@@ -462,10 +464,10 @@ func describeStop(r StopRule, o Options) string {
 	var parts []string
 	if r.LoadFactor > 1 {
 		parts = append(parts, fmt.Sprintf("when %s gains under %s for %s the load while %s rises",
-			o.Throughput.Label(), formatPercent(r.MinGain), formatFactor(r.LoadFactor), o.Latency.Label()))
+			o.Throughput.Label(), human.Percent(r.MinGain), human.Factor(r.LoadFactor), o.Latency.Label()))
 	}
 	if r.Floor > 0 {
-		parts = append(parts, "when SLO attainment collapses below "+formatPercent(r.Floor))
+		parts = append(parts, "when SLO attainment collapses below "+human.Percent(r.Floor))
 	}
 	if len(parts) == 0 {
 		return "off"

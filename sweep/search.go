@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/goodput-dev/goodput/internal/human"
 )
 
 // Search finds the highest load that meets the SLO by bracketing and
@@ -67,11 +69,11 @@ func (r SearchResult) Uncertainty() float64 {
 func (r SearchResult) String() string {
 	unit := func(v float64) string {
 		if r.Mode == ModeRate {
-			return formatNumber(v) + " req/s"
+			return human.Number(v) + " req/s"
 		}
-		return "concurrency " + formatCount(v)
+		return "concurrency " + human.Count(v)
 	}
-	target := formatPercent(r.Target) + " SLO attainment"
+	target := human.Percent(r.Target) + " SLO attainment"
 	switch {
 	case !r.Found && len(r.Probes) == 0:
 		return "no probes were made"
@@ -81,7 +83,7 @@ func (r SearchResult) String() string {
 		return fmt.Sprintf("every probe met %s, up to %s; the limit lies higher", target, unit(r.Low))
 	}
 	s := fmt.Sprintf("highest load meeting %s: %s (it fails at %s; within %s)",
-		target, unit(r.Low), unit(r.High), formatPercent(r.Uncertainty()))
+		target, unit(r.Low), unit(r.High), human.Percent(r.Uncertainty()))
 	if !r.Converged {
 		s += ", stopped by the probe limit before the tolerance"
 	}

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/goodput-dev/goodput/internal/human"
 )
 
 // threshold returns a Measure whose attainment is 1 up to and including
@@ -26,7 +28,7 @@ func threshold(limit float64) (Measure, *[]float64) {
 func floats(vs []float64) string {
 	s := make([]string, len(vs))
 	for i, v := range vs {
-		s[i] = formatNumber(v)
+		s[i] = human.Number(v)
 	}
 	return strings.Join(s, " ")
 }

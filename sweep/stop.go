@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/goodput-dev/goodput/internal/human"
 )
 
 // StopRule says when a sweep is clearly past saturation, so that loads
@@ -67,7 +69,7 @@ func Saturated(points []Point, rule StopRule, o Options) (bool, string) {
 		}
 		if best >= 0 && (math.IsNaN(a) || a < rule.Floor) {
 			return true, fmt.Sprintf("SLO attainment collapsed to %s at %s (it was %s at %s)",
-				formatPercent(a), last.Load.Short(), formatPercent(ps[best].Mean.Attainment), ps[best].Load.Short())
+				human.Percent(a), last.Load.Short(), human.Percent(ps[best].Mean.Attainment), ps[best].Load.Short())
 		}
 	}
 
@@ -88,22 +90,22 @@ func Saturated(points []Point, rule StopRule, o Options) (bool, string) {
 		latA, latB := o.Latency.Of(a.Mean), o.Latency.Of(last.Mean)
 		if usable(thrA) && usable(thrB) && usable(latA) && usable(latB) &&
 			thrB < thrA*(1+rule.MinGain) && latB > latA {
-			factor := "more than " + formatFactor(rule.LoadFactor)
+			factor := "more than " + human.Factor(rule.LoadFactor)
 			if !math.IsInf(top, 1) {
-				factor = formatFactor(top / orderKey(a, mode))
+				factor = human.Factor(top / orderKey(a, mode))
 			}
 			var change string
 			switch gain := thrB/thrA - 1; {
 			case math.Abs(gain) < 0.0005:
 				change = "did not rise"
 			case gain < 0:
-				change = "fell " + formatPercent(-gain)
+				change = "fell " + human.Percent(-gain)
 			default:
-				change = "rose only " + formatPercent(gain)
+				change = "rose only " + human.Percent(gain)
 			}
-			latChange := formatFactor(latB / latA)
+			latChange := human.Factor(latB / latA)
 			if latA <= 0 {
-				latChange = "from " + formatSeconds(latA) + " to " + formatSeconds(latB)
+				latChange = "from " + human.Seconds(latA) + " to " + human.Seconds(latB)
 			}
 			return true, fmt.Sprintf("%s %s from %s to %s (%s the load) while %s rose %s",
 				o.Throughput.Label(), change, a.Load.Short(), last.Load.Short(), factor, o.Latency.Label(), latChange)

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/goodput-dev/goodput/internal/human"
 )
 
 // WriteTable writes s for a terminal: one row per load with throughput,
@@ -22,26 +24,26 @@ func WriteTable(w io.Writer, s Summary) error {
 		m, sd := p.Mean, p.Spread
 		withSpread := func(v, d float64) string {
 			if len(p.samples()) > 1 && usable(d) {
-				return formatNumber(v) + " ±" + formatNumber(d)
+				return human.Number(v) + " ±" + human.Number(d)
 			}
-			return formatNumber(v)
+			return human.Number(v)
 		}
 		row := []string{
 			p.Load.Short(),
 			fmt.Sprint(len(p.samples())),
-			formatNumber(m.RequestThroughput),
+			human.Number(m.RequestThroughput),
 			withSpread(m.OutputThroughput, sd.OutputThroughput),
 			withSpread(m.Goodput, sd.Goodput),
-			formatPercent(m.Attainment),
-			formatSeconds(m.TTFT.P50),
-			formatSeconds(m.TTFT.P99),
-			formatSeconds(m.TPOT.P50),
-			formatSeconds(m.TPOT.P99),
-			formatSeconds(m.E2E.Mean),
-			formatSeconds(m.E2E.P99),
-			formatNumber(m.LittleL),
-			formatNumber(m.LittleLambdaW),
-			formatSeconds(m.ClientLagP99),
+			human.Percent(m.Attainment),
+			human.Seconds(m.TTFT.P50),
+			human.Seconds(m.TTFT.P99),
+			human.Seconds(m.TPOT.P50),
+			human.Seconds(m.TPOT.P99),
+			human.Seconds(m.E2E.Mean),
+			human.Seconds(m.E2E.P99),
+			human.Number(m.LittleL),
+			human.Number(m.LittleLambdaW),
+			human.Seconds(m.ClientLagP99),
 			notes(s, i),
 		}
 		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")

@@ -1,11 +1,11 @@
-package sweep
+package human
 
 import (
 	"math"
 	"testing"
 )
 
-func TestFormatNumber(t *testing.T) {
+func TestNumber(t *testing.T) {
 	tests := []struct {
 		in   float64
 		want string
@@ -28,21 +28,21 @@ func TestFormatNumber(t *testing.T) {
 		{math.Inf(-1), "-inf"},
 	}
 	for _, tt := range tests {
-		if got := formatNumber(tt.in); got != tt.want {
-			t.Errorf("formatNumber(%v) = %q, want %q", tt.in, got, tt.want)
+		if got := Number(tt.in); got != tt.want {
+			t.Errorf("Number(%v) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }
 
-func TestFormatCount(t *testing.T) {
+func TestCount(t *testing.T) {
 	for in, want := range map[float64]string{1: "1", 1024: "1,024", 1048576: "1,048,576", 2.6: "3", math.NaN(): "n/a"} {
-		if got := formatCount(in); got != want {
-			t.Errorf("formatCount(%v) = %q, want %q", in, got, want)
+		if got := Count(in); got != want {
+			t.Errorf("Count(%v) = %q, want %q", in, got, want)
 		}
 	}
 }
 
-func TestFormatSeconds(t *testing.T) {
+func TestSeconds(t *testing.T) {
 	tests := []struct {
 		in   float64
 		want string
@@ -59,13 +59,13 @@ func TestFormatSeconds(t *testing.T) {
 		{math.NaN(), "n/a"},
 	}
 	for _, tt := range tests {
-		if got := formatSeconds(tt.in); got != tt.want {
-			t.Errorf("formatSeconds(%v) = %q, want %q", tt.in, got, tt.want)
+		if got := Seconds(tt.in); got != tt.want {
+			t.Errorf("Seconds(%v) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }
 
-func TestFormatPercentAndFactor(t *testing.T) {
+func TestPercentAndFactor(t *testing.T) {
 	pct := []struct {
 		in   float64
 		want string
@@ -80,8 +80,8 @@ func TestFormatPercentAndFactor(t *testing.T) {
 		{math.NaN(), "n/a"},
 	}
 	for _, tt := range pct {
-		if got := formatPercent(tt.in); got != tt.want {
-			t.Errorf("formatPercent(%v) = %q, want %q", tt.in, got, tt.want)
+		if got := Percent(tt.in); got != tt.want {
+			t.Errorf("Percent(%v) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 	fac := []struct {
@@ -95,8 +95,32 @@ func TestFormatPercentAndFactor(t *testing.T) {
 		{math.Inf(1), "n/a"},
 	}
 	for _, tt := range fac {
-		if got := formatFactor(tt.in); got != tt.want {
-			t.Errorf("formatFactor(%v) = %q, want %q", tt.in, got, tt.want)
+		if got := Factor(tt.in); got != tt.want {
+			t.Errorf("Factor(%v) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestThousands(t *testing.T) {
+	tests := []struct {
+		in, want string
+	}{
+		{"", ""},                       // empty stays empty
+		{"7", "7"},                     // one digit
+		{"999", "999"},                 // three digits, no separator
+		{"1000", "1,000"},              // the first separator
+		{"1234567", "1,234,567"},       // several groups
+		{"1234.50", "1,234.50"},        // the fraction is left alone
+		{"0.0001234", "0.0001234"},     // so are its digits, however many
+		{"-1234567.5", "-1,234,567.5"}, // the sign stays in front
+		{"-100", "-100"},               // no separator after a bare sign
+		{"1.5e+12", "1.5e+12"},         // exponent forms pass through
+		{"12345E6", "12345E6"},         // in either case
+		{"9223372036854775807", "9,223,372,036,854,775,807"}, // int64's largest
+	}
+	for _, tt := range tests {
+		if got := Thousands(tt.in); got != tt.want {
+			t.Errorf("Thousands(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }

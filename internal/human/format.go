@@ -1,0 +1,134 @@
+// Package human writes numbers for people to read: about three significant
+// digits, which is all a load test can honestly claim, thousands separators
+// so that 1,310 reads at a glance, and a unit that keeps a latency short.
+// Sweep verdicts, tables and plans and the capacity planner's explanations
+// all use it, so a figure reads the same wherever it is printed.
+package human
+
+import (
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Number writes v with three significant digits and thousands separators:
+// 1310 → "1,310", 52.34 → "52.3", 5.2 → "5.20", 0.5 → "0.500"; below 1e-7
+// it switches to exponent form ("1.5e-12"). NaN and infinities read "n/a",
+// "inf" and "-inf".
+func Number(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "n/a"
+	case math.IsInf(v, 1):
+		return "inf"
+	case math.IsInf(v, -1):
+		return "-inf"
+	}
+	a := math.Abs(v)
+	var s string
+	switch {
+	case a >= 99.95:
+		s = strconv.FormatFloat(v, 'f', 0, 64)
+	case a >= 9.995:
+		s = strconv.FormatFloat(v, 'f', 1, 64)
+	case a >= 0.9995 || a == 0:
+		s = strconv.FormatFloat(v, 'f', 2, 64)
+	default:
+		// Three significant digits, keeping trailing zeros ("0.500").
+		dec := 2 - int(math.Floor(math.Log10(a)))
+		if dec > 9 {
+			return strconv.FormatFloat(v, 'g', 3, 64)
+		}
+		s = strconv.FormatFloat(v, 'f', dec, 64)
+	}
+	return Thousands(s)
+}
+
+// Thousands inserts a comma every three digits of the integer part of a
+// number already formatted by strconv ("-1234567.5" → "-1,234,567.5").
+// Exponent forms pass through unchanged. Callers that format with their
+// own precision (money with cents) use it directly.
+func Thousands(s string) string {
+	if strings.ContainsAny(s, "eE") {
+		return s
+	}
+	sign := ""
+	if strings.HasPrefix(s, "-") {
+		sign, s = "-", s[1:]
+	}
+	intPart, frac, hasFrac := strings.Cut(s, ".")
+	var b strings.Builder
+	b.WriteString(sign)
+	for i, c := range intPart {
+		if i > 0 && (len(intPart)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if hasFrac {
+		b.WriteByte('.')
+		b.WriteString(frac)
+	}
+	return b.String()
+}
+
+// Count writes v rounded to a whole number with thousands separators:
+// 1024 → "1,024". NaN and infinities read as Number writes them.
+func Count(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return Number(v)
+	}
+	return Thousands(strconv.FormatFloat(math.Round(v), 'f', 0, 64))
+}
+
+// Seconds writes a latency in the unit that keeps it readable: "850 µs",
+// "420 ms", "38.2 ms", "4.20 s".
+func Seconds(s float64) string {
+	switch {
+	case math.IsNaN(s):
+		return "n/a"
+	case math.IsInf(s, 0):
+		return Number(s) + " s"
+	}
+	a := math.Abs(s)
+	switch {
+	case a == 0:
+		return "0 s"
+	case a < 0.0009995:
+		return Number(s*1e6) + " µs"
+	case a < 0.9995:
+		return Number(s*1e3) + " ms"
+	}
+	return Number(s) + " s"
+}
+
+// Percent writes a fraction as a percentage with a space before the sign:
+// 0.03 → "3 %", 0.026 → "2.6 %", 0.964 → "96 %". Below ten percent one
+// decimal is kept unless it is zero. NaN and infinities read "n/a".
+func Percent(f float64) string {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return "n/a"
+	}
+	p := f * 100
+	if math.Abs(p) >= 9.95 {
+		return Thousands(strconv.FormatFloat(p, 'f', 0, 64)) + " %"
+	}
+	s := strconv.FormatFloat(p, 'f', 1, 64)
+	s = strings.TrimSuffix(s, ".0")
+	if s == "-0" {
+		s = "0"
+	}
+	return s + " %"
+}
+
+// Factor writes a ratio as a multiplier: 4.06 → "4.1×", 12.4 → "12×". NaN
+// and infinities read "n/a".
+func Factor(r float64) string {
+	if math.IsNaN(r) || math.IsInf(r, 0) {
+		return "n/a"
+	}
+	if math.Abs(r) >= 9.95 {
+		return Thousands(strconv.FormatFloat(r, 'f', 0, 64)) + "×"
+	}
+	return strconv.FormatFloat(r, 'f', 1, 64) + "×"
+}
