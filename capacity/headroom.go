@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/goodput-dev/goodput/internal/human"
 )
 
 // MaxHeadroom is the largest headroom ParseHeadroom accepts: ten times the
@@ -18,7 +20,7 @@ func ParseHeadroom(s string) (float64, error) {
 	if percent {
 		t = strings.TrimSpace(strings.TrimSuffix(t, "%"))
 	}
-	if !isPlainDecimal(t) {
+	if !human.IsPlainDecimal(t) {
 		return 0, fmt.Errorf("headroom %q: not a number (want a fraction such as 0.2 or a percentage such as 20%%)", s)
 	}
 	v, err := strconv.ParseFloat(t, 64)
@@ -35,21 +37,4 @@ func ParseHeadroom(s string) (float64, error) {
 		return 0, fmt.Errorf("headroom %q: more than %v (1000 %%); did you mean %s%%?", s, MaxHeadroom, t)
 	}
 	return v, nil
-}
-
-// isPlainDecimal accepts digits with at most one decimal point; signs,
-// exponents, "inf" and "nan" are not headroom.
-func isPlainDecimal(s string) bool {
-	digits, dots := 0, 0
-	for _, c := range s {
-		switch {
-		case c >= '0' && c <= '9':
-			digits++
-		case c == '.':
-			dots++
-		default:
-			return false
-		}
-	}
-	return digits > 0 && dots <= 1
 }

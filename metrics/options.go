@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/goodput-dev/goodput/internal/human"
 )
 
 // DefaultSeriesStep is the time-series bucket width used when
@@ -110,7 +112,7 @@ func ParsePercentiles(s string) ([]float64, error) {
 		if it == "" {
 			return nil, fmt.Errorf("percentiles %q: item %d: %w", s, i+1, errEmptyItem)
 		}
-		if !isPlainDecimal(it) {
+		if !human.IsPlainDecimal(it) {
 			return nil, fmt.Errorf("percentiles %q: item %d: %q is not a number", s, i+1, it)
 		}
 		p, err := strconv.ParseFloat(it, 64)
@@ -123,22 +125,4 @@ func ParsePercentiles(s string) ([]float64, error) {
 		out = append(out, p)
 	}
 	return out, nil
-}
-
-// isPlainDecimal accepts digits with at most one decimal point and at least
-// one digit; strconv.ParseFloat alone would also take "inf", "0x1p3" and
-// "1e2", which no one means as a percentile.
-func isPlainDecimal(s string) bool {
-	digits, dots := 0, 0
-	for _, c := range s {
-		switch {
-		case c >= '0' && c <= '9':
-			digits++
-		case c == '.':
-			dots++
-		default:
-			return false
-		}
-	}
-	return digits > 0 && dots <= 1
 }

@@ -228,18 +228,7 @@ func isDecimal(s string) bool {
 		s = s[1:]
 	}
 	mant, exp, hasExp := strings.Cut(strings.ToLower(s), "e")
-	digits, dots := 0, 0
-	for _, c := range mant {
-		switch {
-		case c >= '0' && c <= '9':
-			digits++
-		case c == '.':
-			dots++
-		default:
-			return false
-		}
-	}
-	if digits == 0 || dots > 1 {
+	if !human.IsPlainDecimal(mant) {
 		return false
 	}
 	if hasExp {

@@ -1,8 +1,10 @@
-// Package human writes numbers for people to read: about three significant
-// digits, which is all a load test can honestly claim, thousands separators
-// so that 1,310 reads at a glance, and a unit that keeps a latency short.
-// Sweep verdicts, tables and plans and the capacity planner's explanations
-// all use it, so a figure reads the same wherever it is printed.
+// Package human handles numbers as people write and read them. It writes
+// figures with about three significant digits, which is all a load test can
+// honestly claim, thousands separators so that 1,310 reads at a glance, and
+// a unit that keeps a latency short; sweep verdicts, tables and plans and
+// the capacity planner's explanations all use it, so a figure reads the
+// same wherever it is printed. It also checks that a flag's number is a
+// plain decimal (IsPlainDecimal) before strconv parses it.
 package human
 
 import (
