@@ -213,11 +213,30 @@ func unsupported(a *Adapter, option string, set bool) error {
 	return fmt.Errorf("%s is not supported by %s (%s); send what the server accepts with --extra-body", option, a.name, a.endpoint)
 }
 
+// needsChat is the error for Messages sent through a protocol that has no
+// chat endpoint.
+func needsChat(a *Adapter) error {
+	return fmt.Errorf("messages need a chat endpoint (backend openai-chat), not %s", a.name)
+}
+
+// idsOrTextPrompt returns the prompt for protocols that take token ids or
+// text: the ids when given (sent as a list of ints), else the text. The
+// caller rejects Messages first.
+func idsOrTextPrompt(req *Request) (any, error) {
+	switch {
+	case len(req.PromptTokenIDs) > 0:
+		return req.PromptTokenIDs, nil
+	case req.Prompt != "":
+		return req.Prompt, nil
+	}
+	return nil, errNoPrompt
+}
+
 // textPrompt returns the prompt text for protocols that take only text.
 func textPrompt(a *Adapter, req *Request) (string, error) {
 	switch {
 	case len(req.Messages) > 0:
-		return "", fmt.Errorf("messages need a chat endpoint (backend openai-chat), not %s", a.name)
+		return "", needsChat(a)
 	case req.Prompt != "":
 		return req.Prompt, nil
 	case len(req.PromptTokenIDs) > 0:

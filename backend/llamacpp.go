@@ -7,20 +7,16 @@ import "fmt"
 // return_tokens asks for each chunk's token ids so that counts are exact.
 func buildLlamaCpp(a *Adapter, req *Request) (map[string]any, error) {
 	if len(req.Messages) > 0 {
-		return nil, fmt.Errorf("messages need a chat endpoint (backend openai-chat), not %s", a.name)
+		return nil, needsChat(a)
 	}
 	if err := unsupported(a, "min tokens", req.MinTokens > 0); err != nil {
 		return nil, err
 	}
-	body := map[string]any{"stream": true, "return_tokens": true}
-	switch {
-	case len(req.PromptTokenIDs) > 0:
-		body["prompt"] = req.PromptTokenIDs
-	case req.Prompt != "":
-		body["prompt"] = req.Prompt
-	default:
-		return nil, errNoPrompt
+	prompt, err := idsOrTextPrompt(req)
+	if err != nil {
+		return nil, err
 	}
+	body := map[string]any{"stream": true, "return_tokens": true, "prompt": prompt}
 	if req.Model != "" {
 		body["model"] = req.Model // used by llama-server's router mode, ignored otherwise
 	}

@@ -55,17 +55,13 @@ func streamOptions(m UsageMode) map[string]any {
 // are sent as the prompt (a list of ints, as vLLM and SGLang accept).
 func buildCompletions(a *Adapter, req *Request) (map[string]any, error) {
 	if len(req.Messages) > 0 {
-		return nil, fmt.Errorf("messages need a chat endpoint (backend openai-chat), not %s", a.name)
+		return nil, needsChat(a)
 	}
-	body := map[string]any{"stream": true}
-	switch {
-	case len(req.PromptTokenIDs) > 0:
-		body["prompt"] = req.PromptTokenIDs
-	case req.Prompt != "":
-		body["prompt"] = req.Prompt
-	default:
-		return nil, errNoPrompt
+	prompt, err := idsOrTextPrompt(req)
+	if err != nil {
+		return nil, err
 	}
+	body := map[string]any{"stream": true, "prompt": prompt}
 	if req.MaxTokens > 0 {
 		body["max_tokens"] = req.MaxTokens
 	}

@@ -163,6 +163,9 @@ func TestBuildRequestErrors(t *testing.T) {
 		want     string
 	}{
 		{"empty prompt", "openai", base, "", Request{}, "backend openai: request has no prompt"},
+		{"empty prompt on llama.cpp", "llamacpp", base, "", Request{}, "backend llamacpp: request has no prompt"},
+		{"empty token ids and prompt on llama.cpp", "llamacpp", base, "", Request{PromptTokenIDs: []int{}}, "backend llamacpp: request has no prompt"},
+		{"empty prompt on chat", "openai-chat", base, "", Request{}, "backend openai-chat: request has no prompt"},
 		{"negative max tokens", "openai", base, "", Request{Prompt: "x", MaxTokens: -1}, "max tokens -1 is negative"},
 		{"negative min tokens", "openai", base, "", Request{Prompt: "x", MinTokens: -2}, "min tokens -2 is negative"},
 		{"min above max", "openai", base, "", Request{Prompt: "x", MinTokens: 9, MaxTokens: 8}, "min tokens 9 exceeds max tokens 8"},
