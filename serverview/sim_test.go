@@ -32,7 +32,11 @@ func TestAgreesWithSimulator(t *testing.T) {
 	defer cancel()
 	rec := Start(ctx, metricsURL, Options{Interval: 100 * time.Millisecond})
 	epoch := time.Now()
+	stall := watchStalls()
 	recs, err := simtest.Drive(ctx, base, simtest.Load{Workers: 32, Requests: 5, MaxTokens: 16}, epoch)
+	// A machine busy with other work delays the client's reads as much as
+	// it stalls this process's timers: allow for the worst stall seen.
+	overhead := loopbackOverhead + stall()
 	series := rec.Stop()
 	if err != nil {
 		t.Fatal(err)
@@ -72,11 +76,11 @@ func TestAgreesWithSimulator(t *testing.T) {
 		// The server's clock starts later and stops earlier than the
 		// client's, so the client's percentile cannot be below the
 		// server's bucket, and exceeds it by the loopback overhead at most.
-		if client < e.Lower || client > e.Upper+loopbackOverhead.Seconds() {
+		if client < e.Lower || client > e.Upper+overhead.Seconds() {
 			t.Errorf("ttft %s: client %.1f ms outside the server's bucket [%.1f, %.1f] ms + %v",
-				q.name, 1e3*client, 1e3*e.Lower, 1e3*e.Upper, loopbackOverhead)
+				q.name, 1e3*client, 1e3*e.Lower, 1e3*e.Upper, overhead)
 		}
-		if q.qc.Gap.Upper < 0 || q.qc.Gap.Lower > loopbackOverhead.Seconds() {
+		if q.qc.Gap.Upper < 0 || q.qc.Gap.Lower > overhead.Seconds() {
 			t.Errorf("ttft %s gap %+v: want a range that holds a small non-negative gap", q.name, *q.qc.Gap)
 		}
 	}
@@ -164,4 +168,25 @@ func TestQueueTimeRisesPastTheKnee(t *testing.T) {
 	}
 	t.Logf("below: queue %.1f%% (%.1f ms), %s", 100*qb.Share, 1e3*qb.Mean, below.Status.Text)
 	t.Logf("past:  queue %.1f%% (%.1f ms), %s", 100*qp.Share, 1e3*qp.Mean, past.Status.Text)
+}
+
+// watchStalls starts timing how late a 5 ms timer fires, again and again;
+// the returned function stops it and gives the worst lateness seen.
+func watchStalls() func() time.Duration {
+	stop := make(chan struct{})
+	worst := make(chan time.Duration, 1)
+	go func() {
+		var w time.Duration
+		for {
+			due := time.Now().Add(5 * time.Millisecond)
+			select {
+			case <-stop:
+				worst <- w
+				return
+			case <-time.After(5 * time.Millisecond):
+				w = max(w, time.Since(due))
+			}
+		}
+	}()
+	return func() time.Duration { close(stop); return <-worst }
 }
