@@ -60,8 +60,14 @@ func (h Histogram) Quantile(q float64) (Estimate, error) {
 			} else if upper <= 0 {
 				return Estimate{Q: q, Value: upper, Lower: upper, Upper: upper}, nil
 			}
-			v := lower + (upper-lower)*(rank-below)/(at-below)
-			return Estimate{Q: q, Value: max(v, lower), Lower: lower, Upper: upper}, nil
+			// The fraction first: bounds near the float range (a 1e308
+			// bucket) must not overflow the interpolation.
+			frac := (rank - below) / (at - below)
+			v := lower + (upper-lower)*frac
+			if math.IsInf(v, 0) || math.IsNaN(v) {
+				v = lower*(1-frac) + upper*frac
+			}
+			return Estimate{Q: q, Value: min(max(v, lower), upper), Lower: lower, Upper: upper}, nil
 		}
 		below = at
 	}

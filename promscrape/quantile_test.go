@@ -32,6 +32,13 @@ func TestQuantile(t *testing.T) {
 		{"min past empty buckets",
 			Histogram{Bounds: []float64{0.1, 0.2, 0.5}, Counts: []float64{0, 0, 4}, Count: 4},
 			0, Estimate{Q: 0, Value: 0.2, Lower: 0.2, Upper: 0.5}},
+		// A bound near the float range must not overflow the interpolation:
+		// rank 2 of 4 in [0, 1e308] is half-way, 5e307.
+		{"huge bound", Histogram{Bounds: []float64{1e308}, Counts: []float64{4}, Count: 4},
+			0.5, Estimate{Q: 0.5, Value: 5e307, Lower: 0, Upper: 1e308}},
+		// Bounds spanning the whole float range: the half-way point is 0.
+		{"range wider than a float", Histogram{Bounds: []float64{-1e308, 1e308}, Counts: []float64{2, 4}, Count: 4},
+			0.75, Estimate{Q: 0.75, Value: 0, Lower: -1e308, Upper: 1e308}},
 		// Everything in one finite bucket, q = 1: its upper bound, no overflow.
 		{"max inside", Histogram{Bounds: []float64{1, 2}, Counts: []float64{0, 3}, Count: 3},
 			1, Estimate{Q: 1, Value: 2, Lower: 1, Upper: 2}},
