@@ -77,6 +77,11 @@ func open(r io.Reader, name string) (*File, error) {
 	case first[0] != '{':
 		return nil, fmt.Errorf("%s:1: not a record file: expected a JSON object or array", name)
 	}
+	// A corrupt first record must still be read as one, so that its error
+	// names the line and column: goodput writers put "kind" or "seq" first.
+	if bytes.HasPrefix(first, []byte(`{"kind"`)) || bytes.HasPrefix(first, []byte(`{"seq"`)) {
+		return openRecords(br, name)
+	}
 	var probe map[string]json.RawMessage
 	if json.Unmarshal(first, &probe) == nil {
 		_, kind := probe["kind"]
@@ -85,18 +90,22 @@ func open(r io.Reader, name string) (*File, error) {
 		_, tokens := probe["token_times"]
 		switch {
 		case kind || seq:
-			d := NewDecoder(br, name)
-			h, err := d.Header()
-			if err != nil {
-				return nil, err
-			}
-			return &File{Reader: &decoderReader{d: d, h: h}, Format: "goodput"}, nil
+			return openRecords(br, name)
 		case arrival || tokens:
 			return openSeedsLines(br, name)
 		}
 	}
 	// Not one object per line: a single JSON document such as vLLM's result.
 	return openVLLM(br, name)
+}
+
+func openRecords(r io.Reader, name string) (*File, error) {
+	d := NewDecoder(r, name)
+	h, err := d.Header()
+	if err != nil {
+		return nil, err
+	}
+	return &File{Reader: &decoderReader{d: d, h: h}, Format: "goodput"}, nil
 }
 
 // peekLine returns the first non-blank line without consuming it.

@@ -103,6 +103,8 @@ func TestOpenErrors(t *testing.T) {
 		{"mismatch.json", `{"ttfts":[0.1],"itls":[[]],"input_lens":[1,2],"output_lens":[1]}`, `"input_lens" has 2 entries but "ttfts" has 1`},
 		// negative ITL
 		{"neg.json", `{"ttfts":[0.1],"itls":[[-0.5]],"input_lens":[1],"output_lens":[2]}`, "itls[0] = -0.5 is not a valid gap"},
+		// a corrupt first record is still reported as a record
+		{"first.jsonl", `{"seq":1,"ct":[1,x]}`, "first.jsonl:1: column 18: expected a number"},
 		// goodput record with an error on line 3
 		{"bad.jsonl", `{"kind":"goodput.run","schema":1}` + "\n" + `{"seq":0}` + "\n" + `{"seq":1,"s":"x"}`, "bad.jsonl:3: column 14: expected a number"},
 	}
