@@ -51,6 +51,11 @@ type Config struct {
 	NoServerMetrics bool
 	ScrapeInterval  time.Duration // --scrape-interval, default 1 s
 
+	// StartAt is the agreed wall-clock start of a sharded run (--start-at):
+	// every shard waits for it and counts its schedule from it, so the
+	// shards' records merge onto one clock. Zero starts at once.
+	StartAt time.Time
+
 	ResultDir  string            // --result-dir: where records and summaries go
 	RunName    string            // --run-name: file name stem; default goodput-<time>
 	SaveResult bool              // --save-result: also write the JSON summary

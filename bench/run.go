@@ -145,6 +145,11 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	if err != nil {
 		return nil, err
 	}
+	// The header's Start is the instant every record time counts from.
+	if !cfg.StartAt.IsZero() {
+		header.Start = cfg.StartAt
+	}
+	lplan.Epoch = header.Start
 	header.Labels = cfg.Labels
 
 	var rw *record.Writer

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -179,5 +180,64 @@ func TestRunServerDown(t *testing.T) {
 	_, err := Run(t.Context(), cfg, nil, false)
 	if err == nil || !strings.Contains(err.Error(), "is not ready") || !strings.Contains(err.Error(), url) {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// Two shards of one schedule, started together at an agreed instant, send
+// exactly the unsharded schedule between them, and their records share a
+// clock: merged, they are the whole run.
+func TestShardsMergeOntoTheAgreedClock(t *testing.T) {
+	url := startSim(t, sim.Options{Seed: 4})
+	base := smallConfig(t, url)
+	base.Warmups = 0
+	base.Arrival.MaxConcurrency = 0
+	base.Arrival.RequestRate = 40
+	base.Arrival.NumPrompts = 16
+	base.StartAt = time.Now().Add(700 * time.Millisecond).Round(0).UTC()
+	whole, err := base.Arrival.Plan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		out *Outcome
+		err error
+	}
+	results := make(chan result, 2)
+	for k := range 2 {
+		cfg := base
+		cfg.Arrival.Shard, cfg.Arrival.Shards = k, 2
+		cfg.RunName = fmt.Sprint("shard", k)
+		go func() {
+			out, err := Run(t.Context(), cfg, nil, false)
+			results <- result{out, err}
+		}()
+	}
+	sched := map[int64]int64{}
+	for range 2 {
+		r := <-results
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		recs, h, _ := readRecords(t, r.out.RecordsPath)
+		if !h.Start.Equal(base.StartAt) {
+			t.Errorf("header start %v, want the agreed %v", h.Start, base.StartAt)
+		}
+		for _, rec := range recs {
+			if _, dup := sched[rec.Seq]; dup {
+				t.Errorf("seq %d sent by both shards", rec.Seq)
+			}
+			sched[rec.Seq] = rec.Scheduled
+			if !rec.OK() || rec.Sent < rec.Scheduled {
+				t.Errorf("seq %d: %+v", rec.Seq, rec)
+			}
+		}
+	}
+	if len(sched) != 16 {
+		t.Fatalf("%d distinct requests, want 16", len(sched))
+	}
+	for i, off := range whole.Open.Offsets {
+		if sched[int64(i)] != int64(off) {
+			t.Errorf("seq %d scheduled at %d, the unsharded schedule says %d", i, sched[int64(i)], off)
+		}
 	}
 }

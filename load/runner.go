@@ -64,6 +64,13 @@ type Plan struct {
 	// Grace is how long in-flight requests may finish after an interruption
 	// before they are cancelled (default 3 s).
 	Grace time.Duration
+
+	// Epoch is the instant all offsets count from; zero means when Run is
+	// called. A future Epoch makes Run wait for it, so the shards of one
+	// schedule, started on several machines, send at the same global times.
+	// Callers that write a run header before Run must put this instant in
+	// it.
+	Epoch time.Time
 }
 
 // Validate reports every problem of the plan.
@@ -124,7 +131,11 @@ func Run(ctx context.Context, p Plan, do Doer, out chan<- *record.Record) (Resul
 	if p.Grace <= 0 {
 		p.Grace = 3 * time.Second
 	}
-	r := &runner{plan: p, do: do, out: out, epoch: time.Now()}
+	epoch, err := waitEpoch(ctx, p.Epoch)
+	if err != nil {
+		return Result{Epoch: epoch, Interrupted: true}, nil
+	}
+	r := &runner{plan: p, do: do, out: out, epoch: epoch}
 	r.reqCtx, r.cancelReqs = context.WithCancel(context.WithoutCancel(ctx))
 	defer r.cancelReqs()
 
@@ -272,4 +283,25 @@ func (r *runner) deliver(rec *record.Record) {
 		rec.End = r.now()
 	}
 	r.out <- rec
+}
+
+// waitEpoch waits until epoch (now when zero) and returns it with a
+// monotonic clock reading, so that offsets measured from it are immune to
+// wall-clock steps even when epoch came from a parsed timestamp. It returns
+// ctx's error if ctx ends first.
+func waitEpoch(ctx context.Context, epoch time.Time) (time.Time, error) {
+	if epoch.IsZero() {
+		return time.Now(), nil
+	}
+	if wait := time.Until(epoch); wait > 0 {
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return epoch, ctx.Err()
+		}
+	}
+	now := time.Now()
+	return now.Add(epoch.Sub(now)), nil
 }

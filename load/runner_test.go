@@ -223,3 +223,36 @@ func TestPlanValidate(t *testing.T) {
 		t.Errorf("valid plan: %v", err)
 	}
 }
+
+func TestFutureEpochWaitsAndCountsFromIt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now().Add(2 * time.Second)
+		// A parsed timestamp has no monotonic reading; the run must still
+		// count from it exactly.
+		start = start.Round(0)
+		offs := []time.Duration{0, 100 * time.Millisecond}
+		res, recs := collect(t, t.Context(), Plan{Offsets: offs, Epoch: start}, &sleeper{d: 10 * time.Millisecond})
+		if !res.Epoch.Equal(start) || len(recs) != 2 {
+			t.Fatalf("epoch %v, want %v; %d records", res.Epoch, start, len(recs))
+		}
+		for _, r := range recs {
+			if want := int64(offs[r.Seq]); r.Sent != want {
+				t.Errorf("seq %d sent at %d, want %d from the agreed start", r.Seq, r.Sent, want)
+			}
+		}
+		if time.Since(start) < 100*time.Millisecond {
+			t.Errorf("returned before the schedule ran")
+		}
+	})
+}
+
+func TestInterruptedBeforeTheEpoch(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+		defer cancel()
+		res, recs := collect(t, ctx, Plan{Offsets: []time.Duration{0}, Epoch: time.Now().Add(time.Hour)}, &sleeper{d: time.Millisecond})
+		if !res.Interrupted || len(recs) != 0 || res.Sent != 0 {
+			t.Errorf("interrupted %v, %d records, %d sent", res.Interrupted, len(recs), res.Sent)
+		}
+	})
+}

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -26,6 +27,7 @@ type benchFlags struct {
 	format  string
 	quiet   bool
 	report  string
+	startAt string
 
 	targetFlags
 	simFlags
@@ -74,6 +76,7 @@ generator, not the server, was the limit.`,
 	fl.Uint64Var(&cfg.Arrival.Seed, "seed", 0, "seed for arrivals and prompts")
 	fl.IntVar(&cfg.Arrival.Shard, "shard", 0, "this process's shard, 0 ≤ shard < --shards")
 	fl.IntVar(&cfg.Arrival.Shards, "shards", 0, "split the schedule over this many processes")
+	fl.StringVar(&f.startAt, "start-at", "", "agreed start time of a sharded run, RFC 3339 (e.g. 2026-11-29T10:00:00Z): wait for it and count the schedule from it")
 
 	registerWorkloadFlags(fl, &cfg)
 
@@ -97,6 +100,13 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 	var err error
 	if cfg.Arrival.RequestRate, err = parseRate(f.rate); err != nil {
 		return usageErr("--request-rate: %v", err)
+	}
+	if f.startAt != "" {
+		t, err := time.Parse(time.RFC3339Nano, f.startAt)
+		if err != nil {
+			return usageErr("--start-at %q: want an RFC 3339 time such as 2026-11-29T10:00:00Z", f.startAt)
+		}
+		cfg.StartAt = t
 	}
 	// One --seed makes both the schedule and the prompts reproducible.
 	cfg.Workload.Seed = cfg.Arrival.Seed
