@@ -1,0 +1,5 @@
+//go:build race
+
+package serverview
+
+const raceEnabled = true
