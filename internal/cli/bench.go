@@ -16,6 +16,7 @@ import (
 	"github.com/goodput-dev/goodput/bench"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/serverview"
+	"github.com/goodput-dev/goodput/workload"
 )
 
 // benchFlags are the flag values of `goodput bench` that need work before
@@ -28,6 +29,7 @@ type benchFlags struct {
 	quiet   bool
 	report  string
 	startAt string
+	dryRun  bool
 
 	targetFlags
 	simFlags
@@ -87,6 +89,7 @@ generator, not the server, was the limit.`,
 	fl.BoolVar(&cfg.SaveResult, "save-result", false, "also write a JSON summary to --result-dir")
 	fl.StringVar(&f.format, "format", "text", "output: text, json, or vllm (text, plus a vllm bench serve result JSON in --result-dir)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress output")
+	fl.BoolVar(&f.dryRun, "dry-run", false, "print the load plan and the workload, send nothing")
 	fl.StringVar(&f.report, "report", "", "also write the run's self-contained HTML report to this file (needs --result-dir)")
 
 	registerSimFlags(fl, &f.simFlags, true)
@@ -141,6 +144,11 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 		if !cmd.Flags().Changed("num-prompts") && !cmd.Flags().Changed("duration") {
 			cfg.Arrival.NumPrompts = simDefaultPrompts
 		}
+	}
+	if f.dryRun {
+		return printBenchPlan(env, cfg)
+	}
+	if cfg.BaseURL == "" {
 		stop, err := startSim(ctx, env, &cfg, &f.simFlags)
 		if err != nil {
 			return err
@@ -264,3 +272,33 @@ func goodputArgs(m *metricsFlags) cobra.PositionalArgs {
 func arrivalKind(s string) arrival.Kind { return arrival.Kind(strings.ToLower(s)) }
 
 func rampKind(s string) arrival.RampKind { return arrival.RampKind(strings.ToLower(s)) }
+
+// printBenchPlan prints what a run would send, without a network: the
+// arrival plan with its schedule's statistics, and the workload.
+func printBenchPlan(env *Env, cfg bench.Config) error {
+	plan, err := cfg.Arrival.Plan()
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	wl := cfg.Workload
+	if wl.Limit == 0 && cfg.Arrival.NumPrompts > 0 {
+		wl.Limit = cfg.Arrival.NumPrompts
+	}
+	src, err := workload.New(wl)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	target := cfg.BaseURL
+	if target == "" {
+		target = "the built-in simulator"
+	}
+	fmt.Fprintf(env.Stdout, "Target: %s (%s)\nLoad: %s\nWorkload: %s\n", target, cfg.Backend, strings.TrimRight(plan.String(), "\n"), src.String())
+	if cfg.Warmups > 0 {
+		fmt.Fprintf(env.Stdout, "Warm-up: the first %d requests are excluded from statistics\n", cfg.Warmups)
+	}
+	if cfg.WarmupTime > 0 {
+		fmt.Fprintf(env.Stdout, "Warm-up: requests scheduled in the first %v are excluded from statistics\n", cfg.WarmupTime)
+	}
+	fmt.Fprintln(env.Stdout, "Dry run: nothing was sent.")
+	return nil
+}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,6 +47,37 @@ func TestBenchAgainstAServer(t *testing.T) {
 	}
 	if err := json.Unmarshal(b, &s); err != nil || s.Result.Counts.Completed != 12 {
 		t.Errorf("summary: %v %+v", err, s)
+	}
+}
+
+func TestBenchDryRunSendsNothing(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan struct{}, 1)
+	go func() {
+		if c, err := ln.Accept(); err == nil {
+			accepted <- struct{}{}
+			c.Close()
+		}
+	}()
+	out, errOut, code := run(t, "", "bench", "--dry-run", "--base-url", "http://"+ln.Addr().String(),
+		"--request-rate", "5", "--num-prompts", "100", "--num-warmups", "5")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"Load: open loop: poisson arrivals at 5 req/s", "schedule: 100 requests",
+		"Workload: random: input 1024 tokens, output 128 tokens", "the first 5 requests are excluded", "Dry run: nothing was sent."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	select {
+	case <-accepted:
+		t.Error("a dry run connected to the server")
+	default:
 	}
 }
 
