@@ -26,7 +26,7 @@ func TestAssess(t *testing.T) {
 		// Engine known but none of the three gauges the status reads.
 		{"no gauges", Signals{Engine: vllm},
 			LevelUnknown, "the server exports no running, waiting or KV cache metric"},
-		// The brief's example: the queue grew by 40 over 30 s while TTFT
+		// The example: the queue grew by 40 over 30 s while TTFT
 		// p99 tripled.
 		{"past the knee", Signals{Engine: vllm, Running: f(256), Waiting: f(48), KVCacheUsage: f(0.8),
 			QueueFor: 30 * time.Second, QueueRise: 40, TTFTP99: f(0.9), TTFTP99Before: f(0.3)},
@@ -85,7 +85,7 @@ func TestAssess(t *testing.T) {
 		// KV just under the threshold, nothing waiting: healthy.
 		{"kv just under", Signals{Engine: vllm, Running: f(64), Waiting: f(0), KVCacheUsage: f(0.899)},
 			LevelOK, "healthy: nothing waiting, KV 90 %"},
-		// The brief's healthy example.
+		// An example of a healthy server.
 		{"healthy", Signals{Engine: vllm, Running: f(32), Waiting: f(0), KVCacheUsage: f(0.42)},
 			LevelOK, "healthy: nothing waiting, KV 42 %"},
 		// A run's mean waiting under half a request rounds to nothing waiting.

@@ -17,7 +17,7 @@ func TestParseConditions(t *testing.T) {
 		want Conditions
 	}{
 		{"one", "ttft<=500ms", Conditions{{metrics.MetricTTFT, LE, 500 * ms}}},
-		{"the brief's four", "ttft<=500ms,tpot<=50ms,e2e<=10s,itl<=200ms", Conditions{
+		{"all four metrics", "ttft<=500ms,tpot<=50ms,e2e<=10s,itl<=200ms", Conditions{
 			{metrics.MetricTTFT, LE, 500 * ms}, {metrics.MetricTPOT, LE, 50 * ms},
 			{metrics.MetricE2E, LE, 10 * time.Second}, {metrics.MetricITL, LE, 200 * ms}}},
 		{"every operator", "ttft<1s,tpot>=1ms,e2e>2us,client_queue<=0ns", Conditions{
