@@ -28,9 +28,12 @@ type Config struct {
 	Extra    map[string]any // --extra-body
 	Usage    backend.UsageMode
 	Insecure bool // --insecure: skip TLS verification
-	// TokenIDPrompts sends prompts as token ids where the protocol allows
-	// (--token-id-prompts); the ids are the built-in tokenizer's.
-	TokenIDPrompts bool
+	// PromptFormat is how random prompts are sent (--prompt-format):
+	// "ids" as token ids, which fixes their length exactly (OpenAI
+	// completions and llama.cpp only); "text" as text, its length fitted
+	// with the server's /tokenize when it has one; "auto" (the default)
+	// as ids when a probe shows the server takes them, else as text.
+	PromptFormat string
 
 	Arrival  arrival.Config
 	Workload workload.Config
@@ -71,10 +74,18 @@ type Config struct {
 	Target string
 }
 
+// Prompt formats, the values of Config.PromptFormat.
+const (
+	PromptAuto = "auto"
+	PromptIDs  = "ids"
+	PromptText = "text"
+)
+
 // DefaultConfig returns the defaults of `vllm bench serve` where it has one.
 func DefaultConfig() Config {
 	return Config{
 		Backend:        "openai",
+		PromptFormat:   PromptAuto,
 		Arrival:        arrival.DefaultConfig(),
 		Workload:       workload.DefaultConfig(),
 		RequestTimeout: 6 * time.Hour,
@@ -100,6 +111,15 @@ func (c *Config) Validate() error {
 	}
 	if err := c.Workload.Validate(); err != nil {
 		errs = append(errs, err)
+	}
+	switch c.PromptFormat {
+	case PromptIDs:
+		if a, err := backend.Lookup(c.Backend); err == nil && !takesIDs(a) {
+			errs = append(errs, fmt.Errorf("--prompt-format ids: the %s protocol sends prompts as text (use --backend openai or llamacpp)", a.Name()))
+		}
+	case PromptAuto, PromptText:
+	default:
+		errs = append(errs, fmt.Errorf("--prompt-format %q: want auto, ids or text", c.PromptFormat))
 	}
 	if c.Warmups < 0 {
 		errs = append(errs, fmt.Errorf("--num-warmups must be ≥ 0, got %d", c.Warmups))

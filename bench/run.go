@@ -89,7 +89,14 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	if wl.Limit == 0 && cfg.Arrival.NumPrompts > 0 {
 		wl.Limit = cfg.Arrival.NumPrompts
 	}
-	if wl.Dataset == workload.DatasetRandom && !cfg.NoCalibrate && !cfg.TokenIDPrompts {
+	useIDs, note, err := chooseIDs(ctx, cfg, srv, adapter, model, headers)
+	if err != nil {
+		return nil, err
+	}
+	if note != "" {
+		out.Notes = append(out.Notes, note)
+	}
+	if wl.Dataset == workload.DatasetRandom && !cfg.NoCalibrate && !useIDs {
 		counter, err := srv.tokenCounter(ctx, model)
 		switch {
 		case err == nil:
@@ -120,7 +127,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 				for _, m := range it.Messages() {
 					req.Messages = append(req.Messages, backend.Message{Role: m.Role, Content: m.Content})
 				}
-			case cfg.TokenIDPrompts && it.PromptTokenIDs != nil:
+			case useIDs && it.PromptTokenIDs != nil:
 				req.PromptTokenIDs = it.PromptTokenIDs
 			default:
 				req.Prompt = it.Prompt

@@ -1,13 +1,17 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -238,6 +242,61 @@ func TestShardsMergeOntoTheAgreedClock(t *testing.T) {
 	for i, off := range whole.Open.Offsets {
 		if sched[int64(i)] != int64(off) {
 			t.Errorf("seq %d scheduled at %d, the unsharded schedule says %d", i, sched[int64(i)], off)
+		}
+	}
+}
+
+// With --prompt-format auto, random prompts go out as token ids when the
+// server takes them, and as text fitted with /tokenize when it does not.
+func TestPromptFormatAuto(t *testing.T) {
+	srv, err := sim.New(sim.Options{Seed: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	var sawIDs, sawText atomic.Int64
+	var rejectIDs atomic.Bool
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/completions" {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			if bytes.Contains(body, []byte(`"prompt":[`)) {
+				sawIDs.Add(1)
+				if rejectIDs.Load() {
+					http.Error(w, `{"error":{"message":"prompt must be a string"}}`, http.StatusBadRequest)
+					return
+				}
+			} else {
+				sawText.Add(1)
+			}
+		}
+		srv.ServeHTTP(w, r)
+	})
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	for _, reject := range []bool{false, true} {
+		rejectIDs.Store(reject)
+		sawIDs.Store(0)
+		sawText.Store(0)
+		cfg := smallConfig(t, ts.URL)
+		cfg.Arrival.NumPrompts = 6
+		out, err := Run(t.Context(), cfg, nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		notes := strings.Join(out.Notes, "\n")
+		if out.Result.Counts.Failed != 0 {
+			t.Errorf("reject=%v: %d failed", reject, out.Result.Counts.Failed)
+		}
+		if !reject && (sawIDs.Load() != 7 || sawText.Load() != 0 || !strings.Contains(notes, "prompts sent as token ids")) {
+			t.Errorf("server takes ids: %d id prompts (probe + 6), %d text; notes %q", sawIDs.Load(), sawText.Load(), notes)
+		}
+		if reject && (sawIDs.Load() != 1 || sawText.Load() != 6 || !strings.Contains(notes, "prompt must be a string") ||
+			!strings.Contains(notes, "calibrated with the server's /tokenize")) {
+			t.Errorf("server rejects ids: %d id prompts (the probe only), %d text; notes %q", sawIDs.Load(), sawText.Load(), notes)
 		}
 	}
 }

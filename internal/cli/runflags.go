@@ -38,7 +38,7 @@ func registerTargetFlags(fl *pflag.FlagSet, cfg *bench.Config, f *targetFlags) {
 	fl.StringVar(&f.extraBody, "extra-body", "", "JSON object merged into every request body")
 	fl.StringVar(&f.usage, "usage", "continuous", "usage reports to ask OpenAI-style servers for: continuous, final or none")
 	fl.BoolVar(&cfg.Insecure, "insecure", false, "skip TLS certificate verification")
-	fl.BoolVar(&cfg.TokenIDPrompts, "token-id-prompts", false, "send random prompts as token ids (completions and llama.cpp only)")
+	fl.StringVar(&cfg.PromptFormat, "prompt-format", cfg.PromptFormat, "random prompts as ids (exact lengths; openai and llamacpp), text (fitted with /tokenize), or auto: ids when the server takes them")
 	fl.DurationVar(&cfg.RequestTimeout, "request-timeout", cfg.RequestTimeout, "give up on a request after this long")
 	fl.DurationVar(&cfg.ReadyTimeout, "ready-check-timeout", cfg.ReadyTimeout, "wait up to this long for the server to become ready")
 	fl.StringArrayVar(&f.labels, "label", nil, "label every record, as key=value (repeatable)")

@@ -1,0 +1,67 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/goodput-dev/goodput/backend"
+	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/tokenizer"
+	"github.com/goodput-dev/goodput/workload"
+)
+
+// takesIDs reports whether a protocol can send a prompt as token ids.
+func takesIDs(a *backend.Adapter) bool {
+	return a.Name() == "openai" || a.Name() == "llamacpp"
+}
+
+// chooseIDs decides whether random prompts go out as token ids, and says
+// why in a note. Ids fix every prompt's length on the server exactly; they
+// are the built-in tokenizer's, which any vocabulary of 32,000 or more
+// tokens holds.
+func chooseIDs(ctx context.Context, cfg Config, srv *server, a *backend.Adapter, model string, h http.Header) (bool, string, error) {
+	if cfg.Workload.Dataset != workload.DatasetRandom {
+		return false, "", nil
+	}
+	switch cfg.PromptFormat {
+	case PromptText:
+		return false, "", nil
+	case PromptIDs:
+		if !takesIDs(a) {
+			return false, "", fmt.Errorf("--prompt-format ids: the %s protocol sends prompts as text (use --backend openai or llamacpp)", a.Name())
+		}
+		return true, "prompts sent as token ids: input lengths are exact", nil
+	}
+	if !takesIDs(a) {
+		return false, "", nil
+	}
+	if err := srv.probeIDs(ctx, a, cfg.BaseURL, cfg.Endpoint, model, h); err != nil {
+		return false, fmt.Sprintf("prompts sent as text: the server did not take a token-id prompt (%v)", err), nil
+	}
+	return true, "prompts sent as token ids (the server takes them): input lengths are exact", nil
+}
+
+// probeIDs sends one tiny completion whose prompt is token ids and reports
+// why it failed, if it did. It is sent before the run and not measured.
+func (s *server) probeIDs(ctx context.Context, a *backend.Adapter, baseURL, endpoint, model string, h http.Header) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	req := backend.Request{Model: model, PromptTokenIDs: tokenizer.Encode(" hello world"), MaxTokens: 1, Headers: h}
+	hreq, err := a.BuildRequest(ctx, baseURL, endpoint, &req)
+	if err != nil {
+		return err
+	}
+	resp, err := s.client.Do(hreq)
+	if err != nil {
+		return err
+	}
+	var rec record.Record
+	start := time.Now()
+	a.ReadStream(resp, func() int64 { return int64(time.Since(start)) }, &rec)
+	if !rec.OK() {
+		return fmt.Errorf("%s: %s", rec.Error, rec.Msg)
+	}
+	return nil
+}
