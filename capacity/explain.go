@@ -25,15 +25,23 @@ func (p Plan) Explain() string {
 	}
 	little := !math.IsNaN(p.LittleQPS)
 	if little {
-		line("λ = %s requests in flight (max-num-seqs) ÷ %s mean latency = %s per replica",
-			human.Count(float64(in.MaxNumSeqs)), seconds(in.Latency.Seconds()), qps(p.LittleQPS))
+		cap := "max-num-seqs"
+		if in.Source != "" {
+			cap = "the measured concurrency"
+		}
+		line("λ = %s requests in flight (%s) ÷ %s mean latency = %s per replica",
+			human.Count(float64(in.MaxNumSeqs)), cap, seconds(in.Latency.Seconds()), qps(p.LittleQPS))
 	}
 	if in.PerReplicaQPS > 0 {
-		line("per-replica throughput, as given: %s", qps(in.PerReplicaQPS))
+		how := "as given"
+		if in.Source != "" {
+			how = "as measured"
+		}
+		line("per-replica throughput, %s: %s", how, qps(in.PerReplicaQPS))
 		if little {
 			gap := p.LittleQPS/in.PerReplicaQPS - 1
-			line("Little's Law check: %s against %s given, %s apart (a large gap means the measurement was not in steady state)",
-				qps(p.LittleQPS), qps(in.PerReplicaQPS), human.Percent(math.Abs(gap)))
+			line("Little's Law check: %s against %s %s, %s apart (a large gap means the measurement was not in steady state)",
+				qps(p.LittleQPS), qps(in.PerReplicaQPS), strings.TrimPrefix(how, "as "), human.Percent(math.Abs(gap)))
 		}
 	}
 

@@ -41,9 +41,9 @@ Cost
 			"One replica sustains 15.0 req/s (3,000 output tok/s) at €0.185 per million output tokens; give --peak-qps to size a fleet.",
 			`Per-replica throughput (Little's Law: L = λ × W, so λ = L ÷ W)
   from the sweep
-  λ = 64 requests in flight (max-num-seqs) ÷ 4.20 s mean latency = 15.2 req/s per replica
-  per-replica throughput, as given: 15.0 req/s
-  Little's Law check: 15.2 req/s against 15.0 req/s given, 1.6 % apart (a large gap means the measurement was not in steady state)
+  λ = 64 requests in flight (the measured concurrency) ÷ 4.20 s mean latency = 15.2 req/s per replica
+  per-replica throughput, as measured: 15.0 req/s
+  Little's Law check: 15.2 req/s against 15.0 req/s measured, 1.6 % apart (a large gap means the measurement was not in steady state)
 Output tokens
   per replica, as measured: 3,000 tok/s, so 3,000 tok/s ÷ 15.0 req/s = 200 tokens per request
 Cost

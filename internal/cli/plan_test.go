@@ -137,7 +137,7 @@ func TestPlanCommandFromSweep(t *testing.T) {
 		"27 replicas (27 GPUs) for 100 req/s at peak: 20,520 output tok/s of capacity.",
 		"from " + path + "'s operating point, 16 concurrent requests (SLO attainment 93 % ≥ 90 %)",
 		// Little's Law from the sweep's own numbers: 16 ÷ 4.2 s = 3.81.
-		"Little's Law check: 3.81 req/s against 3.80 req/s given, 0.3 % apart",
+		"Little's Law check: 3.81 req/s against 3.80 req/s measured, 0.3 % apart",
 		"per replica, as measured: 760 tok/s, so 760 tok/s ÷ 3.80 req/s = 200 tokens per request",
 	} {
 		if !strings.Contains(out, w) {
