@@ -291,36 +291,13 @@ func sweepRows(s sweep.Summary) [][]cell {
 			{s: seconds(m.E2E.Mean)}, {s: seconds(m.E2E.P99)},
 			{s: num(m.LittleL)}, {s: num(m.LittleLambdaW)},
 			{s: seconds(m.ClientLagP99)},
-			{s: strings.Join(marks(s, i), ", "), class: "l"},
+			{s: strings.Join(s.Marks(i), ", "), class: "l"},
 		}
 		rows = append(rows, row)
 	}
 	return rows
 }
 
-// marks lists what point i of s was chosen as, in the words of the sweep's
-// terminal table.
-func marks(s sweep.Summary, i int) []string {
-	var out []string
-	if s.Operating.Found && s.Operating.Index == i {
-		out = append(out, "op")
-	}
-	if s.Power.Found && s.Power.Index == i {
-		out = append(out, "knee")
-	}
-	if s.Curvature.Found && s.Curvature.Index == i {
-		out = append(out, "curve")
-	}
-	if s.GoodputPeak.Found && s.GoodputPeak.Index == i {
-		out = append(out, "peak")
-	}
-	for _, l := range s.Operating.Strays {
-		if l == s.Points[i].Load {
-			out = append(out, "stray")
-		}
-	}
-	return out
-}
 
 // recordRows lists the record files of each point, in the order of the
 // points.

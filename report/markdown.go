@@ -189,7 +189,7 @@ func WriteSweepMarkdown(w io.Writer, s *Sweep) error {
 		rows = append(rows, []string{
 			pt.Load.Short(), num(x.RequestThroughput), num(x.OutputThroughput), num(x.Goodput), percent(x.Attainment),
 			seconds(x.TTFT.P50), seconds(x.TTFT.P99), seconds(x.TPOT.P50), seconds(x.TPOT.P99), seconds(x.E2E.P99),
-			percent(x.ErrorRate), strings.Join(marks(sum, i), ", "),
+			percent(x.ErrorRate), strings.Join(sum.Marks(i), ", "),
 		})
 	}
 	m.table(head, right, rows)

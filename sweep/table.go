@@ -55,28 +55,36 @@ func WriteTable(w io.Writer, s Summary) error {
 	return err
 }
 
-// notes marks what point i of s was chosen as.
-func notes(s Summary, i int) string {
-	var ns []string
+// Marks lists what point i of s was chosen as, in the words of the
+// terminal table: "op", "knee", "curve", "peak" and "stray". Reports use the
+// same words so that a table and a chart of one sweep read alike.
+func (s Summary) Marks(i int) []string {
+	var ms []string
 	if s.Operating.Found && s.Operating.Index == i {
-		ns = append(ns, "op")
+		ms = append(ms, "op")
 	}
 	if s.Power.Found && s.Power.Index == i {
-		ns = append(ns, "knee")
+		ms = append(ms, "knee")
 	}
 	if s.Curvature.Found && s.Curvature.Index == i {
-		ns = append(ns, "curve")
+		ms = append(ms, "curve")
 	}
 	if s.GoodputPeak.Found && s.GoodputPeak.Index == i {
-		ns = append(ns, "peak")
+		ms = append(ms, "peak")
 	}
 	for _, l := range s.Operating.Strays {
 		if sameLoad(l, s.Points[i].Load) {
-			ns = append(ns, "stray")
+			ms = append(ms, "stray")
 		}
 	}
-	if len(ns) == 0 {
+	return ms
+}
+
+// notes is point i's cell of the table's notes column.
+func notes(s Summary, i int) string {
+	ms := s.Marks(i)
+	if len(ms) == 0 {
 		return "-"
 	}
-	return strings.Join(ns, ",")
+	return strings.Join(ms, ",")
 }
