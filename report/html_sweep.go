@@ -298,7 +298,6 @@ func sweepRows(s sweep.Summary) [][]cell {
 	return rows
 }
 
-
 // recordRows lists the record files of each point, in the order of the
 // points.
 func recordRows(s *Sweep) [][]cell {
