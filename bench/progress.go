@@ -44,22 +44,30 @@ func (p *progress) add(r *record.Record) {
 	if p.w == nil {
 		return
 	}
-	m := metrics.Compute(r)
+	// The live view needs three numbers, read straight from the first and
+	// last chunks: the Summary computes every metric of the record anyway.
+	ttft, tpot, n := -1.0, -1.0, r.OutputTokens
+	if c1, ok := r.FirstToken(); ok {
+		ttft = float64(c1-r.Scheduled) / 1e9
+		if cK, _ := r.LastToken(); n >= 2 {
+			tpot = float64(cK-c1) / 1e9 / float64(n-1)
+		}
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.done++
-	if !m.OK {
+	if !r.OK() {
 		p.failed++
 		return
 	}
-	if m.HasFirstToken {
-		p.ttft = ring(p.ttft, p.next, m.TTFT.Seconds())
+	if ttft >= 0 {
+		p.ttft = ring(p.ttft, p.next, ttft)
 	}
-	if m.HasTPOT {
-		p.tpot = ring(p.tpot, p.next, m.TPOT.Seconds())
+	if tpot >= 0 {
+		p.tpot = ring(p.tpot, p.next, tpot)
 	}
 	p.next = (p.next + 1) % rolling
-	p.tokens = append(p.tokens, tokAt{time.Now(), m.OutputTokens})
+	p.tokens = append(p.tokens, tokAt{time.Now(), n})
 }
 
 func ring(v []float64, i int, x float64) []float64 {
