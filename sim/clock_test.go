@@ -38,14 +38,27 @@ func (c *lateClock) Sleep(ctx context.Context, t time.Duration, wake <-chan stru
 	}
 }
 
-// tokenTimes is a sink that records when each token was emitted.
+// advance moves the clock on by d, as work that takes time would.
+func (c *lateClock) advance(d time.Duration) {
+	c.mu.Lock()
+	c.now += d
+	c.mu.Unlock()
+}
+
+// tokenTimes is a sink that records when each token was emitted. With a
+// clock, each emit costs cost on it.
 type tokenTimes struct {
+	clk   *lateClock
+	cost  time.Duration
 	mu    sync.Mutex // guards times
 	times []time.Duration
 	done  chan struct{}
 }
 
 func (tt *tokenTimes) emit(q *seq, at time.Duration) {
+	if tt.clk != nil {
+		tt.clk.advance(tt.cost)
+	}
 	tt.mu.Lock()
 	tt.times = append(tt.times, at)
 	tt.mu.Unlock()
@@ -64,15 +77,16 @@ func TestWallLoopKeepsAbsoluteDeadlines(t *testing.T) {
 	tests := []struct {
 		name   string
 		late   time.Duration
+		cost   time.Duration // of publishing a token
 		resync bool
 	}{
-		// Every wake-up 300 µs late: the schedule stays on the modelled
-		// step ends, exactly as in virtual time, instead of drifting 300 µs
-		// per step.
-		{"small lateness", 300 * time.Microsecond, false},
+		// Every wake-up 300 µs late and publishing 40 µs: the schedule
+		// stays on the modelled step ends, exactly as in virtual time,
+		// instead of drifting 340 µs per step.
+		{"small lateness", 300 * time.Microsecond, 40 * time.Microsecond, false},
 		// Later than resyncAfter: the loop gives the lost time up and
 		// schedules each step from where the clock actually is.
-		{"beyond resync", 2 * resyncAfter, true},
+		{"beyond resync", 2 * resyncAfter, 0, true},
 	}
 	for _, tt := range tests {
 		clk := &lateClock{late: tt.late}
@@ -83,7 +97,7 @@ func TestWallLoopKeepsAbsoluteDeadlines(t *testing.T) {
 		if err := s.Start(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		sink := &tokenTimes{done: make(chan struct{})}
+		sink := &tokenTimes{clk: clk, cost: tt.cost, done: make(chan struct{})}
 		if !s.submit(&seq{id: 1, promptLen: 300, maxTokens: tokens, ignoreEOS: true, sink: sink}) {
 			t.Fatal("submit refused")
 		}
@@ -93,8 +107,12 @@ func TestWallLoopKeepsAbsoluteDeadlines(t *testing.T) {
 			t.Fatalf("%s: request did not finish", tt.name)
 		}
 		s.Close()
-		if timing := s.StepTiming(); timing.Steps != tokens || timing.P50 != tt.late || timing.Max != tt.late || timing.WakeP99 != tt.late {
-			t.Errorf("%s: step timing %+v, want %d steps, typically %v late", tt.name, timing, tokens, tt.late)
+		// The fake clock stands still while the loop wakes streams, so the
+		// hand-off is exactly as late as the publication.
+		late := tt.late + tt.cost
+		if timing := s.StepTiming(); timing.Steps != tokens || timing.P50 != late || timing.Max != late ||
+			timing.HandOffP50 != late || timing.HandOffMax != late {
+			t.Errorf("%s: step timing %+v, want %d steps, each %v late", tt.name, timing, tokens, late)
 		}
 		got := sink.times
 		if len(got) != tokens {

@@ -19,9 +19,9 @@ const forever = time.Duration(math.MaxInt64)
 // Steps follow absolute deadlines: a step that starts at t with modelled
 // duration d ends at t+d, and the next step starts there, however late the
 // loop woke up. Sleep jitter therefore never accumulates: a late wake-up
-// makes the next sleep shorter. Each step's tokens are handed to their
-// streams when its end has passed, and the lateness of that hand-off is
-// recorded (StepTiming).
+// makes the next sleep shorter. Each step's tokens are published and
+// handed to their streams when its end has passed, and the lateness of
+// both is recorded (StepTiming).
 func (s *Server) loop(ctx context.Context) {
 	defer s.stopped()
 	clk := s.cfg.clock
@@ -58,18 +58,18 @@ func (s *Server) loop(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		woke := clk.Now() - end
 		for _, q := range s.eng.emitted {
 			q.sink.emit(q, end)
 		}
+		late := clk.Now() - end
 		if len(s.eng.emitted) > 0 {
 			s.broadcast()
 		}
-		late := clk.Now() - end
-		s.lag.add(woke, late)
+		hand := clk.Now() - end
+		s.lag.add(late, hand)
 		s.waiting.Store(int64(s.eng.waiting.len()))
 		start = end
-		if late > resyncAfter {
+		if hand > resyncAfter {
 			start = clk.Now()
 		}
 	}
