@@ -111,6 +111,8 @@ func (c *Config) Validate() error {
 	}
 	if err := c.Workload.Validate(); err != nil {
 		errs = append(errs, err)
+	} else if err := c.Workload.CheckPath(); err != nil {
+		errs = append(errs, err) // before Run waits for the server
 	}
 	switch c.PromptFormat {
 	case PromptIDs:

@@ -177,6 +177,23 @@ func New(c Config) (Source, error) {
 	}
 }
 
+// CheckPath reports, naming the flag, a dataset path that cannot be a
+// readable file, without reading it: for callers that want to say so
+// before slower work such as waiting for a server.
+func (c Config) CheckPath() error {
+	if c.Dataset == DatasetRandom || c.Path == "" {
+		return nil
+	}
+	fi, err := os.Stat(c.Path)
+	if err != nil {
+		return fmt.Errorf("--dataset-path: %w", err)
+	}
+	if fi.IsDir() {
+		return fmt.Errorf("--dataset-path %s: is a directory, want a file", c.Path)
+	}
+	return nil
+}
+
 // openDataset reads c.Path with read.
 func openDataset(c Config, read func(r io.Reader, name string, c Config) (*Dataset, error)) (Source, error) {
 	f, err := os.Open(c.Path)

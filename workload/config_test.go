@@ -152,3 +152,23 @@ func TestItemsAndMessages(t *testing.T) {
 		t.Errorf("Messages = %+v, want the prompt as one user message", m)
 	}
 }
+
+func TestCheckPath(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		c    Config
+		want string // "" for no error
+	}{
+		{"random needs no file", Config{Dataset: DatasetRandom}, ""},
+		{"existing file", Config{Dataset: DatasetCustom, Path: "testdata/custom.jsonl"}, ""},
+		{"missing file", Config{Dataset: DatasetShareGPT, Path: dir + "/none.json"}, "--dataset-path: stat " + dir + "/none.json: no such file"},
+		{"directory", Config{Dataset: DatasetCustom, Path: dir}, "--dataset-path " + dir + ": is a directory"},
+	}
+	for _, tt := range tests {
+		err := tt.c.CheckPath()
+		if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
+			t.Errorf("%s: CheckPath() = %v, want %q", tt.name, err, tt.want)
+		}
+	}
+}

@@ -95,11 +95,17 @@ func TestBenchUsageErrors(t *testing.T) {
 		{[]string{"bench", "--sim-gpu", "abacus"}, "--sim-gpu"},
 		{[]string{"bench", "stray"}, `unexpected argument "stray"`},
 		{[]string{"bench", "--label", "x"}, "--label"},
+		// Found before the simulator starts or a server is waited for.
+		{[]string{"bench", "--dataset-name", "sharegpt", "--dataset-path", "no-such.json"}, "--dataset-path: stat no-such.json: no such file"},
+		{[]string{"bench", "--base-url", "http://127.0.0.1:9", "--dataset-name", "custom", "--dataset-path", t.TempDir()}, "is a directory"},
 	}
 	for _, tc := range tests {
 		_, errOut, code := run(t, "", tc.args...)
 		if code != ExitUsage || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%v: exit %d, %q; want 2 and %q", tc.args, code, errOut, tc.want)
+		}
+		if strings.Contains(errOut, "simulator") {
+			t.Errorf("%v: the simulator started before the error: %q", tc.args, errOut)
 		}
 	}
 }
