@@ -149,10 +149,8 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 		return printBenchPlan(env, cfg)
 	}
 	if cfg.BaseURL == "" {
-		// The workload is checked before the simulator starts, so that a
-		// mistyped dataset path is the only thing said.
-		if err := errors.Join(cfg.Workload.Validate(), cfg.Workload.CheckPath()); err != nil {
-			return usageErr("%v", err)
+		if err := checkWorkload(&cfg); err != nil {
+			return err
 		}
 		stop, err := startSim(ctx, env, &cfg, &f.simFlags)
 		if err != nil {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"strings"
@@ -140,6 +141,16 @@ func (f *simFlags) options() (sim.Options, error) {
 		}
 	}
 	return opts, nil
+}
+
+// checkWorkload reports bad workload flags, a missing dataset file
+// included, as a usage error: for use before starting a simulator or
+// waiting for a server, so that the mistake is the first thing said.
+func checkWorkload(cfg *bench.Config) error {
+	if err := errors.Join(cfg.Workload.Validate(), cfg.Workload.CheckPath()); err != nil {
+		return usageErr("%v", err)
+	}
+	return nil
 }
 
 // startSim starts the built-in simulator on a free loopback port and points

@@ -209,6 +209,9 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 	if f.resume && f.resultDir == "" {
 		return usageErr("--resume needs --result-dir: the directory of the sweep to resume")
 	}
+	if err := checkWorkload(&cfg); err != nil {
+		return err
+	}
 	dir := f.resultDir
 	if dir == "" {
 		dir = time.Now().Format(sweepDirLayout)

@@ -358,6 +358,7 @@ func TestSweepUsageErrors(t *testing.T) {
 		{"bad slo", []string{"--slo", "ttft<=fast"}, "--slo"},
 		{"bad simulator gpu", []string{"--sim-gpu", "abacus"}, "--sim-gpu"},
 		{"stray argument", []string{"now"}, `unexpected argument "now"`},
+		{"missing dataset", []string{"--dataset-name", "custom", "--dataset-path", "no-such.jsonl"}, "--dataset-path: stat no-such.jsonl: no such file"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
