@@ -74,10 +74,13 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	defer client.CloseIdleConnections()
 
 	srv := newServer(client, cfg.BaseURL, headers)
-	if err := srv.waitReady(ctx, cfg.ReadyTimeout); err != nil {
+	out := &Outcome{}
+	switch err := srv.waitReady(ctx, cfg.ReadyTimeout); {
+	case errors.Is(err, errNoReadyRoute):
+		out.Notes = append(out.Notes, "server has neither /health nor /v1/models: its readiness was not checked")
+	case err != nil:
 		return nil, err
 	}
-	out := &Outcome{}
 	model := cfg.Model
 	if model == "" && adapter.Name() != "tgi" && adapter.Name() != "llamacpp" {
 		if model, err = srv.firstModel(ctx); err != nil {

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -184,6 +185,48 @@ func TestRunServerDown(t *testing.T) {
 	_, err := Run(t.Context(), cfg, nil, false)
 	if err == nil || !strings.Contains(err.Error(), "is not ready") || !strings.Contains(err.Error(), url) {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// A gateway that forwards only the generation endpoint answers /health and
+// /v1/models with 404: it is up, and the run goes ahead with a note. A
+// server that answers them with an error status is not ready.
+func TestRunWithoutReadinessRoutes(t *testing.T) {
+	srv, err := sim.New(sim.Options{Seed: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	var status atomic.Int64
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/completions" {
+			http.Error(w, "no route", int(status.Load()))
+			return
+		}
+		srv.ServeHTTP(w, r)
+	}))
+	defer ts.Close()
+
+	status.Store(http.StatusNotFound)
+	cfg := smallConfig(t, ts.URL)
+	cfg.Model = "Llama-3.1-8B" // the simulator's; /v1/models cannot tell it
+	cfg.Arrival.NumPrompts, cfg.Warmups = 4, 0
+	out, err := Run(t.Context(), cfg, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Result.Counts.Completed != 4 || !slices.Contains(out.Notes, "server has neither /health nor /v1/models: its readiness was not checked") {
+		t.Errorf("counts %+v, want 4 completed; notes %q", out.Result.Counts, out.Notes)
+	}
+
+	status.Store(http.StatusServiceUnavailable)
+	cfg.ResultDir = t.TempDir()
+	_, err = Run(t.Context(), cfg, nil, false)
+	if err == nil || !strings.Contains(err.Error(), "is not ready") || !strings.Contains(err.Error(), "503") {
+		t.Errorf("503 on both routes: err = %v, want not ready", err)
 	}
 }
 

@@ -56,12 +56,20 @@ func (b *cancelBody) Close() error {
 	return err
 }
 
+// errNoReadyRoute says the server answered, but has neither /health nor
+// /v1/models: it is up, and nothing tells more about its readiness.
+var errNoReadyRoute = errors.New("no readiness route")
+
 // waitReady polls /health, then /v1/models, until one answers 2xx or
-// timeout passes. A zero timeout checks once.
+// timeout passes. A zero timeout checks once. A server that answers both
+// with 404 or 405 is up but has neither route (a gateway that forwards
+// only the generation endpoint): waitReady then returns errNoReadyRoute
+// at once, which callers may take as ready.
 func (s *server) waitReady(ctx context.Context, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	var last error
 	for {
+		absent := 0
 		for _, path := range []string{"/health", "/v1/models"} {
 			resp, err := s.get(ctx, path)
 			if err != nil {
@@ -73,7 +81,13 @@ func (s *server) waitReady(ctx context.Context, timeout time.Duration) error {
 			if resp.StatusCode/100 == 2 {
 				return nil
 			}
+			if resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed {
+				absent++
+			}
 			last = fmt.Errorf("GET %s%s: %s", s.base, path, resp.Status)
+		}
+		if absent == 2 {
+			return errNoReadyRoute
 		}
 		if errors.Is(last, context.Canceled) || time.Now().After(deadline) {
 			break
