@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -38,6 +39,10 @@ func chooseIDs(ctx context.Context, cfg Config, srv *server, a *backend.Adapter,
 		return false, "", nil
 	}
 	if err := srv.probeIDs(ctx, a, cfg.BaseURL, cfg.Endpoint, model, h); err != nil {
+		var pe *probeError
+		if errors.As(err, &pe) && refusesEveryRequest(pe.status) {
+			return false, "", fmt.Errorf("a first request failed, and every request would: %w (check --model, --endpoint and the API key)", err)
+		}
 		return false, fmt.Sprintf("prompts sent as text: the server did not take a token-id prompt (%v)", err), nil
 	}
 	return true, "prompts sent as token ids (the server takes them): input lengths are exact", nil
@@ -61,7 +66,26 @@ func (s *server) probeIDs(ctx context.Context, a *backend.Adapter, baseURL, endp
 	start := time.Now()
 	a.ReadStream(resp, func() int64 { return int64(time.Since(start)) }, &rec)
 	if !rec.OK() {
-		return fmt.Errorf("%s: %s", rec.Error, rec.Msg)
+		why := rec.Msg
+		if why == "" {
+			why = string(rec.Error)
+		}
+		return &probeError{status: rec.Status, msg: fmt.Sprintf("POST %s: %s", hreq.URL, why)}
 	}
 	return nil
+}
+
+// probeError is a probe request that got an answer other than a stream.
+type probeError struct {
+	status int // HTTP status, 0 if none
+	msg    string
+}
+
+func (e *probeError) Error() string { return e.msg }
+
+// refusesEveryRequest tells whether a request's status says the server
+// would refuse any request of the run, whatever its prompt: no such
+// model or endpoint, or no access.
+func refusesEveryRequest(status int) bool {
+	return status == http.StatusUnauthorized || status == http.StatusForbidden || status == http.StatusNotFound
 }

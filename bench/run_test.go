@@ -230,6 +230,22 @@ func TestRunWithoutReadinessRoutes(t *testing.T) {
 	}
 }
 
+// A model the server does not have fails the first request, before the
+// run: every request of it would fail the same way.
+func TestRunRefusedModelFailsBeforeTheRun(t *testing.T) {
+	url := startSim(t, sim.Options{Seed: 9})
+	cfg := smallConfig(t, url)
+	cfg.Model = "no-such-model"
+	out, err := Run(t.Context(), cfg, nil, false)
+	if err == nil || !strings.Contains(err.Error(), "does not exist") || !strings.Contains(err.Error(), "check --model") ||
+		!strings.Contains(err.Error(), url+"/v1/completions") {
+		t.Fatalf("err = %v, want the refusal, its URL and what to check", err)
+	}
+	if out != nil {
+		t.Errorf("an outcome for a run that never started: %+v", out.Run)
+	}
+}
+
 // Two shards of one schedule, started together at an agreed instant, send
 // exactly the unsharded schedule between them, and their records share a
 // clock: merged, they are the whole run.
