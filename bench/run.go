@@ -171,6 +171,10 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		name := cfg.RunName
 		if name == "" {
 			name = "goodput-" + header.Start.Format("20060102-150405")
+			if a := cfg.Arrival; a.Shards > 1 {
+				// Shards start in the same second and may share a directory.
+				name += fmt.Sprintf("-shard%d-of-%d", a.Shard, a.Shards)
+			}
 		}
 		out.RecordsPath = filepath.Join(cfg.ResultDir, name+".jsonl")
 		recFile, err = os.Create(out.RecordsPath)

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -269,18 +269,20 @@ func TestShardsMergeOntoTheAgreedClock(t *testing.T) {
 	for k := range 2 {
 		cfg := base
 		cfg.Arrival.Shard, cfg.Arrival.Shards = k, 2
-		cfg.RunName = fmt.Sprint("shard", k)
+		cfg.RunName = "" // the default names must not collide: same second, same directory
 		go func() {
 			out, err := Run(t.Context(), cfg, nil, false)
 			results <- result{out, err}
 		}()
 	}
 	sched := map[int64]int64{}
+	names := map[string]bool{}
 	for range 2 {
 		r := <-results
 		if r.err != nil {
 			t.Fatal(r.err)
 		}
+		names[filepath.Base(r.out.RecordsPath)] = true
 		recs, h, _ := readRecords(t, r.out.RecordsPath)
 		if !h.Start.Equal(base.StartAt) {
 			t.Errorf("header start %v, want the agreed %v", h.Start, base.StartAt)
@@ -297,6 +299,10 @@ func TestShardsMergeOntoTheAgreedClock(t *testing.T) {
 	}
 	if len(sched) != 16 {
 		t.Fatalf("%d distinct requests, want 16", len(sched))
+	}
+	stem := "goodput-" + base.StartAt.Format("20060102-150405")
+	if !names[stem+"-shard0-of-2.jsonl"] || !names[stem+"-shard1-of-2.jsonl"] {
+		t.Errorf("records in %v, want %s-shard{0,1}-of-2.jsonl", names, stem)
 	}
 	for i, off := range whole.Open.Offsets {
 		if sched[int64(i)] != int64(off) {

@@ -76,7 +76,7 @@ generator, not the server, was the limit.`,
 	fl.IntVar(&cfg.Arrival.NumPrompts, "num-prompts", 1000, "requests to send (200 against the built-in simulator)")
 	fl.DurationVar(&cfg.Arrival.Duration, "duration", 0, "stop scheduling after this long (with --num-prompts, whichever comes first)")
 	fl.Uint64Var(&cfg.Arrival.Seed, "seed", 0, "seed for arrivals and prompts")
-	fl.IntVar(&cfg.Arrival.Shard, "shard", 0, "this process's shard, 0 ≤ shard < --shards")
+	fl.IntVar(&cfg.Arrival.Shard, "shard", 0, "this process's shard, 0 ≤ shard < --shards (default $JOB_COMPLETION_INDEX)")
 	fl.IntVar(&cfg.Arrival.Shards, "shards", 0, "split the schedule over this many processes")
 	fl.StringVar(&f.startAt, "start-at", "", "agreed start time of a sharded run, RFC 3339 (e.g. 2026-11-29T10:00:00Z): wait for it and count the schedule from it")
 
@@ -110,6 +110,9 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 			return usageErr("--start-at %q: want an RFC 3339 time such as 2026-11-29T10:00:00Z", f.startAt)
 		}
 		cfg.StartAt = t
+	}
+	if err := shardFromJob(cmd, env, &cfg); err != nil {
+		return err
 	}
 	// One --seed makes both the schedule and the prompts reproducible.
 	cfg.Workload.Seed = cfg.Arrival.Seed
@@ -278,6 +281,25 @@ func rampKind(s string) arrival.RampKind { return arrival.RampKind(strings.ToLow
 
 // printBenchPlan prints what a run would send, without a network: the
 // arrival plan with its schedule's statistics, and the workload.
+// jobIndexEnv is set by Kubernetes in each pod of an Indexed Job: 0, 1, …
+const jobIndexEnv = "JOB_COMPLETION_INDEX"
+
+// shardFromJob takes this process's shard from $JOB_COMPLETION_INDEX when
+// --shards splits the schedule and --shard is not given, so that the pods
+// of one Indexed Job each run their own shard with the same arguments.
+func shardFromJob(cmd *cobra.Command, env *Env, cfg *bench.Config) error {
+	v := env.getenv(jobIndexEnv)
+	if v == "" || cfg.Arrival.Shards < 2 || cmd.Flags().Changed("shard") {
+		return nil
+	}
+	k, err := strconv.Atoi(v)
+	if err != nil || k < 0 || k >= cfg.Arrival.Shards {
+		return usageErr("$%s=%q: want a shard index in [0, %d) for --shards %d, or give --shard", jobIndexEnv, v, cfg.Arrival.Shards, cfg.Arrival.Shards)
+	}
+	cfg.Arrival.Shard = k
+	return nil
+}
+
 func printBenchPlan(env *Env, cfg bench.Config) error {
 	plan, err := cfg.Arrival.Plan()
 	if err != nil {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"net"
 	"os"
@@ -106,6 +107,42 @@ func TestBenchUsageErrors(t *testing.T) {
 		}
 		if strings.Contains(errOut, "simulator") {
 			t.Errorf("%v: the simulator started before the error: %q", tc.args, errOut)
+		}
+	}
+}
+
+// In a Kubernetes Indexed Job every pod gets the same arguments and its own
+// $JOB_COMPLETION_INDEX, which picks its shard unless --shard is given.
+func TestBenchShardFromJobIndex(t *testing.T) {
+	tests := []struct {
+		index string
+		args  []string
+		code  int
+		want  string
+	}{
+		{"2", []string{"--shards", "3"}, ExitOK, "shard 2 of 3"},
+		{"2", []string{"--shards", "3", "--shard", "0"}, ExitOK, "shard 0 of 3"},
+		{"2", nil, ExitOK, "every request at once\n"}, // not sharded: the index is not ours
+		{"3", []string{"--shards", "3"}, ExitUsage, `$JOB_COMPLETION_INDEX="3": want a shard index in [0, 3) for --shards 3`},
+		{"x", []string{"--shards", "3"}, ExitUsage, `$JOB_COMPLETION_INDEX="x"`},
+	}
+	for _, tt := range tests {
+		var out, errb bytes.Buffer
+		env := &Env{Stdout: &out, Stderr: &errb, Stdin: strings.NewReader(""), Getenv: func(k string) string {
+			if k == "JOB_COMPLETION_INDEX" {
+				return tt.index
+			}
+			return ""
+		}}
+		root := NewRoot(env)
+		root.SetArgs(append([]string{"bench", "--dry-run", "--num-prompts", "9"}, tt.args...))
+		err := root.ExecuteContext(t.Context())
+		got := out.String()
+		if err != nil {
+			got = err.Error()
+		}
+		if Code(err) != tt.code || !strings.Contains(got, tt.want) {
+			t.Errorf("index %s, %v: exit %d, %q; want %d and %q", tt.index, tt.args, Code(err), got, tt.code, tt.want)
 		}
 	}
 }
