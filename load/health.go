@@ -24,6 +24,29 @@ func (l *lags) all() []time.Duration {
 	return l.v
 }
 
+// burstLag measures the open loop's dispatch lag. A request due at its own
+// moment is as late as its dispatch is after that moment, so that a
+// generator falling behind a schedule shows a growing lag. Requests due at
+// one same moment (a burst, such as --request-rate inf) cannot all leave
+// at once: each after the first is as late as its dispatch is after the
+// previous one's, so that the lag judges how fast the burst went out, not
+// its length. The first of a burst is measured from the moment.
+type burstLag struct {
+	prevDue, prevSent time.Duration
+	started           bool
+}
+
+// of returns the lag of a request due at due and dispatched at sent; the
+// caller passes requests in schedule order.
+func (b *burstLag) of(due, sent time.Duration) time.Duration {
+	from := due
+	if b.started && due == b.prevDue {
+		from = max(due, b.prevSent)
+	}
+	b.prevDue, b.prevSent, b.started = due, sent, true
+	return sent - from
+}
+
 // probeTimers sleeps for period again and again until ctx ends and returns
 // how late each wake-up was. On a healthy process wake-ups are late by tens
 // of microseconds; milliseconds mean the process is starved of CPU and its

@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"time"
 
@@ -71,7 +72,21 @@ type Plan struct {
 	// Callers that write a run header before Run must put this instant in
 	// it.
 	Epoch time.Time
+
+	// Poll is how long before each open-loop send, and before a future
+	// Epoch, Run stops sleeping on a timer and polls the clock instead, never
+	// for more than a fifth of the wait. Go's timers sleep in the kernel's
+	// poller, whose timeout has millisecond resolution: on an otherwise idle
+	// process a timer alone fires up to a millisecond late, which would be
+	// dispatch lag. Polling costs CPU, at most a fifth of one core, but not
+	// other goroutines' turn: it yields between polls. Zero
+	// means DefaultPoll; negative, timers only, for tests whose clock is
+	// virtual (testing/synctest), where polling would never end.
+	Poll time.Duration
 }
+
+// DefaultPoll is Plan.Poll's default.
+const DefaultPoll = time.Millisecond
 
 // Validate reports every problem of the plan.
 func (p *Plan) Validate() error {
@@ -111,8 +126,10 @@ type Result struct {
 
 	// Lag holds, per request, how late the generator dispatched it: the time
 	// from its scheduled moment to the moment a goroutine started sending
-	// it (before any wait for a concurrency slot). Large values mean the
-	// generator, not the server, limited the run.
+	// it (before any wait for a concurrency slot); in a burst of requests
+	// due at one moment, from the previous one's dispatch (see burstLag).
+	// In a closed loop, the time from the previous response's end. Large
+	// values mean the generator, not the server, limited the run.
 	Lag []time.Duration
 	// TimerLag holds how late a 10 ms probe timer fired, sampled through the
 	// run: a measure of the process's own scheduling health (CPU starvation,
@@ -131,7 +148,10 @@ func Run(ctx context.Context, p Plan, do Doer, out chan<- *record.Record) (Resul
 	if p.Grace <= 0 {
 		p.Grace = 3 * time.Second
 	}
-	epoch, err := waitEpoch(ctx, p.Epoch)
+	if p.Poll == 0 {
+		p.Poll = DefaultPoll
+	}
+	epoch, err := waitEpoch(ctx, p.Epoch, p.Poll)
 	if err != nil {
 		return Result{Epoch: epoch, Interrupted: true}, nil
 	}
@@ -193,18 +213,13 @@ func (r *runner) open(ctx context.Context) {
 	}
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
+	var lag burstLag
+	since := func() time.Duration { return time.Duration(r.now()) }
 	for i, off := range r.plan.Offsets {
-		if wait := off - time.Duration(r.now()); wait > 0 {
-			timer.Reset(wait)
-			select {
-			case <-timer.C:
-			case <-ctx.Done():
-				return
-			}
-		} else if ctx.Err() != nil {
+		if !sleepUntil(ctx, timer, off, since, r.plan.Poll) {
 			return
 		}
-		r.lag.add(time.Duration(r.now()) - off)
+		r.lag.add(lag.of(off, time.Duration(r.now())))
 		seq := int64(i)
 		if r.plan.Seqs != nil {
 			seq = r.plan.Seqs[i]
@@ -288,20 +303,43 @@ func (r *runner) deliver(rec *record.Record) {
 // waitEpoch waits until epoch (now when zero) and returns it with a
 // monotonic clock reading, so that offsets measured from it are immune to
 // wall-clock steps even when epoch came from a parsed timestamp. It returns
-// ctx's error if ctx ends first.
-func waitEpoch(ctx context.Context, epoch time.Time) (time.Time, error) {
+// ctx's error if ctx ends first. poll is Plan.Poll.
+func waitEpoch(ctx context.Context, epoch time.Time, poll time.Duration) (time.Time, error) {
 	if epoch.IsZero() {
 		return time.Now(), nil
 	}
-	if wait := time.Until(epoch); wait > 0 {
-		t := time.NewTimer(wait)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			return epoch, ctx.Err()
-		}
+	t := time.NewTimer(time.Hour)
+	defer t.Stop()
+	if !sleepUntil(ctx, t, 0, func() time.Duration { return -time.Until(epoch) }, poll) {
+		return epoch, ctx.Err()
 	}
 	now := time.Now()
 	return now.Add(epoch.Sub(now)), nil
+}
+
+// sleepUntil blocks until clock() ≥ due: on timer, then, for the last
+// stretch of at most poll and a fifth of the wait, by polling clock (see
+// Plan.Poll), yielding the processor between polls. It reports false, at
+// once, if ctx ends first; the poll does not look at ctx, since it lasts a
+// millisecond at most.
+func sleepUntil(ctx context.Context, timer *time.Timer, due time.Duration, clock func() time.Duration, poll time.Duration) bool {
+	wait := due - clock()
+	if wait <= 0 {
+		return ctx.Err() == nil
+	}
+	spin := max(0, min(poll, wait/5))
+	if wait > spin {
+		timer.Reset(wait - spin)
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+			return false
+		}
+	}
+	for spin > 0 && clock() < due {
+		// Let whatever else is runnable, readers timestamping chunks
+		// included, have this processor while the send is not yet due.
+		runtime.Gosched()
+	}
+	return true
 }

@@ -46,6 +46,10 @@ func (s *sleeper) Do(ctx context.Context, seq int64, rec *record.Record, now fun
 	}
 }
 
+// virtualTime is Plan.Poll for runs inside a synctest bubble, whose clock
+// moves only while every goroutine waits: polling it would never end.
+const virtualTime = -1
+
 func collect(t *testing.T, ctx context.Context, p Plan, d Doer) (Result, []*record.Record) {
 	t.Helper()
 	out := make(chan *record.Record)
@@ -70,7 +74,7 @@ func TestOpenLoopSendsOnSchedule(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		offs := []time.Duration{0, 10 * time.Millisecond, 10 * time.Millisecond, 250 * time.Millisecond}
 		// A server slower than the gaps: open loop must not wait for it.
-		_, recs := collect(t, t.Context(), Plan{Offsets: offs}, &sleeper{d: time.Second})
+		_, recs := collect(t, t.Context(), Plan{Offsets: offs, Poll: virtualTime}, &sleeper{d: time.Second})
 		if len(recs) != 4 {
 			t.Fatalf("%d records", len(recs))
 		}
@@ -91,7 +95,7 @@ func TestOpenLoopCapCountsClientQueue(t *testing.T) {
 		// Four requests at t=0 through one slot of a 100 ms server: they
 		// queue in the client, 0, 100, 200, 300 ms.
 		offs := make([]time.Duration, 4)
-		_, recs := collect(t, t.Context(), Plan{Offsets: offs, Concurrency: 1}, &sleeper{d: 100 * time.Millisecond})
+		_, recs := collect(t, t.Context(), Plan{Offsets: offs, Concurrency: 1, Poll: virtualTime}, &sleeper{d: 100 * time.Millisecond})
 		var queues []int64
 		for _, r := range recs {
 			if r.Scheduled != 0 {
@@ -166,7 +170,7 @@ func TestClosedLoopKeepsExactlyNInFlight(t *testing.T) {
 func TestWarmupsAreMarked(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		offs := []time.Duration{0, time.Second, 2 * time.Second, 3 * time.Second, 4 * time.Second}
-		_, recs := collect(t, t.Context(), Plan{Offsets: offs, Warmups: 1, WarmupTime: 2500 * time.Millisecond}, &sleeper{d: time.Millisecond})
+		_, recs := collect(t, t.Context(), Plan{Offsets: offs, Warmups: 1, WarmupTime: 2500 * time.Millisecond, Poll: virtualTime}, &sleeper{d: time.Millisecond})
 		for _, r := range recs {
 			if want := r.Seq <= 2; r.Warmup != want {
 				t.Errorf("seq %d warm-up %v, want %v", r.Seq, r.Warmup, want)
@@ -185,7 +189,7 @@ func TestInterruptDrainsThenCancels(t *testing.T) {
 		}()
 		// Interrupted at 1 s with a 3 s grace: 5 s requests in flight are
 		// cancelled at 4 s; the one due at 10 s is never sent.
-		res, recs := collect(t, ctx, Plan{Offsets: offs, Grace: 3 * time.Second}, &sleeper{d: 5 * time.Second})
+		res, recs := collect(t, ctx, Plan{Offsets: offs, Grace: 3 * time.Second, Poll: virtualTime}, &sleeper{d: 5 * time.Second})
 		if !res.Interrupted || res.Sent != 3 {
 			t.Fatalf("interrupted %v sent %d", res.Interrupted, res.Sent)
 		}
@@ -231,7 +235,7 @@ func TestFutureEpochWaitsAndCountsFromIt(t *testing.T) {
 		// count from it exactly.
 		start = start.Round(0)
 		offs := []time.Duration{0, 100 * time.Millisecond}
-		res, recs := collect(t, t.Context(), Plan{Offsets: offs, Epoch: start}, &sleeper{d: 10 * time.Millisecond})
+		res, recs := collect(t, t.Context(), Plan{Offsets: offs, Epoch: start, Poll: virtualTime}, &sleeper{d: 10 * time.Millisecond})
 		if !res.Epoch.Equal(start) || len(recs) != 2 {
 			t.Fatalf("epoch %v, want %v; %d records", res.Epoch, start, len(recs))
 		}
@@ -250,9 +254,70 @@ func TestInterruptedBeforeTheEpoch(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
 		defer cancel()
-		res, recs := collect(t, ctx, Plan{Offsets: []time.Duration{0}, Epoch: time.Now().Add(time.Hour)}, &sleeper{d: time.Millisecond})
+		res, recs := collect(t, ctx, Plan{Offsets: []time.Duration{0}, Epoch: time.Now().Add(time.Hour), Poll: virtualTime}, &sleeper{d: time.Millisecond})
 		if !res.Interrupted || len(recs) != 0 || res.Sent != 0 {
 			t.Errorf("interrupted %v, %d records, %d sent", res.Interrupted, len(recs), res.Sent)
 		}
 	})
+}
+
+// The open loop's lag grows when the generator falls behind a schedule,
+// but a burst of requests due at one moment is judged by how fast it goes
+// out, request after request, not by its length.
+func TestBurstLag(t *testing.T) {
+	ms := func(f float64) time.Duration { return time.Duration(f * float64(time.Millisecond)) }
+	tests := []struct {
+		name            string
+		due, sent, want []time.Duration
+	}{
+		{"behind a schedule: lag accumulates",
+			[]time.Duration{0, ms(1), ms(2), ms(3)}, []time.Duration{ms(0.5), ms(2), ms(3.5), ms(5)},
+			[]time.Duration{ms(0.5), ms(1), ms(1.5), ms(2)}},
+		{"a burst: each from the previous dispatch",
+			[]time.Duration{0, 0, 0, 0}, []time.Duration{ms(0.2), ms(0.21), ms(0.23), ms(1.23)},
+			[]time.Duration{ms(0.2), ms(0.01), ms(0.02), ms(1)}},
+		{"a late burst after a request: its first from its moment",
+			[]time.Duration{0, ms(5), ms(5)}, []time.Duration{0, ms(8), ms(8.01)},
+			[]time.Duration{0, ms(3), ms(0.01)}},
+	}
+	for _, tt := range tests {
+		var b burstLag
+		for i := range tt.due {
+			if got := b.of(tt.due[i], tt.sent[i]); got != tt.want[i] {
+				t.Errorf("%s: request %d due %v sent %v: lag %v, want %v", tt.name, i, tt.due[i], tt.sent[i], got, tt.want[i])
+			}
+		}
+	}
+}
+
+// sleepUntil sleeps on its timer until the last stretch, then polls the
+// clock until the deadline: it never returns early, and with polling off
+// it trusts the timer alone.
+func TestSleepUntil(t *testing.T) {
+	// A clock that moves 1 µs each time it is read, and no other way.
+	var reads atomic.Int64
+	clock := func() time.Duration { return time.Duration(reads.Add(1)) * time.Microsecond }
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+
+	due := 5 * time.Millisecond
+	if !sleepUntil(t.Context(), timer, due, clock, time.Millisecond) {
+		t.Fatal("returned false with a live context")
+	}
+	if now := time.Duration(reads.Load()) * time.Microsecond; now < due {
+		t.Errorf("polling on: returned at %v, before the deadline %v", now, due)
+	}
+
+	reads.Store(0)
+	sleepUntil(t.Context(), timer, due, clock, virtualTime)
+	if n := reads.Load(); n != 1 {
+		t.Errorf("polling off: read the clock %d times, want once (then the timer alone)", n)
+	}
+
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	reads.Store(0)
+	if sleepUntil(ctx, timer, time.Hour, clock, time.Millisecond) {
+		t.Error("returned true with a cancelled context")
+	}
 }
