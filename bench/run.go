@@ -40,6 +40,10 @@ type Outcome struct {
 	ServerPath   string
 }
 
+// epochLead is how far ahead of the set-up of the record files a run's
+// epoch is put.
+const epochLead = 5 * time.Millisecond
+
 // Run executes one benchmark. Progress goes to progress (a live line when
 // terminal is true, periodic plain lines otherwise; nil for none). Records
 // are written to cfg.ResultDir as they complete, so an interrupted run keeps
@@ -151,11 +155,28 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		"dataset": wl.Dataset, "random_input_len": wl.Random.InputLen, "random_output_len": wl.Random.OutputLen,
 		"random_range_ratio": wl.Random.RangeRatio, "random_prefix_len": wl.Random.PrefixLen,
 	}
+	var scraper *serverview.Recorder
+	if !cfg.NoServerMetrics {
+		murl := cfg.MetricsURL
+		if murl == "" {
+			if murl, err = serverview.DefaultMetricsURL(cfg.BaseURL); err != nil {
+				return nil, fmt.Errorf("--metrics-url: %w", err)
+			}
+		}
+		// Its first scrape is taken now, before the epoch is set, so that
+		// the series brackets the run.
+		scraper = serverview.Start(ctx, murl, serverview.Options{Interval: cfg.ScrapeInterval, Model: model, Client: client})
+		defer scraper.Stop() // a no-op once the run has stopped it
+	}
+
 	header, err := record.NewHeader("goodput "+version(), runCfg)
 	if err != nil {
 		return nil, err
 	}
-	// The header's Start is the instant every record time counts from.
+	// The header's Start is the instant every record time counts from: by
+	// default a moment after now, once the files below are open, so that
+	// the first requests are not late by the set-up.
+	header.Start = time.Now().Add(epochLead)
 	if !cfg.StartAt.IsZero() {
 		header.Start = cfg.StartAt
 	}
@@ -191,18 +212,6 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		if cfg.VLLMResult {
 			out.VLLMPath = filepath.Join(cfg.ResultDir, name+".vllm.json")
 		}
-	}
-
-	var scraper *serverview.Recorder
-	if !cfg.NoServerMetrics {
-		murl := cfg.MetricsURL
-		if murl == "" {
-			if murl, err = serverview.DefaultMetricsURL(cfg.BaseURL); err != nil {
-				return nil, fmt.Errorf("--metrics-url: %w", err)
-			}
-		}
-		// Started before the first request, so the series brackets the run.
-		scraper = serverview.Start(ctx, murl, serverview.Options{Interval: cfg.ScrapeInterval, Model: model, Client: client})
 	}
 
 	sum := metrics.NewSummary(cfg.Metrics)
