@@ -13,10 +13,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"sync"
 	"time"
 
+	"github.com/goodput-dev/goodput/internal/finesleep"
 	"github.com/goodput-dev/goodput/record"
 )
 
@@ -73,20 +73,19 @@ type Plan struct {
 	// it.
 	Epoch time.Time
 
-	// Poll is how long before each open-loop send, and before a future
-	// Epoch, Run stops sleeping on a timer and polls the clock instead, never
-	// for more than a fifth of the wait. Go's timers sleep in the kernel's
-	// poller, whose timeout has millisecond resolution: on an otherwise idle
-	// process a timer alone fires up to a millisecond late, which would be
-	// dispatch lag. Polling costs CPU, at most a fifth of one core, but not
-	// other goroutines' turn: it yields between polls. Zero
-	// means DefaultPoll; negative, timers only, for tests whose clock is
-	// virtual (testing/synctest), where polling would never end.
-	Poll time.Duration
+	// FineWait is how long before each open-loop send, and before a future
+	// Epoch, Run stops waiting on a Go timer and waits on the kernel's
+	// high-resolution timer instead (package finesleep). Go's timers wait in
+	// the runtime's poller, which on Linux sleeps with millisecond
+	// resolution: on an otherwise idle process a timer alone fires up to a
+	// millisecond late, which would be dispatch lag. Zero means
+	// DefaultFineWait; negative, Go timers only, for tests whose clock is
+	// virtual (testing/synctest), which the kernel's timer knows nothing of.
+	FineWait time.Duration
 }
 
-// DefaultPoll is Plan.Poll's default.
-const DefaultPoll = time.Millisecond
+// DefaultFineWait is Plan.FineWait's default: the resolution of Go's timers.
+const DefaultFineWait = time.Millisecond
 
 // Validate reports every problem of the plan.
 func (p *Plan) Validate() error {
@@ -148,14 +147,16 @@ func Run(ctx context.Context, p Plan, do Doer, out chan<- *record.Record) (Resul
 	if p.Grace <= 0 {
 		p.Grace = 3 * time.Second
 	}
-	if p.Poll == 0 {
-		p.Poll = DefaultPoll
+	if p.FineWait == 0 {
+		p.FineWait = DefaultFineWait
 	}
-	epoch, err := waitEpoch(ctx, p.Epoch, p.Poll)
+	wait := newWaiter(p.FineWait)
+	defer wait.close()
+	epoch, err := waitEpoch(ctx, p.Epoch, wait)
 	if err != nil {
 		return Result{Epoch: epoch, Interrupted: true}, nil
 	}
-	r := &runner{plan: p, do: do, out: out, epoch: epoch}
+	r := &runner{plan: p, do: do, out: out, epoch: epoch, wait: wait}
 	r.reqCtx, r.cancelReqs = context.WithCancel(context.WithoutCancel(ctx))
 	defer r.cancelReqs()
 
@@ -194,7 +195,8 @@ type runner struct {
 	reqCtx     context.Context
 	cancelReqs context.CancelFunc
 	wg         sync.WaitGroup
-	sent       int64 // written only by the scheduling goroutine
+	sent       int64   // written only by the scheduling goroutine
+	wait       *waiter // used only by the scheduling goroutine
 	lag        lags
 }
 
@@ -211,12 +213,10 @@ func (r *runner) open(ctx context.Context) {
 	if r.plan.Concurrency > 0 {
 		slots = make(chan struct{}, r.plan.Concurrency)
 	}
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
 	var lag burstLag
 	since := func() time.Duration { return time.Duration(r.now()) }
 	for i, off := range r.plan.Offsets {
-		if !sleepUntil(ctx, timer, off, since, r.plan.Poll) {
+		if !r.wait.until(ctx, off, since) {
 			return
 		}
 		r.lag.add(lag.of(off, time.Duration(r.now())))
@@ -303,43 +303,64 @@ func (r *runner) deliver(rec *record.Record) {
 // waitEpoch waits until epoch (now when zero) and returns it with a
 // monotonic clock reading, so that offsets measured from it are immune to
 // wall-clock steps even when epoch came from a parsed timestamp. It returns
-// ctx's error if ctx ends first. poll is Plan.Poll.
-func waitEpoch(ctx context.Context, epoch time.Time, poll time.Duration) (time.Time, error) {
+// ctx's error if ctx ends first.
+func waitEpoch(ctx context.Context, epoch time.Time, w *waiter) (time.Time, error) {
 	if epoch.IsZero() {
 		return time.Now(), nil
 	}
-	t := time.NewTimer(time.Hour)
-	defer t.Stop()
-	if !sleepUntil(ctx, t, 0, func() time.Duration { return -time.Until(epoch) }, poll) {
+	if !w.until(ctx, 0, func() time.Duration { return -time.Until(epoch) }) {
 		return epoch, ctx.Err()
 	}
 	now := time.Now()
 	return now.Add(epoch.Sub(now)), nil
 }
 
-// sleepUntil blocks until clock() ≥ due: on timer, then, for the last
-// stretch of at most poll and a fifth of the wait, by polling clock (see
-// Plan.Poll), yielding the processor between polls. It reports false, at
-// once, if ctx ends first; the poll does not look at ctx, since it lasts a
+// waiter sleeps until deadlines: on a Go timer, then, for the last stretch
+// of at most window, on a fine sleeper (see Plan.FineWait). It is for one
+// goroutine at a time.
+type waiter struct {
+	timer  *time.Timer
+	fine   *finesleep.Sleeper // nil when window ≤ 0
+	window time.Duration
+}
+
+func newWaiter(window time.Duration) *waiter {
+	w := &waiter{timer: time.NewTimer(time.Hour), window: window}
+	w.timer.Stop()
+	if window > 0 {
+		w.fine = finesleep.New()
+	}
+	return w
+}
+
+func (w *waiter) close() {
+	w.timer.Stop()
+	if w.fine != nil {
+		w.fine.Close()
+	}
+}
+
+// until blocks until clock() ≥ due. It reports false, at once, if ctx ends
+// first; the last stretch does not look at ctx, since it lasts a
 // millisecond at most.
-func sleepUntil(ctx context.Context, timer *time.Timer, due time.Duration, clock func() time.Duration, poll time.Duration) bool {
+func (w *waiter) until(ctx context.Context, due time.Duration, clock func() time.Duration) bool {
 	wait := due - clock()
 	if wait <= 0 {
 		return ctx.Err() == nil
 	}
-	spin := max(0, min(poll, wait/5))
-	if wait > spin {
-		timer.Reset(wait - spin)
+	fine := max(0, min(w.window, wait))
+	if wait > fine {
+		w.timer.Reset(wait - fine)
 		select {
-		case <-timer.C:
+		case <-w.timer.C:
 		case <-ctx.Done():
 			return false
 		}
 	}
-	for spin > 0 && clock() < due {
-		// Let whatever else is runnable, readers timestamping chunks
-		// included, have this processor while the send is not yet due.
-		runtime.Gosched()
+	if fine > 0 {
+		for left := due - clock(); left > 0; left = due - clock() {
+			w.fine.For(left)
+		}
 	}
 	return true
 }

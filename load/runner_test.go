@@ -46,8 +46,9 @@ func (s *sleeper) Do(ctx context.Context, seq int64, rec *record.Record, now fun
 	}
 }
 
-// virtualTime is Plan.Poll for runs inside a synctest bubble, whose clock
-// moves only while every goroutine waits: polling it would never end.
+// virtualTime is Plan.FineWait for runs inside a synctest bubble, whose
+// clock moves only while every goroutine waits: the kernel's timer knows
+// nothing of it.
 const virtualTime = -1
 
 func collect(t *testing.T, ctx context.Context, p Plan, d Doer) (Result, []*record.Record) {
@@ -74,7 +75,7 @@ func TestOpenLoopSendsOnSchedule(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		offs := []time.Duration{0, 10 * time.Millisecond, 10 * time.Millisecond, 250 * time.Millisecond}
 		// A server slower than the gaps: open loop must not wait for it.
-		_, recs := collect(t, t.Context(), Plan{Offsets: offs, Poll: virtualTime}, &sleeper{d: time.Second})
+		_, recs := collect(t, t.Context(), Plan{Offsets: offs, FineWait: virtualTime}, &sleeper{d: time.Second})
 		if len(recs) != 4 {
 			t.Fatalf("%d records", len(recs))
 		}
@@ -95,7 +96,7 @@ func TestOpenLoopCapCountsClientQueue(t *testing.T) {
 		// Four requests at t=0 through one slot of a 100 ms server: they
 		// queue in the client, 0, 100, 200, 300 ms.
 		offs := make([]time.Duration, 4)
-		_, recs := collect(t, t.Context(), Plan{Offsets: offs, Concurrency: 1, Poll: virtualTime}, &sleeper{d: 100 * time.Millisecond})
+		_, recs := collect(t, t.Context(), Plan{Offsets: offs, Concurrency: 1, FineWait: virtualTime}, &sleeper{d: 100 * time.Millisecond})
 		var queues []int64
 		for _, r := range recs {
 			if r.Scheduled != 0 {
@@ -170,7 +171,7 @@ func TestClosedLoopKeepsExactlyNInFlight(t *testing.T) {
 func TestWarmupsAreMarked(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		offs := []time.Duration{0, time.Second, 2 * time.Second, 3 * time.Second, 4 * time.Second}
-		_, recs := collect(t, t.Context(), Plan{Offsets: offs, Warmups: 1, WarmupTime: 2500 * time.Millisecond, Poll: virtualTime}, &sleeper{d: time.Millisecond})
+		_, recs := collect(t, t.Context(), Plan{Offsets: offs, Warmups: 1, WarmupTime: 2500 * time.Millisecond, FineWait: virtualTime}, &sleeper{d: time.Millisecond})
 		for _, r := range recs {
 			if want := r.Seq <= 2; r.Warmup != want {
 				t.Errorf("seq %d warm-up %v, want %v", r.Seq, r.Warmup, want)
@@ -189,7 +190,7 @@ func TestInterruptDrainsThenCancels(t *testing.T) {
 		}()
 		// Interrupted at 1 s with a 3 s grace: 5 s requests in flight are
 		// cancelled at 4 s; the one due at 10 s is never sent.
-		res, recs := collect(t, ctx, Plan{Offsets: offs, Grace: 3 * time.Second, Poll: virtualTime}, &sleeper{d: 5 * time.Second})
+		res, recs := collect(t, ctx, Plan{Offsets: offs, Grace: 3 * time.Second, FineWait: virtualTime}, &sleeper{d: 5 * time.Second})
 		if !res.Interrupted || res.Sent != 3 {
 			t.Fatalf("interrupted %v sent %d", res.Interrupted, res.Sent)
 		}
@@ -235,7 +236,7 @@ func TestFutureEpochWaitsAndCountsFromIt(t *testing.T) {
 		// count from it exactly.
 		start = start.Round(0)
 		offs := []time.Duration{0, 100 * time.Millisecond}
-		res, recs := collect(t, t.Context(), Plan{Offsets: offs, Epoch: start, Poll: virtualTime}, &sleeper{d: 10 * time.Millisecond})
+		res, recs := collect(t, t.Context(), Plan{Offsets: offs, Epoch: start, FineWait: virtualTime}, &sleeper{d: 10 * time.Millisecond})
 		if !res.Epoch.Equal(start) || len(recs) != 2 {
 			t.Fatalf("epoch %v, want %v; %d records", res.Epoch, start, len(recs))
 		}
@@ -254,7 +255,7 @@ func TestInterruptedBeforeTheEpoch(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
 		defer cancel()
-		res, recs := collect(t, ctx, Plan{Offsets: []time.Duration{0}, Epoch: time.Now().Add(time.Hour), Poll: virtualTime}, &sleeper{d: time.Millisecond})
+		res, recs := collect(t, ctx, Plan{Offsets: []time.Duration{0}, Epoch: time.Now().Add(time.Hour), FineWait: virtualTime}, &sleeper{d: time.Millisecond})
 		if !res.Interrupted || len(recs) != 0 || res.Sent != 0 {
 			t.Errorf("interrupted %v, %d records, %d sent", res.Interrupted, len(recs), res.Sent)
 		}
@@ -290,34 +291,39 @@ func TestBurstLag(t *testing.T) {
 	}
 }
 
-// sleepUntil sleeps on its timer until the last stretch, then polls the
-// clock until the deadline: it never returns early, and with polling off
-// it trusts the timer alone.
-func TestSleepUntil(t *testing.T) {
-	// A clock that moves 1 µs each time it is read, and no other way.
+// A waiter sleeps on its timer until the last stretch, then on its fine
+// sleeper until the deadline: it never returns early, and with the fine
+// sleep off it trusts the timer alone.
+func TestWaiter(t *testing.T) {
+	start := time.Now()
 	var reads atomic.Int64
-	clock := func() time.Duration { return time.Duration(reads.Add(1)) * time.Microsecond }
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
+	clock := func() time.Duration { reads.Add(1); return time.Since(start) }
 
+	w := newWaiter(time.Millisecond)
+	defer w.close()
 	due := 5 * time.Millisecond
-	if !sleepUntil(t.Context(), timer, due, clock, time.Millisecond) {
+	if !w.until(t.Context(), due, clock) {
 		t.Fatal("returned false with a live context")
 	}
-	if now := time.Duration(reads.Load()) * time.Microsecond; now < due {
-		t.Errorf("polling on: returned at %v, before the deadline %v", now, due)
+	if now := time.Since(start); now < due {
+		t.Errorf("returned at %v, before the deadline %v", now, due)
+	}
+	if n := reads.Load(); n < 2 {
+		t.Errorf("read the clock %d times: the last stretch was not checked against it", n)
 	}
 
+	coarse := newWaiter(virtualTime)
+	defer coarse.close()
 	reads.Store(0)
-	sleepUntil(t.Context(), timer, due, clock, virtualTime)
+	start = time.Now()
+	coarse.until(t.Context(), due, clock)
 	if n := reads.Load(); n != 1 {
-		t.Errorf("polling off: read the clock %d times, want once (then the timer alone)", n)
+		t.Errorf("fine sleep off: read the clock %d times, want once (then the timer alone)", n)
 	}
 
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	reads.Store(0)
-	if sleepUntil(ctx, timer, time.Hour, clock, time.Millisecond) {
+	if w.until(ctx, time.Hour, clock) {
 		t.Error("returned true with a cancelled context")
 	}
 }

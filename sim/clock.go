@@ -3,6 +3,8 @@ package sim
 import (
 	"context"
 	"time"
+
+	"github.com/goodput-dev/goodput/internal/finesleep"
 )
 
 // Clock is the time source of the wall-clock engine loop. Times are offsets
@@ -21,20 +23,32 @@ type Clock interface {
 // wallClock is the system's monotonic clock.
 type wallClock struct {
 	epoch time.Time
-	timer *time.Timer // reused by Sleep; only the engine loop sleeps
+	timer *time.Timer        // reused by Sleep; only the engine loop sleeps
+	fine  *finesleep.Sleeper // for the last stretch of a step; made by Sleep
 }
 
 // NewWallClock returns the system clock, with its epoch now.
 func NewWallClock() Clock { return &wallClock{epoch: time.Now()} }
 
+// Close releases the clock's timers; a later Sleep makes them again. The
+// server calls it when its loop ends.
+func (c *wallClock) Close() error {
+	if c.timer != nil {
+		c.timer.Stop()
+	}
+	fine := c.fine
+	c.fine = nil
+	return fine.Close()
+}
+
 func (c *wallClock) Now() time.Duration { return time.Since(c.epoch) }
 
-// spinWindow is how long before a deadline Sleep stops trusting the timer
-// and polls the clock instead. Go's timers sleep in the kernel's poller,
-// whose timeout has millisecond resolution, so a timer alone typically
-// fires up to a millisecond late; polling the last stretch lands within
-// microseconds when the CPU is free.
-const spinWindow = time.Millisecond
+// fineWindow is how long before a step's end Sleep stops trusting Go's
+// timer, which fires up to a millisecond late on an idle process, and
+// sleeps on the kernel's high-resolution timer instead (package
+// finesleep), which wakes within tens of microseconds without keeping a
+// CPU busy.
+const fineWindow = time.Millisecond
 
 func (c *wallClock) Sleep(ctx context.Context, t time.Duration, wake <-chan struct{}) {
 	d := t - c.Now()
@@ -42,15 +56,18 @@ func (c *wallClock) Sleep(ctx context.Context, t time.Duration, wake <-chan stru
 		return
 	}
 	if wake == nil && d < forever {
-		// A step's end: poll for the last stretch. Never spin for more than
-		// a fifth of the wait, so that short steps do not become a busy
-		// loop. The poll keeps the processor: yielding would queue the loop
-		// behind every stream it is about to wake.
-		spin := min(spinWindow, d/5)
-		if d > spin {
-			c.timerSleep(ctx, t-spin, nil)
+		// A step's end: no wake-up can come, and the last stretch is
+		// slept on the fine timer. It does not look at ctx: it lasts a
+		// millisecond at most.
+		fine := min(fineWindow, d)
+		if d > fine {
+			c.timerSleep(ctx, t-fine, nil)
 		}
-		for c.Now() < t && ctx.Err() == nil {
+		if c.fine == nil {
+			c.fine = finesleep.New()
+		}
+		for left := t - c.Now(); left > 0 && ctx.Err() == nil; left = t - c.Now() {
+			c.fine.For(left)
 		}
 		return
 	}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"io"
 	"math"
 	"time"
 )
@@ -95,6 +96,9 @@ func (s *Server) drain(now time.Duration) {
 // stopped marks the server closed when the loop ends, so that open streams
 // stop waiting for tokens that will never come.
 func (s *Server) stopped() {
+	if c, ok := s.cfg.clock.(io.Closer); ok {
+		_ = c.Close()
+	}
 	s.mu.Lock()
 	if s.state != serverClosed {
 		s.state = serverClosed
