@@ -48,24 +48,20 @@ func (b *burstLag) of(due, sent time.Duration) time.Duration {
 }
 
 // probeTimers sleeps for period again and again until ctx ends and returns
-// how late each wake-up was. On a healthy process wake-ups are late by tens
-// of microseconds; milliseconds mean the process is starved of CPU and its
+// how late each wake-up was. It waits as the open loop does (a waiter with
+// Plan.FineWait's window), so a healthy process wakes it within a fraction
+// of a millisecond; milliseconds mean the process is starved of CPU and its
 // own timestamps are suspect.
-func probeTimers(ctx context.Context, period time.Duration) []time.Duration {
+func probeTimers(ctx context.Context, period, fine time.Duration) []time.Duration {
+	w := newWaiter(fine)
+	defer w.close()
+	start := time.Now()
+	clock := func() time.Duration { return time.Since(start) }
 	var out []time.Duration
-	t := time.NewTimer(period)
-	defer t.Stop()
-	due := time.Now().Add(period)
-	for {
-		select {
-		case <-ctx.Done():
-			return out
-		case <-t.C:
-			// time.Now, not the value on t.C: the goroutine's wake-up is
-			// what a starved process delays.
-			out = append(out, max(0, time.Since(due)))
-			due = time.Now().Add(period)
-			t.Reset(period)
-		}
+	for due := period; w.until(ctx, due, clock); due = clock() + period {
+		// The clock after the wake-up, not the deadline: the goroutine's
+		// wake-up is what a starved process delays.
+		out = append(out, max(0, clock()-due))
 	}
+	return out
 }

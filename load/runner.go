@@ -130,9 +130,10 @@ type Result struct {
 	// In a closed loop, the time from the previous response's end. Large
 	// values mean the generator, not the server, limited the run.
 	Lag []time.Duration
-	// TimerLag holds how late a 10 ms probe timer fired, sampled through the
-	// run: a measure of the process's own scheduling health (CPU starvation,
-	// GC pauses).
+	// TimerLag holds how late a probe that sleeps 10 ms at a time woke up,
+	// sampled through the run: a measure of the process's own scheduling
+	// health (CPU starvation, GC pauses). It waits as the open loop does
+	// (Plan.FineWait), so timer resolution is not counted as lateness.
 	TimerLag []time.Duration
 }
 
@@ -174,7 +175,7 @@ func Run(ctx context.Context, p Plan, do Doer, out chan<- *record.Record) (Resul
 
 	probeCtx, stopProbe := context.WithCancel(ctx)
 	probeDone := make(chan []time.Duration, 1)
-	go func() { probeDone <- probeTimers(probeCtx, 10*time.Millisecond) }()
+	go func() { probeDone <- probeTimers(probeCtx, 10*time.Millisecond, p.FineWait) }()
 
 	if len(p.Offsets) > 0 {
 		r.open(ctx)
@@ -357,9 +358,25 @@ func (w *waiter) until(ctx context.Context, due time.Duration, clock func() time
 			return false
 		}
 	}
-	if fine > 0 {
-		for left := due - clock(); left > 0; left = due - clock() {
-			w.fine.For(left)
+	if fine <= 0 {
+		return true
+	}
+	// The fine sleeper runs on the system's clock: once, and again if it
+	// ended a hair early. A clock it does not move (a synctest bubble's)
+	// is left to the Go timer.
+	for range 2 {
+		left := due - clock()
+		if left <= 0 {
+			return true
+		}
+		w.fine.For(left)
+	}
+	if left := due - clock(); left > 0 {
+		w.timer.Reset(left)
+		select {
+		case <-w.timer.C:
+		case <-ctx.Done():
+			return false
 		}
 	}
 	return true

@@ -135,7 +135,7 @@ func TestClosedLoopKeepsExactlyNInFlight(t *testing.T) {
 				mu.Unlock()
 			}
 		}()
-		res, recs := collect(t, t.Context(), Plan{Concurrency: 8, Duration: time.Second}, s)
+		res, recs := collect(t, t.Context(), Plan{Concurrency: 8, Duration: time.Second, FineWait: virtualTime}, s)
 		cancel()
 		sampler.Wait()
 		if s.maxSeen.Load() != 8 {
@@ -326,4 +326,16 @@ func TestWaiter(t *testing.T) {
 	if w.until(ctx, time.Hour, clock) {
 		t.Error("returned true with a cancelled context")
 	}
+
+	// In a synctest bubble the kernel's timer cannot move the clock: the
+	// wait ends on the Go timer, on time, instead of never.
+	synctest.Test(t, func(t *testing.T) {
+		w := newWaiter(time.Millisecond)
+		defer w.close()
+		start := time.Now()
+		w.until(t.Context(), due, func() time.Duration { return time.Since(start) })
+		if got := time.Since(start); got != due {
+			t.Errorf("virtual time: woke at %v, want %v", got, due)
+		}
+	})
 }
