@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/goodput-dev/goodput/internal/finesleep"
 )
 
 // lags collects per-request dispatch lag from many goroutines.
@@ -48,17 +50,17 @@ func (b *burstLag) of(due, sent time.Duration) time.Duration {
 }
 
 // probeTimers sleeps for period again and again until ctx ends and returns
-// how late each wake-up was. It waits as the open loop does (a waiter with
-// Plan.FineWait's window), so a healthy process wakes it within a fraction
+// how late each wake-up was. It waits as the open loop does (a
+// finesleep.Waiter with Plan.FineWait's window), so a healthy process wakes it within a fraction
 // of a millisecond; milliseconds mean the process is starved of CPU and its
 // own timestamps are suspect.
 func probeTimers(ctx context.Context, period, fine time.Duration) []time.Duration {
-	w := newWaiter(fine)
-	defer w.close()
+	w := finesleep.NewWaiter(fine)
+	defer w.Close()
 	start := time.Now()
 	clock := func() time.Duration { return time.Since(start) }
 	var out []time.Duration
-	for due := period; w.until(ctx, due, clock); due = clock() + period {
+	for due := period; w.Until(ctx, due, clock); due = clock() + period {
 		// The clock after the wake-up, not the deadline: the goroutine's
 		// wake-up is what a starved process delays.
 		out = append(out, max(0, clock()-due))

@@ -151,8 +151,8 @@ func Run(ctx context.Context, p Plan, do Doer, out chan<- *record.Record) (Resul
 	if p.FineWait == 0 {
 		p.FineWait = DefaultFineWait
 	}
-	wait := newWaiter(p.FineWait)
-	defer wait.close()
+	wait := finesleep.NewWaiter(p.FineWait)
+	defer wait.Close()
 	epoch, err := waitEpoch(ctx, p.Epoch, wait)
 	if err != nil {
 		return Result{Epoch: epoch, Interrupted: true}, nil
@@ -196,8 +196,8 @@ type runner struct {
 	reqCtx     context.Context
 	cancelReqs context.CancelFunc
 	wg         sync.WaitGroup
-	sent       int64   // written only by the scheduling goroutine
-	wait       *waiter // used only by the scheduling goroutine
+	sent       int64             // written only by the scheduling goroutine
+	wait       *finesleep.Waiter // used only by the scheduling goroutine
 	lag        lags
 }
 
@@ -217,7 +217,7 @@ func (r *runner) open(ctx context.Context) {
 	var lag burstLag
 	since := func() time.Duration { return time.Duration(r.now()) }
 	for i, off := range r.plan.Offsets {
-		if !r.wait.until(ctx, off, since) {
+		if !r.wait.Until(ctx, off, since) {
 			return
 		}
 		r.lag.add(lag.of(off, time.Duration(r.now())))
@@ -305,79 +305,13 @@ func (r *runner) deliver(rec *record.Record) {
 // monotonic clock reading, so that offsets measured from it are immune to
 // wall-clock steps even when epoch came from a parsed timestamp. It returns
 // ctx's error if ctx ends first.
-func waitEpoch(ctx context.Context, epoch time.Time, w *waiter) (time.Time, error) {
+func waitEpoch(ctx context.Context, epoch time.Time, w *finesleep.Waiter) (time.Time, error) {
 	if epoch.IsZero() {
 		return time.Now(), nil
 	}
-	if !w.until(ctx, 0, func() time.Duration { return -time.Until(epoch) }) {
+	if !w.Until(ctx, 0, func() time.Duration { return -time.Until(epoch) }) {
 		return epoch, ctx.Err()
 	}
 	now := time.Now()
 	return now.Add(epoch.Sub(now)), nil
-}
-
-// waiter sleeps until deadlines: on a Go timer, then, for the last stretch
-// of at most window, on a fine sleeper (see Plan.FineWait). It is for one
-// goroutine at a time.
-type waiter struct {
-	timer  *time.Timer
-	fine   *finesleep.Sleeper // nil when window ≤ 0
-	window time.Duration
-}
-
-func newWaiter(window time.Duration) *waiter {
-	w := &waiter{timer: time.NewTimer(time.Hour), window: window}
-	w.timer.Stop()
-	if window > 0 {
-		w.fine = finesleep.New()
-	}
-	return w
-}
-
-func (w *waiter) close() {
-	w.timer.Stop()
-	if w.fine != nil {
-		w.fine.Close()
-	}
-}
-
-// until blocks until clock() ≥ due. It reports false, at once, if ctx ends
-// first; the last stretch does not look at ctx, since it lasts a
-// millisecond at most.
-func (w *waiter) until(ctx context.Context, due time.Duration, clock func() time.Duration) bool {
-	wait := due - clock()
-	if wait <= 0 {
-		return ctx.Err() == nil
-	}
-	fine := max(0, min(w.window, wait))
-	if wait > fine {
-		w.timer.Reset(wait - fine)
-		select {
-		case <-w.timer.C:
-		case <-ctx.Done():
-			return false
-		}
-	}
-	if fine <= 0 {
-		return true
-	}
-	// The fine sleeper runs on the system's clock: once, and again if it
-	// ended a hair early. A clock it does not move (a synctest bubble's)
-	// is left to the Go timer.
-	for range 2 {
-		left := due - clock()
-		if left <= 0 {
-			return true
-		}
-		w.fine.For(left)
-	}
-	if left := due - clock(); left > 0 {
-		w.timer.Reset(left)
-		select {
-		case <-w.timer.C:
-		case <-ctx.Done():
-			return false
-		}
-	}
-	return true
 }

@@ -23,8 +23,8 @@ type Clock interface {
 // wallClock is the system's monotonic clock.
 type wallClock struct {
 	epoch time.Time
-	timer *time.Timer        // reused by Sleep; only the engine loop sleeps
-	fine  *finesleep.Sleeper // for the last stretch of a step; made by Sleep
+	timer *time.Timer       // reused by Sleep; only the engine loop sleeps
+	steps *finesleep.Waiter // for steps' ends; made by Sleep
 }
 
 // NewWallClock returns the system clock, with its epoch now.
@@ -36,38 +36,40 @@ func (c *wallClock) Close() error {
 	if c.timer != nil {
 		c.timer.Stop()
 	}
-	fine := c.fine
-	c.fine = nil
-	return fine.Close()
+	if c.steps == nil {
+		return nil
+	}
+	steps := c.steps
+	c.steps = nil
+	return steps.Close()
 }
 
 func (c *wallClock) Now() time.Duration { return time.Since(c.epoch) }
 
 // fineWindow is how long before a step's end Sleep stops trusting Go's
 // timer, which fires up to a millisecond late on an idle process, and
-// sleeps on the kernel's high-resolution timer instead (package
-// finesleep), which wakes within tens of microseconds without keeping a
-// CPU busy.
+// waits on the kernel's high-resolution timer instead (package finesleep),
+// which wakes within tens of microseconds without keeping a CPU busy.
 const fineWindow = time.Millisecond
 
+// pollTail is how long before a step's end Sleep stops waiting and polls
+// the clock: more than the fine wait is usually late, and short enough
+// that the poll costs a few percent of a CPU.
+const pollTail = 200 * time.Microsecond
+
 func (c *wallClock) Sleep(ctx context.Context, t time.Duration, wake <-chan struct{}) {
-	d := t - c.Now()
-	if d <= 0 {
+	if t <= c.Now() {
 		return
 	}
-	if wake == nil && d < forever {
-		// A step's end: no wake-up can come, and the last stretch is
-		// slept on the fine timer. It does not look at ctx: it lasts a
-		// millisecond at most.
-		fine := min(fineWindow, d)
-		if d > fine {
-			c.timerSleep(ctx, t-fine, nil)
+	if wake == nil && t < forever {
+		// A step's end: no wake-up can come. The fine wait ends a little
+		// early, and the last stretch is polled: the kernel's timer wakes
+		// tens of microseconds late, and a step's end should not.
+		if c.steps == nil {
+			c.steps = finesleep.NewWaiter(fineWindow)
 		}
-		if c.fine == nil {
-			c.fine = finesleep.New()
-		}
-		for left := t - c.Now(); left > 0 && ctx.Err() == nil; left = t - c.Now() {
-			c.fine.For(left)
+		c.steps.Until(ctx, t-pollTail, c.Now)
+		for c.Now() < t && ctx.Err() == nil {
 		}
 		return
 	}
