@@ -230,7 +230,7 @@ func runGates(env *Env, run *report.Run, out string) error {
 	if out == "" || out == "-" {
 		w = env.Stderr
 	} else {
-		fmt.Fprintf(w, "wrote %s\n", out)
+		fmt.Fprintf(w, "Wrote %s\n", out)
 	}
 	failed := 0
 	for _, g := range run.Gates {
@@ -260,7 +260,7 @@ func writeSweepReport(env *Env, file, out, format, title string) error {
 		return report.WriteSweepHTML(w, s, report.HTMLOptions{Title: title, Tool: "goodput " + Version})
 	})
 	if err == nil && out != "" && out != "-" {
-		fmt.Fprintf(env.Stdout, "wrote %s\n", out)
+		fmt.Fprintf(env.Stdout, "Wrote %s\n", out)
 	}
 	return err
 }
@@ -290,7 +290,7 @@ func writeRecordCSV(env *Env, file, out string, cs slo.Conditions) error {
 		return c.Flush()
 	})
 	if err == nil && out != "" && out != "-" {
-		fmt.Fprintf(env.Stdout, "wrote %s\n", out)
+		fmt.Fprintf(env.Stdout, "Wrote %s\n", out)
 	}
 	return err
 }
@@ -320,7 +320,7 @@ func writeHTMLReport(env *Env, input, out string, mo metrics.Options) error {
 		return report.WriteRunHTML(w, run, report.HTMLOptions{Tool: "goodput " + Version})
 	})
 	if err == nil {
-		fmt.Fprintf(env.Stdout, "wrote %s\n", out)
+		fmt.Fprintf(env.Stdout, "Wrote %s\n", out)
 	}
 	return err
 }

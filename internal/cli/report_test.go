@@ -129,7 +129,7 @@ func TestReportHTML(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if stdout != "wrote "+out+"\n" {
+	if stdout != "Wrote "+out+"\n" {
 		t.Errorf("stdout %q", stdout)
 	}
 	b, err := os.ReadFile(out)
@@ -355,7 +355,7 @@ func TestWriteHTMLReport(t *testing.T) {
 	if err := writeHTMLReport(env, sweepDir, filepath.Join(dir, "sweep.html"), metrics.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if stdout.String() != "wrote "+out+"\nwrote "+filepath.Join(dir, "sweep.html")+"\n" {
+	if stdout.String() != "Wrote "+out+"\nWrote "+filepath.Join(dir, "sweep.html")+"\n" {
 		t.Errorf("stdout %q", stdout.String())
 	}
 	if err := writeHTMLReport(env, filepath.Join(dir, "missing"), out, mo); err == nil || !strings.Contains(err.Error(), "--report") {
