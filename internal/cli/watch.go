@@ -20,10 +20,10 @@ func newWatchCmd(env *Env) *cobra.Command {
 	var (
 		interval, window, timeout time.Duration
 		once, plain               bool
-		format, model             string
+		format, model, baseURL    string
 	)
 	cmd := &cobra.Command{
-		Use:   "watch URL",
+		Use:   "watch URL | --base-url URL",
 		Short: "Live view of a server's own metrics: queue, KV cache, server TTFT and a plain-words status",
 		Long: `watch scrapes a server's Prometheus /metrics (vLLM, SGLang, TGI, llama.cpp)
 every --interval and shows what the server itself reports: requests running
@@ -36,7 +36,8 @@ at capacity, about to preempt, or past the knee (a queue that keeps growing
 while TTFT p99 climbs: scale out).
 
 URL is the server's base URL (http://host:8000 or http://host:8000/v1) or its
-/metrics URL. A failed scrape is shown and the watch goes on.
+/metrics URL, as an argument or, as bench takes it, with --base-url. A failed
+scrape is shown and the watch goes on.
 
 On a terminal the view is redrawn in place; otherwise, or with --plain, a line
 is appended per refresh. --format json prints one JSON object per refresh;
@@ -47,7 +48,10 @@ read (server down, no known engine metrics, no such --model).`,
   goodput watch http://gpu-7:8000/metrics --interval 2s --window 1m --plain
   goodput watch http://localhost:8000 --once --format json | jq .status.text`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
+			switch {
+			case baseURL != "" && len(args) > 0:
+				return usageErr("watch: give the URL as an argument or with --base-url, not both")
+			case baseURL == "" && len(args) != 1:
 				return usageErr("watch: want one URL (the server's base URL or its /metrics URL), got %d arguments", len(args))
 			}
 			return nil
@@ -63,7 +67,11 @@ read (server down, no known engine metrics, no such --model).`,
 			case format != "text" && format != "json":
 				return usageErr("watch: --format %q: want text or json", format)
 			}
-			url, err := serverview.DefaultMetricsURL(args[0])
+			target := baseURL
+			if target == "" {
+				target = args[0]
+			}
+			url, err := serverview.DefaultMetricsURL(target)
 			if err != nil {
 				return usageErr("watch: %w", err)
 			}
@@ -106,6 +114,7 @@ read (server down, no known engine metrics, no such --model).`,
 	f.BoolVar(&plain, "plain", false, "append a line per refresh instead of redrawing the terminal")
 	f.StringVar(&format, "format", "text", "output format: text or json (one object per refresh)")
 	f.StringVar(&model, "model", "", "show only this model's metrics (its model_name label)")
+	f.StringVar(&baseURL, "base-url", "", "the server's base URL, instead of the URL argument")
 	return cmd
 }
 

@@ -70,6 +70,10 @@ func TestWatchUsage(t *testing.T) {
 		{"empty url", []string{""}, "server url is empty"},
 		// A flag that is not a duration.
 		{"bad duration", []string{"http://a", "--interval", "soon"}, "invalid argument"},
+		// The URL twice, as an argument and as bench takes it.
+		{"url and base-url", []string{"http://a", "--base-url", "http://b"}, "not both"},
+		// --base-url is checked as the argument is.
+		{"bad base-url", []string{"--base-url", "ftp://host"}, `scheme "ftp" is not http or https`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -103,6 +107,11 @@ func TestWatchOnceDown(t *testing.T) {
 	}
 	if v.Status.Level != serverview.LevelUnknown || !strings.Contains(v.Error, "server down") || v.URL != url+"/metrics" {
 		t.Errorf("snapshot = %+v, want an unknown status naming the failure at %s/metrics", v, url)
+	}
+	// The same server given as bench takes it.
+	out, _, code, _ = runWatch(context.Background(), false, "--base-url", url, "--once", "--format", "json", "--interval", "50ms")
+	if err := json.Unmarshal([]byte(out), &v); err != nil || code != ExitTool || v.URL != url+"/metrics" {
+		t.Errorf("--base-url: exit %d, snapshot %q (%v); want the same snapshot of %s/metrics", code, out, err, url)
 	}
 }
 
