@@ -254,7 +254,6 @@ func (e *engine) admit(s *seq, budget int, now time.Duration) bool {
 	e.m.prefixLookup(tokens, s.computed)
 	if s.scheduled < 0 {
 		s.scheduled = now
-		e.m.queued(s, now)
 	}
 	return true
 }

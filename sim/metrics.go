@@ -137,14 +137,6 @@ func (m *metrics) prefixLookup(queried, hit int) {
 	m.prefixHits.Add(float64(hit))
 }
 
-// queued records the wait of a sequence scheduled for the first time.
-func (m *metrics) queued(s *seq, now time.Duration) {
-	if m == nil {
-		return
-	}
-	m.queue.Observe((now - s.ready).Seconds())
-}
-
 func (m *metrics) firstToken(s *seq, at time.Duration) {
 	if m == nil {
 		return
@@ -173,7 +165,11 @@ func (m *metrics) finished(s *seq, reason string, at time.Duration) {
 	if reason == finishAbort {
 		return
 	}
+	// Every phase is observed when the request finishes, as vLLM does: the
+	// histograms then cover the same requests, and their sums over a window
+	// add up to the e2e sum.
 	m.e2e.Observe((at - s.arrival).Seconds())
+	m.queue.Observe((s.scheduled - s.ready).Seconds())
 	m.prefill.Observe((s.firstToken - s.scheduled).Seconds())
 	m.decode.Observe((s.lastToken - s.firstToken).Seconds())
 	m.inference.Observe((s.lastToken - s.scheduled).Seconds())

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -264,5 +265,51 @@ func TestPrefixCachingLowersTTFT(t *testing.T) {
 			t.Errorf("%s: TTFT %v vs %v cold, want no big gain without the cache", tt.name, warm, cold)
 		}
 		t.Logf("%s: cold TTFT %v, shared-prefix TTFT %v", tt.name, cold, warm)
+	}
+}
+
+// The phase histograms (queue, prefill, decode) are observed when a request
+// finishes, as vLLM's are, never while it runs: over any window they cover
+// the same requests as e2e, and their sums add up to its sum.
+func TestPhasesObservedAtFinish(t *testing.T) {
+	p := profileOf(t, "H100", "Llama-3.1-8B", 1)
+	p.Calibration.RequestOverhead = 0
+	m := newMetrics("m", 4096)
+	// One sequence at a time: the second waits in the queue for the first.
+	e := newEngine(engineConfig{profile: p, blocks: 1000, maxSeqs: 1, maxBatched: 8192, outMean: 256, seed: 1}, m)
+	e.enqueue(fixed(1, 100, 8))
+	e.enqueue(fixed(2, 100, 8))
+	hist := func(name string) (count uint64, sum float64) {
+		fams, err := m.reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range fams {
+			if f.GetName() == name {
+				h := f.GetMetric()[0].GetHistogram()
+				return h.GetSampleCount(), h.GetSampleSum()
+			}
+		}
+		t.Fatalf("no %s", name)
+		return 0, 0
+	}
+	stepOnce(t, e, 0) // the first is scheduled and prefilled, not finished
+	if n, _ := hist("vllm:request_queue_time_seconds"); n != 0 {
+		t.Errorf("queue time observed for %d requests before any finished", n)
+	}
+	drainEngine(t, e, 0)
+	var phases float64
+	for _, name := range []string{"vllm:request_queue_time_seconds", "vllm:request_prefill_time_seconds", "vllm:request_decode_time_seconds"} {
+		n, sum := hist(name)
+		if n != 2 {
+			t.Errorf("%s observed %d times, want 2", name, n)
+		}
+		phases += sum
+	}
+	if _, queued := hist("vllm:request_queue_time_seconds"); queued <= 0 {
+		t.Errorf("queue time sum %v: the second request waited for the first", queued)
+	}
+	if n, e2e := hist("vllm:e2e_request_latency_seconds"); n != 2 || math.Abs(phases-e2e) > 1e-9 {
+		t.Errorf("e2e: %d requests, sum %v; the phases add up to %v", n, e2e, phases)
 	}
 }
