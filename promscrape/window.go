@@ -267,7 +267,11 @@ type Phase struct {
 	Mean float64 `json:"mean_s"` // mean seconds per request
 	// Share is the phase's part of the total request latency: its
 	// histogram's sum over the end-to-end histogram's sum, or over the sum
-	// of the phases when the server has no end-to-end histogram.
+	// of the phases when the server has no end-to-end histogram or when the
+	// phases add up to more than it (a server that records a request's
+	// queue time when it is scheduled, not when it ends, over a window in
+	// which more requests were scheduled than ended). A share is never
+	// above 1.
 	Share float64 `json:"share"`
 }
 
@@ -287,7 +291,7 @@ func (w Window) Phases() []Phase {
 		phases = append(phases, Phase{Name: h, Mean: mean})
 		total += hg.Sum
 	}
-	if e, ok := w.Histograms[E2E]; ok && e.Count > 0 && e.Sum > 0 {
+	if e, ok := w.Histograms[E2E]; ok && e.Count > 0 && e.Sum > total {
 		total = e.Sum
 	}
 	if total <= 0 {

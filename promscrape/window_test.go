@@ -390,6 +390,20 @@ func TestWindowAccessors(t *testing.T) {
 	if got := w.Phases(); !slices.Equal(got, want) {
 		t.Errorf("Phases() = %+v, want %+v", got, want)
 	}
+	// An end-to-end sum above the phases': shares of it (1 and 3 of 8 s).
+	w.Histograms[E2E] = Histogram{Bounds: []float64{5}, Counts: []float64{2}, Count: 2, Sum: 8}
+	want = []Phase{{Queue, 0.5, 0.125}, {Decode, 1.5, 0.375}}
+	if got := w.Phases(); !slices.Equal(got, want) {
+		t.Errorf("with e2e: Phases() = %+v, want %+v", got, want)
+	}
+	// Phases above the end-to-end sum (queue times recorded at scheduling,
+	// requests scheduled but not ended): shares of the phases' total, so
+	// that none is above 1.
+	w.Histograms[E2E] = Histogram{Bounds: []float64{5}, Counts: []float64{1}, Count: 1, Sum: 0.5}
+	want = []Phase{{Queue, 0.5, 0.25}, {Decode, 1.5, 0.75}}
+	if got := w.Phases(); !slices.Equal(got, want) {
+		t.Errorf("phases above e2e: Phases() = %+v, want %+v", got, want)
+	}
 	if d := (Window{From: at(1), To: at(3.5)}).Duration(); d != 2500*time.Millisecond {
 		t.Errorf("Duration() = %v, want 2.5s", d)
 	}
