@@ -74,7 +74,7 @@ generator, not the server, was the limit.`,
 	fl.DurationVar(&cfg.Arrival.Ramp.Over, "ramp-up-duration", 0, "how long the ramp takes")
 	fl.IntVar(&cfg.Arrival.MaxConcurrency, "max-concurrency", 0, "cap on requests in flight (alone: a closed loop of this many)")
 	fl.IntVar(&cfg.Arrival.NumPrompts, "num-prompts", 1000, "requests to send (200 against the built-in simulator)")
-	fl.DurationVar(&cfg.Arrival.Duration, "duration", 0, "stop scheduling after this long (with --num-prompts, whichever comes first)")
+	fl.DurationVar(&cfg.Arrival.Duration, "duration", 0, "stop scheduling after this long; alone, it lifts the --num-prompts default (with both, whichever comes first)")
 	fl.Uint64Var(&cfg.Arrival.Seed, "seed", 0, "seed for arrivals and prompts")
 	fl.IntVar(&cfg.Arrival.Shard, "shard", 0, "this process's shard, 0 ≤ shard < --shards (default $JOB_COMPLETION_INDEX)")
 	fl.IntVar(&cfg.Arrival.Shards, "shards", 0, "split the schedule over this many processes")
@@ -142,6 +142,9 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 		return usageErr("%v", err)
 	}
 
+	if cmd.Flags().Changed("duration") && !cmd.Flags().Changed("num-prompts") {
+		cfg.Arrival.NumPrompts = 0 // the duration alone bounds the run
+	}
 	if cfg.BaseURL == "" {
 		// A newcomer's first run should answer in seconds.
 		if !cmd.Flags().Changed("num-prompts") && !cmd.Flags().Changed("duration") {

@@ -146,3 +146,23 @@ func TestBenchShardFromJobIndex(t *testing.T) {
 		}
 	}
 }
+
+// --duration alone bounds a run by time: the --num-prompts default does not
+// cut it short. Both together: whichever comes first.
+func TestBenchDurationLiftsPromptDefault(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--request-rate", "200", "--duration", "10m"}, "stops after 10m0s\n"},
+		{[]string{"--request-rate", "200", "--duration", "10m", "--num-prompts", "500"}, "stops after 500 requests or 10m0s, whichever comes first"},
+		{[]string{"--base-url", "http://127.0.0.1:9", "--max-concurrency", "4", "--duration", "3s"}, "stops after 3s\n"},
+		{[]string{"--base-url", "http://127.0.0.1:9", "--request-rate", "5"}, "stops after 1000 requests\n"},
+	}
+	for _, tt := range tests {
+		out, errOut, code := run(t, "", append([]string{"bench", "--dry-run"}, tt.args...)...)
+		if code != ExitOK || !strings.Contains(out, tt.want) {
+			t.Errorf("%v: exit %d, %q%s; want %q", tt.args, code, out, errOut, tt.want)
+		}
+	}
+}

@@ -144,7 +144,7 @@ waiting, so a what-if sweep over a GPU and model (--sim-gpu, --sim-model,
 	fl.StringVar(&f.arrival, "arrival", "", "rate points: arrival process: poisson, gamma or constant (default: by --burstiness)")
 	fl.IntVar(&cfg.Arrival.MaxConcurrency, "max-concurrency", 0, "rate points: cap on requests in flight")
 	fl.IntVar(&cfg.Arrival.NumPrompts, "num-prompts", 200, "requests per point")
-	fl.DurationVar(&cfg.Arrival.Duration, "duration", 0, "stop scheduling each point after this long (with --num-prompts, whichever comes first)")
+	fl.DurationVar(&cfg.Arrival.Duration, "duration", 0, "stop scheduling each point after this long; alone, it lifts the --num-prompts default (with both, whichever comes first)")
 	fl.IntVar(&f.minRounds, "min-rounds", sweeprun.DefaultMinRounds, "concurrency points send at least this many times their concurrency in requests (0: off)")
 	fl.Uint64Var(&cfg.Arrival.Seed, "seed", 0, "seed for arrivals and prompts (repeat k uses seed + k − 1)")
 
@@ -181,6 +181,9 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 		return err
 	}
 	cfg.Arrival.Arrival = arrivalKind(f.arrival)
+	if cmd.Flags().Changed("duration") && !cmd.Flags().Changed("num-prompts") {
+		cfg.Arrival.NumPrompts = 0 // the duration alone bounds each point
+	}
 	if err := f.targetFlags.apply(env, &cfg); err != nil {
 		return err
 	}

@@ -391,3 +391,12 @@ func TestSweepDefaults(t *testing.T) {
 		}
 	}
 }
+
+// --duration alone bounds each point by time, as in bench.
+func TestSweepDurationLiftsPromptDefault(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sweep")
+	out, errOut, code := sweepCmd(t, t.Context(), nil, "--dry-run", "--concurrency", "1,2", "--duration", "5s", "--result-dir", dir)
+	if code != ExitOK || !strings.Contains(out, "each point: at most 5s\n") {
+		t.Errorf("exit %d, %q%s; want each point bounded by 5s alone", code, out, errOut)
+	}
+}
