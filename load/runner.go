@@ -79,8 +79,10 @@ type Plan struct {
 	// the runtime's poller, which on Linux sleeps with millisecond
 	// resolution: on an otherwise idle process a timer alone fires up to a
 	// millisecond late, which would be dispatch lag. Zero means
-	// DefaultFineWait; negative, Go timers only, for tests whose clock is
-	// virtual (testing/synctest), which the kernel's timer knows nothing of.
+	// DefaultFineWait; negative, Go timers only. Tests whose clock is
+	// virtual (testing/synctest) want the latter: the kernel's timer knows
+	// nothing of that clock, so each fine wait would only cost real time
+	// before the Go timer ends it.
 	FineWait time.Duration
 }
 

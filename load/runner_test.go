@@ -48,7 +48,7 @@ func (s *sleeper) Do(ctx context.Context, seq int64, rec *record.Record, now fun
 
 // virtualTime is Plan.FineWait for runs inside a synctest bubble, whose
 // clock moves only while every goroutine waits: the kernel's timer knows
-// nothing of it.
+// nothing of it, and fine waits would only cost real time.
 const virtualTime = -1
 
 func collect(t *testing.T, ctx context.Context, p Plan, d Doer) (Result, []*record.Record) {
