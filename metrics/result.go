@@ -33,9 +33,12 @@ type Counts struct {
 	Completed int64 `json:"completed"` // succeeded
 	Failed    int64 `json:"failed"`
 	// Errors counts failed requests by record.ErrorKind.
-	Errors         map[string]int64 `json:"errors"`
-	WarmupExcluded int64            `json:"warmup_excluded"`
-	ErrorRate      float64          `json:"error_rate"` // Failed / Total, 0 when Total is 0
+	Errors map[string]int64 `json:"errors"`
+	// ErrorExamples holds, by kind, the message of the first failed request
+	// added (the records' order), so that a count comes with a reason.
+	ErrorExamples  map[string]string `json:"error_examples,omitempty"`
+	WarmupExcluded int64             `json:"warmup_excluded"`
+	ErrorRate      float64           `json:"error_rate"` // Failed / Total, 0 when Total is 0
 }
 
 // Window is the measurement window W: from the scheduled time of the

@@ -24,6 +24,7 @@ type Summary struct {
 
 	total, completed, failed, warmup int64
 	errors                           map[record.ErrorKind]int64
+	examples                         map[record.ErrorKind]string // first message of each kind
 	sources                          map[record.Source]int64
 	haveWindow                       bool
 	start, end                       int64 // window: min Scheduled, max End
@@ -50,10 +51,11 @@ type Summary struct {
 func NewSummary(o Options) *Summary {
 	o = o.normalized()
 	return &Summary{
-		opts:    o,
-		errors:  map[record.ErrorKind]int64{},
-		sources: map[record.Source]int64{},
-		series:  series{step: int64(o.SeriesStep)},
+		opts:     o,
+		errors:   map[record.ErrorKind]int64{},
+		examples: map[record.ErrorKind]string{},
+		sources:  map[record.Source]int64{},
+		series:   series{step: int64(o.SeriesStep)},
 	}
 }
 
@@ -102,6 +104,9 @@ func (s *Summary) Add(r *record.Record) {
 	if !q.OK {
 		s.failed++
 		s.errors[q.Error]++
+		if _, ok := s.examples[q.Error]; !ok && r.Msg != "" {
+			s.examples[q.Error] = r.Msg
+		}
 		end.errors++
 		return
 	}
@@ -203,6 +208,12 @@ func (s *Summary) compute() *Result {
 	}
 	for k, n := range s.errors {
 		r.Counts.Errors[string(k)] = n
+	}
+	for k, m := range s.examples {
+		if r.Counts.ErrorExamples == nil {
+			r.Counts.ErrorExamples = map[string]string{}
+		}
+		r.Counts.ErrorExamples[string(k)] = m
 	}
 	for k, n := range s.sources {
 		name := string(k)

@@ -14,7 +14,7 @@ import (
 func TestSummaryFailures(t *testing.T) {
 	rs := append(seedRequests(),
 		// Rejected at once: no tokens.
-		&record.Record{Scheduled: ms(300), Sent: ms(300), End: ms(310), Error: record.ErrRateLimited, Status: 429},
+		&record.Record{Scheduled: ms(300), Sent: ms(300), End: ms(310), Error: record.ErrRateLimited, Status: 429, Msg: "http 429: slow down"},
 		// Timed out after two tokens, ending after every success: it
 		// stretches the window but adds no latency.
 		&record.Record{Scheduled: ms(400), Sent: ms(400), End: ms(2000), Error: record.ErrTimeout,
@@ -30,6 +30,10 @@ func TestSummaryFailures(t *testing.T) {
 	}
 	if !reflect.DeepEqual(c.Errors, map[string]int64{"rate_limited": 1, "timeout": 1}) {
 		t.Errorf("errors = %v", c.Errors)
+	}
+	// A kind's example is its first message; a failure without one gives none.
+	if !reflect.DeepEqual(c.ErrorExamples, map[string]string{"rate_limited": "http 429: slow down"}) {
+		t.Errorf("error examples = %v", c.ErrorExamples)
 	}
 	checkNear(t, "error rate", c.ErrorRate, 0.4)
 	if r.Latency.TTFT.Count != 3 || r.Latency.ITL.Count != 4+5+2 {

@@ -102,6 +102,15 @@ type ErrorGroup struct {
 // maxExample bounds an error message kept as an example.
 const maxExample = 200
 
+// shorten returns msg cut to at most n runes, marked with an ellipsis when
+// cut.
+func shorten(msg string, n int) string {
+	if r := []rune(msg); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return msg
+}
+
 // RunBuilder builds a Run from records, one at a time, as metrics.Summary
 // does: create it with NewRunBuilder, call Add per record, then Close.
 // It is not safe for concurrent use.
@@ -192,11 +201,7 @@ func (b *RunBuilder) Add(r *record.Record) {
 		k := errKey{kind: r.Error, status: r.Status}
 		g := b.errs[k]
 		if g == nil {
-			msg := r.Msg
-			if len([]rune(msg)) > maxExample {
-				msg = string([]rune(msg)[:maxExample]) + "…"
-			}
-			g = &ErrorGroup{Kind: r.Error, Status: r.Status, Example: msg}
+			g = &ErrorGroup{Kind: r.Error, Status: r.Status, Example: shorten(r.Msg, maxExample)}
 			b.errs[k] = g
 		}
 		g.Count++

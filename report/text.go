@@ -91,7 +91,11 @@ func Text(w io.Writer, res *metrics.Result, o TextOptions) error {
 		}
 		slices.Sort(kinds)
 		for _, k := range kinds {
-			p.KV(k+":", strconv.FormatInt(c.Errors[k], 10))
+			v := strconv.FormatInt(c.Errors[k], 10)
+			if m := c.ErrorExamples[k]; m != "" {
+				v += " (first: " + shorten(m, 100) + ")"
+			}
+			p.KV(k+":", v)
 		}
 	}
 	p.Rule('=', "")

@@ -1,0 +1,31 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/goodput-dev/goodput/metrics"
+)
+
+// The errors block gives each kind's count and its first message, cut to
+// 100 characters, so that a run whose requests all failed says why.
+func TestTextErrorsComeWithAReason(t *testing.T) {
+	long := "http 404 Not Found: " + strings.Repeat("x", 200)
+	res := &metrics.Result{Counts: metrics.Counts{
+		Total: 3, Failed: 3,
+		Errors:        map[string]int64{"http": 2, "timeout": 1},
+		ErrorExamples: map[string]string{"http": long},
+	}}
+	var b strings.Builder
+	if err := Text(&b, res, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	want := "2 (first: " + shorten(long, 100) + ")"
+	if !strings.Contains(out, want) || !strings.Contains(out, "…)") {
+		t.Errorf("errors block lacks %q:\n%s", want, out)
+	}
+	if !strings.Contains(out, "timeout:") || strings.Contains(out, "1 (first:") {
+		t.Errorf("a kind without a message should show its count alone:\n%s", out)
+	}
+}
