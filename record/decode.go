@@ -25,6 +25,8 @@ type Decoder struct {
 	long    []byte  // assembles lines longer than the bufio buffer
 	ck      []int32 // tokens per chunk of the record being decoded
 	pending []byte  // a record line read while looking for the header
+	eofLine bool    // the line read last ended at EOF, without a newline
+	cut     int     // the number of a last line dropped as cut off; 0 if none
 }
 
 // NewDecoder returns a Decoder reading from r. name is used in error messages
@@ -71,6 +73,14 @@ func (d *Decoder) Trailer() (Trailer, bool) {
 // Line returns the number of the line read last (1-based).
 func (d *Decoder) Line() int { return d.line }
 
+// Cut returns the number of the file's last line when Next dropped it as
+// cut off, and 0 otherwise. A last line that has no newline and breaks off
+// where more JSON was due is what a writer killed in the middle of a
+// record leaves: Next then ends the file there (io.EOF) instead of
+// failing, so that every record written whole is still read. Any other
+// bad line is an error.
+func (d *Decoder) Cut() int { return d.cut }
+
 // Next decodes the next record into r, reusing r.Chunks' storage. It returns
 // io.EOF after the last record.
 func (d *Decoder) Next(r *Record) error {
@@ -97,6 +107,11 @@ func (d *Decoder) Next(r *Record) error {
 			continue
 		}
 		if err := d.decodeRecord(line, r); err != nil {
+			var se *syntaxError
+			if d.eofLine && errors.As(err, &se) && se.atEnd {
+				d.cut = d.line
+				return io.EOF
+			}
 			return fmt.Errorf("%s:%d: %w", d.name, d.line, err)
 		}
 		return nil
@@ -126,6 +141,7 @@ func (d *Decoder) readLine() ([]byte, error) {
 			return nil, io.EOF
 		}
 		d.line++
+		d.eofLine = err == io.EOF
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
 			if err == io.EOF {
@@ -187,7 +203,8 @@ func (d *Decoder) decodeRecord(line []byte, r *Record) error {
 	}
 	haveSeq := false
 	if s.consume('}') {
-		return s.fail("empty record")
+		// Complete, but empty: not a line cut short (see Cut).
+		return &syntaxError{col: s.i, msg: "empty record"}
 	}
 	for {
 		key, err := s.key()

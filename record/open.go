@@ -24,6 +24,15 @@ type File struct {
 	closer io.Closer
 }
 
+// Cut returns the number of a last line dropped as cut off by a writer
+// that was killed mid-record (see Decoder.Cut), and 0 otherwise.
+func (f *File) Cut() int {
+	if c, ok := f.Reader.(interface{ Cut() int }); ok {
+		return c.Cut()
+	}
+	return 0
+}
+
 // Close closes the underlying file.
 func (f *File) Close() error {
 	if f.closer == nil {
@@ -132,6 +141,7 @@ type decoderReader struct {
 
 func (r *decoderReader) Header() Header         { return r.h }
 func (r *decoderReader) Next(rec *Record) error { return r.d.Next(rec) }
+func (r *decoderReader) Cut() int               { return r.d.Cut() }
 
 // slice is a Reader over records already in memory (imports are small).
 type slice struct {

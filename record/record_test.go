@@ -150,8 +150,10 @@ func TestDecoderErrorsNameFileAndLine(t *testing.T) {
 	}{
 		// a record that is not an object
 		{"not object", `{"kind":"goodput.run","schema":1}` + "\n" + `[1]`, "runs.jsonl:2: column 1: expected '{'"},
-		// truncated line
-		{"truncated", "\n\n" + `{"seq":1,"ct":[1,2`, "runs.jsonl:3: column 19: expected ',' or ']'"},
+		// a line cut short, with more after it
+		{"truncated", "\n\n" + `{"seq":1,"ct":[1,2` + "\n" + `{"seq":2}`, "runs.jsonl:3: column 19: expected ',' or ']'"},
+		// the last line, complete but bad, without a newline: not a cut
+		{"bad last line", `{"seq":1}` + "\n" + `{"seq":2,"s":"x"}`, "runs.jsonl:2: column 14: expected a number"},
 		// a string where a number belongs
 		{"string for int", `{"seq":"one"}`, "runs.jsonl:1: column 8: expected a number"},
 		// fractional time
@@ -189,6 +191,30 @@ func TestDecoderErrorsNameFileAndLine(t *testing.T) {
 				t.Errorf("err = %v, want it to contain %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// A writer killed in the middle of a record leaves a last line with no
+// newline that breaks off: the records before it are read, the file ends
+// there, and Cut names the line.
+func TestDecoderDropsALastLineCutShort(t *testing.T) {
+	in := `{"kind":"goodput.run","schema":1}` + "\n" + `{"seq":1}` + "\n" + `{"seq":2}` + "\n" + `{"seq":3,"ct":[1,2`
+	d := NewDecoder(strings.NewReader(in), "runs.jsonl")
+	var r Record
+	var seqs []int64
+	var err error
+	for err = d.Next(&r); err == nil; err = d.Next(&r) {
+		seqs = append(seqs, r.Seq)
+	}
+	if err != io.EOF || len(seqs) != 2 || d.Cut() != 4 {
+		t.Errorf("read %v, then %v, Cut %d; want seqs 1 and 2, io.EOF and line 4", seqs, err, d.Cut())
+	}
+	// A whole file has no cut line.
+	d = NewDecoder(strings.NewReader(`{"seq":1}`), "runs.jsonl")
+	for err = d.Next(&r); err == nil; err = d.Next(&r) {
+	}
+	if err != io.EOF || d.Cut() != 0 {
+		t.Errorf("whole file: %v, Cut %d; want io.EOF and 0", err, d.Cut())
 	}
 }
 

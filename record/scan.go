@@ -19,8 +19,17 @@ type scanner struct {
 // maxDepth bounds nesting when skipping unknown values.
 const maxDepth = 64
 
+// syntaxError is a line that is not the JSON the scanner expects.
+type syntaxError struct {
+	col   int  // 1-based column of the offending byte
+	atEnd bool // the line ended where more was expected
+	msg   string
+}
+
+func (e *syntaxError) Error() string { return fmt.Sprintf("column %d: %s", e.col, e.msg) }
+
 func (s *scanner) fail(msg string) error {
-	return fmt.Errorf("column %d: %s", s.i+1, msg)
+	return &syntaxError{col: s.i + 1, atEnd: s.i >= len(s.b), msg: msg}
 }
 
 func (s *scanner) ws() {

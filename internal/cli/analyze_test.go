@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/goodput-dev/goodput/metrics"
+	"github.com/goodput-dev/goodput/record"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -174,5 +175,41 @@ func TestAnalyzeErrorsAndGates(t *testing.T) {
 	out, errOut, code := run(t, string(data), "analyze", "-", "--goodput", "ttft:500", "tpot:50", "--gate", "attainment>=0.6")
 	if code != 0 || !strings.Contains(out, "Goodput (tok/s):                         10.00") || !strings.Contains(out, "Gate: ") {
 		t.Errorf("exit %d %s\n%s", code, errOut, out)
+	}
+}
+
+// A run whose writer was killed mid-record leaves a last line cut short:
+// analyze reads every whole record and says which line it skipped.
+func TestAnalyzeSkipsALastLineCutShort(t *testing.T) {
+	var b bytes.Buffer
+	h, err := record.NewHeader("goodput test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := record.NewWriter(&b, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		at := int64(i) * 1e8
+		rec := &record.Record{Seq: int64(i), Scheduled: at, Sent: at, End: at + 5e7, OutputTokens: 2, InputTokens: 8,
+			Chunks: []record.Chunk{{At: at + 2e7, Tokens: 1}, {At: at + 4e7, Tokens: 1}}}
+		if err := w.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	whole := b.Len()
+	if err := w.Write(&record.Record{Seq: 3, Scheduled: 4e8, Sent: 4e8, End: 5e8, Chunks: []record.Chunk{{At: 45e7, Tokens: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	cut := b.Bytes()[:whole+12] // the fourth record breaks off
+	path := filepath.Join(t.TempDir(), "killed.jsonl")
+	if err := os.WriteFile(path, cut, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := run(t, "", "analyze", path, "--slo", "none")
+	if code != ExitOK || !strings.Contains(out, "Successful requests:                     3\n") ||
+		!strings.Contains(out, path+":5: the last line is incomplete") {
+		t.Errorf("exit %d, %q%s; want 3 requests and a note on line 5", code, out, errOut)
 	}
 }
