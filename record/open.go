@@ -21,6 +21,7 @@ type Reader interface {
 type File struct {
 	Reader
 	Format string // "goodput", "seeds" or "vllm"
+	name   string // the path given to Open
 	closer io.Closer
 }
 
@@ -31,6 +32,16 @@ func (f *File) Cut() int {
 		return c.Cut()
 	}
 	return 0
+}
+
+// CutNote says, for a reader of the file, which last line was dropped as
+// cut off; "" when none was. It is known once Next has returned io.EOF.
+func (f *File) CutNote() string {
+	line := f.Cut()
+	if line == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s:%d: the last line is incomplete (its writer stopped mid-record) and was skipped", f.name, line)
 }
 
 // Close closes the underlying file.
@@ -68,7 +79,7 @@ func Open(path string, stdin io.Reader) (*File, error) {
 		rc.Close()
 		return nil, err
 	}
-	f.closer = rc
+	f.closer, f.name = rc, path
 	return f, nil
 }
 

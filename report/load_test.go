@@ -210,6 +210,24 @@ func TestLoadRunNotes(t *testing.T) {
 			t.Errorf("server %v notes %v", run.Server, run.Notes)
 		}
 	})
+	t.Run("last line cut short", func(t *testing.T) {
+		_, recs := runDir(t, false, false)
+		f, err := os.OpenFile(recs, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.WriteString(`{"seq":99,"ct":[1,`); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		run, err := LoadRun(recs, nil, RunOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(run.Notes) != 1 || !strings.Contains(run.Notes[0], "the last line is incomplete") || !strings.HasPrefix(run.Notes[0], recs+":") {
+			t.Errorf("notes %v, want one naming the cut line of %s", run.Notes, recs)
+		}
+	})
 	t.Run("server series of an import", func(t *testing.T) {
 		run := build(record.Header{}, fixedRecords(3, time.Second, 0, 2, time.Millisecond, func(int) time.Duration { return time.Millisecond }), RunOptions{})
 		run.AttachServer(serverSeries(time.Unix(1000, 0), 3))

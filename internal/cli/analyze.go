@@ -120,8 +120,8 @@ func analyzeFiles(env *Env, files []string, opts metrics.Options) (*metrics.Resu
 			desc = t
 		}
 		notes = append(notes, fmt.Sprintf("Records: %s (%s, %d requests)", files[i], desc, n))
-		if line := f.Cut(); line > 0 {
-			notes = append(notes, fmt.Sprintf("%s:%d: the last line is incomplete (its writer stopped mid-record) and was skipped", files[i], line))
+		if n := f.CutNote(); n != "" {
+			notes = append(notes, n)
 		}
 	}
 	return sum.Close(), notes, nil
