@@ -61,11 +61,7 @@ func ReadCustom(r io.Reader, name string, c Config) (*Dataset, error) {
 func (c Config) customItem(text []byte) (Item, error) {
 	var l customLine
 	if err := json.Unmarshal(text, &l); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		if errors.As(err, &typeErr) && typeErr.Field == "" {
-			return Item{}, fmt.Errorf("want a JSON object, got a JSON %s", typeErr.Value)
-		}
-		return Item{}, err
+		return Item{}, plainJSONError(err)
 	}
 	switch {
 	case l.Prompt == nil:

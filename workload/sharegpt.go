@@ -133,7 +133,7 @@ func readTurns(dec *json.Decoder, conv *conversation) error {
 		}
 		var t turn
 		if err := dec.Decode(&t); err != nil {
-			return fmt.Errorf("turn %d: %w", i, err)
+			return fmt.Errorf("turn %d: %w", i, plainJSONError(err))
 		}
 		switch {
 		case state == seeking && isHuman(t.From):

@@ -173,7 +173,7 @@ func TestReadShareGPTErrors(t *testing.T) {
 		{"entry not an object", `[1]`, "entry 0 (byte 2): want an object, got 1"},
 		{"truncated second entry", `[{"conversations": []}, {"conversations": [`, "entry 1 (byte 43): conversations: unexpected EOF"},
 		{"turns not an array", `[{"conversations": {"from": "human"}}]`, "entry 0 (byte 20): conversations: want an array of turns, got {"},
-		{"value not a string", `[{"conversations": [{"from": "human", "value": 5}]}]`, "conversations: turn 0: json: cannot unmarshal number"},
+		{"value not a string", `[{"conversations": [{"from": "human", "value": 5}]}]`, `conversations: turn 0: "value": want a string, got a JSON number`},
 		{"syntax error", `[{"conversations": [}]`, "entry 0 (byte 20): conversations: invalid character '}'"},
 		{"unclosed array", `[{"conversations": []}`, "after entry 1 (byte 22): unexpected EOF"},
 		{"trailing data", `[] []`, "byte 4: unexpected data after the array"},

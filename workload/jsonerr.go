@@ -1,0 +1,38 @@
+package workload
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+)
+
+// plainJSONError rewrites a decoding error that names Go types (the
+// decoder's own text) into words about the file's JSON: which field wanted
+// what, and what it got. Other errors pass unchanged.
+func plainJSONError(err error) error {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) || te.Type == nil {
+		return err
+	}
+	var want string
+	switch te.Type.Kind() {
+	case reflect.String:
+		want = "a string"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		want = "an integer"
+	case reflect.Float32, reflect.Float64:
+		want = "a number"
+	case reflect.Bool:
+		want = "true or false"
+	case reflect.Slice, reflect.Array:
+		want = "a JSON array"
+	default:
+		want = "a JSON object"
+	}
+	if te.Field == "" {
+		return fmt.Errorf("want %s, got a JSON %s", want, te.Value)
+	}
+	return fmt.Errorf("%q: want %s, got a JSON %s", te.Field, want, te.Value)
+}
