@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+
+	"github.com/goodput-dev/goodput/internal/jsonerr"
 )
 
 // seedLog is one request of the seeds' simple log shape: when it was sent and
@@ -21,7 +23,7 @@ func openSeedsArray(r io.Reader, name string) (*File, error) {
 	dec := json.NewDecoder(r)
 	var logs []seedLog
 	if err := dec.Decode(&logs); err != nil {
-		return nil, fmt.Errorf("%s: seeds request log: %w", name, err)
+		return nil, fmt.Errorf("%s: seeds request log: %w", name, jsonerr.Plain(err))
 	}
 	recs := make([]Record, 0, len(logs))
 	for i, l := range logs {
@@ -45,7 +47,7 @@ func openSeedsLines(r io.Reader, name string) (*File, error) {
 		}
 		var l seedLog
 		if err := json.Unmarshal(b, &l); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
+			return nil, fmt.Errorf("%s:%d: %w", name, line, jsonerr.Plain(err))
 		}
 		rec, err := seedRecord(int64(len(recs)), l)
 		if err != nil {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+
+	"github.com/goodput-dev/goodput/internal/jsonerr"
 )
 
 // vllmResult holds the per-request arrays of a `vllm bench serve
@@ -29,7 +31,7 @@ func openVLLM(r io.Reader, name string) (*File, error) {
 	var v vllmResult
 	dec := json.NewDecoder(r)
 	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("%s: not a goodput record file, request log or vLLM result: %w", name, err)
+		return nil, fmt.Errorf("%s: not a goodput record file, request log or vLLM result: %w", name, jsonerr.Plain(err))
 	}
 	if v.TTFTs == nil {
 		return nil, fmt.Errorf(`%s: JSON object without "ttfts": save the vLLM result with --save-result --save-detailed`, name)

@@ -103,6 +103,10 @@ func TestOpenErrors(t *testing.T) {
 		{"mismatch.json", `{"ttfts":[0.1],"itls":[[]],"input_lens":[1,2],"output_lens":[1]}`, `"input_lens" has 2 entries but "ttfts" has 1`},
 		// negative ITL
 		{"neg.json", `{"ttfts":[0.1],"itls":[[-0.5]],"input_lens":[1],"output_lens":[2]}`, "itls[0] = -0.5 is not a valid gap"},
+		// a vLLM result with a field of the wrong type: said in JSON's words
+		{"types.json", `{"ttfts":"x"}`, `types.json: not a goodput record file, request log or vLLM result: "ttfts": want a JSON array, got a JSON string`},
+		// a seeds line with a string for a time
+		{"time.jsonl", `{"arrival":"0","token_times":[1]}`, `time.jsonl:1: "arrival": want a number, got a JSON string`},
 		// a corrupt first record is still reported as a record
 		{"first.jsonl", `{"seq":1,"ct":[1,x]}`, "first.jsonl:1: column 18: expected a number"},
 		// goodput record with an error on line 3

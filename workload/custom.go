@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/goodput-dev/goodput/internal/jsonerr"
 	"github.com/goodput-dev/goodput/tokenizer"
 )
 
@@ -61,7 +62,7 @@ func ReadCustom(r io.Reader, name string, c Config) (*Dataset, error) {
 func (c Config) customItem(text []byte) (Item, error) {
 	var l customLine
 	if err := json.Unmarshal(text, &l); err != nil {
-		return Item{}, plainJSONError(err)
+		return Item{}, jsonerr.Plain(err)
 	}
 	switch {
 	case l.Prompt == nil:

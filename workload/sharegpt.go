@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/goodput-dev/goodput/internal/jsonerr"
 	"github.com/goodput-dev/goodput/tokenizer"
 )
 
@@ -133,7 +134,7 @@ func readTurns(dec *json.Decoder, conv *conversation) error {
 		}
 		var t turn
 		if err := dec.Decode(&t); err != nil {
-			return fmt.Errorf("turn %d: %w", i, plainJSONError(err))
+			return fmt.Errorf("turn %d: %w", i, jsonerr.Plain(err))
 		}
 		switch {
 		case state == seeking && isHuman(t.From):

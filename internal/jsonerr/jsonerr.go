@@ -1,4 +1,6 @@
-package workload
+// Package jsonerr words encoding/json's errors for people who wrote the
+// JSON, not the Go types it was decoded into.
+package jsonerr
 
 import (
 	"encoding/json"
@@ -7,10 +9,10 @@ import (
 	"reflect"
 )
 
-// plainJSONError rewrites a decoding error that names Go types (the
+// Plain rewrites a decoding error that names Go types (the
 // decoder's own text) into words about the file's JSON: which field wanted
 // what, and what it got. Other errors pass unchanged.
-func plainJSONError(err error) error {
+func Plain(err error) error {
 	var te *json.UnmarshalTypeError
 	if !errors.As(err, &te) || te.Type == nil {
 		return err

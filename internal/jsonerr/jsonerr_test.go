@@ -1,4 +1,4 @@
-package workload
+package jsonerr
 
 import (
 	"encoding/json"
@@ -7,7 +7,7 @@ import (
 )
 
 // Decoding errors read as the file's JSON, not as Go types.
-func TestPlainJSONError(t *testing.T) {
+func TestPlain(t *testing.T) {
 	var v struct {
 		Name  string    `json:"name"`
 		N     int       `json:"n"`
@@ -31,14 +31,14 @@ func TestPlainJSONError(t *testing.T) {
 		{`[1]`, `want a JSON object, got a JSON array`},
 	}
 	for _, tt := range tests {
-		err := plainJSONError(json.Unmarshal([]byte(tt.in), &v))
+		err := Plain(json.Unmarshal([]byte(tt.in), &v))
 		if err == nil || err.Error() != tt.want {
 			t.Errorf("%s: %v, want %q", tt.in, err, tt.want)
 		}
 	}
 	// Other errors pass unchanged.
 	syntax := json.Unmarshal([]byte(`{`), &v)
-	if got := plainJSONError(syntax); !errors.Is(got, syntax) {
+	if got := Plain(syntax); !errors.Is(got, syntax) {
 		t.Errorf("a syntax error became %v", got)
 	}
 }
