@@ -124,6 +124,9 @@ func TestHTTPMeasuresTheTrueSchedule(t *testing.T) {
 		{after: 100 * time.Millisecond, tokens: 3}, {after: 40 * time.Millisecond, tokens: 1}}
 	for _, streams := range []int{1, 64} {
 		t.Run(fmt.Sprint(streams, " streams"), func(t *testing.T) {
+			if raceEnabled && streams > 1 {
+				t.Skip("timing comparison at 64 streams: the race detector slows the client several times over")
+			}
 			em := &emissions{}
 			// On a loaded machine a stream can be descheduled now and then:
 			// every chunk must arrive within 5·tol, 95 % within tol.
