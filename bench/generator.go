@@ -2,6 +2,8 @@ package bench
 
 import (
 	"fmt"
+	"os"
+	"runtime"
 	"slices"
 	"time"
 
@@ -48,8 +50,8 @@ func checkGenerator(res load.Result, threshold time.Duration, open bool) Generat
 			what = "workers were slow to send the next request"
 		}
 		g.Warnings = append(g.Warnings, fmt.Sprintf(
-			"the generator, not the server, limited this run: %s (p99 dispatch lag %.2f ms, max %.2f ms, threshold %.2f ms). TTFT still counts from the scheduled times, but the offered load was lower than planned: use fewer streams per process or shard the load (--shard/--shards).",
-			what, 1e3*g.LagP99, 1e3*g.LagMax, 1e3*g.Threshold))
+			"the generator, not the server, limited this run: %s (p99 dispatch lag %.2f ms, max %.2f ms, threshold %.2f ms). TTFT still counts from the scheduled times, but the offered load was lower than planned: use fewer streams per process or shard the load (--shard/--shards)%s.",
+			what, 1e3*g.LagP99, 1e3*g.LagMax, 1e3*g.Threshold, procsHint()))
 	}
 	// Timer wake-ups on a busy but healthy machine run late by a fraction of
 	// a millisecond; only twice the threshold (at least 2 ms) means the
@@ -61,6 +63,17 @@ func checkGenerator(res load.Result, threshold time.Duration, open bool) Generat
 			1e3*g.TimerLagP99, 1e3*g.TimerLagMax))
 	}
 	return g
+}
+
+// procsHint suggests more Go processors than cores when the process runs
+// with fewer than 8 and GOMAXPROCS was not chosen: on a small machine a
+// client that spends its time in read syscalls keeps up better so
+// (BENCHMARKS.md, "Load generator timing precision").
+func procsHint() string {
+	if n := runtime.GOMAXPROCS(0); n < 8 && os.Getenv("GOMAXPROCS") == "" {
+		return fmt.Sprintf("; with %d Go processors, GOMAXPROCS=8 may also help", n)
+	}
+	return ""
 }
 
 // tokenWarning reports when servers' token counts disagree with the chunks.
