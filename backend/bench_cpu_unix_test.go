@@ -3,7 +3,6 @@
 package backend
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -11,12 +10,12 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/goodput-dev/goodput/internal/childproc"
 	"github.com/goodput-dev/goodput/record"
 )
 
@@ -60,15 +59,7 @@ func serveBenchStreams() int {
 	})}
 	go func() { _ = srv.Serve(ln) }()
 	fmt.Println(ln.Addr())
-	stdinClosed := make(chan struct{})
-	go func() {
-		_, _ = io.Copy(io.Discard, os.Stdin)
-		close(stdinClosed)
-	}()
-	select {
-	case <-stdinClosed:
-	case <-time.After(10 * time.Minute):
-	}
+	childproc.WaitForParent(10 * time.Minute)
 	return 0
 }
 
@@ -92,29 +83,9 @@ func cpuTime(b *testing.B) time.Duration {
 //   - flush-per-chunk: the server flushes each event, so most Reads carry
 //     one event, as when a server streams in real time.
 func BenchmarkClientCPU(b *testing.B) {
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), benchServerEnv+"=1")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	defer func() {
-		stdin.Close()
-		_ = cmd.Wait()
-	}()
-	addr, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		b.Fatalf("bench server: %v", err)
-	}
-	base := "http://" + strings.TrimSpace(addr)
+	child := childproc.Start(b, benchServerEnv+"=1")
+	defer child.Stop()
+	base := "http://" + child.Addr
 
 	for _, mode := range []struct{ name, endpoint string }{
 		{"canned", "/v1/completions"},

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	"time"
 
 	"github.com/goodput-dev/goodput/backend"
+	"github.com/goodput-dev/goodput/internal/childproc"
 	"github.com/goodput-dev/goodput/record"
 )
 
@@ -168,15 +168,7 @@ func servePaced(spec string) int {
 	go ps.run()
 	go func() { _ = srv.Serve(ln) }()
 	fmt.Println(ln.Addr())
-	stdinClosed := make(chan struct{})
-	go func() {
-		_, _ = io.Copy(io.Discard, os.Stdin)
-		close(stdinClosed)
-	}()
-	select {
-	case <-stdinClosed:
-	case <-time.After(10 * time.Minute):
-	}
+	childproc.WaitForParent(10 * time.Minute)
 	_ = srv.Close()
 	close(ps.stop)
 	<-ps.done
@@ -234,35 +226,15 @@ func newInProcessRig(b *testing.B, tokens int, gap time.Duration) *pacedRig {
 }
 
 func newChildRig(b *testing.B, tokens int, gap time.Duration) *pacedRig {
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d,%d", pacedServerEnv, tokens, int64(gap)))
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	out := bufio.NewReader(stdout)
-	addr, err := out.ReadString('\n')
-	if err != nil {
-		stdin.Close()
-		_ = cmd.Wait()
-		b.Fatalf("paced server process: %v", err)
-	}
+	child := childproc.Start(b, fmt.Sprintf("%s=%d,%d", pacedServerEnv, tokens, int64(gap)))
 	return &pacedRig{
-		url:   "http://" + strings.TrimSpace(addr),
+		url:   "http://" + child.Addr,
 		start: func() {}, // the child's clock runs from its start
 		stop: func(runEpoch time.Time) (map[int64][]int64, error) {
-			stdin.Close()
-			sent, err := readPacedTimes(out, runEpoch)
-			if werr := cmd.Wait(); err == nil && werr != nil {
-				err = fmt.Errorf("paced server process: %v", werr)
+			child.Close()
+			sent, err := readPacedTimes(child.Out, runEpoch)
+			if werr := child.Stop(); err == nil {
+				err = werr
 			}
 			return sent, err
 		},
