@@ -127,80 +127,99 @@ func TestHTTPMeasuresTheTrueSchedule(t *testing.T) {
 			if raceEnabled && streams > 1 {
 				t.Skip("timing comparison at 64 streams: the race detector slows the client several times over")
 			}
-			em := &emissions{}
-			// On a loaded machine a stream can be descheduled now and then:
-			// every chunk must arrive within 5·tol, 95 % within tol.
-			chunks, late := 0, 0
-			measured, off := 0, 0 // TTFT, TPOT and e2e values; those beyond tol
-			defer func() {
-				if late*20 > chunks {
-					t.Errorf("%d of %d chunks seen more than %v after the server wrote them", late, chunks, tol)
+			// A loaded machine (other packages testing at once) can stall
+			// the whole process for milliseconds, and every stream with
+			// it: a run whose timing misses is measured again, up to three
+			// times. A systematic error misses every time.
+			var problems []string
+			for attempt := 1; attempt <= 3; attempt++ {
+				em := &emissions{}
+				recs, epoch := runScripted(t, scripted(script, em), streams)
+				checkScriptedRecords(t, recs, streams)
+				if problems = timingProblems(recs, em, epoch); len(problems) == 0 {
+					return
 				}
-				if off*20 > measured {
-					t.Errorf("%d of %d TTFT, TPOT and e2e values more than %v from the server's", off, measured, tol)
-				}
-			}()
-			// within checks a measured value against the server's: always
-			// within 5·tol, and (see the deferred check) 95 % within tol.
-			within := func(got int64, want time.Duration) bool {
-				measured++
-				d := time.Duration(got) - want
-				if !near(got, want) {
-					off++
-				}
-				return d > -5*tol && d < 5*tol
+				t.Logf("attempt %d: %d timing problems, the first: %s", attempt, len(problems), problems[0])
 			}
-			recs, epoch := runScripted(t, scripted(script, em), streams)
-			if len(recs) != streams {
-				t.Fatalf("%d records", len(recs))
-			}
-			for _, r := range recs {
-				// The true schedule is when the server wrote each event, on
-				// the run's clock. The client must see each within tol.
-				sent := em.at[fmt.Sprint(r.Seq)]
-				if len(sent) != len(r.Chunks) {
-					t.Fatalf("seq %d: server sent %d events, client saw %d chunks", r.Seq, len(sent), len(r.Chunks))
-				}
-				for i, c := range r.Chunks {
-					emitted := int64(sent[i].Sub(epoch))
-					lag := time.Duration(c.At - emitted)
-					if lag < -time.Millisecond || lag > 5*tol {
-						t.Errorf("seq %d chunk %d: seen %v after the server wrote it", r.Seq, i, lag)
-					}
-					chunks++
-					if lag > tol {
-						late++
-					}
-				}
-				// TTFT, TPOT and e2e as the server's emission times give them.
-				e1, eK := int64(sent[0].Sub(epoch)), int64(sent[3].Sub(epoch))
-				if ttft := r.Chunks[0].At - r.Scheduled; !within(ttft, time.Duration(e1-r.Scheduled)) {
-					t.Errorf("seq %d: TTFT %v, server says %v", r.Seq, time.Duration(ttft), time.Duration(e1-r.Scheduled))
-				}
-				tpot := (r.Chunks[3].At - r.Chunks[0].At) / 5
-				if !within(tpot, time.Duration((eK-e1)/5)) {
-					t.Errorf("seq %d: TPOT %v, server says %v", r.Seq, time.Duration(tpot), time.Duration((eK-e1)/5))
-				}
-				if !r.OK() {
-					t.Fatalf("seq %d failed: %s %s", r.Seq, r.Error, r.Msg)
-				}
-				if len(r.Chunks) != 4 || r.OutputTokens != 6 || r.TokenSource != record.SourceUsage || r.InputTokens != 7 {
-					t.Fatalf("seq %d: %d chunks, %d tokens from %q, input %d", r.Seq, len(r.Chunks), r.OutputTokens, r.TokenSource, r.InputTokens)
-				}
-				if r.Chunks[2].Tokens != 3 {
-					t.Errorf("multi-token chunk carries %d", r.Chunks[2].Tokens)
-				}
-				// The role-only chunk written at once is not the first token:
-				// the first token came no sooner than the script's 60 ms.
-				if ttft := r.Chunks[0].At - r.Scheduled; ttft < int64(60*time.Millisecond) {
-					t.Errorf("seq %d: TTFT %v is before the first token was due", r.Seq, time.Duration(ttft))
-				}
-				if e2e := r.Chunks[3].At - r.Scheduled; !within(e2e, time.Duration(eK-r.Scheduled)) {
-					t.Errorf("seq %d: e2e %v, server says %v", r.Seq, time.Duration(e2e), time.Duration(eK-r.Scheduled))
-				}
+			for _, p := range problems[:min(len(problems), 10)] {
+				t.Error(p)
 			}
 		})
 	}
+}
+
+// checkScriptedRecords checks what timing cannot change: one successful
+// record per stream with the script's chunks and token counts, and no
+// first token before the script's 60 ms.
+func checkScriptedRecords(t *testing.T, recs []*record.Record, streams int) {
+	t.Helper()
+	if len(recs) != streams {
+		t.Fatalf("%d records", len(recs))
+	}
+	for _, r := range recs {
+		if !r.OK() {
+			t.Fatalf("seq %d failed: %s %s", r.Seq, r.Error, r.Msg)
+		}
+		if len(r.Chunks) != 4 || r.OutputTokens != 6 || r.TokenSource != record.SourceUsage || r.InputTokens != 7 {
+			t.Fatalf("seq %d: %d chunks, %d tokens from %q, input %d", r.Seq, len(r.Chunks), r.OutputTokens, r.TokenSource, r.InputTokens)
+		}
+		if r.Chunks[2].Tokens != 3 {
+			t.Errorf("multi-token chunk carries %d", r.Chunks[2].Tokens)
+		}
+		// The role-only chunk written at once is not the first token: the
+		// first token came no sooner than the script's 60 ms.
+		if ttft := r.Chunks[0].At - r.Scheduled; ttft < int64(60*time.Millisecond) {
+			t.Errorf("seq %d: TTFT %v is before the first token was due", r.Seq, time.Duration(ttft))
+		}
+	}
+}
+
+// timingProblems compares each record with when the server wrote its
+// events, on the run's clock: every chunk must be seen within 5·tol of its
+// write and 95 % within tol; TTFT, TPOT and e2e likewise against the
+// server's values. It returns what missed.
+func timingProblems(recs []*record.Record, em *emissions, epoch time.Time) []string {
+	var out []string
+	chunks, late := 0, 0
+	measured, off := 0, 0 // TTFT, TPOT and e2e values; those beyond tol
+	within := func(what string, seq, got int64, want time.Duration) {
+		measured++
+		d := time.Duration(got) - want
+		if !near(got, want) {
+			off++
+		}
+		if d <= -5*tol || d >= 5*tol {
+			out = append(out, fmt.Sprintf("seq %d: %s %v, server says %v", seq, what, time.Duration(got), want))
+		}
+	}
+	for _, r := range recs {
+		sent := em.at[fmt.Sprint(r.Seq)]
+		if len(sent) != len(r.Chunks) {
+			out = append(out, fmt.Sprintf("seq %d: server sent %d events, client saw %d chunks", r.Seq, len(sent), len(r.Chunks)))
+			continue
+		}
+		for i, c := range r.Chunks {
+			lag := time.Duration(c.At - int64(sent[i].Sub(epoch)))
+			if lag < -time.Millisecond || lag > 5*tol {
+				out = append(out, fmt.Sprintf("seq %d chunk %d: seen %v after the server wrote it", r.Seq, i, lag))
+			}
+			chunks++
+			if lag > tol {
+				late++
+			}
+		}
+		e1, eK := int64(sent[0].Sub(epoch)), int64(sent[3].Sub(epoch))
+		within("TTFT", r.Seq, r.Chunks[0].At-r.Scheduled, time.Duration(e1-r.Scheduled))
+		within("TPOT", r.Seq, (r.Chunks[3].At-r.Chunks[0].At)/5, time.Duration((eK-e1)/5))
+		within("e2e", r.Seq, r.Chunks[3].At-r.Scheduled, time.Duration(eK-r.Scheduled))
+	}
+	if late*20 > chunks {
+		out = append(out, fmt.Sprintf("%d of %d chunks seen more than %v after the server wrote them", late, chunks, tol))
+	}
+	if off*20 > measured {
+		out = append(out, fmt.Sprintf("%d of %d TTFT, TPOT and e2e values more than %v from the server's", off, measured, tol))
+	}
+	return out
 }
 
 func TestHTTPOneTokenAndMidStreamError(t *testing.T) {

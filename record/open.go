@@ -25,23 +25,15 @@ type File struct {
 	closer io.Closer
 }
 
-// Cut returns the number of a last line dropped as cut off by a writer
-// that was killed mid-record (see Decoder.Cut), and 0 otherwise.
-func (f *File) Cut() int {
-	if c, ok := f.Reader.(interface{ Cut() int }); ok {
-		return c.Cut()
-	}
-	return 0
-}
-
 // CutNote says, for a reader of the file, which last line was dropped as
-// cut off; "" when none was. It is known once Next has returned io.EOF.
+// cut off by a writer killed mid-record (see Decoder.Cut); "" when none
+// was. It is known once Next has returned io.EOF.
 func (f *File) CutNote() string {
-	line := f.Cut()
-	if line == 0 {
+	c, ok := f.Reader.(interface{ Cut() int })
+	if !ok || c.Cut() == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s:%d: the last line is incomplete (its writer stopped mid-record) and was skipped", f.name, line)
+	return fmt.Sprintf("%s:%d: the last line is incomplete (its writer stopped mid-record) and was skipped", f.name, c.Cut())
 }
 
 // Close closes the underlying file.

@@ -41,13 +41,8 @@ func (w *Waiter) Until(ctx context.Context, due time.Duration, clock func() time
 		return ctx.Err() == nil
 	}
 	fine := max(0, min(w.window, wait))
-	if wait > fine {
-		w.timer.Reset(wait - fine)
-		select {
-		case <-w.timer.C:
-		case <-ctx.Done():
-			return false
-		}
+	if wait > fine && !w.sleep(ctx, wait-fine) {
+		return false
 	}
 	if fine <= 0 {
 		return true
@@ -63,12 +58,18 @@ func (w *Waiter) Until(ctx context.Context, due time.Duration, clock func() time
 		w.fine.For(left)
 	}
 	if left := due - clock(); left > 0 {
-		w.timer.Reset(left)
-		select {
-		case <-w.timer.C:
-		case <-ctx.Done():
-			return false
-		}
+		return w.sleep(ctx, left)
 	}
 	return true
+}
+
+// sleep waits d on the Go timer; false if ctx ends first.
+func (w *Waiter) sleep(ctx context.Context, d time.Duration) bool {
+	w.timer.Reset(d)
+	select {
+	case <-w.timer.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
