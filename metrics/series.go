@@ -140,7 +140,9 @@ func (s *series) addTokensInOrder(cs []record.Chunk) {
 		k := s.slot(cs[i].At)
 		end := (s.base + int64(k) + 1) * s.step
 		rest := cs[i:]
-		j := sort.Search(len(rest), func(x int) bool { return rest[x].At >= end })
+		// Clamped as slot clamps: a chunk beyond maxTime is in the last
+		// bucket, not after every bucket (which would never advance i).
+		j := sort.Search(len(rest), func(x int) bool { return clampTime(rest[x].At) >= end })
 		s.b[k].tokens += int64(j)
 		i += j
 	}

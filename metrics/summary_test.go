@@ -305,6 +305,19 @@ func TestSummaryExtremeTimes(t *testing.T) {
 	_ = b
 }
 
+// TestSummaryChunkPastTheSeriesBound: a chunk later than the series can
+// place (beyond maxTime) lands in its last bucket, and Close returns; the
+// fuzzer found one that made the series loop for ever.
+func TestSummaryChunkPastTheSeriesBound(t *testing.T) {
+	r := summarize(t, Options{SeriesStep: 1e6},
+		&record.Record{Scheduled: 16774144, End: -7595718147998050666, OutputTokens: 6103,
+			Chunks: []record.Chunk{{At: 0x540000000bebc200, Tokens: 1}}})
+	if r.Counts.Completed != 1 || r.Tokens.Output != 6103 || len(r.Series.Points) > maxSeriesBuckets+1 {
+		t.Errorf("counts %+v, tokens %+v, %d points; want the request counted and a bounded series",
+			r.Counts, r.Tokens, len(r.Series.Points))
+	}
+}
+
 // TestSummaryEndBeforeScheduled: a record whose End is unset (a dropped
 // request) ends, for the window and the series, when it was scheduled.
 func TestSummaryEndBeforeScheduled(t *testing.T) {
