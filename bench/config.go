@@ -28,6 +28,9 @@ type Config struct {
 	Extra    map[string]any // --extra-body
 	Usage    backend.UsageMode
 	Insecure bool // --insecure: skip TLS verification
+	// NoKeepAlive opens a new connection for every request
+	// (--keepalive=false), for servers that close kept-alive connections.
+	NoKeepAlive bool
 	// PromptFormat is how random prompts are sent (--prompt-format):
 	// "ids" as token ids, which fixes their length exactly (OpenAI
 	// completions and llama.cpp only); "text" as text, its length fitted

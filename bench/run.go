@@ -74,7 +74,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	if conns == 0 {
 		conns = 256
 	}
-	client := load.NewClient(conns, cfg.Insecure)
+	client := load.NewClient(load.ClientOptions{Conns: conns, Insecure: cfg.Insecure, NoKeepAlive: cfg.NoKeepAlive})
 	defer client.CloseIdleConnections()
 
 	srv := newServer(client, cfg.BaseURL, headers)
