@@ -9,7 +9,7 @@ func buildLlamaCpp(a *Adapter, req *Request) (map[string]any, error) {
 	if len(req.Messages) > 0 {
 		return nil, needsChat(a)
 	}
-	if err := unsupported(a, "min tokens", req.MinTokens > 0); err != nil {
+	if err := unsupported(a, "min tokens (--min-tokens)", req.MinTokens > 0); err != nil {
 		return nil, err
 	}
 	prompt, err := idsOrTextPrompt(req)

@@ -5,6 +5,8 @@
 package bench
 
 import (
+	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -98,6 +100,26 @@ func DefaultConfig() Config {
 	}
 }
 
+// checkRequests builds one request as the run will, to find the options
+// the backend's protocol cannot express (--min-tokens on llama.cpp's
+// /completion, --ignore-eos on TGI) and a bad --endpoint before the run,
+// as usage errors: otherwise every request would fail alike.
+func (c *Config) checkRequests() error {
+	a, err := backend.Lookup(c.Backend)
+	if err != nil {
+		return nil // reported by Validate
+	}
+	// The model may come from the server later; any name stands for it.
+	req := backend.Request{Model: cmp.Or(c.Model, "model"), Prompt: "x", MinTokens: c.Workload.Request.MinTokens, IgnoreEOS: c.Workload.Request.IgnoreEOS}
+	if a.Name() == "openai-chat" {
+		req.Prompt, req.Messages = "", []backend.Message{{Role: "user", Content: "x"}}
+	}
+	if _, err := a.BuildRequest(context.Background(), "http://127.0.0.1", c.Endpoint, &req); err != nil {
+		return fmt.Errorf("--backend %s cannot send this run's requests: %w", a.Name(), err)
+	}
+	return nil
+}
+
 // Validate reports every problem of the configuration, each naming its flag.
 func (c *Config) Validate() error {
 	var errs []error
@@ -125,6 +147,9 @@ func (c *Config) Validate() error {
 	case PromptAuto, PromptText:
 	default:
 		errs = append(errs, fmt.Errorf("--prompt-format %q: want auto, ids or text", c.PromptFormat))
+	}
+	if err := c.checkRequests(); err != nil {
+		errs = append(errs, err)
 	}
 	if c.Warmups < 0 {
 		errs = append(errs, fmt.Errorf("--num-warmups must be ≥ 0, got %d", c.Warmups))

@@ -77,7 +77,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	client := load.NewClient(load.ClientOptions{Conns: conns, Insecure: cfg.Insecure, NoKeepAlive: cfg.NoKeepAlive})
 	defer client.CloseIdleConnections()
 
-	srv := newServer(client, cfg.BaseURL, headers)
+	srv := newServer(client, cfg.BaseURL, headers, cfg.RequestTimeout)
 	out := &Outcome{}
 	switch err := srv.waitReady(ctx, cfg.ReadyTimeout); {
 	case errors.Is(err, errNoReadyRoute):
@@ -86,38 +86,42 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		return nil, err
 	}
 	model := cfg.Model
-	if model == "" && adapter.Name() != "tgi" && adapter.Name() != "llamacpp" {
+	shownModel := model
+	switch {
+	case model != "":
+	case adapter.Name() == "tgi" || adapter.Name() == "llamacpp":
+		// Their protocols need no model name; ask only to say which it was.
+		shownModel = srv.modelName(ctx, adapter.Name())
+	default:
 		if model, err = srv.firstModel(ctx); err != nil {
 			return nil, err
 		}
+		shownModel = model
 	}
 
 	wl := cfg.Workload
 	if wl.Limit == 0 && cfg.Arrival.NumPrompts > 0 {
 		wl.Limit = cfg.Arrival.NumPrompts
 	}
-	useIDs, note, err := chooseIDs(ctx, cfg, srv, adapter, model, headers)
+	useIDs, note, warning, err := chooseIDs(ctx, cfg, srv, adapter, model, headers)
 	if err != nil {
 		return nil, err
 	}
 	if note != "" {
 		out.Notes = append(out.Notes, note)
 	}
-	if wl.Dataset == workload.DatasetRandom && !cfg.NoCalibrate && !useIDs {
-		counter, err := srv.tokenCounter(ctx, model)
-		switch {
-		case err == nil:
-			wl.Counter = counter
-			out.Notes = append(out.Notes, "prompt lengths calibrated with the server's /tokenize")
-		case errors.Is(err, errNoTokenizer):
-			out.Notes = append(out.Notes, "server has no /tokenize: prompt lengths use the built-in tokenizer")
-		default:
-			out.Warnings = append(out.Warnings, fmt.Sprintf("prompt lengths not calibrated: %v", err))
-		}
+	if warning != "" {
+		out.Warnings = append(out.Warnings, warning)
 	}
-	src, err := workload.New(wl)
+	src, lengths, warns, err := buildWorkload(ctx, cfg, wl, srv, adapter, model, useIDs)
 	if err != nil {
 		return nil, err
+	}
+	out.Warnings = append(out.Warnings, warns...)
+	if n, sends := src.Len(), expected(plan); n > 0 && sends > n {
+		out.Warnings = append(out.Warnings, fmt.Sprintf(
+			"the dataset has %d prompts and the run sends %d requests: each prompt goes out about %.0f times, so the server's prompt cache may serve the repeats",
+			n, sends, float64(sends)/float64(n)))
 	}
 
 	lplan := loadPlan(plan, cfg)
@@ -143,9 +147,9 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		},
 	}
 
-	out.Notes = append(describe(cfg, model, plan, src), out.Notes...)
+	out.Notes = append(describe(cfg, shownModel, plan, src, lengths), out.Notes...)
 	runCfg := map[string]any{
-		"base_url": cfg.BaseURL, "backend": adapter.Name(), "endpoint": cfg.Endpoint, "model": model,
+		"base_url": cfg.BaseURL, "backend": adapter.Name(), "endpoint": cfg.Endpoint, "model": shownModel,
 		"target": cfg.Target, "arrival": plan.String(), "workload": src.String(),
 		"request_rate": rateJSON(cfg.Arrival.RequestRate), "burstiness": cfg.Arrival.Burstiness,
 		"max_concurrency": cfg.Arrival.MaxConcurrency, "num_prompts": cfg.Arrival.NumPrompts,
@@ -302,6 +306,52 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	return out, nil
 }
 
+// buildWorkload builds the prompt source. Random text prompts are fitted
+// to the server's own token count where it has one (see counter); when it
+// has none, or its /tokenize fails or answers without a count, the
+// built-in tokenizer counts them, with a warning that names the URL. It
+// returns whose count the input lengths are, for the workload line.
+func buildWorkload(ctx context.Context, cfg Config, wl workload.Config, srv *server, a *backend.Adapter, model string, useIDs bool) (workload.Source, string, []string, error) {
+	if wl.Dataset != workload.DatasetRandom {
+		src, err := workload.New(wl)
+		return src, "", nil, err
+	}
+	const builtIn = "the built-in tokenizer's"
+	var warns []string
+	lengths := builtIn
+	switch {
+	case useIDs:
+		lengths = "exact (token ids)"
+	case cfg.NoCalibrate:
+		lengths = builtIn + " (--no-calibrate)"
+	default:
+		c, err := srv.newCounter(ctx, model, a.Name(), a.Name() == "openai-chat")
+		switch {
+		case err == nil:
+			wl.Counter, lengths = c.Count, c.describe()
+		case ctx.Err() != nil:
+			return nil, "", nil, ctx.Err()
+		case errors.Is(err, errNoTokenizer):
+			lengths = builtIn + " (the server has no /tokenize)"
+		default:
+			warns = append(warns, fmt.Sprintf("prompt lengths not fitted to the server's tokenizer, the built-in one counts them: %v", err))
+			lengths = builtIn + " (the server's /tokenize failed: see the warnings)"
+		}
+	}
+	src, err := workload.New(wl)
+	if err != nil && wl.Counter != nil && ctx.Err() == nil {
+		// The server's count failed while fitting (a count of 0, a
+		// timeout): the built-in tokenizer still gives a workload.
+		wl.Counter = nil
+		fitErr := err
+		if src, err = workload.New(wl); err == nil {
+			warns = append(warns, fmt.Sprintf("prompt lengths not fitted to the server's tokenizer, the built-in one counts them: %v", fitErr))
+			lengths = builtIn + " (the server's /tokenize failed: see the warnings)"
+		}
+	}
+	return src, lengths, warns, err
+}
+
 // loadPlan turns the arrival plan into the runner's plan.
 func loadPlan(p arrival.Plan, cfg Config) load.Plan {
 	lp := load.Plan{Warmups: cfg.Warmups, WarmupTime: cfg.WarmupTime, Grace: cfg.Grace}
@@ -325,17 +375,24 @@ func expected(p arrival.Plan) int {
 	return p.Closed.Count
 }
 
-func describe(cfg Config, model string, p arrival.Plan, src workload.Source) []string {
+func describe(cfg Config, model string, p arrival.Plan, src workload.Source, lengths string) []string {
 	var notes []string
 	if cfg.Target != "" {
 		notes = append(notes, "Target: "+cfg.Target)
+	}
+	if model == "" {
+		model = "unknown (the server did not say; give --model to name it)"
 	}
 	notes = append(notes, fmt.Sprintf("Server: %s (%s), model %s", cfg.BaseURL, cfg.Backend, model))
 	// The plan's first line says what the load is; the rest (schedule
 	// statistics) belongs to --dry-run.
 	load, _, _ := strings.Cut(p.String(), "\n")
 	notes = append(notes, "Load: "+load)
-	notes = append(notes, "Workload: "+src.String())
+	wl := "Workload: " + src.String()
+	if lengths != "" {
+		wl += "; input lengths: " + lengths
+	}
+	notes = append(notes, wl)
 	return notes
 }
 

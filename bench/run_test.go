@@ -360,7 +360,7 @@ func TestPromptFormatAuto(t *testing.T) {
 			t.Errorf("server takes ids: %d id prompts (probe + 6), %d text; notes %q", sawIDs.Load(), sawText.Load(), notes)
 		}
 		if reject && (sawIDs.Load() != 1 || sawText.Load() != 6 || !strings.Contains(notes, "prompt must be a string") ||
-			!strings.Contains(notes, "calibrated with the server's /tokenize")) {
+			!strings.Contains(notes, "input lengths: the server's (/tokenize, vLLM dialect)")) {
 			t.Errorf("server rejects ids: %d id prompts (the probe only), %d text; notes %q", sawIDs.Load(), sawText.Load(), notes)
 		}
 	}
