@@ -32,6 +32,10 @@ type Outcome struct {
 	RecordsPath string   // empty when no --result-dir
 	SummaryPath string
 	VLLMPath    string
+	// Stopped says why the run stopped before its plan ended other than by
+	// an interruption (the server became unreachable); "" when it did not.
+	// Run.Interrupted is then set too, and every record measured is kept.
+	Stopped string
 	// Server is the server's own account of the run from its /metrics (nil
 	// with NoServerMetrics); ServerSeries the scrapes it came from, saved
 	// as <name>.server.json beside the records.
@@ -223,11 +227,17 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	vl := newVLLMCollector(cfg.VLLMResult)
 	recs := make(chan *record.Record, 1024)
 	consumed := make(chan error, 1)
-	// The consumer owns rw, prog and vl; Run's goroutine reads them only
-	// after consumed delivers.
+	runCtx, stopRun := context.WithCancelCause(ctx)
+	defer stopRun(nil)
+	gone := unreachable{url: cfg.BaseURL}
+	// The consumer owns rw, prog, vl and gone; Run's goroutine reads them
+	// only after consumed delivers.
 	go func() {
 		var werr error
 		for r := range recs {
+			if why := gone.add(r); why != "" && runCtx.Err() == nil {
+				stopRun(&unreachableError{why})
+			}
 			for k, v := range cfg.Labels {
 				if r.Labels == nil {
 					r.Labels = map[string]string{}
@@ -244,7 +254,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		consumed <- werr
 	}()
 	stopTicker := prog.start()
-	res, runErr := load.Run(ctx, lplan, doer, recs)
+	res, runErr := load.Run(runCtx, lplan, doer, recs)
 	if scraper != nil {
 		out.ServerSeries = scraper.Stop()
 	}
@@ -256,9 +266,16 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		return nil, runErr
 	}
 	out.Run = res
+	var ue *unreachableError
+	if errors.As(context.Cause(runCtx), &ue) && ctx.Err() == nil {
+		out.Stopped = ue.why
+	}
 	if rw != nil {
 		t := record.Trailer{Interrupted: res.Interrupted, End: res.End}
-		if res.Interrupted {
+		switch {
+		case out.Stopped != "":
+			t.Reason = "server unreachable"
+		case res.Interrupted:
 			t.Reason = "interrupted"
 		}
 		if werr == nil {
@@ -290,8 +307,14 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	if w := tokenWarning(out.Tokens); w != "" {
 		out.Warnings = append(out.Warnings, w)
 	}
-	if res.Interrupted {
+	switch {
+	case out.Stopped != "":
+		out.Warnings = append(out.Warnings, fmt.Sprintf("run stopped early: %s; %d requests were sent; everything measured is kept", out.Stopped, res.Sent))
+	case res.Interrupted:
 		out.Warnings = append(out.Warnings, fmt.Sprintf("run interrupted: %d of the planned requests were sent; everything measured is kept", res.Sent))
+	}
+	if w := cacheWarning(out.Result, wl); w != "" {
+		out.Warnings = append(out.Warnings, w)
 	}
 	if out.SummaryPath != "" {
 		if err := writeSummary(out.SummaryPath, header, cfg, out); err != nil {
@@ -304,6 +327,27 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		}
 	}
 	return out, nil
+}
+
+// cacheWarning says when most prompt tokens came from the server's prompt
+// cache by its own account: prefill was mostly skipped, so TTFT reads as a
+// cache hit's, not a new prompt's. A shared prefix (--random-prefix-len)
+// accounts for its share.
+func cacheWarning(res *metrics.Result, wl workload.Config) string {
+	pc := res.PromptCache
+	if pc == nil || pc.PromptTokens == 0 {
+		return ""
+	}
+	expected := 0.0
+	if wl.Dataset == workload.DatasetRandom && wl.Random.PrefixLen > 0 {
+		expected = float64(wl.Random.PrefixLen) / float64(wl.Random.PrefixLen+wl.Random.InputLen)
+	}
+	if pc.HitRate <= 0.5 || pc.HitRate <= expected+0.25 {
+		return ""
+	}
+	return fmt.Sprintf("%.0f%% of the prompt tokens were served from the server's prompt cache (%d of %d, by its responses): "+
+		"prefill was mostly skipped, so TTFT is a cache hit's. A run repeated with the same --seed sends the same prompts; "+
+		"change --seed, or clear the server's cache, to measure new prompts", 100*pc.HitRate, pc.CachedTokens, pc.PromptTokens)
 }
 
 // buildWorkload builds the prompt source. Random text prompts are fitted

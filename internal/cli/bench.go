@@ -14,6 +14,7 @@ import (
 
 	"github.com/goodput-dev/goodput/arrival"
 	"github.com/goodput-dev/goodput/bench"
+	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/serverview"
 	"github.com/goodput-dev/goodput/workload"
@@ -72,7 +73,7 @@ generator, not the server, was the limit.`,
 	fl.StringVar(&f.ramp, "ramp-up-strategy", "", "ramp the rate up: linear or exponential")
 	fl.Float64Var(&cfg.Arrival.Ramp.From, "ramp-up-start-rps", 0, "rate at the start of the ramp")
 	fl.DurationVar(&cfg.Arrival.Ramp.Over, "ramp-up-duration", 0, "how long the ramp takes")
-	fl.IntVar(&cfg.Arrival.MaxConcurrency, "max-concurrency", 0, "cap on requests in flight (alone: a closed loop of this many)")
+	fl.Var(oneLoad{&cfg.Arrival.MaxConcurrency}, "max-concurrency", "cap on requests in flight (alone: a closed loop of this many)")
 	fl.IntVar(&cfg.Arrival.NumPrompts, "num-prompts", 1000, "requests to send (200 against the built-in simulator)")
 	fl.DurationVar(&cfg.Arrival.Duration, "duration", 0, "stop scheduling after this long; alone, it lifts the --num-prompts default (with both, whichever comes first)")
 	fl.Uint64Var(&cfg.Arrival.Seed, "seed", 0, "seed for arrivals and prompts")
@@ -102,6 +103,9 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 	ctx := cmd.Context()
 	var err error
 	if cfg.Arrival.RequestRate, err = parseRate(f.rate); err != nil {
+		if strings.Contains(f.rate, ",") {
+			return usageErr("--request-rate %q: bench runs one load; to measure several, run goodput sweep --request-rate %s", f.rate, f.rate)
+		}
 		return usageErr("--request-rate: %v", err)
 	}
 	if f.startAt != "" {
@@ -185,6 +189,12 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 			return err
 		}
 	}
+	if out.Stopped != "" {
+		return fmt.Errorf("%s; the records measured so far are kept", out.Stopped)
+	}
+	if c := out.Result.Counts; !out.Run.Interrupted && c.Total > 0 && c.Completed == 0 {
+		return fmt.Errorf("every one of the %d measured requests failed%s", c.Total, firstError(c))
+	}
 	if err := reportGates(env, gates, out.Result); err != nil {
 		return err
 	}
@@ -225,6 +235,25 @@ func printOutcome(env *Env, format string, out *bench.Outcome) error {
 		}
 	}
 	return nil
+}
+
+// firstError names the most common failure kind of a run and its first
+// message: ": 40 connect (dial tcp …: connection refused)".
+func firstError(c metrics.Counts) string {
+	kind, most := "", int64(0)
+	for k, n := range c.Errors {
+		if n > most || (n == most && k < kind) {
+			kind, most = k, n
+		}
+	}
+	if kind == "" {
+		return ""
+	}
+	s := fmt.Sprintf(": %d %s", most, kind)
+	if m := c.ErrorExamples[kind]; m != "" {
+		s += " (" + m + ")"
+	}
+	return s
 }
 
 // simDefaultPrompts is --num-prompts against the built-in simulator when the
