@@ -28,6 +28,9 @@ type View struct {
 	Running      *float64 `json:"running"`
 	Waiting      *float64 `json:"waiting"`
 	KVCacheUsage *float64 `json:"kv_cache_usage"`
+	// Slots are a llama.cpp server's slots, from its /slots (Watch reads
+	// them); nil for other engines or when /slots did not answer.
+	Slots *Slots `json:"slots,omitempty"`
 
 	PromptTokensPerSecond     *float64 `json:"prompt_tokens_per_second"`
 	GenerationTokensPerSecond *float64 `json:"generation_tokens_per_second"`
