@@ -316,6 +316,9 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	if w := cacheWarning(out.Result, wl); w != "" {
 		out.Warnings = append(out.Warnings, w)
 	}
+	if w := retryWarning(out.Result, cfg.NoKeepAlive); w != "" {
+		out.Warnings = append(out.Warnings, w)
+	}
 	if out.SummaryPath != "" {
 		if err := writeSummary(out.SummaryPath, header, cfg, out); err != nil {
 			return nil, err
@@ -327,6 +330,19 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		}
 	}
 	return out, nil
+}
+
+// retryWarning says when a tenth or more of the requests had to be sent
+// again because the server closed their kept-alive connection: their TTFT
+// carries the retry, and --keepalive=false avoids it.
+func retryWarning(res *metrics.Result, noKeepAlive bool) string {
+	c := res.Counts
+	if c.Retried == 0 || 10*c.Retried < c.Total || noKeepAlive {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d requests were sent again on a new connection: the server closes kept-alive connections "+
+		"(llama.cpp's does after every streamed response), and TTFT includes each retry; --keepalive=false opens a connection per request instead",
+		c.Retried, c.Total)
 }
 
 // cacheWarning says when most prompt tokens came from the server's prompt

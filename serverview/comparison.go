@@ -48,6 +48,10 @@ type Comparison struct {
 	// PrefixCacheHitRate is the fraction of prefix-cache lookups (tokens,
 	// for vLLM) that hit over the window.
 	PrefixCacheHitRate *float64 `json:"prefix_cache_hit_rate,omitempty"`
+	// ClientCacheHitRate is the same seen from the client: the prompt
+	// tokens the responses said came from the cache, over the completed
+	// requests whose responses said (metrics.PromptCache).
+	ClientCacheHitRate *float64 `json:"client_cache_hit_rate,omitempty"`
 
 	// GenerationTokens is what the server counted over the covered span;
 	// ClientOutputTokens what the client counted over its window. The
@@ -174,6 +178,9 @@ func Compare(s *promscrape.Series, start, end time.Time, client *metrics.Result)
 	if client != nil {
 		c.ClientOutputTokens = &CounterSummary{Count: float64(client.Tokens.Output), PerSecond: client.Throughput.OutputTokensPerSecond}
 		c.ResponseTimings = client.ServerTimings
+		if pc := client.PromptCache; pc != nil && pc.PromptTokens > 0 {
+			c.ClientCacheHitRate = ptr(pc.HitRate)
+		}
 	}
 	if s == nil {
 		c.missing("server metrics were not scraped")

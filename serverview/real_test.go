@@ -117,3 +117,33 @@ func orNeg(p *float64) float64 {
 	}
 	return *p
 }
+
+// For a server without latency histograms the block sets its per-response
+// prefill beside the client's TTFT, its speeds, and the cache hits its
+// responses reported beside its own hit rate.
+func TestTextShowsTheServersOwnAccount(t *testing.T) {
+	s := realSeries(t, "real_llamacpp_overload.server.json")
+	client := &metrics.Result{Percentiles: []float64{50, 99},
+		PromptCache: &metrics.PromptCache{Requests: 128, PromptTokens: 8192, CachedTokens: 4, HitRate: 4.0 / 8192},
+		ServerTimings: &metrics.ServerTimings{Requests: 128,
+			Prefill: metrics.Distribution{Count: 128, Median: 0.00196, Percentiles: []metrics.PercentileValue{{P: 50, Value: 0.00196}, {P: 99, Value: 0.00299}}}},
+	}
+	c, err := Compare(s, s.Samples[1].At, s.Samples[5].At, client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := Text(&b, c); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"Server prefill, per response P50 / P99 (ms): 1.96 / 2.99",
+		"Server decode speed (tok/s per stream):  1463.33",
+		"Output tokens per engine step:           1.00",
+		"Prompt cache hits, per response:         0.05%",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("server block lacks %q:\n%s", want, b.String())
+		}
+	}
+}

@@ -72,6 +72,9 @@ func Text(w io.Writer, cmp *Comparison) error {
 	} else {
 		p.KV("Prefix cache hit rate:", "n/a")
 	}
+	if r := cmp.ClientCacheHitRate; r != nil {
+		p.KV("Prompt cache hits, per response:", pct2(*r))
+	}
 	p.KV("Server generation (tok/s):", tokens(cmp.GenerationTokens))
 	p.KV("Client output (tok/s):", tokens(cmp.ClientOutputTokens))
 	p.List("Missing:", cmp.Missing)

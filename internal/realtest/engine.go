@@ -211,16 +211,23 @@ func (s *Server) Stop() {
 // Log returns what the server printed so far.
 func (s *Server) Log() string { return s.log.String() }
 
-// syncBuffer is a bytes.Buffer the server's output goroutines and the test
-// share.
+// syncBuffer keeps the last logLimit bytes the server printed, for the
+// test and the server's output goroutines to share: the server logs every
+// request, and only the end matters when it fails.
 type syncBuffer struct {
 	mu sync.Mutex // guards b
 	b  bytes.Buffer
 }
 
+const logLimit = 256 << 10
+
 func (b *syncBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.b.Len()+len(p) > 2*logLimit {
+		keep := b.b.Bytes()[max(0, b.b.Len()-logLimit):]
+		b.b = *bytes.NewBuffer(append([]byte(nil), keep...))
+	}
 	return b.b.Write(p)
 }
 
