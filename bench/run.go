@@ -122,10 +122,8 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		return nil, err
 	}
 	out.Warnings = append(out.Warnings, warns...)
-	if n, sends := src.Len(), expected(plan); n > 0 && sends > n {
-		out.Warnings = append(out.Warnings, fmt.Sprintf(
-			"the dataset has %d prompts and the run sends %d requests: each prompt goes out about %.0f times, so the server's prompt cache may serve the repeats",
-			n, sends, float64(sends)/float64(n)))
+	if w := cycleWarning(src, expected(plan)); w != "" {
+		out.Warnings = append(out.Warnings, w)
 	}
 
 	lplan := loadPlan(plan, cfg)
@@ -330,86 +328,6 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		}
 	}
 	return out, nil
-}
-
-// retryWarning says when a tenth or more of the requests had to be sent
-// again because the server closed their kept-alive connection: their TTFT
-// carries the retry, and --keepalive=false avoids it.
-func retryWarning(res *metrics.Result, noKeepAlive bool) string {
-	c := res.Counts
-	if c.Retried == 0 || 10*c.Retried < c.Total || noKeepAlive {
-		return ""
-	}
-	return fmt.Sprintf("%d of %d requests were sent again on a new connection: the server closes kept-alive connections "+
-		"(llama.cpp's does after every streamed response), and TTFT includes each retry; --keepalive=false opens a connection per request instead",
-		c.Retried, c.Total)
-}
-
-// cacheWarning says when most prompt tokens came from the server's prompt
-// cache by its own account: prefill was mostly skipped, so TTFT reads as a
-// cache hit's, not a new prompt's. A shared prefix (--random-prefix-len)
-// accounts for its share.
-func cacheWarning(res *metrics.Result, wl workload.Config) string {
-	pc := res.PromptCache
-	if pc == nil || pc.PromptTokens == 0 {
-		return ""
-	}
-	expected := 0.0
-	if wl.Dataset == workload.DatasetRandom && wl.Random.PrefixLen > 0 {
-		expected = float64(wl.Random.PrefixLen) / float64(wl.Random.PrefixLen+wl.Random.InputLen)
-	}
-	if pc.HitRate <= 0.5 || pc.HitRate <= expected+0.25 {
-		return ""
-	}
-	return fmt.Sprintf("%.0f%% of the prompt tokens were served from the server's prompt cache (%d of %d, by its responses): "+
-		"prefill was mostly skipped, so TTFT is a cache hit's. A run repeated with the same --seed sends the same prompts; "+
-		"change --seed, or clear the server's cache, to measure new prompts", 100*pc.HitRate, pc.CachedTokens, pc.PromptTokens)
-}
-
-// buildWorkload builds the prompt source. Random text prompts are fitted
-// to the server's own token count where it has one (see counter); when it
-// has none, or its /tokenize fails or answers without a count, the
-// built-in tokenizer counts them, with a warning that names the URL. It
-// returns whose count the input lengths are, for the workload line.
-func buildWorkload(ctx context.Context, cfg Config, wl workload.Config, srv *server, a *backend.Adapter, model string, useIDs bool) (workload.Source, string, []string, error) {
-	if wl.Dataset != workload.DatasetRandom {
-		src, err := workload.New(wl)
-		return src, "", nil, err
-	}
-	const builtIn = "the built-in tokenizer's"
-	var warns []string
-	lengths := builtIn
-	switch {
-	case useIDs:
-		lengths = "exact (token ids)"
-	case cfg.NoCalibrate:
-		lengths = builtIn + " (--no-calibrate)"
-	default:
-		c, err := srv.newCounter(ctx, model, a.Name(), a.Name() == "openai-chat")
-		switch {
-		case err == nil:
-			wl.Counter, lengths = c.Count, c.describe()
-		case ctx.Err() != nil:
-			return nil, "", nil, ctx.Err()
-		case errors.Is(err, errNoTokenizer):
-			lengths = builtIn + " (the server has no /tokenize)"
-		default:
-			warns = append(warns, fmt.Sprintf("prompt lengths not fitted to the server's tokenizer, the built-in one counts them: %v", err))
-			lengths = builtIn + " (the server's /tokenize failed: see the warnings)"
-		}
-	}
-	src, err := workload.New(wl)
-	if err != nil && wl.Counter != nil && ctx.Err() == nil {
-		// The server's count failed while fitting (a count of 0, a
-		// timeout): the built-in tokenizer still gives a workload.
-		wl.Counter = nil
-		fitErr := err
-		if src, err = workload.New(wl); err == nil {
-			warns = append(warns, fmt.Sprintf("prompt lengths not fitted to the server's tokenizer, the built-in one counts them: %v", fitErr))
-			lengths = builtIn + " (the server's /tokenize failed: see the warnings)"
-		}
-	}
-	return src, lengths, warns, err
 }
 
 // loadPlan turns the arrival plan into the runner's plan.
