@@ -73,6 +73,30 @@ func TestBenchEveryBackend(t *testing.T) {
 	}
 }
 
+// The server closes every streamed response's connection although it
+// says Keep-Alive: with keep-alive the requests that meet a closed
+// connection are sent again and counted; without it none needs to be.
+func TestKeepAlivePolicy(t *testing.T) {
+	s := sharedServer(t, 4)
+	args := []string{"--max-concurrency", "4", "--num-prompts", "32", "--random-input-len", "32", "--random-output-len", "8",
+		"--prompt-format", "ids", "--seed", "31"}
+	on, recs := bench(t, s.URL, 0, args...)
+	retried := 0
+	for i := range recs {
+		retried += recs[i].Retries
+	}
+	// How many meet a closed connection is the race's: the count must
+	// agree with the records, and no request may fail.
+	if on.Result.Counts.Failed != 0 || on.Result.Counts.Retried != int64(retried) {
+		t.Errorf("keep-alive: counts %+v, %d records retried", on.Result.Counts, retried)
+	}
+	t.Logf("keep-alive: %d of 32 requests retried", retried)
+	off, _ := bench(t, s.URL, 0, append(args, "--keepalive=false")...)
+	if c := off.Result.Counts; c.Failed != 0 || c.Retried != 0 {
+		t.Errorf("keep-alive off: counts %+v", c)
+	}
+}
+
 // Chat prompts are fitted to the server's count of the templated prompt:
 // what the server reports is what was asked for, within the rounding of
 // fitting words to tokens.
