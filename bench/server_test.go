@@ -146,6 +146,14 @@ func TestPreRunHints(t *testing.T) {
 			}
 		})
 	}
+	// The token-id probe says the same of a 401.
+	cfg := DefaultConfig()
+	cfg.BaseURL = ts.URL
+	a, _ := backend.Lookup("openai")
+	_, _, _, err := chooseIDs(t.Context(), cfg, newServer(client, ts.URL, nil, 0), a, "m", nil)
+	if err == nil || !strings.Contains(err.Error(), "every request would") || !strings.Contains(err.Error(), "(the server wants an API key (OPENAI_API_KEY or --api-key))") {
+		t.Errorf("probe without a key: %v", err)
+	}
 	// The root with the key works, and /v1 is a root too.
 	for _, base := range []string{ts.URL, ts.URL + "/v1/"} {
 		if m, err := newServer(client, base, auth, 0).firstModel(t.Context()); err != nil || m != "m" {
