@@ -2,6 +2,8 @@ package report
 
 import (
 	"cmp"
+	"encoding/binary"
+	"hash/fnv"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -89,6 +91,10 @@ type Run struct {
 	Notes []string
 
 	samples map[metrics.Metric]*sampleSet
+	// fingerprint is a hash of the values kept for resampling: it seeds
+	// the run's bootstrap, so that a run is resampled alike in every
+	// comparison it takes part in.
+	fingerprint uint64
 }
 
 // ErrorGroup is the failed requests of one kind and HTTP status.
@@ -273,9 +279,20 @@ func (b *RunBuilder) Close() *Run {
 		return cmp.Or(cmp.Compare(y.Count, x.Count), cmp.Compare(x.Kind, y.Kind), cmp.Compare(x.Status, y.Status))
 	})
 	block := blockSize(run.Result)
-	for _, s := range run.samples {
+	h := fnv.New64a()
+	var buf [8]byte
+	for _, m := range comparedMetrics {
+		s := run.samples[m]
 		s.finish(block)
+		h.Write([]byte(m))
+		for i, v := range s.vals {
+			binary.LittleEndian.PutUint64(buf[:], math.Float64bits(v))
+			h.Write(buf[:])
+			binary.LittleEndian.PutUint32(buf[:4], uint32(s.wt[i]))
+			h.Write(buf[:4])
+		}
 	}
+	run.fingerprint = h.Sum64()
 	return run
 }
 

@@ -19,6 +19,7 @@ func newCompareCmd(env *Env) *cobra.Command {
 		resamples int
 		seed      uint64
 		conf      float64
+		point     bool
 	)
 	cmd := &cobra.Command{
 		Use:   "compare BASELINE RUN [RUN...]",
@@ -42,8 +43,12 @@ Runs are record files (any format analyze reads) or result directories, all
 read with the same SLO and percentiles. --gate takes the gates bench does,
 checked on every run after the baseline, and regression gates against the
 baseline, such as 'regression(p99 ttft) <= 10%' (a rise of latency or error
-rate, or a fall of throughput, goodput or attainment, is a regression). The
-command exits with code 3 when a gate fails.`,
+rate, or a fall of throughput, goodput or attainment, is a regression). A
+regression gate on a percentile is judged as its row is: a difference whose
+interval holds zero is noise and counts as no change, so the gate never fails
+on what the table calls noise. --point-estimate judges every regression gate
+on the point estimates instead; the output says which was done. The command
+exits with code 3 when a gate fails.`,
 		Example: `  goodput compare main.jsonl pr.jsonl
   goodput compare base/ new/ --gate 'regression(p99 ttft) <= 10%' --gate 'regression(throughput) <= 5%'
   goodput compare a.jsonl b.jsonl c.jsonl --format markdown >> $GITHUB_STEP_SUMMARY`,
@@ -55,7 +60,7 @@ command exits with code 3 when a gate fails.`,
 			if format != "text" && format != "markdown" && format != "md" {
 				return usageErr("--format %q: want text or markdown", format)
 			}
-			o := report.CompareOptions{Resamples: resamples, Seed: seed, Confidence: conf}
+			o := report.CompareOptions{Resamples: resamples, Seed: seed, Confidence: conf, PointEstimate: point}
 			var plain []string
 			for _, g := range mf.gates {
 				if !report.IsRegressionGate(g) {
@@ -145,6 +150,7 @@ command exits with code 3 when a gate fails.`,
 	f.IntVar(&resamples, "resamples", report.DefaultResamples, "bootstrap resamples per run (100 to 100000)")
 	f.Uint64Var(&seed, "seed", 1, "seed of the bootstrap, so that a comparison is reproducible")
 	f.Float64Var(&conf, "confidence", report.DefaultConfidence, "coverage of the intervals, e.g. 0.95 or 0.99")
+	f.BoolVar(&point, "point-estimate", false, "judge regression gates on point estimates, even where the interval calls the difference noise")
 	mf.register(cmd, true)
 	return cmd
 }
