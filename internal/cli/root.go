@@ -105,6 +105,11 @@ Exit codes: 0 ok, 1 tool error, 2 usage error, 3 an SLO gate failed.`,
 		newSimCmd(env),
 		newWatchCmd(env),
 	)
+	for _, c := range root.Commands() {
+		if loadCommands[c.Name()] {
+			groupFlagHelp(c)
+		}
+	}
 	return root
 }
 
