@@ -188,6 +188,21 @@ func Locate(path string) (kind, file string, err error) {
 	return KindRun, path, nil
 }
 
+// RunRecords returns the records file of the run that path names, as Load
+// would read it: a record file ("-" for standard input), a run's summary
+// file, or a result directory holding one run. A sweep is an error that
+// says so, for the commands that read one run.
+func RunRecords(path string) (string, error) {
+	kind, file, err := Locate(path)
+	if err != nil {
+		return "", err
+	}
+	if kind == KindSweep {
+		return "", fmt.Errorf("%s is a sweep: name one of its points' record files (the *%s files beside %s)", path, RecordsSuffix, filepath.Base(file))
+	}
+	return file, nil
+}
+
 // sniff says what the JSON file at path holds (see sniffJSON).
 func sniff(path string) (string, error) {
 	f, err := os.Open(path)
