@@ -99,6 +99,9 @@ exits with code 3 when a gate fails.`,
 				return err
 			}
 			ro.Seed = seed
+			if n := slices.Index(files, "-"); n >= 0 && slices.Index(files[n+1:], "-") >= 0 {
+				return usageErr("compare: standard input can be read once: give \"-\" for one run at most")
+			}
 			runs := make([]*report.Run, len(files))
 			for i, f := range files {
 				in, err := report.Load(f, env.Stdin, ro)
