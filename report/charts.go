@@ -1,9 +1,12 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // marker is a labelled value drawn as a vertical line across a histogram:
@@ -13,6 +16,9 @@ type marker struct {
 	value float64 // in the chart's unit
 	class string  // "marker" or "slo"
 	hover string
+	// edge is the value written out ("500 ms"), shown beside the label
+	// when the marker lies beyond the chart's range.
+	edge string
 }
 
 // histogramChart draws bars with markers. unit scales the bars' seconds to
@@ -70,23 +76,85 @@ func histogramChart(title, axis, what string, bars Bars, unit float64, markers [
 	return f
 }
 
-// placeMarkers draws markers, raising the label of one that would overlap
-// the label of a marker to its left.
+// markedHistogram draws h (values in seconds, or any unit drawn as is
+// when unit is 1) with its markers (values in h's unit). The range covers
+// the bulk of the values, to the 99.9th percentile, and the markers that
+// lie near it; a marker far beyond (an SLO ten times the slowest
+// request) is named at the right end instead of stretching the axis until
+// the values fill one corner.
+func markedHistogram(title, axis, what string, h *Histogram, unit float64, ms []marker) *frame {
+	top := h.Quantile(0.999)
+	var include []float64
+	for i := range ms {
+		if ms[i].value <= 2*top || top <= 0 {
+			include = append(include, ms[i].value)
+		}
+		ms[i].value *= unit
+	}
+	return histogramChart(title, axis, what, h.Display(maxBars, include...), unit, ms)
+}
+
+// labelCharW is the width allowed per character of a 10 px chart label,
+// a little more than the average of the sans-serif fonts a page may get,
+// so that labels laid out apart stay apart.
+const labelCharW = 6.2
+
+// labelWidth is the width allowed for label in a chart.
+func labelWidth(label string) float64 {
+	return labelCharW*float64(utf8.RuneCountInString(label)) + 2
+}
+
+// placeMarkers draws markers as vertical lines with their labels in one
+// row above the plot, each label moved sideways as little as needed to
+// keep clear of its neighbours (a thin leader joins a moved label to its
+// line). A marker beyond the axis's end draws no line: its label sits at
+// the right end with an arrow, so that an SLO far above the data does not
+// squeeze the data into a corner.
 func placeMarkers(f *frame, markers []marker) {
-	var placed []float64
+	type label struct {
+		m      marker
+		x      float64 // the line's position
+		text   string
+		w, cx  float64 // the label's width and centre
+		beyond bool
+	}
+	var ls []label
 	for _, m := range markers {
-		if math.IsNaN(m.value) || math.IsInf(m.value, 0) {
+		if !usable(m.value) {
 			continue
 		}
-		x := f.x.pos(m.value)
-		row := 0
-		for _, p := range placed {
-			if math.Abs(p-x) < 30 {
-				row++
-			}
+		l := label{m: m, x: f.x.pos(m.value), text: m.label}
+		if m.value > f.x.hi*(1+1e-9) {
+			l.beyond, l.x = true, f.x.b
+			l.text = m.label + " " + m.edge + " →"
 		}
-		placed = append(placed, x)
-		f.vline(m.value, m.class, m.label, m.hover, row%3)
+		l.w = labelWidth(l.text)
+		ls = append(ls, l)
+	}
+	slices.SortStableFunc(ls, func(a, b label) int { return cmp.Compare(a.x, b.x) })
+	const gap = 4
+	left := f.x.a - marginLeft + 4 // labels may use the left margin
+	for i := range ls {
+		l := &ls[i]
+		lo := max(l.x-l.w/2, left)
+		if i > 0 {
+			lo = max(lo, ls[i-1].cx+ls[i-1].w/2+gap)
+		}
+		l.cx = lo + l.w/2
+	}
+	right := float64(chartW) - 2
+	for i := len(ls) - 1; i >= 0; i-- {
+		l := &ls[i]
+		hi := right
+		if i < len(ls)-1 {
+			hi = ls[i+1].cx - ls[i+1].w/2 - gap
+		}
+		if l.cx+l.w/2 > hi {
+			l.cx = hi - l.w/2
+		}
+	}
+	for _, l := range ls {
+		f.marker(l.x, l.cx, l.m.class, l.text, l.m.hover, l.beyond)
 	}
 }
 
@@ -352,20 +420,42 @@ type segment struct {
 }
 
 // stackChart draws one horizontal bar split into segments proportional to
-// their values, labelled inside when they are wide enough: the server's
-// request time split into queue, prefill and decode.
-func stackChart(title string, segs []segment) string {
-	const h = 90
+// their values, with a legend naming every segment (its colour, label and
+// share) below the bar, so that a segment too narrow to hold its label
+// is named all the same: the server's request time split into queue,
+// prefill and decode.
+func stackChart(title, note string, segs []segment) string {
 	total := 0.0
 	for _, s := range segs {
 		if s.value > 0 {
 			total += s.value
 		}
 	}
+	// The legend's items are laid out in rows that fit the chart.
+	type key struct {
+		s    segment
+		x, y float64
+	}
+	var keys []key
+	x, y := float64(marginLeft), 76.0
+	for _, s := range segs {
+		text := s.label
+		if total > 0 && s.value > 0 {
+			text += fmt.Sprintf(" (%s)", percent(s.value/total))
+		}
+		w := 18 + legendCharW*float64(utf8.RuneCountInString(text)) + 16
+		if x+w > chartW-marginRight && x > marginLeft {
+			x, y = marginLeft, y+18
+		}
+		s.label = text
+		keys = append(keys, key{s, x, y})
+		x += w
+	}
+	h := int(y) + 32
 	var w strings.Builder
 	fmt.Fprintf(&w, `<figure class="chart stack"><figcaption>%s</figcaption>`, esc(title))
 	fmt.Fprintf(&w, `<svg class="chart" viewBox="0 0 %d %d" role="img" aria-label="%s" xmlns="http://www.w3.org/2000/svg">`, chartW, h, esc(title))
-	x := float64(marginLeft)
+	x = float64(marginLeft)
 	span := float64(chartW - marginLeft - marginRight)
 	for _, s := range segs {
 		if s.value <= 0 || total <= 0 {
@@ -373,16 +463,26 @@ func stackChart(title string, segs []segment) string {
 		}
 		wpx := span * s.value / total
 		fmt.Fprintf(&w, `<g class="seg %s"><rect x="%s" y="20" width="%s" height="34"/>`, s.class, px(x), px(wpx))
-		if wpx > 70 {
+		if wpx > labelWidth(s.label)+8 {
 			fmt.Fprintf(&w, `<text x="%s" y="42" text-anchor="middle">%s</text>`, px(x+wpx/2), esc(s.label))
 		}
 		fmt.Fprintf(&w, `<title>%s</title></g>`, esc(s.hover))
 		x += wpx
 	}
-	fmt.Fprintf(&w, `<text class="label" x="%d" y="76">mean seconds per request, as the server measured them</text>`, marginLeft)
+	w.WriteString(`<g class="legend">`)
+	for _, k := range keys {
+		fmt.Fprintf(&w, `<g class="segkey %s" data-seg="%s"><rect x="%s" y="%s" width="12" height="12"/><text x="%s" y="%s">%s</text><title>%s</title></g>`,
+			k.s.class, k.s.class, px(k.x), px(k.y-10), px(k.x+17), px(k.y), esc(k.s.label), esc(k.s.hover))
+	}
+	w.WriteString(`</g>`)
+	fmt.Fprintf(&w, `<text class="label" x="%d" y="%d">%s</text>`, marginLeft, h-8, esc(note))
 	w.WriteString("</svg></figure>\n")
 	return w.String()
 }
+
+// legendCharW is the width allowed per character of an 11 px legend
+// label.
+const legendCharW = 6.8
 
 // usable reports whether v is a finite number.
 func usable(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

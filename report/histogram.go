@@ -108,8 +108,8 @@ type Bars struct {
 // from the smallest to hi, the larger of the 99.9th percentile and
 // include (an SLO bound, a percentile marker) so that every marker lies on
 // the chart. Values above hi are counted in Over. A range spanning more
-// than a factor of 50 is drawn on a logarithmic axis, where both a fast
-// and a slow mode stay visible.
+// than a factor of 50, or one whose median lies in its first 8 %, is drawn
+// on a logarithmic axis, where both a fast and a slow mode stay visible.
 func (h *Histogram) Display(maxBars int, include ...float64) Bars {
 	out := Bars{Count: h.count}
 	if h.count == 0 || maxBars < 1 {
@@ -128,7 +128,11 @@ func (h *Histogram) Display(maxBars int, include ...float64) Bars {
 		return out
 	}
 	lo := h.min
-	if lo > 0 && hi/lo > 50 {
+	// A bulk crammed into the first few linear bars by a far tail (half
+	// the values in the first 8 % of the range) is drawn on a logarithmic
+	// axis too, where the bulk and the tail both have bars.
+	crammed := hi/lo > 4 && h.Quantile(0.5)-lo < 0.08*(hi-lo)
+	if lo > 0 && (hi/lo > 50 || crammed) {
 		out.Log = true
 		return h.logBars(out, lo, hi, maxBars)
 	}

@@ -198,25 +198,21 @@ func latencySection(p *page, run *Run) {
 	for _, lc := range latencyCharts {
 		d := res.Distribution(lc.m)
 		var ms []marker
-		var include []float64
 		for _, pv := range d.Percentiles {
-			ms = append(ms, marker{label: "p" + pct(pv.P), value: 1e3 * pv.Value, class: "marker",
-				hover: fmt.Sprintf("p%s = %s", pct(pv.P), seconds(pv.Value))})
-			include = append(include, pv.Value)
+			ms = append(ms, marker{label: "p" + pct(pv.P), value: pv.Value, class: "marker",
+				hover: fmt.Sprintf("p%s = %s", pct(pv.P), seconds(pv.Value)), edge: seconds(pv.Value)})
 		}
 		for _, c := range run.SLO {
 			if c.Metric == lc.m {
 				b := c.Bound.Seconds()
-				ms = append(ms, marker{label: "SLO", value: 1e3 * b, class: "slo", hover: "SLO: " + c.String()})
-				include = append(include, b)
+				ms = append(ms, marker{label: "SLO", value: b, class: "slo", hover: "SLO: " + c.String(), edge: seconds(b)})
 			}
 		}
 		h := run.Latency[lc.m]
 		if h == nil {
 			h = &Histogram{}
 		}
-		bars := h.Display(maxBars, include...)
-		p.chart(histogramChart(lc.title, lc.axis, lc.what, bars, 1e3, ms))
+		p.chart(markedHistogram(lc.title, lc.axis, lc.what, h, 1e3, ms))
 	}
 	p.gridEnd()
 	head := []string{"metric (ms)", "count", "mean", "median"}
@@ -311,7 +307,7 @@ func serverSection(p *page, run *Run) {
 		return
 	}
 	p.section("server", "Server")
-	p.intro(fmt.Sprintf("The server's own metrics (%s) over the measured window, from %d scrapes. Its histograms have bucket resolution: a percentile is an estimate inside its bucket.", engineName(w.Engine), w.Scrapes))
+	p.intro(fmt.Sprintf("The server's own metrics (%s) over the measured window, from %d scrapes. Its histograms count requests in buckets: a mean is exact, but a percentile is only an estimate, interpolated inside the bucket that holds it (shown beside it), and can lie far from the mean.", engineName(w.Engine), w.Scrapes))
 	var segs []segment
 	var total float64
 	phases := w.Phases()
@@ -319,11 +315,11 @@ func serverSection(p *page, run *Run) {
 		total += ph.Mean
 	}
 	for i, ph := range phases {
-		segs = append(segs, segment{label: fmt.Sprintf("%s %s", ph.Name, seconds(ph.Mean)), value: ph.Mean, class: "s" + strconv.Itoa(i%3),
+		segs = append(segs, segment{label: fmt.Sprintf("%s %s", ph.Name, seconds(ph.Mean)), value: ph.Mean, class: "s" + strconv.Itoa(i%6),
 			hover: fmt.Sprintf("%s: mean %s per request, %s of the request's time", ph.Name, seconds(ph.Mean), percent(ph.Share))})
 	}
 	if len(segs) > 0 {
-		p.w(stackChart("Where a request's time went: queue, prefill, decode", segs))
+		p.w(stackChart("Where a request's time went: queue, prefill, decode", "mean time per request, as the server measured it (exact: sums over counts)", segs))
 	} else {
 		p.intro("The server exported no queue, prefill or decode histogram, or no request finished in the window.")
 	}
@@ -341,7 +337,7 @@ func serverSection(p *page, run *Run) {
 				row = append(row, cell{s: "n/a"})
 				continue
 			}
-			s := fmt.Sprintf("%s (%s–%s)", seconds(e.Value), seconds(e.Lower), seconds(e.Upper))
+			s := fmt.Sprintf("≈ %s (bucket %s–%s)", seconds(e.Value), seconds(e.Lower), seconds(e.Upper))
 			if e.Overflow {
 				s = "above " + seconds(e.Upper)
 			}
@@ -350,7 +346,7 @@ func serverSection(p *page, run *Run) {
 		rows = append(rows, row)
 	}
 	if len(rows) > 0 {
-		p.table("server-hist", []string{"server histogram", "observations", "mean", "p50 (bucket)", "p99 (bucket)"}, rows)
+		p.table("server-hist", []string{"server histogram", "observations", "mean (exact)", "p50 (estimate)", "p99 (estimate)"}, rows)
 	}
 	rows = nil
 	for _, g := range promscrape.AllGauges {

@@ -77,6 +77,9 @@ type Run struct {
 	// Scheduled holds the scheduled times of measured requests, ns from
 	// the run epoch, in record order: the load's shape.
 	Scheduled []int64
+	// Requests are the measured requests in record order, for the
+	// per-request timeline and the page's SLO controls.
+	Requests []RequestSpan
 
 	// Summary is the run's summary file, when one was found beside the
 	// records; nil otherwise.
@@ -199,6 +202,7 @@ func (b *RunBuilder) Add(r *record.Record) {
 	run := b.run
 	run.Scheduled = append(run.Scheduled, r.Scheduled)
 	q := metrics.Compute(r)
+	run.Requests = append(run.Requests, newRequestSpan(r, q, b.opts.SLO))
 	key := b.rng.Uint64()
 	if q.HasSent {
 		b.lag.add(r.Scheduled, q.ClientQueue)

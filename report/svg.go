@@ -192,13 +192,20 @@ func (f *frame) hline(v float64, class, label, hover string) {
 		px(f.x.b-2), px(f.y.pos(v)-4), esc(label), esc(hover))
 }
 
-// vline draws a vertical marker at x = v labelled at the top; row staggers
-// labels of close markers.
-func (f *frame) vline(v float64, class, label, hover string, row int) {
-	x := px(f.x.pos(v))
-	f.printf(`<g class="%s"><line x1="%s" x2="%s" y1="%s" y2="%s"/>`, class, x, x, px(f.plotTop()), px(f.plotBottom()))
-	f.printf(`<text x="%s" y="%s" text-anchor="middle">%s</text><title>%s</title></g>`,
-		x, px(f.plotTop()-4-11*float64(row)), esc(label), esc(hover))
+// marker draws a vertical marker line at pixel x with its label centred
+// at pixel cx above the plot, joined by a leader when the two differ. A
+// marker beyond the axis (beyond) has a label only.
+func (f *frame) marker(x, cx float64, class, label, hover string, beyond bool) {
+	top := f.plotTop()
+	f.printf(`<g class="%s">`, class)
+	if !beyond {
+		f.printf(`<line x1="%s" x2="%s" y1="%s" y2="%s"/>`, px(x), px(x), px(top), px(f.plotBottom()))
+		if math.Abs(cx-x) > 1 {
+			f.printf(`<path class="leader" d="M%s %sL%s %s"/>`, px(cx), px(top-3), px(x), px(top))
+		}
+	}
+	f.printf(`<text class="mlabel" x="%s" y="%s" text-anchor="middle">%s</text><title>%s</title></g>`,
+		px(cx), px(top-5), esc(label), esc(hover))
 }
 
 // render writes the chart as a <figure> holding an <svg>.
