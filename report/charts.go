@@ -142,7 +142,7 @@ func placeMarkers(f *frame, markers []marker) {
 		}
 		l.cx = lo + l.w/2
 	}
-	right := float64(chartW) - 2
+	right := f.w - 2
 	for i := len(ls) - 1; i >= 0; i-- {
 		l := &ls[i]
 		hi := right

@@ -164,6 +164,10 @@ type frame struct {
 	xTick, yTick func(v, step float64) string
 	b            strings.Builder // plot elements
 	legend       []legendItem
+	// w and h are the chart's size in user units: chartW × chartH but
+	// for a chart made with newSizedFrame.
+	w, h  float64
+	class string // extra classes of the figure
 }
 
 type legendItem struct {
@@ -172,14 +176,19 @@ type legendItem struct {
 }
 
 func newFrame(title, xLabel, yLabel string, x, y scale) *frame {
-	x.a, x.b = marginLeft, chartW-marginRight
-	y.a, y.b = chartH-marginBot, marginTop
-	return &frame{title: title, x: x, y: y, xLabel: xLabel, yLabel: yLabel}
+	return newSizedFrame(title, xLabel, yLabel, x, y, chartW, chartH)
+}
+
+// newSizedFrame is newFrame for a chart of w × h user units.
+func newSizedFrame(title, xLabel, yLabel string, x, y scale, w, h float64) *frame {
+	x.a, x.b = marginLeft, w-marginRight
+	y.a, y.b = h-marginBot, marginTop
+	return &frame{title: title, x: x, y: y, xLabel: xLabel, yLabel: yLabel, w: w, h: h}
 }
 
 // plotTop and plotBottom are the y pixels of the plot area's edges.
 func (f *frame) plotTop() float64    { return marginTop }
-func (f *frame) plotBottom() float64 { return chartH - marginBot }
+func (f *frame) plotBottom() float64 { return f.h - marginBot }
 
 func (f *frame) printf(format string, args ...any) { fmt.Fprintf(&f.b, format, args...) }
 
@@ -210,9 +219,9 @@ func (f *frame) marker(x, cx float64, class, label, hover string, beyond bool) {
 
 // render writes the chart as a <figure> holding an <svg>.
 func (f *frame) render(w *strings.Builder) {
-	fmt.Fprintf(w, `<figure class="chart"><figcaption>%s</figcaption>`, esc(f.title))
-	fmt.Fprintf(w, `<svg class="chart" viewBox="0 0 %d %d" role="img" aria-label="%s" xmlns="http://www.w3.org/2000/svg">`,
-		chartW, chartH, esc(f.title))
+	fmt.Fprintf(w, `<figure class="chart%s"><figcaption>%s</figcaption>`, f.class, esc(f.title))
+	fmt.Fprintf(w, `<svg class="chart" viewBox="0 0 %s %s" role="img" aria-label="%s" xmlns="http://www.w3.org/2000/svg">`,
+		px(f.w), px(f.h), esc(f.title))
 	f.axes(w)
 	fmt.Fprintf(w, `<g class="plot">%s</g>`, f.b.String())
 	f.renderLegend(w)
@@ -243,7 +252,7 @@ func (f *frame) axes(w *strings.Builder) {
 	b := px(f.plotBottom())
 	fmt.Fprintf(w, `<line class="frame" x1="%s" x2="%s" y1="%s" y2="%s"/>`, px(f.x.a), px(f.x.b), b, b)
 	fmt.Fprintf(w, `<line class="frame" x1="%s" x2="%s" y1="%s" y2="%s"/>`, px(f.x.a), px(f.x.a), px(f.plotTop()), b)
-	fmt.Fprintf(w, `<text class="label" x="%s" y="%d" text-anchor="middle">%s</text>`, px((f.x.a+f.x.b)/2), chartH-8, esc(f.xLabel))
+	fmt.Fprintf(w, `<text class="label" x="%s" y="%s" text-anchor="middle">%s</text>`, px((f.x.a+f.x.b)/2), px(f.h-8), esc(f.xLabel))
 	fmt.Fprintf(w, `<text class="label" transform="rotate(-90)" x="%s" y="14" text-anchor="middle">%s</text>`,
 		px(-(f.plotTop()+f.plotBottom())/2), esc(f.yLabel))
 	w.WriteString(`</g>`)
