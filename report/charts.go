@@ -261,6 +261,9 @@ type curve struct {
 	class  string
 	pts    []xyPoint
 	dashed bool
+	// bare draws the line alone, without a dot (and hover) per point: for
+	// a curve of many points, such as a distribution.
+	bare bool
 }
 
 // annotation rings a point of a curve and names it.
@@ -304,8 +307,33 @@ func curveChart(title string, xa, ya axisSpec, curves []curve, notes []annotatio
 		f.printf(`<text class="empty" x="%d" y="%d" text-anchor="middle">no data</text>`, chartW/2, chartH/2)
 		return f
 	}
+	// Everything drawn from data, in pixels: labels keep clear of it.
+	var data []box
+	for _, c := range curves {
+		var last [2]float64
+		pen := false
+		for _, p := range c.pts {
+			if !usable(p.x) || !usable(p.y) || (ysc.log && p.y <= 0) || (xsc.log && p.x <= 0) {
+				pen = false
+				continue
+			}
+			x, y := f.x.pos(p.x), f.y.pos(p.y)
+			data = append(data, box{x - 4.5, y - 4.5, x + 4.5, y + 4.5})
+			if pen {
+				// The line between points, sampled every few pixels.
+				steps := int(math.Hypot(x-last[0], y-last[1]) / 4)
+				for k := 1; k < steps; k++ {
+					t := float64(k) / float64(steps)
+					sx, sy := last[0]+t*(x-last[0]), last[1]+t*(y-last[1])
+					data = append(data, box{sx - 1.5, sy - 1.5, sx + 1.5, sy + 1.5})
+				}
+			}
+			last, pen = [2]float64{x, y}, true
+		}
+	}
+	var placed []box
 	for _, r := range refs {
-		f.hline(r.value, r.class, r.label, r.hover)
+		placed = append(placed, f.hlineClear(r.value, r.class, r.label, r.hover, data))
 	}
 	for _, c := range curves {
 		var d strings.Builder
@@ -330,7 +358,7 @@ func curveChart(title string, xa, ya axisSpec, curves []curve, notes []annotatio
 			f.printf(`<path class="line %s" d="%s"%s/>`, c.class, d.String(), dash)
 		}
 		for _, p := range c.pts {
-			if !usable(p.x) || !usable(p.y) || (ysc.log && p.y <= 0) || (xsc.log && p.x <= 0) {
+			if c.bare || !usable(p.x) || !usable(p.y) || (ysc.log && p.y <= 0) || (xsc.log && p.x <= 0) {
 				continue
 			}
 			f.printf(`<circle class="point %s" cx="%s" cy="%s" r="3.5"><title>%s</title></circle>`,
@@ -365,25 +393,73 @@ func curveChart(title string, xa, ya axisSpec, curves []curve, notes []annotatio
 		g.labels = append(g.labels, a.label)
 		g.hovers = append(g.hovers, a.hover)
 	}
-	for i, g := range groups {
+	for _, g := range groups {
 		x, y := f.x.pos(g.x), f.y.pos(g.y)
-		// Alternate labels above and below so that picks on neighbouring
-		// points stay legible.
-		dy := -12.0 - 4*float64(len(g.classes))
-		if i%2 == 1 || y+dy < f.plotTop()+8 {
-			dy = 18 + 4*float64(len(g.classes))
-		}
-		if y+dy > f.plotBottom()-4 {
-			dy = -12 - 4*float64(len(g.classes))
-		}
+		text := strings.Join(g.labels, " · ")
+		lx, ly := placeLabel(f, x, y, 7+3.5*float64(len(g.classes)), labelWidth(text)+4, data, placed)
+		placed = append(placed, box{lx - (labelWidth(text)+4)/2, ly - 10, lx + (labelWidth(text)+4)/2, ly + 2})
 		f.printf(`<g class="pick %s">`, g.classes[0])
 		for k, c := range g.classes {
 			f.printf(`<circle class="%s" cx="%s" cy="%s" r="%s"/>`, c, px(x), px(y), px(7+3.5*float64(k)))
 		}
+		if math.Hypot(lx-x, ly-4-y) > 24 {
+			// A label set far from its point is tied to it.
+			f.printf(`<path class="leader" d="M%s %sL%s %s"/>`, px(x), px(y), px(lx), px(ly-4))
+		}
 		f.printf(`<text x="%s" y="%s" text-anchor="middle">%s</text><title>%s</title></g>`,
-			px(x), px(y+dy), esc(strings.Join(g.labels, " · ")), esc(strings.Join(g.hovers, "\n")))
+			px(lx), px(ly), esc(text), esc(strings.Join(g.hovers, "\n")))
 	}
 	return f
+}
+
+// box is a rectangle in pixels.
+type box struct{ x0, y0, x1, y1 float64 }
+
+func (a box) overlaps(b box) bool {
+	return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1
+}
+
+// placeLabel chooses where a pick's label goes: the nearest of several
+// places around the point (its ring of radius r) where a label w pixels
+// wide covers no data, no other label and stays inside the plot; failing
+// that, the place that covers the least. It returns the label's centre
+// and baseline.
+func placeLabel(f *frame, x, y, r, w float64, data, labels []box) (float64, float64) {
+	type place struct{ dx, dy float64 }
+	var places []place
+	for _, d := range []float64{0, 14, 28, 44} {
+		places = append(places,
+			place{0, -r - 4 - d}, place{0, r + 12 + d},
+			place{w/2 + r + 2 + d, 4}, place{-w/2 - r - 2 - d, 4},
+			place{w/2 + r, -r - d}, place{-w/2 - r, -r - d},
+			place{w/2 + r, r + 10 + d}, place{-w/2 - r, r + 10 + d})
+	}
+	best, bestCost := places[0], math.Inf(1)
+	for _, pl := range places {
+		cx, by := x+pl.dx, y+pl.dy
+		b := box{cx - w/2, by - 10, cx + w/2, by + 2}
+		cost := 0.0
+		if b.x0 < f.x.a || b.x1 > f.x.b || b.y0 < f.plotTop() || b.y1 > f.plotBottom() {
+			cost += 1000
+		}
+		for _, o := range labels {
+			if b.overlaps(o) {
+				cost += 100
+			}
+		}
+		for _, o := range data {
+			if b.overlaps(o) {
+				cost++
+			}
+		}
+		if cost == 0 {
+			return cx, by
+		}
+		if cost < bestCost {
+			best, bestCost = pl, cost
+		}
+	}
+	return x + best.dx, y + best.dy
 }
 
 // fitAxis returns the scale for values vs drawn on an axis like a.

@@ -220,3 +220,33 @@ func (h *Histogram) center(i int) float64 {
 	c := math.Sqrt(binLow(i) * binLow(i+1))
 	return min(max(c, h.min), h.max)
 }
+
+// cdf returns at most maxPoints points (value, share of values at or
+// below it) of h's distribution, from its smallest value to its largest:
+// the upper edges of the fine bins, thinned evenly.
+func (h *Histogram) cdf(maxPoints int) [][2]float64 {
+	if h.count == 0 || maxPoints < 2 {
+		return nil
+	}
+	var all [][2]float64
+	cum := h.nonPos
+	if cum > 0 {
+		all = append(all, [2]float64{h.min, float64(cum) / float64(h.count)})
+	}
+	for i, c := range h.bins {
+		if c == 0 {
+			continue
+		}
+		cum += c
+		all = append(all, [2]float64{min(max(binLow(i+1), h.min), h.max), float64(cum) / float64(h.count)})
+	}
+	if len(all) <= maxPoints {
+		return all
+	}
+	out := make([][2]float64, 0, maxPoints)
+	step := float64(len(all)-1) / float64(maxPoints-1)
+	for k := range maxPoints {
+		out = append(out, all[int(math.Round(float64(k)*step))])
+	}
+	return out
+}

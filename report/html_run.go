@@ -34,7 +34,8 @@ var latencyCharts = []struct {
 // against its SLO and gates, headline numbers, latency histograms with
 // percentile markers and the SLO, the run over time, the server's view when
 // its series was saved, errors, and the configuration. The page loads
-// nothing and runs no script.
+// nothing; its one script lets the reader try other SLO bounds on the
+// embedded per-request figures and save charts.
 func WriteRunHTML(w io.Writer, run *Run, o HTMLOptions) error {
 	if run == nil || run.Result == nil {
 		return fmt.Errorf("html report: no run")
@@ -51,6 +52,7 @@ func WriteRunHTML(w io.Writer, run *Run, o HTMLOptions) error {
 	p.head(title, runSubtitle(run))
 	p.verdict(runVerdict(run))
 	p.cards(runCards(run))
+	requests := sloSection(&p, run)
 	workloadSection(&p, run)
 	latencySection(&p, run)
 	requestsSection(&p, run)
@@ -58,6 +60,7 @@ func WriteRunHTML(w io.Writer, run *Run, o HTMLOptions) error {
 	serverSection(&p, run)
 	errorSection(&p, run)
 	configSection(&p, run)
+	p.data("goodput-requests", requests)
 	p.tail("goodput-result", safeJSON(data), o.Tool)
 	_, err = p.finish(w)
 	return err

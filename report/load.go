@@ -34,6 +34,8 @@ type Sweep struct {
 	// files of its measurements found beside the sweep file, by base name,
 	// so that a report can say where each point's requests are.
 	Records map[string][]string
+	// Context is what the sweep measured, from the files beside it.
+	Context SweepContext
 }
 
 // loadLabel is the record label a sweep sets to each measurement's load
@@ -329,7 +331,23 @@ func LoadSweep(path string) (*Sweep, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Sweep{Name: stem(path), Path: path, Summary: s, Records: pointRecords(filepath.Dir(path))}, nil
+	name := stem(path)
+	if name == "sweep" {
+		// sweep.json is every sweep's name: its directory names this one.
+		if d := filepath.Base(filepath.Dir(mustAbs(path))); d != "." && d != "/" {
+			name = d
+		}
+	}
+	dir := filepath.Dir(path)
+	return &Sweep{Name: name, Path: path, Summary: s, Records: pointRecords(dir), Context: readSweepContext(dir)}, nil
+}
+
+// mustAbs returns path made absolute, or path when that fails.
+func mustAbs(path string) string {
+	if a, err := filepath.Abs(path); err == nil {
+		return a
+	}
+	return path
 }
 
 // pointRecords finds the record files of a sweep's measurements in dir by

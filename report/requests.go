@@ -28,8 +28,8 @@ type RequestSpan struct {
 	HasTTFT, HasTPOT bool
 	OutputTokens     int
 	// Good says the request met the run's SLO. Other says it met the
-	// SLO's conditions on metrics other than TTFT and TPOT, which the
-	// page's SLO controls leave as they are.
+	// SLO's conditions that the page's SLO controls leave as they are:
+	// all but its upper bounds on TTFT and TPOT.
 	Good, Other bool
 }
 
@@ -59,11 +59,17 @@ func newRequestSpan(r *record.Record, q metrics.Request, cs slo.Conditions) Requ
 	}
 	s.Good = cs.Good(q)
 	for _, c := range cs {
-		if c.Metric != metrics.MetricTTFT && c.Metric != metrics.MetricTPOT && !c.Holds(q) {
+		if !tunable(c) && !c.Holds(q) {
 			s.Other = false
 		}
 	}
 	return s
+}
+
+// tunable reports whether the page's SLO controls set c: an upper bound
+// on TTFT or TPOT.
+func tunable(c slo.Condition) bool {
+	return c.Op == slo.LE && (c.Metric == metrics.MetricTTFT || c.Metric == metrics.MetricTPOT)
 }
 
 // micros returns ns as whole microseconds, rounded up: for a bound b that

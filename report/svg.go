@@ -201,6 +201,52 @@ func (f *frame) hline(v float64, class, label, hover string) {
 		px(f.x.b-2), px(f.y.pos(v)-4), esc(label), esc(hover))
 }
 
+// hlineClear draws a horizontal reference line at y = v with its label
+// where the label covers none of data: at the right end above the line,
+// else the left end, else below; it returns the label's box.
+func (f *frame) hlineClear(v float64, class, label, hover string, data []box) box {
+	y := f.y.pos(v)
+	w := labelWidth(label) + 2
+	type place struct {
+		x      float64 // the label's left edge
+		base   float64 // its baseline
+		anchor string
+	}
+	var places []place
+	for _, dy := range []float64{-4, 13} {
+		places = append(places, place{f.x.b - 2 - w, y + dy, "end"}, place{f.x.a + 4, y + dy, "start"}, place{(f.x.a+f.x.b-w)/2, y + dy, "middle"})
+	}
+	best, bestN := places[0], -1
+	for _, p := range places {
+		b := box{p.x, p.base - 10, p.x + w, p.base + 2}
+		if b.y0 < f.plotTop()-2 || b.y1 > f.plotBottom() {
+			continue
+		}
+		n := 0
+		for _, d := range data {
+			if b.overlaps(d) {
+				n++
+			}
+		}
+		if bestN < 0 || n < bestN {
+			best, bestN = p, n
+		}
+		if n == 0 {
+			break
+		}
+	}
+	tx := best.x
+	switch best.anchor {
+	case "end":
+		tx = best.x + w
+	case "middle":
+		tx = best.x + w/2
+	}
+	f.printf(`<g class="%s"><line x1="%s" x2="%s" y1="%s" y2="%s"/>`, class, px(f.x.a), px(f.x.b), px(y), px(y))
+	f.printf(`<text x="%s" y="%s" text-anchor="%s">%s</text><title>%s</title></g>`, px(tx), px(best.base), best.anchor, esc(label), esc(hover))
+	return box{best.x, best.base - 10, best.x + w, best.base + 2}
+}
+
 // marker draws a vertical marker line at pixel x with its label centred
 // at pixel cx above the plot, joined by a leader when the two differ. A
 // marker beyond the axis (beyond) has a label only.

@@ -3,7 +3,9 @@ package cli
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -51,14 +53,21 @@ on the point estimates instead; the output says which was done. The command
 exits with code 3 when a gate fails.`,
 		Example: `  goodput compare main.jsonl pr.jsonl
   goodput compare base/ new/ --gate 'regression(p99 ttft) <= 10%' --gate 'regression(throughput) <= 5%'
-  goodput compare a.jsonl b.jsonl c.jsonl --format markdown >> $GITHUB_STEP_SUMMARY`,
+  goodput compare a.jsonl b.jsonl c.jsonl --format markdown >> $GITHUB_STEP_SUMMARY
+  goodput compare base/ new/ -o compare.html   # a self-contained page with the intervals drawn`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			files := takeGoodputWords(&mf, args)
 			if len(files) < 2 {
 				return usageErr("%s: give a baseline and at least one run to compare with it", cmd.CommandPath())
 			}
-			if format != "text" && format != "markdown" && format != "md" {
-				return usageErr("--format %q: want text or markdown", format)
+			if format == "" {
+				format = "text"
+				if ext := strings.ToLower(filepath.Ext(out)); ext == ".html" || ext == ".htm" {
+					format = "html"
+				}
+			}
+			if format != "text" && format != "markdown" && format != "md" && format != "html" {
+				return usageErr("--format %q: want text, markdown or html", format)
 			}
 			o := report.CompareOptions{Resamples: resamples, Seed: seed, Confidence: conf, PointEstimate: point}
 			var plain []string
@@ -118,8 +127,11 @@ exits with code 3 when a gate fails.`,
 				return err
 			}
 			err = writeOutput(env, out, func(w io.Writer) error {
-				if format == "text" {
+				switch format {
+				case "text":
 					return report.WriteCompareText(w, c)
+				case "html":
+					return report.WriteCompareHTML(w, c, report.HTMLOptions{Tool: "goodput " + Version})
 				}
 				return report.WriteCompareMarkdown(w, c)
 			})
@@ -149,7 +161,7 @@ exits with code 3 when a gate fails.`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&out, "output", "o", "-", `file to write, "-" for standard output`)
-	f.StringVar(&format, "format", "text", "text or markdown")
+	f.StringVar(&format, "format", "", "text, markdown or html (default: html for an --output ending .html, else text)")
 	f.IntVar(&resamples, "resamples", report.DefaultResamples, "bootstrap resamples per run (100 to 100000)")
 	f.Uint64Var(&seed, "seed", 1, "seed of the bootstrap, so that a comparison is reproducible")
 	f.Float64Var(&conf, "confidence", report.DefaultConfidence, "coverage of the intervals, e.g. 0.95 or 0.99")
