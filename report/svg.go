@@ -214,7 +214,7 @@ func (f *frame) hlineClear(v float64, class, label, hover string, data []box) bo
 	}
 	var places []place
 	for _, dy := range []float64{-4, 13} {
-		places = append(places, place{f.x.b - 2 - w, y + dy, "end"}, place{f.x.a + 4, y + dy, "start"}, place{(f.x.a+f.x.b-w)/2, y + dy, "middle"})
+		places = append(places, place{f.x.b - 2 - w, y + dy, "end"}, place{f.x.a + 4, y + dy, "start"}, place{(f.x.a + f.x.b - w) / 2, y + dy, "middle"})
 	}
 	best, bestN := places[0], -1
 	for _, p := range places {
