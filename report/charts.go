@@ -133,7 +133,7 @@ func placeMarkers(f *frame, markers []marker) {
 	}
 	slices.SortStableFunc(ls, func(a, b label) int { return cmp.Compare(a.x, b.x) })
 	const gap = 4
-	left := f.x.a - marginLeft + 4 // labels may use the left margin
+	left := f.x.a - 2 // clear of the y axis's labels
 	for i := range ls {
 		l := &ls[i]
 		lo := max(l.x-l.w/2, left)

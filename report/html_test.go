@@ -196,6 +196,15 @@ func markerLabels(f *node, class string) []string {
 // markup in their messages, and a server series.
 func richRun(t *testing.T) *Run {
 	t.Helper()
+	h, recs := richRecords(t)
+	run := build(h, recs, RunOptions{SLO: mustSLO(t, "ttft<=120ms,tpot<=20ms"), Gates: mustGates(t, "p99(ttft)<=200ms,attainment>=0.95")})
+	run.AttachServer(serverSeries(h.Start, 25))
+	return run
+}
+
+// richRecords are the records of richRun: 400 requests, 4 of them failed.
+func richRecords(t *testing.T) (record.Header, []record.Record) {
+	t.Helper()
 	recs := fixedRecords(400, 50*time.Millisecond, time.Millisecond, 12, 15*time.Millisecond, func(i int) time.Duration {
 		return time.Duration(30+(i*37)%120) * time.Millisecond
 	})
@@ -208,9 +217,7 @@ func richRun(t *testing.T) *Run {
 		t.Fatal(err)
 	}
 	h.Start = time.Date(2025, 4, 5, 6, 7, 8, 0, time.UTC)
-	run := build(h, recs, RunOptions{SLO: mustSLO(t, "ttft<=120ms,tpot<=20ms"), Gates: mustGates(t, "p99(ttft)<=200ms,attainment>=0.95")})
-	run.AttachServer(serverSeries(h.Start, 25))
-	return run
+	return h, recs
 }
 
 func TestRunHTMLStructure(t *testing.T) {
