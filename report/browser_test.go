@@ -526,7 +526,7 @@ func BenchmarkBrowserOpen100k(b *testing.B) {
 	for range b.N {
 		pl := br.open(b, file)
 		loaded += pl.loaded
-		if pl.view.Charts != 8 { // four histograms, four time charts
+		if pl.view.Charts != 11 { // two token-length and four latency histograms, the request timeline, four time charts
 			b.Fatalf("%d charts", pl.view.Charts)
 		}
 	}

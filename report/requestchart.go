@@ -42,15 +42,16 @@ func longGap(res *metrics.Result) float64 {
 // was long. It is what vLLM's --plot-timeline shows, with the client's
 // queue and the SLO added. It returns the frame and the stride.
 func requestTimeline(run *Run) (*frame, int) {
-	spans := slices.Clone(run.Requests)
-	slices.SortStableFunc(spans, func(a, b RequestSpan) int { return cmp.Compare(a.Scheduled, b.Scheduled) })
-	stride := sampleEvery(len(spans), maxTimelineRequests)
-	if stride > 1 {
-		kept := spans[:0]
-		for i := 0; i < len(spans); i += stride {
-			kept = append(kept, spans[i])
-		}
-		spans = kept
+	// Sort indices, not spans: a long run's spans are many megabytes.
+	order := make([]int32, len(run.Requests))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(run.Requests[a].Scheduled, run.Requests[b].Scheduled) })
+	stride := sampleEvery(len(order), maxTimelineRequests)
+	var spans []RequestSpan
+	for i := 0; i < len(order); i += stride {
+		spans = append(spans, run.Requests[order[i]])
 	}
 	n := len(spans)
 	rowH := min(max(timelineRows/float64(max(n, 1)), minRowH), maxRowH)

@@ -14,52 +14,61 @@ import (
 // figures are then estimates.
 const maxEmbeddedRequests = 100_000
 
-// requestData is the JSON the page's script reads: per request, TTFT and
-// TPOT in whole microseconds rounded up (null when undefined), output
-// tokens, and flags (1: succeeded; 2: met the SLO's other conditions).
-type requestData struct {
-	WindowS float64  `json:"window_s"`
-	Total   int      `json:"total"`
-	Stride  int      `json:"stride"`
-	Other   []string `json:"other"`
-	TTFT    []*int64 `json:"ttft_us"`
-	TPOT    []*int64 `json:"tpot_us"`
-	Tokens  []int    `json:"tokens"`
-	Flags   []int    `json:"flags"`
-}
-
-// sloData builds the embedded figures of run.
-func sloData(run *Run) requestData {
-	stride := sampleEvery(len(run.Requests), maxEmbeddedRequests)
-	d := requestData{WindowS: run.Result.Window.Seconds, Stride: stride, Other: []string{}}
+// sloData writes the JSON the page's script reads: per request, TTFT
+// and TPOT in whole microseconds rounded up (null when undefined), output
+// tokens, and flags (1: succeeded; 2: met the SLO's other conditions);
+// with the window, the number of requests held, and the stride that chose
+// them. It is written by hand: a hundred thousand requests through
+// encoding/json cost tens of megabytes of garbage.
+func sloData(run *Run) (data []byte, stride int) {
+	stride = sampleEvery(len(run.Requests), maxEmbeddedRequests)
+	other := []string{}
 	for _, c := range run.SLO {
 		if !tunable(c) {
-			d.Other = append(d.Other, c.String())
+			other = append(other, c.String())
 		}
 	}
-	for i := 0; i < len(run.Requests); i += stride {
-		s := &run.Requests[i]
-		d.Total++
-		var t, p *int64
-		if s.HasTTFT {
-			v := micros(s.TTFT)
-			t = &v
+	n := (len(run.Requests) + stride - 1) / stride
+	head, _ := json.Marshal(struct {
+		WindowS float64  `json:"window_s"`
+		Total   int      `json:"total"`
+		Stride  int      `json:"stride"`
+		Other   []string `json:"other"`
+	}{run.Result.Window.Seconds, n, stride, other})
+	// Only the SLO's text can hold <, > or &, all in head.
+	head = safeJSON(head)
+	b := make([]byte, 0, len(head)+n*24+64)
+	b = append(b, head[:len(head)-1]...)
+	column := func(name string, value func(s *RequestSpan) (int64, bool)) {
+		b = append(b, `,"`...)
+		b = append(b, name...)
+		b = append(b, `":[`...)
+		for i := 0; i < len(run.Requests); i += stride {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if v, ok := value(&run.Requests[i]); ok {
+				b = strconv.AppendInt(b, v, 10)
+			} else {
+				b = append(b, "null"...)
+			}
 		}
-		if s.HasTPOT {
-			v := micros(s.TPOT)
-			p = &v
-		}
-		f := 0
+		b = append(b, ']')
+	}
+	column("ttft_us", func(s *RequestSpan) (int64, bool) { return micros(s.TTFT), s.HasTTFT })
+	column("tpot_us", func(s *RequestSpan) (int64, bool) { return micros(s.TPOT), s.HasTPOT })
+	column("tokens", func(s *RequestSpan) (int64, bool) { return int64(s.OutputTokens), true })
+	column("flags", func(s *RequestSpan) (int64, bool) {
+		f := int64(0)
 		if s.OK {
 			f |= 1
 		}
 		if s.Other {
 			f |= 2
 		}
-		d.TTFT, d.TPOT = append(d.TTFT, t), append(d.TPOT, p)
-		d.Tokens, d.Flags = append(d.Tokens, s.OutputTokens), append(d.Flags, f)
-	}
-	return d
+		return f, true
+	})
+	return append(b, '}'), stride
 }
 
 // slider is one SLO control: its range in microseconds and where it
@@ -126,14 +135,10 @@ func sloSection(p *page, run *Run) []byte {
 	}
 	p.f(`<p class="readout"><code id="slo-expr">%s</code>: attainment <b id="slo-attainment">%s</b>, goodput <b id="slo-goodput">%s tok/s</b> (<span id="slo-request-goodput">%s req/s</span>)</p>`,
 		esc(expr), esc(fmt.Sprintf("%.2f%% (%d of %d requests)", 100*att, good, total)), fixed(goodTok, 2), fixed(goodReq, 2))
-	d := sloData(run)
-	if d.Stride > 1 {
-		p.intro(fmt.Sprintf("This run has %d requests; the page holds every %s, so figures recomputed here are estimates.", len(run.Requests), ordinal(d.Stride)))
+	data, stride := sloData(run)
+	if stride > 1 {
+		p.intro(fmt.Sprintf("This run has %d requests; the page holds every %s, so figures recomputed here are estimates.", len(run.Requests), ordinal(stride)))
 	}
 	p.sectionEnd()
-	b, err := json.Marshal(d)
-	if err != nil {
-		return nil
-	}
-	return safeJSON(b)
+	return data
 }

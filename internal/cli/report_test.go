@@ -261,7 +261,8 @@ func TestReportSweep(t *testing.T) {
 		t.Errorf("exit %d, sweep CSV:\n%s", code, stdout)
 	}
 	stdout, _, code = run(t, "", "report", dir, "--format", "markdown")
-	if code != ExitOK || !strings.Contains(stdout, "## goodput sweep: sweep") {
+	// Every sweep file is sweep.json: the page is named for its directory.
+	if code != ExitOK || !strings.Contains(stdout, "## goodput sweep: "+filepath.Base(dir)+"\n") {
 		t.Errorf("exit %d:\n%s", code, stdout)
 	}
 }
