@@ -191,6 +191,10 @@ type layoutView struct {
 	PageOverflow bool `json:"page_overflow"`
 	Requests     int  `json:"requests"` // bars of the per-request timeline
 	Exports      int  `json:"exports"`  // charts with SVG and PNG buttons
+	// OverData names the labels of picks and reference lines drawn over a
+	// data point or a curve; Labels counts the labels checked.
+	OverData []string `json:"over_data"`
+	Labels   int      `json:"labels"`
 }
 
 const inspectLayout = `(() => {
@@ -220,7 +224,32 @@ const inspectLayout = `(() => {
     if (wrap && (ox === 'auto' || ox === 'scroll') && wrap.scrollWidth > wrap.clientWidth && wr.right <= width + tol) continue;
     cut.push(t.className + ' ends at ' + Math.round(r.right) + ' of ' + width);
   }
+  const overData = [];
+  let labels = 0;
+  for (const svg of document.querySelectorAll('svg.chart')) {
+    const fig = svg.closest('figure');
+    const name = fig && fig.querySelector('figcaption') ? fig.querySelector('figcaption').firstChild.textContent : '?';
+    const texts = [...svg.querySelectorAll('g.pick text, g.slo text, g.target text')].filter(t => !t.closest('.marker, .legend'));
+    labels += texts.length;
+    const boxes = texts.map(t => t.getBoundingClientRect());
+    const inside = (r, x, y) => x > r.left + 1 && x < r.right - 1 && y > r.top + 1 && y < r.bottom - 1;
+    const points = [...svg.querySelectorAll('circle.point')].map(c => c.getBoundingClientRect());
+    const m = svg.getScreenCTM();
+    texts.forEach((t, i) => {
+      const r = boxes[i];
+      if (points.some(p => hit(r, p))) { overData.push(name + ': "' + t.textContent + '" over a point'); return; }
+      for (const path of svg.querySelectorAll('path.line')) {
+        const n = path.getTotalLength();
+        for (let s = 0; s <= n; s += 2) {
+          const q = path.getPointAtLength(s);
+          const x = m.a * q.x + m.c * q.y + m.e, y = m.b * q.x + m.d * q.y + m.f;
+          if (inside(r, x, y)) { overData.push(name + ': "' + t.textContent + '" over a curve'); return; }
+        }
+      }
+    });
+  }
   return {
+    over_data: overData, labels,
     overlaps, segments: segs.length, unnamed, cut_tables: cut, tables: tables.length,
     page_overflow: document.documentElement.scrollWidth > width + 1,
     requests: document.querySelectorAll('svg.chart g.req').length,
@@ -258,6 +287,9 @@ func checkLayout(t *testing.T, v layoutView) {
 	}
 	for _, c := range v.CutTables {
 		t.Errorf("a table is cut off: %s", c)
+	}
+	for _, o := range v.OverData {
+		t.Errorf("a label is drawn over data: %s", o)
 	}
 }
 
@@ -325,6 +357,11 @@ func TestBrowserOpensReports(t *testing.T) {
 			}
 			if v.Title != "goodput sweep: nightly" || l.Tables != 1 {
 				t.Errorf("title %q, %d points tables", v.Title, l.Tables)
+			}
+			// The picks' labels, the SLO on both latency curves and the
+			// attainment target, all checked against the data.
+			if l.Labels < 7 {
+				t.Errorf("%d pick and reference labels checked, want at least 7", l.Labels)
 			}
 		}},
 		{"compare", comparePage.Bytes(), func(t *testing.T, v pageView, l layoutView) {
@@ -492,6 +529,40 @@ func TestBrowserSeesProblems(t *testing.T) {
 	}
 	if pl.view.Charts != 1 || pl.view.Drawn != 1 || pl.view.Bars != 1 {
 		t.Errorf("view %+v", pl.view)
+	}
+}
+
+// TestBrowserSeesLayoutProblems is the control of the layout checks: a
+// page with overlapping labels, a label over a point and over a curve, a
+// segment without a legend entry and a table wider than the window must
+// fail every one of them.
+func TestBrowserSeesLayoutProblems(t *testing.T) {
+	b := startBrowser(t, chromiumPath(t))
+	file := filepath.Join(t.TempDir(), "bad.html")
+	page := `<!DOCTYPE html><html><head><title>bad</title></head><body>
+<figure class="chart"><figcaption>bad chart</figcaption>
+<svg class="chart" viewBox="0 0 400 200" width="400" height="200" xmlns="http://www.w3.org/2000/svg">
+<text x="10" y="20">first label</text><text x="14" y="22">second label</text>
+<circle class="point" cx="100" cy="100" r="4"/><g class="pick"><text x="100" y="104" text-anchor="middle">knee</text></g>
+<path class="line" d="M0 150L400 150"/><g class="slo"><text x="300" y="154">SLO</text></g>
+<g class="seg s0"><rect x="0" y="180" width="50" height="10"/></g>
+</svg></figure>
+<table class="points"><tr><td><div style="width: 3000px">wide</div></td></tr></table>
+</body></html>`
+	if err := os.WriteFile(file, []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b.setWidth(t, 1280)
+	b.open(t, file)
+	l := b.layout(t)
+	if len(l.Overlaps) != 1 || !strings.Contains(l.Overlaps[0], `"first label" and "second label"`) {
+		t.Errorf("overlaps %q", l.Overlaps)
+	}
+	if len(l.OverData) != 2 || !strings.Contains(strings.Join(l.OverData, "|"), `"knee" over a point`) || !strings.Contains(strings.Join(l.OverData, "|"), `"SLO" over a curve`) {
+		t.Errorf("labels over data %q", l.OverData)
+	}
+	if len(l.Unnamed) != 1 || len(l.CutTables) != 1 || !l.PageOverflow {
+		t.Errorf("unnamed %q, cut tables %q, page overflow %v", l.Unnamed, l.CutTables, l.PageOverflow)
 	}
 }
 
