@@ -2,9 +2,9 @@
 // Besides the terminal summary (Text), it renders a run, a sweep or a
 // comparison as a self-contained HTML page (WriteRunHTML, WriteSweepHTML,
 // WriteCompareHTML), as Markdown for pull requests and issues
-// (WriteRunMarkdown, WriteSweepMarkdown), and a run's requests as CSV
-// (RecordCSV); Compare sets runs side by side with bootstrap confidence
-// intervals and says when they are not comparable.
+// (WriteRunMarkdown, WriteSweepMarkdown); Compare sets runs side by side
+// with bootstrap confidence intervals and says when they are not
+// comparable. A run's requests as a table are package export's.
 //
 // A Run is built from records with a RunBuilder (Add per record, Close at
 // the end, like metrics.Summary) or loaded from disk with Load, which also
