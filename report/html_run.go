@@ -370,7 +370,7 @@ func requestsSection(p *page, run *Run) {
 	f, stride := requestTimeline(run)
 	intro := "Each request is a bar from when it was due to its last token, in order of its scheduled time: where requests queued in the client, waited for a first token, or stalled mid-stream. Hover over a bar for its numbers."
 	if stride > 1 {
-		intro += fmt.Sprintf(" Every %s request of %d is drawn.", ordinal(stride), len(run.Requests))
+		intro += fmt.Sprintf(" Every %s request of %d is drawn.", ordinal(stride), run.Result.Counts.Total)
 	}
 	p.intro(intro)
 	p.chart(f)

@@ -42,17 +42,18 @@ func longGap(res *metrics.Result) float64 {
 // was long. It is what vLLM's --plot-timeline shows, with the client's
 // queue and the SLO added. It returns the frame and the stride.
 func requestTimeline(run *Run) (*frame, int) {
-	// Sort indices, not spans: a long run's spans are many megabytes.
+	// Sort indices, not spans: a long run's spans are megabytes.
 	order := make([]int32, len(run.Requests))
 	for i := range order {
 		order[i] = int32(i)
 	}
 	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(run.Requests[a].Scheduled, run.Requests[b].Scheduled) })
-	stride := sampleEvery(len(order), maxTimelineRequests)
+	every := sampleEvery(len(order), maxTimelineRequests)
 	var spans []RequestSpan
-	for i := 0; i < len(order); i += stride {
+	for i := 0; i < len(order); i += every {
 		spans = append(spans, run.Requests[order[i]])
 	}
+	stride := every * max(run.RequestStride, 1)
 	n := len(spans)
 	rowH := min(max(timelineRows/float64(max(n, 1)), minRowH), maxRowH)
 	h := float64(marginTop+marginBot) + rowH*float64(n)

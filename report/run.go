@@ -78,8 +78,11 @@ type Run struct {
 	// the run epoch, in record order: the load's shape.
 	Scheduled []int64
 	// Requests are the measured requests in record order, for the
-	// per-request timeline and the page's SLO controls.
-	Requests []RequestSpan
+	// per-request timeline and the page's SLO controls: every one, or
+	// past 200,000 of them every RequestStride-th, so that a long run's
+	// memory stays bounded.
+	Requests      []RequestSpan
+	RequestStride int
 
 	// Summary is the run's summary file, when one was found beside the
 	// records; nil otherwise.
@@ -135,7 +138,13 @@ type RunBuilder struct {
 	one     [1]float64
 	closed  bool
 	warmAll bool // Metrics.IncludeWarmup
+	// spanSeen counts the measured requests offered to run.Requests.
+	spanSeen int64
 }
+
+// maxRequestSpans bounds the request spans a Run keeps (about 25 MB); a
+// variable so that a test can lower it.
+var maxRequestSpans = 200_000
 
 type errKey struct {
 	kind   record.ErrorKind
@@ -165,12 +174,13 @@ func NewRunBuilder(h record.Header, o RunOptions) *RunBuilder {
 	}
 	b := &RunBuilder{
 		run: &Run{
-			Name:    "run",
-			Header:  h,
-			SLO:     o.SLO,
-			Latency: map[metrics.Metric]*Histogram{},
-			Finish:  map[string]int64{},
-			samples: map[metrics.Metric]*sampleSet{},
+			Name:          "run",
+			Header:        h,
+			SLO:           o.SLO,
+			Latency:       map[metrics.Metric]*Histogram{},
+			Finish:        map[string]int64{},
+			RequestStride: 1,
+			samples:       map[metrics.Metric]*sampleSet{},
 		},
 		sum:     metrics.NewSummary(mo),
 		opts:    o,
@@ -202,7 +212,19 @@ func (b *RunBuilder) Add(r *record.Record) {
 	run := b.run
 	run.Scheduled = append(run.Scheduled, r.Scheduled)
 	q := metrics.Compute(r)
-	run.Requests = append(run.Requests, newRequestSpan(r, q, b.opts.SLO))
+	if b.spanSeen%int64(run.RequestStride) == 0 {
+		run.Requests = append(run.Requests, newRequestSpan(r, q, b.opts.SLO))
+		if len(run.Requests) >= maxRequestSpans {
+			// Keep every other span, and every 2k-th request from now on.
+			kept := run.Requests[:0]
+			for i := 0; i < len(run.Requests); i += 2 {
+				kept = append(kept, run.Requests[i])
+			}
+			run.Requests = kept
+			run.RequestStride *= 2
+		}
+	}
+	b.spanSeen++
 	key := b.rng.Uint64()
 	if q.HasSent {
 		b.lag.add(r.Scheduled, q.ClientQueue)

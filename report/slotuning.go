@@ -21,14 +21,15 @@ const maxEmbeddedRequests = 100_000
 // them. It is written by hand: a hundred thousand requests through
 // encoding/json cost tens of megabytes of garbage.
 func sloData(run *Run) (data []byte, stride int) {
-	stride = sampleEvery(len(run.Requests), maxEmbeddedRequests)
+	every := sampleEvery(len(run.Requests), maxEmbeddedRequests)
+	stride = every * max(run.RequestStride, 1)
 	other := []string{}
 	for _, c := range run.SLO {
 		if !tunable(c) {
 			other = append(other, c.String())
 		}
 	}
-	n := (len(run.Requests) + stride - 1) / stride
+	n := (len(run.Requests) + every - 1) / every
 	head, _ := json.Marshal(struct {
 		WindowS float64  `json:"window_s"`
 		Total   int      `json:"total"`
@@ -43,7 +44,7 @@ func sloData(run *Run) (data []byte, stride int) {
 		b = append(b, `,"`...)
 		b = append(b, name...)
 		b = append(b, `":[`...)
-		for i := 0; i < len(run.Requests); i += stride {
+		for i := 0; i < len(run.Requests); i += every {
 			if i > 0 {
 				b = append(b, ',')
 			}
@@ -137,7 +138,7 @@ func sloSection(p *page, run *Run) []byte {
 		esc(expr), esc(fmt.Sprintf("%.2f%% (%d of %d requests)", 100*att, good, total)), fixed(goodTok, 2), fixed(goodReq, 2))
 	data, stride := sloData(run)
 	if stride > 1 {
-		p.intro(fmt.Sprintf("This run has %d requests; the page holds every %s, so figures recomputed here are estimates.", len(run.Requests), ordinal(stride)))
+		p.intro(fmt.Sprintf("This run has %d requests; the page holds every %s, so figures recomputed here are estimates.", run.Result.Counts.Total, ordinal(stride)))
 	}
 	p.sectionEnd()
 	return data
