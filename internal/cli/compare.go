@@ -138,6 +138,9 @@ exits with code 3 when a gate fails.`,
 			if err != nil {
 				return err
 			}
+			if out != "" && out != "-" {
+				fmt.Fprintf(env.Stdout, "Wrote %s\n", out)
+			}
 			if !c.Pass {
 				failed, total := 0, 0
 				for _, rs := range c.Gates {
