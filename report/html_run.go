@@ -292,8 +292,8 @@ func workloadSection(p *page, run *Run) {
 		title, axis string
 		lens        []int32
 	}{
-		{"Input tokens per request", "input tokens", run.InputLens},
-		{"Output tokens per request", "output tokens", run.OutputLens},
+		{"Input tokens per request", "prompt", run.InputLens},
+		{"Output tokens per request", "output", run.OutputLens},
 	} {
 		h := &Histogram{}
 		vals := make([]float64, len(l.lens))
