@@ -64,6 +64,9 @@ func (v *vllmResult) records() ([]Record, error) {
 	recs := make([]Record, n)
 	for i := range n {
 		rec, err := v.record(i, base)
+		if err == nil {
+			err = rec.Check()
+		}
 		if err != nil {
 			return nil, fmt.Errorf("request %d: %w", i, err)
 		}
@@ -73,6 +76,14 @@ func (v *vllmResult) records() ([]Record, error) {
 }
 
 func (v *vllmResult) record(i int, base float64) (Record, error) {
+	for _, c := range []struct {
+		key string
+		v   float64
+	}{{"input_lens", float64(v.InputLens[i])}, {"output_lens", float64(v.OutputLens[i])}, {"ttfts", v.TTFTs[i]}} {
+		if c.v < 0 {
+			return Record{}, fmt.Errorf("%q %v is negative", c.key, c.v)
+		}
+	}
 	rec := Record{Seq: int64(i), InputTokens: v.InputLens[i], OutputTokens: v.OutputLens[i], TokenSource: SourceUsage, Status: 200}
 	if len(v.StartTimes) > 0 {
 		s, err := seconds(v.StartTimes[i] - base)

@@ -137,7 +137,7 @@ func TestOpenErrors(t *testing.T) {
 }
 
 func TestOpenStdinAndEmpty(t *testing.T) {
-	f, err := Open("-", strings.NewReader(`{"seq":3,"ct":[5]}`+"\n"))
+	f, err := Open("-", strings.NewReader(`{"seq":3,"ct":[5],"te":5}`+"\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
