@@ -200,6 +200,10 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	if err != nil {
 		return nil, err
 	}
+	// The first requests (and whatever builds them on first use, such as
+	// the built-in tokenizer) are built before the epoch is chosen, so that
+	// they leave on time.
+	load.PrepareFirst(lplan, doer)
 	// The header's Start is the instant every record time counts from: by
 	// default a moment after now, once the files below are open, so that
 	// the first requests are not late by the set-up.

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"net"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -26,17 +27,60 @@ type HTTP struct {
 	// Timeout bounds one request from send to end of stream; 0 means none.
 	Timeout time.Duration
 
+	mu       sync.Mutex // guards prepared
+	prepared map[int64]prepared
+
 	chunks   atomic.Int64 // token-bearing chunks read
 	usage    atomic.Int64 // tokens the servers reported, where they did
 	counted  atomic.Int64 // chunks of the responses that reported a count
 	mismatch atomic.Int64 // responses whose reported count differs from their chunk count
 }
 
-var _ Doer = (*HTTP)(nil)
+var (
+	_ Doer     = (*HTTP)(nil)
+	_ Preparer = (*HTTP)(nil)
+)
+
+// prepared is what Request returned for a request not yet sent.
+type prepared struct {
+	req      backend.Request
+	inTokens int
+}
+
+// Prepare calls Request for seq ahead of its send, so that Do need not;
+// see Preparer.
+func (h *HTTP) Prepare(seq int64) {
+	h.mu.Lock()
+	_, done := h.prepared[seq]
+	h.mu.Unlock()
+	if done {
+		return
+	}
+	req, in := h.Request(seq)
+	h.mu.Lock()
+	if h.prepared == nil {
+		h.prepared = map[int64]prepared{}
+	}
+	h.prepared[seq] = prepared{req, in}
+	h.mu.Unlock()
+}
+
+// request returns what to send for seq: what Prepare built, or Request's
+// answer now.
+func (h *HTTP) request(seq int64) (backend.Request, int) {
+	h.mu.Lock()
+	p, ok := h.prepared[seq]
+	delete(h.prepared, seq)
+	h.mu.Unlock()
+	if ok {
+		return p.req, p.inTokens
+	}
+	return h.Request(seq)
+}
 
 // Do performs request seq; see Doer.
 func (h *HTTP) Do(ctx context.Context, seq int64, rec *record.Record, now func() int64) {
-	req, inTokens := h.Request(seq)
+	req, inTokens := h.request(seq)
 	rec.InputTokens = inTokens
 	if h.Timeout > 0 {
 		var cancel context.CancelFunc
