@@ -3,8 +3,10 @@ package load
 import (
 	"context"
 	"crypto/tls"
+	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -94,10 +96,23 @@ func (h *HTTP) Do(ctx context.Context, seq int64, rec *record.Record, now func()
 		rec.Error, rec.Msg = record.ErrOther, err.Error()
 		return
 	}
+	var conn atomic.Pointer[sniffConn] // the connection the request went out on
+	hreq = hreq.WithContext(httptrace.WithClientTrace(hreq.Context(), &httptrace.ClientTrace{
+		GotConn: func(i httptrace.GotConnInfo) {
+			if c, ok := i.Conn.(*sniffConn); ok {
+				conn.Store(c)
+			}
+		},
+	}))
 	rec.Sent = now()
 	resp, err := h.Client.Do(hreq)
 	if err != nil {
 		backend.RecordError(rec, err, now())
+		if c := conn.Load(); c != nil && (rec.Error == record.ErrReset || rec.Error == record.ErrOther || rec.Error == record.ErrProtocol) {
+			if first := c.notHTTP(); first != nil {
+				rec.Error, rec.Msg = record.ErrProtocol, fmt.Sprintf("the server's answer is not HTTP: it begins %q (%s)", first, rec.Msg)
+			}
+		}
 		return
 	}
 	st := h.Adapter.ReadStream(resp, now, rec)
@@ -127,6 +142,17 @@ func (h *HTTP) TokenCheck() TokenCheck {
 	return TokenCheck{Chunks: h.chunks.Load(), UsageTokens: h.usage.Load(), UsageChunks: h.counted.Load(), Mismatched: h.mismatch.Load()}
 }
 
+// sniffDial wraps dial so that every connection is a sniffConn.
+func sniffDial(dial func(ctx context.Context, network, addr string) (net.Conn, error)) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return &sniffConn{Conn: c}, nil
+	}
+}
+
 // NewClient returns an HTTP client for a benchmark with up to conns
 // simultaneous streams: connections are kept and reused across requests,
 // responses are not decompressed (a decompressor would delay bytes and blur
@@ -138,7 +164,7 @@ func NewClient(conns int, insecure bool) *http.Client {
 	}
 	t := &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		DialContext:           sniffDial((&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext),
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          conns,
 		MaxIdleConnsPerHost:   conns,
