@@ -173,6 +173,11 @@ func FuzzReadJSON(f *testing.F) {
 			if err := p.Load.Validate(); err != nil {
 				t.Fatalf("point %d: %v", i, err)
 			}
+			for j, r := range p.Repeats {
+				if err := r.Check(); err != nil {
+					t.Fatalf("point %d, repeat %d accepted outside its domain: %v", i, j, err)
+				}
+			}
 		}
 		var out bytes.Buffer
 		if err := WriteJSON(&out, s); err != nil {
