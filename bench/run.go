@@ -340,7 +340,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	if res.Interrupted {
 		out.Warnings = append(out.Warnings, fmt.Sprintf("run interrupted: %d of the planned requests were sent; everything measured is kept", res.Sent))
 	}
-	if recFail != nil {
+	if recFail != nil && recFail.Written < recFail.Measured {
 		out.Warnings = append(out.Warnings, fmt.Sprintf("only %d of %d measured records reached %s: this summary is the one account of the others",
 			recFail.Written, recFail.Measured, files.records))
 	}

@@ -141,6 +141,9 @@ func (e *SaveError) Error() string {
 	if !e.Records {
 		return fmt.Sprintf("%s was not written: %v", e.Path, e.Err)
 	}
+	if e.Written == e.Measured {
+		return fmt.Sprintf("%s: %v: all %d records are in the file, but not its end marker, so readers will say it was cut off", e.Path, e.Err, e.Written)
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %v: %d of %d measured records are in the file", e.Path, e.Err, e.Written, e.Measured)
 	if e.LastLine > 0 {

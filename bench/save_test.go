@@ -251,3 +251,33 @@ func TestRunRefusesToOverwriteAnEarlierRun(t *testing.T) {
 		}
 	}
 }
+
+// What a SaveError says, for each way a file can fail.
+func TestSaveErrorWords(t *testing.T) {
+	full := syscall.ENOSPC
+	tests := []struct {
+		name string
+		e    SaveError
+		want string
+	}{
+		// the record file filled: the run stopped
+		{"stopped", SaveError{Path: "r.jsonl", Err: full, Records: true, Written: 841, Measured: 850, LastLine: 842, LastSeq: 840, Stopped: true},
+			"r.jsonl: no space left on device: 841 of 850 measured records are in the file, the last whole one on line 842 (seq 840); the run stopped there (--ignore-write-errors goes on measuring without saving); the summary above holds every measured request"},
+		// asked to go on
+		{"went on", SaveError{Path: "r.jsonl", Err: full, Records: true, Written: 3, Measured: 40, LastLine: 4, LastSeq: 2},
+			"r.jsonl: no space left on device: 3 of 40 measured records are in the file, the last whole one on line 4 (seq 2); the run went on without saving the rest; the summary above holds every measured request"},
+		// not even the first record
+		{"none", SaveError{Path: "r.jsonl", Err: full, Records: true, Written: 0, Measured: 5, Stopped: true},
+			"r.jsonl: no space left on device: 0 of 5 measured records are in the file; the run stopped there"},
+		// every record, but not the end marker
+		{"trailer", SaveError{Path: "r.jsonl", Err: full, Records: true, Written: 24, Measured: 24, LastLine: 25, LastSeq: 23},
+			"r.jsonl: no space left on device: all 24 records are in the file, but not its end marker, so readers will say it was cut off"},
+		// another file
+		{"summary", SaveError{Path: "r.summary.json", Err: full}, "r.summary.json was not written: no space left on device"},
+	}
+	for _, tc := range tests {
+		if got := tc.e.Error(); !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%s:\n got %s\nwant %s", tc.name, got, tc.want)
+		}
+	}
+}
