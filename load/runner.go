@@ -250,8 +250,12 @@ func Run(ctx context.Context, p Plan, do Doer, out chan<- *record.Record) (Resul
 		// even the first burst waits for them.
 		PrepareFirst(p, do)
 		prepCtx, stopPreparing := context.WithCancel(ctx)
-		defer stopPreparing()
-		r.ready = prepare(prepCtx, p, pr)
+		var done <-chan struct{}
+		r.ready, done = prepare(prepCtx, p, pr)
+		defer func() {
+			stopPreparing()
+			<-done // no Prepare runs once Run has returned
+		}()
 	}
 	epoch, err := waitEpoch(ctx, p.Epoch, wait)
 	if err != nil {
@@ -296,27 +300,29 @@ func Run(ctx context.Context, p Plan, do Doer, out chan<- *record.Record) (Resul
 // the ones PrepareFirst did, and returns a channel that delivers one
 // token per request prepared, in order: the k-th token received means
 // request k is ready. It keeps at most p.prepareAhead() requests ready
-// beyond those taken, and stops when ctx ends.
-func prepare(ctx context.Context, p Plan, pr Preparer) <-chan struct{} {
+// beyond those taken, and stops when ctx ends; done closes when it has.
+func prepare(ctx context.Context, p Plan, pr Preparer) (ready <-chan struct{}, done <-chan struct{}) {
 	ahead := p.prepareAhead()
-	ready := make(chan struct{}, ahead) // owned by the goroutine below, which never closes it
+	tokens := make(chan struct{}, ahead) // owned by the goroutine below, which never closes it
 	for range ahead {
-		ready <- struct{}{} // prepared by PrepareFirst
+		tokens <- struct{}{} // prepared by PrepareFirst
 	}
+	stopped := make(chan struct{})
 	go func() {
+		defer close(stopped)
 		for i := ahead; p.total() == 0 || i < p.total(); i++ {
 			if ctx.Err() != nil {
 				return
 			}
 			pr.Prepare(p.seq(i))
 			select {
-			case ready <- struct{}{}:
+			case tokens <- struct{}{}:
 			case <-ctx.Done():
 				return
 			}
 		}
 	}()
-	return ready
+	return tokens, stopped
 }
 
 type runner struct {
