@@ -67,7 +67,7 @@ var flagGroups = map[string]string{
 	// Where the results go.
 	"result-dir": groupOutput, "run-name": groupOutput, "save-result": groupOutput, "format": groupOutput,
 	"quiet": groupOutput, "report": groupOutput, "dry-run": groupOutput, "resume": groupOutput,
-	"label": groupOutput,
+	"label": groupOutput, "overwrite": groupOutput, "ignore-write-errors": groupOutput,
 
 	// The built-in simulator.
 	"sim-gpu": groupSimulator, "sim-model": groupSimulator, "sim-profile": groupSimulator,
