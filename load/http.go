@@ -3,6 +3,7 @@ package load
 import (
 	"context"
 	"crypto/tls"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptrace"
@@ -28,6 +29,9 @@ type HTTP struct {
 	// Timeout bounds one request from send to end of stream; 0 means none.
 	Timeout time.Duration
 
+	mu       sync.Mutex // guards prepared
+	prepared map[int64]prepared
+
 	// fresh sends retries: Client's transport with keep-alives off, so a
 	// retry never lands on another stale pooled connection. Built on the
 	// first retry.
@@ -41,7 +45,47 @@ type HTTP struct {
 	mismatch atomic.Int64 // responses whose reported count differs from their chunk count
 }
 
-var _ Doer = (*HTTP)(nil)
+var (
+	_ Doer     = (*HTTP)(nil)
+	_ Preparer = (*HTTP)(nil)
+)
+
+// prepared is what Request returned for a request not yet sent.
+type prepared struct {
+	req      backend.Request
+	inTokens int
+}
+
+// Prepare calls Request for seq ahead of its send, so that Do need not;
+// see Preparer.
+func (h *HTTP) Prepare(seq int64) {
+	h.mu.Lock()
+	_, done := h.prepared[seq]
+	h.mu.Unlock()
+	if done {
+		return
+	}
+	req, in := h.Request(seq)
+	h.mu.Lock()
+	if h.prepared == nil {
+		h.prepared = map[int64]prepared{}
+	}
+	h.prepared[seq] = prepared{req, in}
+	h.mu.Unlock()
+}
+
+// request returns what to send for seq: what Prepare built, or Request's
+// answer now.
+func (h *HTTP) request(seq int64) (backend.Request, int) {
+	h.mu.Lock()
+	p, ok := h.prepared[seq]
+	delete(h.prepared, seq)
+	h.mu.Unlock()
+	if ok {
+		return p.req, p.inTokens
+	}
+	return h.Request(seq)
+}
 
 // Do performs request seq; see Doer.
 //
@@ -55,7 +99,7 @@ var _ Doer = (*HTTP)(nil)
 // the retry's cost. A request that got any response byte, timed out or was
 // cancelled is never sent again.
 func (h *HTTP) Do(ctx context.Context, seq int64, rec *record.Record, now func() int64) {
-	req, inTokens := h.Request(seq)
+	req, inTokens := h.request(seq)
 	rec.InputTokens = inTokens
 	if h.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -69,10 +113,23 @@ func (h *HTTP) Do(ctx context.Context, seq int64, rec *record.Record, now func()
 		rec.Error, rec.Msg = record.ErrOther, err.Error()
 		return
 	}
+	var conn atomic.Pointer[sniffConn] // the connection the request went out on
+	hreq = hreq.WithContext(httptrace.WithClientTrace(hreq.Context(), &httptrace.ClientTrace{
+		GotConn: func(i httptrace.GotConnInfo) {
+			if c, ok := i.Conn.(*sniffConn); ok {
+				conn.Store(c)
+			}
+		},
+	}))
 	rec.Sent = now()
 	resp, err := h.send(ctx, hreq, rec)
 	if err != nil {
 		backend.RecordError(rec, err, now())
+		if c := conn.Load(); c != nil && (rec.Error == record.ErrReset || rec.Error == record.ErrOther || rec.Error == record.ErrProtocol) {
+			if first := c.notHTTP(); first != nil {
+				rec.Error, rec.Msg = record.ErrProtocol, fmt.Sprintf("the server's answer is not HTTP: it begins %q (%s)", first, rec.Msg)
+			}
+		}
 		return
 	}
 	st := h.Adapter.ReadStream(resp, now, rec)
@@ -152,6 +209,17 @@ func (h *HTTP) TokenCheck() TokenCheck {
 	return TokenCheck{Chunks: h.chunks.Load(), UsageTokens: h.usage.Load(), UsageChunks: h.counted.Load(), Mismatched: h.mismatch.Load()}
 }
 
+// sniffDial wraps dial so that every connection is a sniffConn.
+func sniffDial(dial func(ctx context.Context, network, addr string) (net.Conn, error)) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return &sniffConn{Conn: c}, nil
+	}
+}
+
 // ClientOptions shape the HTTP client of a benchmark.
 type ClientOptions struct {
 	// Conns is how many streams run at once (at least 1): as many idle
@@ -173,7 +241,7 @@ func NewClient(o ClientOptions) *http.Client {
 	conns := max(o.Conns, 1)
 	t := &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		DialContext:           sniffDial((&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext),
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          conns,
 		MaxIdleConnsPerHost:   conns,

@@ -47,6 +47,7 @@ type sweepFlags struct {
 	arrival        string
 	quiet          bool
 	report         string
+	format         string
 
 	targetFlags
 	simFlags
@@ -159,6 +160,7 @@ waiting, so a what-if sweep over a GPU and model (--sim-gpu, --sim-model,
 	fl.DurationVar(&cfg.LagThreshold, "lag-threshold", cfg.LagThreshold, "p99 generator lag above which a point is called generator-limited")
 	fl.BoolVar(&f.quiet, "quiet", false, "no live progress within a point")
 	fl.StringVar(&f.report, "report", "", "also write the sweep's self-contained HTML report to this file")
+	fl.StringVar(&f.format, "format", "text", "output: text (a table and the verdict) or json (the sweep file's contents)")
 	return cmd
 }
 
@@ -183,12 +185,21 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 	if err != nil {
 		return err
 	}
+	if f.format != "text" && f.format != "json" {
+		return usageErr("--format %q: want text or json", f.format)
+	}
 	cfg.Arrival.Arrival = arrivalKind(f.arrival)
 	if cmd.Flags().Changed("duration") && !cmd.Flags().Changed("num-prompts") {
 		cfg.Arrival.NumPrompts = 0 // the duration alone bounds each point
 	}
 	if err := f.targetFlags.apply(env, &cfg); err != nil {
 		return err
+	}
+	if !f.virtual {
+		// With --virtual and --base-url the error below says more.
+		if err := simFlagsWithServer(cmd.Flags(), cfg.BaseURL); err != nil {
+			return err
+		}
 	}
 	gates, err := f.metrics.apply(&cfg.Metrics)
 	if err != nil {
@@ -258,7 +269,7 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 		return err
 	}
 	if err := runner.Check(job.mode(), job.plan != nil && job.plan.Auto != nil); err != nil {
-		return usageErr("%v", err)
+		return sweepSetupErr(err)
 	}
 	for _, n := range runner.Notes() {
 		fmt.Fprintln(env.Stderr, "goodput: "+n)
@@ -266,7 +277,7 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 	if job.search != nil {
 		out, err := runner.Search(ctx, *job.search, job.repeats, job.options)
 		if out != nil && len(out.Summary.Points) > 0 {
-			if perr := printSearch(env, out, simOpts, f.virtual); perr != nil && err == nil {
+			if perr := printSearch(env, out, simOpts, f.virtual, f.format); perr != nil && err == nil {
 				err = perr
 			}
 		}
@@ -274,7 +285,7 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 	}
 	out, err := runner.Run(ctx, *job.plan)
 	if out != nil && len(out.Summary.Points) > 0 {
-		if perr := printSweep(env, out, simOpts, f.virtual); perr != nil && err == nil {
+		if perr := printSweep(env, out, simOpts, f.virtual, f.format); perr != nil && err == nil {
 			err = perr
 		}
 		if f.report != "" && out.JSONPath != "" {
@@ -290,16 +301,28 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 }
 
 // newSweepRunner builds the runner; a configuration error is a usage
-// error.
+// error, unreadable data in the result directory the tool's (see
+// sweepSetupErr).
 func newSweepRunner(cfg sweeprun.Config) (*sweeprun.Runner, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, usageErr("%v", err)
 	}
 	r, err := sweeprun.New(cfg)
 	if err != nil {
-		return nil, usageErr("%v", err)
+		return nil, sweepSetupErr(err)
 	}
 	return r, nil
+}
+
+// sweepSetupErr maps an error setting up a sweep to its exit: unreadable
+// data in the result directory is the tool's failure (1); anything else is
+// the flags' (2).
+func sweepSetupErr(err error) error {
+	var ue *sweeprun.UnreadableError
+	if errors.As(err, &ue) {
+		return err
+	}
+	return &ExitError{Code: ExitUsage, Err: err}
 }
 
 // sweepExit maps the end of a sweep to an exit: an interruption keeps
@@ -450,7 +473,7 @@ func dryRunSweep(env *Env, cfg sweeprun.Config, job sweepJob, simOpts sim.Option
 		return err
 	}
 	if err := r.Check(job.mode(), job.plan != nil && job.plan.Auto != nil); err != nil {
-		return usageErr("%v", err)
+		return sweepSetupErr(err)
 	}
 	w := env.Stdout
 	fmt.Fprintf(w, "target: %s\n", r.Target())
@@ -523,7 +546,15 @@ func percentText(f float64) string {
 
 // printSweep writes the table, the verdict, where the files are and how to
 // size a fleet from them.
-func printSweep(env *Env, out *sweeprun.Outcome, simOpts sim.Options, virtual bool) error {
+func printSweep(env *Env, out *sweeprun.Outcome, simOpts sim.Options, virtual bool, format string) error {
+	if format == "json" {
+		// The sweep file's contents, for scripts; where the files went is
+		// said on standard error.
+		if err := sweep.WriteJSON(env.Stdout, out.Summary); err != nil {
+			return err
+		}
+		return printFiles(&Env{Stdout: env.Stderr}, out.JSONPath, out.CSVPath, out.Summary, simOpts, virtual)
+	}
 	if err := sweep.WriteTable(env.Stdout, out.Summary); err != nil {
 		return err
 	}
@@ -541,7 +572,16 @@ func printSweep(env *Env, out *sweeprun.Outcome, simOpts sim.Options, virtual bo
 }
 
 // printSearch writes the probes, the bracket and the files.
-func printSearch(env *Env, out *sweeprun.SearchOutcome, simOpts sim.Options, virtual bool) error {
+func printSearch(env *Env, out *sweeprun.SearchOutcome, simOpts sim.Options, virtual bool, format string) error {
+	if format == "json" {
+		// The probes as a sweep file, with the search's answer on standard
+		// error beside the files.
+		if err := sweep.WriteJSON(env.Stdout, out.Summary); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stderr, "Search: %s\n", out.Result)
+		return printFiles(&Env{Stdout: env.Stderr}, out.JSONPath, out.CSVPath, out.Summary, simOpts, virtual)
+	}
 	if err := sweep.WriteTable(env.Stdout, out.Summary); err != nil {
 		return err
 	}
