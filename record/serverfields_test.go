@@ -87,3 +87,27 @@ func TestOldRecordHasNoServerFields(t *testing.T) {
 		t.Errorf("old record reads as %+v", r)
 	}
 }
+
+// The server fields are counts and durations: a negative one is an
+// impossible record, named by its key.
+func TestServerFieldsAreChecked(t *testing.T) {
+	for _, tt := range []struct {
+		line, want string
+	}{
+		{`{"seq":1,"s":0,"t0":1,"te":9,"in":5,"cached":-1}`, `"cached" -1 is negative`},
+		{`{"seq":1,"s":0,"t0":1,"te":9,"retries":-2}`, `"retries" -2 is negative`},
+		{`{"seq":1,"s":0,"t0":1,"te":9,"prefill_ns":-5}`, `"prefill_ns" -5 or "decode_ns" 0 is negative`},
+		{`{"seq":1,"s":0,"t0":1,"te":9,"decode_ns":-5}`, `"prefill_ns" 0 or "decode_ns" -5 is negative`},
+		// A cache count above the prompt is what a server said: kept.
+		{`{"seq":1,"s":0,"t0":1,"te":9,"in":5,"cached":7}`, ""},
+	} {
+		var r Record
+		err := NewDecoder(strings.NewReader(tt.line+"\n"), "x.jsonl").Next(&r)
+		if err == nil {
+			err = r.Check()
+		}
+		if (tt.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tt.want)) {
+			t.Errorf("%s: err = %v, want %q", tt.line, err, tt.want)
+		}
+	}
+}
