@@ -92,11 +92,12 @@ func TestRunStopsWhenTheServerGoesAway(t *testing.T) {
 	if took := time.Since(start); took > 30*time.Second {
 		t.Errorf("stopping took %v", took)
 	}
-	if !strings.Contains(out.Stopped, ts.URL+" became unreachable") || !out.Run.Interrupted {
+	// Stopped, not interrupted: nobody pressed Ctrl-C.
+	if !strings.Contains(out.Stopped, ts.URL+" became unreachable") || out.Run.Interrupted {
 		t.Fatalf("stopped %q, interrupted %v", out.Stopped, out.Run.Interrupted)
 	}
 	recs, _, tr := readRecords(t, out.RecordsPath)
-	if tr == nil || tr.Reason != "server unreachable" || tr.Records != int64(len(recs)) {
+	if tr == nil || tr.Reason != "server unreachable" || !tr.Interrupted || tr.Records != int64(len(recs)) {
 		t.Errorf("trailer %+v for %d records", tr, len(recs))
 	}
 	if int64(len(recs)) != out.Run.Sent || out.Result.Counts.Total != int64(len(recs)) {
