@@ -38,6 +38,9 @@ type Outcome struct {
 	Server       *serverview.Comparison
 	ServerSeries *promscrape.Series
 	ServerPath   string
+	// Header is the run's record header: its start, labels and
+	// configuration, as the record file begins.
+	Header record.Header
 }
 
 // epochLead is how far ahead of the set-up of the record files a run's
@@ -182,6 +185,8 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	}
 	lplan.Epoch = header.Start
 	header.Labels = cfg.Labels
+	out.Header = header
+	obs := cfg.observe(header, model)
 
 	var rw *record.Writer
 	var recFile *os.File
@@ -234,18 +239,20 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 				werr = rw.Write(r)
 			}
 			sum.Add(r)
+			obs.Record(r)
 			prog.add(r)
 			vl.add(r)
 		}
 		consumed <- werr
 	}()
 	stopTicker := prog.start()
-	res, runErr := load.Run(ctx, lplan, doer, recs)
+	res, runErr := load.Run(ctx, lplan, observed(doer, obs), recs)
 	if scraper != nil {
 		out.ServerSeries = scraper.Stop()
 	}
 	close(recs)
 	werr := <-consumed
+	obs.End()
 	stopTicker()
 	prog.finish()
 	if runErr != nil {
