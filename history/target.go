@@ -29,6 +29,9 @@ const probeTimeout = 2 * time.Second
 // or "" when none does. It never fails: a version is a nicety of the
 // history, not a condition of a run. client nil means http.DefaultClient.
 func ServerVersion(ctx context.Context, client *http.Client, baseURL string) string {
+	if baseURL == "" {
+		return ""
+	}
 	if client == nil {
 		client = http.DefaultClient
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
+
+	"github.com/goodput-dev/goodput/report"
 )
 
 // Trend is one metric across comparable runs, oldest first.
@@ -75,4 +77,15 @@ func (s *Store) Latest(ctx context.Context, f Filter) (Run, error) {
 		return Run{}, fmt.Errorf("history %s: %w: nothing matches", s.where, ErrNotFound)
 	}
 	return runs[0], nil
+}
+
+// Report returns t as report.WriteTrendHTML draws it.
+func (t Trend) Report() report.Trend {
+	out := report.Trend{Metric: t.Metric, Seconds: IsLatency(t.Metric), Better: Direction(t.Metric), Comparability: t.Comparability,
+		Fraction: t.Metric == "attainment" || t.Metric == "error_rate" || t.Metric == "littles_law_gap"}
+	for i, r := range t.Runs {
+		out.Points = append(out.Points, report.TrendPoint{ID: r.ID, Name: r.Name, Start: r.Start, Server: r.Target.ServerVersion,
+			Value: t.Values[i], Defined: t.Has[i]})
+	}
+	return out
 }

@@ -34,6 +34,8 @@ type benchFlags struct {
 	targetFlags
 	simFlags
 	metrics metricsFlags
+	live    liveFlags
+	hist    historyFlags
 }
 
 func newBenchCmd(env *Env) *cobra.Command {
@@ -93,6 +95,8 @@ generator, not the server, was the limit.`,
 	fl.StringVar(&f.report, "report", "", "also write the run's self-contained HTML report to this file (needs --result-dir)")
 
 	registerSimFlags(fl, &f.simFlags, true)
+	f.live.register(fl)
+	f.hist.register(fl)
 
 	f.metrics.register(cmd, true)
 	return cmd
@@ -173,6 +177,16 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 	if f.quiet {
 		progress = nil
 	}
+	live, err := f.live.start(env, &cfg)
+	if err != nil {
+		return err
+	}
+	defer live.finish(ctx)
+	hist, err := f.hist.open(ctx, env)
+	if err != nil {
+		return err
+	}
+	defer hist.close()
 	out, err := bench.Run(ctx, cfg, progress, env.IsTerminal && !f.quiet)
 	if err != nil {
 		return err
@@ -180,6 +194,7 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 	if err := printOutcome(env, f.format, out); err != nil {
 		return err
 	}
+	histErr := hist.bench(ctx, env, &cfg, out)
 	if f.report != "" {
 		if err := writeHTMLReport(env, out.RecordsPath, f.report, cfg.Metrics); err != nil {
 			return err
@@ -191,7 +206,7 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 	if out.Run.Interrupted {
 		return &ExitError{Code: ExitInterrupt, Err: errors.New("interrupted; the records measured so far are kept")}
 	}
-	return nil
+	return histErr
 }
 
 func printOutcome(env *Env, format string, out *bench.Outcome) error {
