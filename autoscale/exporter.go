@@ -113,3 +113,8 @@ func (e *Exporter) Handler() http.Handler {
 		json.NewEncoder(w).Encode(last)
 	})
 }
+
+// MetricNames lists the gauges an Exporter exports.
+func MetricNames() []string {
+	return []string{DesiredReplicas, CurrentReplicas, RequestsInSystem, ArrivalRate, ReplicaCapacity, ServerLatency}
+}

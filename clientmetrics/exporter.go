@@ -245,3 +245,11 @@ func hostname() string {
 	}
 	return h
 }
+
+// MetricNames lists the metric families an Exporter exports of its own
+// (not the Go runtime's and the process's), as a dashboard names them:
+// histograms by their family name.
+func MetricNames() []string {
+	return []string{Requests, WarmupRequests, InFlight, TTFT, TPOT, ITL, E2E, DispatchLag, InputTokens, OutputTokens,
+		GoodRequests, GoodOutputTokens, RunInfo, RunStart}
+}
