@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -139,7 +140,7 @@ vllm:e2e_request_latency_seconds_count{model_name="m"} %d
 	}))
 	defer srv.Close()
 	var got []Advice
-	err := Run(context.Background(), Config{URLs: []string{srv.URL + "/metrics"}, Interval: 20 * time.Millisecond, Window: 200 * time.Millisecond, Operating: testOp},
+	err := Run(context.Background(), Config{Targets: []string{srv.URL + "/metrics"}, Interval: 20 * time.Millisecond, Window: 200 * time.Millisecond, Operating: testOp},
 		func(a Advice, err error) bool {
 			if err == nil {
 				got = append(got, a)
@@ -155,5 +156,99 @@ vllm:e2e_request_latency_seconds_count{model_name="m"} %d
 	}
 	if err := Run(context.Background(), Config{Interval: time.Second}, nil); err == nil {
 		t.Error("Run without a server did not fail")
+	}
+}
+
+// fakeResolver answers from a table the test changes.
+type fakeResolver struct {
+	addrs atomic.Value // []string
+}
+
+func (f *fakeResolver) LookupHost(ctx context.Context, host string) ([]string, error) {
+	if host != "replicas.test" {
+		return nil, fmt.Errorf("lookup %s: no such host", host)
+	}
+	return f.addrs.Load().([]string), nil
+}
+
+func TestExpand(t *testing.T) {
+	r := &fakeResolver{}
+	r.addrs.Store([]string{"127.0.0.2", "127.0.0.1", "::1"})
+	got, errs := Expand(context.Background(), r, []string{"http://a:1/metrics", "dns+http://replicas.test:8000/metrics", "dns+http://gone.test:8000/metrics"})
+	want := []string{"http://a:1/metrics", "http://127.0.0.1:8000/metrics", "http://127.0.0.2:8000/metrics", "http://[::1]:8000/metrics"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("Expand: %v, want %v", got, want)
+	}
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "gone.test") {
+		t.Errorf("errors %v, want one naming gone.test", errs)
+	}
+	for _, bad := range []string{"", "replicas:8000", "dns+ftp://x", "dns+"} {
+		if CheckTarget(bad) == nil {
+			t.Errorf("CheckTarget(%q) passed", bad)
+		}
+	}
+}
+
+// metricsServer serves a replica's metrics: running requests, none
+// waiting, and 10 requests of 2 s finished per scrape.
+func metricsServer(running int) http.Handler {
+	var scrapes atomic.Int64
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := scrapes.Add(1)
+		fmt.Fprintf(w, "# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running %d\n# TYPE vllm:num_requests_waiting gauge\nvllm:num_requests_waiting 0\n"+
+			"# TYPE vllm:e2e_request_latency_seconds histogram\nvllm:e2e_request_latency_seconds_bucket{le=\"+Inf\"} %d\nvllm:e2e_request_latency_seconds_sum %d\nvllm:e2e_request_latency_seconds_count %d\n",
+			running, 10*n, 20*n, 10*n)
+	})
+}
+
+// TestRunFollowsTheFleet: a dns+ target gains a second replica and loses
+// it again; the advice counts the replicas the name stands for.
+func TestRunFollowsTheFleet(t *testing.T) {
+	ln1, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, port, _ := net.SplitHostPort(ln1.Addr().String())
+	ln2, err := net.Listen("tcp", "127.0.0.2:"+port)
+	if err != nil {
+		ln1.Close()
+		t.Skipf("cannot listen on 127.0.0.2:%s beside 127.0.0.1: %v", port, err)
+	}
+	s1, s2 := &http.Server{Handler: metricsServer(20)}, &http.Server{Handler: metricsServer(20)}
+	go s1.Serve(ln1)
+	go s2.Serve(ln2)
+	defer s1.Close()
+	defer s2.Close()
+	r := &fakeResolver{}
+	r.addrs.Store([]string{"127.0.0.1"})
+	var seen []int
+	step := 0
+	err = Run(context.Background(), Config{Targets: []string{"dns+http://replicas.test:" + port + "/metrics"}, Resolver: r,
+		Interval: 20 * time.Millisecond, Window: 100 * time.Millisecond, Operating: testOp},
+		func(a Advice, err error) bool {
+			step++
+			if err == nil {
+				seen = append(seen, a.Current)
+			}
+			switch step {
+			case 10:
+				r.addrs.Store([]string{"127.0.0.1", "127.0.0.2"})
+			case 25:
+				r.addrs.Store([]string{"127.0.0.2"})
+			}
+			return step < 40
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One replica, then two, then one again.
+	phases := []int{}
+	for _, c := range seen {
+		if len(phases) == 0 || phases[len(phases)-1] != c {
+			phases = append(phases, c)
+		}
+	}
+	if fmt.Sprint(phases) != "[1 2 1]" {
+		t.Errorf("replicas seen %v (phases %v), want 1, then 2, then 1", seen, phases)
 	}
 }

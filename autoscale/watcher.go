@@ -2,6 +2,7 @@ package autoscale
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"github.com/goodput-dev/goodput/promscrape"
@@ -13,30 +14,26 @@ import (
 // for concurrent use: feed it from one goroutine.
 type Watcher struct {
 	window time.Duration
-	series []*promscrape.Series // one per server, in the order of the URLs
+	series map[string]*promscrape.Series // by /metrics URL
 }
 
-// NewWatcher returns a Watcher of the servers whose /metrics URLs are
-// urls, reading over window (not positive: 30 s).
-func NewWatcher(urls []string, window time.Duration) *Watcher {
+// NewWatcher returns a Watcher reading over window (not positive: 30 s).
+func NewWatcher(window time.Duration) *Watcher {
 	if window <= 0 {
 		window = 30 * time.Second
 	}
-	w := &Watcher{window: window}
-	for _, u := range urls {
-		w.series = append(w.series, &promscrape.Series{URL: u})
-	}
-	return w
+	return &Watcher{window: window, series: map[string]*promscrape.Series{}}
 }
 
-// Add records a scrape of server i (an index into the URLs). Samples of
-// one server must come in scrape order.
-func (w *Watcher) Add(i int, s promscrape.Sample) {
-	ser := w.series[i]
-	ser.Samples = append(ser.Samples, s)
-	if ser.Start.IsZero() {
-		ser.Start = s.At
+// Add records a scrape of the server at url. Samples of one server must
+// come in scrape order.
+func (w *Watcher) Add(url string, s promscrape.Sample) {
+	ser, ok := w.series[url]
+	if !ok {
+		ser = &promscrape.Series{URL: url, Start: s.At}
+		w.series[url] = ser
 	}
+	ser.Samples = append(ser.Samples, s)
 	ser.End = s.At
 	// Keep the last successful scrape at or before the window's start, to
 	// anchor its histogram differences, and everything after.
@@ -52,13 +49,26 @@ func (w *Watcher) Add(i int, s promscrape.Sample) {
 	}
 }
 
+// Forget drops the server at url: it left the fleet.
+func (w *Watcher) Forget(url string) { delete(w.series, url) }
+
+// Servers returns the URLs the watcher holds scrapes of, sorted.
+func (w *Watcher) Servers() []string {
+	out := make([]string, 0, len(w.series))
+	for u := range w.series {
+		out = append(out, u)
+	}
+	slices.Sort(out)
+	return out
+}
+
 // Reading reads the window that ends at now.
 func (w *Watcher) Reading(now time.Time) Reading {
 	r := Reading{Scraped: len(w.series), Window: w.window, Latency: math.NaN()}
 	start := now.Add(-w.window)
 	var sum, count float64
-	for _, ser := range w.series {
-		win, err := ser.Between(start, now)
+	for _, u := range w.Servers() {
+		win, err := w.series[u].Between(start, now)
 		if err != nil {
 			continue
 		}
@@ -84,10 +94,10 @@ func (w *Watcher) Reading(now time.Time) Reading {
 // Replay reads a recorded series of one server as a Watcher fed scrape by
 // scrape would, and returns the Reading after each scrape.
 func Replay(s promscrape.Series, window time.Duration) []Reading {
-	w := NewWatcher([]string{s.URL}, window)
+	w := NewWatcher(window)
 	out := make([]Reading, 0, len(s.Samples))
 	for _, smp := range s.Samples {
-		w.Add(0, smp)
+		w.Add(s.URL, smp)
 		out = append(out, w.Reading(smp.At))
 	}
 	return out

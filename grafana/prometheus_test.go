@@ -191,7 +191,7 @@ func TestDashboardQueriesOnPrometheus(t *testing.T) {
 	advised := make(chan struct{})
 	go func() {
 		defer close(advised)
-		autoscale.Run(ctx, autoscale.Config{URLs: []string{simURL + "/metrics"}, Interval: 500 * time.Millisecond, Window: 5 * time.Second, Operating: op},
+		autoscale.Run(ctx, autoscale.Config{Targets: []string{simURL + "/metrics"}, Interval: 500 * time.Millisecond, Window: 5 * time.Second, Operating: op},
 			func(a autoscale.Advice, err error) bool { adv.Set(a, err); return true })
 	}()
 	defer func() { cancel(); <-advised }()

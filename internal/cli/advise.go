@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -70,9 +71,13 @@ func runAdvise(ctx context.Context, env *Env, f *adviseFlags, targets []string, 
 	}
 	var urls []string
 	for _, t := range targets {
-		u, err := serverview.DefaultMetricsURL(t)
+		inner, dns := strings.CutPrefix(t, autoscale.DNSScheme)
+		u, err := serverview.DefaultMetricsURL(inner)
 		if err != nil {
 			return usageErr("watch: %v", err)
+		}
+		if dns {
+			u = autoscale.DNSScheme + u
 		}
 		urls = append(urls, u)
 	}
@@ -88,7 +93,8 @@ func runAdvise(ctx context.Context, env *Env, f *adviseFlags, targets []string, 
 	enc := json.NewEncoder(env.Stdout)
 	shown, failed := 0, false
 	var writeErr error
-	err = autoscale.Run(ctx, autoscale.Config{URLs: urls, Model: model, Interval: interval, Timeout: timeout, Window: window, Operating: op, Policy: f.policy},
+	err = autoscale.Run(ctx, autoscale.Config{Targets: urls, Model: model,
+		OnLookupError: func(err error) { fmt.Fprintf(env.Stderr, "goodput: %v\n", err) }, Interval: interval, Timeout: timeout, Window: window, Operating: op, Policy: f.policy},
 		func(a autoscale.Advice, aerr error) bool {
 			exp.Set(a, aerr)
 			shown++

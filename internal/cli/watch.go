@@ -50,7 +50,8 @@ With --advise --from sweep.json it advises a replica count instead: the
 servers' arrival rate, read with Little's Law from their running and waiting
 requests and their own mean latency over --window, over the requests per
 second one replica serves at the sweep's operating point. Give one URL per
-replica (each replica's /metrics). --listen serves the count as the gauge
+replica, or dns+http://NAME:PORT for one per address NAME resolves to (a
+Kubernetes headless Service), looked up again at every interval. --listen serves the count as the gauge
 goodput_desired_replicas for a KEDA ScaledObject or an HPA external metric
 (see docs/autoscaling.md), with its inputs and, at /advice, the reasoning
 in words.`,
