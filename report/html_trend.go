@@ -101,8 +101,15 @@ func WriteTrendHTML(w io.Writer, t Trend, o HTMLOptions) error {
 	case t.Fraction:
 		yl += " (fraction)"
 	}
-	p.chart(curveChart(t.Metric, axisSpec{label: "run (oldest first)", tick: func(v, step float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }},
-		axisSpec{label: yl}, []curve{{name: t.Metric, class: "c0", pts: pts}}, nil))
+	// Runs are whole numbers: ticks between them are left unlabelled.
+	runTick := func(v, step float64) string {
+		if v != math.Trunc(v) {
+			return ""
+		}
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	p.chart(curveChart(t.Metric, axisSpec{label: "run (oldest first)", tick: runTick}, axisSpec{label: yl},
+		[]curve{{name: t.Metric, class: "s0", pts: pts}}, nil))
 	p.sectionEnd()
 
 	p.section("runs", "Runs")
