@@ -55,7 +55,7 @@ func open(ctx context.Context, dsn string, to int) (*Store, error) {
 	case Postgres:
 		s.db, err = sql.Open("pgx", dsn)
 	default:
-		path := strings.TrimPrefix(dsn, "sqlite:")
+		path := strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite:"), "file:")
 		if dir := filepath.Dir(path); dir != "" {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return nil, fmt.Errorf("history %s: %w", s.where, err)

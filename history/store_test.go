@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -361,5 +362,27 @@ func TestWorsening(t *testing.T) {
 		if !(math.Abs(got-tc.want) < 1e-12 || (math.IsNaN(got) && math.IsNaN(tc.want)) || got == tc.want) {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestSQLiteSpellings: a path, sqlite:PATH and file:PATH name one file,
+// created with its directory.
+func TestSQLiteSpellings(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sub", "h.db")
+	s := openStore(t, path)
+	f := fakeRun{name: "one", seed: 1, n: 10, ttft: 100 * time.Millisecond, tpot: 10 * time.Millisecond}
+	if _, err := s.Add(t.Context(), f.write(t, t.TempDir())); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	for _, dsn := range []string{"sqlite:" + path, "file:" + path} {
+		s := openStore(t, dsn)
+		runs, err := s.List(t.Context(), Filter{})
+		if err != nil || len(runs) != 1 || s.Dialect() != SQLite {
+			t.Errorf("%s: %d runs, %v, dialect %s; want the one run in SQLite", dsn, len(runs), err, s.Dialect())
+		}
+	}
+	if DialectOf("POSTGRESQL://x/y") != Postgres || DialectOf("pg.db") != SQLite {
+		t.Error("DialectOf misreads a scheme")
 	}
 }
