@@ -181,3 +181,32 @@ func TestHistoryUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestHistoryFromEnvironment: $GOODPUT_HISTORY names the store when no
+// --history does, for history's commands and for recording.
+func TestHistoryFromEnvironment(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "env.db")
+	runEnv := func(args ...string) (string, string, int) {
+		var out, errb strings.Builder
+		env := &Env{Stdout: &out, Stderr: &errb, Stdin: strings.NewReader(""),
+			Getenv: func(k string) string {
+				if k == "GOODPUT_HISTORY" {
+					return db
+				}
+				return ""
+			}}
+		root := NewRoot(env)
+		root.SetArgs(args)
+		err := root.ExecuteContext(t.Context())
+		return out.String(), errb.String(), Code(err)
+	}
+	stdout, stderr, code := runEnv("sweep", "--virtual", "--concurrency", "1,2", "--num-prompts", "8", "--min-rounds", "0",
+		"--random-input-len", "64", "--random-output-len", "8", "--result-dir", filepath.Join(t.TempDir(), "s"), "--quiet")
+	if code != ExitOK || !strings.Contains(stdout, "Recorded sweep 1 with 2 points in "+db) {
+		t.Fatalf("sweep: exit %d: %s\n%s", code, stderr, stdout)
+	}
+	stdout, stderr, code = runEnv("history", "list")
+	if code != ExitOK || strings.Count(stdout, "\n") != 4 { // heading, the sweep and its 2 points
+		t.Errorf("list: exit %d: %s\n%s", code, stderr, stdout)
+	}
+}
