@@ -194,7 +194,11 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 	if err := printOutcome(env, f.format, out); err != nil {
 		return err
 	}
-	histErr := hist.bench(ctx, env, &cfg, out)
+	said := env.Stdout
+	if f.format == "json" {
+		said = env.Stderr // standard output is one JSON document
+	}
+	histErr := hist.bench(ctx, said, &cfg, out)
 	if f.report != "" {
 		if err := writeHTMLReport(env, out.RecordsPath, f.report, cfg.Metrics); err != nil {
 			return err

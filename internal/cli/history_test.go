@@ -16,16 +16,25 @@ import (
 func TestHistoryBenchListTrend(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "history.db")
-	for i := range 2 {
+	for i, format := range []string{"text", "json"} {
 		stdout, stderr, code := run(t, "", "bench", "--num-prompts", "40", "--max-concurrency", "8",
 			"--random-input-len", "256", "--random-output-len", "24", "--ignore-eos", "--goodput", "ttft:500", "tpot:50",
 			"--result-dir", filepath.Join(dir, "runs"), "--run-name", "run"+string(rune('1'+i)), "--history", db,
-			"--label", "branch=main", "--quiet", "--no-server-metrics")
+			"--label", "branch=main", "--quiet", "--no-server-metrics", "--format", format)
 		if code != ExitOK {
 			t.Fatalf("bench %d: exit %d: %s", i+1, code, stderr)
 		}
-		if want := "Recorded run " + string(rune('1'+i)) + " in " + db; !strings.Contains(stdout, want) {
-			t.Fatalf("bench %d: no %q in\n%s", i+1, want, stdout)
+		said := stdout
+		if format == "json" {
+			// Standard output stays one JSON document; the note goes
+			// to standard error.
+			said = stderr
+			if !json.Valid([]byte(stdout)) {
+				t.Errorf("bench --format json --history: standard output is not JSON:\n%s", stdout)
+			}
+		}
+		if want := "Recorded run " + string(rune('1'+i)) + " in " + db; !strings.Contains(said, want) {
+			t.Fatalf("bench %d: no %q in\n%s", i+1, want, said)
 		}
 	}
 

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -54,8 +55,8 @@ func (r *recorder) close() {
 	}
 }
 
-// bench records a bench run and says so.
-func (r *recorder) bench(ctx context.Context, env *Env, cfg *bench.Config, out *bench.Outcome) error {
+// bench records a bench run and says so on w.
+func (r *recorder) bench(ctx context.Context, w io.Writer, cfg *bench.Config, out *bench.Outcome) error {
 	if r == nil || out == nil || out.Result == nil {
 		return nil
 	}
@@ -70,7 +71,7 @@ func (r *recorder) bench(ctx context.Context, env *Env, cfg *bench.Config, out *
 	if err != nil {
 		return fmt.Errorf("--history: %w", err)
 	}
-	fmt.Fprintf(env.Stdout, "Recorded run %d in %s\n", id, r.store)
+	fmt.Fprintf(w, "Recorded run %d in %s\n", id, r.store)
 	return nil
 }
 
