@@ -18,6 +18,7 @@ import (
 	"github.com/goodput-dev/goodput/promscrape"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/serverview"
+	"github.com/goodput-dev/goodput/version"
 	"github.com/goodput-dev/goodput/workload"
 )
 
@@ -169,7 +170,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		defer scraper.Stop() // a no-op once the run has stopped it
 	}
 
-	header, err := record.NewHeader("goodput "+version(), runCfg)
+	header, err := record.NewHeader("goodput "+Version, runCfg)
 	if err != nil {
 		return nil, err
 	}
@@ -346,10 +347,9 @@ func rateJSON(r float64) any {
 	return r
 }
 
-// Version is the tool version written into run headers; the CLI sets it.
-var Version = "dev"
-
-func version() string { return Version }
+// Version is the tool version written into run headers: the build's own
+// (package version) unless the caller sets another.
+var Version = version.String()
 
 // elapsed formats a duration for progress lines.
 func elapsed(d time.Duration) string { return d.Round(100 * time.Millisecond).String() }
