@@ -174,12 +174,26 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	if err != nil {
 		return nil, err
 	}
+	header.Host, _ = os.Hostname()
+	header.Node = cfg.Node
+	if header.Shard = shardOf(cfg, plan, time.Now()); header.Shard != nil {
+		// Shards on several machines merge onto one clock only as well as
+		// their clocks agree: measure this one against the server's.
+		if header.Clock, err = measureClock(ctx, client, srv.base, cfg.StartAt); err != nil {
+			out.Notes = append(out.Notes, fmt.Sprintf("clock offset from the server not measured: %v", err))
+		}
+	}
 	// The header's Start is the instant every record time counts from: by
 	// default a moment after now, once the files below are open, so that
 	// the first requests are not late by the set-up.
 	header.Start = time.Now().Add(epochLead)
 	if !cfg.StartAt.IsZero() {
 		header.Start = cfg.StartAt
+		if late := time.Since(cfg.StartAt) + epochLead; late > lateTolerance {
+			if err := startLate(&lplan, late, header.Shard, out); err != nil {
+				return nil, err
+			}
+		}
 	}
 	lplan.Epoch = header.Start
 	header.Labels = cfg.Labels
@@ -191,18 +205,22 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 			return nil, fmt.Errorf("--result-dir: %w", err)
 		}
 		name := cfg.RunName
-		if name == "" {
-			name = "goodput-" + header.Start.Format("20060102-150405")
-			if a := cfg.Arrival; a.Shards > 1 {
-				// Shards start in the same second and may share a directory.
-				name += fmt.Sprintf("-shard%d-of-%d", a.Shard, a.Shards)
+		if name == "" && header.Shard != nil {
+			// Shards start in the same second and may share a directory;
+			// a retried shard leaves its earlier attempts' records.
+			name = fmt.Sprintf("goodput-%s-shard%d-of-%d", header.Start.Format("20060102-150405"), header.Shard.Index, header.Shard.Count)
+			recFile, out.RecordsPath, header.Shard.Attempt, err = createShardRecords(cfg.ResultDir, name)
+		} else {
+			if name == "" {
+				name = "goodput-" + header.Start.Format("20060102-150405")
 			}
+			out.RecordsPath = filepath.Join(cfg.ResultDir, name+".jsonl")
+			recFile, err = os.Create(out.RecordsPath)
 		}
-		out.RecordsPath = filepath.Join(cfg.ResultDir, name+".jsonl")
-		recFile, err = os.Create(out.RecordsPath)
 		if err != nil {
 			return nil, fmt.Errorf("--result-dir: %w", err)
 		}
+		name = strings.TrimSuffix(filepath.Base(out.RecordsPath), ".jsonl")
 		defer recFile.Close()
 		if rw, err = record.NewWriter(recFile, header); err != nil {
 			return nil, fmt.Errorf("%s: %w", out.RecordsPath, err)

@@ -114,6 +114,7 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 	if err := shardFromJob(cmd, env, &cfg); err != nil {
 		return err
 	}
+	cfg.Node = env.getenv(nodeEnv)
 	// One --seed makes both the schedule and the prompts reproducible.
 	cfg.Workload.Seed = cfg.Arrival.Seed
 	cfg.Arrival.Arrival = arrivalKind(f.arrival)
@@ -286,6 +287,10 @@ func rampKind(s string) arrival.RampKind { return arrival.RampKind(strings.ToLow
 // arrival plan with its schedule's statistics, and the workload.
 // jobIndexEnv is set by Kubernetes in each pod of an Indexed Job: 0, 1, …
 const jobIndexEnv = "JOB_COMPLETION_INDEX"
+
+// nodeEnv names the machine under the host, recorded in the run header;
+// the manifests of `goodput k8s` set it to the pod's node.
+const nodeEnv = "NODE_NAME"
 
 // shardFromJob takes this process's shard from $JOB_COMPLETION_INDEX when
 // --shards splits the schedule and --shard is not given, so that the pods
