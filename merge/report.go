@@ -29,42 +29,53 @@ const (
 
 // Shard is what the files of one shard index hold together.
 type Shard struct {
-	Index    int
-	Parts    []int // indices into Set.Parts, by attempt
-	Planned  int64 // requests of the shard's schedule; 0 when unknown
-	Measured int64 // distinct sequence numbers its files hold
-	Skipped  int64 // requests skipped by late attempts
-	Missing  bool  // no file holds the shard
-	Partial  bool  // its files do not hold a whole, finished shard
-	Why      string
+	Index    int    `json:"index"`
+	Parts    []int  `json:"parts"`    // indices into Set.Parts, by attempt
+	Planned  int64  `json:"planned"`  // requests of the shard's schedule; 0 when unknown
+	Measured int64  `json:"measured"` // distinct sequence numbers its files hold
+	Skipped  int64  `json:"skipped"`  // requests skipped by late attempts
+	Missing  bool   `json:"missing"`  // no file holds the shard
+	Partial  bool   `json:"partial"`  // its files do not hold a whole, finished shard
+	Why      string `json:"why,omitempty"`
 }
 
 // Report is what the files of a run are worth together.
 type Report struct {
-	Files   int
-	Records int64
+	Files   int   `json:"files"`
+	Records int64 `json:"records"`
 	// Count is the run's number of shards and Total its planned requests
 	// (0 when the run is not sharded, or the total unknown).
-	Count int
-	Total int64
+	Count int   `json:"shards"`
+	Total int64 `json:"planned"`
 	// Distinct counts the sequence numbers the shard files hold, and
 	// Duplicates the records beyond the first of each.
-	Distinct, Duplicates int64
+	Distinct   int64 `json:"distinct"`
+	Duplicates int64 `json:"duplicates"`
 	// Foreign counts records of a shard whose sequence numbers are not
 	// that shard's, Strays the files among shards that are no shard.
-	Foreign          int64
-	Strays           int
-	Shards           []Shard
-	Missing, Partial []int // shard indices
+	Foreign int64 `json:"foreign"`
+	Strays  int   `json:"strays"`
+	// Shards holds one entry per shard index; Missing and Partial name
+	// the shards that are so.
+	Shards  []Shard `json:"shard_states,omitempty"`
+	Missing []int   `json:"missing,omitempty"`
+	Partial []int   `json:"partial,omitempty"`
 	// Start and End bound what was measured, ns from the merged epoch;
 	// Overlap is the span within them when every shard was sending (its
 	// ok false when some shard measured nothing, or the spans never met).
-	Start, End               int64
-	OverlapStart, OverlapEnd int64
-	OverlapOK                bool
-	StartSpread, ClockSpread time.Duration
-	ClockUncertainty         time.Duration // the widest uncertainty of the measured clocks
-	Notes, Warnings          []string
+	Start        int64 `json:"start_ns"`
+	End          int64 `json:"end_ns"`
+	OverlapStart int64 `json:"overlap_start_ns"`
+	OverlapEnd   int64 `json:"overlap_end_ns"`
+	OverlapOK    bool  `json:"overlap"`
+	// StartSpread is how far apart the shards began, ClockSpread how far
+	// their clocks disagree beyond their estimates' uncertainty, the
+	// widest of which is ClockUncertainty.
+	StartSpread      time.Duration `json:"start_spread_ns"`
+	ClockSpread      time.Duration `json:"clock_spread_ns"`
+	ClockUncertainty time.Duration `json:"clock_uncertainty_ns"`
+	Notes            []string      `json:"notes"`
+	Warnings         []string      `json:"warnings,omitempty"`
 }
 
 // Complete reports whether the files hold the whole planned run: every
