@@ -63,7 +63,7 @@ func TestShardJob(t *testing.T) {
 		t.Errorf("backoff per index %v, replacement %v", s.BackoffLimitPerIndex, s.PodReplacementPolicy)
 	}
 	rules := s.PodFailurePolicy.Rules
-	if len(rules) != 2 || rules[0].Action != "FailIndex" || !slices.Equal(rules[0].OnExitCodes.Values, []int32{2}) ||
+	if len(rules) != 2 || rules[0].Action != "FailIndex" || !slices.Equal(rules[0].OnExitCodes.Values, []int32{2, 3}) ||
 		rules[1].Action != "Ignore" || rules[1].OnPodConditions[0].Type != "DisruptionTarget" {
 		t.Errorf("pod failure policy %+v", rules)
 	}

@@ -19,9 +19,9 @@ const (
 	container  = "goodput"
 )
 
-// Exit codes of goodput that the Job must not retry: a usage error fails
-// the same way every time.
-const exitUsage = 2
+// Exit codes of goodput that the Job must not retry: a usage error, or a
+// sweep's failed gate, comes out the same every time.
+var exitFinal = []int32{2, 3}
 
 // Component labels.
 const (
@@ -250,8 +250,8 @@ func (o *Options) shardJob() Object {
 		// records of the failed attempt stay on the volume for the merge.
 		BackoffLimitPerIndex: ptr(int32(o.BackoffLimitPerIndex)),
 		PodFailurePolicy: &PodFailurePolicy{Rules: []PodFailurePolicyRule{
-			// A usage error fails the same way every time: no retry.
-			{Action: "FailIndex", OnExitCodes: &PodFailurePolicyOnExitCodes{ContainerName: container, Operator: "In", Values: []int32{exitUsage}}},
+			// A usage error or a failed gate comes out the same every time.
+			{Action: "FailIndex", OnExitCodes: &PodFailurePolicyOnExitCodes{ContainerName: container, Operator: "In", Values: exitFinal}},
 			// An evicted or preempted pod is retried without counting.
 			{Action: "Ignore", OnPodConditions: []PodFailurePolicyOnPodCond{{Type: "DisruptionTarget", Status: "True"}}},
 		}},
