@@ -137,18 +137,24 @@ func runMerge(cmd *cobra.Command, env *Env, f *mergeFlags, args []string) error 
 	if err := printMerge(env, f.format, res, rep); err != nil {
 		return err
 	}
+	// Standard output holds the summary alone in JSON; what was written
+	// and the gates go beside it.
+	info := *env
+	if f.format == "json" {
+		info.Stdout = env.Stderr
+	}
 	if f.output != "" {
-		fmt.Fprintf(env.Stdout, "Wrote %s\n", f.output)
+		fmt.Fprintf(info.Stdout, "Wrote %s\n", f.output)
 		if err := copyServerSeries(set.ServerFile(), f.output); err != nil {
-			fmt.Fprintf(env.Stdout, "WARNING: the server's series was not copied beside the merged run: %v\n", err)
+			fmt.Fprintf(info.Stdout, "WARNING: the server's series was not copied beside the merged run: %v\n", err)
 		}
 	}
 	if f.report != "" {
-		if err := writeHTMLReport(env, f.output, f.report, opts); err != nil {
+		if err := writeHTMLReport(&info, f.output, f.report, opts); err != nil {
 			return err
 		}
 	}
-	gateErr := reportGates(env, gates, res)
+	gateErr := reportGates(&info, gates, res)
 	if !rep.Complete() && !f.allowPartial {
 		return fmt.Errorf("the merged run is not the planned one (%s): its numbers cover what was measured; --allow-partial accepts it", rep.Gaps())
 	}
