@@ -166,6 +166,11 @@ func TestMissingAndPartialShards(t *testing.T) {
 			{k: 0, n: 2, total: 4, seqs: []int64{0, 2}, clock: clock(-400*time.Millisecond, 500*time.Millisecond)},
 			{k: 1, n: 2, total: 4, seqs: []int64{1, 3}, clock: clock(300*time.Millisecond, 500*time.Millisecond)},
 		}, nil, nil, true, nil, "Clocks: offsets from the server -400ms to +300ms (each within ±500ms)"},
+		// A clock no time daemon keeps is said by shard.
+		{"unsynchronised", []shardFile{
+			{k: 0, n: 2, total: 4, seqs: []int64{0, 2}, clock: clock(0, time.Millisecond)},
+			{k: 1, n: 2, total: 4, seqs: []int64{1, 3}, clock: &record.Clock{NTP: &record.NTP{Synced: false}}},
+		}, nil, nil, true, nil, "Clocks: the kernel says no time daemon synchronises the clock of shard 1 (NTP)"},
 		// A plain run among shards is merged in, and said to be no shard.
 		{"not a shard", []shardFile{
 			{k: 0, n: 1, total: 2, seqs: []int64{0, 1}, noShard: true},

@@ -314,7 +314,11 @@ func (r *Report) clocks(parts []Part, limit time.Duration) {
 	if len(unsynced) > 0 {
 		slices.Sort(unsynced)
 		unsynced = slices.Compact(unsynced)
-		r.Notes = append(r.Notes, fmt.Sprintf("Clocks: the kernel says no time daemon synchronises the clock of shard %s (NTP)", strings.Join(unsynced, ", ")))
+		which := "shard " + unsynced[0]
+		if len(unsynced) > 1 {
+			which = "shards " + strings.Join(unsynced, ", ")
+		}
+		r.Notes = append(r.Notes, fmt.Sprintf("Clocks: the kernel says no time daemon synchronises the clock of %s (NTP)", which))
 	}
 	if len(ests) == 0 {
 		r.Notes = append(r.Notes, "Clocks: no shard measured its offset from the server")
