@@ -2,12 +2,8 @@ package bench
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"net/http"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/goodput-dev/goodput/arrival"
@@ -90,32 +86,6 @@ func skipLate(lp *load.Plan, cutoff time.Duration) int {
 	lp.Offsets, lp.Seqs = lp.Offsets[n:], seqs[n:]
 	lp.Warmups = max(0, lp.Warmups-n)
 	return n
-}
-
-// maxAttempts bounds the record files one shard of one run may leave.
-const maxAttempts = 1000
-
-// createShardRecords creates the records file of a shard in dir: NAME.jsonl
-// for its first attempt, NAME-attempt<n>.jsonl when earlier attempts (a
-// retried pod, sharing the result directory) left theirs. It never
-// overwrites one: the records of a failed attempt are kept for the merge.
-func createShardRecords(dir, name string) (*os.File, string, int, error) {
-	for attempt := 0; attempt < maxAttempts; attempt++ {
-		stem := name
-		if attempt > 0 {
-			stem = fmt.Sprintf("%s-attempt%d", name, attempt)
-		}
-		path := filepath.Join(dir, stem+".jsonl")
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		if err != nil {
-			return nil, "", 0, err
-		}
-		return f, path, attempt, nil
-	}
-	return nil, "", 0, fmt.Errorf("%s: %d attempts of this shard already left records; clear the directory or give --run-name", filepath.Join(dir, name), maxAttempts)
 }
 
 // startLate adapts a run that begins late seconds after its agreed start:

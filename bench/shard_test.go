@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -49,27 +50,35 @@ func TestSkipLate(t *testing.T) {
 	}
 }
 
-// A retried shard never overwrites an earlier attempt's records: it takes
-// the next free attempt number.
-func TestCreateShardRecordsCountsAttempts(t *testing.T) {
+// A retried shard never overwrites an earlier attempt's records: its
+// default name takes the next free attempt number, and says which.
+func TestRetriedShardNamesItsAttempt(t *testing.T) {
 	dir := t.TempDir()
+	cfg := DefaultConfig()
+	cfg.ResultDir, cfg.NoServerMetrics = dir, true
+	cfg.Arrival.Shard, cfg.Arrival.Shards = 1, 4
+	start := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
 	for want := range 3 {
-		f, path, attempt, err := createShardRecords(dir, "run-shard1-of-4")
+		files, err := chooseFiles(cfg, start)
 		if err != nil {
 			t.Fatal(err)
 		}
-		f.WriteString("attempt\n")
-		f.Close()
-		wantName := "run-shard1-of-4.jsonl"
+		wantName := "goodput-20261129-100000-shard1-of-4.jsonl"
 		if want > 0 {
-			wantName = "run-shard1-of-4-attempt" + string(rune('0'+want)) + ".jsonl"
+			wantName = fmt.Sprintf("goodput-20261129-100000-shard1-of-4-attempt%d.jsonl", want)
 		}
-		if attempt != want || filepath.Base(path) != wantName {
-			t.Errorf("attempt %d at %s, want %d at %s", attempt, path, want, wantName)
+		if files.attempt != want || filepath.Base(files.records) != wantName {
+			t.Errorf("attempt %d at %s, want %d at %s", files.attempt, files.records, want, wantName)
+		}
+		if err := os.WriteFile(files.records, []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
-	if _, _, _, err := createShardRecords(filepath.Join(dir, "missing"), "x"); err == nil {
-		t.Error("a missing directory is not an error")
+	// An unsharded run's default name moves on as before.
+	cfg.Arrival.Shard, cfg.Arrival.Shards = 0, 0
+	os.WriteFile(filepath.Join(dir, "goodput-20261129-100000.jsonl"), nil, 0o644)
+	if files, err := chooseFiles(cfg, start); err != nil || filepath.Base(files.records) != "goodput-20261129-100000-2.jsonl" || files.attempt != 0 {
+		t.Errorf("unsharded: %+v, %v", files, err)
 	}
 }
 

@@ -3,6 +3,7 @@ package merge
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -166,6 +167,11 @@ func TestMissingAndPartialShards(t *testing.T) {
 			{k: 0, n: 2, total: 4, seqs: []int64{0, 2}, clock: clock(-400*time.Millisecond, 500*time.Millisecond)},
 			{k: 1, n: 2, total: 4, seqs: []int64{1, 3}, clock: clock(300*time.Millisecond, 500*time.Millisecond)},
 		}, nil, nil, true, nil, "Clocks: offsets from the server -400ms to +300ms (each within ±500ms)"},
+		// A shard killed before its first answer left its header only.
+		{"empty shard", []shardFile{
+			{k: 0, n: 2, total: 4, seqs: []int64{0, 2}},
+			{k: 1, n: 2, total: 4, ended: record.EndedCutOff},
+		}, nil, []int{1}, false, []string{"was cut off after 0 records", "2 of its 2 planned requests were never measured"}, ""},
 		// A clock no time daemon keeps is said by shard.
 		{"unsynchronised", []shardFile{
 			{k: 0, n: 2, total: 4, seqs: []int64{0, 2}, clock: clock(0, time.Millisecond)},
@@ -425,5 +431,21 @@ func TestWaiter(t *testing.T) {
 	w = &Waiter{Dir: t.TempDir(), Count: 1, Timeout: time.Hour}
 	if _, err := w.Wait(ctx); err == nil {
 		t.Error("a cancelled wait is no error")
+	}
+}
+
+// Files without a single record between them are nothing to merge.
+func TestNothingToMerge(t *testing.T) {
+	dir := t.TempDir()
+	a := writeShard(t, dir, "a.jsonl", shardFile{k: 0, n: 2, total: 4, ended: record.EndedCutOff})
+	b := writeShard(t, dir, "b.jsonl", shardFile{k: 1, n: 2, total: 4})
+	s, err := Open([]string{a, b}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	err = s.Each(func(int, []record.Record) error { return nil })
+	if !errors.Is(err, record.ErrNoRecords) {
+		t.Errorf("err = %v, want ErrNoRecords", err)
 	}
 }

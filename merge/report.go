@@ -100,9 +100,7 @@ func (s *Set) Report(o Options) (*Report, error) {
 	r.window(s.parts)
 	for i, p := range s.parts {
 		r.Notes = append(r.Notes, describePart(p))
-		if p.CutNote != "" {
-			r.Notes = append(r.Notes, p.CutNote)
-		}
+		r.Notes = append(r.Notes, p.Notes...)
 		if s.count > 0 && p.Shard == nil {
 			r.Strays++
 			r.Warnings = append(r.Warnings, fmt.Sprintf("%s is not a shard of this run (its header names no shard), yet its records are merged in", s.parts[i].File))

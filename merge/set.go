@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/goodput-dev/goodput/record"
@@ -15,8 +16,9 @@ type Part struct {
 	record.Part
 	Header record.Header
 	Format string // "goodput", "seeds" or "vllm"
-	// CutNote says which cut-off last line was skipped; "" when none.
-	CutNote string
+	// Notes are what reading the file found worth saying (a cut-off last
+	// line, no end marker, an interrupted run; see record.File.Notes).
+	Notes []string
 
 	measured   int64 // records outside warm-up
 	start, end int64 // their window on the merged clock: min Scheduled, max End
@@ -125,6 +127,7 @@ func (s *Set) Each(fn func(part int, recs []record.Record) error) error {
 		return errors.New("merge: the records were read already")
 	}
 	s.read = true
+	var empty error // the first file that held no record
 	for i, f := range s.files {
 		p := &s.parts[i]
 		sh := p.Shard
@@ -164,10 +167,18 @@ func (s *Set) Each(fn func(part int, recs []record.Record) error) error {
 		})
 		p.Records = n
 		s.records += n
+		if errors.Is(err, record.ErrNoRecords) && p.Header.Kind == record.KindHeader {
+			// A shard killed before its first answer left its header only:
+			// part of the run, measured nothing, and reported so.
+			if empty == nil {
+				empty = err
+			}
+			err = nil
+		}
 		if err != nil {
 			return err
 		}
-		p.CutNote = f.CutNote()
+		p.Notes = f.Notes()
 		switch t, ok := f.Trailer(); {
 		case !ok && p.Format != "goodput":
 			p.Ended = record.EndedComplete // imports have no trailers
@@ -178,6 +189,16 @@ func (s *Set) Each(fn func(part int, recs []record.Record) error) error {
 		default:
 			p.Ended = record.EndedComplete
 		}
+	}
+	if s.records == 0 && len(s.parts) == 1 {
+		return empty
+	}
+	if s.records == 0 {
+		names := make([]string, len(s.parts))
+		for i, p := range s.parts {
+			names[i] = p.File
+		}
+		return fmt.Errorf("%w in any of %s", record.ErrNoRecords, strings.Join(names, ", "))
 	}
 	return nil
 }
