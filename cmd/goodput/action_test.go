@@ -177,7 +177,7 @@ func TestActionBenchmarkStep(t *testing.T) {
 					t.Errorf("%s: %v", f, err)
 				}
 			}
-			if md, _ := os.ReadFile(summary); !strings.Contains(string(md), "TTFT") {
+			if md, _ := os.ReadFile(summary); !strings.Contains(string(md), "## goodput run: ci") || !strings.Contains(string(md), "| ttft | 20 |") {
 				t.Errorf("step summary:\n%s", md)
 			}
 			if !strings.Contains(string(out), "Gate: p99(ttft)") {

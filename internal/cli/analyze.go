@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -21,8 +22,8 @@ func newAnalyzeCmd(env *Env) *cobra.Command {
 be judged again with another SLO, other percentiles or another percentile
 method without re-running it.
 
-It reads goodput record files (JSON Lines, "-" for standard input), the seeds'
-simple request log ({"arrival": s, "token_times": [s, ...]} as a JSON array
+It reads goodput record files (JSON Lines, "-" for standard input), result
+directories holding one run, run summary files, the seeds' simple request log ({"arrival": s, "token_times": [s, ...]} as a JSON array
 or JSON Lines), and vllm bench serve results saved with --save-result
 --save-detailed. Several goodput files (the shards of one run) are merged on
 their common clock.`,
@@ -84,6 +85,15 @@ their common clock.`,
 // run header are placed on the clock of the earliest one, so the shards of a
 // run merge exactly; the merge's account of the shards joins the notes.
 func analyzeFiles(env *Env, files []string, opts metrics.Options) (*metrics.Result, []string, error) {
+	files = slices.Clone(files)
+	for i, name := range files {
+		// A result directory or a summary file stands for its run's records.
+		file, err := report.RunRecords(name)
+		if err != nil {
+			return nil, nil, err
+		}
+		files[i] = file
+	}
 	set, err := merge.Open(files, env.Stdin)
 	if err != nil {
 		return nil, nil, err
