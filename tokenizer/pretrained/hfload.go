@@ -127,9 +127,13 @@ func component(raw json.RawMessage, what string) (hfComponent, error) {
 	return c, nil
 }
 
-// maxID bounds token ids, so that a hostile file cannot make the id tables
-// huge: no real vocabulary comes near it.
-const maxID = 1 << 24
+// maxID bounds token ids, and maxHoles the ids no token uses, so that a
+// small hostile file cannot make the id tables huge. Real vocabularies
+// are dense and below 300,000 tokens.
+const (
+	maxID    = 1 << 22
+	maxHoles = 1 << 16
+)
 
 // fromHF builds a model from tokenizer.json (and tokenizer_config.json,
 // when cfg is not nil).
@@ -169,6 +173,9 @@ func fromHF(data []byte, cfg *hfConfig, name string) (*model, error) {
 		n = max(n, int(a.ID)+1)
 	}
 
+	if holes := n - len(vocab) - len(f.AddedTokens); holes > maxHoles {
+		return nil, fmt.Errorf("token ids run to %d but only %d tokens are defined", n-1, n-holes)
+	}
 	m := &model{name: name, format: "tokenizer.json", kinds: make([]kind, n), bos: -1, eos: -1}
 	pieces := make([]string, n)
 	has := make([]bool, n)

@@ -109,3 +109,45 @@ func TestGGUFVectors(t *testing.T) {
 		})
 	}
 }
+
+// TestJSONVectors runs the same vectors through the tokenizer.json of the
+// same models (testdata/README.md says where each comes from).
+func TestJSONVectors(t *testing.T) {
+	dir := vocabDir(t)
+	for _, tc := range []struct{ json, vectors string }{
+		{"gpt2", "gpt-2"},
+		// Qwen 2.5 shares Qwen 2's vocabulary, merges and pattern; it adds
+		// special tokens that these vectors do not contain.
+		{"qwen2_5", "qwen2"},
+	} {
+		t.Run(tc.json, func(t *testing.T) {
+			tok := testdataTokenizer(t, tc.json)
+			checkVectors(t, tok, readVectors(t, filepath.Join(dir, "ggml-vocab-"+tc.vectors+".gguf")))
+		})
+	}
+}
+
+// TestExtraJSONVectors runs vectors through tokenizer.json files that are
+// not kept in the repository (their licences ask for more than a note):
+// GOODPUT_TOKENIZER_JSON_DIR may hold llama-bpe/tokenizer.json (Llama 3's),
+// or a directory per llama.cpp vocabulary name.
+func TestExtraJSONVectors(t *testing.T) {
+	root := os.Getenv("GOODPUT_TOKENIZER_JSON_DIR")
+	if root == "" {
+		t.Skip("GOODPUT_TOKENIZER_JSON_DIR is not set")
+	}
+	dir := vocabDir(t)
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		base := filepath.Join(dir, "ggml-vocab-"+e.Name()+".gguf")
+		if _, err := os.Stat(base + ".inp"); err != nil {
+			continue
+		}
+		t.Run(e.Name(), func(t *testing.T) {
+			checkVectors(t, openCached(t, filepath.Join(root, e.Name())), readVectors(t, base))
+		})
+	}
+}

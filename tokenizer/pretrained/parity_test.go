@@ -1,0 +1,67 @@
+package pretrained
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// fragments are the material of generated texts: words, runs of spaces and
+// line breaks, digits, punctuation, contractions, scripts other than Latin,
+// emoji, special-token text, and a little invalid UTF-8.
+var fragments = []string{
+	"the", "The", "serving", " latency", "tokens", "Hello", "world", "GPU", "KV-cache",
+	" ", "  ", "   ", "\n", "\n\n", "\t", " \n ", "\r\n", "\u00a0", "\u3000",
+	"0", "42", "2024", "3.14159", "1,000,000", "٣٤",
+	".", ",", "!", "?", "...", "—", "(", ")", "\"", "'", "`", "#", "$", "%", "&&", "->", "{}", "[]", "<", ">", "<<", "/",
+	"'s", "'t", "'re", "'ve", "'m", "'ll", "'d", "'S", "'LL", "n't",
+	"é", "Äpfel", "naïve", "Привет", "мир", "日本語", "中文", "한국어", "Việt", "ελληνικά", "עברית", "العربية", "हिन्दी", "ไทย",
+	"🚀", "😶\u200d🌫️", "✅", "🦙",
+	"<s>", "</s>", "<unk>", "<|endoftext|>", "<|im_start|>",
+	"\xff", "\xc3", "\xe2\x96",
+}
+
+// randomText joins n random fragments.
+func randomText(r *rand.Rand, n int) string {
+	var b strings.Builder
+	for range n {
+		b.WriteString(fragments[r.IntN(len(fragments))])
+	}
+	return b.String()
+}
+
+// TestJSONMatchesGGUF encodes thousands of generated texts with the
+// tokenizer.json and the GGUF vocabulary of the same model: every id must
+// agree, special tokens in the text included.
+func TestJSONMatchesGGUF(t *testing.T) {
+	dir := vocabDir(t)
+	spm := filepath.Join(dir, "ggml-vocab-llama-spm.gguf")
+	converted, err := ReadJSON(bytes.NewReader(spmJSON(t, spm)), "llama-spm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name       string
+		json, gguf *Tokenizer
+	}{
+		{"gpt-2", testdataTokenizer(t, "gpt2"), ggufTokenizer(t, "gpt-2")},
+		{"llama-spm", converted, ggufTokenizer(t, "llama-spm")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(7, 11))
+			for i := range 3000 {
+				text := randomText(r, 1+r.IntN(40))
+				for _, special := range []bool{true, false} {
+					a := tc.json.WithSpecialTokens(special).Encode(text)
+					b := tc.gguf.WithSpecialTokens(special).Encode(text)
+					if !slices.Equal(a, b) {
+						t.Fatalf("text %d %q (special %v):\ntokenizer.json %v\n          gguf %v", i, text, special, a, b)
+					}
+				}
+			}
+		})
+	}
+}
