@@ -18,7 +18,7 @@ import (
 // all of them by the score of the piece they make, highest first (a stable
 // sort). The rest of the file is the structure of testdata/mistral's real
 // tokenizer.json, a Llama-style SentencePiece vocabulary.
-func spmJSON(t *testing.T, path string) []byte {
+func spmJSON(t testing.TB, path string) []byte {
 	t.Helper()
 	f, err := gguf.Open(path)
 	if err != nil {

@@ -38,10 +38,10 @@ func Open(path string) (*Tokenizer, error) {
 		if cached, ok := findInHubCache(path); ok {
 			return openFile(cached, path)
 		}
-		return nil, fmt.Errorf("tokenizer %q: no such file, and it is not in the local Hugging Face cache; "+
-			"it looks like a model id, and nothing is downloaded: get https://huggingface.co/%s/resolve/main/tokenizer.json "+
-			"(and tokenizer_config.json beside it), e.g. with `huggingface-cli download %s tokenizer.json tokenizer_config.json --local-dir DIR`, "+
-			"then pass DIR or DIR/tokenizer.json", path, path, path)
+		return nil, fmt.Errorf("tokenizer %q: not a local file, and not in the local Hugging Face cache; nothing is downloaded: "+
+			"get https://huggingface.co/%s/resolve/main/tokenizer.json with tokenizer_config.json beside it "+
+			"(e.g. `huggingface-cli download %s tokenizer.json tokenizer_config.json --local-dir DIR`; gated models need `huggingface-cli login` first) "+
+			"and pass DIR", path, path, path)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("tokenizer: %w", err)

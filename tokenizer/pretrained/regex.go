@@ -75,8 +75,14 @@ func compilePattern(src string) (*pattern, error) {
 
 // matches calls yield with the [start, end) of each match in s, in order.
 // Empty matches are skipped: they split nothing.
+//
+// Each search reads from the end of the previous match through a
+// RuneReader, which runs Go's automaton only as far as the match needs.
+// Searching the whole string again for each match (FindAll on a string)
+// would restart a backtracker whose set-up costs the length of the text,
+// making a long piece quadratic.
 func (p *pattern) matches(s string, yield func(a, b int)) {
-	if p.ws < 0 {
+	if !p.sliced {
 		for _, m := range p.re.FindAllStringIndex(s, -1) {
 			if m[1] > m[0] {
 				yield(m[0], m[1])
@@ -84,13 +90,15 @@ func (p *pattern) matches(s string, yield func(a, b int)) {
 		}
 		return
 	}
+	var r strings.Reader
 	for pos := 0; pos < len(s); {
-		loc := p.re.FindStringSubmatchIndex(s[pos:])
+		r.Reset(s[pos:])
+		loc := p.re.FindReaderSubmatchIndex(&r)
 		if loc == nil {
 			return
 		}
 		a, b := pos+loc[0], pos+loc[1]
-		if loc[2*p.ws] >= 0 && b < len(s) {
+		if p.ws >= 0 && loc[2*p.ws] >= 0 && b < len(s) {
 			// The run is followed by text: (?!\S) holds only one
 			// character short of it, if the run has two or more.
 			if _, n := utf8.DecodeLastRuneInString(s[a:b]); b-n > a {

@@ -15,14 +15,25 @@ import (
 // Under CI they must be there; elsewhere their absence skips the test.
 func vocabDir(t testing.TB) string {
 	t.Helper()
-	dir := filepath.Join("..", "..", "..", "shared", "realengine", "vocab")
-	if _, err := os.Stat(dir); err != nil {
+	if !haveVocab(t) {
+		t.Skip("no llama.cpp vocabularies in " + sharedVocab)
+	}
+	return sharedVocab
+}
+
+var sharedVocab = filepath.Join("..", "..", "..", "shared", "realengine", "vocab")
+
+// haveVocab reports whether the vocabularies are there, failing t under CI
+// when they are not.
+func haveVocab(t testing.TB) bool {
+	t.Helper()
+	if _, err := os.Stat(sharedVocab); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("llama.cpp vocabularies missing under CI: %v", err)
 		}
-		t.Skipf("no llama.cpp vocabularies: %v", err)
+		return false
 	}
-	return dir
+	return true
 }
 
 // vector is one test text and the ids the Hugging Face tokenizer gave it.
