@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/goodput-dev/goodput/tokenizer"
 )
@@ -59,9 +60,11 @@ func BenchmarkEncode(b *testing.B) {
 				b.SetBytes(int64(len(tx.text)))
 				b.ReportAllocs()
 				n := 0
+				cpu := processCPU()
 				for b.Loop() {
 					n = m.tok.Count(tx.text)
 				}
+				reportCPU(b, cpu, len(tx.text))
 				b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "tokens/s")
 			})
 		}
@@ -70,6 +73,14 @@ func BenchmarkEncode(b *testing.B) {
 
 // BenchmarkEncodeParallel encodes on every processor at once, as a
 // benchmark run's workers do.
+// reportCPU adds the throughput per second of this process's CPU time
+// since start, which a busy shared machine disturbs far less than wall time.
+func reportCPU(b *testing.B, start time.Duration, size int) {
+	if used := processCPU() - start; used > 0 {
+		b.ReportMetric(float64(size)*float64(b.N)/used.Seconds()/1e6, "MB/cpu-s")
+	}
+}
+
 func BenchmarkEncodeParallel(b *testing.B) {
 	text := benchTexts()[0].text[:64<<10]
 	tok := testdataTokenizer(b, "qwen2_5")

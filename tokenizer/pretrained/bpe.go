@@ -47,16 +47,20 @@ func (e *bpe) encodeWord(dst []int, w string, m *merger) []int {
 	if w == "" {
 		return dst
 	}
+	if e.byteLevel && len(w) == 1 {
+		if id := e.byteIDs[w[0]]; id >= 0 {
+			return append(dst, int(id))
+		}
+		return dst
+	}
 	if e.ignoreMerges {
 		if id, ok := e.vocab[w]; ok {
 			return append(dst, int(id))
 		}
 	}
 	if e.cache != nil {
-		if ids, ok := e.cache.get(w); ok {
-			for _, id := range ids {
-				dst = append(dst, int(id))
-			}
+		var hit bool
+		if dst, hit = e.cache.appendCached(dst, w); hit {
 			return dst
 		}
 	}

@@ -232,6 +232,14 @@ func fromGGUF(f *gguf.File, fallbackName string) (*model, error) {
 			addPrefix = b
 		}
 		m.norm = spmEscape{prefix: addPrefix}
+		normals := make([]string, 0, n)
+		for p := range e.pieces {
+			normals = append(normals, p)
+		}
+		if marksOnlyLead(normals) {
+			m.pre = []preStep{scanSplit{spaceMarkNext}}
+			e.cache = newWordCache()
+		}
 		if addPrefix {
 			m.dec.post = stripSpaces(" ", 1, 0)
 		}

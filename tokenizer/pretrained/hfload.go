@@ -262,6 +262,18 @@ func fromHF(data []byte, cfg *hfConfig, name string) (*model, error) {
 	if err := e.hfMerges(f.Model.Merges, vocab); err != nil {
 		return nil, err
 	}
+	// Without a pre-tokenizer a segment is one word; SentencePiece
+	// vocabularies can still be cut at their space marks (spaceMarkNext),
+	// as long as nothing depends on where words end.
+	if len(m.pre) == 0 && !byteLevel && !e.ignoreMerges && e.prefix == "" && e.suffix == "" {
+		keys := make([]string, 0, len(vocab))
+		for k := range vocab {
+			keys = append(keys, k)
+		}
+		if marksOnlyLead(keys) {
+			m.pre = []preStep{scanSplit{spaceMarkNext}}
+		}
+	}
 	// A pre-tokenizer cuts text into words, which repeat: cache them.
 	if len(m.pre) > 0 {
 		e.cache = newWordCache()
@@ -443,8 +455,11 @@ func hfPreTokenizer(raw json.RawMessage) ([]preStep, bool, error) {
 		if c.UseRegex != nil {
 			step.useRegex = *c.UseRegex
 		}
-		if !step.addPrefixSpace && !step.useRegex {
+		switch {
+		case !step.addPrefixSpace && !step.useRegex:
 			return nil, true, nil // it only maps bytes, which the vocabulary does
+		case !step.addPrefixSpace:
+			return []preStep{scanSplit{gpt2Next}}, true, nil
 		}
 		return []preStep{step}, true, nil
 	case "Split":

@@ -65,3 +65,24 @@ func TestJSONMatchesGGUF(t *testing.T) {
 		})
 	}
 }
+
+// TestSpaceMarkCuts checks that cutting SentencePiece text at its space
+// marks (spaceMarkNext, added at load) gives the ids of merging each
+// segment whole, as llama.cpp and Hugging Face do.
+func TestSpaceMarkCuts(t *testing.T) {
+	for _, tok := range []*Tokenizer{ggufTokenizer(t, "llama-spm"), testdataTokenizer(t, "mistral")} {
+		if len(tok.m.pre) != 1 {
+			t.Fatalf("%s: %d pre-tokenization steps, want the space-mark cut", tok.Name(), len(tok.m.pre))
+		}
+		whole := *tok.m
+		whole.pre = nil
+		uncut := newTokenizer(&whole)
+		r := rand.New(rand.NewPCG(13, 17))
+		for i := range 2000 {
+			text := randomText(r, 1+r.IntN(60))
+			if a, b := tok.Encode(text), uncut.Encode(text); !slices.Equal(a, b) {
+				t.Fatalf("%s text %d %q:\n cut   %v\n whole %v", tok.Name(), i, text, a, b)
+			}
+		}
+	}
+}

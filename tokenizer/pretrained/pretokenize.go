@@ -45,44 +45,93 @@ type span struct {
 	match bool
 }
 
+// finder finds the first match of a split pattern in s at or after pos.
+type finder interface {
+	find(s string, pos int) (a, b int, ok bool)
+}
+
+// literal is a split pattern given as a plain string.
+type literal string
+
+func (l literal) find(s string, pos int) (int, int, bool) {
+	if l == "" {
+		return 0, 0, false
+	}
+	k := strings.Index(s[pos:], string(l))
+	if k < 0 {
+		return 0, 0, false
+	}
+	return pos + k, pos + k + len(l), true
+}
+
 // splitter cuts text at the matches of a pattern (a regexp or a literal
 // string), as Hugging Face's Split pre-tokenizer does.
 type splitter struct {
-	find     func(s string, yield func(a, b int))
+	f        finder
 	behavior splitBehavior
 	invert   bool // the pattern describes the pieces, not the delimiters
 }
 
 func regexSplitter(p *pattern, b splitBehavior, invert bool) *splitter {
-	return &splitter{find: p.matches, behavior: b, invert: invert}
+	var f finder = p
+	if p.fast != nil {
+		f = p.fast
+	}
+	return &splitter{f: f, behavior: b, invert: invert}
 }
 
 func literalSplitter(lit string, b splitBehavior, invert bool) *splitter {
-	return &splitter{behavior: b, invert: invert, find: func(s string, yield func(a, b int)) {
-		if lit == "" {
-			return
+	return &splitter{f: literal(lit), behavior: b, invert: invert}
+}
+
+// next returns the next non-empty match at or after pos.
+func (p *splitter) next(s string, pos int) (int, int, bool) {
+	for pos < len(s) {
+		a, b, ok := p.f.find(s, pos)
+		if !ok {
+			return 0, 0, false
 		}
-		for i := 0; ; {
-			k := strings.Index(s[i:], lit)
-			if k < 0 {
-				return
-			}
-			yield(i+k, i+k+len(lit))
-			i += k + len(lit)
+		if b > a {
+			return a, b, true
 		}
-	}}
+		_, n := utf8.DecodeRuneInString(s[b:])
+		pos = b + max(n, 1)
+	}
+	return 0, 0, false
 }
 
 func (p *splitter) apply(dst []string, s string, _ bool) []string {
+	if p.behavior == isolated && !p.invert {
+		prev := 0
+		for prev < len(s) {
+			a, b, ok := p.next(s, prev)
+			if !ok {
+				break
+			}
+			if a > prev {
+				dst = append(dst, s[prev:a])
+			}
+			dst = append(dst, s[a:b])
+			prev = b
+		}
+		if prev < len(s) {
+			dst = append(dst, s[prev:])
+		}
+		return dst
+	}
 	var spans []span
 	prev := 0
-	p.find(s, func(a, b int) {
+	for prev < len(s) {
+		a, b, ok := p.next(s, prev)
+		if !ok {
+			break
+		}
 		if a > prev {
 			spans = append(spans, span{prev, a, false})
 		}
 		spans = append(spans, span{a, b, true})
 		prev = b
-	})
+	}
 	if prev < len(s) {
 		spans = append(spans, span{prev, len(s), false})
 	}
@@ -167,6 +216,36 @@ func (p byteLevelStep) apply(dst []string, s string, _ bool) []string {
 		return append(dst, s)
 	}
 	return scanSplit{gpt2Next}.apply(dst, s, false)
+}
+
+// spaceMarkSplit cuts SentencePiece text before each run of "▁" that
+// follows other text: a word and the spaces before it. It is no part of any
+// file; it is added to models without a pre-tokenizer whose tokens hold
+// "▁" only as a leading run (checked at load), where no merge can cross
+// such a cut, so the ids are the same and a long text merges word by word
+// instead of as one huge word.
+func spaceMarkNext(s string, i int) int {
+	const mark = "▁"
+	j := i
+	for strings.HasPrefix(s[j:], mark) {
+		j += len(mark)
+	}
+	if k := strings.Index(s[j:], mark); k >= 0 {
+		return j + k
+	}
+	return len(s)
+}
+
+// marksOnlyLead reports whether every token holds "▁" only in a leading
+// run, which makes spaceMarkNext's cuts safe.
+func marksOnlyLead(tokens []string) bool {
+	for _, t := range tokens {
+		rest := strings.TrimLeft(t, "▁")
+		if strings.Contains(rest, "▁") {
+			return false
+		}
+	}
+	return true
 }
 
 // prependScheme is when Metaspace adds its replacement before a piece.

@@ -29,6 +29,8 @@ type pattern struct {
 	// sliced is whether matches may be searched for in a suffix of the
 	// text: true unless the pattern has anchors that a cut would move.
 	sliced bool
+	// fast is the same pattern as a classSeq, when it has that shape.
+	fast *classSeq
 }
 
 // compilePattern compiles a tokenizer file's split pattern.
@@ -64,6 +66,9 @@ func compilePattern(src string) (*pattern, error) {
 		return nil, fmt.Errorf("split pattern %q: %w", src, err)
 	}
 	p := &pattern{re: re, ws: -1, sliced: !hasStartAnchor(uni)}
+	if !ws && p.sliced {
+		p.fast, _ = compileClassSeq(uni)
+	}
 	if ws {
 		p.ws = re.SubexpIndex(wsGroup)
 		if !p.sliced {
@@ -73,46 +78,35 @@ func compilePattern(src string) (*pattern, error) {
 	return p, nil
 }
 
-// matches calls yield with the [start, end) of each match in s, in order.
-// Empty matches are skipped: they split nothing.
+// find returns the first match in s at or after pos.
 //
-// Each search reads from the end of the previous match through a
-// RuneReader, which runs Go's automaton only as far as the match needs.
-// Searching the whole string again for each match (FindAll on a string)
-// would restart a backtracker whose set-up costs the length of the text,
-// making a long piece quadratic.
-func (p *pattern) matches(s string, yield func(a, b int)) {
+// Each search reads from pos through a RuneReader, which runs Go's
+// automaton only as far as the match needs. Searching the whole string for
+// each match (as FindAll on a string does) would restart a backtracker
+// whose set-up costs the length of the text, making a long piece
+// quadratic. Patterns with ^ or \b must see the whole text, and do.
+func (p *pattern) find(s string, pos int) (int, int, bool) {
 	if !p.sliced {
 		for _, m := range p.re.FindAllStringIndex(s, -1) {
-			if m[1] > m[0] {
-				yield(m[0], m[1])
+			if m[0] >= pos {
+				return m[0], m[1], true
 			}
 		}
-		return
+		return 0, 0, false
 	}
-	var r strings.Reader
-	for pos := 0; pos < len(s); {
-		r.Reset(s[pos:])
-		loc := p.re.FindReaderSubmatchIndex(&r)
-		if loc == nil {
-			return
-		}
-		a, b := pos+loc[0], pos+loc[1]
-		if p.ws >= 0 && loc[2*p.ws] >= 0 && b < len(s) {
-			// The run is followed by text: (?!\S) holds only one
-			// character short of it, if the run has two or more.
-			if _, n := utf8.DecodeLastRuneInString(s[a:b]); b-n > a {
-				b -= n
-			}
-		}
-		if b == a {
-			_, n := utf8.DecodeRuneInString(s[b:])
-			pos = b + max(n, 1)
-			continue
-		}
-		yield(a, b)
-		pos = b
+	loc := p.re.FindReaderSubmatchIndex(strings.NewReader(s[pos:]))
+	if loc == nil {
+		return 0, 0, false
 	}
+	a, b := pos+loc[0], pos+loc[1]
+	if p.ws >= 0 && loc[2*p.ws] >= 0 && b < len(s) {
+		// The run is followed by text: (?!\S) holds only one character
+		// short of it, if the run has two or more.
+		if _, n := utf8.DecodeLastRuneInString(s[a:b]); b-n > a {
+			b -= n
+		}
+	}
+	return a, b, true
 }
 
 // topLevelAlternatives splits a pattern at the | that are outside groups

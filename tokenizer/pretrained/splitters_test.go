@@ -178,3 +178,44 @@ func TestMetaspaceAndDigits(t *testing.T) {
 		}
 	}
 }
+
+// TestClassSeqMatchesRegexp holds the direct matcher of simple patterns to
+// Go's regexp on generated text, for every such pattern llama.cpp lists and
+// a few shapes that need backtracking.
+func TestClassSeqMatchesRegexp(t *testing.T) {
+	patterns := []string{`\s?[a-c]+[b-d]`, `[ab]{2,3}b`, `\s*\s`, `\s+$`, ` ?\p{N}{1,3}`}
+	for _, pt := range preTypes {
+		patterns = append(patterns, pt.patterns...)
+	}
+	alphabet := []string{"a", "b", "c", "d", "Z", "é", "日", "한", "1", "٣", " ", "  ", "\t", "\n", "\r", "\u3000", "!", "。", "…", "$", "😀", "\xff"}
+	r := rand.New(rand.NewPCG(9, 9))
+	fast := 0
+	for _, src := range patterns {
+		if _, hand := handSplitters[src]; hand {
+			continue
+		}
+		p, err := compilePattern(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.fast == nil {
+			continue
+		}
+		fast++
+		generic := &splitter{f: p, behavior: isolated}
+		direct := &splitter{f: p.fast, behavior: isolated}
+		for i := range 5000 {
+			var b strings.Builder
+			for range 1 + r.IntN(10) {
+				b.WriteString(alphabet[r.IntN(len(alphabet))])
+			}
+			s := b.String()
+			if a, g := split(direct, s), split(generic, s); !slices.Equal(a, g) {
+				t.Fatalf("%q text %d %q:\n direct %q\n regexp %q", src, i, s, a, g)
+			}
+		}
+	}
+	if fast < 10 {
+		t.Errorf("only %d patterns have the direct matcher, want the simple ones (10 or more)", fast)
+	}
+}

@@ -12,6 +12,8 @@ type spm struct {
 	scores []float32
 	bytes  [256]int32 // <0xXX> token of each byte, -1 where absent
 	unk    int32      // for bytes without a token, -1 where absent
+
+	cache *wordCache // nil unless words are short (see spaceMarkSplit)
 }
 
 var _ wordEncoder = (*spm)(nil)
@@ -29,6 +31,13 @@ func (e *spm) encodeWord(dst []int, w string, m *merger) []int {
 	if w == "" {
 		return dst
 	}
+	if e.cache != nil {
+		var hit bool
+		if dst, hit = e.cache.appendCached(dst, w); hit {
+			return dst
+		}
+	}
+	first := len(dst)
 	m.reset(w)
 	for i := 0; i < len(w); {
 		// An invalid byte is a symbol of its own; it can only fall back
@@ -56,6 +65,9 @@ func (e *spm) encodeWord(dst []int, w string, m *merger) []int {
 				dst = append(dst, int(e.unk))
 			}
 		}
+	}
+	if e.cache != nil {
+		e.cache.put(w, dst[first:])
 	}
 	return dst
 }

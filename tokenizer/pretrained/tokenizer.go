@@ -60,9 +60,12 @@ type model struct {
 // state is the scratch space of one Encode call.
 type state struct {
 	merger merger
-	words  []string
-	alt    []string
+	pieces [][]string // per pre-tokenization step: the pieces of the current piece
 	ids    []int
+
+	// counting lets Count drop ids as it goes, keeping only their number.
+	counting bool
+	counted  int
 }
 
 var statePool = sync.Pool{New: func() any { return new(state) }}
@@ -70,13 +73,12 @@ var statePool = sync.Pool{New: func() any { return new(state) }}
 func getState() *state { return statePool.Get().(*state) }
 
 func putState(st *state) {
-	// A huge text would pin its buffers for ever; let those go.
-	if cap(st.words) > 1<<16 || cap(st.ids) > 1<<16 || cap(st.merger.syms) > 1<<16 {
+	// A huge word would pin its buffers for ever; let those go.
+	if cap(st.ids) > 1<<16 || cap(st.merger.syms) > 1<<16 || cap(st.merger.heap) > 1<<16 {
 		return
 	}
 	st.merger.word = ""
-	clear(st.words[:cap(st.words)])
-	clear(st.alt[:cap(st.alt)])
+	st.counting, st.counted = false, 0
 	statePool.Put(st)
 }
 
@@ -101,8 +103,10 @@ func (t *Tokenizer) AppendEncode(dst []int, text string) []int {
 // Count returns len(Encode(text)) without keeping the ids.
 func (t *Tokenizer) Count(text string) int {
 	st := getState()
-	st.ids = t.appendEncode(st.ids[:0], text, st)
-	n := len(st.ids)
+	st.counting = true
+	ids := t.appendEncode(st.ids[:0], text, st)
+	n := st.counted + len(ids)
+	st.ids = ids[:0]
 	putState(st)
 	return n
 }
@@ -152,24 +156,41 @@ func (m *model) encodeSegment(dst []int, s string, atStart, special bool, st *st
 
 // encodeNormalized pre-tokenizes a normalized segment and encodes its words.
 func (m *model) encodeNormalized(dst []int, s string, atStart bool, st *state) []int {
+	return m.encodePieces(dst, s, atStart, 0, st)
+}
+
+// encodePieces runs the pre-tokenization steps from depth on, depth first:
+// each piece goes through every step and into the model before the next
+// piece is cut, so no step holds more than the pieces of one parent piece.
+func (m *model) encodePieces(dst []int, s string, atStart bool, depth int, st *state) []int {
 	if s == "" {
 		return dst
 	}
-	if len(m.pre) == 0 {
-		return m.enc.encodeWord(dst, s, &st.merger)
-	}
-	words := append(st.words[:0], s)
-	for _, step := range m.pre {
-		out := st.alt[:0]
-		for i, w := range words {
-			out = step.apply(out, w, atStart && i == 0)
+	if depth == len(m.pre) {
+		dst = m.enc.encodeWord(dst, s, &st.merger)
+		if st.counting && len(dst) >= 4096 {
+			st.counted += len(dst)
+			dst = dst[:0]
 		}
-		st.alt, words = words, out
+		return dst
 	}
-	st.words = words
-	for _, w := range words {
-		dst = m.enc.encodeWord(dst, w, &st.merger)
+	if sc, ok := m.pre[depth].(scanSplit); ok {
+		for i := 0; i < len(s); {
+			j := sc.next(s, i)
+			dst = m.encodePieces(dst, s[i:j], atStart && i == 0, depth+1, st)
+			i = j
+		}
+		return dst
 	}
+	for len(st.pieces) <= depth {
+		st.pieces = append(st.pieces, nil)
+	}
+	pieces := m.pre[depth].apply(st.pieces[depth][:0], s, atStart)
+	st.pieces[depth] = pieces
+	for i, w := range pieces {
+		dst = m.encodePieces(dst, w, atStart && i == 0, depth+1, st)
+	}
+	clear(pieces) // the pooled state must not keep the text alive
 	return dst
 }
 
