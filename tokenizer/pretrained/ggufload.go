@@ -115,12 +115,12 @@ func fromGGUF(f *gguf.File, fallbackName string) (*model, error) {
 
 	// Special ids, with llama.cpp's defaults per tokenizer model.
 	special := func(key string, def int) (int, error) {
+		if def >= n {
+			def = -1 // a default outside the vocabulary is none
+		}
 		v, err := f.Uint(key)
 		switch {
 		case errors.Is(err, gguf.ErrNotFound):
-			if def >= n {
-				def = -1
-			}
 			return def, nil
 		case err != nil:
 			return 0, err

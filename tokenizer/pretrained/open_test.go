@@ -214,3 +214,42 @@ func TestTokenizerConfig(t *testing.T) {
 		t.Errorf("a broken tokenizer_config.json: %v", err)
 	}
 }
+
+func TestGGUFSpecialIDs(t *testing.T) {
+	tests := []struct {
+		name string
+		edit func(*gguf.File)
+		text string
+		want []int
+	}{
+		// An EOS id outside the vocabulary is ignored, as llama.cpp does.
+		{"eos out of range", func(f *gguf.File) {
+			f.Add("tokenizer.ggml.eos_token_id", gguf.Scalar(uint32(99)))
+			f.Add("tokenizer.ggml.add_eos_token", gguf.Scalar(false))
+		}, "hi", []int{3}},
+		// A byte-level vocabulary adds no BOS unless its file says so.
+		{"bos on request", func(f *gguf.File) {
+			f.Add("tokenizer.ggml.bos_token_id", gguf.Scalar(uint32(5)))
+			f.Add("tokenizer.ggml.add_bos_token", gguf.Scalar(true))
+		}, "hi", []int{5, 3}},
+		// Llama 3's pre-tokenizer type implies a BOS.
+		{"llama-bpe implies bos", func(f *gguf.File) {
+			f.Add("tokenizer.ggml.pre", gguf.Scalar("llama-bpe"))
+			f.Add("tokenizer.ggml.bos_token_id", gguf.Scalar(uint32(5)))
+		}, "hi", []int{5, 3}},
+	}
+	for _, tt := range tests {
+		path := filepath.Join(t.TempDir(), "v.gguf")
+		tinyGGUF(t, path, tt.edit)
+		tok, err := Open(path)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if got := tok.Encode(tt.text); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: Encode(%q) = %v, want %v", tt.name, tt.text, got, tt.want)
+		}
+		if id, ok := tok.EOS(); ok && id >= tok.VocabSize() {
+			t.Errorf("%s: EOS %d outside the vocabulary", tt.name, id)
+		}
+	}
+}
