@@ -115,8 +115,12 @@ func classItemOf(re *syntax.Regexp) (classItem, bool) {
 	return it, true
 }
 
-// find returns the leftmost match in s at or after pos.
-func (c *classSeq) find(s string, pos int) (int, int, bool) {
+// find returns the leftmost match in s at or after pos. sure is false when
+// it gave up: greedy runs of overlapping classes can make backtracking
+// quadratic on long text (Go's regexp is linear), so the work per
+// character passed is bounded, and past the bound the caller must ask the
+// regexp instead.
+func (c *classSeq) find(s string, pos int) (a, b int, ok, sure bool) {
 	if c.atEnd && len(c.items) == 1 && c.items[0].max < 0 {
 		// A run anchored at the end: the longest suffix of the class.
 		it := c.items[0]
@@ -130,23 +134,28 @@ func (c *classSeq) find(s string, pos int) (int, int, bool) {
 			n++
 		}
 		if n >= it.min && n > 0 {
-			return j, len(s), true
+			return j, len(s), true, true
 		}
-		return 0, 0, false
+		return 0, 0, false, true
 	}
+	steps := 0
 	for i := pos; i < len(s); {
-		if end, ok := c.matchAt(s, i, 0); ok && end > i {
-			return i, end, true
+		if end, ok := c.matchAt(s, i, 0, &steps); ok && end > i {
+			return i, end, true, true
+		}
+		if steps > 32*(i-pos+1)+64 {
+			return 0, 0, false, false
 		}
 		_, w := utf8.DecodeRuneInString(s[i:])
 		i += w
 	}
-	return 0, 0, false
+	return 0, 0, false, true
 }
 
 // matchAt matches items[k:] at s[i:], greedily, backing off one character
-// at a time as a backtracking engine does.
-func (c *classSeq) matchAt(s string, i, k int) (int, bool) {
+// at a time as a backtracking engine does; steps counts the characters
+// examined.
+func (c *classSeq) matchAt(s string, i, k int, steps *int) (int, bool) {
 	if k == len(c.items) {
 		return i, !c.atEnd || i == len(s)
 	}
@@ -154,6 +163,7 @@ func (c *classSeq) matchAt(s string, i, k int) (int, bool) {
 	j, n := i, 0
 	for j < len(s) && (it.max < 0 || n < it.max) {
 		r, w := utf8.DecodeRuneInString(s[j:])
+		*steps++
 		if !it.cls.has(r) {
 			break
 		}
@@ -161,7 +171,7 @@ func (c *classSeq) matchAt(s string, i, k int) (int, bool) {
 		n++
 	}
 	for ; n >= it.min; n-- {
-		if end, ok := c.matchAt(s, j, k+1); ok {
+		if end, ok := c.matchAt(s, j, k+1, steps); ok {
 			return end, true
 		}
 		if n == 0 {
@@ -169,6 +179,21 @@ func (c *classSeq) matchAt(s string, i, k int) (int, bool) {
 		}
 		_, w := utf8.DecodeLastRuneInString(s[i:j])
 		j -= w
+		*steps++
 	}
 	return 0, false
+}
+
+// fastPattern is a pattern with a classSeq rendering: the direct matcher
+// first, the regexp where it gives up.
+type fastPattern struct {
+	seq *classSeq
+	re  *pattern
+}
+
+func (f fastPattern) find(s string, pos int) (int, int, bool) {
+	if a, b, ok, sure := f.seq.find(s, pos); sure {
+		return a, b, ok
+	}
+	return f.re.find(s, pos)
 }

@@ -75,7 +75,7 @@ type splitter struct {
 func regexSplitter(p *pattern, b splitBehavior, invert bool) *splitter {
 	var f finder = p
 	if p.fast != nil {
-		f = p.fast
+		f = fastPattern{p.fast, p}
 	}
 	return &splitter{f: f, behavior: b, invert: invert}
 }

@@ -203,7 +203,7 @@ func TestClassSeqMatchesRegexp(t *testing.T) {
 		}
 		fast++
 		generic := &splitter{f: p, behavior: isolated}
-		direct := &splitter{f: p.fast, behavior: isolated}
+		direct := &splitter{f: fastPattern{p.fast, p}, behavior: isolated}
 		for i := range 5000 {
 			var b strings.Builder
 			for range 1 + r.IntN(10) {
@@ -217,5 +217,24 @@ func TestClassSeqMatchesRegexp(t *testing.T) {
 	}
 	if fast < 10 {
 		t.Errorf("only %d patterns have the direct matcher, want the simple ones (10 or more)", fast)
+	}
+}
+
+// TestClassSeqGivesUp checks that a pattern whose greedy runs overlap does
+// not backtrack quadratically on long text: the direct matcher hands over
+// to the regexp and the pieces are still right.
+func TestClassSeqGivesUp(t *testing.T) {
+	p, err := compilePattern(`[a-z]+b`)
+	if err != nil || p.fast == nil {
+		t.Fatalf("compilePattern: %v, fast %v", err, p.fast != nil)
+	}
+	// No b anywhere: every start backs off through the whole run.
+	long := strings.Repeat("a", 200000)
+	if _, _, _, sure := p.fast.find(long, 0); sure {
+		t.Fatal("the direct matcher did not give up on 200,000 overlapping characters")
+	}
+	got := split(regexSplitter(p, isolated, false), long+" ab")
+	if want := []string{long + " ", "ab"}; !slices.Equal(got, want) {
+		t.Errorf("split gave %d pieces, want the run and then ab", len(got))
 	}
 }
