@@ -27,14 +27,22 @@ var eogTexts = map[string]bool{
 	"<｜end▁of▁sentence｜>": true, "<|eom_id|>": true,
 }
 
+// ggufVocab is a GGUF file's token table.
+type ggufVocab struct {
+	tokens []string       // texts, with llama.cpp's names for empty ones
+	kinds  []kind         // from tokenizer.ggml.token_type
+	scores []float32      // from tokenizer.ggml.scores, zeros when absent
+	ids    map[string]int // text → id
+}
+
 // fromGGUF builds a model from a GGUF file's tokenizer.ggml.* metadata, as
 // llama.cpp's vocabulary loader reads it.
 func fromGGUF(f *gguf.File, fallbackName string) (*model, error) {
 	tm, err := f.String("tokenizer.ggml.model")
+	if errors.Is(err, gguf.ErrNotFound) {
+		return nil, errors.New("no tokenizer in the file (tokenizer.ggml.model is missing)")
+	}
 	if err != nil {
-		if errors.Is(err, gguf.ErrNotFound) {
-			return nil, errors.New("no tokenizer in the file (tokenizer.ggml.model is missing)")
-		}
 		return nil, err
 	}
 	var algo string
@@ -48,6 +56,40 @@ func fromGGUF(f *gguf.File, fallbackName string) (*model, error) {
 	default:
 		return nil, fmt.Errorf("tokenizer.ggml.model %q is not supported (supported: llama, gpt2)", tm)
 	}
+	v, err := readGGUFVocab(f)
+	if err != nil {
+		return nil, err
+	}
+	name, _ := f.String("general.name")
+	if name == "" {
+		name = fallbackName
+	}
+	m := &model{name: name, format: "gguf", kind: algo, kinds: v.kinds, bos: -1, eos: -1}
+	var ps *preSpec
+	if tm == "gpt2" {
+		pre, _ := f.String("tokenizer.ggml.pre")
+		if ps, err = ggufPreSpec(pre); err != nil {
+			return nil, err
+		}
+	}
+	unk, err := m.ggufSpecials(f, tm == "gpt2", ps != nil && ps.addBOS)
+	if err != nil {
+		return nil, err
+	}
+	m.added = ggufAdded(v, name)
+	m.dec = decoder{text: make([]string, len(v.tokens))}
+	if tm == "llama" {
+		err = m.ggufSPM(f, v, unk)
+	} else {
+		err = m.ggufBPE(f, v, ps)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func readGGUFVocab(f *gguf.File) (*ggufVocab, error) {
 	tokens, err := f.Strings("tokenizer.ggml.tokens")
 	if err != nil {
 		return nil, err
@@ -73,47 +115,49 @@ func fromGGUF(f *gguf.File, fallbackName string) (*model, error) {
 	if scores != nil && len(scores) < n {
 		return nil, fmt.Errorf("tokenizer.ggml.scores has %d entries for %d tokens", len(scores), n)
 	}
-
-	name, _ := f.String("general.name")
-	if name == "" {
-		name = fallbackName
+	if scores == nil {
+		scores = make([]float32, n)
 	}
-	m := &model{name: name, format: "gguf", kind: algo, kinds: make([]kind, n), bos: -1, eos: -1}
-	tokens = slices.Clone(tokens) // the File's own slice stays untouched
-	seen := make(map[string]int, n)
-	for i, tok := range tokens {
+	v := &ggufVocab{tokens: slices.Clone(tokens), kinds: make([]kind, n), scores: scores, ids: make(map[string]int, n)}
+	for i, tok := range v.tokens {
 		if tok == "" {
 			tok = fmt.Sprintf("[EMPTY_%d]", i) // as llama.cpp names it
-			tokens[i] = tok
+			v.tokens[i] = tok
 		}
-		if j, dup := seen[tok]; dup {
+		if j, dup := v.ids[tok]; dup {
 			return nil, fmt.Errorf("tokenizer.ggml.tokens: token %q is both id %d and id %d", tok, j, i)
 		}
-		seen[tok] = i
+		v.ids[tok] = i
 		t := int32(ggufNormal)
 		if types != nil {
 			t = types[i]
 		}
 		switch t {
 		case ggufNormal:
-			m.kinds[i] = normal
+			v.kinds[i] = normal
 		case ggufUnknown:
-			m.kinds[i] = unknown
+			v.kinds[i] = unknown
 		case ggufControl:
-			m.kinds[i] = control
+			v.kinds[i] = control
 		case ggufUserDefined:
-			m.kinds[i] = userDefined
+			v.kinds[i] = userDefined
 		case ggufByte:
-			m.kinds[i] = byteToken
+			v.kinds[i] = byteToken
 		default:
-			m.kinds[i] = unused
+			v.kinds[i] = unused
 		}
-		if eogTexts[tok] && m.kinds[i] != unknown {
-			m.kinds[i] = control
+		if eogTexts[tok] && v.kinds[i] != unknown {
+			v.kinds[i] = control
 		}
 	}
+	return v, nil
+}
 
-	// Special ids, with llama.cpp's defaults per tokenizer model.
+// ggufSpecials sets the BOS and EOS tokens and whether they are added, with
+// llama.cpp's defaults per tokenizer model, and returns the unknown token.
+// preBOS is a pre-tokenizer type that implies a BOS (Llama 3's).
+func (m *model) ggufSpecials(f *gguf.File, byteLevel, preBOS bool) (unk int, err error) {
+	n := len(m.kinds)
 	special := func(key string, def int) (int, error) {
 		if def >= n {
 			def = -1 // a default outside the vocabulary is none
@@ -131,66 +175,64 @@ func fromGGUF(f *gguf.File, fallbackName string) (*model, error) {
 	}
 	defBOS, defEOS, defUnk := 1, 2, 0
 	addBOS, addEOS := true, false
-	if tm == "gpt2" {
+	if byteLevel {
 		defBOS, defEOS, defUnk = 11, 11, -1
-		addBOS = false
+		addBOS = preBOS
 	}
 	if m.bos, err = special("tokenizer.ggml.bos_token_id", defBOS); err != nil {
-		return nil, err
+		return 0, err
 	}
 	if m.eos, err = special("tokenizer.ggml.eos_token_id", defEOS); err != nil {
-		return nil, err
+		return 0, err
 	}
-	unk, err := special("tokenizer.ggml.unknown_token_id", defUnk)
-	if err != nil {
-		return nil, err
+	if unk, err = special("tokenizer.ggml.unknown_token_id", defUnk); err != nil {
+		return 0, err
 	}
-	pre, _ := f.String("tokenizer.ggml.pre")
-	var ps *preSpec
-	if tm == "gpt2" {
-		if ps, err = ggufPreSpec(pre); err != nil {
-			return nil, err
+	flag := func(key string, v *bool) error {
+		b, err := f.Bool(key)
+		if err == nil {
+			*v = b
+		} else if !errors.Is(err, gguf.ErrNotFound) {
+			return err
 		}
-		if ps.addBOS {
-			addBOS = true
-		}
+		return nil
 	}
-	if b, err := f.Bool("tokenizer.ggml.add_bos_token"); err == nil {
-		addBOS = b
-	} else if !errors.Is(err, gguf.ErrNotFound) {
-		return nil, err
+	if err := flag("tokenizer.ggml.add_bos_token", &addBOS); err != nil {
+		return 0, err
 	}
-	if b, err := f.Bool("tokenizer.ggml.add_eos_token"); err == nil {
-		addEOS = b
-	} else if !errors.Is(err, gguf.ErrNotFound) {
-		return nil, err
+	if err := flag("tokenizer.ggml.add_eos_token", &addEOS); err != nil {
+		return 0, err
 	}
 	if addBOS {
 		if m.bos < 0 {
-			return nil, errors.New("tokenizer.ggml.add_bos_token is true, but there is no BOS token")
+			return 0, errors.New("tokenizer.ggml.add_bos_token is true, but there is no BOS token")
 		}
 		m.prefix = []int{m.bos}
 	}
 	if addEOS {
 		if m.eos < 0 {
-			return nil, errors.New("tokenizer.ggml.add_eos_token is true, but there is no EOS token")
+			return 0, errors.New("tokenizer.ggml.add_eos_token is true, but there is no EOS token")
 		}
 		m.suffix = []int{m.eos}
 	}
+	return unk, nil
+}
 
-	// Control, user-defined and unknown tokens are cut out of the text
-	// first (llama.cpp's special-token partition). Phi-3's files lack the
-	// strip flags its tokenizer.json has; llama.cpp sets them by name.
-	lowerName := strings.ToLower(name)
-	phi3 := strings.Contains(lowerName, "phi-3") || strings.Contains(lowerName, "phi3")
+// ggufAdded is the matcher of control, user-defined and unknown tokens,
+// which llama.cpp cuts out of the text first (its special-token
+// partition). Phi-3's files lack the strip flags of its tokenizer.json;
+// llama.cpp sets them by the model's name, and so does this.
+func ggufAdded(v *ggufVocab, name string) *matcher {
+	lower := strings.ToLower(name)
+	phi3 := strings.Contains(lower, "phi-3") || strings.Contains(lower, "phi3")
 	var added []addedToken
-	for i, k := range m.kinds {
+	for i, k := range v.kinds {
 		if k != control && k != userDefined && k != unknown {
 			continue
 		}
-		t := addedToken{id: int32(i), text: tokens[i], special: k != userDefined}
+		t := addedToken{id: int32(i), text: v.tokens[i], special: k != userDefined}
 		if phi3 {
-			switch tokens[i] {
+			switch v.tokens[i] {
 			case "<unk>", "<s>", "<|endoftext|>":
 			default:
 				t.rstrip = true
@@ -198,103 +240,104 @@ func fromGGUF(f *gguf.File, fallbackName string) (*model, error) {
 		}
 		added = append(added, t)
 	}
-	m.added = newMatcher(added, true)
+	return newMatcher(added, true)
+}
 
-	m.dec = decoder{text: make([]string, n)}
-	switch tm {
-	case "llama":
-		e := &spm{pieces: make(map[string]int32, n), scores: scores, unk: int32(unk)}
-		if e.scores == nil {
-			e.scores = make([]float32, n)
-		}
-		for b := range e.bytes {
-			e.bytes[b] = -1
-		}
-		for i, tok := range tokens {
-			switch m.kinds[i] {
-			case normal:
-				e.pieces[tok] = int32(i)
-				m.dec.text[i] = strings.ReplaceAll(tok, "▁", " ")
-			case byteToken:
-				b, ok := parseByteToken(tok)
-				if !ok {
-					return nil, fmt.Errorf("tokenizer.ggml.tokens: byte token %d is %q, not <0xXX>", i, tok)
-				}
-				e.bytes[b] = int32(i)
-				m.dec.text[i] = string([]byte{b})
-			case unused:
-			default:
-				m.dec.text[i] = tok
-			}
-		}
-		addPrefix := true
-		if b, err := f.Bool("tokenizer.ggml.add_space_prefix"); err == nil {
-			addPrefix = b
-		}
-		m.norm = spmEscape{prefix: addPrefix}
-		normals := make([]string, 0, n)
-		for p := range e.pieces {
-			normals = append(normals, p)
-		}
-		if marksOnlyLead(normals) {
-			m.pre = []preStep{scanSplit{spaceMarkNext}}
-			e.cache = newWordCache()
-		}
-		if addPrefix {
-			m.dec.post = stripSpaces(" ", 1, 0)
-		}
-		m.enc = e
-	case "gpt2":
-		merges, err := f.Strings("tokenizer.ggml.merges")
-		if err != nil {
-			return nil, err
-		}
-		e := newByteLevelBPE(n)
-		e.ignoreMerges = ps.ignoreMerges
-		raw := make([]string, n)
-		for i, tok := range tokens {
-			if r, ok := fromByteLevel(tok); ok {
-				raw[i] = r
-			}
-			switch m.kinds[i] {
-			case normal:
-				if r, ok := fromByteLevel(tok); ok {
-					m.dec.text[i] = r
-				} else {
-					m.dec.text[i] = tok
-				}
-			case byteToken:
-				if b, ok := parseByteToken(tok); ok {
-					m.dec.text[i] = string([]byte{b})
-				}
-			case unused:
-			default:
-				m.dec.text[i] = tok
-			}
-		}
-		e.setVocab(raw)
-		for rank, mg := range merges {
-			// "a b", split at the first space after the first byte (a
-			// byte-level token holds no space, but "  x" could be a merge
-			// of " " and "x" in other alphabets).
-			if len(mg) < 3 {
-				continue
-			}
-			sp := strings.IndexByte(mg[1:], ' ') + 1
-			if sp <= 0 {
-				continue // no pair: llama.cpp keeps it, but it can never match
-			}
-			a, okA := seen[mg[:sp]]
-			b, okB := seen[mg[sp+1:]]
-			id, okAB := seen[mg[:sp]+mg[sp+1:]]
-			if okA && okB && okAB {
-				e.addMerge(int32(a), int32(b), uint32(rank), int32(id))
-			}
-		}
-		m.pre = ps.steps
-		m.enc = e
+// ggufSPM sets up a "llama" vocabulary: SentencePiece BPE over the text
+// with its spaces written as ▁ (after a leading one, unless
+// add_space_prefix is false).
+func (m *model) ggufSPM(f *gguf.File, v *ggufVocab, unk int) error {
+	e := &spm{pieces: make(map[string]int32, len(v.tokens)), scores: v.scores, unk: int32(unk)}
+	for b := range e.bytes {
+		e.bytes[b] = -1
 	}
-	return m, nil
+	normals := make([]string, 0, len(v.tokens))
+	for i, tok := range v.tokens {
+		switch v.kinds[i] {
+		case normal:
+			e.pieces[tok] = int32(i)
+			normals = append(normals, tok)
+			m.dec.text[i] = strings.ReplaceAll(tok, "▁", " ")
+		case byteToken:
+			b, ok := parseByteToken(tok)
+			if !ok {
+				return fmt.Errorf("tokenizer.ggml.tokens: byte token %d is %q, not <0xXX>", i, tok)
+			}
+			e.bytes[b] = int32(i)
+			m.dec.text[i] = string([]byte{b})
+		case unused:
+		default:
+			m.dec.text[i] = tok
+		}
+	}
+	addPrefix := true
+	if b, err := f.Bool("tokenizer.ggml.add_space_prefix"); err == nil {
+		addPrefix = b
+	}
+	m.norm = spmEscape{prefix: addPrefix}
+	if addPrefix {
+		m.dec.post = stripSpaces(" ", 1, 0)
+	}
+	if marksOnlyLead(normals) {
+		m.pre = []preStep{scanSplit{spaceMarkNext}}
+		e.cache = newWordCache()
+	}
+	m.enc = e
+	return nil
+}
+
+// ggufBPE sets up a "gpt2" vocabulary: byte-level BPE over the words of
+// the pre-tokenizer type, with the file's merges.
+func (m *model) ggufBPE(f *gguf.File, v *ggufVocab, ps *preSpec) error {
+	merges, err := f.Strings("tokenizer.ggml.merges")
+	if err != nil {
+		return err
+	}
+	e := newByteLevelBPE(len(v.tokens))
+	e.ignoreMerges = ps.ignoreMerges
+	raw := make([]string, len(v.tokens))
+	for i, tok := range v.tokens {
+		r, ok := fromByteLevel(tok)
+		if ok {
+			raw[i] = r
+		}
+		switch v.kinds[i] {
+		case normal:
+			if ok {
+				m.dec.text[i] = r
+			} else {
+				m.dec.text[i] = tok
+			}
+		case byteToken:
+			if b, ok := parseByteToken(tok); ok {
+				m.dec.text[i] = string([]byte{b})
+			}
+		case unused:
+		default:
+			m.dec.text[i] = tok // as llama.cpp renders control and user-defined tokens
+		}
+	}
+	e.setVocab(raw)
+	for rank, mg := range merges {
+		// "a b", split at the first space after the first byte, as
+		// llama.cpp does.
+		if len(mg) < 3 {
+			continue
+		}
+		sp := strings.IndexByte(mg[1:], ' ') + 1
+		if sp <= 0 {
+			continue // no pair: llama.cpp keeps it, but it can never match
+		}
+		a, okA := v.ids[mg[:sp]]
+		b, okB := v.ids[mg[sp+1:]]
+		id, okAB := v.ids[mg[:sp]+mg[sp+1:]]
+		if okA && okB && okAB {
+			e.addMerge(int32(a), int32(b), uint32(rank), int32(id))
+		}
+	}
+	m.pre = ps.steps
+	m.enc = e
+	return nil
 }
 
 // parseByteToken reads "<0xXX>".

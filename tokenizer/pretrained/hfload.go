@@ -152,48 +152,16 @@ func fromHF(data []byte, cfg *hfConfig, name string) (*model, error) {
 		}
 		return nil, fmt.Errorf("model type %q is not supported (supported: BPE)", typ)
 	}
-	var vocab map[string]int64
-	if err := json.Unmarshal(f.Model.Vocab, &vocab); err != nil {
-		return nil, fmt.Errorf("model.vocab: %w", err)
+	vocab, pieces, err := hfVocab(&f)
+	if err != nil {
+		return nil, err
 	}
-	if len(vocab) == 0 {
-		return nil, errors.New("model.vocab is empty")
-	}
-	n := 0
-	for tok, id := range vocab {
-		if id < 0 || id >= maxID {
-			return nil, fmt.Errorf("model.vocab: token %q has id %d, outside [0, %d)", tok, id, maxID)
-		}
-		n = max(n, int(id)+1)
-	}
-	for i, a := range f.AddedTokens {
-		if a.ID < 0 || a.ID >= maxID {
-			return nil, fmt.Errorf("added_tokens[%d]: id %d is outside [0, %d)", i, a.ID, maxID)
-		}
-		n = max(n, int(a.ID)+1)
-	}
-
-	if holes := n - len(vocab) - len(f.AddedTokens); holes > maxHoles {
-		return nil, fmt.Errorf("token ids run to %d but only %d tokens are defined", n-1, n-holes)
-	}
-	m := &model{name: name, format: "tokenizer.json", kinds: make([]kind, n), bos: -1, eos: -1}
-	pieces := make([]string, n)
-	has := make([]bool, n)
-	for tok, id := range vocab {
-		if has[id] && pieces[id] != tok {
-			// Keep the choice deterministic whatever the map order.
-			if tok > pieces[id] {
-				continue
-			}
-		}
-		pieces[id], has[id] = tok, true
-	}
-	for i := range m.kinds {
-		if !has[i] {
+	m := &model{name: name, format: "tokenizer.json", kinds: make([]kind, len(pieces)), bos: -1, eos: -1}
+	for i, p := range pieces {
+		if p == "" {
 			m.kinds[i] = unused
 		}
 	}
-
 	// The normalizer and pre-tokenizer decide whether the vocabulary is
 	// byte-level.
 	if !isNull(f.Normalizer) {
@@ -201,39 +169,86 @@ func fromHF(data []byte, cfg *hfConfig, name string) (*model, error) {
 		if err != nil {
 			return nil, err
 		}
-		m.norm = nz
 		if byteLevel {
 			return nil, errors.New("normalizer: ByteLevel is not supported; use the ByteLevel pre-tokenizer")
 		}
+		m.norm = nz
 	}
 	byteLevel := false
 	if !isNull(f.PreTokenizer) {
-		steps, bl, err := hfPreTokenizer(f.PreTokenizer)
-		if err != nil {
+		if m.pre, byteLevel, err = hfPreTokenizer(f.PreTokenizer); err != nil {
 			return nil, err
 		}
-		m.pre, byteLevel = steps, bl
 	}
+	if err := m.hfBPE(&f.Model, vocab, pieces, byteLevel); err != nil {
+		return nil, err
+	}
+	m.hfAdded(f.AddedTokens, pieces)
+	if err := m.hfDecoder(f.Decoder, pieces); err != nil {
+		return nil, err
+	}
+	if err := m.hfPostProcessor(f.PostProcessor, vocab, f.AddedTokens, cfg); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
 
+// hfVocab reads model.vocab and lays every token out by id ("" where no
+// token has the id), the added tokens' ids included.
+func hfVocab(f *hfFile) (map[string]int64, []string, error) {
+	var vocab map[string]int64
+	if err := json.Unmarshal(f.Model.Vocab, &vocab); err != nil {
+		return nil, nil, fmt.Errorf("model.vocab: %w", err)
+	}
+	if len(vocab) == 0 {
+		return nil, nil, errors.New("model.vocab is empty")
+	}
+	n := 0
+	for tok, id := range vocab {
+		if id < 0 || id >= maxID {
+			return nil, nil, fmt.Errorf("model.vocab: token %q has id %d, outside [0, %d)", tok, id, maxID)
+		}
+		n = max(n, int(id)+1)
+	}
+	for i, a := range f.AddedTokens {
+		if a.ID < 0 || a.ID >= maxID {
+			return nil, nil, fmt.Errorf("added_tokens[%d]: id %d is outside [0, %d)", i, a.ID, maxID)
+		}
+		n = max(n, int(a.ID)+1)
+	}
+	if holes := n - len(vocab) - len(f.AddedTokens); holes > maxHoles {
+		return nil, nil, fmt.Errorf("token ids run to %d but only %d tokens are defined", n-1, n-holes)
+	}
+	pieces := make([]string, n)
+	for tok, id := range vocab {
+		// Two texts with one id: keep the smaller, whatever the map order.
+		if pieces[id] == "" || tok < pieces[id] {
+			pieces[id] = tok
+		}
+	}
+	return vocab, pieces, nil
+}
+
+// hfBPE sets up the BPE model: its vocabulary (as raw bytes when it is
+// byte-level), byte fallback, unknown token and merges.
+func (m *model) hfBPE(hm *hfModel, vocab map[string]int64, pieces []string, byteLevel bool) error {
 	e := &bpe{merges: make(map[uint64]uint64), unk: -1, byteLevel: byteLevel,
-		byteFallback: f.Model.ByteFallback, fuseUnk: f.Model.FuseUnk, ignoreMerges: f.Model.IgnoreMerges}
+		byteFallback: hm.ByteFallback, fuseUnk: hm.FuseUnk, ignoreMerges: hm.IgnoreMerges}
 	for b := range e.byteIDs {
 		e.byteIDs[b], e.fallback[b] = -1, -1
 	}
-	if f.Model.ContinuingSubwordPrefix != nil {
-		e.prefix = *f.Model.ContinuingSubwordPrefix
+	if hm.ContinuingSubwordPrefix != nil {
+		e.prefix = *hm.ContinuingSubwordPrefix
 	}
-	if f.Model.EndOfWordSuffix != nil {
-		e.suffix = *f.Model.EndOfWordSuffix
+	if hm.EndOfWordSuffix != nil {
+		e.suffix = *hm.EndOfWordSuffix
 	}
 	if byteLevel {
 		m.kind = "byte-level BPE"
-		raw := make([]string, n)
+		raw := make([]string, len(pieces))
 		for id, p := range pieces {
-			if has[id] {
-				if r, ok := fromByteLevel(p); ok {
-					raw[id] = r
-				}
+			if r, ok := fromByteLevel(p); ok {
+				raw[id] = r
 			}
 		}
 		e.setVocab(raw)
@@ -251,16 +266,16 @@ func fromHF(data []byte, cfg *hfConfig, name string) (*model, error) {
 			}
 		}
 	}
-	if f.Model.UnkToken != nil {
-		id, ok := vocab[*f.Model.UnkToken]
+	if hm.UnkToken != nil {
+		id, ok := vocab[*hm.UnkToken]
 		if !ok {
-			return nil, fmt.Errorf("model.unk_token %q is not in the vocabulary", *f.Model.UnkToken)
+			return fmt.Errorf("model.unk_token %q is not in the vocabulary", *hm.UnkToken)
 		}
 		e.unk = int32(id)
 		m.kinds[id] = unknown
 	}
-	if err := e.hfMerges(f.Model.Merges, vocab); err != nil {
-		return nil, err
+	if err := e.hfMerges(hm.Merges, vocab); err != nil {
+		return err
 	}
 	// Without a pre-tokenizer a segment is one word; SentencePiece
 	// vocabularies can still be cut at their space marks (spaceMarkNext),
@@ -279,20 +294,23 @@ func fromHF(data []byte, cfg *hfConfig, name string) (*model, error) {
 		e.cache = newWordCache()
 	}
 	m.enc = e
+	return nil
+}
 
-	// Added tokens: matched in the raw text, or after normalization when
-	// the file says so (and there is a normalizer to make a difference).
+// hfAdded sets up the added tokens: matched in the raw text, or after
+// normalization when the file says so (and there is a normalizer to make a
+// difference). They are also the texts of their ids.
+func (m *model) hfAdded(tokens []hfAddedToken, pieces []string) {
 	var raw, normalized []addedToken
-	for _, a := range f.AddedTokens {
+	for _, a := range tokens {
 		if a.Content == "" {
 			continue
 		}
-		pieces[a.ID], has[a.ID] = a.Content, true
-		k := userDefined
+		pieces[a.ID] = a.Content
+		m.kinds[a.ID] = userDefined
 		if a.Special {
-			k = control
+			m.kinds[a.ID] = control
 		}
-		m.kinds[a.ID] = k
 		t := addedToken{id: int32(a.ID), text: a.Content, special: a.Special, lstrip: a.Lstrip, rstrip: a.Rstrip, singleWord: a.SingleWord}
 		isNorm := !a.Special
 		if a.Normalized != nil {
@@ -306,14 +324,6 @@ func fromHF(data []byte, cfg *hfConfig, name string) (*model, error) {
 	}
 	m.added = newMatcher(raw, false)
 	m.addedNorm = newMatcher(normalized, false)
-
-	if err := m.hfDecoder(f.Decoder, pieces); err != nil {
-		return nil, err
-	}
-	if err := m.hfPostProcessor(f.PostProcessor, vocab, f.AddedTokens, cfg); err != nil {
-		return nil, err
-	}
-	return m, nil
 }
 
 // hfMerges reads the merge list, "a b" strings or ["a", "b"] pairs. As in

@@ -185,9 +185,9 @@ func TestConcurrentEncode(t *testing.T) {
 	}
 }
 
-// ggufVocab builds a small SentencePiece GGUF vocabulary: the tokens
+// tinySPM builds a small SentencePiece GGUF vocabulary: the tokens
 // <unk> <s> </s>, then pieces with scores.
-func ggufVocab(t *testing.T, pieces map[string]float32, extra func(f *gguf.File)) *Tokenizer {
+func tinySPM(t *testing.T, pieces map[string]float32, extra func(f *gguf.File)) *Tokenizer {
 	t.Helper()
 	tokens := []string{"<unk>", "<s>", "</s>"}
 	scores := []float32{0, 0, 0}
@@ -262,7 +262,7 @@ func TestSentencePieceMerges(t *testing.T) {
 		{"no prefix", map[string]float32{"▁": -1, "a": -2}, func(f *gguf.File) { f.Add("tokenizer.ggml.add_space_prefix", gguf.Scalar(false)) }, "a a", []string{"a", " ", "a"}},
 	}
 	for _, tt := range tests {
-		tok := ggufVocab(t, tt.pieces, tt.extra)
+		tok := tinySPM(t, tt.pieces, tt.extra)
 		if got := pieceTexts(tok, tok.Encode(tt.text)); !slices.Equal(got, tt.want) {
 			t.Errorf("%s: Encode(%q) = %q, want %q", tt.name, tt.text, got, tt.want)
 		}
