@@ -1,9 +1,7 @@
 package bench
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
 	"strconv"
 	"time"
 
@@ -107,12 +105,5 @@ func (v *vllmCollector) write(path string, cfg Config, model string, res *metric
 			m["p"+strconv.FormatFloat(pv.P, 'f', -1, 64)+"_"+x.key+"_ms"] = 1e3 * pv.Value
 		}
 	}
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("--format vllm: %w", err)
-	}
-	return nil
+	return writeJSON(path, m)
 }

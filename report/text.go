@@ -36,7 +36,11 @@ func Text(w io.Writer, res *metrics.Result, o TextOptions) error {
 	}
 	c := res.Counts
 	p.KV("Successful requests:", strconv.FormatInt(c.Completed, 10))
-	p.KV("Failed requests:", strconv.FormatInt(c.Failed, 10))
+	if c.Canceled > 0 {
+		p.KV("Failed requests:", fmt.Sprintf("%d (%d canceled: in flight at the interrupt)", c.Failed, c.Canceled))
+	} else {
+		p.KV("Failed requests:", strconv.FormatInt(c.Failed, 10))
+	}
 	if c.WarmupExcluded > 0 {
 		p.KV("Warm-up requests (excluded):", strconv.FormatInt(c.WarmupExcluded, 10))
 	}
@@ -52,7 +56,7 @@ func Text(w io.Writer, res *metrics.Result, o TextOptions) error {
 		p.KV("Request goodput (req/s):", f2(g.RequestsPerSecond))
 		p.KV("Goodput (tok/s):", f2(g.OutputTokensPerSecond))
 		p.KV("Good output tokens:", fmt.Sprintf("%d of %d", g.GoodOutputTokens, res.Tokens.Output))
-		p.KV("SLO attainment:", fmt.Sprintf("%.2f%% (%d of %d requests)", 100*g.Attainment, g.GoodRequests, c.Total))
+		p.KV("SLO attainment:", fmt.Sprintf("%.2f%% (%d of %d requests%s)", 100*g.Attainment, g.GoodRequests, c.Judged(), canceledNote(c)))
 	}
 	blocks := []struct {
 		title, short string
@@ -140,4 +144,13 @@ func f2(v float64) string {
 		return "n/a"
 	}
 	return strconv.FormatFloat(v, 'f', 2, 64)
+}
+
+// canceledNote says, after an attainment's request count, that the
+// requests canceled at an interrupt are not in it; "" when there were none.
+func canceledNote(c metrics.Counts) string {
+	if c.Canceled == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; the %d canceled at the interrupt are outside it", c.Canceled)
 }

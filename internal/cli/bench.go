@@ -87,6 +87,8 @@ generator, not the server, was the limit.`,
 	fl.StringVar(&cfg.ResultDir, "result-dir", "", "directory for the records (JSON Lines, written as measured) and summaries")
 	fl.StringVar(&cfg.RunName, "run-name", "", "file name stem in --result-dir (default goodput-<time>)")
 	fl.BoolVar(&cfg.SaveResult, "save-result", false, "also write a JSON summary to --result-dir")
+	fl.BoolVar(&cfg.Overwrite, "overwrite", false, "replace the files of an earlier run with the same --run-name in --result-dir")
+	fl.BoolVar(&cfg.IgnoreWriteErrors, "ignore-write-errors", false, "keep measuring when records can no longer be written to --result-dir (the summary still covers every request)")
 	fl.StringVar(&f.format, "format", "text", "output: text, json, or vllm (text, plus a vllm bench serve result JSON in --result-dir)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress output")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "print the load plan and the workload, send nothing")
@@ -119,6 +121,9 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 	cfg.Arrival.Arrival = arrivalKind(f.arrival)
 	cfg.Arrival.Ramp.Kind = rampKind(f.ramp)
 	if err := f.targetFlags.apply(env, &cfg); err != nil {
+		return err
+	}
+	if err := simFlagsWithServer(cmd.Flags(), cfg.BaseURL); err != nil {
 		return err
 	}
 	if f.report != "" && cfg.ResultDir == "" {
@@ -174,11 +179,16 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 		progress = nil
 	}
 	out, err := bench.Run(ctx, cfg, progress, env.IsTerminal && !f.quiet)
-	if err != nil {
+	if errors.Is(err, bench.ErrResultExists) {
+		return &ExitError{Code: ExitUsage, Err: err}
+	}
+	if out == nil {
 		return err
 	}
-	if err := printOutcome(env, f.format, out); err != nil {
-		return err
+	// A run that measured always prints its summary, even when some file
+	// could not be written (err then says which, and how much is on disk).
+	if perr := printOutcome(env, f.format, out); perr != nil || err != nil {
+		return errors.Join(err, perr)
 	}
 	if f.report != "" {
 		if err := writeHTMLReport(env, out.RecordsPath, f.report, cfg.Metrics); err != nil {
@@ -200,7 +210,7 @@ func printOutcome(env *Env, format string, out *bench.Outcome) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(map[string]any{
 			"result": out.Result, "generator": out.Generator, "token_check": out.Tokens,
-			"warnings": out.Warnings, "records": out.RecordsPath, "summary": out.SummaryPath,
+			"warnings": out.Warnings, "records": out.RecordsPath, "records_written": out.RecordsWritten, "summary": out.SummaryPath,
 			"interrupted": out.Run.Interrupted, "server": out.Server,
 		})
 	}
@@ -219,7 +229,10 @@ func printOutcome(env *Env, format string, out *bench.Outcome) error {
 		fmt.Fprintf(env.Stdout, "Generator: kept up (p99 dispatch lag %.3f ms, timer lag p99 %.3f ms)\n",
 			1e3*out.Generator.LagP99, 1e3*out.Generator.TimerLagP99)
 	}
-	for _, p := range []string{out.RecordsPath, out.SummaryPath, out.VLLMPath, out.ServerPath} {
+	if out.RecordsPath != "" {
+		fmt.Fprintf(env.Stdout, "Wrote %s (%d records)\n", out.RecordsPath, out.RecordsWritten)
+	}
+	for _, p := range []string{out.SummaryPath, out.VLLMPath, out.ServerPath} {
 		if p != "" {
 			fmt.Fprintf(env.Stdout, "Wrote %s\n", p)
 		}
