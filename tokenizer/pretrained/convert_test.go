@@ -3,6 +3,8 @@ package pretrained
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -112,4 +114,92 @@ func TestConvertedSPMVectors(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkVectors(t, tok, readVectors(t, base))
+}
+
+// bpeGGUF converts a byte-level tokenizer.json into the GGUF vocabulary
+// llama.cpp's converter writes for it: tokens by id, special added tokens
+// as control tokens and other added tokens as user-defined ones, the merges
+// as "a b" strings, and the given pre-tokenizer type.
+func bpeGGUF(t testing.TB, tokenizerJSON []byte, pre string) *Tokenizer {
+	t.Helper()
+	var doc struct {
+		AddedTokens []hfAddedToken `json:"added_tokens"`
+		Model       struct {
+			Vocab  map[string]int  `json:"vocab"`
+			Merges json.RawMessage `json:"merges"`
+		} `json:"model"`
+	}
+	if err := json.Unmarshal(tokenizerJSON, &doc); err != nil {
+		t.Fatal(err)
+	}
+	n := len(doc.Model.Vocab)
+	for _, a := range doc.AddedTokens {
+		n = max(n, int(a.ID)+1)
+	}
+	tokens := make([]string, n)
+	types := make([]int32, n)
+	for tok, id := range doc.Model.Vocab {
+		tokens[id], types[id] = tok, ggufNormal
+	}
+	for _, a := range doc.AddedTokens {
+		tokens[a.ID], types[a.ID] = a.Content, ggufUserDefined
+		if a.Special {
+			types[a.ID] = ggufControl
+		}
+	}
+	for i := range tokens {
+		if tokens[i] == "" {
+			tokens[i], types[i] = fmt.Sprintf("[PAD%d]", i), ggufUnused
+		}
+	}
+	var merges []string
+	if json.Unmarshal(doc.Model.Merges, &merges) != nil {
+		var pairs [][2]string
+		if err := json.Unmarshal(doc.Model.Merges, &pairs); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range pairs {
+			merges = append(merges, p[0]+" "+p[1])
+		}
+	}
+	f := &gguf.File{}
+	f.Add("tokenizer.ggml.model", gguf.Scalar("gpt2"))
+	f.Add("tokenizer.ggml.pre", gguf.Scalar(pre))
+	f.Add("tokenizer.ggml.tokens", gguf.ArrayOf(tokens))
+	f.Add("tokenizer.ggml.token_type", gguf.ArrayOf(types))
+	f.Add("tokenizer.ggml.merges", gguf.ArrayOf(merges))
+	var buf bytes.Buffer
+	if err := gguf.Write(&buf, f); err != nil {
+		t.Fatal(err)
+	}
+	tok, err := ReadGGUF(&buf, pre)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+// TestConvertedBPEVectors runs llama.cpp's Qwen 2 vectors through the GGUF
+// vocabulary converted from Qwen 2.5's tokenizer.json, exercising the GGUF
+// path of pre-tokenizer type qwen2 (and, where GOODPUT_TOKENIZER_JSON_DIR
+// holds Llama 3's tokenizer.json, type llama-bpe).
+func TestConvertedBPEVectors(t *testing.T) {
+	dir := vocabDir(t)
+	cases := []struct{ name, pre string }{{"qwen2_5", "qwen2"}}
+	var llama3 []byte
+	if root := os.Getenv("GOODPUT_TOKENIZER_JSON_DIR"); root != "" {
+		if data, err := os.ReadFile(filepath.Join(root, "llama-bpe", "tokenizer.json")); err == nil {
+			llama3 = data
+			cases = append(cases, struct{ name, pre string }{"llama-bpe", "llama-bpe"})
+		}
+	}
+	for _, c := range cases {
+		t.Run(c.pre, func(t *testing.T) {
+			data := llama3
+			if c.name == "qwen2_5" {
+				data = readTestdataJSON(t, c.name)
+			}
+			checkVectors(t, bpeGGUF(t, data, c.pre), readVectors(t, filepath.Join(dir, "ggml-vocab-"+c.pre+".gguf")))
+		})
+	}
 }

@@ -49,6 +49,10 @@ func TestJSONMatchesGGUF(t *testing.T) {
 	}{
 		{"gpt-2", testdataTokenizer(t, "gpt2"), ggufTokenizer(t, "gpt-2")},
 		{"llama-spm", converted, ggufTokenizer(t, "llama-spm")},
+		// Qwen 2.5's GGUF as llama.cpp's converter writes it (the texts
+		// are in NFC, so Qwen's NFC normalizer, which llama.cpp does
+		// not apply, changes nothing).
+		{"qwen2", testdataTokenizer(t, "qwen2_5"), bpeGGUF(t, readTestdataJSON(t, "qwen2_5"), "qwen2")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(7, 11))
