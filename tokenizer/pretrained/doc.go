@@ -31,7 +31,8 @@
 //
 // It reproduces the reference ids exactly: the tests run llama.cpp's
 // tokenizer test vectors (ids produced by the Hugging Face tokenizers)
-// through both the GGUF and the tokenizer.json of the same models. Known
+// through both the GGUF and the tokenizer.json of the same models, and
+// compare generated text with a running llama-server's /tokenize. Known
 // differences, none of which those vectors or ordinary text reach: text
 // that is not valid UTF-8 is tokenized byte by byte where the references
 // reject or mangle it; Decode returns exact bytes rather than U+FFFD for a
