@@ -28,8 +28,9 @@ const maxJSONBytes = 512 << 20
 //     (only the metadata is read, however large the file);
 //   - a Hugging Face model id such as "meta-llama/Llama-3.1-8B-Instruct",
 //     found in the local Hugging Face cache ($HF_HUB_CACHE, $HF_HOME/hub or
-//     ~/.cache/huggingface/hub). Nothing is downloaded: an id that is not
-//     cached is an error naming the file to download and where it goes.
+//     ~/.cache/huggingface/hub; the revision refs/main names, else the one
+//     snapshot with a tokenizer.json). Nothing is downloaded: an id that is
+//     not cached is an error naming the file to download and where it goes.
 //
 // Errors name the path.
 func Open(path string) (*Tokenizer, error) {
@@ -201,7 +202,8 @@ func looksLikeModelID(s string) bool {
 }
 
 // findInHubCache finds tokenizer.json of a model id in the local Hugging
-// Face cache, at the revision refs/main names.
+// Face cache: at the revision refs/main names, or else in the one snapshot
+// that has it.
 func findInHubCache(id string) (string, bool) {
 	var roots []string
 	if d := os.Getenv("HF_HUB_CACHE"); d != "" {
@@ -218,17 +220,19 @@ func findInHubCache(id string) (string, bool) {
 	}
 	repo := "models--" + strings.ReplaceAll(id, "/", "--")
 	for _, root := range roots {
-		ref, err := os.ReadFile(filepath.Join(root, repo, "refs", "main"))
-		if err != nil {
-			continue
+		snapshots := filepath.Join(root, repo, "snapshots")
+		if ref, err := os.ReadFile(filepath.Join(root, repo, "refs", "main")); err == nil {
+			rev := strings.TrimSpace(string(ref))
+			if rev != "" && !strings.ContainsAny(rev, `/\`) && rev != "." && rev != ".." {
+				p := filepath.Join(snapshots, rev, "tokenizer.json")
+				if _, err := os.Stat(p); err == nil {
+					return p, true
+				}
+			}
 		}
-		rev := strings.TrimSpace(string(ref))
-		if rev == "" || strings.ContainsAny(rev, `/\`) || rev == "." || rev == ".." {
-			continue
-		}
-		p := filepath.Join(root, repo, "snapshots", rev, "tokenizer.json")
-		if _, err := os.Stat(p); err == nil {
-			return p, true
+		found, _ := filepath.Glob(filepath.Join(snapshots, "*", "tokenizer.json"))
+		if len(found) == 1 {
+			return found[0], true
 		}
 	}
 	return "", false

@@ -95,6 +95,11 @@ func TestOpenHubCache(t *testing.T) {
 	if got := tok.Encode("Hello world"); !slices.Equal(got, []int{15496, 995}) {
 		t.Errorf("Encode = %v", got)
 	}
+	// Without refs/main, the one snapshot that has a tokenizer.json.
+	os.Remove(filepath.Join(repo, "refs", "main"))
+	if _, err := Open("openai-community/gpt2"); err != nil {
+		t.Errorf("without refs/main: %v", err)
+	}
 }
 
 func TestOpenErrors(t *testing.T) {

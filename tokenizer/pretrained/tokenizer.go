@@ -203,8 +203,9 @@ func (t *Tokenizer) Decode(ids []int) string {
 	return t.m.dec.decode(ids)
 }
 
-// Name is the model's name: the GGUF file's general.name, or the name of
-// the directory (or file) that held tokenizer.json.
+// Name is the model's name: the GGUF file's general.name, the model id it
+// was found by in the Hugging Face cache, or the name of the directory (or
+// file) that held tokenizer.json.
 func (t *Tokenizer) Name() string { return t.m.name }
 
 // VocabSize is the number of token ids; valid ids are 0 ≤ id < VocabSize.
