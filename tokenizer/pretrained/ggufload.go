@@ -278,7 +278,7 @@ func (m *model) ggufSPM(f *gguf.File, v *ggufVocab, unk int) error {
 	if addPrefix {
 		m.dec.post = stripSpaces(" ", 1, 0)
 	}
-	if marksOnlyLead(normals) {
+	if _, ok := e.pieces["▁"]; ok && marksOnlyLead(normals) {
 		m.pre = []preStep{scanSplit{spaceMarkNext}}
 		e.cache = newWordCache()
 	}

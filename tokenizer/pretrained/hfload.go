@@ -277,16 +277,16 @@ func (m *model) hfBPE(hm *hfModel, vocab map[string]int64, pieces []string, byte
 	if err := e.hfMerges(hm.Merges, vocab); err != nil {
 		return err
 	}
-	// Without a pre-tokenizer a segment is one word; SentencePiece
-	// vocabularies can still be cut at their space marks (spaceMarkNext),
-	// as long as nothing depends on where words end.
-	if len(m.pre) == 0 && !byteLevel && !e.ignoreMerges && e.prefix == "" && e.suffix == "" {
+	// SentencePiece text (no pre-tokenizer, or Metaspace without its
+	// split) is one word per segment; it can still be cut at its space
+	// marks (spaceMarkNext), as long as nothing depends on where words end.
+	if _, ok := vocab["▁"]; ok && !byteLevel && !e.ignoreMerges && e.prefix == "" && e.suffix == "" {
 		keys := make([]string, 0, len(vocab))
 		for k := range vocab {
 			keys = append(keys, k)
 		}
 		if marksOnlyLead(keys) {
-			m.pre = []preStep{scanSplit{spaceMarkNext}}
+			m.pre = append(m.pre, scanSplit{spaceMarkNext})
 		}
 	}
 	// A pre-tokenizer cuts text into words, which repeat: cache them.

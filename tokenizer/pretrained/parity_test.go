@@ -2,6 +2,7 @@ package pretrained
 
 import (
 	"bytes"
+	"encoding/json"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
@@ -88,5 +89,48 @@ func TestSpaceMarkCuts(t *testing.T) {
 				t.Fatalf("%s text %d %q:\n cut   %v\n whole %v", tok.Name(), i, text, a, b)
 			}
 		}
+	}
+}
+
+// TestMetaspaceForm checks the newer form of Llama-style tokenizer.json
+// files (transformers' legacy=False): no normalizer, a Metaspace
+// pre-tokenizer that prepends "▁" to the first piece only and does not
+// split, a Metaspace decoder. On text that does not start with a space or
+// hold special tokens, it gives the ids of the Prepend/Replace form.
+func TestMetaspaceForm(t *testing.T) {
+	var doc map[string]any
+	if err := json.Unmarshal(readTestdataJSON(t, "mistral"), &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["normalizer"] = nil
+	doc["pre_tokenizer"] = map[string]any{"type": "Metaspace", "replacement": "▁", "prepend_scheme": "first", "split": false}
+	doc["decoder"] = map[string]any{"type": "Sequence", "decoders": []any{
+		map[string]any{"type": "Metaspace", "replacement": "▁", "prepend_scheme": "first", "split": false},
+		map[string]any{"type": "ByteFallback"}, map[string]any{"type": "Fuse"},
+	}}
+	data, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, err := ReadJSON(bytes.NewReader(data), "mistral-metaspace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta = meta.WithSpecialTokens(false)
+	legacy := testdataTokenizer(t, "mistral").WithSpecialTokens(false)
+	r := rand.New(rand.NewPCG(5, 8))
+	for i := range 2000 {
+		text := strings.TrimLeft(randomText(r, 1+r.IntN(40)), " ▁\u00a0\u3000\t\n\r")
+		a, b := meta.Encode(text), legacy.Encode(text)
+		if !slices.Equal(a, b) {
+			t.Fatalf("text %d %q:\n metaspace %v\n    legacy %v", i, text, a, b)
+		}
+		if got := meta.Decode(a[1:]); !strings.Contains(text, "▁") && got != text {
+			t.Fatalf("text %d: Decode = %q, want %q", i, got, text)
+		}
+	}
+	// The difference: a leading space is the prepended "▁" here.
+	if a, b := meta.Encode(" Hello"), legacy.Encode(" Hello"); slices.Equal(a, b) {
+		t.Errorf("a leading space: both forms give %v; the Metaspace form should not add a second ▁", a)
 	}
 }

@@ -218,12 +218,13 @@ func (p byteLevelStep) apply(dst []string, s string, _ bool) []string {
 	return scanSplit{gpt2Next}.apply(dst, s, false)
 }
 
-// spaceMarkSplit cuts SentencePiece text before each run of "▁" that
+// spaceMarkNext cuts SentencePiece text before each run of "▁" that
 // follows other text: a word and the spaces before it. It is no part of any
-// file; it is added to models without a pre-tokenizer whose tokens hold
-// "▁" only as a leading run (checked at load), where no merge can cross
-// such a cut, so the ids are the same and a long text merges word by word
-// instead of as one huge word.
+// file; it is added to SentencePiece vocabularies whose tokens hold "▁"
+// only as a leading run, and which have a "▁" token (both checked at
+// load): no merge can then cross such a cut, nor an unknown run be split by
+// it, so the ids are the same and a long text merges word by word instead
+// of as one huge word.
 func spaceMarkNext(s string, i int) int {
 	const mark = "▁"
 	j := i

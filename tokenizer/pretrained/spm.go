@@ -13,7 +13,7 @@ type spm struct {
 	bytes  [256]int32 // <0xXX> token of each byte, -1 where absent
 	unk    int32      // for bytes without a token, -1 where absent
 
-	cache *wordCache // nil unless words are short (see spaceMarkSplit)
+	cache *wordCache // nil unless words are short (see spaceMarkNext)
 }
 
 var _ wordEncoder = (*spm)(nil)
