@@ -80,6 +80,9 @@ type Config struct {
 	// Description of the target, printed in the summary (e.g. the
 	// simulator's profile).
 	Target string
+	// Observer, when set, follows the run as it goes (goodput's live
+	// Prometheus metrics); nil for none.
+	Observer Observer
 }
 
 // Prompt formats, the values of Config.PromptFormat.

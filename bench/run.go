@@ -41,6 +41,9 @@ type Outcome struct {
 	Server       *serverview.Comparison
 	ServerSeries *promscrape.Series
 	ServerPath   string
+	// Header is the run's record header: its start, labels and
+	// configuration, as the record file begins.
+	Header record.Header
 }
 
 // epochLead is how far ahead of the set-up of the record files a run's
@@ -213,6 +216,8 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	}
 	lplan.Epoch = header.Start
 	header.Labels = cfg.Labels
+	out.Header = header
+	obs := cfg.observe(header, model)
 
 	var rw *record.Writer
 	var syncRecords func() error
@@ -267,6 +272,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 				}
 			}
 			sum.Add(r)
+			obs.Record(r)
 			prog.add(r)
 			vl.add(r)
 		}
@@ -276,12 +282,13 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		consumed <- written{fail, measured, lastSeq}
 	}()
 	stopTicker := prog.start()
-	res, runErr := load.Run(runCtx, lplan, doer, recs)
+	res, runErr := load.Run(runCtx, lplan, observed(doer, obs), recs)
 	if scraper != nil {
 		out.ServerSeries = scraper.Stop()
 	}
 	close(recs)
 	w := <-consumed
+	obs.End()
 	recFail := w.fail
 	stopTicker()
 	prog.finish()

@@ -34,6 +34,8 @@ type benchFlags struct {
 	targetFlags
 	simFlags
 	metrics metricsFlags
+	live    liveFlags
+	hist    historyFlags
 }
 
 func newBenchCmd(env *Env) *cobra.Command {
@@ -95,6 +97,8 @@ generator, not the server, was the limit.`,
 	fl.StringVar(&f.report, "report", "", "also write the run's self-contained HTML report to this file (needs --result-dir)")
 
 	registerSimFlags(fl, &f.simFlags, true)
+	f.live.register(fl)
+	f.hist.register(fl)
 
 	f.metrics.register(cmd, true)
 	return cmd
@@ -178,6 +182,16 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 	if f.quiet {
 		progress = nil
 	}
+	live, err := f.live.start(env, &cfg)
+	if err != nil {
+		return err
+	}
+	defer live.finish(ctx)
+	hist, err := f.hist.open(ctx, env)
+	if err != nil {
+		return err
+	}
+	defer hist.close()
 	out, err := bench.Run(ctx, cfg, progress, env.IsTerminal && !f.quiet)
 	if errors.Is(err, bench.ErrResultExists) {
 		return &ExitError{Code: ExitUsage, Err: err}
@@ -190,6 +204,11 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 	if perr := printOutcome(env, f.format, out); perr != nil || err != nil {
 		return errors.Join(err, perr)
 	}
+	said := env.Stdout
+	if f.format == "json" {
+		said = env.Stderr // standard output is one JSON document
+	}
+	histErr := hist.bench(ctx, said, &cfg, out)
 	if f.report != "" {
 		if err := writeHTMLReport(env, out.RecordsPath, f.report, cfg.Metrics); err != nil {
 			return err
@@ -201,7 +220,7 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 	if out.Run.Interrupted {
 		return &ExitError{Code: ExitInterrupt, Err: errors.New("interrupted; the records measured so far are kept")}
 	}
-	return nil
+	return histErr
 }
 
 func printOutcome(env *Env, format string, out *bench.Outcome) error {
