@@ -63,6 +63,9 @@ type Config struct {
 	// every shard waits for it and counts its schedule from it, so the
 	// shards' records merge onto one clock. Zero starts at once.
 	StartAt time.Time
+	// Node names the machine under this host, for the run header: in
+	// Kubernetes the pod's node ($NODE_NAME, from the downward API).
+	Node string
 
 	ResultDir  string // --result-dir: where records and summaries go
 	RunName    string // --run-name: file name stem; default goodput-<time>
@@ -85,6 +88,9 @@ type Config struct {
 	// Description of the target, printed in the summary (e.g. the
 	// simulator's profile).
 	Target string
+	// Observer, when set, follows the run as it goes (goodput's live
+	// Prometheus metrics); nil for none.
+	Observer Observer
 }
 
 // Prompt formats, the values of Config.PromptFormat.

@@ -17,6 +17,7 @@ import (
 	"github.com/goodput-dev/goodput/promscrape"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/serverview"
+	"github.com/goodput-dev/goodput/version"
 	"github.com/goodput-dev/goodput/workload"
 )
 
@@ -47,6 +48,9 @@ type Outcome struct {
 	Server       *serverview.Comparison
 	ServerSeries *promscrape.Series
 	ServerPath   string
+	// Header is the run's record header: its start, labels and
+	// configuration, as the record file begins.
+	Header record.Header
 }
 
 // epochLead is how far ahead of the set-up of the record files a run's
@@ -204,9 +208,26 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		defer scraper.Stop() // a no-op once the run has stopped it
 	}
 
-	header, err := record.NewHeader("goodput "+version(), runCfg)
+	header, err := record.NewHeader("goodput "+Version, runCfg)
 	if err != nil {
 		return nil, err
+	}
+	header.Host, _ = os.Hostname()
+	header.Node = cfg.Node
+	if header.Shard = shardOf(cfg, plan, time.Now()); header.Shard != nil {
+		header.Shard.Attempt = files.attempt
+		// Shards on several machines merge onto one clock only as well as
+		// their clocks agree: measure this one against the server's.
+		if header.Clock, err = measureClock(ctx, client, srv.base, cfg.StartAt); err != nil {
+			out.Notes = append(out.Notes, fmt.Sprintf("clock offset from the server not measured: %v", err))
+		}
+	}
+	if !cfg.StartAt.IsZero() {
+		if late := time.Since(cfg.StartAt) + epochLead; late > lateTolerance {
+			if err := startLate(&lplan, late, header.Shard, out); err != nil {
+				return nil, err
+			}
+		}
 	}
 	// The first requests (and whatever builds them on first use, such as
 	// the built-in tokenizer) are built before the epoch is chosen, so that
@@ -221,6 +242,8 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	}
 	lplan.Epoch = header.Start
 	header.Labels = cfg.Labels
+	out.Header = header
+	obs := cfg.observe(header, model)
 
 	var rw *record.Writer
 	var syncRecords func() error
@@ -281,6 +304,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 				}
 			}
 			sum.Add(r)
+			obs.Record(r)
 			prog.add(r)
 			vl.add(r)
 		}
@@ -290,12 +314,13 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		consumed <- written{fail, measured, lastSeq}
 	}()
 	stopTicker := prog.start()
-	res, runErr := load.Run(runCtx, lplan, doer, recs)
+	res, runErr := load.Run(runCtx, lplan, observed(doer, obs), recs)
 	if scraper != nil {
 		out.ServerSeries = scraper.Stop()
 	}
 	close(recs)
 	w := <-consumed
+	obs.End()
 	recFail := w.fail
 	stopTicker()
 	prog.finish()
@@ -447,10 +472,9 @@ func rateJSON(r float64) any {
 	return r
 }
 
-// Version is the tool version written into run headers; the CLI sets it.
-var Version = "dev"
-
-func version() string { return Version }
+// Version is the tool version written into run headers: the build's own
+// (package version) unless the caller sets another.
+var Version = version.String()
 
 // elapsed formats a duration for progress lines.
 func elapsed(d time.Duration) string { return d.Round(100 * time.Millisecond).String() }

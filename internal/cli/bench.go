@@ -17,6 +17,7 @@ import (
 	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/serverview"
+	"github.com/goodput-dev/goodput/slo"
 	"github.com/goodput-dev/goodput/workload"
 )
 
@@ -35,9 +36,16 @@ type benchFlags struct {
 	targetFlags
 	simFlags
 	metrics metricsFlags
+	live    liveFlags
+	hist    historyFlags
 }
 
-func newBenchCmd(env *Env) *cobra.Command {
+func newBenchCmd(env *Env) *cobra.Command { return benchCommand(env, runBench) }
+
+// benchCommand builds the bench command, whose flags, once parsed, run
+// calls with: bench's own run, or `goodput k8s` reading a bench command
+// line without running it.
+func benchCommand(env *Env, run func(*cobra.Command, *Env, bench.Config, *benchFlags) error) *cobra.Command {
 	cfg := bench.DefaultConfig()
 	var f benchFlags
 	cmd := &cobra.Command{
@@ -61,7 +69,7 @@ generator, not the server, was the limit.`,
       --dataset-name sharegpt --dataset-path ShareGPT_V3.json --result-dir runs --save-result`,
 		Args: goodputArgs(&f.metrics),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runBench(cmd, env, cfg, &f)
+			return run(cmd, env, cfg, &f)
 		},
 	}
 	fl := cmd.Flags()
@@ -96,63 +104,17 @@ generator, not the server, was the limit.`,
 	fl.StringVar(&f.report, "report", "", "also write the run's self-contained HTML report to this file (needs --result-dir)")
 
 	registerSimFlags(fl, &f.simFlags, true)
+	f.live.register(fl)
+	f.hist.register(fl)
 
 	f.metrics.register(cmd, true)
 	return cmd
 }
 
 func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) error {
-	ctx := cmd.Context()
-	var err error
-	if cfg.Arrival.RequestRate, err = parseRate(f.rate); err != nil {
-		if strings.Contains(f.rate, ",") {
-			return usageErr("--request-rate %q: bench runs one load; to measure several, run goodput sweep --request-rate %s", f.rate, f.rate)
-		}
-		return usageErr("--request-rate: %v", err)
-	}
-	if f.startAt != "" {
-		t, err := time.Parse(time.RFC3339Nano, f.startAt)
-		if err != nil {
-			return usageErr("--start-at %q: want an RFC 3339 time such as 2026-11-29T10:00:00Z", f.startAt)
-		}
-		cfg.StartAt = t
-	}
-	if err := shardFromJob(cmd, env, &cfg); err != nil {
-		return err
-	}
-	// One --seed makes both the schedule and the prompts reproducible.
-	cfg.Workload.Seed = cfg.Arrival.Seed
-	cfg.Arrival.Arrival = arrivalKind(f.arrival)
-	cfg.Arrival.Ramp.Kind = rampKind(f.ramp)
-	if err := f.targetFlags.apply(env, &cfg); err != nil {
-		return err
-	}
-	if err := simFlagsWithServer(cmd.Flags(), cfg.BaseURL); err != nil {
-		return err
-	}
-	if f.report != "" && cfg.ResultDir == "" {
-		return usageErr("--report reads the saved run: give --result-dir too")
-	}
-	switch f.format {
-	case "text", "json":
-	case "vllm":
-		if cfg.ResultDir == "" {
-			return usageErr("--format vllm writes a file: give --result-dir")
-		}
-		cfg.VLLMResult = true
-	default:
-		return usageErr("--format %q: want text, json or vllm", f.format)
-	}
-	gates, err := f.metrics.apply(&cfg.Metrics)
+	gates, err := prepareBench(cmd, env, &cfg, f)
 	if err != nil {
 		return err
-	}
-	if err := cfg.Metrics.Validate(); err != nil {
-		return usageErr("%v", err)
-	}
-
-	if cmd.Flags().Changed("duration") && !cmd.Flags().Changed("num-prompts") {
-		cfg.Arrival.NumPrompts = 0 // the duration alone bounds the run
 	}
 	if cfg.BaseURL == "" {
 		// A newcomer's first run should answer in seconds.
@@ -163,6 +125,70 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 	if f.dryRun {
 		return printBenchPlan(env, cfg)
 	}
+	return runBenchPrepared(cmd, env, cfg, f, gates)
+}
+
+// prepareBench turns the flags that need parsing into cfg and returns the
+// gates: everything bench does before it needs a server.
+func prepareBench(cmd *cobra.Command, env *Env, cfg *bench.Config, f *benchFlags) (slo.Gates, error) {
+	var err error
+	if cfg.Arrival.RequestRate, err = parseRate(f.rate); err != nil {
+		if strings.Contains(f.rate, ",") {
+			return nil, usageErr("--request-rate %q: bench runs one load; to measure several, run goodput sweep --request-rate %s", f.rate, f.rate)
+		}
+		return nil, usageErr("--request-rate: %v", err)
+	}
+	if f.startAt != "" {
+		t, err := time.Parse(time.RFC3339Nano, f.startAt)
+		if err != nil {
+			return nil, usageErr("--start-at %q: want an RFC 3339 time such as 2026-11-29T10:00:00Z", f.startAt)
+		}
+		cfg.StartAt = t
+	}
+	if err := shardFromJob(cmd, env, cfg); err != nil {
+		return nil, err
+	}
+	cfg.Node = env.getenv(nodeEnv)
+	// One --seed makes both the schedule and the prompts reproducible.
+	cfg.Workload.Seed = cfg.Arrival.Seed
+	cfg.Arrival.Arrival = arrivalKind(f.arrival)
+	cfg.Arrival.Ramp.Kind = rampKind(f.ramp)
+	if err := f.targetFlags.apply(env, cfg); err != nil {
+		return nil, err
+	}
+	if err := simFlagsWithServer(cmd.Flags(), cfg.BaseURL); err != nil {
+		return nil, err
+	}
+	if f.report != "" && cfg.ResultDir == "" {
+		return nil, usageErr("--report reads the saved run: give --result-dir too")
+	}
+	switch f.format {
+	case "text", "json":
+	case "vllm":
+		if cfg.ResultDir == "" {
+			return nil, usageErr("--format vllm writes a file: give --result-dir")
+		}
+		cfg.VLLMResult = true
+	default:
+		return nil, usageErr("--format %q: want text, json or vllm", f.format)
+	}
+	gates, err := f.metrics.apply(&cfg.Metrics)
+	if err != nil {
+		return nil, err
+	}
+	if err := cfg.Metrics.Validate(); err != nil {
+		return nil, usageErr("%v", err)
+	}
+
+	if cmd.Flags().Changed("duration") && !cmd.Flags().Changed("num-prompts") {
+		cfg.Arrival.NumPrompts = 0 // the duration alone bounds the run
+	}
+	return gates, nil
+}
+
+// runBenchPrepared is runBench past its preparation.
+func runBenchPrepared(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags, gates slo.Gates) error {
+	ctx := cmd.Context()
 	if cfg.BaseURL == "" {
 		if err := checkWorkload(&cfg); err != nil {
 			return err
@@ -182,6 +208,16 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 	if f.quiet {
 		progress = nil
 	}
+	live, err := f.live.start(env, &cfg)
+	if err != nil {
+		return err
+	}
+	defer live.finish(ctx)
+	hist, err := f.hist.open(ctx, env)
+	if err != nil {
+		return err
+	}
+	defer hist.close()
 	out, err := bench.Run(ctx, cfg, progress, env.IsTerminal && !f.quiet)
 	if errors.Is(err, bench.ErrResultExists) {
 		return &ExitError{Code: ExitUsage, Err: err}
@@ -194,6 +230,11 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 	if perr := printOutcome(env, f.format, out); perr != nil || err != nil {
 		return errors.Join(err, perr)
 	}
+	said := env.Stdout
+	if f.format == "json" {
+		said = env.Stderr // standard output is one JSON document
+	}
+	histErr := hist.bench(ctx, said, &cfg, out)
 	if f.report != "" {
 		if err := writeHTMLReport(env, out.RecordsPath, f.report, cfg.Metrics); err != nil {
 			return err
@@ -211,7 +252,7 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 	if out.Run.Interrupted {
 		return &ExitError{Code: ExitInterrupt, Err: errors.New("interrupted; the records measured so far are kept")}
 	}
-	return nil
+	return histErr
 }
 
 func printOutcome(env *Env, format string, out *bench.Outcome) error {
@@ -328,6 +369,10 @@ func rampKind(s string) arrival.RampKind { return arrival.RampKind(strings.ToLow
 // arrival plan with its schedule's statistics, and the workload.
 // jobIndexEnv is set by Kubernetes in each pod of an Indexed Job: 0, 1, …
 const jobIndexEnv = "JOB_COMPLETION_INDEX"
+
+// nodeEnv names the machine under the host, recorded in the run header;
+// the manifests of `goodput k8s` set it to the pod's node.
+const nodeEnv = "NODE_NAME"
 
 // shardFromJob takes this process's shard from $JOB_COMPLETION_INDEX when
 // --shards splits the schedule and --shard is not given, so that the pods

@@ -68,6 +68,8 @@ var flagGroups = map[string]string{
 	"result-dir": groupOutput, "run-name": groupOutput, "save-result": groupOutput, "format": groupOutput,
 	"quiet": groupOutput, "report": groupOutput, "dry-run": groupOutput, "resume": groupOutput,
 	"label": groupOutput, "overwrite": groupOutput, "ignore-write-errors": groupOutput,
+	"history": groupOutput, "metrics-listen": groupOutput, "metrics-linger": groupOutput,
+	"metrics-push": groupOutput, "metrics-push-instance": groupOutput, "metrics-push-interval": groupOutput,
 
 	// The built-in simulator.
 	"sim-gpu": groupSimulator, "sim-model": groupSimulator, "sim-profile": groupSimulator,
