@@ -138,7 +138,7 @@ waiting, so a what-if sweep over a GPU and model (--sim-gpu, --sim-model,
 	fl.StringVar(&f.spacing, "spacing", "", "auto: geometric or linear (default geometric by concurrency, linear by rate)")
 	fl.IntVar(&f.autoMax, "auto-max-concurrency", auto.Max, "auto by concurrency: the saturation load")
 	fl.IntVar(&f.repeats, "repeats", 1, "measurements per load; the spread is reported")
-	fl.BoolVar(&f.noStop, "no-early-stop", false, "auto: measure every planned load even past saturation")
+	fl.BoolVar(&f.noStop, "no-early-stop", false, "measure every planned load even past saturation (what a list gets anyway)")
 	fl.BoolVar(&f.earlyStop, "early-stop", false, "a list of loads: skip the loads above saturation, as an auto sweep does")
 	fl.Float64Var(&f.attainment, "attainment", sweep.DefaultTarget, "SLO attainment the operating point (or a search) must reach, in (0, 1]")
 	fl.StringVar(&f.knee, "knee-latency", string(sweep.StatE2EMean), "latency the knee divides throughput by: e2e_mean, e2e_p50, ttft_p99, tpot_p99, …")
@@ -397,8 +397,6 @@ func (f *sweepFlags) job(cmd *cobra.Command) (sweepJob, error) {
 		return sweepJob{}, usageErr("give --early-stop or --no-early-stop, not both")
 	case f.earlyStop && auto:
 		return sweepJob{}, usageErr("--early-stop applies to a list of loads; an auto sweep stops early unless --no-early-stop")
-	case f.noStop && !auto:
-		return sweepJob{}, usageErr("--no-early-stop applies to an auto sweep; a list %s %s is measured in full unless --early-stop", flag, spec)
 	case f.earlyStop || (auto && !f.noStop):
 		// A load the user listed is never skipped unless they asked.
 		plan.Stop = sweep.DefaultStopRule()

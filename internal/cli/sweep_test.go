@@ -187,6 +187,10 @@ func TestSweepDryRunSendsNothing(t *testing.T) {
 		{"list with early stop", []string{"--base-url", deadURL, "--concurrency", "1,2,4,8", "--early-stop"}, []string{
 			"early stop: when output throughput gains under 3 %",
 		}},
+		// --no-early-stop on a list says what the list gets anyway.
+		{"list without early stop", []string{"--base-url", deadURL, "--concurrency", "1,2,4,8", "--no-early-stop"}, []string{
+			"early stop: off",
+		}},
 		{"search to nobody", []string{"--base-url", deadURL, "--search", "concurrency", "--concurrency", "8"}, []string{
 			"SLO search by concurrency from 8: double until a probe misses 90 % attainment, then bisect; at most 12 probes",
 		}},
@@ -354,7 +358,6 @@ func TestSweepUsageErrors(t *testing.T) {
 		{"search flag without search", []string{"--search-tolerance", "0.1"}, "--search-tolerance applies only with --search"},
 		{"both early-stop flags", []string{"--concurrency", "1,2", "--early-stop", "--no-early-stop"}, "give --early-stop or --no-early-stop, not both"},
 		{"early stop on auto", []string{"--early-stop"}, "--early-stop applies to a list of loads"},
-		{"no early stop on a list", []string{"--concurrency", "1,2", "--no-early-stop"}, "a list --concurrency 1,2 is measured in full unless --early-stop"},
 		{"gate on a search", []string{"--search", "rate", "--request-rate", "4", "--gate", "attainment>=0.9"}, "--gate: an SLO search has no operating point"},
 		{"virtual with a server", []string{"--virtual", "--base-url", "http://127.0.0.1:9"}, "drop --base-url"},
 		{"virtual with faults", []string{"--virtual", "--sim-fault", "error-rate=0.1"}, "a virtual-time sweep has none"},
