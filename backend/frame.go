@@ -98,6 +98,23 @@ func (f *framer) release() {
 // fill makes room and does one Read into the buffer. Events already in the
 // buffer must have been taken with next first.
 func (f *framer) fill(rd io.Reader) (int, error) {
+	room, err := f.room()
+	if err != nil {
+		return 0, err
+	}
+	n, err := rd.Read(room)
+	if n < 0 || n > len(room) {
+		return 0, fmt.Errorf("reader returned an invalid count %d", n)
+	}
+	f.w += n
+	return n, err
+}
+
+// room makes room for more bytes and returns the free end of the buffer,
+// never empty: the caller writes bytes there and reports them with wrote.
+// Events already in the buffer must have been taken with next first. It
+// fails when one unterminated line already fills the largest buffer.
+func (f *framer) room() ([]byte, error) {
 	switch {
 	case f.r == f.w:
 		f.off += int64(f.w)
@@ -111,7 +128,7 @@ func (f *framer) fill(rd io.Reader) (int, error) {
 		// One unterminated line fills the whole buffer.
 		limit := f.max + lineSlack
 		if len(f.buf) >= limit {
-			return 0, &framingError{fmt.Sprintf("line longer than %d bytes at byte %d", limit, f.off+int64(f.r))}
+			return nil, &framingError{fmt.Sprintf("line longer than %d bytes at byte %d", limit, f.off+int64(f.r))}
 		}
 		nb := make([]byte, min(2*len(f.buf), limit))
 		f.w = copy(nb, f.buf[:f.w])
@@ -121,13 +138,11 @@ func (f *framer) fill(rd io.Reader) (int, error) {
 		}
 		f.buf = nb
 	}
-	n, err := rd.Read(f.buf[f.w:])
-	if n < 0 || n > len(f.buf)-f.w {
-		return 0, fmt.Errorf("reader returned an invalid count %d", n)
-	}
-	f.w += n
-	return n, err
+	return f.buf[f.w:], nil
 }
+
+// wrote adds n bytes written at the start of what room returned.
+func (f *framer) wrote(n int) { f.w += n }
 
 // line returns the next complete line without its terminator.
 func (f *framer) line() ([]byte, bool) {

@@ -72,7 +72,8 @@ func (s Stats) Discrepancy() int {
 // After the terminator ReadStream discards at most 64 KiB more, so that the
 // connection can be reused. Chunks received before a failure are kept.
 // now is called once per Read that returns bytes and at most once more at
-// the end; it must be cheap.
+// the end; it must be cheap. A transport that reads the socket itself uses
+// a Reader instead, which does the same as bytes are pushed to it.
 func (a *Adapter) ReadStream(resp *http.Response, now func() int64, rec *record.Record) Stats {
 	body := resp.Body
 	if body == nil {
@@ -88,6 +89,225 @@ func (a *Adapter) ReadStream(resp *http.Response, now func() int64, rec *record.
 	return a.read(body, resp.Header.Get("Content-Type"), now, rec)
 }
 
+// read consumes body, whose content type is contentType, into rec.
+func (a *Adapter) read(body io.Reader, contentType string, now func() int64, rec *record.Record) Stats {
+	r := &Reader{}
+	r.begin(a, rec, contentType)
+	r.pump(body, now)
+	return r.Stats()
+}
+
+// pump reads body into r until r or the body ends: one timestamp after
+// each Read that returns bytes. After the terminator it drains at most
+// drainLimit more bytes, so that the connection can be reused.
+func (r *Reader) pump(body io.Reader, now func() int64) {
+	empty := 0
+	for {
+		room := r.Buffer()
+		if len(room) == 0 {
+			return
+		}
+		n, err := body.Read(room)
+		if n < 0 || n > len(room) {
+			r.End(fmt.Errorf("reader returned an invalid count %d", n), now())
+			return
+		}
+		if n > 0 {
+			empty = 0
+			if !r.Filled(n, now()) {
+				if r.Drain() {
+					_, _ = io.CopyN(io.Discard, body, drainLimit)
+				}
+				return
+			}
+		}
+		switch {
+		case err != nil:
+			r.End(err, now())
+			return
+		case n == 0:
+			if empty++; empty >= maxEmptyReads {
+				r.End(io.ErrNoProgress, now())
+				return
+			}
+		}
+	}
+}
+
+// Reader reads one streamed response into a record as its bytes arrive:
+// ReadStream turned inside out, for a transport that reads the socket
+// itself and pushes what it read. Call Header once with the response's
+// status and header; then, for each read, Buffer for where to put the body
+// bytes and Filled with how many were put there and when they were read
+// (ns from the run epoch, taken before any decoding); then End once, when
+// the body ended (io.EOF, or nil) or failed, or after Filled or Buffer
+// declined more (any error, ignored then). The record is complete when End returns
+// or Filled declines, and it is filled as ReadStream fills it. Stats is
+// valid from then on. A Reader is for one response, and its methods must
+// not be called concurrently.
+type Reader struct {
+	s     stream
+	ctype string // the response's content type, for messages
+	// For a non-2xx status: the response, and its body's first
+	// MaxErrorBody bytes, for the message.
+	failed  *http.Response
+	errBody []byte
+	last    int64 // when the last bytes were read
+	over    bool  // the record is final: every later call does nothing
+}
+
+// NewReader returns a Reader that fills rec from a response of a's
+// protocol.
+func (a *Adapter) NewReader(rec *record.Record) *Reader {
+	r := &Reader{}
+	r.s = stream{a: a, rec: rec, st: Stats{UsageTokens: -1}}
+	return r
+}
+
+// begin prepares r for a 2xx body of the given content type.
+func (r *Reader) begin(a *Adapter, rec *record.Record, contentType string) {
+	rec.Chunks = rec.Chunks[:0]
+	r.s = stream{a: a, f: newFramer(a.framing), t: newTally(), st: Stats{UsageTokens: -1}, rec: rec}
+	r.ctype = contentType
+}
+
+// Header takes the response's status line and header (its Body is not
+// read). For a non-2xx status the body that follows is read for the
+// failure's message, as CheckStatus does.
+func (r *Reader) Header(resp *http.Response) {
+	rec := r.s.rec
+	rec.Status = resp.StatusCode
+	if c := resp.StatusCode; c < 200 || c > 299 {
+		rec.Chunks = rec.Chunks[:0]
+		r.failed = resp
+		r.errBody = make([]byte, 0, MaxErrorBody)
+		return
+	}
+	r.begin(r.s.a, rec, resp.Header.Get("Content-Type"))
+}
+
+// Buffer returns where the next body bytes go: never empty while the
+// Reader wants more, empty once it does not (the stream is over, or one
+// line outgrew the largest buffer, which fails the record as malformed).
+func (r *Reader) Buffer() []byte {
+	switch {
+	case r.over:
+		return nil
+	case r.failed != nil:
+		return r.errBody[len(r.errBody):cap(r.errBody)]
+	case r.s.f == nil:
+		return nil // Header not called
+	}
+	room, err := r.s.f.room()
+	if err != nil {
+		r.s.fail(record.ErrMalformed, err.Error(), r.last)
+		r.conclude()
+		return nil
+	}
+	return room
+}
+
+// Filled reports that n bytes were put at the start of what Buffer
+// returned, read at at. It handles every event they complete, stamped at,
+// and reports whether the Reader wants more.
+func (r *Reader) Filled(n int, at int64) bool {
+	if r.over || n <= 0 {
+		return !r.over
+	}
+	r.last = at
+	if r.failed != nil {
+		r.errBody = r.errBody[:len(r.errBody)+n]
+		if len(r.errBody) == cap(r.errBody) {
+			r.End(nil, at)
+			return false
+		}
+		return true
+	}
+	s := &r.s
+	s.f.wrote(n)
+	s.st.Reads++
+	s.st.Bytes += int64(n)
+	if !s.events(at) {
+		r.conclude()
+		return false
+	}
+	return true
+}
+
+// End concludes the record: the body ended at at, cleanly when err is
+// io.EOF or nil, else broken by err. It does nothing once the Reader declined
+// more.
+func (r *Reader) End(err error, at int64) {
+	if r.over {
+		return
+	}
+	defer r.conclude()
+	s := &r.s
+	rec := s.rec
+	if r.failed != nil {
+		resp := *r.failed
+		var body io.Reader = bytes.NewReader(r.errBody)
+		if err != nil && err != io.EOF {
+			body = io.MultiReader(body, errReader{err})
+		}
+		resp.Body = io.NopCloser(body)
+		rec.Error, rec.Msg = CheckStatus(&resp)
+		rec.End = at
+		return
+	}
+	if s.f == nil {
+		s.f = newFramer(s.a.framing) // Header not called: an empty 2xx stream
+		s.t = newTally()
+	}
+	var fe *framingError
+	switch {
+	case err == nil || err == io.EOF:
+		s.f.finish()
+		if s.events(r.last) {
+			s.end(at, r.ctype)
+		}
+	case errors.Is(err, io.ErrNoProgress):
+		s.fail(record.ErrOther, fmt.Sprintf("reading the stream: %v", err), at)
+	case errors.As(err, &fe):
+		s.fail(record.ErrMalformed, err.Error(), at)
+	default:
+		s.readFailed(err, at)
+	}
+}
+
+// Drain reports whether the stream ended on its terminator with nothing
+// wrong: what follows is then at most bookkeeping, and reading it to the
+// body's end (at most 64 KiB) lets the connection be reused. After a
+// failure the connection should be closed instead.
+func (r *Reader) Drain() bool {
+	return r.over && r.failed == nil && r.s.t.done && r.s.rec.Error == record.ErrNone
+}
+
+// Stats describes the stream as it was read; valid once the record is
+// complete.
+func (r *Reader) Stats() Stats { return r.s.st }
+
+// conclude settles the record and releases the read buffer.
+func (r *Reader) conclude() {
+	if r.over {
+		return
+	}
+	r.over = true
+	if r.failed != nil {
+		r.s.st = Stats{UsageTokens: -1}
+		return
+	}
+	if r.s.f != nil {
+		r.s.f.release()
+	}
+	r.s.close()
+}
+
+// errReader returns its error on every Read.
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
 // stream is the state of one read.
 type stream struct {
 	a   *Adapter
@@ -97,60 +317,6 @@ type stream struct {
 	t   tally
 	st  Stats
 	rec *record.Record
-}
-
-// read consumes body, whose content type is contentType, into rec.
-func (a *Adapter) read(body io.Reader, contentType string, now func() int64, rec *record.Record) Stats {
-	rec.Chunks = rec.Chunks[:0]
-	s := stream{a: a, f: newFramer(a.framing), t: newTally(), st: Stats{UsageTokens: -1}, rec: rec}
-	s.run(body, contentType, now)
-	s.f.release()
-	s.close()
-	return s.st
-}
-
-// run reads body to its end or first failure.
-func (s *stream) run(body io.Reader, contentType string, now func() int64) {
-	rec := s.rec
-	var at int64
-	empty := 0
-	for {
-		n, err := s.f.fill(body)
-		if n > 0 {
-			at = now()
-			s.st.Reads++
-			s.st.Bytes += int64(n)
-			empty = 0
-			if !s.events(at) {
-				if s.t.done && rec.Error == record.ErrNone {
-					_, _ = io.CopyN(io.Discard, body, drainLimit)
-				}
-				return
-			}
-		}
-		switch {
-		case err == io.EOF:
-			s.f.finish()
-			if !s.events(at) {
-				return
-			}
-			s.end(now(), contentType)
-			return
-		case err != nil:
-			var fe *framingError
-			if errors.As(err, &fe) {
-				s.fail(record.ErrMalformed, err.Error(), now())
-				return
-			}
-			s.readFailed(err, now())
-			return
-		case n == 0:
-			if empty++; empty >= maxEmptyReads {
-				s.fail(record.ErrOther, fmt.Sprintf("reading the stream: %v", io.ErrNoProgress), now())
-				return
-			}
-		}
-	}
 }
 
 // events handles every complete event in the buffer, all stamped at. It
