@@ -16,6 +16,7 @@ import (
 	"github.com/goodput-dev/goodput/arrival"
 	"github.com/goodput-dev/goodput/backend"
 	"github.com/goodput-dev/goodput/metrics"
+	"github.com/goodput-dev/goodput/transport"
 	"github.com/goodput-dev/goodput/workload"
 )
 
@@ -33,6 +34,13 @@ type Config struct {
 	// NoKeepAlive opens a new connection for every request
 	// (--keepalive=false), for servers that close kept-alive connections.
 	NoKeepAlive bool
+	// Transport carries the requests (--transport): the event loop where
+	// it can, net/http otherwise (transport.Auto, the zero value's), or
+	// the one named.
+	Transport transport.Kind
+	// ColdConnections turns dialling ahead off (--dial-ahead=false): no
+	// connection is opened before its request is due.
+	ColdConnections bool
 	// PromptFormat is how random prompts are sent (--prompt-format):
 	// "ids" as token ids, which fixes their length exactly (OpenAI
 	// completions and llama.cpp only); "text" as text, its length fitted
@@ -173,6 +181,9 @@ func (c *Config) Validate() error {
 	}
 	if c.RequestTimeout < 0 {
 		errs = append(errs, fmt.Errorf("--request-timeout must be ≥ 0, got %v", c.RequestTimeout))
+	}
+	if _, err := transport.ParseKind(string(c.Transport)); err != nil {
+		errs = append(errs, err)
 	}
 	if c.LagThreshold <= 0 {
 		errs = append(errs, fmt.Errorf("--lag-threshold must be > 0, got %v", c.LagThreshold))

@@ -5,29 +5,111 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/goodput-dev/goodput/load"
 	"github.com/goodput-dev/goodput/metrics"
+	"github.com/goodput-dev/goodput/transport"
 )
 
-// Generator is the load generator's account of itself: how late it
-// dispatched requests and how late its own timers fired. When these are
-// large, the generator, not the server, limited the run.
+// Generator is the load generator's account of itself: how late it sent
+// requests, how late it read the answers, what CPU it used and on what
+// machine, and how its connections were opened. When the lateness is
+// large, the generator, not the server, limited the run, and Warnings say
+// why and what to do.
 type Generator struct {
 	LagP50 float64 `json:"dispatch_lag_p50_seconds"`
 	LagP99 float64 `json:"dispatch_lag_p99_seconds"`
 	LagMax float64 `json:"dispatch_lag_max_seconds"`
 	// StartLag is the largest lag of the run's first requests
 	// (load.Result.StartLag).
-	StartLag    float64 `json:"start_lag_seconds"`
-	TimerLagP99 float64 `json:"timer_lag_p99_seconds"`
-	TimerLagMax float64 `json:"timer_lag_max_seconds"`
-	Threshold   float64 `json:"threshold_seconds"`
-	Limited     bool    `json:"generator_limited"`
+	StartLag float64 `json:"start_lag_seconds"`
+	// Burst is the start-up burst, when requests were due together at the
+	// start (a closed loop's first wave): its size and how long it took
+	// to send. It is reported as such, not as lag.
+	Burst *StartBurst `json:"start_burst,omitempty"`
+
+	// ReadDelay is how long response bytes waited in the kernel before
+	// the generator read them, from the kernel's receive timestamps (the
+	// event-loop transport on Linux): the error it added to its chunk
+	// timestamps. Reads is how many reads were measured; 0 when none.
+	ReadDelayP50 float64 `json:"read_delay_p50_seconds,omitempty"`
+	ReadDelayP99 float64 `json:"read_delay_p99_seconds,omitempty"`
+	ReadDelayMax float64 `json:"read_delay_max_seconds,omitempty"`
+	Reads        int64   `json:"read_delay_reads,omitempty"`
+	// SchedLatencyP99 is the 99th percentile of the time the process's
+	// goroutines waited for a processor once runnable.
+	SchedLatencyP99 float64 `json:"sched_latency_p99_seconds"`
+
+	// CPUSeconds is the CPU time (user and system) the process used
+	// during the run; CPUPerToken that over the output tokens it read.
+	CPUSeconds  float64 `json:"cpu_seconds"`
+	CPUPerToken float64 `json:"cpu_per_token_seconds,omitempty"`
+	// MachineShare is CPUSeconds over all the machine's core time during
+	// the run; MachineBusy how busy its cores were, by anyone, and
+	// SaturatedSeconds for how many one-second samples they were at least
+	// 95 % busy. Cores is how many the machine has; MachineBusy is -1
+	// where the machine's counters cannot be read.
+	MachineShare     float64 `json:"machine_share"`
+	MachineBusy      float64 `json:"machine_busy"`
+	SaturatedSeconds int     `json:"saturated_seconds"`
+	Samples          int     `json:"machine_samples"`
+	Cores            int     `json:"cores"`
+	// ServerLocal says that the server's address is this machine's.
+	ServerLocal bool `json:"server_on_this_machine"`
+
+	Connections Connections `json:"connections"`
+
+	Threshold float64 `json:"threshold_seconds"`
+	Limited   bool    `json:"generator_limited"`
 
 	Warnings []string `json:"warnings,omitempty"`
 }
+
+// StartBurst is a start-up burst: Requests due at once, the last of them
+// sent DrainSeconds after they were due.
+type StartBurst struct {
+	Requests     int     `json:"requests"`
+	DrainSeconds float64 `json:"drain_seconds"`
+}
+
+// Connections says how the run's connections were opened.
+type Connections struct {
+	Transport string `json:"transport"`
+	// DialAhead is false for cold connections (--dial-ahead=false).
+	DialAhead bool `json:"dial_ahead"`
+	// Warmed were opened before the run, Ahead by the pool of spares
+	// during it, Late by requests that found none idle when due, which
+	// waited LateSeconds in all for them. Dead idle connections were
+	// closed by the server before use.
+	Warmed      int64   `json:"opened_before"`
+	Ahead       int64   `json:"opened_ahead"`
+	Late        int64   `json:"dialled_when_due"`
+	LateSeconds float64 `json:"dialled_when_due_seconds"`
+	Dead        int64   `json:"closed_idle"`
+	// WarmError says why connections could not be opened before the run.
+	WarmError string `json:"open_before_error,omitempty"`
+}
+
+// selfCheck is what the self-check judges a run by.
+type selfCheck struct {
+	run       load.Result
+	threshold time.Duration
+	open      bool // an open loop
+	conns     transport.Stats
+	// The process and the machine during the run; cpu 0 where not read.
+	cpu, wall   time.Duration
+	tokens      int64
+	cores       int
+	busy        float64   // the machine's cores' busy share, -1 unknown
+	samples     []float64 // busy share per second
+	sched       time.Duration
+	serverLocal bool
+}
+
+// saturated is the busy share at which a second counts as saturated.
+const saturated = 0.95
 
 func quantiles(d []time.Duration) (p50, p99, mx float64) {
 	if len(d) == 0 {
@@ -41,38 +123,130 @@ func quantiles(d []time.Duration) (p50, p99, mx float64) {
 	return metrics.Percentile(s, 50, metrics.Linear), metrics.Percentile(s, 99, metrics.Linear), s[len(s)-1]
 }
 
-// checkGenerator judges the run's own health against threshold.
-func checkGenerator(res load.Result, threshold time.Duration, open bool) Generator {
-	g := Generator{Threshold: threshold.Seconds()}
-	g.LagP50, g.LagP99, g.LagMax = quantiles(res.Lag)
-	g.StartLag = res.StartLag.Seconds()
-	_, g.TimerLagP99, g.TimerLagMax = quantiles(res.TimerLag)
-	if g.LagP99 > g.Threshold {
+// checkGenerator judges the run's own health.
+func checkGenerator(c selfCheck) Generator {
+	g := Generator{Threshold: c.threshold.Seconds(), Cores: c.cores, MachineBusy: c.busy,
+		ServerLocal: c.serverLocal, Samples: len(c.samples), SchedLatencyP99: c.sched.Seconds()}
+	g.LagP50, g.LagP99, g.LagMax = quantiles(c.run.Lag)
+	g.StartLag = c.run.StartLag.Seconds()
+	if b := c.run.Burst; b.Requests > 1 {
+		g.Burst = &StartBurst{Requests: b.Requests, DrainSeconds: b.Drain.Seconds()}
+	}
+	if d := c.conns.ReadDelay; d != nil && d.Count() > 0 {
+		g.Reads = d.Count()
+		g.ReadDelayP50, g.ReadDelayP99, g.ReadDelayMax = d.Quantile(0.5).Seconds(), d.Quantile(0.99).Seconds(), d.Max().Seconds()
+	}
+	g.CPUSeconds = c.cpu.Seconds()
+	if c.tokens > 0 && c.cpu > 0 {
+		g.CPUPerToken = c.cpu.Seconds() / float64(c.tokens)
+	}
+	if c.wall > 0 && c.cores > 0 {
+		g.MachineShare = c.cpu.Seconds() / (c.wall.Seconds() * float64(c.cores))
+	}
+	for _, s := range c.samples {
+		if s >= saturated {
+			g.SaturatedSeconds++
+		}
+	}
+	g.Connections = Connections{Transport: string(c.conns.Kind), DialAhead: c.conns.DialAhead,
+		Warmed: c.conns.Warmed, Ahead: c.conns.Ahead, Late: c.conns.Late, LateSeconds: c.conns.LateWait.Seconds(), Dead: c.conns.Dead}
+	if c.run.WarmErr != nil {
+		g.Connections.WarmError = c.run.WarmErr.Error()
+	}
+
+	th := g.Threshold
+	if g.LagP99 > th {
 		g.Limited = true
 		what := "requests went out late"
-		if !open {
+		if !c.open {
 			what = "workers were slow to send the next request"
 		}
 		g.Warnings = append(g.Warnings, fmt.Sprintf(
-			"the generator, not the server, limited this run: %s (p99 dispatch lag %.2f ms, max %.2f ms, threshold %.2f ms). TTFT still counts from the scheduled times, but the offered load was lower than planned: use fewer streams per process or shard the load (--shard/--shards)%s.",
-			what, 1e3*g.LagP99, 1e3*g.LagMax, 1e3*g.Threshold, procsHint()))
+			"the generator, not the server, limited this run: %s (p99 dispatch lag %.2f ms, max %.2f ms, threshold %.2f ms). TTFT still counts from the scheduled times, but the offered load was lower than planned: %s.",
+			what, 1e3*g.LagP99, 1e3*g.LagMax, 1e3*th, g.advice()))
 	}
-	if g.StartLag > g.Threshold && g.LagP99 <= g.Threshold {
+	if g.StartLag > th && g.LagP99 <= th {
 		g.Limited = true
 		g.Warnings = append(g.Warnings, fmt.Sprintf(
 			"the first requests went out late (up to %.2f ms, threshold %.2f ms): the generator was slow to start, and their TTFT and client queue include it",
-			1e3*g.StartLag, 1e3*g.Threshold))
+			1e3*g.StartLag, 1e3*th))
 	}
-	// Timer wake-ups on a busy but healthy machine run late by a fraction of
-	// a millisecond; only twice the threshold (at least 2 ms) means the
-	// process is starved.
-	if g.TimerLagP99 > max(2*g.Threshold, 0.002) {
+	if b := g.Burst; b != nil && b.DrainSeconds > max(10*th, 0.01) {
+		g.Warnings = append(g.Warnings, fmt.Sprintf(
+			"the start-up burst of %d requests due at once took %.1f ms to send: the last of them waited that long in this client, and their TTFT includes it. Later requests went out on time; to leave the burst out of the statistics, give --num-warmups %d.",
+			b.Requests, 1e3*b.DrainSeconds, b.Requests))
+	}
+	switch {
+	case g.Reads > 0 && g.ReadDelayP99 > max(th, 0.001):
 		g.Limited = true
 		g.Warnings = append(g.Warnings, fmt.Sprintf(
-			"this process was short of CPU: its timers fired late (p99 %.2f ms, max %.2f ms), so its timestamps may be off by that much",
-			1e3*g.TimerLagP99, 1e3*g.TimerLagMax))
+			"this process read the server's bytes late: they waited in the kernel p99 %.2f ms (max %.2f ms) before it read them, so its chunk timestamps are late by that much; %s",
+			1e3*g.ReadDelayP99, 1e3*g.ReadDelayMax, g.cpuCause()))
+	case g.Reads == 0 && g.SchedLatencyP99 > max(2*th, 0.002):
+		g.Limited = true
+		g.Warnings = append(g.Warnings, fmt.Sprintf(
+			"this process was short of CPU: its goroutines waited p99 %.2f ms for a processor once runnable, so a timestamp taken after a wake-up is late by up to that much; %s",
+			1e3*g.SchedLatencyP99, g.cpuCause()))
+	}
+	if g.ServerLocal && g.saturated() {
+		g.Warnings = append(g.Warnings, fmt.Sprintf(
+			"the server runs on this machine, whose %d cores were saturated (%s): client and server competed for them, so neither side's timing can be trusted. Run the client on another machine, or give each its own cores (taskset).",
+			g.Cores, g.busyText()))
 	}
 	return g
+}
+
+// saturated reports whether the machine's cores were saturated for a
+// good part of the run: a quarter of its seconds at 95 % or more, or 90 %
+// on average.
+func (g *Generator) saturated() bool {
+	if g.MachineBusy < 0 {
+		return false
+	}
+	return g.MachineBusy >= 0.9 || (g.Samples > 0 && 4*g.SaturatedSeconds >= g.Samples)
+}
+
+// busyText says how busy the machine was.
+func (g *Generator) busyText() string {
+	s := fmt.Sprintf("%.0f %% busy on average", 100*g.MachineBusy)
+	if g.Samples > 0 {
+		s += fmt.Sprintf(", %d of %d seconds at %.0f %% or more", g.SaturatedSeconds, g.Samples, 100*saturated)
+	}
+	return s + fmt.Sprintf("; this process %.0f %% of them", 100*g.MachineShare)
+}
+
+// ownsMachine reports whether the generator itself used most of the
+// machine: 80 % of all its cores' time, or of one core's where the work
+// cannot spread.
+func (g *Generator) ownsMachine() bool {
+	return g.MachineShare >= 0.8
+}
+
+// advice says what to do about a generator that lagged throughout, from
+// what the machine shows.
+func (g *Generator) advice() string {
+	switch {
+	case g.ServerLocal && g.saturated():
+		return fmt.Sprintf("client and server share this machine and saturated its %d cores (%s): run the client on another machine", g.Cores, g.busyText())
+	case g.ownsMachine():
+		return fmt.Sprintf("the generator used %.0f %% of this machine's %d cores: shard the load across machines (--shard/--shards)%s", 100*g.MachineShare, g.Cores, procsHint())
+	case g.saturated():
+		return fmt.Sprintf("this machine's cores were busy with other work (%s): run on a quieter machine", g.busyText())
+	}
+	return "use fewer streams per process or shard the load (--shard/--shards)" + procsHint()
+}
+
+// cpuCause says what the machine shows about a process short of CPU.
+func (g *Generator) cpuCause() string {
+	switch {
+	case g.MachineBusy < 0:
+		return "the machine's load could not be read"
+	case g.ServerLocal && g.saturated():
+		return fmt.Sprintf("the server shares this machine, and its cores were saturated (%s)", g.busyText())
+	case g.saturated():
+		return fmt.Sprintf("this machine's cores were saturated (%s)", g.busyText())
+	}
+	return fmt.Sprintf("the machine was not saturated (%s): look for pauses (garbage collection, a throttled container)", g.busyText())
 }
 
 // procsHint suggests more Go processors than cores when the process runs
@@ -84,6 +258,48 @@ func procsHint() string {
 		return fmt.Sprintf("; with %d Go processors, GOMAXPROCS=8 may also help", n)
 	}
 	return ""
+}
+
+// Line is the self-check in one line for the text summary.
+func (g *Generator) Line() string {
+	var b strings.Builder
+	if g.Limited {
+		b.WriteString("Generator: limited the run (see the warnings)")
+	} else {
+		b.WriteString("Generator: kept up")
+	}
+	fmt.Fprintf(&b, " (p99 dispatch lag %.3f ms", 1e3*g.LagP99)
+	if g.Reads > 0 {
+		fmt.Fprintf(&b, ", read delay p99 %.3f ms", 1e3*g.ReadDelayP99)
+	} else {
+		fmt.Fprintf(&b, ", scheduler latency p99 %.3f ms", 1e3*g.SchedLatencyP99)
+	}
+	b.WriteString(")")
+	if bu := g.Burst; bu != nil {
+		fmt.Fprintf(&b, "; start-up burst of %d requests sent within %.1f ms", bu.Requests, 1e3*bu.DrainSeconds)
+	}
+	if g.CPUPerToken > 0 {
+		fmt.Fprintf(&b, "; CPU %.1f µs per output token", 1e6*g.CPUPerToken)
+	}
+	if g.Cores > 0 {
+		fmt.Fprintf(&b, ", %.1f %% of this machine's %d cores", 100*g.MachineShare, g.Cores)
+		if g.MachineBusy >= 0 {
+			fmt.Fprintf(&b, " (%.0f %% busy in all)", 100*g.MachineBusy)
+		}
+	}
+	c := g.Connections
+	fmt.Fprintf(&b, "; transport %s, ", c.Transport)
+	if c.DialAhead {
+		fmt.Fprintf(&b, "connections dialled ahead (%d before the start, %d during the run)", c.Warmed, c.Ahead)
+	} else {
+		b.WriteString("cold connections (--dial-ahead=false)")
+	}
+	if c.Late > 0 {
+		fmt.Fprintf(&b, ", %d dialled when due (%.1f ms in all)", c.Late, 1e3*c.LateSeconds)
+	} else {
+		b.WriteString(", none dialled when due")
+	}
+	return b.String()
 }
 
 // tokenWarning reports when servers' token counts disagree with the chunks.

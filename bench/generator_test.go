@@ -7,34 +7,37 @@ import (
 	"time"
 
 	"github.com/goodput-dev/goodput/load"
+	"github.com/goodput-dev/goodput/transport"
 )
+
+// lagsOf returns n lags of d.
+func lagsOf(n int, d time.Duration) []time.Duration {
+	out := make([]time.Duration, n)
+	for i := range out {
+		out[i] = d
+	}
+	return out
+}
 
 // The self-check calls a run generator-limited when its p99 dispatch lag
 // passes the threshold, and on a process with few Go processors whose
 // GOMAXPROCS nobody chose it suggests more.
 func TestCheckGenerator(t *testing.T) {
-	lags := func(d time.Duration) []time.Duration {
-		out := make([]time.Duration, 100)
-		for i := range out {
-			out[i] = d
-		}
-		return out
-	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 
 	t.Setenv("GOMAXPROCS", "")
-	g := checkGenerator(load.Result{Lag: lags(100 * time.Microsecond)}, time.Millisecond, true)
+	g := checkGenerator(selfCheck{run: load.Result{Lag: lagsOf(100, 100*time.Microsecond)}, threshold: time.Millisecond, open: true})
 	if g.Limited || len(g.Warnings) != 0 {
 		t.Errorf("100 µs of lag: limited %v, warnings %q", g.Limited, g.Warnings)
 	}
-	g = checkGenerator(load.Result{Lag: lags(3 * time.Millisecond)}, time.Millisecond, true)
+	g = checkGenerator(selfCheck{run: load.Result{Lag: lagsOf(100, 3*time.Millisecond)}, threshold: time.Millisecond, open: true})
 	if !g.Limited || len(g.Warnings) != 1 || !strings.Contains(g.Warnings[0], "requests went out late") ||
 		!strings.Contains(g.Warnings[0], "with 2 Go processors, GOMAXPROCS=8 may also help") {
 		t.Errorf("3 ms of lag: limited %v, warnings %q", g.Limited, g.Warnings)
 	}
 
 	t.Setenv("GOMAXPROCS", "2") // chosen: no advice about it
-	g = checkGenerator(load.Result{Lag: lags(3 * time.Millisecond)}, time.Millisecond, false)
+	g = checkGenerator(selfCheck{run: load.Result{Lag: lagsOf(100, 3*time.Millisecond)}, threshold: time.Millisecond})
 	if !g.Limited || !strings.Contains(g.Warnings[0], "workers were slow") || strings.Contains(g.Warnings[0], "GOMAXPROCS") {
 		t.Errorf("closed loop, GOMAXPROCS chosen: warnings %q", g.Warnings)
 	}
@@ -44,19 +47,196 @@ func TestCheckGenerator(t *testing.T) {
 // the run keeps its p99 low: a few late requests at the start hide from
 // the percentiles of a long run.
 func TestCheckGeneratorSeesALateStart(t *testing.T) {
-	lag := make([]time.Duration, 1000)
-	for i := range lag {
-		lag[i] = 50 * time.Microsecond
-	}
-	g := checkGenerator(load.Result{Lag: lag, StartLag: 45 * time.Millisecond}, time.Millisecond, true)
+	lag := lagsOf(1000, 50*time.Microsecond)
+	g := checkGenerator(selfCheck{run: load.Result{Lag: lag, StartLag: 45 * time.Millisecond}, threshold: time.Millisecond, open: true})
 	if g.LagP99 > 0.001 {
 		t.Fatalf("p99 %v: the fixture should hide the start", g.LagP99)
 	}
 	if !g.Limited || g.StartLag != 0.045 || len(g.Warnings) != 1 || !strings.Contains(g.Warnings[0], "the first requests went out late (up to 45.00 ms") {
 		t.Errorf("limited %v, start lag %v, warnings %q", g.Limited, g.StartLag, g.Warnings)
 	}
-	g = checkGenerator(load.Result{Lag: lag, StartLag: 500 * time.Microsecond}, time.Millisecond, true)
+	g = checkGenerator(selfCheck{run: load.Result{Lag: lag, StartLag: 500 * time.Microsecond}, threshold: time.Millisecond, open: true})
 	if g.Limited || len(g.Warnings) != 0 {
 		t.Errorf("a start within the threshold: limited %v, warnings %q", g.Limited, g.Warnings)
+	}
+}
+
+// The start-up burst of a 256-stream closed loop (every worker's first
+// request due at the epoch) is reported as a burst, with its size and the
+// time it took to send, not as a generator that limited the run: its
+// requests' lags say how fast it went out, one after the other, and later
+// requests left on time. Only a burst that takes long warns, and its
+// advice is to leave the burst out, not to shard the load.
+func TestCheckGeneratorReportsTheStartBurst(t *testing.T) {
+	// 256 first-wave requests sent 20 µs apart, then 2,000 on time.
+	lag := append(lagsOf(256, 20*time.Microsecond), lagsOf(2000, 150*time.Microsecond)...)
+	tests := []struct {
+		name  string
+		drain time.Duration
+		warn  string // in the one warning; "" for none
+	}{
+		// 256 × 20 µs: the burst went out in 5 ms.
+		{"a quick burst", 5 * time.Millisecond, ""},
+		// One that took long, as dialling 256 connections at the epoch did.
+		{"a slow burst", 45 * time.Millisecond, "the start-up burst of 256 requests due at once took 45.0 ms to send"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			run := load.Result{Lag: lag, StartLag: 20 * time.Microsecond, StartRequests: 256,
+				Burst: load.Burst{Requests: 256, Drain: tt.drain}}
+			g := checkGenerator(selfCheck{run: run, threshold: time.Millisecond})
+			if g.Limited || g.Burst == nil || g.Burst.Requests != 256 || g.Burst.DrainSeconds != tt.drain.Seconds() {
+				t.Fatalf("limited %v, burst %+v; want a burst of 256 in %v, not limited", g.Limited, g.Burst, tt.drain)
+			}
+			switch {
+			case tt.warn == "" && len(g.Warnings) != 0:
+				t.Errorf("warnings %q, want none", g.Warnings)
+			case tt.warn != "" && (len(g.Warnings) != 1 || !strings.Contains(g.Warnings[0], tt.warn) ||
+				!strings.Contains(g.Warnings[0], "--num-warmups 256") || strings.Contains(g.Warnings[0], "shard")):
+				t.Errorf("warnings %q, want one saying %q and advising warm-ups", g.Warnings, tt.warn)
+			}
+			if line := g.Line(); !strings.Contains(line, "kept up") || !strings.Contains(line, "start-up burst of 256 requests sent within") {
+				t.Errorf("summary line %q", line)
+			}
+		})
+	}
+}
+
+// "Short of CPU" quotes what the shortage did to the timestamps: how long
+// bytes waited in the kernel before they were read, where the transport
+// measured it, else how long goroutines waited for a processor. The
+// advice follows the machine's load.
+func TestCheckGeneratorShortOfCPU(t *testing.T) {
+	late := &transport.Delays{}
+	for range 970 {
+		late.Add(80 * time.Microsecond)
+	}
+	for range 30 {
+		late.Add(6 * time.Millisecond)
+	}
+	lag := lagsOf(100, 100*time.Microsecond)
+	tests := []struct {
+		name  string
+		check selfCheck
+		want  []string // in the one warning
+	}{
+		{"read delay on a saturated shared machine",
+			selfCheck{conns: transport.Stats{ReadDelay: late}, busy: 0.97, samples: []float64{0.99, 0.98, 0.96, 0.5}, cores: 2, serverLocal: true},
+			[]string{"waited in the kernel p99 6.", "chunk timestamps are late by that much", "the server shares this machine"}},
+		{"read delay on a quiet machine",
+			selfCheck{conns: transport.Stats{ReadDelay: late}, busy: 0.3, cores: 16},
+			[]string{"waited in the kernel p99 6.", "the machine was not saturated (30 % busy on average"}},
+		{"no read delay: the scheduler's latency",
+			selfCheck{sched: 7 * time.Millisecond, busy: -1},
+			[]string{"goroutines waited p99 7.00 ms for a processor", "the machine's load could not be read"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := tt.check
+			c.run, c.threshold = load.Result{Lag: lag}, time.Millisecond
+			g := checkGenerator(c)
+			var short string
+			for _, w := range g.Warnings {
+				if strings.Contains(w, "late") || strings.Contains(w, "short of CPU") {
+					short = w
+				}
+			}
+			if !g.Limited || short == "" {
+				t.Fatalf("limited %v, warnings %q", g.Limited, g.Warnings)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(short, w) {
+					t.Errorf("warning %q lacks %q", short, w)
+				}
+			}
+			if strings.Contains(short, "timer") {
+				t.Errorf("warning %q speaks of timers", short)
+			}
+		})
+	}
+}
+
+// Client and server on one saturated machine: neither side's timing can
+// be trusted, whatever the generator's own lags say. The same load on a
+// remote server, or a local one on a machine with room, says nothing.
+func TestCheckGeneratorSharedSaturatedMachine(t *testing.T) {
+	lag := lagsOf(100, 100*time.Microsecond)
+	busy := []float64{0.99, 0.97, 0.98, 0.6}
+	tests := []struct {
+		name   string
+		local  bool
+		busy   float64
+		warned bool
+	}{
+		{"local server, saturated", true, 0.88, true},    // 3 of 4 seconds ≥ 95 %
+		{"remote server, saturated", false, 0.88, false}, // the server's timing is its own
+		{"local server, room to spare", true, 0.4, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			samples := busy
+			if tt.busy < 0.5 {
+				samples = []float64{0.4, 0.45, 0.38}
+			}
+			g := checkGenerator(selfCheck{run: load.Result{Lag: lag}, threshold: time.Millisecond, busy: tt.busy,
+				samples: samples, cores: 2, serverLocal: tt.local, cpu: time.Second, wall: 4 * time.Second, tokens: 100000})
+			warned := len(g.Warnings) == 1 && strings.Contains(g.Warnings[0], "the server runs on this machine, whose 2 cores were saturated (88 % busy on average, 3 of 4 seconds at 95 % or more; this process 12 % of them)")
+			if warned != tt.warned || (!tt.warned && len(g.Warnings) != 0) {
+				t.Errorf("warnings %q, want the shared-machine warning: %v", g.Warnings, tt.warned)
+			}
+			if g.CPUPerToken != 1e-5 || g.MachineShare != 0.125 {
+				t.Errorf("CPU per token %v, machine share %v; want 10 µs and 1/8", g.CPUPerToken, g.MachineShare)
+			}
+		})
+	}
+}
+
+// A generator that lagged throughout gets advice that fits the cause:
+// its own CPU use, the machine shared with its server, or neither.
+func TestCheckGeneratorAdvice(t *testing.T) {
+	t.Setenv("GOMAXPROCS", "2")
+	lag := lagsOf(100, 4*time.Millisecond)
+	tests := []struct {
+		name  string
+		check selfCheck
+		want  string
+	}{
+		{"the generator used the machine", selfCheck{cpu: 7200 * time.Millisecond, wall: 4 * time.Second, cores: 2, busy: 0.93},
+			"the generator used 90 % of this machine's 2 cores: shard the load across machines"},
+		{"shared with its server", selfCheck{cpu: 2 * time.Second, wall: 4 * time.Second, cores: 2, busy: 0.97, serverLocal: true},
+			"client and server share this machine and saturated its 2 cores"},
+		{"neither", selfCheck{cpu: time.Second, wall: 4 * time.Second, cores: 8, busy: 0.2},
+			"use fewer streams per process or shard the load"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := tt.check
+			c.run, c.threshold, c.open = load.Result{Lag: lag}, time.Millisecond, true
+			g := checkGenerator(c)
+			if !g.Limited || len(g.Warnings) == 0 || !strings.Contains(g.Warnings[0], tt.want) {
+				t.Errorf("warnings %q, want advice %q", g.Warnings, tt.want)
+			}
+		})
+	}
+}
+
+// The summary line says which transport carried the run and how its
+// connections were opened: ahead, or cold, and how many were dialled when
+// their request was due.
+func TestGeneratorLineNamesTheConnections(t *testing.T) {
+	tests := []struct {
+		conns transport.Stats
+		want  string
+	}{
+		{transport.Stats{Kind: transport.EventLoop, DialAhead: true, Warmed: 256, Ahead: 3},
+			"transport eventloop, connections dialled ahead (256 before the start, 3 during the run), none dialled when due"},
+		{transport.Stats{Kind: transport.NetHTTP, Late: 64, LateWait: 12 * time.Millisecond},
+			"transport net/http, cold connections (--dial-ahead=false), 64 dialled when due (12.0 ms in all)"},
+	}
+	for _, tt := range tests {
+		g := checkGenerator(selfCheck{run: load.Result{Lag: lagsOf(10, 0)}, threshold: time.Millisecond, conns: tt.conns})
+		if line := g.Line(); !strings.Contains(line, tt.want) {
+			t.Errorf("line %q lacks %q", line, tt.want)
+		}
 	}
 }

@@ -111,8 +111,15 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	if conns == 0 {
 		conns = 256
 	}
-	client := load.NewClient(load.ClientOptions{Conns: conns, Insecure: cfg.Insecure, NoKeepAlive: cfg.NoKeepAlive})
+	copts := load.ClientOptions{Conns: conns, Insecure: cfg.Insecure, NoKeepAlive: cfg.NoKeepAlive,
+		Kind: cfg.Transport, Cold: cfg.ColdConnections}
+	client := load.NewClient(copts)
 	defer client.CloseIdleConnections()
+	tr, err := load.NewTransport(cfg.BaseURL, copts)
+	if err != nil {
+		return nil, err
+	}
+	defer tr.Close()
 
 	srv := newServer(client, cfg.BaseURL, headers, cfg.RequestTimeout)
 	out := &Outcome{}
@@ -161,7 +168,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 
 	lplan := loadPlan(plan, cfg)
 	doer := &load.HTTP{
-		Client: client, Adapter: adapter, BaseURL: cfg.BaseURL, Endpoint: cfg.Endpoint, Timeout: cfg.RequestTimeout,
+		Transport: tr, Adapter: adapter, BaseURL: cfg.BaseURL, Endpoint: cfg.Endpoint, Timeout: cfg.RequestTimeout,
 		Request: func(seq int64) (backend.Request, int) {
 			it := src.Item(seq)
 			req := backend.Request{
@@ -233,6 +240,8 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	// the built-in tokenizer) are built before the epoch is chosen, so that
 	// they leave on time.
 	load.PrepareFirst(lplan, doer)
+	// So are the connections the start needs, without sending anything.
+	warmErr := load.WarmFirst(ctx, lplan, doer)
 	// The header's Start is the instant every record time counts from: by
 	// default a moment after now, once the files below are open, so that
 	// the first requests are not late by the set-up.
@@ -272,6 +281,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	type written struct {
 		fail              *SaveError // the first failed write, nil if none
 		measured, lastSeq int64      // records seen; the last one written whole
+		tokens            int64      // output tokens of every record, failed and warm-up ones too
 	}
 	consumed := make(chan written, 1)
 	// A server that became unreachable cancels the run too (see
@@ -281,8 +291,9 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	// only after consumed delivers.
 	go func() {
 		var fail *SaveError
-		var measured, lastSeq int64
+		var measured, lastSeq, tokens int64
 		for r := range recs {
+			tokens += int64(r.OutputTokens)
 			if why := gone.add(r); why != "" && runCtx.Err() == nil {
 				stopRun(&unreachableError{why})
 			}
@@ -311,10 +322,12 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		if fail != nil {
 			fail.Measured = measured
 		}
-		consumed <- written{fail, measured, lastSeq}
+		consumed <- written{fail, measured, lastSeq, tokens}
 	}()
 	stopTicker := prog.start()
+	host := readHost()
 	res, runErr := load.Run(runCtx, lplan, observed(doer, obs), recs)
+	host.end()
 	if scraper != nil {
 		out.ServerSeries = scraper.Stop()
 	}
@@ -379,7 +392,12 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		}
 	}
 	out.Tokens = doer.TokenCheck()
-	out.Generator = checkGenerator(res, cfg.LagThreshold, plan.Open != nil)
+	if res.WarmErr == nil && warmErr != nil {
+		res.WarmErr = warmErr
+	}
+	out.Generator = checkGenerator(selfCheck{run: res, threshold: cfg.LagThreshold, open: plan.Open != nil,
+		conns: tr.Stats(), cpu: host.cpu, wall: host.wall, tokens: w.tokens, cores: host.cores,
+		busy: host.busy, samples: host.samples, sched: host.sched, serverLocal: serverLocal(cfg.BaseURL)})
 	out.Warnings = append(out.Warnings, out.Generator.Warnings...)
 	if w := tokenWarning(out.Tokens); w != "" {
 		out.Warnings = append(out.Warnings, w)

@@ -1,11 +1,8 @@
 package load
 
 import (
-	"context"
 	"sync"
 	"time"
-
-	"github.com/goodput-dev/goodput/internal/finesleep"
 )
 
 // lags collects per-request dispatch lag from many goroutines.
@@ -66,21 +63,61 @@ func (b *burstLag) of(due, sent time.Duration) time.Duration {
 	return sent - from
 }
 
-// probeTimers sleeps for period again and again until ctx ends and returns
-// how late each wake-up was. It waits as the open loop does (a
-// finesleep.Waiter with Plan.FineWait's window), so a healthy process wakes it within a fraction
-// of a millisecond; milliseconds mean the process is starved of CPU and its
-// own timestamps are suspect.
-func probeTimers(ctx context.Context, period, fine time.Duration) []time.Duration {
-	w := finesleep.NewWaiter(fine)
-	defer w.Close()
-	start := time.Now()
-	clock := func() time.Duration { return time.Since(start) }
-	var out []time.Duration
-	for due := period; w.Until(ctx, due, clock); due = clock() + period {
-		// The clock after the wake-up, not the deadline: the goroutine's
-		// wake-up is what a starved process delays.
-		out = append(out, max(0, clock()-due))
+// burstWatch follows the start-up burst: which requests belong to it and
+// when the last of them was sent. Safe for concurrent use.
+type burstWatch struct {
+	mu      sync.Mutex   // guards the fields below
+	due     int64        // the moment the burst was due, ns from the epoch
+	size    int          // requests in it; 0: no burst
+	members map[int]bool // a closed loop's: each worker's first request; nil: requests 0 to size−1
+	last    int64        // the latest send among its members
+}
+
+// begin declares a burst of n requests due at due. With n < 2 there is
+// none.
+func (b *burstWatch) begin(n int, due int64) {
+	if n < 2 {
+		return
 	}
-	return out
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.size, b.due, b.last = n, due, due
+}
+
+// member marks request i as one of the burst's (a closed loop's worker's
+// first request); without any, the burst's members are requests 0 to
+// size−1.
+func (b *burstWatch) member(i int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.members == nil {
+		b.members = map[int]bool{}
+	}
+	b.members[i] = true
+}
+
+// sent notes that request i left at sent.
+func (b *burstWatch) sent(i int, sent int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.size == 0 {
+		return
+	}
+	in := i < b.size
+	if b.members != nil {
+		in = b.members[i]
+	}
+	if in {
+		b.last = max(b.last, sent)
+	}
+}
+
+// result returns the burst as the run saw it.
+func (b *burstWatch) result() Burst {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.size == 0 {
+		return Burst{}
+	}
+	return Burst{Requests: b.size, Drain: time.Duration(b.last - b.due)}
 }

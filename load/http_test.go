@@ -13,6 +13,7 @@ import (
 
 	"github.com/goodput-dev/goodput/backend"
 	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/transport"
 )
 
 // step is one event a scripted server sends, after a pause.
@@ -76,7 +77,7 @@ func scripted(script []step, em *emissions) http.HandlerFunc {
 // runScripted runs streams requests at t=0 against h and returns the
 // records and the run's epoch. Connections are opened by a first round that
 // is not returned, as a benchmark's warm-up would.
-func runScripted(t *testing.T, h http.Handler, streams int) ([]*record.Record, time.Time) {
+func runScripted(t *testing.T, kind transport.Kind, h http.Handler, streams int) ([]*record.Record, time.Time) {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	defer srv.Close()
@@ -86,7 +87,7 @@ func runScripted(t *testing.T, h http.Handler, streams int) ([]*record.Record, t
 	}
 	round := "warm"
 	d := &HTTP{
-		Client: NewClient(ClientOptions{Conns: streams}), Adapter: a, BaseURL: srv.URL,
+		Transport: newTransport(t, kind, srv.URL, ClientOptions{Conns: streams}), Adapter: a, BaseURL: srv.URL,
 		Request: func(seq int64) (backend.Request, int) {
 			return backend.Request{Model: "m", Messages: []backend.Message{{Role: "user", Content: "hi"}}, MaxTokens: 16,
 				Headers: http.Header{"X-Seq": {fmt.Sprint(round, seq)}}}, 7
@@ -119,6 +120,10 @@ func near(got int64, want time.Duration) bool {
 }
 
 func TestHTTPMeasuresTheTrueSchedule(t *testing.T) {
+	eachTransport(t, testMeasuresTheTrueSchedule)
+}
+
+func testMeasuresTheTrueSchedule(t *testing.T, kind transport.Kind) {
 	// TTFT 60 ms after a role-only chunk, then gaps of 20, 100, 40 ms; the
 	// third content chunk carries 3 tokens.
 	script := []step{{after: 60 * time.Millisecond, tokens: 1}, {after: 20 * time.Millisecond, tokens: 1},
@@ -135,7 +140,7 @@ func TestHTTPMeasuresTheTrueSchedule(t *testing.T) {
 			var problems []string
 			for attempt := 1; attempt <= 3; attempt++ {
 				em := &emissions{}
-				recs, epoch := runScripted(t, scripted(script, em), streams)
+				recs, epoch := runScripted(t, kind, scripted(script, em), streams)
 				checkScriptedRecords(t, recs, streams)
 				if problems = timingProblems(recs, em, epoch); len(problems) == 0 {
 					return
@@ -224,19 +229,25 @@ func timingProblems(recs []*record.Record, em *emissions, epoch time.Time) []str
 }
 
 func TestHTTPOneTokenAndMidStreamError(t *testing.T) {
-	recs, _ := runScripted(t, scripted([]step{{after: 30 * time.Millisecond, tokens: 1}}, nil), 1)
-	if r := recs[0]; !r.OK() || len(r.Chunks) != 1 || r.OutputTokens != 1 || r.Finish != "length" {
-		t.Errorf("N=1: %+v", r)
-	}
-	bad := []step{{after: 10 * time.Millisecond, tokens: 2},
-		{after: 10 * time.Millisecond, raw: `data: {"error":{"message":"engine died","type":"InternalServerError","code":500}}` + "\n\n"}}
-	recs, _ = runScripted(t, scripted(bad, nil), 1)
-	if r := recs[0]; r.Error != record.ErrStream || !strings.Contains(r.Msg, "engine died") || len(r.Chunks) != 1 {
-		t.Errorf("mid-stream error: %+v", r)
-	}
+	eachTransport(t, func(t *testing.T, kind transport.Kind) {
+		recs, _ := runScripted(t, kind, scripted([]step{{after: 30 * time.Millisecond, tokens: 1}}, nil), 1)
+		if r := recs[0]; !r.OK() || len(r.Chunks) != 1 || r.OutputTokens != 1 || r.Finish != "length" {
+			t.Errorf("N=1: %+v", r)
+		}
+		bad := []step{{after: 10 * time.Millisecond, tokens: 2},
+			{after: 10 * time.Millisecond, raw: `data: {"error":{"message":"engine died","type":"InternalServerError","code":500}}` + "\n\n"}}
+		recs, _ = runScripted(t, kind, scripted(bad, nil), 1)
+		if r := recs[0]; r.Error != record.ErrStream || !strings.Contains(r.Msg, "engine died") || len(r.Chunks) != 1 {
+			t.Errorf("mid-stream error: %+v", r)
+		}
+	})
 }
 
 func TestHTTPFailuresBecomeRecords(t *testing.T) {
+	eachTransport(t, testFailuresBecomeRecords)
+}
+
+func testFailuresBecomeRecords(t *testing.T, kind transport.Kind) {
 	tests := []struct {
 		name    string
 		handler http.HandlerFunc
@@ -276,7 +287,7 @@ func TestHTTPFailuresBecomeRecords(t *testing.T) {
 			srv := httptest.NewServer(tc.handler)
 			defer srv.Close()
 			a, _ := backend.Lookup("openai-chat")
-			d := &HTTP{Client: NewClient(ClientOptions{Conns: 1}), Adapter: a, BaseURL: srv.URL, Timeout: tc.timeout,
+			d := &HTTP{Transport: newTransport(t, kind, srv.URL, ClientOptions{Conns: 1}), Adapter: a, BaseURL: srv.URL, Timeout: tc.timeout,
 				Request: func(int64) (backend.Request, int) {
 					return backend.Request{Messages: []backend.Message{{Role: "user", Content: "x"}}}, 1
 				}}
@@ -293,7 +304,7 @@ func TestHTTPFailuresBecomeRecords(t *testing.T) {
 	url := srv.URL
 	srv.Close()
 	a, _ := backend.Lookup("openai")
-	d := &HTTP{Client: NewClient(ClientOptions{Conns: 1}), Adapter: a, BaseURL: url,
+	d := &HTTP{Transport: newTransport(t, kind, url, ClientOptions{Conns: 1}), Adapter: a, BaseURL: url,
 		Request: func(int64) (backend.Request, int) { return backend.Request{Prompt: "x"}, 1 }}
 	var rec record.Record
 	d.Do(context.Background(), 0, &rec, func() int64 { return 1 })
@@ -333,10 +344,14 @@ func notHTTPServer(t *testing.T, readFirst bool) string {
 // kind, whichever way the connection then breaks: before, the kind was
 // "other" or "reset" by the luck of a race.
 func TestHTTPNotHTTPIsAProtocolError(t *testing.T) {
+	eachTransport(t, testNotHTTPIsAProtocolError)
+}
+
+func testNotHTTPIsAProtocolError(t *testing.T, kind transport.Kind) {
 	for _, readFirst := range []bool{false, true} {
 		url := notHTTPServer(t, readFirst)
 		a, _ := backend.Lookup("openai")
-		d := &HTTP{Client: NewClient(ClientOptions{Conns: 4}), Adapter: a, BaseURL: url,
+		d := &HTTP{Transport: newTransport(t, kind, url, ClientOptions{Conns: 4}), Adapter: a, BaseURL: url,
 			Request: func(int64) (backend.Request, int) { return backend.Request{Prompt: "x", MaxTokens: 4}, 1 }}
 		kinds := map[record.ErrorKind]int{}
 		var msg string

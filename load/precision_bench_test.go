@@ -19,6 +19,7 @@ import (
 	"github.com/goodput-dev/goodput/backend"
 	"github.com/goodput-dev/goodput/internal/childproc"
 	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/transport"
 )
 
 // pacedServer streams a token every gap to each stream, on absolute
@@ -303,9 +304,8 @@ func BenchmarkTimingPrecision(b *testing.B) {
 func benchPrecision(b *testing.B, newRig func(*testing.B, int, time.Duration) *pacedRig, streams, tokens int, gap time.Duration) {
 	rig := newRig(b, tokens, gap)
 	a, _ := backend.Lookup("openai")
-	client := NewClient(ClientOptions{Conns: streams})
-	defer client.CloseIdleConnections()
-	d := &HTTP{Client: client, Adapter: a, BaseURL: rig.url,
+	tr := newTransport(b, transport.Auto, rig.url, ClientOptions{Conns: streams})
+	d := &HTTP{Transport: tr, Adapter: a, BaseURL: rig.url,
 		Request: func(seq int64) (backend.Request, int) {
 			return backend.Request{Model: "m", Prompt: "hi", MaxTokens: tokens,
 				Headers: http.Header{"X-Seq": {strconv.FormatInt(seq, 10)}}}, 4

@@ -13,6 +13,7 @@ import (
 
 	"github.com/goodput-dev/goodput/backend"
 	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/transport"
 )
 
 // closingServer is a server that promises keep-alive and breaks it, as
@@ -109,17 +110,23 @@ func (s *closingServer) counts() (conns, reqs int) {
 }
 
 // doer returns an HTTP Doer for the server's completions.
-func closingDoer(t *testing.T, url string, o ClientOptions) *HTTP {
+func closingDoer(t *testing.T, kind transport.Kind, url string, o ClientOptions) *HTTP {
 	t.Helper()
 	a, err := backend.Lookup("openai")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &HTTP{Client: NewClient(o), Adapter: a, BaseURL: url, Timeout: 5 * time.Second,
+	return &HTTP{Transport: newTransport(t, kind, url, o), Adapter: a, BaseURL: url, Timeout: 5 * time.Second,
 		Request: func(int64) (backend.Request, int) { return backend.Request{Prompt: "x", MaxTokens: 2}, 3 }}
 }
 
 func TestRetryOnAClosedKeptAliveConnection(t *testing.T) {
+	eachTransport(t, testRetryOnAClosedKeptAliveConnection)
+}
+
+func testRetryOnAClosedKeptAliveConnection(t *testing.T, kind transport.Kind) {
+	// Cold connections: every connection the server counts is one a
+	// request opened.
 	tests := []struct {
 		name    string
 		second  string // what the server does with a second request on a connection
@@ -132,17 +139,17 @@ func TestRetryOnAClosedKeptAliveConnection(t *testing.T) {
 		// Request 1 opens a connection; request 2 reuses it, the server
 		// closes it unanswered, and it is sent again on a new one, which
 		// the retry closes after use; request 3 finds the pool empty.
-		{"closed before any byte", "close", ClientOptions{Conns: 1}, []int{0, 1, 0}, []record.ErrorKind{"", "", ""}, 3, 4},
+		{"closed before any byte", "close", ClientOptions{Conns: 1, Cold: true}, []int{0, 1, 0}, []record.ErrorKind{"", "", ""}, 3, 4},
 		// Without keep-alive no request meets a stale connection.
-		{"keep-alive off", "close", ClientOptions{Conns: 1, NoKeepAlive: true}, []int{0, 0, 0}, []record.ErrorKind{"", "", ""}, 3, 3},
+		{"keep-alive off", "close", ClientOptions{Conns: 1, NoKeepAlive: true, Cold: true}, []int{0, 0, 0}, []record.ErrorKind{"", "", ""}, 3, 3},
 		// A request that got a response byte is never sent again: the
 		// server may have acted on it.
-		{"closed after a byte", "partial", ClientOptions{Conns: 1}, []int{0, 0, 0}, []record.ErrorKind{"", record.ErrReset, ""}, 2, 3},
+		{"closed after a byte", "partial", ClientOptions{Conns: 1, Cold: true}, []int{0, 0, 0}, []record.ErrorKind{"", record.ErrReset, ""}, 2, 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := newClosingServer(t, tt.second)
-			d := closingDoer(t, srv.url(), tt.opts)
+			d := closingDoer(t, kind, srv.url(), tt.opts)
 			epoch := time.Now()
 			now := func() int64 { return int64(time.Since(epoch)) }
 			for i := range 3 {
@@ -172,8 +179,12 @@ func TestRetryOnAClosedKeptAliveConnection(t *testing.T) {
 
 // A request cancelled while failing is not sent again.
 func TestNoRetryWhenCancelled(t *testing.T) {
+	eachTransport(t, testNoRetryWhenCancelled)
+}
+
+func testNoRetryWhenCancelled(t *testing.T, kind transport.Kind) {
 	srv := newClosingServer(t, "close")
-	d := closingDoer(t, srv.url(), ClientOptions{Conns: 1})
+	d := closingDoer(t, kind, srv.url(), ClientOptions{Conns: 1, Cold: true})
 	now := func() int64 { return 1 }
 	var rec record.Record
 	d.Do(context.Background(), 0, &rec, now)

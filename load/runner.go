@@ -10,9 +10,11 @@
 package load
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -42,6 +44,32 @@ type Doer interface {
 type Preparer interface {
 	Prepare(seq int64)
 }
+
+// Warmer is implemented by a Doer that opens connections before requests
+// need them. Run calls Warm before the epoch with as many as the plan can
+// have in flight at its start (see WarmFirst), and, during an open loop,
+// Ahead with the number of requests due within the next AheadWindow, so
+// that connections are ready before those requests are due. Both must be
+// safe to call while Do runs.
+type Warmer interface {
+	// Warm opens connections until n are ready, or ctx ends, sending no
+	// request. Its error says that none could be opened; the run goes
+	// on, and its requests record the failure.
+	Warm(ctx context.Context, n int) error
+	// Ahead keeps at least n spare connections open from now on.
+	Ahead(n int)
+}
+
+// AheadWindow is how far ahead of the schedule an open loop asks a Warmer
+// to keep connections: long enough for many dials, short enough that the
+// spares match the load's rate.
+const AheadWindow = 100 * time.Millisecond
+
+// warmWindow is the stretch of an open loop's start whose requests get a
+// connection before the epoch: by Little's Law no more of them can be in
+// flight during it than arrive in it. Later ones are dialled ahead by the
+// spares.
+const warmWindow = time.Second
 
 // DoerFunc adapts a function to the Doer interface.
 type DoerFunc func(ctx context.Context, seq int64, rec *record.Record, now func() int64)
@@ -201,6 +229,37 @@ func PrepareFirst(p Plan, do Doer) {
 	}
 }
 
+// startConns returns how many connections the start of p needs: a closed
+// loop's workers; for an open loop, the requests due in its first
+// warmWindow, with a quarter more as headroom, within its cap.
+func (p *Plan) startConns() int {
+	if len(p.Offsets) == 0 {
+		return p.workers()
+	}
+	n := 0
+	for n < len(p.Offsets) && p.Offsets[n] < warmWindow {
+		n++
+	}
+	n = min(n+(n+3)/4, len(p.Offsets))
+	if p.Concurrency > 0 {
+		n = min(n, p.Concurrency)
+	}
+	return max(n, 1)
+}
+
+// WarmFirst opens the connections the start of p needs (see Warmer) when
+// do is a Warmer, and returns its error; it does nothing otherwise. Run
+// does it too, before it waits for the epoch; a caller that fixes p.Epoch
+// calls WarmFirst before choosing it, so that the dials do not make the
+// first requests late.
+func WarmFirst(ctx context.Context, p Plan, do Doer) error {
+	w, ok := do.(Warmer)
+	if !ok {
+		return nil
+	}
+	return w.Warm(ctx, p.startConns())
+}
+
 // Result summarises how the run itself went.
 type Result struct {
 	Epoch       time.Time // wall-clock time of the run epoch
@@ -221,11 +280,26 @@ type Result struct {
 	// as one building its first prompts late, shows here even when the
 	// rest of the run hides it from the percentiles.
 	StartLag time.Duration
-	// TimerLag holds how late a probe that sleeps 10 ms at a time woke up,
-	// sampled through the run: a measure of the process's own scheduling
-	// health (CPU starvation, GC pauses). It waits as the open loop does
-	// (Plan.FineWait), so timer resolution is not counted as lateness.
-	TimerLag []time.Duration
+	// StartRequests is how many requests make the run's start: the first
+	// round of every worker, at least 16 (those StartLag covers).
+	StartRequests int
+	// WarmErr is why the connections of the start could not be opened
+	// ahead (see Warmer); nil when they were, or the Doer does not.
+	WarmErr error
+	// Burst is the run's start-up burst: the requests due at its first
+	// moment together (every worker's first request of a closed loop; an
+	// open loop's requests sharing the first offset), and how long after
+	// that moment the last of them left. Their Lag entries judge how fast
+	// the burst went out (each from the one sent before it), not its
+	// length. Zero when the run starts with one request.
+	Burst Burst
+}
+
+// Burst is a start-up burst: Requests due at one moment, the last of them
+// sent Drain after it.
+type Burst struct {
+	Requests int
+	Drain    time.Duration
 }
 
 // Run executes the plan, sending each finished record to out. It returns
@@ -257,6 +331,7 @@ func Run(ctx context.Context, p Plan, do Doer, out chan<- *record.Record) (Resul
 			<-done // no Prepare runs once Run has returned
 		}()
 	}
+	warmErr := WarmFirst(ctx, p, do)
 	epoch, err := waitEpoch(ctx, p.Epoch, wait)
 	if err != nil {
 		return Result{Epoch: epoch, Interrupted: true}, nil
@@ -277,19 +352,14 @@ func Run(ctx context.Context, p Plan, do Doer, out chan<- *record.Record) (Resul
 	})
 	defer stopGrace()
 
-	probeCtx, stopProbe := context.WithCancel(ctx)
-	probeDone := make(chan []time.Duration, 1)
-	go func() { probeDone <- probeTimers(probeCtx, 10*time.Millisecond, p.FineWait) }()
-
 	if len(p.Offsets) > 0 {
 		r.open(ctx)
 	} else {
 		r.closed(ctx)
 	}
 	r.wg.Wait()
-	stopProbe()
 	res := Result{Epoch: r.epoch, Sent: r.sent, Interrupted: ctx.Err() != nil, End: r.now(),
-		Lag: r.lag.all(), TimerLag: <-probeDone}
+		Lag: r.lag.all(), StartRequests: p.startRequests(), WarmErr: warmErr, Burst: r.burst.result()}
 	for _, l := range res.Lag[:min(len(res.Lag), p.startRequests())] {
 		res.StartLag = max(res.StartLag, l)
 	}
@@ -336,6 +406,7 @@ type runner struct {
 	sent       int64             // written only by the scheduling goroutine
 	wait       *finesleep.Waiter // used only by the scheduling goroutine
 	lag        lags
+	burst      burstWatch
 	// ready delivers a token per request prepared, in schedule order, when
 	// the Doer is a Preparer; nil otherwise. Whoever takes request i takes
 	// the i-th token first.
@@ -364,6 +435,7 @@ func (r *runner) send(i int, rec *record.Record) {
 	if rec.Sent > handed {
 		r.lag.add(i, time.Duration(rec.Sent-handed))
 	}
+	r.burst.sent(i, rec.Sent)
 }
 
 // now returns ns since the epoch from the monotonic clock.
@@ -410,7 +482,28 @@ func (r *runner) open(ctx context.Context) {
 	}
 	var lag burstLag
 	since := func() time.Duration { return time.Duration(r.now()) }
+	if offs := r.plan.Offsets; len(offs) > 1 && offs[1] == offs[0] {
+		n := 1
+		for n < len(offs) && offs[n] == offs[0] {
+			n++
+		}
+		r.burst.begin(n, int64(offs[0]))
+	}
+	warmer, _ := r.do.(Warmer)
+	// soon is the first request not due within AheadWindow; asked is the
+	// most Ahead was told. Spares the load no longer needs are not
+	// closed, so Ahead is told only of a rise.
+	soon, asked := 0, -1
 	for i, off := range r.plan.Offsets {
+		if warmer != nil {
+			for soon < len(r.plan.Offsets) && r.plan.Offsets[soon] <= off+AheadWindow {
+				soon++
+			}
+			if n := soon - i; n > asked {
+				warmer.Ahead(n)
+				asked = n
+			}
+		}
 		if !r.prepared(ctx) || !r.wait.Until(ctx, off, since) {
 			return
 		}
@@ -449,19 +542,40 @@ func (r *runner) closed(ctx context.Context) {
 		next++
 		return next - 1, true
 	}
+	// Every worker's first request is due at the epoch: together they are
+	// the start-up burst, and each one's lag counts from the one sent
+	// before it (see Result.Burst), in the order they were dispatched.
+	n := r.plan.workers()
+	r.burst.begin(n, 0)
+	var firstMu sync.Mutex // guards firsts
+	type dispatch struct {
+		i  int
+		at int64
+	}
+	firsts := make([]dispatch, 0, n)
 	var workers sync.WaitGroup
-	for range r.plan.workers() {
+	for range n {
 		workers.Add(1)
 		go func() {
 			defer workers.Done()
-			sched := r.now()
+			var sched int64 // the epoch
+			first := true
 			for {
 				i, ok := take()
 				if !ok {
 					return
 				}
+				at := r.now()
 				rec := &record.Record{Seq: r.plan.seq(i), Scheduled: sched, Warmup: r.warm(i, time.Duration(sched))}
-				r.lag.set(i, time.Duration(r.now()-sched))
+				if first {
+					r.burst.member(i)
+					firstMu.Lock()
+					firsts = append(firsts, dispatch{i, at})
+					firstMu.Unlock()
+					first = false
+				} else {
+					r.lag.set(i, time.Duration(at-sched))
+				}
 				r.send(i, rec)
 				// The slot freed when the response ended; the next request
 				// is due then, however long delivery takes.
@@ -475,6 +589,12 @@ func (r *runner) closed(ctx context.Context) {
 	}
 	workers.Wait()
 	r.sent = int64(next)
+	slices.SortFunc(firsts, func(a, b dispatch) int { return cmp.Compare(a.at, b.at) })
+	var prev int64
+	for _, d := range firsts {
+		r.lag.add(d.i, time.Duration(d.at-prev))
+		prev = d.at
+	}
 }
 
 // deliver hands rec to the consumer. The consumer must keep reading until

@@ -13,6 +13,7 @@ import (
 	"github.com/goodput-dev/goodput/backend"
 	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/transport"
 )
 
 // eventServer streams body's events one at a time, gap apart, as a server
@@ -33,13 +34,13 @@ func eventServer(t *testing.T, body string, gap time.Duration) *httptest.Server 
 }
 
 // do sends one completion through the HTTP doer to ts.
-func do(t *testing.T, url, backendName string) *record.Record {
+func do(t *testing.T, kind transport.Kind, url, backendName string) *record.Record {
 	t.Helper()
 	a, err := backend.Lookup(backendName)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &HTTP{Client: NewClient(ClientOptions{Conns: 1}), Adapter: a, BaseURL: url, Timeout: 10 * time.Second,
+	d := &HTTP{Transport: newTransport(t, kind, url, ClientOptions{Conns: 1}), Adapter: a, BaseURL: url, Timeout: 10 * time.Second,
 		Request: func(int64) (backend.Request, int) { return backend.Request{Prompt: "x", MaxTokens: 3}, 1 }}
 	epoch := time.Now()
 	rec := &record.Record{}
@@ -59,28 +60,32 @@ func TestEOSStreamOverHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	const gap = 20 * time.Millisecond
-	rec := do(t, eventServer(t, string(body), gap).URL, "openai")
-	q := metrics.Compute(rec)
-	if !rec.OK() || rec.OutputTokens != 2 || len(rec.Chunks) != 2 || !q.HasTPOT {
-		t.Fatalf("%+v", rec)
-	}
-	if q.TPOT < gap/2 {
-		t.Errorf("TPOT %v, want about the %v step", q.TPOT, gap)
-	}
+	eachTransport(t, func(t *testing.T, kind transport.Kind) {
+		rec := do(t, kind, eventServer(t, string(body), gap).URL, "openai")
+		q := metrics.Compute(rec)
+		if !rec.OK() || rec.OutputTokens != 2 || len(rec.Chunks) != 2 || !q.HasTPOT {
+			t.Fatalf("%+v", rec)
+		}
+		if q.TPOT < gap/2 {
+			t.Errorf("TPOT %v, want about the %v step", q.TPOT, gap)
+		}
+	})
 }
 
 // A success that streamed no token: no chunk, no TTFT, and never good.
 func TestEmptyAnswerOverHTTP(t *testing.T) {
 	body := `data: {"choices":[{"index":0,"text":"","finish_reason":"length"}],"usage":{"prompt_tokens":3,"completion_tokens":0}}` + "\n\n" +
 		"data: [DONE]\n\n"
-	rec := do(t, eventServer(t, body, 0).URL, "openai")
-	if !rec.OK() || len(rec.Chunks) != 0 || rec.OutputTokens != 0 {
-		t.Fatalf("%+v", rec)
-	}
-	s := metrics.NewSummary(metrics.Options{Good: func(metrics.Request) bool { return true }})
-	s.Add(rec)
-	res := s.Close()
-	if res.Counts.NoToken != 1 || res.Goodput.GoodRequests != 0 || res.Latency.TTFT.Count != 0 {
-		t.Errorf("counts %+v, good %d, TTFT samples %d", res.Counts, res.Goodput.GoodRequests, res.Latency.TTFT.Count)
-	}
+	eachTransport(t, func(t *testing.T, kind transport.Kind) {
+		rec := do(t, kind, eventServer(t, body, 0).URL, "openai")
+		if !rec.OK() || len(rec.Chunks) != 0 || rec.OutputTokens != 0 {
+			t.Fatalf("%+v", rec)
+		}
+		s := metrics.NewSummary(metrics.Options{Good: func(metrics.Request) bool { return true }})
+		s.Add(rec)
+		res := s.Close()
+		if res.Counts.NoToken != 1 || res.Goodput.GoodRequests != 0 || res.Latency.TTFT.Count != 0 {
+			t.Errorf("counts %+v, good %d, TTFT samples %d", res.Counts, res.Goodput.GoodRequests, res.Latency.TTFT.Count)
+		}
+	})
 }

@@ -276,10 +276,7 @@ func printOutcome(env *Env, format string, out *bench.Outcome) error {
 	for _, w := range out.Warnings {
 		fmt.Fprintf(env.Stdout, "WARNING: %s\n", w)
 	}
-	if !out.Generator.Limited {
-		fmt.Fprintf(env.Stdout, "Generator: kept up (p99 dispatch lag %.3f ms, timer lag p99 %.3f ms)\n",
-			1e3*out.Generator.LagP99, 1e3*out.Generator.TimerLagP99)
-	}
+	fmt.Fprintln(env.Stdout, out.Generator.Line())
 	if out.RecordsPath != "" {
 		fmt.Fprintf(env.Stdout, "Wrote %s (%d records)\n", out.RecordsPath, out.RecordsWritten)
 	}

@@ -36,7 +36,7 @@ var flagGroups = map[string]string{
 	// Where the load goes and how each request is made.
 	"base-url": groupTarget, "endpoint": groupTarget, "backend": groupTarget, "model": groupTarget,
 	"header": groupTarget, "api-key": groupTarget, "extra-body": groupTarget, "usage": groupTarget,
-	"insecure": groupTarget, "keepalive": groupTarget, "request-timeout": groupTarget, "ready-check-timeout": groupTarget,
+	"insecure": groupTarget, "keepalive": groupTarget, "transport": groupTarget, "dial-ahead": groupTarget, "request-timeout": groupTarget, "ready-check-timeout": groupTarget,
 	"metrics-url": groupTarget, "no-server-metrics": groupTarget, "scrape-interval": groupTarget,
 
 	// How much load, when, and how a sweep chooses its loads.

@@ -12,6 +12,7 @@ import (
 	"github.com/goodput-dev/goodput/backend"
 	"github.com/goodput-dev/goodput/bench"
 	"github.com/goodput-dev/goodput/sim"
+	"github.com/goodput-dev/goodput/transport"
 )
 
 // The flags below are shared by the commands that send load (bench and
@@ -26,6 +27,8 @@ type targetFlags struct {
 	usage     string
 	labels    []string
 	keepAlive bool
+	transport string
+	dialAhead bool
 }
 
 // registerTargetFlags registers the flags that say where load goes and how
@@ -41,6 +44,8 @@ func registerTargetFlags(fl *pflag.FlagSet, cfg *bench.Config, f *targetFlags) {
 	fl.StringVar(&f.usage, "usage", "continuous", "usage reports to ask OpenAI-style servers for: continuous, final or none")
 	fl.BoolVar(&cfg.Insecure, "insecure", false, "skip TLS certificate verification")
 	fl.BoolVar(&f.keepAlive, "keepalive", true, "reuse connections across requests (false: a new connection per request, for servers that close kept-alive ones)")
+	fl.StringVar(&f.transport, "transport", string(transport.Auto), "how requests are sent: eventloop (Linux, plain http://), net/http, or auto: the event loop where it can")
+	fl.BoolVar(&f.dialAhead, "dial-ahead", true, "open connections before requests are due (false: cold connections, each dialled when its request is due)")
 	fl.StringVar(&cfg.PromptFormat, "prompt-format", cfg.PromptFormat, "random prompts as ids (exact lengths; openai and llamacpp), text (fitted with /tokenize), or auto: ids when the server takes them")
 	fl.DurationVar(&cfg.RequestTimeout, "request-timeout", cfg.RequestTimeout, "give up on a request after this long")
 	fl.DurationVar(&cfg.ReadyTimeout, "ready-check-timeout", cfg.ReadyTimeout, "wait up to this long for the server to become ready (/health or /v1/models answering 2xx; 0 checks once)")
@@ -69,6 +74,10 @@ func (f *targetFlags) apply(env *Env, cfg *bench.Config) error {
 		cfg.APIKey = env.getenv("OPENAI_API_KEY")
 	}
 	cfg.NoKeepAlive = !f.keepAlive
+	if cfg.Transport, err = transport.ParseKind(f.transport); err != nil {
+		return usageErr("%v", err)
+	}
+	cfg.ColdConnections = !f.dialAhead
 	if cfg.Labels, err = parseLabels(f.labels); err != nil {
 		return usageErr("--label: %v", err)
 	}

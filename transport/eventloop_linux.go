@@ -1,0 +1,300 @@
+//go:build linux
+
+package transport
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// eventLoopBuilt says whether this system has the event loop.
+const eventLoopBuilt = true
+
+// eventLoop is the transport of plain-text HTTP/1.1 over event loops (see
+// loop): a request's goroutine writes the request on a pooled connection
+// and waits; the loop reads the response and hands it to the Receiver.
+type eventLoop struct {
+	o      Options
+	dialer *net.Dialer
+	loops  []*loop
+	next   atomic.Uint32 // the loop the next connection joins
+	late   Delays        // kernel arrival to read, every loop's reads
+
+	mu     sync.Mutex // guards pools, spare and closed
+	pools  map[string]*pool[*conn]
+	spare  int
+	closed bool
+}
+
+// loopsFor returns how many event loops serve a process with procs Go
+// processors: one reads 100,000 events a second on a small machine, and
+// more loops only contend for its cores.
+func loopsFor(procs int) int { return max(1, min(procs/4, 8)) }
+
+func newEventLoop(o Options) (Transport, error) {
+	t := &eventLoop{o: o, dialer: &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second},
+		pools: map[string]*pool[*conn]{}, spare: o.spare()}
+	for range loopsFor(runtime.GOMAXPROCS(0)) {
+		l, err := newLoop(&t.late)
+		if err != nil {
+			t.Close()
+			return nil, fmt.Errorf("event loop: %w", err)
+		}
+		t.loops = append(t.loops, l)
+	}
+	return t, nil
+}
+
+// poolFor returns the pool of connections to addr, nil once closed.
+func (t *eventLoop) poolFor(addr string) *pool[*conn] {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return nil
+	}
+	p, ok := t.pools[addr]
+	if !ok {
+		p = newPool(nil, connIdle, dropConn, t.o.Cold, t.spare)
+		p.dial = func(ctx context.Context) (*conn, error) { return t.dial(ctx, addr, p) }
+		t.pools[addr] = p
+	}
+	return p
+}
+
+// connIdle reports whether a pooled connection can be handed out: idle,
+// or one whose server spoke first, which answers its request at once.
+func connIdle(c *conn) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.state == stIdle || c.state == stSpoke
+}
+
+func dropConn(c *conn) {
+	c.mu.Lock()
+	c.closeLocked()
+	c.mu.Unlock()
+}
+
+// dial opens a connection to addr with Go's dialer (its resolver, its
+// timeouts, its errors), takes the socket from the runtime's poller and
+// puts it in a loop's set. p is where it goes back after a response; nil
+// closes it after one.
+func (t *eventLoop) dial(ctx context.Context, addr string, p *pool[*conn]) (*conn, error) {
+	nc, err := t.dialer.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	tc, ok := nc.(*net.TCPConn)
+	if !ok {
+		nc.Close()
+		return nil, fmt.Errorf("dial %s: not a TCP connection", addr)
+	}
+	raw, err := tc.SyscallConn()
+	if err != nil {
+		tc.Close()
+		return nil, err
+	}
+	fd, derr := -1, error(nil)
+	if err := raw.Control(func(f uintptr) { fd, derr = unix.FcntlInt(f, unix.F_DUPFD_CLOEXEC, 0) }); err != nil {
+		tc.Close()
+		return nil, err
+	}
+	laddr, raddr := tc.LocalAddr(), tc.RemoteAddr()
+	// Closing Go's connection takes its descriptor out of the runtime's
+	// poller; the socket lives on in the duplicate, non-blocking as Go
+	// made it.
+	tc.Close()
+	if derr != nil {
+		return nil, os.NewSyscallError("fcntl", derr)
+	}
+	// The kernel's receive time of each read's bytes, to measure how long
+	// they waited for the loop (Stats.ReadDelay).
+	_ = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1)
+	c := &conn{fd: fd, p: p, laddr: laddr, raddr: raddr, state: stIdle}
+	c.sinkFn = c.sink
+	c.l = t.loops[int(t.next.Add(1))%len(t.loops)]
+	if err := c.l.add(c); err != nil {
+		unix.Close(fd)
+		return nil, err
+	}
+	return c, nil
+}
+
+// Do sends req on a pooled connection and waits for its response (see
+// Transport). A request that fails on a pooled connection before any
+// response byte, as one that meets a server's close of a kept-alive
+// connection does, is sent once more on a new connection, which closes
+// after it.
+func (t *eventLoop) Do(ctx context.Context, req *http.Request, now func() int64, r Receiver) (Exchange, error) {
+	var ex Exchange
+	if err := ctx.Err(); err != nil {
+		return ex, urlError(req, err)
+	}
+	if !strings.EqualFold(req.URL.Scheme, "http") {
+		return ex, urlError(req, fmt.Errorf("the event loop speaks plain-text HTTP/1.1, not %s://", req.URL.Scheme))
+	}
+	keep := !t.o.NoKeepAlive && !req.Close
+	wire, err := serialize(req, !keep)
+	if err != nil {
+		return ex, urlError(req, err)
+	}
+	defer releaseWire(wire)
+	addr := hostPort(req)
+	p := t.poolFor(addr)
+	if p == nil {
+		return ex, urlError(req, errClosed)
+	}
+	c, pooled, err := p.get(ctx)
+	if err != nil {
+		return ex, urlError(req, err)
+	}
+	answered, err := c.exchange(ctx, req, wire.Bytes(), now, r, keep)
+	if err != nil && ctx.Err() != nil {
+		err = ctx.Err() // the exchange failed because its context ended
+	}
+	if err == nil || !pooled || answered || ctx.Err() != nil || !resetBeforeAnswer(err) || (req.Body != nil && req.Body != http.NoBody && req.GetBody == nil) {
+		if err != nil {
+			err = urlError(req, err)
+		}
+		return ex, err
+	}
+	again, serr := serialize(req, true)
+	if serr != nil {
+		return ex, urlError(req, err)
+	}
+	defer releaseWire(again)
+	ex.Retried = true
+	c, err = t.dial(ctx, addr, nil)
+	if err == nil {
+		_, err = c.exchange(ctx, req, again.Bytes(), now, r, false)
+	}
+	if err != nil {
+		err = urlError(req, err)
+	}
+	return ex, err
+}
+
+// urlError wraps err as net/http's client does; an answer that was not
+// HTTP stays a NotHTTPError outside.
+func urlError(req *http.Request, err error) error {
+	m := req.Method
+	if m == "" {
+		m = http.MethodGet
+	}
+	op := m[:1] + strings.ToLower(m[1:])
+	if nh := (*NotHTTPError)(nil); errors.As(err, &nh) {
+		return &NotHTTPError{Begins: nh.Begins, Err: &url.Error{Op: op, URL: req.URL.String(), Err: nh.Err}}
+	}
+	return &url.Error{Op: op, URL: req.URL.String(), Err: err}
+}
+
+// wirePool holds buffers for requests on the wire.
+var wirePool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// serialize writes req as net/http's client would send it, with
+// "Connection: close" when close is set. It reads a fresh copy of the body
+// where req can give one, so that req can be sent again.
+func serialize(req *http.Request, close bool) (*bytes.Buffer, error) {
+	out := *req
+	out.Close = req.Close || close
+	if req.GetBody != nil {
+		b, err := req.GetBody()
+		if err != nil {
+			return nil, err
+		}
+		out.Body = b
+	}
+	buf := wirePool.Get().(*bytes.Buffer)
+	buf.Reset()
+	if err := out.Write(buf); err != nil {
+		releaseWire(buf)
+		return nil, err
+	}
+	return buf, nil
+}
+
+// releaseWire returns a request buffer; a huge one is left to the
+// collector, so one large prompt does not pin its memory.
+func releaseWire(b *bytes.Buffer) {
+	if b.Cap() <= 1<<20 {
+		wirePool.Put(b)
+	}
+}
+
+// Warm opens n connections to req's server (see Transport).
+func (t *eventLoop) Warm(ctx context.Context, req *http.Request, n int) error {
+	p := t.poolFor(hostPort(req))
+	if p == nil {
+		return errClosed
+	}
+	err := p.warm(ctx, n)
+	t.mu.Lock()
+	spare := t.spare
+	t.mu.Unlock()
+	p.setSpare(spare)
+	return err
+}
+
+// Ahead keeps n spare connections, at least the default (see Transport).
+func (t *eventLoop) Ahead(n int) {
+	t.mu.Lock()
+	t.spare = max(n, t.o.spare())
+	spare := t.spare
+	pools := make([]*pool[*conn], 0, len(t.pools))
+	for _, p := range t.pools {
+		pools = append(pools, p)
+	}
+	t.mu.Unlock()
+	for _, p := range pools {
+		p.setSpare(spare)
+	}
+}
+
+// Stats returns the counts so far.
+func (t *eventLoop) Stats() Stats {
+	s := Stats{Kind: EventLoop, DialAhead: !t.o.Cold, ReadDelay: &t.late}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, p := range t.pools {
+		p.stats(&s)
+	}
+	return s
+}
+
+// Close closes every connection, failing the exchanges still under way,
+// and stops the loops.
+func (t *eventLoop) Close() error {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return nil
+	}
+	t.closed = true
+	pools := t.pools
+	t.mu.Unlock()
+	for _, p := range pools {
+		p.close()
+	}
+	for _, l := range t.loops {
+		for _, c := range l.all() {
+			dropConn(c)
+		}
+		l.stop()
+	}
+	return nil
+}
+
+var _ Transport = (*eventLoop)(nil)

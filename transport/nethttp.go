@@ -1,0 +1,324 @@
+package transport
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// drainLimit bounds what is read after a Receiver declined more, so that
+// the connection can be reused without waiting on a server that keeps
+// sending.
+const drainLimit = 64 << 10
+
+// maxEmptyReads is how many (0, nil) Reads in a row count as a stuck body
+// rather than a slow one.
+const maxEmptyReads = 100
+
+// netHTTP is the transport of net/http: a Client whose connections come
+// from a pool that dials ahead, and a goroutine per response reading its
+// body, as net/http reads.
+type netHTTP struct {
+	o      Options
+	client *http.Client
+	dialer *net.Dialer
+
+	// fresh sends retries: client's transport with keep-alives off, so a
+	// retry never lands on another stale pooled connection. Built on the
+	// first retry.
+	freshOnce sync.Once
+	fresh     *http.Client
+
+	mu    sync.Mutex // guards pools and spare
+	pools map[string]*pool[net.Conn]
+	spare int
+}
+
+func newNetHTTP(o Options) *netHTTP {
+	h := &netHTTP{o: o, dialer: &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second},
+		pools: map[string]*pool[net.Conn]{}, spare: o.spare()}
+	h.client = &http.Client{Transport: newHTTPTransport(o, h.dialContext)}
+	return h
+}
+
+// newHTTPTransport returns the http.Transport of a benchmark: connections
+// kept and reused across requests unless o.NoKeepAlive, responses not
+// decompressed (a decompressor would delay bytes and blur arrival times),
+// and HTTP/2 when a TLS server offers it.
+func newHTTPTransport(o Options, dial func(ctx context.Context, network, addr string) (net.Conn, error)) *http.Transport {
+	conns := max(o.Conns, 1)
+	t := &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           dial,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          conns,
+		MaxIdleConnsPerHost:   conns,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ExpectContinueTimeout: time.Second,
+		DisableCompression:    true,
+		// A request fits in a few kB, and a larger body is copied through
+		// the buffer anyway; reads get the larger buffer because a client
+		// that falls behind then catches up many events per read. Per
+		// connection that is 20 kB, 100 MB at 5,000 streams.
+		WriteBufferSize:   4 << 10,
+		ReadBufferSize:    16 << 10,
+		DisableKeepAlives: o.NoKeepAlive,
+	}
+	if o.Insecure {
+		t.TLSClientConfig = &tls.Config{InsecureSkipVerify: true}
+	}
+	return t
+}
+
+// NewClient returns an http.Client of the benchmark's settings (see
+// newHTTPTransport), dialling as a plain client does: for the requests
+// around a run (readiness, model discovery, tokenizing, scraping).
+func NewClient(o Options) *http.Client {
+	d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	return &http.Client{Transport: newHTTPTransport(o, sniffDial(d.DialContext))}
+}
+
+// sniffDial wraps dial so that every connection is a sniffConn.
+func sniffDial(dial func(ctx context.Context, network, addr string) (net.Conn, error)) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return &sniffConn{Conn: c}, nil
+	}
+}
+
+// poolFor returns the pool of connections to addr.
+func (h *netHTTP) poolFor(network, addr string) *pool[net.Conn] {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	key := network + " " + addr
+	p, ok := h.pools[key]
+	if !ok {
+		dial := func(ctx context.Context) (net.Conn, error) {
+			c, err := h.dialer.DialContext(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return &sniffConn{Conn: c}, nil
+		}
+		p = newPool(dial, idleAlive, func(c net.Conn) { c.Close() }, h.o.Cold, h.spare)
+		h.pools[key] = p
+	}
+	return p
+}
+
+// dialContext is the http.Transport's dialer: a connection from the pool.
+func (h *netHTTP) dialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	c, _, err := h.poolFor(network, addr).get(ctx)
+	return c, err
+}
+
+// Warm opens n connections to req's server (see Transport).
+func (h *netHTTP) Warm(ctx context.Context, req *http.Request, n int) error {
+	p := h.poolFor("tcp", hostPort(req))
+	err := p.warm(ctx, n)
+	h.mu.Lock()
+	spare := h.spare
+	h.mu.Unlock()
+	p.setSpare(spare)
+	return err
+}
+
+// Ahead keeps n spare connections, at least the default (see Transport).
+func (h *netHTTP) Ahead(n int) {
+	h.mu.Lock()
+	h.spare = max(n, h.o.spare())
+	spare := h.spare
+	pools := make([]*pool[net.Conn], 0, len(h.pools))
+	for _, p := range h.pools {
+		pools = append(pools, p)
+	}
+	h.mu.Unlock()
+	for _, p := range pools {
+		p.setSpare(spare)
+	}
+}
+
+// Stats returns the counts so far.
+func (h *netHTTP) Stats() Stats {
+	s := Stats{Kind: NetHTTP, DialAhead: !h.o.Cold}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, p := range h.pools {
+		p.stats(&s)
+	}
+	return s
+}
+
+// Close closes idle connections and stops the diallers.
+func (h *netHTTP) Close() error {
+	h.mu.Lock()
+	pools := h.pools
+	h.pools = map[string]*pool[net.Conn]{}
+	h.mu.Unlock()
+	for _, p := range pools {
+		p.close()
+	}
+	h.client.CloseIdleConnections()
+	if h.fresh != nil {
+		h.fresh.CloseIdleConnections()
+	}
+	return nil
+}
+
+// Do sends req through net/http and reads the body with one timestamp
+// after each Read that returned bytes (see Transport).
+//
+// A request that fails on a reused connection before any response byte
+// arrived is sent once more, on a new connection: servers and gateways
+// close kept-alive connections (an idle timeout, a limit of requests per
+// connection, or, as llama.cpp's server does, after every streamed
+// response although it says Keep-Alive), and a POST that races such a
+// close fails with "EOF" or a reset the server never saw. A request that
+// got any response byte, timed out or was cancelled is never sent again.
+func (h *netHTTP) Do(ctx context.Context, req *http.Request, now func() int64, r Receiver) (Exchange, error) {
+	var ex Exchange
+	var conn atomic.Pointer[sniffConn] // the connection the request went out on
+	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
+		GotConn: func(i httptrace.GotConnInfo) {
+			if c, ok := i.Conn.(*sniffConn); ok {
+				conn.Store(c)
+			}
+		},
+	}))
+	resp, err := h.send(ctx, req, &ex)
+	if err != nil {
+		if c := conn.Load(); c != nil {
+			if first := c.notHTTP(); first != nil {
+				err = &NotHTTPError{Begins: first, Err: err}
+			}
+		}
+		return ex, err
+	}
+	body := resp.Body
+	if body == nil {
+		body = http.NoBody
+	}
+	defer body.Close()
+	r.Header(resp)
+	empty := 0
+	for {
+		room := r.Buffer()
+		if len(room) == 0 {
+			r.End(nil, now())
+			return ex, nil
+		}
+		n, err := body.Read(room)
+		if n < 0 || n > len(room) {
+			r.End(fmt.Errorf("reader returned an invalid count %d", n), now())
+			return ex, nil
+		}
+		if n > 0 {
+			empty = 0
+			if !r.Filled(n, now()) {
+				if d, ok := r.(Drainer); ok && d.Drain() {
+					_, _ = io.CopyN(io.Discard, body, drainLimit)
+				}
+				r.End(nil, 0)
+				return ex, nil
+			}
+		}
+		switch {
+		case err != nil:
+			r.End(err, now())
+			return ex, nil
+		case n == 0:
+			if empty++; empty >= maxEmptyReads {
+				r.End(io.ErrNoProgress, now())
+				return ex, nil
+			}
+		}
+	}
+}
+
+// send sends req, and once more on a new connection when it failed on a
+// reused one before any response byte (see Do).
+func (h *netHTTP) send(ctx context.Context, req *http.Request, ex *Exchange) (*http.Response, error) {
+	var reused, answered atomic.Bool // set by the transport's goroutines
+	trace := &httptrace.ClientTrace{
+		GotConn:              func(i httptrace.GotConnInfo) { reused.Store(i.Reused) },
+		GotFirstResponseByte: func() { answered.Store(true) },
+	}
+	first := req.WithContext(httptrace.WithClientTrace(req.Context(), trace))
+	resp, err := h.client.Do(first)
+	if err == nil || !reused.Load() || answered.Load() || ctx.Err() != nil ||
+		!resetBeforeAnswer(err) || req.GetBody == nil {
+		return resp, err
+	}
+	body, gerr := req.GetBody()
+	if gerr != nil {
+		return nil, err
+	}
+	again := req.Clone(req.Context())
+	again.Body = body
+	ex.Retried = true
+	return h.freshClient().Do(again)
+}
+
+// freshClient returns the client for retries: the client with
+// keep-alives off.
+func (h *netHTTP) freshClient() *http.Client {
+	h.freshOnce.Do(func() {
+		t := h.client.Transport.(*http.Transport).Clone()
+		t.DisableKeepAlives = true
+		c := *h.client
+		c.Transport = t
+		h.fresh = &c
+	})
+	return h.fresh
+}
+
+// resetBeforeAnswer reports whether err is what a request meets on a
+// connection the server had closed: the connection reset or closed before
+// any answer. Such a request was not seen, and may be sent again. Dial
+// failures, timeouts and cancellations are not.
+func resetBeforeAnswer(err error) bool {
+	var op *net.OpError
+	var ne net.Error
+	switch {
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded),
+		errors.Is(err, syscall.ECONNREFUSED),
+		errors.As(err, &op) && op.Op == "dial",
+		errors.As(err, &ne) && ne.Timeout():
+		return false
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE), errors.Is(err, syscall.ECONNABORTED),
+		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed):
+		return true
+	}
+	// net/http does not export this one; a POST on a kept-alive
+	// connection that the server closed fails with it.
+	return strings.Contains(err.Error(), "server closed idle connection")
+}
+
+// NotHTTPError is a request whose server answered with bytes that cannot
+// begin an HTTP response, whatever error the exchange then ended with.
+type NotHTTPError struct {
+	Begins []byte // the first bytes the server sent
+	Err    error  // how the exchange failed
+}
+
+func (e *NotHTTPError) Error() string {
+	return fmt.Sprintf("the server's answer is not HTTP: it begins %q (%v)", e.Begins, e.Err)
+}
+
+func (e *NotHTTPError) Unwrap() error { return e.Err }
+
+var _ Transport = (*netHTTP)(nil)
