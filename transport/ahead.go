@@ -109,8 +109,12 @@ func (p *pool[C]) remove(c C) bool {
 }
 
 // warm dials until n connections are idle, up to maxParallelDials at once,
-// or ctx ends. It fails only if no dial succeeded.
+// or ctx ends. It fails only if no dial succeeded. A cold pool dials
+// nothing ahead.
 func (p *pool[C]) warm(ctx context.Context, n int) error {
+	if p.cold {
+		return nil
+	}
 	p.mu.Lock()
 	need := n - len(p.idle)
 	p.mu.Unlock()

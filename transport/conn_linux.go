@@ -53,6 +53,7 @@ type conn struct {
 	r          Receiver // nil once it has ended or the Receiver declined more
 	now        func() int64
 	done       chan error // gets the outcome once: nil after r.End, else why no response came
+	sig        outcome    // the outcome, to be sent on its channel once mu is released
 	parser     respParser
 	headerDone bool
 	answered   bool // a response byte came
@@ -62,6 +63,33 @@ type conn struct {
 	room       []byte // the Receiver's buffer this read fills
 	filled     int
 	sinkFn     func([]byte) // c.sink, bound once
+}
+
+// outcome is an exchange's outcome on its way to the request's goroutine.
+type outcome struct {
+	ch  chan error
+	err error
+}
+
+// send delivers the outcome, if there is one; its channel has room.
+func (o outcome) send() {
+	if o.ch != nil {
+		o.ch <- o.err
+	}
+}
+
+// unlock releases mu and then delivers the outcome decided under it: a
+// connection the response left idle is back in its pool (back) before
+// its request learns that the exchange is over, so that the request's
+// next one finds it there.
+func (c *conn) unlock(back bool) {
+	o := c.sig
+	c.sig = outcome{}
+	c.mu.Unlock()
+	if back {
+		c.p.put(c)
+	}
+	o.send()
 }
 
 // ready handles the loop's events for c.
@@ -74,10 +102,7 @@ func (c *conn) ready(events uint32) {
 	if c.state != stDead && events&(unix.EPOLLIN|unix.EPOLLHUP|unix.EPOLLERR|unix.EPOLLRDHUP) != 0 {
 		back = c.readLocked()
 	}
-	c.mu.Unlock()
-	if back {
-		c.p.put(c)
-	}
+	c.unlock(back)
 }
 
 // readLocked reads c once and handles what came. It reports whether c is
@@ -287,13 +312,13 @@ func (c *conn) failLocked(err error) {
 	c.closeLocked()
 }
 
-// signal hands the exchange's outcome to its request, once. A request
-// not fully written by then never will be.
+// signal decides the exchange's outcome, once; unlock hands it to the
+// request. A request not fully written by then never will be.
 func (c *conn) signal(err error) {
 	if c.done == nil {
 		return
 	}
-	c.done <- err
+	c.sig = outcome{c.done, err}
 	c.done = nil
 	if len(c.pending) > 0 {
 		c.pending = nil
@@ -420,7 +445,7 @@ func (c *conn) exchange(ctx context.Context, req *http.Request, wire []byte, now
 	if err := c.writeLocked(wire); err != nil {
 		c.failLocked(err)
 	}
-	c.mu.Unlock()
+	c.unlock(false)
 	select {
 	case err = <-done:
 	case <-ctx.Done():
@@ -429,7 +454,7 @@ func (c *conn) exchange(ctx context.Context, req *http.Request, wire []byte, now
 			c.abortLocked(ctx.Err())
 			c.closeLocked()
 		}
-		c.mu.Unlock()
+		c.unlock(false)
 		err = <-done
 	}
 	c.mu.Lock()

@@ -85,7 +85,7 @@ func connIdle(c *conn) bool {
 func dropConn(c *conn) {
 	c.mu.Lock()
 	c.closeLocked()
-	c.mu.Unlock()
+	c.unlock(false)
 }
 
 // dial opens a connection to addr with Go's dialer (its resolver, its
