@@ -17,6 +17,7 @@ import (
 	"github.com/goodput-dev/goodput/internal/cli"
 	"github.com/goodput-dev/goodput/promscrape"
 	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/transport"
 )
 
 // The servers the tests share, one per configuration, started on first use
@@ -59,6 +60,16 @@ func sharedServer(t *testing.T, parallel int) *Server {
 	}
 	shared[parallel] = s
 	return s
+}
+
+// eachTransport runs f once per transport this build has, as a subtest
+// named for it, with the --transport flag that chooses it: the event loop
+// and net/http must both carry a real engine's streams.
+func eachTransport(t *testing.T, f func(t *testing.T, flag []string)) {
+	t.Helper()
+	for _, k := range transport.Kinds() {
+		t.Run(strings.ReplaceAll(string(k), "/", ""), func(t *testing.T) { f(t, []string{"--transport", string(k)}) })
+	}
 }
 
 // goodput runs the goodput command in-process, as a user would from a
