@@ -29,4 +29,3 @@ func recvStamped(fd int, p, oob []byte) (int, int64, error) {
 	}
 	return n, stamp, nil
 }
-
