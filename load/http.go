@@ -59,14 +59,16 @@ func NewTransport(baseURL string, o ClientOptions) (transport.Transport, error) 
 	return transport.New(baseURL, o)
 }
 
-// prepared is what Request returned for a request not yet sent.
+// prepared is a request built ahead of its send: what Request returned,
+// and the HTTP request the adapter built of it (or why it could not).
 type prepared struct {
-	req      backend.Request
 	inTokens int
+	hreq     *http.Request
+	err      error
 }
 
-// Prepare calls Request for seq ahead of its send, so that Do need not;
-// see Preparer.
+// Prepare builds request seq ahead of its send, its body encoded, so that
+// Do need not; see Preparer.
 func (h *HTTP) Prepare(seq int64) {
 	h.mu.Lock()
 	_, done := h.prepared[seq]
@@ -74,26 +76,36 @@ func (h *HTTP) Prepare(seq int64) {
 	if done {
 		return
 	}
-	req, in := h.Request(seq)
+	p := h.build(context.Background(), seq)
 	h.mu.Lock()
 	if h.prepared == nil {
 		h.prepared = map[int64]prepared{}
 	}
-	h.prepared[seq] = prepared{req, in}
+	h.prepared[seq] = p
 	h.mu.Unlock()
 }
 
-// request returns what to send for seq: what Prepare built, or Request's
-// answer now.
-func (h *HTTP) request(seq int64) (backend.Request, int) {
+// build asks Request for seq and builds its HTTP request with ctx.
+func (h *HTTP) build(ctx context.Context, seq int64) prepared {
+	req, in := h.Request(seq)
+	hreq, err := h.Adapter.BuildRequest(ctx, h.BaseURL, h.Endpoint, &req)
+	return prepared{inTokens: in, hreq: hreq, err: err}
+}
+
+// request returns what to send for seq, with ctx: what Prepare built, or
+// what building it now gives.
+func (h *HTTP) request(ctx context.Context, seq int64) prepared {
 	h.mu.Lock()
 	p, ok := h.prepared[seq]
 	delete(h.prepared, seq)
 	h.mu.Unlock()
-	if ok {
-		return p.req, p.inTokens
+	if !ok {
+		return h.build(ctx, seq)
 	}
-	return h.Request(seq)
+	if p.hreq != nil {
+		p.hreq = p.hreq.WithContext(ctx)
+	}
+	return p
 }
 
 // Warm opens n connections to the server before they are needed; see
@@ -121,20 +133,21 @@ func (h *HTTP) Ahead(n int) { h.Transport.Ahead(n) }
 // Scheduled and Sent, so TTFT counts the retry's cost. A request that got
 // any response byte, timed out or was cancelled is never sent again.
 func (h *HTTP) Do(ctx context.Context, seq int64, rec *record.Record, now func() int64) {
-	req, inTokens := h.request(seq)
-	rec.InputTokens = inTokens
 	if h.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, h.Timeout)
 		defer cancel()
 	}
-	hreq, err := h.Adapter.BuildRequest(ctx, h.BaseURL, h.Endpoint, &req)
-	if err != nil {
+	p := h.request(ctx, seq)
+	inTokens := p.inTokens
+	rec.InputTokens = inTokens
+	if p.err != nil {
 		rec.Sent = now()
 		rec.End = rec.Sent
-		rec.Error, rec.Msg = record.ErrOther, err.Error()
+		rec.Error, rec.Msg = record.ErrOther, p.err.Error()
 		return
 	}
+	hreq := p.hreq
 	rd := h.Adapter.NewReader(rec)
 	rec.Sent = now()
 	ex, err := h.Transport.Do(ctx, hreq, now, rd)

@@ -205,21 +205,11 @@ func urlError(req *http.Request, err error) error {
 var wirePool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // serialize writes req as net/http's client would send it, with
-// "Connection: close" when close is set. It reads a fresh copy of the body
-// where req can give one, so that req can be sent again.
+// "Connection: close" when close is set (see appendRequest).
 func serialize(req *http.Request, close bool) (*bytes.Buffer, error) {
-	out := *req
-	out.Close = req.Close || close
-	if req.GetBody != nil {
-		b, err := req.GetBody()
-		if err != nil {
-			return nil, err
-		}
-		out.Body = b
-	}
 	buf := wirePool.Get().(*bytes.Buffer)
 	buf.Reset()
-	if err := out.Write(buf); err != nil {
+	if err := appendRequest(buf, req, close); err != nil {
 		releaseWire(buf)
 		return nil, err
 	}

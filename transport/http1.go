@@ -22,6 +22,10 @@ type respParser struct {
 	hdr   []byte // the header so far, until it is complete
 	seen  int    // hdr[:seen] holds no end of header: resume there
 	infos int    // 1xx answers skipped
+	// block and br read a complete header for ReadResponse, kept from one
+	// response to the next.
+	block bytes.Reader
+	br    *bufio.Reader
 
 	mode   bodyMode
 	left   uint64 // bytes left in the body (length) or in the chunk (chunked)
@@ -70,7 +74,7 @@ var (
 
 // reset prepares p for the response to req.
 func (p *respParser) reset(req *http.Request) {
-	*p = respParser{req: req, hdr: p.hdr[:0], line: p.line[:0]}
+	*p = respParser{req: req, hdr: p.hdr[:0], line: p.line[:0], br: p.br}
 }
 
 // header takes the bytes b that follow what header was given before, and
@@ -92,8 +96,13 @@ func (p *respParser) header(b []byte) (*http.Response, []byte, error) {
 			p.seen = max(len(p.hdr)-3, 0)
 			return nil, nil, nil
 		}
-		block := p.hdr[:end]
-		resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(block)), p.req)
+		p.block.Reset(p.hdr[:end])
+		if p.br == nil {
+			p.br = bufio.NewReaderSize(&p.block, 1024)
+		} else {
+			p.br.Reset(&p.block)
+		}
+		resp, err := http.ReadResponse(p.br, p.req)
 		if err != nil {
 			return nil, nil, err
 		}
