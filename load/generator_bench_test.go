@@ -1,0 +1,118 @@
+//go:build unix
+
+package load
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/goodput-dev/goodput/internal/canned"
+)
+
+// BenchmarkGenerator measures the load generator at the machine's floor,
+// against a canned server in a child process whose token times are known:
+// a closed loop of streams workers, three waves of requests for 128
+// tokens each, the first 50 ms after the request's arrival and the rest
+// 20 ms apart (paced), or all at once after the first (bulk, twenty
+// waves). Each transport configuration runs side by side in one
+// benchmark. Reported per run:
+//
+//   - cpu-µs/token: the client's CPU time (user and system, getrusage;
+//     the server's is its own process's) over the output tokens read;
+//   - ttft-err-p99-ms: the 99th percentile, over every request, first
+//     wave included, of the TTFT the client added: its TTFT less the
+//     server's own, from the request's arrival (the kernel's receive
+//     time) to its first token's write;
+//   - wave1-ms and later-ms: that error's mean over the first wave (every
+//     worker's first request, due at the run's start) and over the rest;
+//   - chunk-err-p99-ms: the 99th percentile of how long after the
+//     server's write the client timestamped each chunk;
+//   - wave1-send-ms, wave1-wire-ms, wave1-read-ms: where the first
+//     wave's error went, on average: from the request's due time to its
+//     send (the runner and the Doer), from the send to its arrival at
+//     the server (connecting and writing), and from the server's write of
+//     its first token to the client's timestamp;
+//   - late-dials: connections dialled when their request was due.
+func BenchmarkGenerator(b *testing.B) {
+	for _, mode := range []struct {
+		name  string
+		itl   time.Duration
+		waves int
+	}{{"paced", 20 * time.Millisecond, 3}, {"bulk", 0, 20}} {
+		for _, streams := range []int{64, 256, 1000} {
+			if mode.itl == 0 && streams > 256 {
+				continue // at 1,000 the bulk server, not the client, sets the pace
+			}
+			for _, tr := range benchTransports {
+				if tr.name == "nethttp-ahead" {
+					continue // BenchmarkFirstWave isolates dialling ahead
+				}
+				b.Run(mode.name+"/"+streamsName(streams)+"/"+tr.name, func(b *testing.B) {
+					for b.Loop() {
+						opts := tr.opts
+						opts.Conns = streams
+						r := newRig(b, true, canned.Options{TTFT: 50 * time.Millisecond, ITL: mode.itl})
+						m := runCanned(b, r, opts, Plan{Concurrency: streams, Count: mode.waves * streams}, 128)
+						reportGenerator(b, &m, streams)
+					}
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkFirstWave isolates the start of a 256-stream closed loop: two
+// waves of paced requests with each transport, with and without dialling
+// ahead, so that what the first wave pays for its connections shows
+// against the second.
+func BenchmarkFirstWave(b *testing.B) {
+	const streams = 256
+	for _, tr := range benchTransports {
+		b.Run(tr.name, func(b *testing.B) {
+			for b.Loop() {
+				opts := tr.opts
+				opts.Conns = streams
+				r := newRig(b, true, canned.Options{TTFT: 50 * time.Millisecond, ITL: 20 * time.Millisecond})
+				m := runCanned(b, r, opts, Plan{Concurrency: streams, Count: 2 * streams}, 128)
+				reportGenerator(b, &m, streams)
+			}
+		})
+	}
+}
+
+// reportGenerator reports BenchmarkGenerator's metrics for one run whose
+// first wave is its first streams requests.
+func reportGenerator(b *testing.B, m *measured, streams int) {
+	var errs []float64
+	var wave1, later, n1, n2, send, wire, read float64
+	epoch := m.res.Epoch.UnixNano()
+	for _, rec := range m.recs {
+		e := float64(m.ttftError(rec)) / 1e6
+		errs = append(errs, e)
+		if rec.Seq < int64(streams) {
+			wave1 += e
+			n1++
+			st := m.streams[rec.Seq]
+			send += float64(rec.Sent-rec.Scheduled) / 1e6
+			wire += float64(st.Arrived-(epoch+rec.Sent)) / 1e6
+			read += float64(rec.Chunks[0].At+epoch-st.Flushed[0]) / 1e6
+		} else {
+			later += e
+			n2++
+		}
+	}
+	slices.Sort(errs)
+	chunks := m.chunkErrors()
+	slices.Sort(chunks)
+	b.ReportMetric(float64(m.cpu.Nanoseconds())/1e3/float64(m.tokens), "cpu-µs/token")
+	b.ReportMetric(errs[len(errs)*99/100], "ttft-err-p99-ms")
+	b.ReportMetric(wave1/max(n1, 1), "wave1-ms")
+	b.ReportMetric(later/max(n2, 1), "later-ms")
+	b.ReportMetric(chunks[len(chunks)*99/100], "chunk-err-p99-ms")
+	b.ReportMetric(send/max(n1, 1), "wave1-send-ms")
+	b.ReportMetric(wire/max(n1, 1), "wave1-wire-ms")
+	b.ReportMetric(read/max(n1, 1), "wave1-read-ms")
+	b.ReportMetric(float64(m.conns.Late), "late-dials")
+	b.ReportMetric(float64(m.res.Burst.Drain)/1e6, "burst-drain-ms")
+}
