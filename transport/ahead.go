@@ -61,8 +61,14 @@ func (p *pool[C]) get(ctx context.Context) (c C, pooled bool, err error) {
 		c = p.idle[0]
 		p.idle[0] = zero
 		p.idle = p.idle[1:]
+		// The dialler is told only when the spares run short: a burst of
+		// requests taking connections it need not replace costs no
+		// wake-ups.
+		short := p.started && len(p.idle)+p.dialling < p.spare
 		p.mu.Unlock()
-		p.poke()
+		if short {
+			p.poke()
+		}
 		if p.alive(c) {
 			return c, true, nil
 		}

@@ -10,7 +10,8 @@
 // sleeps until the earliest deadline and then writes every token due,
 // each with one non-blocking write, so the server's cost is a write per
 // token and nothing while no token is due (no timer per stream, no
-// ticker). It notes when each write returned. Compare a client's
+// ticker); a response's status line and header go out with its first
+// token. It notes when each write returned. Compare a client's
 // timestamps with those: the difference is the client's own error.
 //
 // Run it in the benchmark's process (Start) or, so that its CPU time and

@@ -162,6 +162,9 @@ func (e *emitter) write(st *stream, buf []byte, now int64) []byte {
 	if st.itl == 0 {
 		last = st.tokens
 	}
+	if st.next == 0 {
+		buf = append(buf, streamHead...)
+	}
 	for ; k <= last; k++ {
 		buf = event(buf, st.chat, k, st.tokens)
 	}

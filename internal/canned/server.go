@@ -4,7 +4,7 @@ package canned
 
 import (
 	"bufio"
-	"encoding/json"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -166,11 +166,10 @@ func (s *Server) serve(c *net.TCPConn) {
 		}
 		s.arrived++
 		s.mu.Unlock()
+		// The status line and header go out with the first token, so that
+		// a request costs the server no write of its own.
 		st := &stream{key: key, fd: fd, tokens: s.tokens(body), chat: strings.HasSuffix(req.URL.Path, "/chat/completions"),
 			ttft: s.o.TTFT, itl: s.o.ITL, arrived: arrived, done: make(chan bool, 1)}
-		if _, err := io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"); err != nil {
-			return
-		}
 		s.em.add(st)
 		if ok := <-st.done; !ok {
 			return
@@ -178,16 +177,35 @@ func (s *Server) serve(c *net.TCPConn) {
 	}
 }
 
-// tokens reads how many tokens a request asks for.
+// tokens reads how many tokens a request asks for: its max_tokens, found
+// without decoding the whole body (a prompt of token ids can be large).
 func (s *Server) tokens(body []byte) int {
-	var r struct {
-		MaxTokens *int `json:"max_tokens"`
+	i := bytes.Index(body, []byte(`"max_tokens"`))
+	if i < 0 {
+		return s.o.Tokens
 	}
-	if json.Unmarshal(body, &r) == nil && r.MaxTokens != nil && *r.MaxTokens > 0 {
-		return min(*r.MaxTokens, 1<<20)
+	rest := bytes.TrimLeft(body[i+len(`"max_tokens"`):], " \t\r\n")
+	if len(rest) == 0 || rest[0] != ':' {
+		return s.o.Tokens
 	}
-	return s.o.Tokens
+	rest = bytes.TrimLeft(rest[1:], " \t\r\n")
+	n := 0
+	for _, c := range rest {
+		if c < '0' || c > '9' {
+			break
+		}
+		if n = n*10 + int(c-'0'); n > 1<<20 {
+			return 1 << 20
+		}
+	}
+	if n == 0 {
+		return s.o.Tokens
+	}
+	return n
 }
+
+// streamHead is the status line and header of a canned stream.
+const streamHead = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
 
 // stampReader reads a connection through the runtime's poller and keeps
 // the arrival time of the last bytes read: the kernel's receive
