@@ -184,6 +184,8 @@ func (c *Config) Validate() error {
 	}
 	if _, err := transport.ParseKind(string(c.Transport)); err != nil {
 		errs = append(errs, err)
+	} else if err := transport.Check(c.Transport, c.BaseURL); err != nil && c.BaseURL != "" {
+		errs = append(errs, err)
 	}
 	if c.LagThreshold <= 0 {
 		errs = append(errs, fmt.Errorf("--lag-threshold must be > 0, got %v", c.LagThreshold))

@@ -1,12 +1,15 @@
 package bench
 
 import (
+	"context"
 	"runtime"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/goodput-dev/goodput/load"
+	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/transport"
 )
 
@@ -239,4 +242,50 @@ func TestGeneratorLineNamesTheConnections(t *testing.T) {
 			t.Errorf("line %q lacks %q", line, tt.want)
 		}
 	}
+}
+
+// burstDoer sends one request at a time, each taking cost, as a client
+// whose every send costs CPU does; its answers come much later.
+type burstDoer struct {
+	turn chan struct{} // a token: whoever holds it sends (a channel, which a synctest bubble can wait on)
+	cost time.Duration
+}
+
+func (d *burstDoer) Do(_ context.Context, _ int64, rec *record.Record, now func() int64) {
+	<-d.turn
+	time.Sleep(d.cost)
+	rec.Sent = now()
+	d.turn <- struct{}{}
+	time.Sleep(2 * time.Second)
+	rec.End = now()
+}
+
+// A 256-stream closed loop starts with a burst: every worker's first
+// request due at once, sent one after the other. The self-check reports
+// it as the start-up burst, with its size and the time it took, and does
+// not call the run generator-limited: each first request's lag counts
+// from the one sent before it.
+func TestClosedLoopStartBurstIsABurst(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		d := &burstDoer{turn: make(chan struct{}, 1), cost: 40 * time.Microsecond}
+		d.turn <- struct{}{}
+		out := make(chan *record.Record, 1024)
+		go func() {
+			for range out {
+			}
+		}()
+		res, err := load.Run(t.Context(), load.Plan{Concurrency: 256, Count: 512, FineWait: -1}, d, out)
+		close(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Burst.Requests != 256 || res.Burst.Drain != 256*40*time.Microsecond {
+			t.Fatalf("burst %+v, want 256 requests sent within %v", res.Burst, 256*40*time.Microsecond)
+		}
+		g := checkGenerator(selfCheck{run: res, threshold: time.Millisecond})
+		if g.Limited || g.Burst == nil || g.Burst.Requests != 256 || g.Burst.DrainSeconds != 0.01024 || len(g.Warnings) != 1 ||
+			!strings.Contains(g.Warnings[0], "the start-up burst of 256 requests due at once took 10.2 ms to send") {
+			t.Errorf("limited %v, burst %+v, lag p99 %v, start lag %v, warnings %q", g.Limited, g.Burst, g.LagP99, g.StartLag, g.Warnings)
+		}
+	})
 }

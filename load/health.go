@@ -1,6 +1,8 @@
 package load
 
 import (
+	"cmp"
+	"slices"
 	"sync"
 	"time"
 )
@@ -71,6 +73,22 @@ type burstWatch struct {
 	size    int          // requests in it; 0: no burst
 	members map[int]bool // a closed loop's: each worker's first request; nil: requests 0 to size−1
 	last    int64        // the latest send among its members
+	sends   []burstSend  // each member's send
+}
+
+// burstSend is the send of a burst's request i at ns from the epoch, and
+// the moment from which it could leave: when the burst was due, or, when
+// it waited for a concurrency slot, when it got one.
+type burstSend struct {
+	i        int
+	from, at int64
+}
+
+// burstGap is the lag of a burst's request i: the time from the send
+// before it.
+type burstGap struct {
+	i   int
+	gap time.Duration
 }
 
 // begin declares a burst of n requests due at due. With n < 2 there is
@@ -96,8 +114,8 @@ func (b *burstWatch) member(i int) {
 	b.members[i] = true
 }
 
-// sent notes that request i left at sent.
-func (b *burstWatch) sent(i int, sent int64) {
+// sent notes that request i, free to leave from from, left at sent.
+func (b *burstWatch) sent(i int, from, sent int64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.size == 0 {
@@ -109,7 +127,25 @@ func (b *burstWatch) sent(i int, sent int64) {
 	}
 	if in {
 		b.last = max(b.last, sent)
+		b.sends = append(b.sends, burstSend{i, max(from, b.due), sent})
 	}
+}
+
+// gaps returns the lag of each of the burst's requests that was sent: the
+// time from the send before it (in the order they were sent), or from the
+// moment it could leave when that came later; the first from the moment
+// the burst was due.
+func (b *burstWatch) gaps() []burstGap {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	slices.SortFunc(b.sends, func(x, y burstSend) int { return cmp.Compare(x.at, y.at) })
+	out := make([]burstGap, len(b.sends))
+	prev := b.due
+	for k, s := range b.sends {
+		out[k] = burstGap{s.i, time.Duration(max(s.at-max(prev, s.from), 0))}
+		prev = max(prev, s.at)
+	}
+	return out
 }
 
 // result returns the burst as the run saw it.

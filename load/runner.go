@@ -10,11 +10,9 @@
 package load
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
@@ -272,8 +270,9 @@ type Result struct {
 	// to a sender (before any wait for a concurrency slot; in a burst of
 	// requests due at one moment, from the previous one's dispatch, see
 	// burstLag; in a closed loop, from the previous response's end), plus
-	// the time the Doer then took to send it. Large values mean the
-	// generator, not the server, limited the run.
+	// the time the Doer then took to send it. The start-up burst's
+	// requests count from the send before theirs instead (see Burst).
+	// Large values mean the generator, not the server, limited the run.
 	Lag []time.Duration
 	// StartLag is the largest Lag of the run's first requests (the first
 	// round of every worker, at least 16): a generator slow to start, such
@@ -290,8 +289,9 @@ type Result struct {
 	// moment together (every worker's first request of a closed loop; an
 	// open loop's requests sharing the first offset), and how long after
 	// that moment the last of them left. Their Lag entries judge how fast
-	// the burst went out (each from the one sent before it), not its
-	// length. Zero when the run starts with one request.
+	// the burst went out: each is the time from the send before it (in
+	// the order they were sent) to its own. Zero when the run starts with
+	// one request.
 	Burst Burst
 }
 
@@ -358,6 +358,11 @@ func Run(ctx context.Context, p Plan, do Doer, out chan<- *record.Record) (Resul
 		r.closed(ctx)
 	}
 	r.wg.Wait()
+	// A burst's requests are as late as each was sent after the one
+	// before it: how fast the burst went out, not its length.
+	for _, g := range r.burst.gaps() {
+		r.lag.set(g.i, g.gap)
+	}
 	res := Result{Epoch: r.epoch, Sent: r.sent, Interrupted: ctx.Err() != nil, End: r.now(),
 		Lag: r.lag.all(), StartRequests: p.startRequests(), WarmErr: warmErr, Burst: r.burst.result()}
 	for _, l := range res.Lag[:min(len(res.Lag), p.startRequests())] {
@@ -435,7 +440,13 @@ func (r *runner) send(i int, rec *record.Record) {
 	if rec.Sent > handed {
 		r.lag.add(i, time.Duration(rec.Sent-handed))
 	}
-	r.burst.sent(i, rec.Sent)
+	// A request of an open loop with a cap was free to leave once a
+	// sender took it: its wait for a slot is client queue, not lag.
+	var from int64
+	if len(r.plan.Offsets) > 0 && r.plan.Concurrency > 0 {
+		from = handed
+	}
+	r.burst.sent(i, from, rec.Sent)
 }
 
 // now returns ns since the epoch from the monotonic clock.
@@ -543,16 +554,9 @@ func (r *runner) closed(ctx context.Context) {
 		return next - 1, true
 	}
 	// Every worker's first request is due at the epoch: together they are
-	// the start-up burst, and each one's lag counts from the one sent
-	// before it (see Result.Burst), in the order they were dispatched.
+	// the start-up burst (see Result.Burst).
 	n := r.plan.workers()
 	r.burst.begin(n, 0)
-	var firstMu sync.Mutex // guards firsts
-	type dispatch struct {
-		i  int
-		at int64
-	}
-	firsts := make([]dispatch, 0, n)
 	var workers sync.WaitGroup
 	for range n {
 		workers.Add(1)
@@ -565,17 +569,12 @@ func (r *runner) closed(ctx context.Context) {
 				if !ok {
 					return
 				}
-				at := r.now()
 				rec := &record.Record{Seq: r.plan.seq(i), Scheduled: sched, Warmup: r.warm(i, time.Duration(sched))}
 				if first {
 					r.burst.member(i)
-					firstMu.Lock()
-					firsts = append(firsts, dispatch{i, at})
-					firstMu.Unlock()
 					first = false
-				} else {
-					r.lag.set(i, time.Duration(at-sched))
 				}
+				r.lag.set(i, time.Duration(r.now()-sched))
 				r.send(i, rec)
 				// The slot freed when the response ended; the next request
 				// is due then, however long delivery takes.
@@ -589,12 +588,6 @@ func (r *runner) closed(ctx context.Context) {
 	}
 	workers.Wait()
 	r.sent = int64(next)
-	slices.SortFunc(firsts, func(a, b dispatch) int { return cmp.Compare(a.at, b.at) })
-	var prev int64
-	for _, d := range firsts {
-		r.lag.add(d.i, time.Duration(d.at-prev))
-		prev = d.at
-	}
 }
 
 // deliver hands rec to the consumer. The consumer must keep reading until

@@ -166,6 +166,19 @@ func New(baseURL string, o Options) (Transport, error) {
 	return newNetHTTP(o), nil
 }
 
+// Check reports whether transport kind can carry requests to baseURL: an
+// error, naming --transport, when the event loop is asked for where it
+// cannot (see New).
+func Check(kind Kind, baseURL string) error {
+	if kind != EventLoop {
+		return nil
+	}
+	if why := eventLoopUnfit(baseURL); why != "" {
+		return fmt.Errorf("--transport eventloop: %s", why)
+	}
+	return nil
+}
+
 // eventLoopUnfit says why the event loop cannot carry requests to
 // baseURL, or "" when it can.
 func eventLoopUnfit(baseURL string) string {

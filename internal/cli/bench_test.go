@@ -108,6 +108,9 @@ func TestBenchUsageErrors(t *testing.T) {
 		// Found before the simulator starts or a server is waited for.
 		{[]string{"bench", "--dataset-name", "sharegpt", "--dataset-path", "no-such.json"}, "--dataset-path: stat no-such.json: no such file"},
 		{[]string{"bench", "--base-url", "http://127.0.0.1:9", "--dataset-name", "custom", "--dataset-path", t.TempDir()}, "is a directory"},
+		// A transport that cannot carry the requests.
+		{[]string{"bench", "--base-url", "http://127.0.0.1:9", "--transport", "epoll"}, `--transport "epoll": want auto, eventloop or net/http`},
+		{[]string{"bench", "--base-url", "https://127.0.0.1:9", "--transport", "eventloop"}, "--transport eventloop: "}, // TLS, or not Linux
 	}
 	for _, tc := range tests {
 		_, errOut, code := run(t, "", tc.args...)
