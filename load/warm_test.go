@@ -1,0 +1,77 @@
+package load
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/goodput-dev/goodput/backend"
+	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/transport"
+)
+
+// Run opens the connections the start needs before the epoch: a closed
+// loop's workers, an open loop's first second of requests (within its
+// cap). With them, no request of the run dials when due; cold, every
+// connection is dialled by the request that needs it.
+func TestRunOpensConnectionsBeforeTheStart(t *testing.T) {
+	offs := make([]time.Duration, 12)
+	for i := range offs {
+		offs[i] = time.Duration(i) * 5 * time.Millisecond
+	}
+	plans := []struct {
+		name  string
+		plan  Plan
+		conns int64 // opened before the start
+	}{
+		{"closed loop of 8", Plan{Concurrency: 8, Count: 24}, 8},
+		// 12 requests in the first second, each taking 30 ms: at most 7
+		// are in flight, but the start cannot know it.
+		{"open loop", Plan{Offsets: offs}, 12},
+		{"open loop capped at 4", Plan{Offsets: offs, Concurrency: 4}, 4},
+	}
+	eachTransport(t, func(t *testing.T, kind transport.Kind) {
+		for _, p := range plans {
+			for _, cold := range []bool{false, true} {
+				var opened atomic.Int64
+				srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					w.Header().Set("Content-Type", "text/event-stream")
+					time.Sleep(30 * time.Millisecond)
+					fmt.Fprint(w, `data: {"choices":[{"index":0,"text":" a","finish_reason":"length"}]}`+"\n\ndata: [DONE]\n\n")
+				}))
+				srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+					if s == http.StateNew {
+						opened.Add(1)
+					}
+				}
+				srv.Start()
+				a, _ := backend.Lookup("openai")
+				tr := newTransport(t, kind, srv.URL, ClientOptions{Conns: max(p.plan.Concurrency, 12), Cold: cold})
+				d := &HTTP{Transport: tr, Adapter: a, BaseURL: srv.URL,
+					Request: func(int64) (backend.Request, int) { return backend.Request{Prompt: "x", MaxTokens: 1}, 1 }}
+				out := make(chan *record.Record, 64)
+				if _, err := Run(t.Context(), p.plan, d, out); err != nil {
+					t.Fatal(err)
+				}
+				close(out)
+				for r := range out {
+					if !r.OK() {
+						t.Fatalf("%s: %s %s", p.name, r.Error, r.Msg)
+					}
+				}
+				s := tr.Stats()
+				switch {
+				case !cold && (s.Warmed != p.conns || s.Late != 0):
+					t.Errorf("%s: %+v; want %d opened before the start, none dialled when due", p.name, s, p.conns)
+				case cold && (s.Warmed != 0 || s.Ahead != 0 || s.Late == 0 || s.Late != opened.Load()):
+					t.Errorf("%s, cold: %+v, server saw %d; want every connection dialled when due", p.name, s, opened.Load())
+				}
+				srv.Close()
+			}
+		}
+	})
+}
