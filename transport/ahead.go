@@ -27,6 +27,7 @@ type pool[C comparable] struct {
 	mu       sync.Mutex // guards the fields below
 	idle     []C        // oldest first
 	spare    int        // idle connections the dialler keeps, at least
+	maxIdle  int        // idle connections kept at most: more are closed
 	dialling int        // dials under way by the dialler
 	closed   bool
 	started  bool          // the dialler runs
@@ -43,8 +44,10 @@ type pool[C comparable] struct {
 // Warm does not flood the server's accept queue.
 const maxParallelDials = 32
 
-func newPool[C comparable](dial func(context.Context) (C, error), alive func(C) bool, drop func(C), cold bool, spare int) *pool[C] {
-	return &pool[C]{dial: dial, alive: alive, drop: drop, cold: cold, spare: spare,
+// newPool returns a pool that keeps at most maxIdle connections idle
+// (more while Warm or the spares ask for more).
+func newPool[C comparable](dial func(context.Context) (C, error), alive func(C) bool, drop func(C), cold bool, spare, maxIdle int) *pool[C] {
+	return &pool[C]{dial: dial, alive: alive, drop: drop, cold: cold, spare: spare, maxIdle: max(maxIdle, spare),
 		wake: make(chan struct{}, 1), stopped: make(chan struct{})}
 }
 
@@ -86,10 +89,11 @@ func (p *pool[C]) get(ctx context.Context) (c C, pooled bool, err error) {
 	return c, false, nil
 }
 
-// put gives back a connection that may serve another request.
+// put gives back a connection that may serve another request; one more
+// than the pool keeps is closed.
 func (p *pool[C]) put(c C) {
 	p.mu.Lock()
-	if p.closed {
+	if p.closed || len(p.idle) >= p.maxIdle {
 		p.mu.Unlock()
 		p.drop(c)
 		return
@@ -123,6 +127,7 @@ func (p *pool[C]) warm(ctx context.Context, n int) error {
 	}
 	p.mu.Lock()
 	need := n - len(p.idle)
+	p.maxIdle = max(p.maxIdle, n)
 	p.mu.Unlock()
 	if need <= 0 {
 		return nil
@@ -176,6 +181,7 @@ func (p *pool[C]) setSpare(n int) {
 		return
 	}
 	p.spare = max(n, 0)
+	p.maxIdle = max(p.maxIdle, p.spare)
 	if !p.started {
 		p.started = true
 		ctx, stop := context.WithCancel(context.Background())

@@ -40,9 +40,13 @@ type eventLoop struct {
 }
 
 // loopsFor returns how many event loops serve a process with procs Go
-// processors: one reads 100,000 events a second on a small machine, and
-// more loops only contend for its cores.
-func loopsFor(procs int) int { return max(1, min(procs/4, 8)) }
+// processors: one per processor, up to 8. A loop reads its connections
+// one after the other, so a burst of tokens due at once (every stream of
+// a batch decoded together) waits for one core; a loop per processor
+// reads it on all of them. On 2 cores that costs a few µs of CPU per
+// token more than one loop (more wake-ups) and halves the burst's read
+// delay (BENCHMARKS.md).
+func loopsFor(procs int) int { return max(1, min(procs, 8)) }
 
 func newEventLoop(o Options) (Transport, error) {
 	t := &eventLoop{o: o, dialer: &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second},
@@ -67,7 +71,7 @@ func (t *eventLoop) poolFor(addr string) *pool[*conn] {
 	}
 	p, ok := t.pools[addr]
 	if !ok {
-		p = newPool(nil, connIdle, dropConn, t.o.Cold, t.spare)
+		p = newPool(nil, connIdle, dropConn, t.o.Cold, t.spare, t.o.Conns)
 		p.dial = func(ctx context.Context) (*conn, error) { return t.dial(ctx, addr, p) }
 		t.pools[addr] = p
 	}

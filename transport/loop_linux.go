@@ -3,7 +3,6 @@
 package transport
 
 import (
-	"errors"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -184,7 +183,7 @@ func (l *loop) releaseLocked(slot int32) {
 	l.free = append(l.free, slot)
 }
 
-// busy returns the loop's connections, for Close.
+// all returns the loop's connections, for Close.
 func (l *loop) all() []*conn {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -253,5 +252,3 @@ func rawWrite(fd int, b []byte) (int, unix.Errno) {
 	}
 	return int(r), 0
 }
-
-var errLoopStopped = errors.New("transport: event loop stopped")

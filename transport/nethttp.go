@@ -114,7 +114,7 @@ func (h *netHTTP) poolFor(network, addr string) *pool[net.Conn] {
 			}
 			return &sniffConn{Conn: c}, nil
 		}
-		p = newPool(dial, idleAlive, func(c net.Conn) { c.Close() }, h.o.Cold, h.spare)
+		p = newPool(dial, idleAlive, func(c net.Conn) { c.Close() }, h.o.Cold, h.spare, h.o.Conns)
 		h.pools[key] = p
 	}
 	return p
