@@ -51,7 +51,11 @@ func loopsFor(procs int) int { return max(1, min(procs, 8)) }
 func newEventLoop(o Options) (Transport, error) {
 	t := &eventLoop{o: o, dialer: &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second},
 		pools: map[string]*pool[*conn]{}, spare: o.spare()}
-	for range loopsFor(runtime.GOMAXPROCS(0)) {
+	n := o.Loops
+	if n <= 0 {
+		n = loopsFor(runtime.GOMAXPROCS(0))
+	}
+	for range n {
 		l, err := newLoop(&t.late)
 		if err != nil {
 			t.Close()

@@ -132,6 +132,9 @@ type Options struct {
 	// Spare is how many connections to keep dialled beyond those in use
 	// at least; 0 means max(2, Conns/16).
 	Spare int
+	// Loops is how many event loops read the responses (the event loop
+	// only); 0 means one per Go processor, up to 8.
+	Loops int
 }
 
 // spare returns o.Spare or its default.
