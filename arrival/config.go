@@ -51,6 +51,14 @@ type Config struct {
 	// Ramp optionally ramps the rate up to RequestRate (--ramp-up-*).
 	Ramp Ramp
 
+	// Replay, when set, is the run's arrival process: a trace's own times
+	// (--dataset-name trace or servegen), sent open loop. A finite
+	// RequestRate then rescales them to that mean rate; Speedup divides
+	// them instead (--trace-speedup; 0 means 1). A replay is never a
+	// closed loop: MaxConcurrency caps it in flight.
+	Replay  Replay
+	Speedup float64
+
 	// MaxConcurrency caps requests in flight (--max-concurrency); 0 = no cap.
 	// With an infinite RequestRate it alone defines a closed loop.
 	MaxConcurrency int
@@ -78,7 +86,7 @@ func DefaultConfig() Config {
 
 // closedLoop reports whether the config describes a closed loop.
 func (c Config) closedLoop() bool {
-	return math.IsInf(c.RequestRate, 1) && c.MaxConcurrency > 0
+	return math.IsInf(c.RequestRate, 1) && c.MaxConcurrency > 0 && c.Replay == nil
 }
 
 // Validate reports every problem of the config, each naming its flag.
@@ -114,14 +122,21 @@ func (c Config) Validate() error {
 	if c.Duration < 0 {
 		bad("--duration must be ≥ 0, got %v", c.Duration)
 	}
-	if c.NumPrompts == 0 && c.Duration == 0 {
-		bad("the run is unbounded: give --num-prompts, --duration or both")
+	if c.Replay != nil {
+		// The replay's own length bounds the run.
+		errs = append(errs, c.validateReplay(rateOK)...)
+	} else {
+		if c.Speedup != 0 {
+			bad("--trace-speedup applies only to a replay (--dataset-name trace or servegen)")
+		}
+		if c.NumPrompts == 0 && c.Duration == 0 {
+			bad("the run is unbounded: give --num-prompts, --duration or both")
+		}
+		if rateOK && math.IsInf(c.RequestRate, 1) && c.MaxConcurrency == 0 && c.NumPrompts == 0 {
+			bad("--request-rate inf sends every request at once, so it needs --num-prompts (or --max-concurrency for a closed loop)")
+		}
+		errs = append(errs, c.validateRamp(rateOK)...)
 	}
-	if rateOK && math.IsInf(c.RequestRate, 1) && c.MaxConcurrency == 0 && c.NumPrompts == 0 {
-		bad("--request-rate inf sends every request at once, so it needs --num-prompts (or --max-concurrency for a closed loop)")
-	}
-
-	errs = append(errs, c.validateRamp(rateOK)...)
 
 	if c.Shards < 0 {
 		bad("--shards must be ≥ 0, got %d", c.Shards)
@@ -135,7 +150,7 @@ func (c Config) Validate() error {
 
 	// An open loop bounded only by time must not schedule absurd numbers
 	// of requests; estimate before drawing a single gap.
-	if len(errs) == 0 && !math.IsInf(c.RequestRate, 1) && c.Duration > 0 {
+	if len(errs) == 0 && c.Replay == nil && !math.IsInf(c.RequestRate, 1) && c.Duration > 0 {
 		want := c.profile().integral(c.Duration.Seconds())
 		if c.NumPrompts > 0 {
 			want = min(want, float64(c.NumPrompts))
@@ -211,7 +226,14 @@ func (c Config) Plan() (Plan, error) {
 		}
 		return Plan{Closed: &cl, Config: c}, nil
 	}
-	s, err := c.schedule()
+	var s Schedule
+	var speed float64
+	var err error
+	if c.Replay != nil {
+		s, speed, err = c.replaySchedule()
+	} else {
+		s, err = c.schedule()
+	}
 	if err != nil {
 		return Plan{}, err
 	}
@@ -220,7 +242,7 @@ func (c Config) Plan() (Plan, error) {
 			return Plan{}, err
 		}
 	}
-	return Plan{Open: &s, Concurrency: c.MaxConcurrency, Config: c}, nil
+	return Plan{Open: &s, Concurrency: c.MaxConcurrency, Config: c, Speedup: speed}, nil
 }
 
 // schedule draws the whole open-loop schedule; c must be valid.

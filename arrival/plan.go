@@ -20,6 +20,10 @@ type Plan struct {
 	Closed *Closed
 	// Config is what the plan was built from, for display.
 	Config Config
+	// Speedup is the factor a replay's times were divided by: the
+	// --trace-speedup, or the one that gave the --request-rate; 0 for
+	// other plans.
+	Speedup float64
 }
 
 // String describes the plan on a few lines, for --dry-run.
@@ -37,6 +41,15 @@ func (p Plan) String() string {
 		fmt.Fprintf(&b, "stops after %s\n", limits(cl.Count, cl.Duration.String(), cl.Duration > 0))
 		if cl.SeqStride > 1 {
 			fmt.Fprintf(&b, "sequence numbers %d, %d, %d, …\n", cl.Seq(0), cl.Seq(1), cl.Seq(2))
+		}
+	case p.Open != nil && c.Replay != nil:
+		fmt.Fprintf(&b, "open loop: replay of %s at %s%s\n", c.Replay, speedText(p.Speedup, c.RequestRate), shard)
+		if c.NumPrompts > 0 || c.Duration > 0 {
+			fmt.Fprintf(&b, "stops after %s\n", limits(c.NumPrompts, c.Duration.String(), c.Duration > 0))
+		}
+		fmt.Fprintf(&b, "schedule: %s\n", p.Open)
+		if p.Concurrency > 0 {
+			fmt.Fprintf(&b, "at most %d in flight: a request waiting for a slot counts the wait as client queue\n", p.Concurrency)
 		}
 	case p.Open != nil:
 		if math.IsInf(c.RequestRate, 1) {
@@ -67,5 +80,18 @@ func limits(count int, dur string, hasDur bool) string {
 		return fmt.Sprintf("%d requests", count)
 	default:
 		return dur
+	}
+}
+
+// speedText says how fast a replay runs: "its own speed", "10× its speed",
+// or the mean rate it was rescaled to.
+func speedText(speed, rate float64) string {
+	switch {
+	case !math.IsInf(rate, 1):
+		return fmt.Sprintf("a mean of %g req/s (%.4g× its speed)", rate, speed)
+	case speed == 1:
+		return "its own speed"
+	default:
+		return fmt.Sprintf("%g× its speed", speed)
 	}
 }
