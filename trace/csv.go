@@ -29,7 +29,7 @@ func newTable(r io.Reader, name string, wanted ...string) (*table, error) {
 	case errors.Is(err, io.EOF):
 		return nil, fmt.Errorf("%s: the file is empty, want a CSV with a header line", name)
 	case err != nil:
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, csvError(name, err)
 	}
 	index := map[string]int{}
 	for i, h := range head {
@@ -56,11 +56,7 @@ func (t *table) next() error {
 		return io.EOF
 	}
 	if err != nil {
-		var pe *csv.ParseError
-		if errors.As(err, &pe) {
-			return fmt.Errorf("%s:%d: %w", t.name, pe.Line, pe.Err)
-		}
-		return fmt.Errorf("%s: %w", t.name, err)
+		return csvError(t.name, err)
 	}
 	t.rec = rec
 	t.line, _ = t.cr.FieldPos(0)
@@ -91,4 +87,13 @@ func (t *table) tokens(k int, what string) (int, error) {
 		return 0, t.errorf("%v", err)
 	}
 	return int(n), nil
+}
+
+// csvError names the file and line of a CSV reader's error.
+func csvError(name string, err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s:%d: %w", name, pe.Line, pe.Err)
+	}
+	return fmt.Errorf("%s: %w", name, err)
 }

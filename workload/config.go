@@ -13,6 +13,8 @@ const (
 	DatasetRandom   = "random"
 	DatasetShareGPT = "sharegpt"
 	DatasetCustom   = "custom"
+	// DatasetTrace replays a trace file's rows at their timestamps.
+	DatasetTrace = "trace"
 )
 
 // Limits that turn typos into errors instead of exhausted memory.
@@ -42,6 +44,7 @@ type Config struct {
 	Random   RandomConfig
 	ShareGPT ShareGPTConfig
 	Custom   CustomConfig
+	Trace    TraceConfig
 	Request  Request
 
 	// Counter, when set, calibrates the random dataset against a server's
@@ -91,6 +94,11 @@ func (c Config) Validate() error {
 			bad("--dataset-path is not used by --dataset-name random")
 		}
 		errs = append(errs, c.Random.validate()...)
+	case DatasetTrace:
+		if c.Path == "" {
+			bad("--dataset-name trace needs --dataset-path, the trace file")
+		}
+		errs = append(errs, c.Trace.validate()...)
 	case DatasetShareGPT, DatasetCustom:
 		if c.Path == "" {
 			bad("--dataset-name %s needs --dataset-path", c.Dataset)
@@ -101,7 +109,7 @@ func (c Config) Validate() error {
 			bad("--custom-output-len must be in [1, %d], got %d", MaxOutputTokens, c.Custom.OutputLen)
 		}
 	default:
-		bad("--dataset-name %q is unknown: want random, sharegpt or custom", c.Dataset)
+		bad("--dataset-name %q is unknown: want random, sharegpt, custom or trace", c.Dataset)
 	}
 	if c.Limit < 0 {
 		bad("--num-prompts must be ≥ 0, got %d", c.Limit)
@@ -172,6 +180,8 @@ func New(c Config) (Source, error) {
 		return NewRandom(c)
 	case DatasetShareGPT:
 		return openDataset(c, ReadShareGPT)
+	case DatasetTrace:
+		return NewTrace(c)
 	default:
 		return openDataset(c, ReadCustom)
 	}

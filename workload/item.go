@@ -22,6 +22,10 @@ type Item struct {
 	// OutputTokens is the number of tokens to ask for (max_tokens): the
 	// expected output length.
 	OutputTokens int
+	// ReusableTokens is how many of the prompt's tokens a prefix cache
+	// holding every earlier request's prompt would serve, where the
+	// dataset knows it (a trace with hash ids, see Trace); 0 otherwise.
+	ReusableTokens int
 }
 
 // Message is one chat message.
