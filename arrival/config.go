@@ -224,7 +224,7 @@ func (c Config) Plan() (Plan, error) {
 		if err != nil {
 			return Plan{}, err
 		}
-		return Plan{Closed: &cl, Config: c}, nil
+		return Plan{Closed: &cl, Config: c, Total: c.NumPrompts}, nil
 	}
 	var s Schedule
 	var speed float64
@@ -237,12 +237,13 @@ func (c Config) Plan() (Plan, error) {
 	if err != nil {
 		return Plan{}, err
 	}
+	total := s.Len()
 	if shards > 1 {
 		if s, err = s.Shard(c.Shard, shards); err != nil {
 			return Plan{}, err
 		}
 	}
-	return Plan{Open: &s, Concurrency: c.MaxConcurrency, Config: c, Speedup: speed}, nil
+	return Plan{Open: &s, Concurrency: c.MaxConcurrency, Config: c, Total: total, Speedup: speed}, nil
 }
 
 // schedule draws the whole open-loop schedule; c must be valid.

@@ -14,9 +14,10 @@ import (
 type Replay interface {
 	// Times returns the arrival times of the first n requests (every one
 	// when n is 0), from the first, which is at 0, in non-decreasing order.
-	// It is called once per plan, and must return the same times for the
-	// same n each time.
-	Times(n int) ([]time.Duration, error)
+	// Generated arrivals are drawn from seed (--seed), which a trace's
+	// own ignore. It is called once per plan, and must return the same
+	// times for the same n and seed each time.
+	Times(n int, seed uint64) ([]time.Duration, error)
 	// String names what is replayed, for --dry-run and run headers.
 	String() string
 }
@@ -45,7 +46,7 @@ func (c Config) validateReplay(rateOK bool) []error {
 // speed-up, or scaled so that their mean rate is RequestRate, cut at
 // Duration. It returns the speed-up used. c must be valid.
 func (c Config) replaySchedule() (Schedule, float64, error) {
-	times, err := c.Replay.Times(c.NumPrompts)
+	times, err := c.Replay.Times(c.NumPrompts, c.Seed)
 	if err != nil {
 		return Schedule{}, 0, err
 	}

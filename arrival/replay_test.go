@@ -16,7 +16,7 @@ type fixedReplay struct {
 	asked *int
 }
 
-func (f fixedReplay) Times(n int) ([]time.Duration, error) {
+func (f fixedReplay) Times(n int, _ uint64) ([]time.Duration, error) {
 	if f.asked != nil {
 		*f.asked = n
 	}

@@ -48,6 +48,10 @@ type decoder interface {
 // from the first line. name labels errors ("name:line: …").
 func NewReader(r io.Reader, name string, f Format) (*Reader, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
+	f, err := ParseFormat(string(f))
+	if err != nil {
+		return nil, err
+	}
 	if f == FormatAuto {
 		var err error
 		if f, err = sniffReader(br); err != nil {
@@ -55,7 +59,6 @@ func NewReader(r io.Reader, name string, f Format) (*Reader, error) {
 		}
 	}
 	rd := &Reader{name: name, format: f, skipped: map[string]int{}}
-	var err error
 	switch f {
 	case FormatMooncake:
 		rd.dec = newMooncake(br, name)

@@ -98,7 +98,7 @@ func (c Config) Arrivals() arrival.Replay {
 type traceArrivals struct{ c Config }
 
 // Times reads the window's first n rows' arrival times.
-func (a traceArrivals) Times(n int) ([]time.Duration, error) {
+func (a traceArrivals) Times(n int, _ uint64) ([]time.Duration, error) {
 	tc := a.c.traceConfig()
 	tc.Window.Limit = n
 	s, err := trace.Scan(tc, true)

@@ -255,7 +255,7 @@ func TestTraceRejects(t *testing.T) {
 func TestTraceArrivals(t *testing.T) {
 	c := traceConfig(azure40, func(c *Config) { c.Trace.Start = time.Second })
 	a := c.Arrivals()
-	times, err := a.Times(3)
+	times, err := a.Times(3, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
