@@ -10,7 +10,6 @@ import (
 	"github.com/goodput-dev/goodput/backend"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/tokenizer"
-	"github.com/goodput-dev/goodput/workload"
 )
 
 // takesIDs reports whether a protocol can send a prompt as token ids.
@@ -23,7 +22,7 @@ func takesIDs(a *backend.Adapter) bool {
 // prompt's length on the server exactly; they are the built-in
 // tokenizer's, which any vocabulary of 32,000 or more tokens holds.
 func chooseIDs(ctx context.Context, cfg Config, srv *server, a *backend.Adapter, model string, h http.Header) (useIDs bool, note, warning string, err error) {
-	if cfg.Workload.Dataset != workload.DatasetRandom {
+	if !cfg.Workload.TokenIDs() {
 		return false, "", "", nil
 	}
 	switch cfg.PromptFormat {

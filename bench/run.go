@@ -48,6 +48,9 @@ type Outcome struct {
 	Server       *serverview.Comparison
 	ServerSeries *promscrape.Series
 	ServerPath   string
+	// PrefixReuse is a replayed trace's own theoretical prefix reuse over
+	// the requests answered; nil for workloads that do not know theirs.
+	PrefixReuse *PrefixReuse
 	// Header is the run's record header: its start, labels and
 	// configuration, as the record file begins.
 	Header record.Header
@@ -160,13 +163,16 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	}
 
 	lplan := loadPlan(plan, cfg)
+	notes := newItemNotes(src)
+	reqOpts := wl.RequestOptions()
 	doer := &load.HTTP{
 		Client: client, Adapter: adapter, BaseURL: cfg.BaseURL, Endpoint: cfg.Endpoint, Timeout: cfg.RequestTimeout,
 		Request: func(seq int64) (backend.Request, int) {
 			it := src.Item(seq)
+			notes.put(seq, it)
 			req := backend.Request{
 				Model: model, MaxTokens: it.OutputTokens, MinTokens: wl.Request.MinTokensFor(it),
-				IgnoreEOS: wl.Request.IgnoreEOS, Extra: cfg.Extra, Headers: headers,
+				IgnoreEOS: reqOpts.IgnoreEOS, Extra: cfg.Extra, Headers: headers,
 			}
 			switch {
 			case adapter.Name() == "openai-chat":
@@ -189,7 +195,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		"request_rate": rateJSON(cfg.Arrival.RequestRate), "burstiness": cfg.Arrival.Burstiness,
 		"max_concurrency": cfg.Arrival.MaxConcurrency, "num_prompts": cfg.Arrival.NumPrompts,
 		"duration_seconds": cfg.Arrival.Duration.Seconds(), "seed": cfg.Arrival.Seed,
-		"ignore_eos": wl.Request.IgnoreEOS, "min_tokens": wl.Request.MinTokens, "num_warmups": cfg.Warmups,
+		"ignore_eos": reqOpts.IgnoreEOS, "min_tokens": wl.Request.MinTokens, "num_warmups": cfg.Warmups,
 		"warmup_seconds": cfg.WarmupTime.Seconds(), "percentile_method": cfg.Metrics.Method.String(),
 		"dataset": wl.Dataset, "random_input_len": wl.Random.InputLen, "random_output_len": wl.Random.OutputLen,
 		"random_range_ratio": wl.Random.RangeRatio, "random_prefix_len": wl.Random.PrefixLen,
@@ -292,6 +298,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 				}
 				r.Labels[k] = v
 			}
+			notes.take(r)
 			measured++
 			if rw != nil && fail == nil {
 				if err := rw.Write(r); err != nil {
@@ -365,10 +372,17 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		}
 	}
 	out.Result = sum.Close()
+	out.PrefixReuse = notes.prefixReuse()
+	if t, ok := src.(interface{ Err() error }); ok && t.Err() != nil {
+		out.Warnings = append(out.Warnings, fmt.Sprintf("the workload could not be read again during the run, and requests after that were sent with a one-token prompt: %v", t.Err()))
+	}
 	if out.ServerSeries != nil {
 		start, end := serverview.RunWindow(res.Epoch, out.Result)
 		if out.Server, err = serverview.Compare(out.ServerSeries, start, end, out.Result); err != nil {
 			out.Warnings = append(out.Warnings, fmt.Sprintf("server metrics: %v", err))
+		}
+		if out.Server != nil && out.PrefixReuse != nil {
+			out.Server.TracePrefixHitRate = &out.PrefixReuse.HitRate
 		}
 		if files.server != "" {
 			if err := writeJSON(files.server, out.ServerSeries); err != nil {

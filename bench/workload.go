@@ -17,7 +17,11 @@ import (
 func buildWorkload(ctx context.Context, cfg Config, wl workload.Config, srv *server, a *backend.Adapter, model string, useIDs bool) (workload.Source, string, []string, error) {
 	if wl.Dataset != workload.DatasetRandom {
 		src, err := workload.New(wl)
-		return src, "", nil, err
+		lengths := ""
+		if useIDs {
+			lengths = "exact (token ids)"
+		}
+		return src, lengths, nil, err
 	}
 	const builtIn = "the built-in tokenizer's"
 	var warns []string

@@ -47,6 +47,11 @@ const (
 	ErrOther       ErrorKind = "other"
 )
 
+// LabelPrefixGroup is the label that names a record's prefix group (a
+// system prompt or shared prefix its prompt begins with), for per-group
+// statistics.
+const LabelPrefixGroup = "prefix_group"
+
 // Chunk is one arrival of streamed output that carried at least one token.
 // Role-only and usage-only chunks are not Chunks.
 type Chunk struct {

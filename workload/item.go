@@ -26,6 +26,9 @@ type Item struct {
 	// holding every earlier request's prompt would serve, where the
 	// dataset knows it (a trace with hash ids, see Trace); 0 otherwise.
 	ReusableTokens int
+	// Group names the prefix group the prompt belongs to (a system prompt,
+	// a shared prefix) for per-group statistics; "" for none.
+	Group string
 }
 
 // Message is one chat message.

@@ -81,6 +81,13 @@ func (c Config) RequestOptions() Request {
 	return r
 }
 
+// TokenIDs reports whether the dataset's items carry token ids
+// (Item.PromptTokenIDs), which a server that takes them gets as the prompt,
+// with exact lengths.
+func (c Config) TokenIDs() bool {
+	return c.Dataset == DatasetRandom || c.Dataset == DatasetTrace
+}
+
 // Arrivals returns the arrival process the dataset brings with it, for
 // arrival.Config.Replay: the trace's timestamps (trace), or arrivals
 // generated from ServeGen's statistics (servegen); nil for the datasets

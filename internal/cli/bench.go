@@ -118,7 +118,7 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 	}
 	if cfg.BaseURL == "" {
 		// A newcomer's first run should answer in seconds.
-		if !cmd.Flags().Changed("num-prompts") && !cmd.Flags().Changed("duration") {
+		if !cmd.Flags().Changed("num-prompts") && !cmd.Flags().Changed("duration") && !replaysWhole(cmd, &cfg) {
 			cfg.Arrival.NumPrompts = simDefaultPrompts
 		}
 	}
@@ -183,6 +183,7 @@ func prepareBench(cmd *cobra.Command, env *Env, cfg *bench.Config, f *benchFlags
 	if cmd.Flags().Changed("duration") && !cmd.Flags().Changed("num-prompts") {
 		cfg.Arrival.NumPrompts = 0 // the duration alone bounds the run
 	}
+	applyReplay(cmd, cfg)
 	return gates, nil
 }
 
@@ -262,7 +263,7 @@ func printOutcome(env *Env, format string, out *bench.Outcome) error {
 		return enc.Encode(map[string]any{
 			"result": out.Result, "generator": out.Generator, "token_check": out.Tokens,
 			"warnings": out.Warnings, "records": out.RecordsPath, "records_written": out.RecordsWritten, "summary": out.SummaryPath,
-			"interrupted": out.Run.Interrupted, "server": out.Server,
+			"interrupted": out.Run.Interrupted, "server": out.Server, "trace_prefix_reuse": out.PrefixReuse,
 		})
 	}
 	if err := report.Text(env.Stdout, out.Result, report.TextOptions{Notes: out.Notes}); err != nil {
@@ -272,6 +273,9 @@ func printOutcome(env *Env, format string, out *bench.Outcome) error {
 		if err := serverview.Text(env.Stdout, out.Server); err != nil {
 			return err
 		}
+	}
+	if out.PrefixReuse != nil && (out.Server == nil || out.Server.TracePrefixHitRate == nil) {
+		fmt.Fprintf(env.Stdout, "Trace's theoretical prefix hit rate: %s\n", out.PrefixReuse)
 	}
 	for _, w := range out.Warnings {
 		fmt.Fprintf(env.Stdout, "WARNING: %s\n", w)

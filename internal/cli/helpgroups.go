@@ -54,7 +54,9 @@ var flagGroups = map[string]string{
 	"random-output-len": groupWorkload, "random-range-ratio": groupWorkload, "random-prefix-len": groupWorkload,
 	"custom-output-len": groupWorkload, "disable-shuffle": groupWorkload, "ignore-eos": groupWorkload,
 	"min-tokens": groupWorkload, "max-tokens": groupWorkload, "no-calibrate": groupWorkload,
-	"prompt-format": groupWorkload,
+	"prompt-format": groupWorkload, "trace-format": groupWorkload, "trace-start": groupWorkload,
+	"trace-duration": groupWorkload, "trace-block-size": groupWorkload, "trace-length-scale": groupWorkload,
+	"trace-speedup": groupLoad,
 
 	// How the numbers are judged.
 	"goodput": groupSLO, "slo": groupSLO, "gate": groupSLO, "metric-percentiles": groupSLO,

@@ -7,11 +7,14 @@ import (
 	"net"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/goodput-dev/goodput/backend"
 	"github.com/goodput-dev/goodput/bench"
 	"github.com/goodput-dev/goodput/sim"
+	"github.com/goodput-dev/goodput/trace"
+	"github.com/goodput-dev/goodput/workload"
 )
 
 // The flags below are shared by the commands that send load (bench and
@@ -79,8 +82,8 @@ func (f *targetFlags) apply(env *Env, cfg *bench.Config) error {
 // output lengths asked for.
 func registerWorkloadFlags(fl *pflag.FlagSet, cfg *bench.Config) {
 	wl := &cfg.Workload
-	fl.StringVar(&wl.Dataset, "dataset-name", wl.Dataset, "workload: random, sharegpt or custom")
-	fl.StringVar(&wl.Path, "dataset-path", "", "file of the sharegpt or custom dataset")
+	fl.StringVar(&wl.Dataset, "dataset-name", wl.Dataset, "workload: random, sharegpt, custom or trace")
+	fl.StringVar(&wl.Path, "dataset-path", "", "file of the sharegpt, custom or trace dataset")
 	fl.IntVar(&wl.Random.InputLen, "random-input-len", wl.Random.InputLen, "prompt tokens of the random dataset")
 	fl.IntVar(&wl.Random.OutputLen, "random-output-len", wl.Random.OutputLen, "output tokens of the random dataset")
 	fl.Float64Var(&wl.Random.RangeRatio, "random-range-ratio", wl.Random.RangeRatio, "lengths drawn uniformly in [len·(1−r), len·(1+r)]")
@@ -93,6 +96,29 @@ func registerWorkloadFlags(fl *pflag.FlagSet, cfg *bench.Config) {
 	fl.BoolVar(&cfg.NoCalibrate, "no-calibrate", false, "do not fit random prompt lengths to the server's /tokenize")
 	fl.IntVar(&cfg.Warmups, "num-warmups", 0, "treat the first N requests as warm-up (sent, excluded from statistics)")
 	fl.DurationVar(&cfg.WarmupTime, "warmup-seconds", 0, "treat requests scheduled in this first span as warm-up")
+
+	fl.StringVar((*string)(&wl.Trace.Format), "trace-format", "", "trace file format: "+trace.Formats+" (default: sniffed from its first line)")
+	fl.DurationVar(&wl.Trace.Start, "trace-start", 0, "replay the trace from this long after its first row")
+	fl.DurationVar(&wl.Trace.Duration, "trace-duration", 0, "replay only this long a window of the trace (default: to its end)")
+	fl.IntVar(&wl.Trace.BlockSize, "trace-block-size", 0, "prompt tokens per hash id of the trace (default 512, Mooncake's)")
+	fl.Float64Var(&wl.Trace.LengthScale, "trace-length-scale", 0, "scale the trace's prompt and output lengths, and its blocks, by this factor (default 1)")
+	fl.Float64Var(&cfg.Arrival.Speedup, "trace-speedup", 0, "replay the trace this many times faster (default 1); --request-rate R instead rescales it to a mean of R req/s")
+}
+
+// applyReplay gives the run the arrivals its dataset brings, a trace's
+// timestamps: an open loop of their own. A trace is replayed whole unless
+// --num-prompts or --duration cuts it.
+func applyReplay(cmd *cobra.Command, cfg *bench.Config) {
+	cfg.Arrival.Replay = cfg.Workload.Arrivals()
+	if replaysWhole(cmd, cfg) {
+		cfg.Arrival.NumPrompts = 0
+	}
+}
+
+// replaysWhole reports whether the run replays a whole trace: no
+// --num-prompts default applies to it.
+func replaysWhole(cmd *cobra.Command, cfg *bench.Config) bool {
+	return cfg.Workload.Dataset == workload.DatasetTrace && !cmd.Flags().Changed("num-prompts")
 }
 
 // simFlags describe the built-in simulator.

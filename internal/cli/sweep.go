@@ -196,6 +196,7 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 	if cmd.Flags().Changed("duration") && !cmd.Flags().Changed("num-prompts") {
 		cfg.Arrival.NumPrompts = 0 // the duration alone bounds each point
 	}
+	applyReplay(cmd, &cfg)
 	if err := f.targetFlags.apply(env, &cfg); err != nil {
 		return err
 	}
