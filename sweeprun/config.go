@@ -75,7 +75,7 @@ func (c *Config) Validate() error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	a := c.Bench.Arrival
-	if a.NumPrompts <= 0 && a.Duration <= 0 {
+	if a.NumPrompts <= 0 && a.Duration <= 0 && a.Replay == nil {
 		bad("--num-prompts or --duration: each point needs a number of requests or a duration")
 	}
 	if a.NumPrompts < 0 {
@@ -125,6 +125,9 @@ func (c *Config) Validate() error {
 func (c *Config) checkPlan(mode sweep.Mode, auto bool) error {
 	if mode == sweep.ModeConcurrency && c.Bench.Arrival.MaxConcurrency > 0 {
 		return errors.New("--max-concurrency: a concurrency sweep sets the concurrency of each point itself")
+	}
+	if c.Virtual != nil && c.Bench.Arrival.Replay != nil && (mode == sweep.ModeConcurrency || auto) {
+		return errors.New("--concurrency: a replay in virtual time keeps the trace's arrivals, which a cap in flight cannot hold back there; sweep --request-rate, which rescales the trace to each rate")
 	}
 	if c.Virtual != nil && c.Bench.Arrival.Duration > 0 && (mode == sweep.ModeConcurrency || auto) {
 		return errors.New("--duration: in virtual time a closed loop (a concurrency load, or an auto sweep's synchronous point) ends by count: give --num-prompts instead")

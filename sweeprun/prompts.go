@@ -53,7 +53,7 @@ func (c *promptCache) get(ctx context.Context, w workload.Config, n int, ids boo
 		set = &promptSet{seed: w.Seed, src: src}
 		c.sets = append([]*promptSet{set}, c.sets[:min(len(c.sets), maxPromptSets-1)]...)
 	}
-	if err := set.grow(ctx, n, ids, w.Request); err != nil {
+	if err := set.grow(ctx, n, ids, w.RequestOptions()); err != nil {
 		return nil, nil, err
 	}
 	return set.reqs[:n], set.src, nil

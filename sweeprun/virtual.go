@@ -56,7 +56,7 @@ func (r *Runner) measureVirtual(ctx context.Context, m Measurement, cfg bench.Co
 		"request_rate": rateJSON(cfg.Arrival.RequestRate), "max_concurrency": cfg.Arrival.MaxConcurrency,
 		"burstiness": cfg.Arrival.Burstiness, "num_prompts": cfg.Arrival.NumPrompts, "seed": cfg.Arrival.Seed,
 		"simulator_seed": opts.Seed, "num_warmups": cfg.Warmups, "warmup_seconds": cfg.WarmupTime.Seconds(),
-		"percentile_method": cfg.Metrics.Method.String(), "ignore_eos": cfg.Workload.Request.IgnoreEOS,
+		"percentile_method": cfg.Metrics.Method.String(), "ignore_eos": cfg.Workload.IgnoreEOS(),
 	})
 	if err != nil {
 		return nil, err
