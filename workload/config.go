@@ -99,6 +99,8 @@ func (c Config) Validate() error {
 			bad("--dataset-name trace needs --dataset-path, the trace file")
 		}
 		errs = append(errs, c.Trace.validate()...)
+	case DatasetServeGen:
+		errs = append(errs, c.validateServeGen()...)
 	case DatasetShareGPT, DatasetCustom:
 		if c.Path == "" {
 			bad("--dataset-name %s needs --dataset-path", c.Dataset)
@@ -109,7 +111,7 @@ func (c Config) Validate() error {
 			bad("--custom-output-len must be in [1, %d], got %d", MaxOutputTokens, c.Custom.OutputLen)
 		}
 	default:
-		bad("--dataset-name %q is unknown: want random, sharegpt, custom or trace", c.Dataset)
+		bad("--dataset-name %q is unknown: want random, sharegpt, custom, trace or servegen", c.Dataset)
 	}
 	if c.Limit < 0 {
 		bad("--num-prompts must be ≥ 0, got %d", c.Limit)
@@ -182,6 +184,8 @@ func New(c Config) (Source, error) {
 		return openDataset(c, ReadShareGPT)
 	case DatasetTrace:
 		return NewTrace(c)
+	case DatasetServeGen:
+		return NewServeGen(c)
 	default:
 		return openDataset(c, ReadCustom)
 	}
@@ -198,7 +202,7 @@ func (c Config) CheckPath() error {
 	if err != nil {
 		return fmt.Errorf("--dataset-path: %w", err)
 	}
-	if fi.IsDir() {
+	if fi.IsDir() && c.Dataset != DatasetServeGen {
 		return fmt.Errorf("--dataset-path %s: is a directory, want a file", c.Path)
 	}
 	return nil

@@ -12,7 +12,7 @@ func TestValidateRejects(t *testing.T) {
 		change func(*Config)
 		want   string
 	}{
-		{"unknown dataset", func(c *Config) { c.Dataset = "sonnet" }, `--dataset-name "sonnet" is unknown: want random, sharegpt, custom or trace`},
+		{"unknown dataset", func(c *Config) { c.Dataset = "sonnet" }, `--dataset-name "sonnet" is unknown: want random, sharegpt, custom, trace or servegen`},
 		{"empty dataset", func(c *Config) { c.Dataset = "" }, `--dataset-name "" is unknown`},
 		{"path with random", func(c *Config) { c.Path = "x.json" }, "--dataset-path is not used by --dataset-name random"},
 		{"sharegpt without path", func(c *Config) { c.Dataset = DatasetShareGPT }, "--dataset-name sharegpt needs --dataset-path"},

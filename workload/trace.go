@@ -70,7 +70,7 @@ func (c Config) traceConfig() trace.Config {
 // end-of-sequence token: --ignore-eos, or a replay, whose output lengths
 // are the trace's and are enforced so (max_tokens and ignore_eos).
 func (c Config) IgnoreEOS() bool {
-	return c.Request.IgnoreEOS || c.Dataset == DatasetTrace
+	return c.Request.IgnoreEOS || c.Dataset == DatasetTrace || c.Dataset == DatasetServeGen
 }
 
 // RequestOptions returns c.Request as requests are sent: with IgnoreEOS
@@ -85,7 +85,7 @@ func (c Config) RequestOptions() Request {
 // (Item.PromptTokenIDs), which a server that takes them gets as the prompt,
 // with exact lengths.
 func (c Config) TokenIDs() bool {
-	return c.Dataset == DatasetRandom || c.Dataset == DatasetTrace
+	return c.Dataset == DatasetRandom || c.Dataset == DatasetTrace || c.Dataset == DatasetServeGen
 }
 
 // Arrivals returns the arrival process the dataset brings with it, for
@@ -97,6 +97,8 @@ func (c Config) Arrivals() arrival.Replay {
 	switch c.Dataset {
 	case DatasetTrace:
 		return traceArrivals{c}
+	case DatasetServeGen:
+		return serveGenArrivals{c}
 	}
 	return nil
 }

@@ -82,8 +82,8 @@ func (f *targetFlags) apply(env *Env, cfg *bench.Config) error {
 // output lengths asked for.
 func registerWorkloadFlags(fl *pflag.FlagSet, cfg *bench.Config) {
 	wl := &cfg.Workload
-	fl.StringVar(&wl.Dataset, "dataset-name", wl.Dataset, "workload: random, sharegpt, custom or trace")
-	fl.StringVar(&wl.Path, "dataset-path", "", "file of the sharegpt, custom or trace dataset")
+	fl.StringVar(&wl.Dataset, "dataset-name", wl.Dataset, "workload: random, sharegpt, custom, trace or servegen")
+	fl.StringVar(&wl.Path, "dataset-path", "", "file of the sharegpt, custom or trace dataset; servegen: a chunk-N-trace.csv or a directory of them")
 	fl.IntVar(&wl.Random.InputLen, "random-input-len", wl.Random.InputLen, "prompt tokens of the random dataset")
 	fl.IntVar(&wl.Random.OutputLen, "random-output-len", wl.Random.OutputLen, "output tokens of the random dataset")
 	fl.Float64Var(&wl.Random.RangeRatio, "random-range-ratio", wl.Random.RangeRatio, "lengths drawn uniformly in [len·(1−r), len·(1+r)]")
@@ -98,7 +98,7 @@ func registerWorkloadFlags(fl *pflag.FlagSet, cfg *bench.Config) {
 	fl.DurationVar(&cfg.WarmupTime, "warmup-seconds", 0, "treat requests scheduled in this first span as warm-up")
 
 	fl.StringVar((*string)(&wl.Trace.Format), "trace-format", "", "trace file format: "+trace.Formats+" (default: sniffed from its first line)")
-	fl.DurationVar(&wl.Trace.Start, "trace-start", 0, "replay the trace from this long after its first row")
+	fl.DurationVar(&wl.Trace.Start, "trace-start", 0, "replay the trace from this long after its first row (servegen: after the start of its period)")
 	fl.DurationVar(&wl.Trace.Duration, "trace-duration", 0, "replay only this long a window of the trace (default: to its end)")
 	fl.IntVar(&wl.Trace.BlockSize, "trace-block-size", 0, "prompt tokens per hash id of the trace (default 512, Mooncake's)")
 	fl.Float64Var(&wl.Trace.LengthScale, "trace-length-scale", 0, "scale the trace's prompt and output lengths, and its blocks, by this factor (default 1)")

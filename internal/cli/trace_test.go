@@ -84,3 +84,20 @@ func TestBenchTraceOnTheSimulator(t *testing.T) {
 		}
 	}
 }
+
+func TestBenchServeGenDryRun(t *testing.T) {
+	out, errOut, code := run(t, "", "bench", "--dry-run", "--dataset-name", "servegen",
+		"--dataset-path", "../../servegen/testdata/small/chunk-0-trace.csv", "--num-prompts", "50", "--trace-speedup", "10")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"Load: open loop: replay of the arrivals ServeGen's rate windows give in ../../servegen/testdata/small/chunk-0-trace.csv at 10× its speed",
+		"stops after 50 requests", "schedule: 50 requests",
+		"Workload: servegen ../../servegen/testdata/small/chunk-0-trace.csv: 1 client", "50 arrivals",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
