@@ -13,6 +13,8 @@ import (
 // vllmResult holds the per-request arrays of a `vllm bench serve
 // --save-result --save-detailed` JSON. Times are seconds; start_times come
 // from the client's perf_counter, so only their differences mean anything.
+// scheduled_times is goodput's addition to the files it writes: when each
+// request was due, on the clock of start_times.
 type vllmResult struct {
 	Date       string      `json:"date"`
 	Backend    string      `json:"backend"`
@@ -22,6 +24,7 @@ type vllmResult struct {
 	TTFTs      []float64   `json:"ttfts"`
 	ITLs       [][]float64 `json:"itls"`
 	StartTimes []float64   `json:"start_times"`
+	Scheduled  []float64   `json:"scheduled_times"`
 	E2Es       []float64   `json:"e2els"`
 	Latencies  []float64   `json:"latencies"`
 	Errors     []string    `json:"errors"`
@@ -52,13 +55,19 @@ func (v *vllmResult) records() ([]Record, error) {
 			return nil, fmt.Errorf("%q has %d entries but \"ttfts\" has %d", name, l, n)
 		}
 	}
-	for name, l := range map[string]int{"start_times": len(v.StartTimes), "errors": len(v.Errors), "e2els": len(v.E2Es), "latencies": len(v.Latencies)} {
+	for name, l := range map[string]int{"start_times": len(v.StartTimes), "scheduled_times": len(v.Scheduled), "errors": len(v.Errors), "e2els": len(v.E2Es), "latencies": len(v.Latencies)} {
 		if l != 0 && l != n {
 			return nil, fmt.Errorf("%q has %d entries but \"ttfts\" has %d", name, l, n)
 		}
 	}
+	if len(v.Scheduled) > 0 && len(v.StartTimes) == 0 {
+		return nil, errors.New(`"scheduled_times" without "start_times"`)
+	}
 	base := math.Inf(1)
 	for _, s := range v.StartTimes {
+		base = math.Min(base, s)
+	}
+	for _, s := range v.Scheduled {
 		base = math.Min(base, s)
 	}
 	recs := make([]Record, n)
@@ -80,6 +89,13 @@ func (v *vllmResult) record(i int, base float64) (Record, error) {
 			return Record{}, fmt.Errorf("start_times: %w", err)
 		}
 		rec.Scheduled, rec.Sent = s, s
+	}
+	if len(v.Scheduled) > 0 {
+		s, err := seconds(v.Scheduled[i] - base)
+		if err != nil || s > rec.Sent {
+			return Record{}, fmt.Errorf("scheduled_times: %v is not a time before the send", v.Scheduled[i])
+		}
+		rec.Scheduled = s
 	}
 	rec.End = rec.Sent
 	if len(v.Errors) > 0 && v.Errors[i] != "" {
