@@ -32,6 +32,14 @@ type Outcome struct {
 	RecordsPath string   // empty when no --result-dir
 	SummaryPath string
 	VLLMPath    string
+	// ResultPath is vLLM's result file (--save-result), where vLLM
+	// writes it.
+	ResultPath string
+	// Model is the model the run asked for (--model or the server's).
+	Model string
+	// VLLM holds vLLM's own summary figures when the run computed them
+	// (a vLLM result file, or VLLMFile.Collect); nil otherwise.
+	VLLM *VLLMFigures
 	// Server is the server's own account of the run from its /metrics (nil
 	// with NoServerMetrics); ServerSeries the scrapes it came from, saved
 	// as <name>.server.json beside the records.
@@ -55,6 +63,9 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	}
 	adapter, _ := backend.Lookup(cfg.Backend)
 	adapter = adapter.WithUsage(cfg.Usage)
+	if cfg.VLLMResult || cfg.VLLMFile.Save && cfg.VLLMFile.Detailed || cfg.Tokenizer != nil {
+		adapter = adapter.WithText() // generated_texts, or output tokens counted from text
+	}
 	headers := cfg.Headers.Clone()
 	if headers == nil {
 		headers = http.Header{}
@@ -63,6 +74,10 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		headers.Set("Authorization", "Bearer "+cfg.APIKey)
 	}
 
+	preloaded, err := fitToDataset(&cfg)
+	if err != nil {
+		return nil, err
+	}
 	plan, err := cfg.Arrival.Plan()
 	if err != nil {
 		return nil, err
@@ -109,15 +124,20 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		case err == nil:
 			wl.Counter = counter
 			out.Notes = append(out.Notes, "prompt lengths calibrated with the server's /tokenize")
+		case errors.Is(err, errNoTokenizer) && cfg.Tokenizer != nil:
+			wl.Counter = func(s string) (int, error) { return cfg.Tokenizer.Count(s), nil }
+			out.Notes = append(out.Notes, "server has no /tokenize: prompt lengths calibrated with --tokenizer")
 		case errors.Is(err, errNoTokenizer):
 			out.Notes = append(out.Notes, "server has no /tokenize: prompt lengths use the built-in tokenizer")
 		default:
 			out.Warnings = append(out.Warnings, fmt.Sprintf("prompt lengths not calibrated: %v", err))
 		}
 	}
-	src, err := workload.New(wl)
-	if err != nil {
-		return nil, err
+	src := preloaded
+	if src == nil {
+		if src, err = workload.New(wl); err != nil {
+			return nil, err
+		}
 	}
 
 	lplan := loadPlan(plan, cfg)
@@ -129,6 +149,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 				Model: model, MaxTokens: it.OutputTokens, MinTokens: wl.Request.MinTokensFor(it),
 				IgnoreEOS: wl.Request.IgnoreEOS, Extra: cfg.Extra, Headers: headers,
 			}
+			cfg.Request.apply(&req, seq, cfg.Arrival.Seed)
 			switch {
 			case adapter.Name() == "openai-chat":
 				for _, m := range it.Messages() {
@@ -143,6 +164,12 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		},
 	}
 
+	out.Model = model
+	if note, err := warmUp(ctx, cfg, doer, plan); err != nil {
+		return nil, err
+	} else if note != "" {
+		out.Notes = append(out.Notes, note)
+	}
 	out.Notes = append(describe(cfg, model, plan, src), out.Notes...)
 	runCfg := map[string]any{
 		"base_url": cfg.BaseURL, "backend": adapter.Name(), "endpoint": cfg.Endpoint, "model": model,
@@ -169,6 +196,9 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		defer scraper.Stop() // a no-op once the run has stopped it
 	}
 
+	if cfg.Profile {
+		srv.profile(ctx, "/start_profile", out)
+	}
 	header, err := record.NewHeader("goodput "+version(), runCfg)
 	if err != nil {
 		return nil, err
@@ -216,7 +246,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 
 	sum := metrics.NewSummary(cfg.Metrics)
 	prog := newProgress(progress, terminal, expected(plan))
-	vl := newVLLMCollector(cfg.VLLMResult)
+	vl := newVLLMCollector(cfg.VLLMResult || cfg.VLLMFile.Save || cfg.VLLMFile.Collect, plan.Closed != nil)
 	recs := make(chan *record.Record, 1024)
 	consumed := make(chan error, 1)
 	// The consumer owns rw, prog and vl; Run's goroutine reads them only
@@ -229,6 +259,9 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 					r.Labels = map[string]string{}
 				}
 				r.Labels[k] = v
+			}
+			if cfg.Tokenizer != nil {
+				countFromText(r, cfg.Tokenizer)
 			}
 			if rw != nil && werr == nil {
 				werr = rw.Write(r)
@@ -243,6 +276,9 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	res, runErr := load.Run(ctx, lplan, doer, recs)
 	if scraper != nil {
 		out.ServerSeries = scraper.Stop()
+	}
+	if cfg.Profile {
+		srv.profile(context.WithoutCancel(ctx), "/stop_profile", out)
 	}
 	close(recs)
 	werr := <-consumed
@@ -294,10 +330,12 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 			return nil, err
 		}
 	}
-	if out.VLLMPath != "" {
-		if err := vl.write(out.VLLMPath, cfg, model, out.Result); err != nil {
-			return nil, err
-		}
+	var offsets []time.Duration
+	if plan.Open != nil {
+		offsets = plan.Open.Offsets
+	}
+	if out.ResultPath, err = out.writeVLLM(cfg, vl, model, header.Start, rpsChanges(cfg.Arrival, offsets, header.Start)); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -38,6 +38,7 @@ var _ Doer = (*HTTP)(nil)
 func (h *HTTP) Do(ctx context.Context, seq int64, rec *record.Record, now func() int64) {
 	req, inTokens := h.Request(seq)
 	rec.InputTokens = inTokens
+	rec.RequestID = req.RequestID
 	if h.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, h.Timeout)

@@ -131,7 +131,7 @@ func (v *vllmResult) record(i int, base float64) (Record, error) {
 			break
 		}
 	}
-	if err := spreadTokens(rec.Chunks, rec.OutputTokens); err != nil {
+	if err := SpreadTokens(rec.Chunks, rec.OutputTokens); err != nil {
 		return Record{}, err
 	}
 	if rec.OutputTokens == 0 {
@@ -141,11 +141,11 @@ func (v *vllmResult) record(i int, base float64) (Record, error) {
 	return rec, nil
 }
 
-// spreadTokens gives chunks the total of n tokens when the server counted
-// more tokens than chunks arrived (several tokens per chunk): each chunk
-// keeps at least one and the surplus goes evenly, earlier chunks first.
-// With n ≤ len(chunks) the chunks keep one token each.
-func spreadTokens(chunks []Chunk, n int) error {
+// SpreadTokens gives chunks the total of n tokens when more tokens were
+// counted than chunks arrived (several tokens per chunk): each chunk keeps
+// at least one and the surplus goes evenly, earlier chunks first. With
+// n ≤ len(chunks) the chunks keep one token each.
+func SpreadTokens(chunks []Chunk, n int) error {
 	k := len(chunks)
 	if k == 0 || n <= k {
 		return nil

@@ -193,3 +193,19 @@ func FuzzTranslate(f *testing.F) {
 		}
 	})
 }
+
+func TestForcesIgnoreEOS(t *testing.T) {
+	for _, tt := range []struct {
+		dataset, backend string
+		want             bool
+	}{
+		{"random", "vllm", true},
+		{"random", "openai-chat", true},
+		{"sharegpt", "vllm", false}, // datasets with real answers stop where they stop
+		{"random", "tgi", false},    // not an OpenAI backend
+	} {
+		if got := ForcesIgnoreEOS(tt.dataset, tt.backend); got != tt.want {
+			t.Errorf("ForcesIgnoreEOS(%s, %s) = %v", tt.dataset, tt.backend, got)
+		}
+	}
+}

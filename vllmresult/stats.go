@@ -45,6 +45,10 @@ func stat(values []float64, ps []float64) Stat {
 	return s
 }
 
+// Peaks returns vLLM's max_output_tokens_per_s and max_concurrent_requests
+// of the requests (see peakOutput).
+func Peaks(reqs []Request) (tokensPerSecond float64, concurrent int) { return peakOutput(reqs) }
+
 // peakOutput returns vLLM's max_output_tokens_per_s and
 // max_concurrent_requests over the successful requests: the most chunks
 // that arrived within one second-long bucket counted from the earliest

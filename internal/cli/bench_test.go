@@ -70,7 +70,7 @@ func TestBenchDryRunSendsNothing(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	for _, want := range []string{"Load: open loop: poisson arrivals at 5 req/s", "schedule: 100 requests",
-		"Workload: random: input 1024 tokens, output 128 tokens", "the first 5 requests are excluded", "Dry run: nothing was sent."} {
+		"Workload: random: input 1024 tokens, output 128 tokens", "Warm-up: 5 requests sent before the run, left out of it", "Dry run: nothing was sent."} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -95,7 +95,7 @@ func TestBenchUsageErrors(t *testing.T) {
 		{[]string{"bench", "--base-url", "127.0.0.1:9", "--num-prompts", "1"}, "--base-url"},
 		{[]string{"bench", "--sim-gpu", "abacus"}, "--sim-gpu"},
 		{[]string{"bench", "stray"}, `unexpected argument "stray"`},
-		{[]string{"bench", "--label", "x"}, "--label"},
+		{[]string{"bench", "--record-label", "x"}, "--label"},
 		// Found before the simulator starts or a server is waited for.
 		{[]string{"bench", "--dataset-name", "sharegpt", "--dataset-path", "no-such.json"}, "--dataset-path: stat no-such.json: no such file"},
 		{[]string{"bench", "--base-url", "http://127.0.0.1:9", "--dataset-name", "custom", "--dataset-path", t.TempDir()}, "is a directory"},
