@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/goodput-dev/goodput/workload"
 )
 
 // Arity is how many values a flag takes on vLLM's command line.
@@ -51,6 +53,9 @@ type Flag struct {
 	// Allow, for a Refused flag, accepts the values that ask for nothing
 	// goodput lacks (vLLM's default, such as --random-batch-size 1).
 	Allow func(values []string) bool
+	// Refuse, for a Native flag, returns why goodput refuses a value
+	// vLLM takes (a multimodal dataset, an audio backend), or "".
+	Refuse func(value string) string
 	// VLLMOnly marks the flags goodput has only for vLLM's sake: a command
 	// line that uses one is written for vLLM (see Result.VLLMStyle).
 	VLLMOnly bool
@@ -73,7 +78,7 @@ var Flags = []Flag{
 	{Name: "asr-min-audio-len-sec", Arity: One, Handling: Refused,
 		VLLM:    "shortest audio clip of an ASR dataset",
 		Goodput: "refused: audio datasets are not supported"},
-	{Name: "backend", Arity: One,
+	{Name: "backend", Arity: One, Refuse: refusedBackend,
 		VLLM:    "request API: vllm and openai (completions), openai-chat, openai-audio, openai-responses, embeddings, pooling and rerank APIs",
 		Goodput: "vllm, openai and openai-chat as vLLM; also tgi, llamacpp and ollama; audio, responses, embeddings, pooling and rerank are refused with the reason"},
 	{Name: "base-url", Arity: One,
@@ -112,7 +117,7 @@ var Flags = []Flag{
 	{Name: "custom-skip-chat-template", Arity: Bool, Handling: Ignored,
 		VLLM:    "(old releases) send custom prompts without the chat template",
 		Goodput: "ignored: goodput never applies a chat template on the client"},
-	{Name: "dataset-name", Arity: One,
+	{Name: "dataset-name", Arity: One, Refuse: workload.RefusedDataset,
 		VLLM:    "workload: random, sharegpt, custom, sonnet, burstgpt, prefix_repetition, spec_bench, hf, random-mm, random-rerank, txt-slices, timed_trace, speed_bench, custom_image, custom_audio",
 		Goodput: "random, sharegpt, custom, sonnet, burstgpt, prefix_repetition, spec_bench and hf (a local JSON Lines or Parquet file); multimodal, rerank, timed-trace and others are refused with the reason"},
 	{Name: "dataset-path", Arity: One,
@@ -130,7 +135,7 @@ var Flags = []Flag{
 	{Name: "endpoint", Arity: One,
 		VLLM:    "API path (default /v1/completions, whatever the backend)",
 		Goodput: "the same; the default is the backend's own path (/v1/chat/completions for openai-chat)"},
-	{Name: "endpoint-type", Arity: One, Handling: Renamed, To: "backend",
+	{Name: "endpoint-type", Arity: One, Handling: Renamed, To: "backend", Refuse: refusedBackend,
 		VLLM:    "(old releases) the request API, now --backend",
 		Goodput: "--backend"},
 	{Name: "extra-body", Arity: One,
@@ -394,6 +399,22 @@ var Flags = []Flag{
 		VLLM:    "accepted and not sent with any request",
 		Goodput: "ignored, as in vLLM"},
 }
+
+// refusedBackends are vLLM's --backend values goodput has no protocol for.
+var refusedBackends = map[string]string{
+	"openai-audio":              "audio benchmarks are not supported",
+	"openai-responses":          "the Responses API is not supported: use openai-chat",
+	"openai-embeddings":         "embedding benchmarks are not supported",
+	"openai-embeddings-chat":    "embedding benchmarks are not supported",
+	"openai-embeddings-clip":    "embedding benchmarks are not supported",
+	"openai-embeddings-vlm2vec": "embedding benchmarks are not supported",
+	"infinity-embeddings":       "embedding benchmarks are not supported",
+	"infinity-embeddings-clip":  "embedding benchmarks are not supported",
+	"vllm-pooling":              "pooling benchmarks are not supported",
+	"vllm-rerank":               "rerank benchmarks are not supported",
+}
+
+func refusedBackend(v string) string { return refusedBackends[v] }
 
 // allowValues returns an Allow func accepting exactly these values.
 func allowValues(ok ...string) func([]string) bool {

@@ -151,6 +151,14 @@ func (t *translator) flag(args []string, i int) int {
 	if vf.VLLMOnly {
 		t.vllmStyle("--" + canon)
 	}
+	if vf.Refuse != nil {
+		for _, v := range vals {
+			if why := vf.Refuse(v); why != "" {
+				t.problem("--%s %s: refused: %s", canon, v, why)
+				return i
+			}
+		}
+	}
 	switch vf.Handling {
 	case Native:
 		if gf == nil {

@@ -209,3 +209,24 @@ func TestForcesIgnoreEOS(t *testing.T) {
 		}
 	}
 }
+
+func TestTranslateRefusesValuesGoodputLacks(t *testing.T) {
+	fs := benchFlags()
+	_, err := Translate([]string{"--backend", "openai-audio", "--dataset-name", "custom_audio", "--endpoint-type=vllm-rerank"}, fs)
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatalf("err = %v", err)
+	}
+	want := []string{
+		"--backend openai-audio: refused: audio benchmarks are not supported",
+		"--dataset-name custom_audio: refused: audio datasets are not supported",
+		"--endpoint-type vllm-rerank: refused: rerank benchmarks are not supported",
+	}
+	if !reflect.DeepEqual(e.Problems, want) {
+		t.Errorf("problems %q", e.Problems)
+	}
+	// The values goodput has pass.
+	if _, err := Translate([]string{"--backend", "vllm", "--dataset-name", "sonnet"}, fs); err != nil {
+		t.Error(err)
+	}
+}

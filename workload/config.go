@@ -24,6 +24,10 @@ const (
 // datasetNames lists the --dataset-name values, for messages.
 const datasetNames = "random, sharegpt, custom, sonnet, burstgpt, prefix_repetition, spec_bench or hf"
 
+// RefusedDataset returns why goodput refuses a --dataset-name vLLM takes,
+// or "" for one goodput has or does not know.
+func RefusedDataset(name string) string { return refusedDatasets[name] }
+
 // refusedDatasets are `vllm bench serve` datasets goodput does not have,
 // with the reason.
 var refusedDatasets = map[string]string{
@@ -239,6 +243,9 @@ func New(c Config) (Source, error) {
 func (c Config) CheckPath() error {
 	if c.Dataset == DatasetRandom || c.Path == "" {
 		return nil
+	}
+	if c.Dataset == DatasetHF && refusedHF(c.hfName()) != "" {
+		return nil // Validate says why
 	}
 	fi, err := os.Stat(c.Path)
 	if err != nil && c.Dataset == DatasetHF && hubID(c.Path) {

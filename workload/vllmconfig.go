@@ -86,7 +86,11 @@ func (c Config) validateVLLMDataset() []error {
 			bad("--hf-output-len must be in [0, %d], got %d", MaxOutputTokens, c.HF.OutputLen)
 		}
 		if why := refusedHF(c.hfName()); why != "" {
-			bad("--hf-name %s: %s", c.hfName(), why)
+			flag := "--hf-name"
+			if c.HF.Name == "" {
+				flag = "--dataset-path"
+			}
+			bad("%s %s: %s", flag, c.hfName(), why)
 		}
 	}
 	return errs
