@@ -111,7 +111,12 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	if wl.Limit == 0 && cfg.Arrival.NumPrompts > 0 {
 		wl.Limit = cfg.Arrival.NumPrompts
 	}
-	useIDs, note, err := chooseIDs(ctx, cfg, srv, adapter, model, headers)
+	// The name sent in requests; --served-model-name when it differs.
+	wire := model
+	if cfg.Request.ServedModelName != "" {
+		wire = cfg.Request.ServedModelName
+	}
+	useIDs, note, err := chooseIDs(ctx, cfg, srv, adapter, wire, headers)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +124,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		out.Notes = append(out.Notes, note)
 	}
 	if wl.Dataset == workload.DatasetRandom && !cfg.NoCalibrate && !useIDs {
-		counter, err := srv.tokenCounter(ctx, model)
+		counter, err := srv.tokenCounter(ctx, wire)
 		switch {
 		case err == nil:
 			wl.Counter = counter
