@@ -59,11 +59,19 @@ type Config struct {
 	// shards' records merge onto one clock. Zero starts at once.
 	StartAt time.Time
 
-	ResultDir  string            // --result-dir: where records and summaries go
-	RunName    string            // --run-name: file name stem; default goodput-<time>
-	SaveResult bool              // --save-result: also write the JSON summary
-	VLLMResult bool              // --format vllm: also write a vllm bench serve result JSON
-	Labels     map[string]string // --label: added to every record
+	ResultDir  string // --result-dir: where records and summaries go
+	RunName    string // --run-name: file name stem; default goodput-<time>
+	SaveResult bool   // --save-result: also write the JSON summary
+	VLLMResult bool   // --format vllm: also write a vllm bench serve result JSON
+	// Overwrite lets the run replace the files of an earlier run of the
+	// same --run-name (--overwrite); without it Run refuses to start.
+	Overwrite bool
+	// IgnoreWriteErrors keeps the run measuring when its records can no
+	// longer be written (--ignore-write-errors); without it the run stops
+	// at the first failed write. Either way the summary holds every
+	// measured request.
+	IgnoreWriteErrors bool
+	Labels            map[string]string // --label: added to every record
 
 	Metrics metrics.Options
 	// LagThreshold is the p99 dispatch lag above which the run says the

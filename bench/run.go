@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -30,6 +29,10 @@ type Outcome struct {
 	Warnings    []string // plain-words problems with the run itself
 	Notes       []string // what was run, for the summary heading
 	RecordsPath string   // empty when no --result-dir
+	// RecordsWritten is how many records reached RecordsPath whole.
+	RecordsWritten int64
+	// SummaryPath, VLLMPath and ServerPath name the files written; each
+	// is empty when its file was not asked for or could not be written.
 	SummaryPath string
 	VLLMPath    string
 	// ResultPath is vLLM's result file (--save-result), where vLLM
@@ -57,9 +60,33 @@ const epochLead = 5 * time.Millisecond
 // are written to cfg.ResultDir as they complete, so an interrupted run keeps
 // everything it measured; Run then still returns an Outcome, with
 // Run.Interrupted set.
+//
+// When the run measured but could not write a file (a full disk), Run
+// returns both its Outcome, whose Result holds every measured request, and
+// an error holding a *SaveError per file; the caller should print the
+// summary and then the error. A record file that cannot be written stops
+// the run at once unless cfg.IgnoreWriteErrors. Before anything is sent,
+// Run refuses files of an earlier run of the same --run-name
+// (ErrResultExists) unless cfg.Overwrite.
 func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*Outcome, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
+	}
+	var files resultFiles
+	if cfg.ResultDir != "" {
+		if err := os.MkdirAll(cfg.ResultDir, 0o755); err != nil {
+			return nil, fmt.Errorf("--result-dir: %w", err)
+		}
+		// Default names carry the run's start: the agreed one of a
+		// sharded run, so that its shards' names match.
+		start := cfg.StartAt
+		if start.IsZero() {
+			start = time.Now()
+		}
+		var err error
+		if files, err = chooseFiles(cfg, start); err != nil {
+			return nil, err
+		}
 	}
 	adapter, _ := backend.Lookup(cfg.Backend)
 	adapter = adapter.WithUsage(cfg.Usage)
@@ -208,6 +235,10 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	if err != nil {
 		return nil, err
 	}
+	// The first requests (and whatever builds them on first use, such as
+	// the built-in tokenizer) are built before the epoch is chosen, so that
+	// they leave on time.
+	load.PrepareFirst(lplan, doer)
 	// The header's Start is the instant every record time counts from: by
 	// default a moment after now, once the files below are open, so that
 	// the first requests are not late by the set-up.
@@ -219,45 +250,39 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	header.Labels = cfg.Labels
 
 	var rw *record.Writer
-	var recFile *os.File
+	var syncRecords func() error
 	if cfg.ResultDir != "" {
-		if err := os.MkdirAll(cfg.ResultDir, 0o755); err != nil {
-			return nil, fmt.Errorf("--result-dir: %w", err)
-		}
-		name := cfg.RunName
-		if name == "" {
-			name = "goodput-" + header.Start.Format("20060102-150405")
-			if a := cfg.Arrival; a.Shards > 1 {
-				// Shards start in the same second and may share a directory.
-				name += fmt.Sprintf("-shard%d-of-%d", a.Shard, a.Shards)
-			}
-		}
-		out.RecordsPath = filepath.Join(cfg.ResultDir, name+".jsonl")
-		recFile, err = os.Create(out.RecordsPath)
+		out.RecordsPath = files.records
+		recFile, err := openRecordFile(files.records, cfg.Overwrite)
 		if err != nil {
-			return nil, fmt.Errorf("--result-dir: %w", err)
+			return nil, err
 		}
 		defer recFile.Close()
 		if rw, err = record.NewWriter(recFile, header); err != nil {
 			return nil, fmt.Errorf("%s: %w", out.RecordsPath, err)
 		}
-		if cfg.SaveResult {
-			out.SummaryPath = filepath.Join(cfg.ResultDir, name+".summary.json")
-		}
-		if cfg.VLLMResult {
-			out.VLLMPath = filepath.Join(cfg.ResultDir, name+".vllm.json")
-		}
+		syncRecords = recFile.Sync
 	}
 
+	// A failed record write cancels the run (unless told to go on): the
+	// runner then stops scheduling and drains, as after Ctrl-C.
+	runCtx, stopRun := context.WithCancelCause(ctx)
+	defer stopRun(nil)
 	sum := metrics.NewSummary(cfg.Metrics)
 	prog := newProgress(progress, terminal, expected(plan))
 	vl := newVLLMCollector(cfg.VLLMResult || cfg.VLLMFile.Save || cfg.VLLMFile.Collect, plan.Closed != nil)
 	recs := make(chan *record.Record, 1024)
-	consumed := make(chan error, 1)
+	// consumed delivers the consumer's account of the record file.
+	type written struct {
+		fail              *SaveError // the first failed write, nil if none
+		measured, lastSeq int64      // records seen; the last one written whole
+	}
+	consumed := make(chan written, 1)
 	// The consumer owns rw, prog and vl; Run's goroutine reads them only
 	// after consumed delivers.
 	go func() {
-		var werr error
+		var fail *SaveError
+		var measured, lastSeq int64
 		for r := range recs {
 			for k, v := range cfg.Labels {
 				if r.Labels == nil {
@@ -268,17 +293,28 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 			if cfg.Tokenizer != nil {
 				countFromText(r, cfg.Tokenizer)
 			}
-			if rw != nil && werr == nil {
-				werr = rw.Write(r)
+			measured++
+			if rw != nil && fail == nil {
+				if err := rw.Write(r); err != nil {
+					fail = &SaveError{Path: files.records, Err: err, Records: true, LastSeq: lastSeq, Stopped: !cfg.IgnoreWriteErrors}
+					if fail.Stopped {
+						stopRun(errRecordsLost)
+					}
+				} else {
+					lastSeq = r.Seq
+				}
 			}
 			sum.Add(r)
 			prog.add(r)
 			vl.add(r)
 		}
-		consumed <- werr
+		if fail != nil {
+			fail.Measured = measured
+		}
+		consumed <- written{fail, measured, lastSeq}
 	}()
 	stopTicker := prog.start()
-	res, runErr := load.Run(ctx, lplan, doer, recs)
+	res, runErr := load.Run(runCtx, lplan, doer, recs)
 	if scraper != nil {
 		out.ServerSeries = scraper.Stop()
 	}
@@ -286,26 +322,40 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		srv.profile(context.WithoutCancel(ctx), "/stop_profile", out)
 	}
 	close(recs)
-	werr := <-consumed
+	w := <-consumed
+	recFail := w.fail
 	stopTicker()
 	prog.finish()
 	if runErr != nil {
 		return nil, runErr
 	}
+	// Stopped for a write error, the run was not interrupted by the user.
+	res.Interrupted = res.Interrupted && ctx.Err() != nil
 	out.Run = res
+	var saveErrs []error
 	if rw != nil {
 		t := record.Trailer{Interrupted: res.Interrupted, End: res.End}
 		if res.Interrupted {
 			t.Reason = "interrupted"
 		}
-		if werr == nil {
-			werr = rw.Close(t)
+		if recFail == nil {
+			err := rw.Close(t)
+			if err == nil {
+				err = syncRecords()
+			}
+			if err != nil {
+				// Every record was handed to the file; the end marker or
+				// the flush to disk failed.
+				recFail = &SaveError{Path: files.records, Err: err, Records: true, Measured: w.measured, LastSeq: w.lastSeq}
+			}
 		}
-		if err := recFile.Sync(); werr == nil && err != nil {
-			werr = err
-		}
-		if werr != nil {
-			return nil, fmt.Errorf("%s: %w", out.RecordsPath, werr)
+		out.RecordsWritten = rw.Count()
+		if recFail != nil {
+			recFail.Written = rw.Count()
+			if recFail.Written > 0 {
+				recFail.LastLine = int(recFail.Written) + 1 // the header is line 1
+			}
+			saveErrs = append(saveErrs, recFail)
 		}
 	}
 	out.Result = sum.Close()
@@ -314,10 +364,11 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		if out.Server, err = serverview.Compare(out.ServerSeries, start, end, out.Result); err != nil {
 			out.Warnings = append(out.Warnings, fmt.Sprintf("server metrics: %v", err))
 		}
-		if cfg.ResultDir != "" {
-			out.ServerPath = strings.TrimSuffix(out.RecordsPath, ".jsonl") + ".server.json"
-			if err := writeJSON(out.ServerPath, out.ServerSeries); err != nil {
-				return nil, err
+		if files.server != "" {
+			if err := writeJSON(files.server, out.ServerSeries); err != nil {
+				saveErrs = append(saveErrs, &SaveError{Path: files.server, Err: err})
+			} else {
+				out.ServerPath = files.server
 			}
 		}
 	}
@@ -330,20 +381,28 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	if res.Interrupted {
 		out.Warnings = append(out.Warnings, fmt.Sprintf("run interrupted: %d of the planned requests were sent; everything measured is kept", res.Sent))
 	}
-	if out.SummaryPath != "" {
-		if err := writeSummary(out.SummaryPath, header, cfg, out); err != nil {
-			return nil, err
+	if recFail != nil && recFail.Written < recFail.Measured {
+		out.Warnings = append(out.Warnings, fmt.Sprintf("only %d of %d measured records reached %s: this summary is the one account of the others",
+			recFail.Written, recFail.Measured, files.records))
+	}
+	if files.summary != "" {
+		if err := writeSummary(files.summary, header, cfg, out); err != nil {
+			saveErrs = append(saveErrs, &SaveError{Path: files.summary, Err: err})
+		} else {
+			out.SummaryPath = files.summary
 		}
 	}
 	var offsets []time.Duration
 	if plan.Open != nil {
 		offsets = plan.Open.Offsets
 	}
-	if out.ResultPath, err = out.writeVLLM(cfg, vl, model, header.Start, rpsChanges(cfg.Arrival, offsets, header.Start)); err != nil {
-		return nil, err
-	}
-	return out, nil
+	saveErrs = append(saveErrs, out.writeVLLM(cfg, vl, model, header.Start, rpsChanges(cfg.Arrival, offsets, header.Start), files.vllm)...)
+	return out, errors.Join(saveErrs...)
 }
+
+// errRecordsLost is the cause of a run stopped because its records could
+// no longer be written.
+var errRecordsLost = errors.New("records can no longer be written")
 
 // loadPlan turns the arrival plan into the runner's plan.
 func loadPlan(p arrival.Plan, cfg Config) load.Plan {

@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -86,11 +85,12 @@ func rpsChanges(a arrival.Config, offsets []time.Duration, start time.Time) []vl
 }
 
 // writeVLLM writes the vLLM result files the run asks for: vLLM's own
-// (--save-result) where vLLM writes it, and goodput's --format vllm copy
-// beside the records. It returns the path of the former.
-func (o *Outcome) writeVLLM(cfg Config, v *vllmCollector, model string, start time.Time, changes []vllmresult.RPSChange) (string, error) {
+// (--save-result) where vLLM writes it, setting o.ResultPath, and
+// goodput's --format vllm copy at formatPath beside the records, setting
+// o.VLLMPath. It returns a *SaveError for each file it could not write.
+func (o *Outcome) writeVLLM(cfg Config, v *vllmCollector, model string, start time.Time, changes []vllmresult.RPSChange, formatPath string) []error {
 	if !v.on {
-		return "", nil
+		return nil
 	}
 	run := vllmRun(cfg, model, start, o.Result)
 	run.RPSChanges = changes
@@ -104,26 +104,32 @@ func (o *Outcome) writeVLLM(cfg Config, v *vllmCollector, model string, start ti
 		}
 	}
 	o.VLLM = fig
-	if o.VLLMPath != "" {
+	var errs []error
+	if formatPath != "" {
 		full := run
 		full.Detailed = true
-		if err := vllmresult.WriteFile(o.VLLMPath, vllmresult.Build(full, v.reqs), false); err != nil {
-			return "", fmt.Errorf("--format vllm: %w", err)
+		if err := vllmresult.WriteFile(formatPath, vllmresult.Build(full, v.reqs), false); err != nil {
+			errs = append(errs, &SaveError{Path: formatPath, Err: err})
+		} else {
+			o.VLLMPath = formatPath
 		}
 	}
 	if !cfg.VLLMFile.Save {
-		return "", nil
+		return errs
 	}
+	// vLLM replaces its result file, or appends to it: an earlier run's
+	// file of the same name is not protected, as it is not in vLLM.
 	path := VLLMResultPath(cfg, model, start)
 	if dir := filepath.Dir(path); dir != "." {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return "", fmt.Errorf("--result-dir: %w", err)
+			return append(errs, &SaveError{Path: path, Err: err})
 		}
 	}
 	if err := vllmresult.WriteFile(path, vllmresult.Build(run, v.reqs), cfg.VLLMFile.Append); err != nil {
-		return "", fmt.Errorf("--save-result: %w", err)
+		return append(errs, &SaveError{Path: path, Err: err})
 	}
-	return path, nil
+	o.ResultPath = path
+	return errs
 }
 
 // VLLMResultPath is where --save-result writes vLLM's file for a run of

@@ -3,8 +3,11 @@ package load
 import (
 	"context"
 	"crypto/tls"
+	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptrace"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -26,17 +29,60 @@ type HTTP struct {
 	// Timeout bounds one request from send to end of stream; 0 means none.
 	Timeout time.Duration
 
+	mu       sync.Mutex // guards prepared
+	prepared map[int64]prepared
+
 	chunks   atomic.Int64 // token-bearing chunks read
 	usage    atomic.Int64 // tokens the servers reported, where they did
 	counted  atomic.Int64 // chunks of the responses that reported a count
 	mismatch atomic.Int64 // responses whose reported count differs from their chunk count
 }
 
-var _ Doer = (*HTTP)(nil)
+var (
+	_ Doer     = (*HTTP)(nil)
+	_ Preparer = (*HTTP)(nil)
+)
+
+// prepared is what Request returned for a request not yet sent.
+type prepared struct {
+	req      backend.Request
+	inTokens int
+}
+
+// Prepare calls Request for seq ahead of its send, so that Do need not;
+// see Preparer.
+func (h *HTTP) Prepare(seq int64) {
+	h.mu.Lock()
+	_, done := h.prepared[seq]
+	h.mu.Unlock()
+	if done {
+		return
+	}
+	req, in := h.Request(seq)
+	h.mu.Lock()
+	if h.prepared == nil {
+		h.prepared = map[int64]prepared{}
+	}
+	h.prepared[seq] = prepared{req, in}
+	h.mu.Unlock()
+}
+
+// request returns what to send for seq: what Prepare built, or Request's
+// answer now.
+func (h *HTTP) request(seq int64) (backend.Request, int) {
+	h.mu.Lock()
+	p, ok := h.prepared[seq]
+	delete(h.prepared, seq)
+	h.mu.Unlock()
+	if ok {
+		return p.req, p.inTokens
+	}
+	return h.Request(seq)
+}
 
 // Do performs request seq; see Doer.
 func (h *HTTP) Do(ctx context.Context, seq int64, rec *record.Record, now func() int64) {
-	req, inTokens := h.Request(seq)
+	req, inTokens := h.request(seq)
 	rec.InputTokens = inTokens
 	rec.RequestID = req.RequestID
 	if h.Timeout > 0 {
@@ -51,10 +97,23 @@ func (h *HTTP) Do(ctx context.Context, seq int64, rec *record.Record, now func()
 		rec.Error, rec.Msg = record.ErrOther, err.Error()
 		return
 	}
+	var conn atomic.Pointer[sniffConn] // the connection the request went out on
+	hreq = hreq.WithContext(httptrace.WithClientTrace(hreq.Context(), &httptrace.ClientTrace{
+		GotConn: func(i httptrace.GotConnInfo) {
+			if c, ok := i.Conn.(*sniffConn); ok {
+				conn.Store(c)
+			}
+		},
+	}))
 	rec.Sent = now()
 	resp, err := h.Client.Do(hreq)
 	if err != nil {
 		backend.RecordError(rec, err, now())
+		if c := conn.Load(); c != nil && (rec.Error == record.ErrReset || rec.Error == record.ErrOther || rec.Error == record.ErrProtocol) {
+			if first := c.notHTTP(); first != nil {
+				rec.Error, rec.Msg = record.ErrProtocol, fmt.Sprintf("the server's answer is not HTTP: it begins %q (%s)", first, rec.Msg)
+			}
+		}
 		return
 	}
 	st := h.Adapter.ReadStream(resp, now, rec)
@@ -84,6 +143,17 @@ func (h *HTTP) TokenCheck() TokenCheck {
 	return TokenCheck{Chunks: h.chunks.Load(), UsageTokens: h.usage.Load(), UsageChunks: h.counted.Load(), Mismatched: h.mismatch.Load()}
 }
 
+// sniffDial wraps dial so that every connection is a sniffConn.
+func sniffDial(dial func(ctx context.Context, network, addr string) (net.Conn, error)) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return &sniffConn{Conn: c}, nil
+	}
+}
+
 // NewClient returns an HTTP client for a benchmark with up to conns
 // simultaneous streams: connections are kept and reused across requests,
 // responses are not decompressed (a decompressor would delay bytes and blur
@@ -95,7 +165,7 @@ func NewClient(conns int, insecure bool) *http.Client {
 	}
 	t := &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		DialContext:           sniffDial((&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext),
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          conns,
 		MaxIdleConnsPerHost:   conns,

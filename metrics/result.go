@@ -32,6 +32,10 @@ type Counts struct {
 	Total     int64 `json:"total"`     // measured requests
 	Completed int64 `json:"completed"` // succeeded
 	Failed    int64 `json:"failed"`
+	// Canceled counts the failed requests the client itself canceled
+	// (record.ErrCanceled): those still in flight when the run was
+	// interrupted. They are outside attainment, which judges the server.
+	Canceled int64 `json:"canceled,omitempty"`
 	// Errors counts failed requests by record.ErrorKind.
 	Errors map[string]int64 `json:"errors"`
 	// ErrorExamples holds, by kind, the message of the first failed request
@@ -40,6 +44,10 @@ type Counts struct {
 	WarmupExcluded int64             `json:"warmup_excluded"`
 	ErrorRate      float64           `json:"error_rate"` // Failed / Total, 0 when Total is 0
 }
+
+// Judged returns the requests attainment is a fraction of: every measured
+// request but those canceled at an interrupt.
+func (c Counts) Judged() int64 { return c.Total - c.Canceled }
 
 // Window is the measurement window W: from the scheduled time of the
 // earliest measured request (success or failure) to the end time of the
@@ -73,7 +81,7 @@ type Goodput struct {
 	GoodOutputTokens      int64   `json:"good_output_tokens"`       // their N
 	OutputTokensPerSecond float64 `json:"output_tokens_per_second"` // goodput: GoodOutputTokens / W
 	RequestsPerSecond     float64 `json:"requests_per_second"`      // request goodput: GoodRequests / W
-	Attainment            float64 `json:"attainment"`               // GoodRequests / Counts.Total (failures included)
+	Attainment            float64 `json:"attainment"`               // GoodRequests / (Counts.Total − Counts.Canceled): failures count, requests canceled at an interrupt do not
 }
 
 // Latency holds a distribution per latency metric, over completed requests.

@@ -200,9 +200,10 @@ func (s *Summary) Close() *Result {
 func (s *Summary) compute() *Result {
 	o := &s.opts
 	r := &Result{
-		Method:       o.Method,
-		Percentiles:  slices.Clone(o.Percentiles),
-		Counts:       Counts{Total: s.total, Completed: s.completed, Failed: s.failed, WarmupExcluded: s.warmup, Errors: map[string]int64{}},
+		Method:      o.Method,
+		Percentiles: slices.Clone(o.Percentiles),
+		Counts: Counts{Total: s.total, Completed: s.completed, Failed: s.failed, Canceled: s.errors[record.ErrCanceled],
+			WarmupExcluded: s.warmup, Errors: map[string]int64{}},
 		Tokens:       Tokens{Input: s.input, Output: s.output, Total: s.input + s.output},
 		TokenSources: map[string]int64{},
 	}
@@ -251,8 +252,10 @@ func (s *Summary) compute() *Result {
 			OutputTokensPerSecond: rate(s.goodTokens),
 			RequestsPerSecond:     rate(s.good),
 		}
-		if s.total > 0 {
-			g.Attainment = float64(s.good) / float64(s.total)
+		// Requests canceled at an interrupt never had their chance to be
+		// good: they judge the interruption, not the server.
+		if judged := s.total - s.errors[record.ErrCanceled]; judged > 0 {
+			g.Attainment = float64(s.good) / float64(judged)
 		}
 		r.Goodput = g
 	}

@@ -47,7 +47,7 @@ func (d *Decoder) Header() (Header, error) {
 		if err != nil {
 			return Header{}, err
 		}
-		if isMeta(line) {
+		if isMeta(line) || hasKind(line) {
 			if err := d.meta(line); err != nil {
 				return Header{}, err
 			}
@@ -106,7 +106,15 @@ func (d *Decoder) Next(r *Record) error {
 			}
 			continue
 		}
-		if err := d.decodeRecord(line, r); err != nil {
+		err := d.decodeRecord(line, r)
+		if errors.Is(err, errMetaLine) {
+			// A header or trailer whose "kind" is not its first key.
+			if err := d.meta(line); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
 			var se *syntaxError
 			if d.eofLine && errors.As(err, &se) && se.atEnd {
 				d.cut = d.line
@@ -153,10 +161,41 @@ func (d *Decoder) readLine() ([]byte, error) {
 	}
 }
 
-// isMeta reports whether line is a header or trailer: writers put "kind"
-// first, and records never have that key.
+// isMeta reports quickly whether line is a header or trailer as goodput
+// writes them, with "kind" first. Records never have that key; other
+// writers (jq -S, Python's sort_keys) may put it anywhere, which hasKind
+// and decodeRecord's errMetaLine catch.
 func isMeta(line []byte) bool {
 	return bytes.HasPrefix(line, []byte(`{"kind"`))
+}
+
+// errMetaLine is decodeRecord's answer to a line with a "kind" key: a
+// header or trailer, not a record.
+var errMetaLine = errors.New(`a line with "kind" is not a record`)
+
+// hasKind reports whether line is a JSON object with a non-null top-level
+// "kind" key, wherever it is. A line it cannot parse has none.
+func hasKind(line []byte) bool {
+	s := scanner{b: line}
+	if !s.consume('{') || s.consume('}') {
+		return false
+	}
+	for {
+		key, err := s.key()
+		if err != nil {
+			return false
+		}
+		if string(key) == "kind" {
+			if !s.null() {
+				return true
+			}
+		} else if err := s.skip(0); err != nil {
+			return false
+		}
+		if !s.consume(',') {
+			return false
+		}
+	}
 }
 
 func (d *Decoder) meta(line []byte) error {
@@ -215,6 +254,8 @@ func (d *Decoder) decodeRecord(line []byte, r *Record) error {
 			// A null value means "absent" for every field.
 		} else {
 			switch string(key) {
+			case "kind":
+				return errMetaLine
 			case "seq":
 				r.Seq, err = s.int()
 				haveSeq = true
@@ -302,5 +343,7 @@ func (d *Decoder) decodeRecord(line []byte, r *Record) error {
 		at += r.Chunks[i].At
 		r.Chunks[i].At = at
 	}
-	return nil
+	// A delta that overflows wraps below the time before it, which Check
+	// refuses as time going backwards.
+	return r.Check()
 }

@@ -40,6 +40,7 @@ const (
 	ErrReset       ErrorKind = "reset"        // connection reset or closed mid-stream
 	ErrTruncated   ErrorKind = "truncated"    // stream ended without its terminator
 	ErrMalformed   ErrorKind = "malformed"    // a chunk could not be parsed
+	ErrProtocol    ErrorKind = "protocol"     // the answer was not HTTP, or broke HTTP (a bad status line, header or length)
 	ErrStream      ErrorKind = "stream_error" // the server sent an error object in the stream
 	ErrCanceled    ErrorKind = "canceled"     // the run was interrupted while the request was in flight
 	ErrDropped     ErrorKind = "dropped"      // never sent: no worker was free (open loop with a cap)

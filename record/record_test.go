@@ -116,14 +116,14 @@ func TestInvalidUTF8BecomesReplacement(t *testing.T) {
 func TestDecoderToleratesUnknownFieldsAndNulls(t *testing.T) {
 	in := `{"kind":"goodput.run","schema":1,"start":"2026-11-29T08:00:00Z","tool":"x","future":{"a":[1,2]}}
 
-{"seq":4,"extra":{"nested":[1,{"x":null}],"s":"str\"ing"},"s":1e3,"t0":1000,"ct":[5,5],"te":null,"fin":null,"new":true,"f":-1.5e-3}
+{"seq":4,"extra":{"nested":[1,{"x":null}],"s":"str\"ing"},"s":1e3,"t0":1000,"ct":[5,5],"te":1010,"src":null,"fin":null,"new":true,"f":-1.5e-3}
 `
 	d := NewDecoder(strings.NewReader(in), "f.jsonl")
 	var r Record
 	if err := d.Next(&r); err != nil {
 		t.Fatal(err)
 	}
-	if r.Seq != 4 || r.Scheduled != 1000 || r.Sent != 1000 || len(r.Chunks) != 2 || r.Chunks[0].At != 1005 || r.Chunks[1].At != 1010 || r.Finish != "" {
+	if r.Seq != 4 || r.Scheduled != 1000 || r.Sent != 1000 || len(r.Chunks) != 2 || r.Chunks[0].At != 1005 || r.Chunks[1].At != 1010 || r.End != 1010 || r.Finish != "" {
 		t.Errorf("record = %+v", r)
 	}
 	if err := d.Next(&r); err != io.EOF {
@@ -224,6 +224,7 @@ func TestDecoderLongLines(t *testing.T) {
 	for i := range 300_000 { // about 2.4 MB on one line: beyond the bufio buffer
 		r.Chunks = append(r.Chunks, Chunk{At: int64(i+1) * 7_000_000, Tokens: 1})
 	}
+	r.End = 300_000 * 7_000_000
 	b := append(AppendJSON(nil, &r), '\n')
 	b = append(b, AppendJSON(nil, &Record{Seq: 10})...)
 	d := NewDecoder(bytes.NewReader(b), "long.jsonl")

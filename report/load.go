@@ -381,9 +381,7 @@ func LoadRun(path string, stdin io.Reader, o RunOptions) (*Run, error) {
 		}
 		b.Add(&r)
 	}
-	if n := f.CutNote(); n != "" {
-		notes = append(notes, n)
-	}
+	notes = append(notes, f.Notes()...)
 	run := b.Close()
 	run.Path, run.Format, run.Summary, run.Notes = path, f.Format, sum, notes
 	run.Name = stem(path)

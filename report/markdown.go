@@ -91,7 +91,7 @@ func WriteRunMarkdown(w io.Writer, run *Run) error {
 	if g := res.Goodput; g != nil {
 		rows = append(rows,
 			[]string{"goodput", fixed(g.OutputTokensPerSecond, 2) + " tok/s"},
-			[]string{"SLO attainment", fmt.Sprintf("%s (%d of %d requests met %s)", percent(g.Attainment), g.GoodRequests, c.Total, g.SLO)})
+			[]string{"SLO attainment", fmt.Sprintf("%s (%d of %d requests met %s%s)", percent(g.Attainment), g.GoodRequests, c.Judged(), g.SLO, canceledNote(c))})
 	}
 	if ll := res.LittlesLaw; ll.InFlight > 0 {
 		rows = append(rows, []string{"Little's Law", fmt.Sprintf("L = %s, λ·W̄ = %s (gap %s)", fixed(ll.InFlight, 2), fixed(ll.RateTimesLatency, 2), percent(ll.RelativeGap))})

@@ -68,7 +68,11 @@ func Text(w io.Writer, res *metrics.Result, o TextOptions) error {
 	}
 	c := res.Counts
 	p.KV("Successful requests:", strconv.FormatInt(c.Completed, 10))
-	p.KV("Failed requests:", strconv.FormatInt(c.Failed, 10))
+	if c.Canceled > 0 {
+		p.KV("Failed requests:", fmt.Sprintf("%d (%d canceled: in flight at the interrupt)", c.Failed, c.Canceled))
+	} else {
+		p.KV("Failed requests:", strconv.FormatInt(c.Failed, 10))
+	}
 	if v.MaxConcurrency != nil {
 		p.KV("Maximum request concurrency:", strconv.Itoa(*v.MaxConcurrency))
 	}
@@ -111,7 +115,7 @@ func Text(w io.Writer, res *metrics.Result, o TextOptions) error {
 		p.KV("Request goodput (req/s):", f2(g.RequestsPerSecond))
 		p.KV("Goodput (tok/s):", f2(g.OutputTokensPerSecond))
 		p.KV("Good output tokens:", fmt.Sprintf("%d of %d", g.GoodOutputTokens, res.Tokens.Output))
-		p.KV("SLO attainment:", fmt.Sprintf("%.2f%% (%d of %d requests)", 100*g.Attainment, g.GoodRequests, c.Total))
+		p.KV("SLO attainment:", fmt.Sprintf("%.2f%% (%d of %d requests%s)", 100*g.Attainment, g.GoodRequests, c.Judged(), canceledNote(c)))
 	}
 	p.Rule('-', "Client")
 	p.KV("Percentile method:", res.Method.String())
@@ -190,4 +194,13 @@ func f2(v float64) string {
 		return "n/a"
 	}
 	return strconv.FormatFloat(v, 'f', 2, 64)
+}
+
+// canceledNote says, after an attainment's request count, that the
+// requests canceled at an interrupt are not in it; "" when there were none.
+func canceledNote(c metrics.Counts) string {
+	if c.Canceled == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; the %d canceled at the interrupt are outside it", c.Canceled)
 }

@@ -72,3 +72,24 @@ func TestTextFollowsVLLMsOrder(t *testing.T) {
 		}
 	}
 }
+
+// Requests canceled at an interrupt are said to be canceled, and to be
+// outside attainment, which is a fraction of the others.
+func TestTextSaysCanceledRequestsAreOutsideAttainment(t *testing.T) {
+	res := &metrics.Result{
+		Counts:  metrics.Counts{Total: 10, Completed: 6, Failed: 4, Canceled: 2, Errors: map[string]int64{"canceled": 2, "timeout": 2}},
+		Goodput: &metrics.Goodput{SLO: "ttft<=1s", GoodRequests: 6, Attainment: 0.75},
+	}
+	var b strings.Builder
+	if err := Text(&b, res, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"4 (2 canceled: in flight at the interrupt)",
+		"75.00% (6 of 8 requests; the 2 canceled at the interrupt are outside it)",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, b.String())
+		}
+	}
+}

@@ -120,9 +120,7 @@ func analyzeFiles(env *Env, files []string, opts metrics.Options) (*metrics.Resu
 			desc = t
 		}
 		notes = append(notes, fmt.Sprintf("Records: %s (%s, %d requests)", files[i], desc, n))
-		if n := f.CutNote(); n != "" {
-			notes = append(notes, n)
-		}
+		notes = append(notes, f.Notes()...)
 	}
 	return sum.Close(), notes, nil
 }

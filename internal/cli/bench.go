@@ -108,6 +108,8 @@ generator, not the server, was the limit.`,
 	fl.StringVar(&cfg.ResultDir, "result-dir", "", "directory for the records (JSON Lines, written as measured) and summaries")
 	fl.StringVar(&cfg.RunName, "run-name", "", "file name stem in --result-dir (default goodput-<time>)")
 	fl.BoolVar(&cfg.SaveResult, "save-result", false, "also write a JSON summary to --result-dir")
+	fl.BoolVar(&cfg.Overwrite, "overwrite", false, "replace the files of an earlier run with the same --run-name in --result-dir")
+	fl.BoolVar(&cfg.IgnoreWriteErrors, "ignore-write-errors", false, "keep measuring when records can no longer be written to --result-dir (the summary still covers every request)")
 	fl.StringVar(&f.format, "format", "text", "output: text, json, or vllm (text, plus a vllm bench serve result JSON in --result-dir)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress output")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "print the load plan and the workload, send nothing")
@@ -150,6 +152,9 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 	}
 	cfg.VLLMFile.Collect = f.vllm.line.VLLMStyle
 	if err := f.targetFlags.apply(env, &cfg); err != nil {
+		return err
+	}
+	if err := simFlagsWithServer(cmd.Flags(), cfg.BaseURL); err != nil {
 		return err
 	}
 	if f.report != "" && cfg.ResultDir == "" {
@@ -209,11 +214,16 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 		progress = nil
 	}
 	out, err := bench.Run(ctx, cfg, progress, env.IsTerminal && !f.quiet)
-	if err != nil {
+	if errors.Is(err, bench.ErrResultExists) {
+		return &ExitError{Code: ExitUsage, Err: err}
+	}
+	if out == nil {
 		return err
 	}
-	if err := printOutcome(env, f.format, out, summaryOptions(cfg, out, simulated)); err != nil {
-		return err
+	// A run that measured always prints its summary, even when some file
+	// could not be written (err then says which, and how much is on disk).
+	if perr := printOutcome(env, f.format, out, summaryOptions(cfg, out, simulated)); perr != nil || err != nil {
+		return errors.Join(err, perr)
 	}
 	if f.vllm.plotTimeline {
 		if err := writeHTMLReport(env, out.RecordsPath, timelinePath(cfg, out), cfg.Metrics); err != nil {
@@ -279,7 +289,7 @@ func printOutcome(env *Env, format string, out *bench.Outcome, o report.TextOpti
 		enc.SetIndent("", "  ")
 		return enc.Encode(map[string]any{
 			"result": out.Result, "generator": out.Generator, "token_check": out.Tokens,
-			"warnings": out.Warnings, "records": out.RecordsPath, "summary": out.SummaryPath,
+			"warnings": out.Warnings, "records": out.RecordsPath, "records_written": out.RecordsWritten, "summary": out.SummaryPath,
 			"interrupted": out.Run.Interrupted, "server": out.Server,
 		})
 	}
@@ -298,7 +308,13 @@ func printOutcome(env *Env, format string, out *bench.Outcome, o report.TextOpti
 		fmt.Fprintf(env.Stdout, "Generator: kept up (p99 dispatch lag %.3f ms, timer lag p99 %.3f ms)\n",
 			1e3*out.Generator.LagP99, 1e3*out.Generator.TimerLagP99)
 	}
-	for _, p := range []string{out.ResultPath, out.RecordsPath, out.SummaryPath, out.VLLMPath, out.ServerPath} {
+	if out.ResultPath != "" {
+		fmt.Fprintf(env.Stdout, "Wrote %s\n", out.ResultPath)
+	}
+	if out.RecordsPath != "" {
+		fmt.Fprintf(env.Stdout, "Wrote %s (%d records)\n", out.RecordsPath, out.RecordsWritten)
+	}
+	for _, p := range []string{out.SummaryPath, out.VLLMPath, out.ServerPath} {
 		if p != "" {
 			fmt.Fprintf(env.Stdout, "Wrote %s\n", p)
 		}

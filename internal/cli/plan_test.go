@@ -168,3 +168,41 @@ func TestPlanCommandFromSweep(t *testing.T) {
 		t.Errorf("broken sweep file: exit %d, %v", code, err)
 	}
 }
+
+// Figures outside their domain in a sweep file are the file's fault
+// (exit 1, naming the file, point and key), never a usage error that
+// asks for flags already given.
+func TestPlanFromASweepWithImpossibleFigures(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name, sample, want string
+	}{
+		// 200 % attainment
+		{"attainment.json", `{"requests":100,"request_throughput":3,"attainment":2}`, `point 1: repeat 1: "attainment" 2: must be from 0 to 1`},
+		// negative throughput
+		{"negative.json", `{"requests":100,"request_throughput":-3,"attainment":0.95}`, `point 1: repeat 1: "request_throughput" -3: must be ≥ 0`},
+	}
+	for _, tc := range tests {
+		path := filepath.Join(dir, tc.name)
+		in := `{"schema":1,"points":[{"load":"c=16","repeats":[` + tc.sample + `]}]}`
+		if err := os.WriteFile(path, []byte(in), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, code, err := runPlan(t, "--from", path, "--peak-qps", "100")
+		if code != ExitTool || err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), tc.want) ||
+			strings.Contains(err.Error(), "give --") || out != "" {
+			t.Errorf("%s: exit %d, %v\n%s", tc.name, code, err, out)
+		}
+	}
+	// A latency under a nanosecond: planned from the measured rate, with
+	// no word of a --latency nobody gave.
+	path := filepath.Join(dir, "tiny.json")
+	in := `{"schema":1,"points":[{"load":"c=16","repeats":[{"requests":100,"request_throughput":3.8,"attainment":0.95,"e2e_mean":1e-300}]}]}`
+	if err := os.WriteFile(path, []byte(in), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, code, err := runPlan(t, "--from", path, "--peak-qps", "100")
+	if code != ExitOK || !strings.HasPrefix(out, "27 replicas") {
+		t.Errorf("tiny latency: exit %d, %v\n%s", code, err, out)
+	}
+}

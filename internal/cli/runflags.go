@@ -113,6 +113,23 @@ func registerSimFlags(fl *pflag.FlagSet, f *simFlags, faults bool) {
 	fl.Uint64Var(&f.simSeed, "sim-seed", 0, "simulator seed")
 }
 
+// simFlagsWithServer returns a usage error naming the first simulator flag
+// given when the run has a real server (--base-url), where the simulator
+// does not run and the flag would silently do nothing; nil otherwise.
+// Every simulator flag is named sim-….
+func simFlagsWithServer(fl *pflag.FlagSet, baseURL string) error {
+	if baseURL == "" {
+		return nil
+	}
+	var err error
+	fl.Visit(func(f *pflag.Flag) {
+		if err == nil && strings.HasPrefix(f.Name, "sim-") {
+			err = usageErr("--%s configures the built-in simulator, which does not run with --base-url: drop one of them", f.Name)
+		}
+	})
+	return err
+}
+
 // options builds the simulator's options from the flags.
 func (f *simFlags) options() (sim.Options, error) {
 	opts := sim.Options{Seed: f.simSeed}

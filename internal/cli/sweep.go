@@ -187,6 +187,12 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 	if err := f.targetFlags.apply(env, &cfg); err != nil {
 		return err
 	}
+	if !f.virtual {
+		// With --virtual and --base-url the error below says more.
+		if err := simFlagsWithServer(cmd.Flags(), cfg.BaseURL); err != nil {
+			return err
+		}
+	}
 	gates, err := f.metrics.apply(&cfg.Metrics)
 	if err != nil {
 		return err
@@ -255,7 +261,7 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 		return err
 	}
 	if err := runner.Check(job.mode(), job.plan != nil && job.plan.Auto != nil); err != nil {
-		return usageErr("%v", err)
+		return sweepSetupErr(err)
 	}
 	for _, n := range runner.Notes() {
 		fmt.Fprintln(env.Stderr, "goodput: "+n)
@@ -287,16 +293,28 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 }
 
 // newSweepRunner builds the runner; a configuration error is a usage
-// error.
+// error, unreadable data in the result directory the tool's (see
+// sweepSetupErr).
 func newSweepRunner(cfg sweeprun.Config) (*sweeprun.Runner, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, usageErr("%v", err)
 	}
 	r, err := sweeprun.New(cfg)
 	if err != nil {
-		return nil, usageErr("%v", err)
+		return nil, sweepSetupErr(err)
 	}
 	return r, nil
+}
+
+// sweepSetupErr maps an error setting up a sweep to its exit: unreadable
+// data in the result directory is the tool's failure (1); anything else is
+// the flags' (2).
+func sweepSetupErr(err error) error {
+	var ue *sweeprun.UnreadableError
+	if errors.As(err, &ue) {
+		return err
+	}
+	return &ExitError{Code: ExitUsage, Err: err}
 }
 
 // sweepExit maps the end of a sweep to an exit: an interruption keeps
@@ -438,7 +456,7 @@ func dryRunSweep(env *Env, cfg sweeprun.Config, job sweepJob, simOpts sim.Option
 		return err
 	}
 	if err := r.Check(job.mode(), job.plan != nil && job.plan.Auto != nil); err != nil {
-		return usageErr("%v", err)
+		return sweepSetupErr(err)
 	}
 	w := env.Stdout
 	fmt.Fprintf(w, "target: %s\n", r.Target())
