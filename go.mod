@@ -3,6 +3,7 @@ module github.com/goodput-dev/goodput
 go 1.26.0
 
 require (
+	github.com/creack/pty v1.1.24
 	github.com/openai/openai-go/v3 v3.98.0
 	github.com/parquet-go/parquet-go v0.32.0
 	github.com/prometheus/client_golang v1.25.0

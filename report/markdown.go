@@ -147,7 +147,16 @@ func WriteRunMarkdown(w io.Writer, run *Run) error {
 		m.p("<details><summary>Configuration</summary>\n\n")
 		rows = nil
 		for _, kv := range pairs {
-			rows = append(rows, []string{kv[0], kv[1]})
+			if kv[0] == "percentile_method" {
+				continue // said under the latency table
+			}
+			// A table cell is one line: a multi-line value (the arrival
+			// plan) keeps its breaks as <br>.
+			lines := strings.Split(strings.TrimRight(kv[1], "\n"), "\n")
+			for i := range lines {
+				lines[i] = mdCell(lines[i])
+			}
+			rows = append(rows, []string{kv[0], strings.Join(lines, "<br>")})
 		}
 		m.table([]string{"setting", "value"}, nil, rows)
 		m.p("</details>\n")

@@ -2,6 +2,8 @@ package report
 
 import (
 	"cmp"
+	"encoding/binary"
+	"hash/fnv"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -75,6 +77,12 @@ type Run struct {
 	// Scheduled holds the scheduled times of measured requests, ns from
 	// the run epoch, in record order: the load's shape.
 	Scheduled []int64
+	// Requests are the measured requests in record order, for the
+	// per-request timeline and the page's SLO controls: every one, or
+	// past 200,000 of them every RequestStride-th, so that a long run's
+	// memory stays bounded.
+	Requests      []RequestSpan
+	RequestStride int
 
 	// Summary is the run's summary file, when one was found beside the
 	// records; nil otherwise.
@@ -89,6 +97,10 @@ type Run struct {
 	Notes []string
 
 	samples map[metrics.Metric]*sampleSet
+	// fingerprint is a hash of the values kept for resampling: it seeds
+	// the run's bootstrap, so that a run is resampled alike in every
+	// comparison it takes part in.
+	fingerprint uint64
 }
 
 // ErrorGroup is the failed requests of one kind and HTTP status.
@@ -126,7 +138,13 @@ type RunBuilder struct {
 	one     [1]float64
 	closed  bool
 	warmAll bool // Metrics.IncludeWarmup
+	// spanSeen counts the measured requests offered to run.Requests.
+	spanSeen int64
 }
+
+// maxRequestSpans bounds the request spans a Run keeps (about 25 MB); a
+// variable so that a test can lower it.
+var maxRequestSpans = 200_000
 
 type errKey struct {
 	kind   record.ErrorKind
@@ -156,12 +174,13 @@ func NewRunBuilder(h record.Header, o RunOptions) *RunBuilder {
 	}
 	b := &RunBuilder{
 		run: &Run{
-			Name:    "run",
-			Header:  h,
-			SLO:     o.SLO,
-			Latency: map[metrics.Metric]*Histogram{},
-			Finish:  map[string]int64{},
-			samples: map[metrics.Metric]*sampleSet{},
+			Name:          "run",
+			Header:        h,
+			SLO:           o.SLO,
+			Latency:       map[metrics.Metric]*Histogram{},
+			Finish:        map[string]int64{},
+			RequestStride: 1,
+			samples:       map[metrics.Metric]*sampleSet{},
 		},
 		sum:     metrics.NewSummary(mo),
 		opts:    o,
@@ -193,6 +212,19 @@ func (b *RunBuilder) Add(r *record.Record) {
 	run := b.run
 	run.Scheduled = append(run.Scheduled, r.Scheduled)
 	q := metrics.Compute(r)
+	if b.spanSeen%int64(run.RequestStride) == 0 {
+		run.Requests = append(run.Requests, newRequestSpan(r, q, b.opts.SLO))
+		if len(run.Requests) >= maxRequestSpans {
+			// Keep every other span, and every 2k-th request from now on.
+			kept := run.Requests[:0]
+			for i := 0; i < len(run.Requests); i += 2 {
+				kept = append(kept, run.Requests[i])
+			}
+			run.Requests = kept
+			run.RequestStride *= 2
+		}
+	}
+	b.spanSeen++
 	key := b.rng.Uint64()
 	if q.HasSent {
 		b.lag.add(r.Scheduled, q.ClientQueue)
@@ -273,9 +305,20 @@ func (b *RunBuilder) Close() *Run {
 		return cmp.Or(cmp.Compare(y.Count, x.Count), cmp.Compare(x.Kind, y.Kind), cmp.Compare(x.Status, y.Status))
 	})
 	block := blockSize(run.Result)
-	for _, s := range run.samples {
+	h := fnv.New64a()
+	var buf [8]byte
+	for _, m := range comparedMetrics {
+		s := run.samples[m]
 		s.finish(block)
+		h.Write([]byte(m))
+		for i, v := range s.vals {
+			binary.LittleEndian.PutUint64(buf[:], math.Float64bits(v))
+			h.Write(buf[:])
+			binary.LittleEndian.PutUint32(buf[:4], uint32(s.wt[i]))
+			h.Write(buf[:4])
+		}
 	}
+	run.fingerprint = h.Sum64()
 	return run
 }
 

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -21,8 +22,8 @@ func newAnalyzeCmd(env *Env) *cobra.Command {
 be judged again with another SLO, other percentiles or another percentile
 method without re-running it.
 
-It reads goodput record files (JSON Lines, "-" for standard input), the seeds'
-simple request log ({"arrival": s, "token_times": [s, ...]} as a JSON array
+It reads goodput record files (JSON Lines, "-" for standard input), result
+directories holding one run, run summary files, the seeds' simple request log ({"arrival": s, "token_times": [s, ...]} as a JSON array
 or JSON Lines), and vllm bench serve results saved with --save-result
 --save-detailed. Several goodput files (the shards of one run) are merged on
 their common clock.`,
@@ -90,8 +91,15 @@ func analyzeFiles(env *Env, files []string, opts metrics.Options) (*metrics.Resu
 			f.Close()
 		}
 	}()
-	for _, name := range files {
-		f, err := record.Open(name, env.Stdin)
+	files = slices.Clone(files)
+	for i, name := range files {
+		// A result directory or a summary file stands for its run's records.
+		file, err := report.RunRecords(name)
+		if err != nil {
+			return nil, nil, err
+		}
+		files[i] = file
+		f, err := record.Open(file, env.Stdin)
 		if err != nil {
 			return nil, nil, err
 		}

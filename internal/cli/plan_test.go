@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -204,5 +205,35 @@ func TestPlanFromASweepWithImpossibleFigures(t *testing.T) {
 	out, code, err := runPlan(t, "--from", path, "--peak-qps", "100")
 	if code != ExitOK || !strings.HasPrefix(out, "27 replicas") {
 		t.Errorf("tiny latency: exit %d, %v\n%s", code, err, out)
+	}
+}
+
+// --format json gives every figure with its input, undefined ones null.
+func TestPlanCommandJSON(t *testing.T) {
+	out, errOut, code := run(t, "", "plan", "--max-num-seqs", "64", "--latency", "4s", "--peak-qps", "100", "--headroom", "20%", "--format", "json")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var p struct {
+		Input struct {
+			MaxNumSeqs     int      `json:"max_num_seqs"`
+			LatencySeconds float64  `json:"latency_seconds"`
+			GPUHourCost    *float64 `json:"gpu_hour_cost"`
+		} `json:"input"`
+		PerReplicaQPS  float64  `json:"per_replica_qps"`
+		Replicas       int      `json:"replicas"`
+		CostPerMillion *float64 `json:"cost_per_million_tokens"`
+		Summary        string   `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	// 64 ÷ 4 s = 16 req/s a replica; ⌈100 × 1.2 ÷ 16⌉ = 8.
+	if p.Input.MaxNumSeqs != 64 || p.Input.LatencySeconds != 4 || p.PerReplicaQPS != 16 || p.Replicas != 8 ||
+		p.Input.GPUHourCost != nil || p.CostPerMillion != nil || !strings.HasPrefix(p.Summary, "8 replicas") {
+		t.Errorf("plan %+v\n%s", p, out)
+	}
+	if _, errOut, code := run(t, "", "plan", "--per-replica-qps", "3", "--format", "yaml"); code != ExitUsage || !strings.Contains(errOut, `--format "yaml"`) {
+		t.Errorf("exit %d %s", code, errOut)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/goodput-dev/goodput/export"
 	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
@@ -50,7 +51,7 @@ configuration; a sweep's has the latency-throughput curves with the knee,
 goodput peak and operating point marked, and every load's numbers.
 
 Markdown suits pull requests and issues. CSV is one row per request for a run
-(per-request metrics) and one row per load for a sweep.
+(the table goodput export writes) and one row per load for a sweep.
 
 Without --slo or --goodput a run is judged against the SLO it was run with
 (from its summary file), else the default; with --gate the command exits
@@ -265,30 +266,28 @@ func writeSweepReport(env *Env, file, out, format, title string) error {
 	return err
 }
 
-// writeRecordCSV streams a run's records into per-request CSV rows.
+// writeRecordCSV writes a run's requests as the CSV goodput export
+// writes: one table format for both commands.
 func writeRecordCSV(env *Env, file, out string, cs slo.Conditions) error {
 	f, err := record.Open(file, env.Stdin)
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	defer f.Close()
-	err = writeOutput(env, out, func(w io.Writer) error {
-		c := report.NewRecordCSV(w, cs)
-		var r record.Record
-		for {
-			err := f.Next(&r)
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				return fmt.Errorf("report: %w", err)
-			}
-			if err := c.Write(&r); err != nil {
-				return err
-			}
+	tab := export.NewTable(export.Options{SLO: cs})
+	var r record.Record
+	for {
+		err := f.Next(&r)
+		if errors.Is(err, io.EOF) {
+			break
 		}
-		return c.Flush()
-	})
+		if err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+		tab.Add(&r)
+		r = record.Record{} // a row keeps the labels map
+	}
+	err = writeOutput(env, out, tab.WriteCSV)
 	if err == nil && out != "" && out != "-" {
 		fmt.Fprintf(env.Stdout, "Wrote %s\n", out)
 	}

@@ -101,10 +101,16 @@ Exit codes: 0 ok, 1 tool error, 2 usage error, 3 an SLO gate failed.`,
 		newPlanCmd(env),
 		newReportCmd(env),
 		newCompareCmd(env),
+		newExportCmd(env),
 		newSweepCmd(env),
 		newSimCmd(env),
 		newWatchCmd(env),
 	)
+	for _, c := range root.Commands() {
+		if loadCommands[c.Name()] {
+			groupFlagHelp(c)
+		}
+	}
 	return root
 }
 

@@ -46,6 +46,7 @@ type sweepFlags struct {
 	arrival        string
 	quiet          bool
 	report         string
+	format         string
 
 	targetFlags
 	simFlags
@@ -156,6 +157,7 @@ waiting, so a what-if sweep over a GPU and model (--sim-gpu, --sim-model,
 	fl.DurationVar(&cfg.LagThreshold, "lag-threshold", cfg.LagThreshold, "p99 generator lag above which a point is called generator-limited")
 	fl.BoolVar(&f.quiet, "quiet", false, "no live progress within a point")
 	fl.StringVar(&f.report, "report", "", "also write the sweep's self-contained HTML report to this file")
+	fl.StringVar(&f.format, "format", "text", "output: text (a table and the verdict) or json (the sweep file's contents)")
 	return cmd
 }
 
@@ -179,6 +181,9 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 	job, err := f.job(cmd)
 	if err != nil {
 		return err
+	}
+	if f.format != "text" && f.format != "json" {
+		return usageErr("--format %q: want text or json", f.format)
 	}
 	cfg.Arrival.Arrival = arrivalKind(f.arrival)
 	if cmd.Flags().Changed("duration") && !cmd.Flags().Changed("num-prompts") {
@@ -269,7 +274,7 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 	if job.search != nil {
 		out, err := runner.Search(ctx, *job.search, job.repeats, job.options)
 		if out != nil && len(out.Summary.Points) > 0 {
-			if perr := printSearch(env, out, simOpts, f.virtual); perr != nil && err == nil {
+			if perr := printSearch(env, out, simOpts, f.virtual, f.format); perr != nil && err == nil {
 				err = perr
 			}
 		}
@@ -277,7 +282,7 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 	}
 	out, err := runner.Run(ctx, *job.plan)
 	if out != nil && len(out.Summary.Points) > 0 {
-		if perr := printSweep(env, out, simOpts, f.virtual); perr != nil && err == nil {
+		if perr := printSweep(env, out, simOpts, f.virtual, f.format); perr != nil && err == nil {
 			err = perr
 		}
 		if f.report != "" && out.JSONPath != "" {
@@ -529,7 +534,15 @@ func percentText(f float64) string {
 
 // printSweep writes the table, the verdict, where the files are and how to
 // size a fleet from them.
-func printSweep(env *Env, out *sweeprun.Outcome, simOpts sim.Options, virtual bool) error {
+func printSweep(env *Env, out *sweeprun.Outcome, simOpts sim.Options, virtual bool, format string) error {
+	if format == "json" {
+		// The sweep file's contents, for scripts; where the files went is
+		// said on standard error.
+		if err := sweep.WriteJSON(env.Stdout, out.Summary); err != nil {
+			return err
+		}
+		return printFiles(&Env{Stdout: env.Stderr}, out.JSONPath, out.CSVPath, out.Summary, simOpts, virtual)
+	}
 	if err := sweep.WriteTable(env.Stdout, out.Summary); err != nil {
 		return err
 	}
@@ -547,7 +560,16 @@ func printSweep(env *Env, out *sweeprun.Outcome, simOpts sim.Options, virtual bo
 }
 
 // printSearch writes the probes, the bracket and the files.
-func printSearch(env *Env, out *sweeprun.SearchOutcome, simOpts sim.Options, virtual bool) error {
+func printSearch(env *Env, out *sweeprun.SearchOutcome, simOpts sim.Options, virtual bool, format string) error {
+	if format == "json" {
+		// The probes as a sweep file, with the search's answer on standard
+		// error beside the files.
+		if err := sweep.WriteJSON(env.Stdout, out.Summary); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stderr, "Search: %s\n", out.Result)
+		return printFiles(&Env{Stdout: env.Stderr}, out.JSONPath, out.CSVPath, out.Summary, simOpts, virtual)
+	}
 	if err := sweep.WriteTable(env.Stdout, out.Summary); err != nil {
 		return err
 	}

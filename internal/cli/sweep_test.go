@@ -400,3 +400,28 @@ func TestSweepDurationLiftsPromptDefault(t *testing.T) {
 		t.Errorf("exit %d, %q%s; want each point bounded by 5s alone", code, out, errOut)
 	}
 }
+
+// --format json prints the sweep file's contents on standard output, and
+// where the files went on standard error.
+func TestSweepFormatJSON(t *testing.T) {
+	dir := t.TempDir()
+	out, errOut, code := sweepCmd(t, t.Context(), nil, "--virtual", "--concurrency", "1,8", "--num-prompts", "64",
+		"--random-input-len", "64", "--random-output-len", "32", "--result-dir", dir, "--format", "json")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	s, err := sweep.ReadJSON(strings.NewReader(out))
+	if err != nil || len(s.Points) != 2 {
+		t.Fatalf("standard output is not the sweep: %v\n%s", err, out)
+	}
+	file, err := os.ReadFile(filepath.Join(dir, "sweep.json"))
+	if err != nil || string(file) != out {
+		t.Errorf("standard output differs from sweep.json (%v)", err)
+	}
+	if !strings.Contains(errOut, "Wrote "+filepath.Join(dir, "sweep.json")) {
+		t.Errorf("standard error lacks the files:\n%s", errOut)
+	}
+	if _, errOut, code := sweepCmd(t, t.Context(), nil, "--virtual", "--format", "yaml"); code != ExitUsage || !strings.Contains(errOut, `--format "yaml"`) {
+		t.Errorf("exit %d %s", code, errOut)
+	}
+}
