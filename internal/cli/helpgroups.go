@@ -83,7 +83,7 @@ var flagGroups = map[string]string{
 	"logprobs": groupTarget, "chat-template-kwargs": groupTarget, "lora-modules": groupTarget,
 	"lora-assignment": groupTarget, "profile": groupTarget,
 	"ramp-up-end-rps": groupLoad,
-	"input-len": groupWorkload, "output-len": groupWorkload, "no-oversample": groupWorkload,
+	"input-len":       groupWorkload, "output-len": groupWorkload, "no-oversample": groupWorkload,
 	"tokenizer": groupWorkload, "tokenizer-mode": groupWorkload, "trust-remote-code": groupWorkload,
 	"skip-tokenizer-init": groupWorkload, "sharegpt-output-len": groupWorkload,
 	"sonnet-input-len": groupWorkload, "sonnet-output-len": groupWorkload, "sonnet-prefix-len": groupWorkload,
@@ -92,7 +92,7 @@ var flagGroups = map[string]string{
 	"spec-bench-output-len": groupWorkload, "spec-bench-category": groupWorkload,
 	"hf-name": groupWorkload, "hf-output-len": groupWorkload, "hf-split": groupWorkload, "hf-subset": groupWorkload,
 	"percentile-metrics": groupSLO,
-	"save-detailed": groupOutput, "append-result": groupOutput, "result-filename": groupOutput,
+	"save-detailed":      groupOutput, "append-result": groupOutput, "result-filename": groupOutput,
 	"metadata": groupOutput, "record-label": groupOutput, "plot-timeline": groupOutput,
 	"timeline-itl-thresholds": groupOutput,
 }
