@@ -226,7 +226,10 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 		return errors.Join(err, perr)
 	}
 	if f.vllm.plotTimeline {
-		if err := writeHTMLReport(env, out.RecordsPath, timelinePath(cfg, out), cfg.Metrics); err != nil {
+		// vLLM colours gaps by two thresholds; the timeline marks the
+		// gaps above the upper one.
+		th, _ := timelineThresholds(f.vllm.timelineITL)
+		if err := writeHTMLReportWith(env, out.RecordsPath, timelinePath(cfg, out), cfg.Metrics, report.HTMLOptions{LongGap: th[1] / 1e3}); err != nil {
 			return err
 		}
 	}
