@@ -188,6 +188,9 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 		}
 	}
 	if f.dryRun {
+		for _, n := range notes {
+			fmt.Fprintf(env.Stderr, "goodput: %s\n", n)
+		}
 		return printBenchPlan(env, cfg)
 	}
 	simulated := cfg.BaseURL == ""

@@ -105,6 +105,11 @@ func (f *vllmFlags) apply(cmd *cobra.Command, cfg *bench.Config, tf *targetFlags
 
 	// The target: --host and --port as vLLM takes them.
 	if fl.Changed("host") || fl.Changed("port") {
+		if fl.Changed("port") {
+			if n, err := strconv.Atoi(f.port); err != nil || n < 1 || n > 65535 {
+				return nil, usageErr("--port %q: want a port number", f.port)
+			}
+		}
 		if cfg.BaseURL != "" {
 			notes = append(notes, "--host and --port are not used: --base-url wins, as in vLLM")
 		} else {
@@ -114,9 +119,6 @@ func (f *vllmFlags) apply(cmd *cobra.Command, cfg *bench.Config, tf *targetFlags
 			}
 			if port == "" {
 				port = "8000"
-			}
-			if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-				return nil, usageErr("--port %q: want a port number", port)
 			}
 			cfg.BaseURL = "http://" + net.JoinHostPort(host, port)
 		}
