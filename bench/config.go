@@ -103,6 +103,10 @@ type Config struct {
 	VLLMFile VLLMFile
 	// Tokenizer, when set, counts tokens as the model does (--tokenizer).
 	Tokenizer Tokenizer
+
+	// Observer, when set, follows the run as it goes (goodput's live
+	// Prometheus metrics); nil for none.
+	Observer Observer
 }
 
 // Prompt formats, the values of Config.PromptFormat.

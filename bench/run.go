@@ -49,6 +49,9 @@ type Outcome struct {
 	Server       *serverview.Comparison
 	ServerSeries *promscrape.Series
 	ServerPath   string
+	// Header is the run's record header: its start, labels and
+	// configuration, as the record file begins.
+	Header record.Header
 }
 
 // epochLead is how far ahead of the set-up of the record files a run's
@@ -248,6 +251,8 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	}
 	lplan.Epoch = header.Start
 	header.Labels = cfg.Labels
+	out.Header = header
+	obs := cfg.observe(header, model)
 
 	var rw *record.Writer
 	var syncRecords func() error
@@ -305,6 +310,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 				}
 			}
 			sum.Add(r)
+			obs.Record(r)
 			prog.add(r)
 			vl.add(r)
 		}
@@ -314,7 +320,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		consumed <- written{fail, measured, lastSeq}
 	}()
 	stopTicker := prog.start()
-	res, runErr := load.Run(runCtx, lplan, doer, recs)
+	res, runErr := load.Run(runCtx, lplan, observed(doer, obs), recs)
 	if scraper != nil {
 		out.ServerSeries = scraper.Stop()
 	}
@@ -323,6 +329,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	}
 	close(recs)
 	w := <-consumed
+	obs.End()
 	recFail := w.fail
 	stopTicker()
 	prog.finish()

@@ -37,6 +37,8 @@ type benchFlags struct {
 	simFlags
 	metrics metricsFlags
 	vllm    vllmFlags
+	live    liveFlags
+	hist    historyFlags
 }
 
 func newBenchCmd(env *Env) *cobra.Command {
@@ -116,6 +118,8 @@ generator, not the server, was the limit.`,
 	fl.StringVar(&f.report, "report", "", "also write the run's self-contained HTML report to this file (needs --result-dir)")
 
 	registerSimFlags(fl, &f.simFlags, true)
+	f.live.register(fl)
+	f.hist.register(fl)
 
 	f.metrics.register(cmd, true)
 	registerVLLMFlags(fl, &cfg, &f.vllm)
@@ -216,6 +220,16 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 	if f.quiet {
 		progress = nil
 	}
+	live, err := f.live.start(env, &cfg)
+	if err != nil {
+		return err
+	}
+	defer live.finish(ctx)
+	hist, err := f.hist.open(ctx, env)
+	if err != nil {
+		return err
+	}
+	defer hist.close()
 	out, err := bench.Run(ctx, cfg, progress, env.IsTerminal && !f.quiet)
 	if errors.Is(err, bench.ErrResultExists) {
 		return &ExitError{Code: ExitUsage, Err: err}
@@ -228,12 +242,17 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 	if perr := printOutcome(env, f.format, out, summaryOptions(cfg, out, simulated)); perr != nil || err != nil {
 		return errors.Join(err, perr)
 	}
+	said := env.Stdout
+	if f.format == "json" {
+		said = env.Stderr // standard output is one JSON document
+	}
+	histErr := hist.bench(ctx, said, &cfg, out)
 	if f.vllm.plotTimeline {
 		// vLLM colours gaps by two thresholds; the timeline marks the
 		// gaps above the upper one.
 		th, _ := timelineThresholds(f.vllm.timelineITL)
 		if err := writeHTMLReportWith(env, out.RecordsPath, timelinePath(cfg, out), cfg.Metrics, report.HTMLOptions{LongGap: th[1] / 1e3}); err != nil {
-			return err
+			return errors.Join(histErr, err)
 		}
 	}
 	if f.report != "" {
@@ -247,7 +266,7 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 	if out.Run.Interrupted {
 		return &ExitError{Code: ExitInterrupt, Err: errors.New("interrupted; the records measured so far are kept")}
 	}
-	return nil
+	return histErr
 }
 
 // summaryOptions shapes the terminal summary: vLLM's lines where the run

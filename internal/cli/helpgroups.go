@@ -44,7 +44,7 @@ var flagGroups = map[string]string{
 	"ramp-up-strategy": groupLoad, "ramp-up-start-rps": groupLoad, "ramp-up-duration": groupLoad,
 	"max-concurrency": groupLoad, "num-prompts": groupLoad, "duration": groupLoad, "seed": groupLoad,
 	"shard": groupLoad, "shards": groupLoad, "start-at": groupLoad, "num-warmups": groupLoad,
-	"warmup-seconds": groupLoad, "lag-threshold": groupLoad,
+	"warmup-seconds": groupLoad, "warmup-first": groupLoad, "lag-threshold": groupLoad,
 	"concurrency": groupLoad, "points": groupLoad, "refine": groupLoad, "spacing": groupLoad,
 	"auto-max-concurrency": groupLoad, "repeats": groupLoad, "no-early-stop": groupLoad,
 	"min-rounds": groupLoad, "idle-timeout": groupLoad,
@@ -68,6 +68,8 @@ var flagGroups = map[string]string{
 	"result-dir": groupOutput, "run-name": groupOutput, "save-result": groupOutput, "format": groupOutput,
 	"quiet": groupOutput, "report": groupOutput, "dry-run": groupOutput, "resume": groupOutput,
 	"label": groupOutput, "overwrite": groupOutput, "ignore-write-errors": groupOutput,
+	"history": groupOutput, "metrics-listen": groupOutput, "metrics-linger": groupOutput,
+	"metrics-push": groupOutput, "metrics-push-instance": groupOutput, "metrics-push-interval": groupOutput,
 
 	// The built-in simulator.
 	"sim-gpu": groupSimulator, "sim-model": groupSimulator, "sim-profile": groupSimulator,

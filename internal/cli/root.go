@@ -105,6 +105,7 @@ Exit codes: 0 ok, 1 tool error, 2 usage error, 3 an SLO gate failed.`,
 		newSweepCmd(env),
 		newSimCmd(env),
 		newWatchCmd(env),
+		newHistoryCmd(env),
 	)
 	for _, c := range root.Commands() {
 		if loadCommands[c.Name()] {

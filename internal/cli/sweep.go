@@ -51,6 +51,8 @@ type sweepFlags struct {
 	targetFlags
 	simFlags
 	metrics metricsFlags
+	live    liveFlags
+	hist    historyFlags
 }
 
 // sweepDirLayout is the default --result-dir, under the working directory.
@@ -123,6 +125,8 @@ waiting, so a what-if sweep over a GPU and model (--sim-gpu, --sim-model,
 	registerWorkloadFlags(fl, &cfg)
 	registerSimFlags(fl, &f.simFlags, true)
 	f.metrics.register(cmd, true)
+	f.live.register(fl)
+	f.hist.register(fl)
 
 	auto := sweep.DefaultAuto(sweep.ModeConcurrency)
 	fl.StringVar(&f.concurrency, "concurrency", "", `concurrencies to sweep, e.g. 1,2,4,8,16, or "auto"`)
@@ -218,6 +222,8 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 			return usageErr("--virtual runs the simulator without a server: drop --base-url")
 		case len(f.simFaults) > 0:
 			return usageErr("--sim-fault: faults are injected over HTTP; a virtual-time sweep has none")
+		case f.live.listen != "" || f.live.push != "":
+			return usageErr("--metrics-listen, --metrics-push: a virtual-time sweep sends no requests to export")
 		}
 	}
 	if f.resume && f.resultDir == "" {
@@ -261,6 +267,16 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 		defer stop()
 		fmt.Fprintln(env.Stderr, "goodput: sweeping the simulator in wall-clock time, over HTTP; --virtual runs its engine in virtual time, in seconds")
 	}
+	live, err := f.live.start(env, &rcfg.Bench)
+	if err != nil {
+		return err
+	}
+	defer live.finish(ctx)
+	hist, err := f.hist.open(ctx, env)
+	if err != nil {
+		return err
+	}
+	defer hist.close()
 	runner, err := newSweepRunner(rcfg)
 	if err != nil {
 		return err
@@ -277,6 +293,9 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 			if perr := printSearch(env, out, simOpts, f.virtual, f.format); perr != nil && err == nil {
 				err = perr
 			}
+			if herr := hist.sweep(ctx, env, &rcfg.Bench, dir, out.JSONPath, out.Summary); herr != nil && err == nil {
+				err = herr
+			}
 		}
 		return sweepExit(ctx, err, dir)
 	}
@@ -284,6 +303,9 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 	if out != nil && len(out.Summary.Points) > 0 {
 		if perr := printSweep(env, out, simOpts, f.virtual, f.format); perr != nil && err == nil {
 			err = perr
+		}
+		if herr := hist.sweep(ctx, env, &rcfg.Bench, dir, out.JSONPath, out.Summary); herr != nil && err == nil {
+			err = herr
 		}
 		if f.report != "" && out.JSONPath != "" {
 			if rerr := writeHTMLReport(env, out.JSONPath, f.report, cfg.Metrics); rerr != nil && err == nil {

@@ -36,6 +36,7 @@ type vllmFlags struct {
 	outputLen       int
 	timelineITL     string
 	plotTimeline    bool
+	warmupFirst     int
 
 	temperature, topP, minP, freqPenalty, presPenalty, repPenalty float64
 	topK, logprobs                                                int
@@ -51,6 +52,7 @@ func registerVLLMFlags(fl *pflag.FlagSet, cfg *bench.Config, f *vllmFlags) {
 	fl.StringVar(&f.host, "host", "", "server host, with --port, instead of --base-url (default 127.0.0.1 when --port is given)")
 	fl.StringVar(&f.port, "port", "", "server port, with --host, instead of --base-url (default 8000 when --host is given)")
 	fl.StringVar(&cfg.Request.ServedModelName, "served-model-name", "", "model name sent in requests, when it differs from --model")
+	fl.IntVar(&f.warmupFirst, "warmup-first", 0, "treat the first N requests of the run as warm-up: sent, excluded from statistics (goodput's --num-warmups before it took vLLM's meaning)")
 	fl.StringArrayVar(&f.recordLabels, "record-label", nil, "label every record, as key=value (repeatable)")
 	fl.BoolVar(&cfg.VLLMFile.Detailed, "save-detailed", false, "keep the per-request arrays in vLLM's result file")
 	fl.BoolVar(&cfg.VLLMFile.Append, "append-result", false, "add the result to vLLM's result file as one more line")
@@ -231,8 +233,12 @@ func (f *vllmFlags) apply(cmd *cobra.Command, cfg *bench.Config, tf *targetFlags
 		// vLLM's infinite burstiness is evenly spaced arrivals.
 		cfg.Arrival.Burstiness, cfg.Arrival.Arrival = 1, arrival.KindConstant
 	}
-	// vLLM's --num-warmups are extra requests before the run.
-	cfg.WarmupRequests, cfg.Warmups = cfg.Warmups, 0
+	// vLLM's --num-warmups are extra requests before the run; goodput's
+	// warm-up requests of the run itself are --warmup-first.
+	if f.warmupFirst < 0 {
+		return nil, usageErr("--warmup-first %d: want 0 or more", f.warmupFirst)
+	}
+	cfg.WarmupRequests, cfg.Warmups = cfg.Warmups, f.warmupFirst
 
 	// vLLM forces ignore_eos for the random dataset on OpenAI backends.
 	if f.line.VLLMStyle && !fl.Changed("ignore-eos") && vllmargs.ForcesIgnoreEOS(cfg.Workload.Dataset, cfg.Backend) {

@@ -30,6 +30,12 @@ func TestBenchHostAndPort(t *testing.T) {
 			t.Errorf("%v: exit %d, %q%s; want %q", tt.args, code, out, errOut, tt.want)
 		}
 	}
+	// goodput's own warm-up, the run's first requests, is --warmup-first.
+	if out, errOut, code := run(t, "", "bench", "--dry-run", "--num-warmups", "2", "--warmup-first", "3"); code != 0 ||
+		!strings.Contains(out, "Warm-up: the first 3 requests are excluded from statistics") ||
+		!strings.Contains(out, "Warm-up: 2 requests sent before the run") {
+		t.Errorf("exit %d: %s%s", code, out, errOut)
+	}
 	if _, errOut, code := run(t, "", "bench", "--dry-run", "--host", "h", "--base-url", "http://b:1"); code != 0 ||
 		!strings.Contains(errOut, "--host and --port are not used: --base-url wins") {
 		t.Errorf("exit %d: %s", code, errOut)
@@ -54,6 +60,7 @@ func TestBenchVLLMUsageErrors(t *testing.T) {
 		{[]string{"--plot-timeline", "--timeline-itl-thresholds", "25"}, []string{`--timeline-itl-thresholds: "25": want two values`}},
 		{[]string{"--ramp-up-strategy", "linear", "--ramp-up-start-rps", "1", "--ramp-up-end-rps", "5", "--request-rate", "3", "--num-prompts", "4"},
 			[]string{"--ramp-up-end-rps sets the rate: leave out --request-rate"}},
+		{[]string{"--warmup-first", "-1"}, []string{"--warmup-first -1: want 0 or more"}},
 		{[]string{"--num-prompts", "-1"}, []string{"--num-prompts -1 takes every entry of a dataset file; the random dataset has none"}},
 	}
 	for _, tt := range tests {
