@@ -214,7 +214,8 @@ func (d *decoder) openAIChoice(ev *event) error {
 			raw, esc, err = s.text()
 			ev.keepText(raw, esc)
 			text = text || len(raw) > 0
-		case "delta":
+		case "delta", "message":
+			// message is a non-streamed answer's whole delta.
 			var t bool
 			t, err = d.openAIDelta(ev)
 			text = text || t
