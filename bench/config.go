@@ -91,6 +91,10 @@ type Config struct {
 	// --num-warmups; goodput's own warm-up, Warmups, marks requests of
 	// the run instead).
 	WarmupRequests int
+	// NoStream sends non-streaming requests: the whole answer in one
+	// response, so TTFT equals the end-to-end latency and TPOT and ITL
+	// are not measured (--stream=false).
+	NoStream bool
 	// Profile asks the server to profile the run: POST /start_profile
 	// before it, /stop_profile after it (--profile).
 	Profile bool
@@ -140,6 +144,11 @@ func (c *Config) Validate() error {
 	}
 	if _, err := backend.Lookup(c.Backend); err != nil {
 		errs = append(errs, fmt.Errorf("--backend: %w", err))
+	}
+	if a, err := backend.Lookup(c.Backend); err == nil && c.NoStream {
+		if _, err := a.WithoutStreaming(); err != nil {
+			errs = append(errs, fmt.Errorf("--stream=false: %w", err))
+		}
 	}
 	a := c.Arrival
 	if c.AllEntries && a.NumPrompts == 0 && a.Duration == 0 {

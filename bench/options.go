@@ -96,3 +96,6 @@ type VLLMFigures struct {
 type Tokenizer interface {
 	Count(text string) int
 }
+
+// NoStreamNote is what a non-streaming run's summary says of its figures.
+const NoStreamNote = "non-streaming requests (--stream=false): TTFT is the end-to-end latency; TPOT and ITL are not measured"

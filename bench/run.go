@@ -96,6 +96,13 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	if cfg.VLLMResult || cfg.VLLMFile.Save && cfg.VLLMFile.Detailed || cfg.Tokenizer != nil {
 		adapter = adapter.WithText() // generated_texts, or output tokens counted from text
 	}
+	if cfg.NoStream {
+		whole, err := adapter.WithoutStreaming()
+		if err != nil {
+			return nil, err // Validate said so first
+		}
+		adapter = whole
+	}
 	headers := cfg.Headers.Clone()
 	if headers == nil {
 		headers = http.Header{}
@@ -205,6 +212,9 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	} else if note != "" {
 		out.Notes = append(out.Notes, note)
 	}
+	if cfg.NoStream {
+		out.Notes = append(out.Notes, NoStreamNote)
+	}
 	out.Notes = append(describe(cfg, model, plan, src), out.Notes...)
 	runCfg := map[string]any{
 		"base_url": cfg.BaseURL, "backend": adapter.Name(), "endpoint": cfg.Endpoint, "model": model,
@@ -216,6 +226,9 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		"warmup_seconds": cfg.WarmupTime.Seconds(), "percentile_method": cfg.Metrics.Method.String(),
 		"dataset": wl.Dataset, "random_input_len": wl.Random.InputLen, "random_output_len": wl.Random.OutputLen,
 		"random_range_ratio": wl.Random.RangeRatio, "random_prefix_len": wl.Random.PrefixLen,
+	}
+	if cfg.NoStream {
+		runCfg["stream"] = false
 	}
 	var scraper *serverview.Recorder
 	if !cfg.NoServerMetrics {

@@ -304,3 +304,42 @@ func TestRPSChanges(t *testing.T) {
 		t.Error("changes without vLLM's ramp")
 	}
 }
+
+// A non-streaming run asks for whole answers: one chunk per record, at the
+// answer's end, so TTFT is the end-to-end latency, and the summary's notes
+// say so. TGI, which only streams, is refused before anything is sent.
+func TestRunWithoutStreaming(t *testing.T) {
+	rs := newRecordingServer(t)
+	cfg := smallConfig(t, rs.url)
+	cfg.Arrival.NumPrompts, cfg.Warmups, cfg.NoStream = 4, 0, true
+	out, err := Run(t.Context(), cfg, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, g := range rs.generations() {
+		if i > 0 && (g.body["stream"] != false || g.body["stream_options"] != nil) {
+			t.Errorf("request %d body %v", i, g.body)
+		}
+	}
+	recs, _, _ := readRecords(t, out.RecordsPath)
+	if len(recs) != 4 {
+		t.Fatalf("%d records", len(recs))
+	}
+	for _, r := range recs {
+		if !r.OK() || len(r.Chunks) != 1 || int(r.Chunks[0].Tokens) != r.OutputTokens || r.OutputTokens == 0 {
+			t.Errorf("record %d: %v %s, chunks %v", r.Seq, r.Error, r.Msg, r.Chunks)
+			continue
+		}
+		if gap := r.End - r.Chunks[0].At; gap < 0 || gap > int64(time.Millisecond) {
+			t.Errorf("record %d: the answer came %d ns before its end", r.Seq, gap)
+		}
+	}
+	if !slices.Contains(out.Notes, NoStreamNote) {
+		t.Errorf("notes lack the non-streaming note: %v", out.Notes)
+	}
+
+	cfg.Backend = "tgi"
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "--stream=false: backend tgi: non-streaming requests are not supported") {
+		t.Errorf("tgi: %v", err)
+	}
+}

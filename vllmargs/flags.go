@@ -212,7 +212,7 @@ var Flags = []Flag{
 		Goodput: "refused: the timed_trace dataset is not supported"},
 	{Name: "no-stream", Arity: Bool, Handling: Ignored,
 		VLLM:    "load a Hugging Face dataset whole instead of streaming it from the hub",
-		Goodput: "ignored: goodput reads local files only, always whole (requests still stream)"},
+		Goodput: "ignored: goodput reads local files only, always whole; requests still stream (--stream=false sends non-streaming requests)"},
 	{Name: "num-prompts", Arity: One,
 		VLLM:    "requests to send (default 1000); -1 takes every entry of spec_bench and custom",
 		Goodput: "the same (200 against the built-in simulator); -1 takes every entry of a file dataset"},

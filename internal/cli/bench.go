@@ -7,6 +7,7 @@ import (
 	"math"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -284,6 +285,13 @@ func summaryOptions(cfg bench.Config, out *bench.Outcome, simulated bool) report
 	}
 	if len(cfg.VLLMFile.Metrics) > 0 && o.Metrics == nil {
 		o.Metrics = []string{} // only queue metrics: goodput prints those in its client block
+	}
+	if cfg.NoStream {
+		// A whole answer has no token times: TPOT and ITL are not measured.
+		if o.Metrics == nil {
+			o.Metrics = []string{"ttft", "e2el"}
+		}
+		o.Metrics = slices.DeleteFunc(o.Metrics, func(m string) bool { return m == "tpot" || m == "itl" })
 	}
 	v := &report.VLLMLines{RequestRate: cfg.Arrival.RequestRate}
 	if cfg.VLLMFile.MaxConcurrencyGiven || cfg.Arrival.MaxConcurrency > 0 {

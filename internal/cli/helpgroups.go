@@ -83,7 +83,7 @@ var flagGroups = map[string]string{
 	"temperature": groupTarget, "top-p": groupTarget, "top-k": groupTarget, "min-p": groupTarget,
 	"frequency-penalty": groupTarget, "presence-penalty": groupTarget, "repetition-penalty": groupTarget,
 	"logprobs": groupTarget, "chat-template-kwargs": groupTarget, "lora-modules": groupTarget,
-	"lora-assignment": groupTarget, "profile": groupTarget,
+	"lora-assignment": groupTarget, "profile": groupTarget, "stream": groupTarget,
 	"ramp-up-end-rps": groupLoad,
 	"input-len":       groupWorkload, "output-len": groupWorkload, "no-oversample": groupWorkload,
 	"tokenizer": groupWorkload, "tokenizer-mode": groupWorkload, "trust-remote-code": groupWorkload,

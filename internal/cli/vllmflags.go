@@ -37,6 +37,7 @@ type vllmFlags struct {
 	timelineITL     string
 	plotTimeline    bool
 	warmupFirst     int
+	stream          bool
 
 	temperature, topP, minP, freqPenalty, presPenalty, repPenalty float64
 	topK, logprobs                                                int
@@ -72,6 +73,7 @@ func registerVLLMFlags(fl *pflag.FlagSet, cfg *bench.Config, f *vllmFlags) {
 	fl.StringArrayVar(&cfg.Request.LoRA, "lora-modules", nil, "LoRA adapter names; each request asks for one as its model")
 	fl.StringVar(&f.loraAssignment, "lora-assignment", "random", "how requests pick a LoRA adapter: random or round-robin")
 	fl.Float64Var(&cfg.Arrival.RampEnd, "ramp-up-end-rps", 0, "vLLM's ramp: the rate climbs from --ramp-up-start-rps to this over the run's requests")
+	fl.BoolVar(&f.stream, "stream", true, "stream the answers; --stream=false sends non-streaming requests (TTFT is then the end-to-end latency)")
 	fl.BoolVar(&cfg.Profile, "profile", false, "POST /start_profile before the run and /stop_profile after it")
 	fl.BoolVar(&f.plotTimeline, "plot-timeline", false, "write the run's HTML report beside vLLM's result file (<result>.timeline.html)")
 	fl.StringVar(&f.timelineITL, "timeline-itl-thresholds", "25,50", "two ITL thresholds in ms for the timeline's colours")
@@ -233,6 +235,7 @@ func (f *vllmFlags) apply(cmd *cobra.Command, cfg *bench.Config, tf *targetFlags
 		// vLLM's infinite burstiness is evenly spaced arrivals.
 		cfg.Arrival.Burstiness, cfg.Arrival.Arrival = 1, arrival.KindConstant
 	}
+	cfg.NoStream = !f.stream
 	// vLLM's --num-warmups are extra requests before the run; goodput's
 	// warm-up requests of the run itself are --warmup-first.
 	if f.warmupFirst < 0 {

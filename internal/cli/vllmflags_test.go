@@ -152,3 +152,27 @@ func TestBenchSaveResultInTheCurrentDirectory(t *testing.T) {
 		t.Errorf("output lacks the file: %s", out)
 	}
 }
+
+// --stream=false sends non-streaming requests and prints TTFT and E2EL
+// only, saying why; vLLM's --no-stream (a dataset-loading switch) is
+// ignored with a note that points to it.
+func TestBenchWithoutStreaming(t *testing.T) {
+	_, url := simtest.Serve(t, sim.Options{Seed: 10})
+	out, errOut, code := run(t, "", "bench", "--base-url", url, "--num-prompts", "3", "--random-input-len", "8",
+		"--random-output-len", "4", "--stream=false", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, errOut, out)
+	}
+	if !strings.Contains(out, "non-streaming requests (--stream=false): TTFT is the end-to-end latency") ||
+		!strings.Contains(out, "Mean E2EL (ms):") || strings.Contains(out, "Mean TPOT (ms):") || strings.Contains(out, "Mean ITL (ms):") {
+		t.Errorf("summary:\n%s", out)
+	}
+	_, errOut, code = run(t, "", "bench", "--dry-run", "--base-url", url, "--no-stream")
+	if code != 0 || !strings.Contains(errOut, "--stream=false sends non-streaming requests") {
+		t.Errorf("--no-stream: exit %d: %s", code, errOut)
+	}
+	_, errOut, code = run(t, "", "bench", "--base-url", url, "--backend", "tgi", "--stream=false")
+	if code != ExitUsage || !strings.Contains(errOut, "non-streaming requests are not supported") {
+		t.Errorf("tgi: exit %d: %s", code, errOut)
+	}
+}
