@@ -80,7 +80,7 @@ func registerVLLMFlags(fl *pflag.FlagSet, cfg *bench.Config, f *vllmFlags) {
 	fl.IntVar(&f.inputLen, "input-len", 0, "input length of the random dataset (vLLM's --input-len)")
 	fl.IntVar(&f.outputLen, "output-len", 0, "output length of every dataset that has one (vLLM's --output-len)")
 	fl.StringVar(&cfg.VLLMFile.TokenizerID, "tokenizer", "", "tokenizer name or local path (recorded as tokenizer_id)")
-	fl.StringVar(&f.tokenizerMode, "tokenizer-mode", "auto", "accepted for vLLM's command lines: goodput reads tokenizer files itself")
+	fl.StringVar(&f.tokenizerMode, "tokenizer-mode", "auto", "accepted for vLLM's command lines; changes nothing, since no tokenizer is loaded")
 	fl.BoolVar(&f.trustRemoteCode, "trust-remote-code", false, "accepted for vLLM's command lines: goodput runs no code from a model repository")
 	fl.BoolVar(&cfg.VLLMFile.NoTokenizer, "skip-tokenizer-init", false, "load no tokenizer (tokenizer_id null in vLLM's file)")
 	fl.BoolVar(&cfg.NoOversample, "no-oversample", false, "at most one request per dataset entry")
