@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -341,5 +342,58 @@ func TestRunWithoutStreaming(t *testing.T) {
 	cfg.Backend = "tgi"
 	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "--stream=false: backend tgi: non-streaming requests are not supported") {
 		t.Errorf("tgi: %v", err)
+	}
+}
+
+// wordTokenizer counts two tokens per word, unlike any server, so that a
+// count it made is recognisable; calls counts its uses.
+type wordTokenizer struct{ calls atomic.Int64 }
+
+func (w *wordTokenizer) Count(s string) int {
+	w.calls.Add(1)
+	return 2 * len(strings.Fields(s))
+}
+
+// The Tokenizer seam: against a server with no /tokenize, text prompts
+// are fitted with it, and without usage reports the output tokens are
+// counted from the streamed text with it.
+func TestRunCountsWithTheTokenizer(t *testing.T) {
+	srv, err := sim.New(sim.Options{Seed: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/tokenize" {
+			http.NotFound(w, r)
+			return
+		}
+		srv.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+
+	tok := &wordTokenizer{}
+	cfg := smallConfig(t, ts.URL)
+	cfg.Arrival.NumPrompts, cfg.Warmups = 4, 0
+	cfg.PromptFormat, cfg.Usage, cfg.Tokenizer = PromptText, backend.UsageNone, tok
+	out, err := Run(t.Context(), cfg, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(out.Notes, "server has no /tokenize: prompt lengths calibrated with --tokenizer") {
+		t.Errorf("notes: %v", out.Notes)
+	}
+	recs, _, _ := readRecords(t, out.RecordsPath)
+	for _, r := range recs {
+		// Two per word: more than the chunks, one token each, would say.
+		if r.TokenSource != "tokenizer" || r.OutputTokens <= len(r.Chunks) {
+			t.Errorf("record %d: %d output tokens from %s over %d chunks", r.Seq, r.OutputTokens, r.TokenSource, len(r.Chunks))
+		}
+	}
+	if tok.calls.Load() == 0 {
+		t.Error("the tokenizer was never asked")
 	}
 }

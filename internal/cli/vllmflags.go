@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 
@@ -255,10 +256,36 @@ func (f *vllmFlags) apply(cmd *cobra.Command, cfg *bench.Config, tf *targetFlags
 		}
 		cfg.VLLMFile.SLO = slo
 	}
-	if cfg.VLLMFile.TokenizerID != "" && !cfg.VLLMFile.NoTokenizer {
-		notes = append(notes, fmt.Sprintf("--tokenizer %s is recorded; token counts come from the server (usage, /tokenize) or goodput's built-in tokenizer", cfg.VLLMFile.TokenizerID))
+	if id := cfg.VLLMFile.TokenizerID; id != "" && !cfg.VLLMFile.NoTokenizer {
+		tok, err := loadTokenizer(id)
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("--tokenizer %s: %w", id, err)
+		case tok != nil:
+			cfg.Tokenizer = tok
+		default:
+			notes = append(notes, fmt.Sprintf("--tokenizer %s is recorded; token counts come from the server (usage, /tokenize) or goodput's built-in tokenizer", id))
+		}
 	}
 	return notes, nil
+}
+
+// openTokenizer loads a tokenizer file (a tokenizer.json, a SentencePiece
+// model, a GGUF vocabulary) for --tokenizer. It is nil while goodput has
+// no such loader: --tokenizer is then recorded only.
+var openTokenizer func(path string) (bench.Tokenizer, error)
+
+// loadTokenizer returns the tokenizer --tokenizer names when it is a
+// local file and a loader exists, nil otherwise (a Hugging Face id, which
+// goodput does not download, is recorded only).
+func loadTokenizer(id string) (bench.Tokenizer, error) {
+	if openTokenizer == nil {
+		return nil, nil
+	}
+	if _, err := os.Stat(id); err != nil {
+		return nil, nil
+	}
+	return openTokenizer(id)
 }
 
 // vllmSLO reads --goodput's pairs as vLLM does, for the request_goodput of

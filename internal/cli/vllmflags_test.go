@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/goodput-dev/goodput/bench"
 	"github.com/goodput-dev/goodput/internal/simtest"
 	"github.com/goodput-dev/goodput/sim"
 )
@@ -174,5 +176,44 @@ func TestBenchWithoutStreaming(t *testing.T) {
 	_, errOut, code = run(t, "", "bench", "--base-url", url, "--backend", "tgi", "--stream=false")
 	if code != ExitUsage || !strings.Contains(errOut, "non-streaming requests are not supported") {
 		t.Errorf("tgi: exit %d: %s", code, errOut)
+	}
+}
+
+type fakeTokenizer struct{}
+
+func (fakeTokenizer) Count(s string) int { return len(s) }
+
+// --tokenizer loads a local file through openTokenizer when a loader
+// exists; a Hugging Face id, or any name without a loader, is recorded
+// only; a file the loader refuses stops the run, naming it.
+func TestLoadTokenizer(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "tokenizer.json")
+	if err := os.WriteFile(file, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if tok, err := loadTokenizer(file); tok != nil || err != nil {
+		t.Errorf("without a loader: %v, %v", tok, err)
+	}
+	saved := openTokenizer
+	t.Cleanup(func() { openTokenizer = saved })
+	openTokenizer = func(path string) (bench.Tokenizer, error) {
+		if strings.HasSuffix(path, "bad.json") {
+			return nil, errors.New("not a tokenizer file")
+		}
+		return fakeTokenizer{}, nil
+	}
+	if tok, err := loadTokenizer(file); tok == nil || err != nil {
+		t.Errorf("a local file: %v, %v", tok, err)
+	}
+	if tok, err := loadTokenizer("meta-llama/Llama-3.1-8B"); tok != nil || err != nil {
+		t.Errorf("a hub id: %v, %v", tok, err)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	if err := os.WriteFile(bad, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := run(t, "", "bench", "--dry-run", "--tokenizer", bad)
+	if code != 1 || !strings.Contains(errOut, "--tokenizer "+bad+": not a tokenizer file") {
+		t.Errorf("a refused file: exit %d: %s", code, errOut)
 	}
 }
