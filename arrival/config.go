@@ -221,18 +221,19 @@ func (c Config) Plan() (Plan, error) {
 		if err != nil {
 			return Plan{}, err
 		}
-		return Plan{Closed: &cl, Config: c}, nil
+		return Plan{Closed: &cl, Config: c, Total: c.NumPrompts}, nil
 	}
 	s, err := c.schedule()
 	if err != nil {
 		return Plan{}, err
 	}
+	total := s.Len()
 	if shards > 1 {
 		if s, err = s.Shard(c.Shard, shards); err != nil {
 			return Plan{}, err
 		}
 	}
-	return Plan{Open: &s, Concurrency: c.MaxConcurrency, Config: c}, nil
+	return Plan{Open: &s, Concurrency: c.MaxConcurrency, Config: c, Total: total}, nil
 }
 
 // schedule draws the whole open-loop schedule; c must be valid.

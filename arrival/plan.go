@@ -20,6 +20,10 @@ type Plan struct {
 	Closed *Closed
 	// Config is what the plan was built from, for display.
 	Config Config
+	// Total is how many requests the whole run's schedule holds, every
+	// shard together; 0 when it is bounded by --duration alone and the
+	// number is not known in advance.
+	Total int
 }
 
 // String describes the plan on a few lines, for --dry-run.

@@ -5,6 +5,8 @@
 package bench
 
 import (
+	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -28,6 +30,9 @@ type Config struct {
 	Extra    map[string]any // --extra-body
 	Usage    backend.UsageMode
 	Insecure bool // --insecure: skip TLS verification
+	// NoKeepAlive opens a new connection for every request
+	// (--keepalive=false), for servers that close kept-alive connections.
+	NoKeepAlive bool
 	// PromptFormat is how random prompts are sent (--prompt-format):
 	// "ids" as token ids, which fixes their length exactly (OpenAI
 	// completions and llama.cpp only); "text" as text, its length fitted
@@ -58,6 +63,9 @@ type Config struct {
 	// every shard waits for it and counts its schedule from it, so the
 	// shards' records merge onto one clock. Zero starts at once.
 	StartAt time.Time
+	// Node names the machine under this host, for the run header: in
+	// Kubernetes the pod's node ($NODE_NAME, from the downward API).
+	Node string
 
 	ResultDir  string // --result-dir: where records and summaries go
 	RunName    string // --run-name: file name stem; default goodput-<time>
@@ -134,6 +142,26 @@ func DefaultConfig() Config {
 	}
 }
 
+// checkRequests builds one request as the run will, to find the options
+// the backend's protocol cannot express (--min-tokens on llama.cpp's
+// /completion, --ignore-eos on TGI) and a bad --endpoint before the run,
+// as usage errors: otherwise every request would fail alike.
+func (c *Config) checkRequests() error {
+	a, err := backend.Lookup(c.Backend)
+	if err != nil {
+		return nil // reported by Validate
+	}
+	// The model may come from the server later; any name stands for it.
+	req := backend.Request{Model: cmp.Or(c.Model, "model"), Prompt: "x", MinTokens: c.Workload.Request.MinTokens, IgnoreEOS: c.Workload.Request.IgnoreEOS}
+	if a.Name() == "openai-chat" {
+		req.Prompt, req.Messages = "", []backend.Message{{Role: "user", Content: "x"}}
+	}
+	if _, err := a.BuildRequest(context.Background(), "http://127.0.0.1", c.Endpoint, &req); err != nil {
+		return fmt.Errorf("--backend %s cannot send this run's requests: %w", a.Name(), err)
+	}
+	return nil
+}
+
 // Validate reports every problem of the configuration, each naming its flag.
 func (c *Config) Validate() error {
 	var errs []error
@@ -170,6 +198,9 @@ func (c *Config) Validate() error {
 	case PromptAuto, PromptText:
 	default:
 		errs = append(errs, fmt.Errorf("--prompt-format %q: want auto, ids or text", c.PromptFormat))
+	}
+	if err := c.checkRequests(); err != nil {
+		errs = append(errs, err)
 	}
 	if c.Warmups < 0 {
 		errs = append(errs, fmt.Errorf("--num-warmups must be ≥ 0, got %d", c.Warmups))

@@ -68,6 +68,9 @@ func Text(w io.Writer, res *metrics.Result, o TextOptions) error {
 	}
 	c := res.Counts
 	p.KV("Successful requests:", strconv.FormatInt(c.Completed, 10))
+	if c.NoToken > 0 {
+		p.KV("  of which empty (no token):", fmt.Sprintf("%d (no TTFT, never good)", c.NoToken))
+	}
 	if c.Canceled > 0 {
 		p.KV("Failed requests:", fmt.Sprintf("%d (%d canceled: in flight at the interrupt)", c.Failed, c.Canceled))
 	} else {
@@ -78,6 +81,9 @@ func Text(w io.Writer, res *metrics.Result, o TextOptions) error {
 	}
 	if v.RequestRate > 0 && !math.IsInf(v.RequestRate, 1) {
 		p.KV("Request rate configured (RPS):", f2(v.RequestRate))
+	}
+	if c.Retried > 0 {
+		p.KV("Retried on a new connection:", fmt.Sprintf("%d (a kept-alive connection closed before any byte)", c.Retried))
 	}
 	if c.WarmupExcluded > 0 {
 		p.KV("Warm-up requests (excluded):", strconv.FormatInt(c.WarmupExcluded, 10))
@@ -132,6 +138,24 @@ func Text(w io.Writer, res *metrics.Result, o TextOptions) error {
 	if len(res.TokenSources) > 0 {
 		p.KV("Output token counts from:", sources(res.TokenSources))
 	}
+	if pc := res.PromptCache; pc != nil {
+		p.KV("Prompt cache hits (client):", fmt.Sprintf("%.2f%% (%d of %d prompt tokens, %d requests)",
+			100*pc.HitRate, pc.CachedTokens, pc.PromptTokens, pc.Requests))
+	}
+	if st := res.ServerTimings; st != nil {
+		for _, d := range []struct {
+			name string
+			d    *metrics.Distribution
+		}{{"Server prefill", &st.Prefill}, {"Server decode per token", &st.DecodePerToken}} {
+			if d.d.Count > 0 {
+				v := fmt.Sprintf("mean %s, median %s", f2(1e3*d.d.Mean), f2(1e3*d.d.Median))
+				if p99, ok := d.d.Percentile(99); ok {
+					v += ", p99 " + f2(1e3*p99)
+				}
+				p.KV(d.name+" (ms):", v)
+			}
+		}
+	}
 	ll := res.LittlesLaw
 	if ll.InFlight > 0 {
 		p.KV("Mean requests in flight (L):", f2(ll.InFlight))
@@ -147,7 +171,9 @@ func Text(w io.Writer, res *metrics.Result, o TextOptions) error {
 		for _, k := range kinds {
 			v := strconv.FormatInt(c.Errors[k], 10)
 			if m := c.ErrorExamples[k]; m != "" {
-				v += " (first: " + shorten(m, 100) + ")"
+				// Whole: the message is what says why, and records already
+				// bound it (a few hundred bytes).
+				v += " (first: " + m + ")"
 			}
 			p.KV(k+":", v)
 		}

@@ -7,8 +7,8 @@ import (
 	"github.com/goodput-dev/goodput/metrics"
 )
 
-// The errors block gives each kind's count and its first message, cut to
-// 100 characters, so that a run whose requests all failed says why.
+// The errors block gives each kind's count and its first message, whole,
+// so that a run whose requests all failed says why.
 func TestTextErrorsComeWithAReason(t *testing.T) {
 	long := "http 404 Not Found: " + strings.Repeat("x", 200)
 	res := &metrics.Result{Counts: metrics.Counts{
@@ -21,8 +21,8 @@ func TestTextErrorsComeWithAReason(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	want := "2 (first: " + shorten(long, 100) + ")"
-	if !strings.Contains(out, want) || !strings.Contains(out, "…)") {
+	want := "2 (first: " + long + ")"
+	if !strings.Contains(out, want) || strings.Contains(out, "…") {
 		t.Errorf("errors block lacks %q:\n%s", want, out)
 	}
 	if !strings.Contains(out, "timeout:") || strings.Contains(out, "1 (first:") {
@@ -69,6 +69,43 @@ func TestTextFollowsVLLMsOrder(t *testing.T) {
 	for _, absent := range []string{"Time per Output Token", "Inter-token Latency"} {
 		if strings.Contains(out, absent) {
 			t.Errorf("--percentile-metrics left out %q:\n%s", absent, out)
+		}
+	}
+}
+
+// The client's counts that are not latencies: empty answers, retries, the
+// prompt cache and the server's own timings, each only when there is one.
+func TestTextServerSideCounts(t *testing.T) {
+	res := &metrics.Result{Percentiles: []float64{50, 99},
+		Counts:      metrics.Counts{Total: 10, Completed: 10, NoToken: 2, Retried: 3},
+		PromptCache: &metrics.PromptCache{Requests: 10, PromptTokens: 640, CachedTokens: 600, HitRate: 600.0 / 640},
+		ServerTimings: &metrics.ServerTimings{Requests: 10,
+			Prefill:        metrics.Distribution{Count: 10, Mean: 0.002, Median: 0.0015, Percentiles: []metrics.PercentileValue{{P: 50, Value: 0.0015}, {P: 99, Value: 0.004}}},
+			DecodePerToken: metrics.Distribution{Count: 10, Mean: 0.0005, Median: 0.0005}},
+	}
+	var b strings.Builder
+	if err := Text(&b, res, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"of which empty (no token):", "2 (no TTFT, never good)",
+		"Retried on a new connection:", "3 (a kept-alive connection closed before any byte)",
+		"Prompt cache hits (client):", "93.75% (600 of 640 prompt tokens, 10 requests)",
+		"Server prefill (ms):", "mean 2.00, median 1.50, p99 4.00",
+		"Server decode per token (ms):", "mean 0.50, median 0.50",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	var plain strings.Builder
+	if err := Text(&plain, &metrics.Result{Counts: metrics.Counts{Total: 1, Completed: 1}}, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, absent := range []string{"empty", "Retried", "Prompt cache", "Server prefill"} {
+		if strings.Contains(plain.String(), absent) {
+			t.Errorf("a run without %s mentions it:\n%s", absent, plain.String())
 		}
 	}
 }

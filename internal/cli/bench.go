@@ -16,8 +16,10 @@ import (
 
 	"github.com/goodput-dev/goodput/arrival"
 	"github.com/goodput-dev/goodput/bench"
+	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/serverview"
+	"github.com/goodput-dev/goodput/slo"
 	"github.com/goodput-dev/goodput/vllmargs"
 	"github.com/goodput-dev/goodput/workload"
 )
@@ -42,7 +44,12 @@ type benchFlags struct {
 	hist    historyFlags
 }
 
-func newBenchCmd(env *Env) *cobra.Command {
+func newBenchCmd(env *Env) *cobra.Command { return benchCommand(env, runBench) }
+
+// benchCommand builds the bench command, whose flags, once parsed, run
+// calls with: bench's own run, or `goodput k8s` reading a bench command
+// line without running it.
+func benchCommand(env *Env, run func(*cobra.Command, *Env, bench.Config, *benchFlags) error) *cobra.Command {
 	cfg := bench.DefaultConfig()
 	var f benchFlags
 	cmd := &cobra.Command{
@@ -84,7 +91,7 @@ generator, not the server, was the limit.`,
 				return err
 			}
 			f.vllm.line = line
-			return runBench(cmd, env, cfg, &f)
+			return run(cmd, env, cfg, &f)
 		},
 	}
 	fl := cmd.Flags()
@@ -96,7 +103,7 @@ generator, not the server, was the limit.`,
 	fl.StringVar(&f.ramp, "ramp-up-strategy", "", "ramp the rate up: linear or exponential")
 	fl.Float64Var(&cfg.Arrival.Ramp.From, "ramp-up-start-rps", 0, "rate at the start of the ramp")
 	fl.DurationVar(&cfg.Arrival.Ramp.Over, "ramp-up-duration", 0, "how long the ramp takes")
-	fl.IntVar(&cfg.Arrival.MaxConcurrency, "max-concurrency", 0, "cap on requests in flight (alone: a closed loop of this many)")
+	fl.Var(oneLoad{&cfg.Arrival.MaxConcurrency}, "max-concurrency", "cap on requests in flight (alone: a closed loop of this many)")
 	fl.IntVar(&cfg.Arrival.NumPrompts, "num-prompts", 1000, "requests to send (200 against the built-in simulator)")
 	fl.DurationVar(&cfg.Arrival.Duration, "duration", 0, "stop scheduling after this long; alone, it lifts the --num-prompts default (with both, whichever comes first)")
 	fl.Uint64Var(&cfg.Arrival.Seed, "seed", 0, "seed for arrivals and prompts")
@@ -132,59 +139,9 @@ generator, not the server, was the limit.`,
 }
 
 func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) error {
-	ctx := cmd.Context()
-	var err error
-	if cfg.Arrival.RequestRate, err = parseRate(f.rate); err != nil {
-		return usageErr("--request-rate: %v", err)
-	}
-	if f.startAt != "" {
-		t, err := time.Parse(time.RFC3339Nano, f.startAt)
-		if err != nil {
-			return usageErr("--start-at %q: want an RFC 3339 time such as 2026-11-29T10:00:00Z", f.startAt)
-		}
-		cfg.StartAt = t
-	}
-	if err := shardFromJob(cmd, env, &cfg); err != nil {
-		return err
-	}
-	// One --seed makes both the schedule and the prompts reproducible.
-	cfg.Workload.Seed = cfg.Arrival.Seed
-	cfg.Arrival.Arrival = arrivalKind(f.arrival)
-	cfg.Arrival.Ramp.Kind = rampKind(f.ramp)
-	notes, err := f.vllm.apply(cmd, &cfg, &f.targetFlags, &f.metrics)
+	gates, err := prepareBench(cmd, env, &cfg, f)
 	if err != nil {
 		return err
-	}
-	cfg.VLLMFile.Collect = f.vllm.line.VLLMStyle
-	if err := f.targetFlags.apply(env, &cfg); err != nil {
-		return err
-	}
-	if err := simFlagsWithServer(cmd.Flags(), cfg.BaseURL); err != nil {
-		return err
-	}
-	if f.report != "" && cfg.ResultDir == "" {
-		return usageErr("--report reads the saved run: give --result-dir too")
-	}
-	switch f.format {
-	case "text", "json":
-	case "vllm":
-		if cfg.ResultDir == "" {
-			return usageErr("--format vllm writes a file: give --result-dir")
-		}
-		cfg.VLLMResult = true
-	default:
-		return usageErr("--format %q: want text, json or vllm", f.format)
-	}
-	gates, err := f.metrics.apply(&cfg.Metrics)
-	if err != nil {
-		return err
-	}
-	if err := cfg.Metrics.Validate(); err != nil {
-		return usageErr("%v", err)
-	}
-
-	if cmd.Flags().Changed("duration") && !cmd.Flags().Changed("num-prompts") {
-		cfg.Arrival.NumPrompts = 0 // the duration alone bounds the run
 	}
 	if cfg.BaseURL == "" {
 		// A newcomer's first run should answer in seconds.
@@ -193,11 +150,81 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 		}
 	}
 	if f.dryRun {
-		for _, n := range notes {
+		for _, n := range f.vllm.notes {
 			fmt.Fprintf(env.Stderr, "goodput: %s\n", n)
 		}
 		return printBenchPlan(env, cfg)
 	}
+	return runBenchPrepared(cmd, env, cfg, f, gates)
+}
+
+// prepareBench turns the flags that need parsing into cfg and returns the
+// gates: everything bench does before it needs a server.
+func prepareBench(cmd *cobra.Command, env *Env, cfg *bench.Config, f *benchFlags) (slo.Gates, error) {
+	var err error
+	if cfg.Arrival.RequestRate, err = parseRate(f.rate); err != nil {
+		if strings.Contains(f.rate, ",") {
+			return nil, usageErr("--request-rate %q: bench runs one load; to measure several, run goodput sweep --request-rate %s", f.rate, f.rate)
+		}
+		return nil, usageErr("--request-rate: %v", err)
+	}
+	if f.startAt != "" {
+		t, err := time.Parse(time.RFC3339Nano, f.startAt)
+		if err != nil {
+			return nil, usageErr("--start-at %q: want an RFC 3339 time such as 2026-11-29T10:00:00Z", f.startAt)
+		}
+		cfg.StartAt = t
+	}
+	if err := shardFromJob(cmd, env, cfg); err != nil {
+		return nil, err
+	}
+	cfg.Node = env.getenv(nodeEnv)
+	// One --seed makes both the schedule and the prompts reproducible.
+	cfg.Workload.Seed = cfg.Arrival.Seed
+	cfg.Arrival.Arrival = arrivalKind(f.arrival)
+	cfg.Arrival.Ramp.Kind = rampKind(f.ramp)
+	notes, err := f.vllm.apply(cmd, cfg, &f.targetFlags, &f.metrics)
+	if err != nil {
+		return nil, err
+	}
+	f.vllm.notes = notes
+	cfg.VLLMFile.Collect = f.vllm.line.VLLMStyle
+	if err := f.targetFlags.apply(env, cfg); err != nil {
+		return nil, err
+	}
+	if err := simFlagsWithServer(cmd.Flags(), cfg.BaseURL); err != nil {
+		return nil, err
+	}
+	if f.report != "" && cfg.ResultDir == "" {
+		return nil, usageErr("--report reads the saved run: give --result-dir too")
+	}
+	switch f.format {
+	case "text", "json":
+	case "vllm":
+		if cfg.ResultDir == "" {
+			return nil, usageErr("--format vllm writes a file: give --result-dir")
+		}
+		cfg.VLLMResult = true
+	default:
+		return nil, usageErr("--format %q: want text, json or vllm", f.format)
+	}
+	gates, err := f.metrics.apply(&cfg.Metrics)
+	if err != nil {
+		return nil, err
+	}
+	if err := cfg.Metrics.Validate(); err != nil {
+		return nil, usageErr("%v", err)
+	}
+
+	if cmd.Flags().Changed("duration") && !cmd.Flags().Changed("num-prompts") {
+		cfg.Arrival.NumPrompts = 0 // the duration alone bounds the run
+	}
+	return gates, nil
+}
+
+// runBenchPrepared is runBench past its preparation.
+func runBenchPrepared(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags, gates slo.Gates) error {
+	ctx := cmd.Context()
 	simulated := cfg.BaseURL == ""
 	if simulated {
 		if err := checkWorkload(&cfg); err != nil {
@@ -209,7 +236,7 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 		}
 		defer stop()
 	}
-	for _, n := range notes {
+	for _, n := range f.vllm.notes {
 		fmt.Fprintf(env.Stderr, "goodput: %s\n", n)
 	}
 	if err := cfg.Validate(); err != nil {
@@ -260,6 +287,12 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 		if err := writeHTMLReport(env, out.RecordsPath, f.report, cfg.Metrics); err != nil {
 			return err
 		}
+	}
+	if out.Stopped != "" {
+		return fmt.Errorf("%s; the records measured so far are kept", out.Stopped)
+	}
+	if c := out.Result.Counts; !out.Run.Interrupted && c.Total > 0 && c.Completed == 0 {
+		return fmt.Errorf("every one of the %d measured requests failed%s", c.Total, firstError(c))
 	}
 	if err := reportGates(env, gates, out.Result); err != nil {
 		return err
@@ -355,6 +388,25 @@ func printOutcome(env *Env, format string, out *bench.Outcome, o report.TextOpti
 	return nil
 }
 
+// firstError names the most common failure kind of a run and its first
+// message: ": 40 connect (dial tcp …: connection refused)".
+func firstError(c metrics.Counts) string {
+	kind, most := "", int64(0)
+	for k, n := range c.Errors {
+		if n > most || (n == most && k < kind) {
+			kind, most = k, n
+		}
+	}
+	if kind == "" {
+		return ""
+	}
+	s := fmt.Sprintf(": %d %s", most, kind)
+	if m := c.ErrorExamples[kind]; m != "" {
+		s += " (" + m + ")"
+	}
+	return s
+}
+
 // simDefaultPrompts is --num-prompts against the built-in simulator when the
 // user gave neither it nor --duration.
 const simDefaultPrompts = 200
@@ -414,6 +466,10 @@ func rampKind(s string) arrival.RampKind { return arrival.RampKind(strings.ToLow
 // arrival plan with its schedule's statistics, and the workload.
 // jobIndexEnv is set by Kubernetes in each pod of an Indexed Job: 0, 1, …
 const jobIndexEnv = "JOB_COMPLETION_INDEX"
+
+// nodeEnv names the machine under the host, recorded in the run header;
+// the manifests of `goodput k8s` set it to the pod's node.
+const nodeEnv = "NODE_NAME"
 
 // shardFromJob takes this process's shard from $JOB_COMPLETION_INDEX when
 // --shards splits the schedule and --shard is not given, so that the pods

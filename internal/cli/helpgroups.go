@@ -36,7 +36,7 @@ var flagGroups = map[string]string{
 	// Where the load goes and how each request is made.
 	"base-url": groupTarget, "endpoint": groupTarget, "backend": groupTarget, "model": groupTarget,
 	"header": groupTarget, "api-key": groupTarget, "extra-body": groupTarget, "usage": groupTarget,
-	"insecure": groupTarget, "request-timeout": groupTarget, "ready-check-timeout": groupTarget,
+	"insecure": groupTarget, "keepalive": groupTarget, "request-timeout": groupTarget, "ready-check-timeout": groupTarget,
 	"metrics-url": groupTarget, "no-server-metrics": groupTarget, "scrape-interval": groupTarget,
 
 	// How much load, when, and how a sweep chooses its loads.
@@ -46,7 +46,7 @@ var flagGroups = map[string]string{
 	"shard": groupLoad, "shards": groupLoad, "start-at": groupLoad, "num-warmups": groupLoad,
 	"warmup-seconds": groupLoad, "warmup-first": groupLoad, "lag-threshold": groupLoad,
 	"concurrency": groupLoad, "points": groupLoad, "refine": groupLoad, "spacing": groupLoad,
-	"auto-max-concurrency": groupLoad, "repeats": groupLoad, "no-early-stop": groupLoad,
+	"auto-max-concurrency": groupLoad, "repeats": groupLoad, "no-early-stop": groupLoad, "early-stop": groupLoad,
 	"min-rounds": groupLoad, "idle-timeout": groupLoad,
 
 	// What is asked.

@@ -24,7 +24,8 @@ import (
 // (see package vllmargs and docs/vllm.md), with the values that need work
 // before they fit bench.Config.
 type vllmFlags struct {
-	line vllmargs.Result // what translating the command line found
+	line  vllmargs.Result // what translating the command line found
+	notes []string        // what apply found to say before the run
 
 	host, port      string
 	recordLabels    []string
