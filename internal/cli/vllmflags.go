@@ -16,6 +16,7 @@ import (
 
 	"github.com/goodput-dev/goodput/arrival"
 	"github.com/goodput-dev/goodput/bench"
+	"github.com/goodput-dev/goodput/tokenizer/pretrained"
 	"github.com/goodput-dev/goodput/vllmargs"
 	"github.com/goodput-dev/goodput/vllmresult"
 )
@@ -81,8 +82,8 @@ func registerVLLMFlags(fl *pflag.FlagSet, cfg *bench.Config, f *vllmFlags) {
 	fl.StringVar(&f.timelineITL, "timeline-itl-thresholds", "25,50", "two ITL thresholds in ms for the timeline's colours")
 	fl.IntVar(&f.inputLen, "input-len", 0, "input length of the random dataset (vLLM's --input-len)")
 	fl.IntVar(&f.outputLen, "output-len", 0, "output length of every dataset that has one (vLLM's --output-len)")
-	fl.StringVar(&cfg.VLLMFile.TokenizerID, "tokenizer", "", "tokenizer name or local path (recorded as tokenizer_id)")
-	fl.StringVar(&f.tokenizerMode, "tokenizer-mode", "auto", "accepted for vLLM's command lines; changes nothing, since no tokenizer is loaded")
+	fl.StringVar(&cfg.VLLMFile.TokenizerID, "tokenizer", "", "tokenizer.json, a directory or GGUF file, or a cached Hugging Face id: fits text prompts without /tokenize, counts output without usage")
+	fl.StringVar(&f.tokenizerMode, "tokenizer-mode", "auto", "accepted for vLLM's command lines: goodput reads tokenizer files itself")
 	fl.BoolVar(&f.trustRemoteCode, "trust-remote-code", false, "accepted for vLLM's command lines: goodput runs no code from a model repository")
 	fl.BoolVar(&cfg.VLLMFile.NoTokenizer, "skip-tokenizer-init", false, "load no tokenizer (tokenizer_id null in vLLM's file)")
 	fl.BoolVar(&cfg.NoOversample, "no-oversample", false, "at most one request per dataset entry")
@@ -258,35 +259,44 @@ func (f *vllmFlags) apply(cmd *cobra.Command, cfg *bench.Config, tf *targetFlags
 		cfg.VLLMFile.SLO = slo
 	}
 	if id := cfg.VLLMFile.TokenizerID; id != "" && !cfg.VLLMFile.NoTokenizer {
-		tok, err := loadTokenizer(id)
-		switch {
-		case err != nil:
-			return nil, fmt.Errorf("--tokenizer %s: %w", id, err)
-		case tok != nil:
-			cfg.Tokenizer = tok
-		default:
-			notes = append(notes, fmt.Sprintf("--tokenizer %s is recorded; token counts come from the server (usage, /tokenize) or goodput's built-in tokenizer", id))
+		tok, note, err := loadTokenizer(id)
+		if err != nil {
+			return nil, fmt.Errorf("--tokenizer: %w", err)
+		}
+		cfg.Tokenizer = tok
+		if note != "" {
+			notes = append(notes, note)
 		}
 	}
 	return notes, nil
 }
 
-// openTokenizer loads a tokenizer file (a tokenizer.json, a SentencePiece
-// model, a GGUF vocabulary) for --tokenizer. It is nil while goodput has
-// no such loader: --tokenizer is then recorded only.
-var openTokenizer func(path string) (bench.Tokenizer, error)
+// openTokenizer loads a tokenizer: a tokenizer.json, a directory holding
+// one, a GGUF model file, or a model id in the local Hugging Face cache.
+// Tests replace it.
+var openTokenizer = func(path string) (bench.Tokenizer, error) {
+	tok, err := pretrained.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	return tok, nil
+}
 
-// loadTokenizer returns the tokenizer --tokenizer names when it is a
-// local file and a loader exists, nil otherwise (a Hugging Face id, which
-// goodput does not download, is recorded only).
-func loadTokenizer(id string) (bench.Tokenizer, error) {
-	if openTokenizer == nil {
-		return nil, nil
+// loadTokenizer loads what --tokenizer names. A local file or directory
+// that does not load stops the run; a model id that is not in the local
+// Hugging Face cache is recorded only (vLLM would download it; goodput
+// downloads nothing), with a note that says what to fetch, since token
+// counts then come from the server or the built-in tokenizer.
+func loadTokenizer(id string) (bench.Tokenizer, string, error) {
+	_, statErr := os.Stat(id)
+	tok, err := openTokenizer(id)
+	switch {
+	case err == nil:
+		return tok, "", nil
+	case statErr == nil:
+		return nil, "", err
 	}
-	if _, err := os.Stat(id); err != nil {
-		return nil, nil
-	}
-	return openTokenizer(id)
+	return nil, fmt.Sprintf("--tokenizer %s is recorded, not loaded (%v); token counts come from the server (usage, /tokenize) or goodput's built-in tokenizer", id, err), nil
 }
 
 // vllmSLO reads --goodput's pairs as vLLM does, for the request_goodput of

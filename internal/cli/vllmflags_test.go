@@ -1,7 +1,11 @@
 package cli
 
 import (
+	"compress/gzip"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -183,37 +187,96 @@ type fakeTokenizer struct{}
 
 func (fakeTokenizer) Count(s string) int { return len(s) }
 
-// --tokenizer loads a local file through openTokenizer when a loader
-// exists; a Hugging Face id, or any name without a loader, is recorded
-// only; a file the loader refuses stops the run, naming it.
+// --tokenizer loads what it names; a local file that does not load stops
+// the run, naming it; a model id that cannot be loaded (not in the local
+// cache) is recorded only, with a note.
 func TestLoadTokenizer(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "tokenizer.json")
-	if err := os.WriteFile(file, []byte("{}"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if tok, err := loadTokenizer(file); tok != nil || err != nil {
-		t.Errorf("without a loader: %v, %v", tok, err)
+	dir := t.TempDir()
+	good, bad := filepath.Join(dir, "tokenizer.json"), filepath.Join(dir, "bad.json")
+	for _, f := range []string{good, bad} {
+		if err := os.WriteFile(f, []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	saved := openTokenizer
 	t.Cleanup(func() { openTokenizer = saved })
 	openTokenizer = func(path string) (bench.Tokenizer, error) {
-		if strings.HasSuffix(path, "bad.json") {
-			return nil, errors.New("not a tokenizer file")
+		if path == good {
+			return fakeTokenizer{}, nil
 		}
-		return fakeTokenizer{}, nil
+		return nil, errors.New("cannot load " + path)
 	}
-	if tok, err := loadTokenizer(file); tok == nil || err != nil {
-		t.Errorf("a local file: %v, %v", tok, err)
+	tests := []struct {
+		id       string
+		loaded   bool
+		note     string
+		errorMsg string
+	}{
+		{good, true, "", ""},
+		{bad, false, "", "cannot load " + bad},
+		{"meta-llama/Llama-3.1-8B", false, "--tokenizer meta-llama/Llama-3.1-8B is recorded, not loaded (cannot load meta-llama/Llama-3.1-8B)", ""},
 	}
-	if tok, err := loadTokenizer("meta-llama/Llama-3.1-8B"); tok != nil || err != nil {
-		t.Errorf("a hub id: %v, %v", tok, err)
-	}
-	bad := filepath.Join(t.TempDir(), "bad.json")
-	if err := os.WriteFile(bad, []byte("x"), 0o644); err != nil {
-		t.Fatal(err)
+	for _, tt := range tests {
+		tok, note, err := loadTokenizer(tt.id)
+		if (tok != nil) != tt.loaded || !strings.Contains(note, tt.note) || (tt.note == "") != (note == "") {
+			t.Errorf("%s: tokenizer %v, note %q", tt.id, tok, note)
+		}
+		if tt.errorMsg == "" && err != nil || tt.errorMsg != "" && (err == nil || err.Error() != tt.errorMsg) {
+			t.Errorf("%s: error %v, want %q", tt.id, err, tt.errorMsg)
+		}
 	}
 	_, errOut, code := run(t, "", "bench", "--dry-run", "--tokenizer", bad)
-	if code != 1 || !strings.Contains(errOut, "--tokenizer "+bad+": not a tokenizer file") {
+	if code != 1 || !strings.Contains(errOut, "--tokenizer: cannot load "+bad) {
 		t.Errorf("a refused file: exit %d: %s", code, errOut)
+	}
+}
+
+// With a real tokenizer.json (GPT-2's, from the tokenizer tests) and a
+// server that has neither /tokenize nor usage reports, text prompts are
+// fitted with it and output tokens counted with it, as vLLM's client
+// does with its own tokenizer.
+func TestBenchWithARealTokenizer(t *testing.T) {
+	zr, err := os.Open(filepath.Join("..", "..", "tokenizer", "pretrained", "testdata", "gpt2", "tokenizer.json.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	gz, err := gzip.NewReader(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "tokenizer.json")
+	b, err := io.ReadAll(gz)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := sim.New(sim.Options{Seed: 11})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/tokenize" {
+			http.NotFound(w, r)
+			return
+		}
+		srv.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	dir := t.TempDir()
+	out, errOut, code := run(t, "", "bench", "--base-url", ts.URL, "--num-prompts", "3", "--random-input-len", "40",
+		"--random-output-len", "5", "--prompt-format", "text", "--usage", "none", "--tokenizer", file,
+		"--result-dir", dir, "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, errOut, out)
+	}
+	if !strings.Contains(out, "--tokenizer's (the server has no /tokenize)") || !strings.Contains(out, "tokenizer 3") {
+		t.Errorf("summary does not say the tokenizer counted:\n%s", out)
 	}
 }
