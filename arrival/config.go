@@ -50,6 +50,11 @@ type Config struct {
 	Burstiness float64
 	// Ramp optionally ramps the rate up to RequestRate (--ramp-up-*).
 	Ramp Ramp
+	// RampEnd, when set, makes the ramp vLLM's (--ramp-up-end-rps): the
+	// rate climbs from Ramp.From to RampEnd over the run's requests,
+	// request i of N at progress i/(N−1), with no steady rate after it
+	// (see RateAt); RequestRate stays infinite and Ramp.Over zero.
+	RampEnd float64
 
 	// Replay, when set, is the run's arrival process: a trace's own times
 	// (--dataset-name trace or servegen), sent open loop. A finite
@@ -86,7 +91,7 @@ func DefaultConfig() Config {
 
 // closedLoop reports whether the config describes a closed loop.
 func (c Config) closedLoop() bool {
-	return math.IsInf(c.RequestRate, 1) && c.MaxConcurrency > 0 && c.Replay == nil
+	return math.IsInf(c.RequestRate, 1) && c.MaxConcurrency > 0 && c.Replay == nil && !c.rampByRequest()
 }
 
 // Validate reports every problem of the config, each naming its flag.
@@ -167,6 +172,13 @@ func (c Config) validateRamp(rateOK bool) []error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	r := c.Ramp
+	if r.Kind == RampNone && c.RampEnd != 0 {
+		bad("--ramp-up-end-rps needs --ramp-up-strategy")
+		return errs
+	}
+	if c.rampByRequest() {
+		return append(errs, c.validateRequestRamp()...)
+	}
 	switch r.Kind {
 	case RampNone:
 		if r.From != 0 || r.Over != 0 {
@@ -248,6 +260,9 @@ func (c Config) Plan() (Plan, error) {
 
 // schedule draws the whole open-loop schedule; c must be valid.
 func (c Config) schedule() (Schedule, error) {
+	if c.rampByRequest() {
+		return c.requestRampSchedule()
+	}
 	if math.IsInf(c.RequestRate, 1) {
 		return Schedule{Offsets: make([]time.Duration, c.NumPrompts)}, nil
 	}

@@ -56,7 +56,10 @@ func (p Plan) String() string {
 			fmt.Fprintf(&b, "at most %d in flight: a request waiting for a slot counts the wait as client queue\n", p.Concurrency)
 		}
 	case p.Open != nil:
-		if math.IsInf(c.RequestRate, 1) {
+		if c.rampByRequest() {
+			fmt.Fprintf(&b, "open loop: %s arrivals, ramp %s from %g to %g req/s over the run's requests%s, seed %d\n",
+				c.process(), c.Ramp.Kind, c.Ramp.From, c.RampEnd, shard, c.Seed)
+		} else if math.IsInf(c.RequestRate, 1) {
 			fmt.Fprintf(&b, "open loop: every request at once%s\n", shard)
 		} else {
 			fmt.Fprintf(&b, "open loop: %s arrivals at %g req/s%s, seed %d\n", c.process(), c.RequestRate, shard, c.Seed)

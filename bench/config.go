@@ -88,6 +88,34 @@ type Config struct {
 	// Description of the target, printed in the summary (e.g. the
 	// simulator's profile).
 	Target string
+
+	// The settings below are those of `vllm bench serve` that goodput
+	// takes with vLLM's meaning (see package vllmargs).
+
+	// Request shapes every request beyond its prompt.
+	Request RequestOptions
+	// WarmupRequests are sent before the run and left out of it, each the
+	// run's first prompt, at most MaxConcurrency at once (vLLM's
+	// --num-warmups; goodput's own warm-up, Warmups, marks requests of
+	// the run instead).
+	WarmupRequests int
+	// NoStream sends non-streaming requests: the whole answer in one
+	// response, so TTFT equals the end-to-end latency and TPOT and ITL
+	// are not measured (--stream=false).
+	NoStream bool
+	// Profile asks the server to profile the run: POST /start_profile
+	// before it, /stop_profile after it (--profile).
+	Profile bool
+	// AllEntries sends one request per entry of a file dataset
+	// (--num-prompts -1); NoOversample sends at most that many
+	// (--no-oversample).
+	AllEntries   bool
+	NoOversample bool
+	// VLLMFile is vLLM's result file (--save-result).
+	VLLMFile VLLMFile
+	// Tokenizer, when set, counts tokens as the model does (--tokenizer).
+	Tokenizer Tokenizer
+
 	// Observer, when set, follows the run as it goes (goodput's live
 	// Prometheus metrics); nil for none.
 	Observer Observer
@@ -145,7 +173,16 @@ func (c *Config) Validate() error {
 	if _, err := backend.Lookup(c.Backend); err != nil {
 		errs = append(errs, fmt.Errorf("--backend: %w", err))
 	}
-	if err := c.Arrival.Validate(); err != nil {
+	if a, err := backend.Lookup(c.Backend); err == nil && c.NoStream {
+		if _, err := a.WithoutStreaming(); err != nil {
+			errs = append(errs, fmt.Errorf("--stream=false: %w", err))
+		}
+	}
+	a := c.Arrival
+	if c.AllEntries && a.NumPrompts == 0 && a.Duration == 0 {
+		a.NumPrompts = 1 // the dataset's size, known once it is read
+	}
+	if err := a.Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	if err := c.Workload.Validate(); err != nil {
@@ -167,6 +204,12 @@ func (c *Config) Validate() error {
 	}
 	if c.Warmups < 0 {
 		errs = append(errs, fmt.Errorf("--num-warmups must be ≥ 0, got %d", c.Warmups))
+	}
+	if c.WarmupRequests < 0 {
+		errs = append(errs, fmt.Errorf("--num-warmups must be ≥ 0, got %d", c.WarmupRequests))
+	}
+	if c.AllEntries && c.Workload.Dataset == workload.DatasetRandom {
+		errs = append(errs, errors.New("--num-prompts -1 takes every entry of a dataset file; the random dataset has none"))
 	}
 	if c.WarmupTime < 0 {
 		errs = append(errs, fmt.Errorf("--warmup-seconds must be ≥ 0, got %v", c.WarmupTime))

@@ -36,6 +36,14 @@ type Outcome struct {
 	// is empty when its file was not asked for or could not be written.
 	SummaryPath string
 	VLLMPath    string
+	// ResultPath is vLLM's result file (--save-result), where vLLM
+	// writes it.
+	ResultPath string
+	// Model is the model the run asked for (--model or the server's).
+	Model string
+	// VLLM holds vLLM's own summary figures when the run computed them
+	// (a vLLM result file, or VLLMFile.Collect); nil otherwise.
+	VLLM *VLLMFigures
 	// Stopped says why the run stopped before its plan ended other than by
 	// an interruption (the server became unreachable); "" when it did not.
 	// Every record measured is kept, and the record file's trailer marks
@@ -95,6 +103,16 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	}
 	adapter, _ := backend.Lookup(cfg.Backend)
 	adapter = adapter.WithUsage(cfg.Usage)
+	if cfg.VLLMResult || cfg.VLLMFile.Save && cfg.VLLMFile.Detailed || cfg.Tokenizer != nil {
+		adapter = adapter.WithText() // generated_texts, or output tokens counted from text
+	}
+	if cfg.NoStream {
+		whole, err := adapter.WithoutStreaming()
+		if err != nil {
+			return nil, err // Validate said so first
+		}
+		adapter = whole
+	}
 	headers := cfg.Headers.Clone()
 	if headers == nil {
 		headers = http.Header{}
@@ -103,6 +121,10 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		headers.Set("Authorization", "Bearer "+cfg.APIKey)
 	}
 
+	preloaded, err := fitToDataset(&cfg)
+	if err != nil {
+		return nil, err
+	}
 	plan, err := cfg.Arrival.Plan()
 	if err != nil {
 		return nil, err
@@ -143,7 +165,12 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	if wl.Limit == 0 && cfg.Arrival.NumPrompts > 0 {
 		wl.Limit = cfg.Arrival.NumPrompts
 	}
-	useIDs, note, warning, err := chooseIDs(ctx, cfg, srv, adapter, model, headers)
+	// The name sent in requests; --served-model-name when it differs.
+	wire := model
+	if cfg.Request.ServedModelName != "" {
+		wire = cfg.Request.ServedModelName
+	}
+	useIDs, note, warning, err := chooseIDs(ctx, cfg, srv, adapter, wire, headers)
 	if err != nil {
 		return nil, err
 	}
@@ -153,9 +180,12 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	if warning != "" {
 		out.Warnings = append(out.Warnings, warning)
 	}
-	src, lengths, warns, err := buildWorkload(ctx, cfg, wl, srv, adapter, model, useIDs)
-	if err != nil {
-		return nil, err
+	// A file dataset sized to the run (--num-prompts -1) is read already.
+	src, lengths, warns := preloaded, "", []string(nil)
+	if src == nil {
+		if src, lengths, warns, err = buildWorkload(ctx, cfg, wl, srv, adapter, wire, useIDs); err != nil {
+			return nil, err
+		}
 	}
 	out.Warnings = append(out.Warnings, warns...)
 	if w := cycleWarning(src, expected(plan)); w != "" {
@@ -174,6 +204,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 				Model: model, MaxTokens: it.OutputTokens, MinTokens: wl.Request.MinTokensFor(it),
 				IgnoreEOS: reqOpts.IgnoreEOS, Extra: cfg.Extra, Headers: headers,
 			}
+			cfg.Request.apply(&req, seq, cfg.Arrival.Seed)
 			switch {
 			case adapter.Name() == "openai-chat":
 				for _, m := range it.Messages() {
@@ -188,6 +219,15 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		},
 	}
 
+	out.Model = shownModel
+	if note, err := warmUp(ctx, cfg, doer, plan); err != nil {
+		return nil, err
+	} else if note != "" {
+		out.Notes = append(out.Notes, note)
+	}
+	if cfg.NoStream {
+		out.Notes = append(out.Notes, NoStreamNote)
+	}
 	out.Notes = append(describe(cfg, shownModel, plan, src, lengths), out.Notes...)
 	runCfg := map[string]any{
 		"base_url": cfg.BaseURL, "backend": adapter.Name(), "endpoint": cfg.Endpoint, "model": shownModel,
@@ -199,6 +239,9 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		"warmup_seconds": cfg.WarmupTime.Seconds(), "percentile_method": cfg.Metrics.Method.String(),
 		"dataset": wl.Dataset, "random_input_len": wl.Random.InputLen, "random_output_len": wl.Random.OutputLen,
 		"random_range_ratio": wl.Random.RangeRatio, "random_prefix_len": wl.Random.PrefixLen,
+	}
+	if cfg.NoStream {
+		runCfg["stream"] = false
 	}
 	var scraper *serverview.Recorder
 	if !cfg.NoServerMetrics {
@@ -214,6 +257,9 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		defer scraper.Stop() // a no-op once the run has stopped it
 	}
 
+	if cfg.Profile {
+		srv.profile(ctx, "/start_profile", out)
+	}
 	header, err := record.NewHeader("goodput "+Version, runCfg)
 	if err != nil {
 		return nil, err
@@ -272,7 +318,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	defer stopRun(nil)
 	sum := metrics.NewSummary(cfg.Metrics)
 	prog := newProgress(progress, terminal, expected(plan))
-	vl := newVLLMCollector(cfg.VLLMResult)
+	vl := newVLLMCollector(cfg.VLLMResult || cfg.VLLMFile.Save || cfg.VLLMFile.Collect, plan.Closed != nil)
 	recs := make(chan *record.Record, 1024)
 	// consumed delivers the consumer's account of the record file.
 	type written struct {
@@ -297,6 +343,9 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 					r.Labels = map[string]string{}
 				}
 				r.Labels[k] = v
+			}
+			if cfg.Tokenizer != nil {
+				countFromText(r, cfg.Tokenizer)
 			}
 			notes.take(r)
 			measured++
@@ -324,6 +373,9 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	res, runErr := load.Run(runCtx, lplan, observed(doer, obs), recs)
 	if scraper != nil {
 		out.ServerSeries = scraper.Stop()
+	}
+	if cfg.Profile {
+		srv.profile(context.WithoutCancel(ctx), "/stop_profile", out)
 	}
 	close(recs)
 	w := <-consumed
@@ -421,13 +473,11 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 			out.SummaryPath = files.summary
 		}
 	}
-	if files.vllm != "" {
-		if err := vl.write(files.vllm, cfg, model, out.Result); err != nil {
-			saveErrs = append(saveErrs, &SaveError{Path: files.vllm, Err: err})
-		} else {
-			out.VLLMPath = files.vllm
-		}
+	var offsets []time.Duration
+	if plan.Open != nil {
+		offsets = plan.Open.Offsets
 	}
+	saveErrs = append(saveErrs, out.writeVLLM(cfg, vl, model, header.Start, rpsChanges(cfg.Arrival, offsets, header.Start), files.vllm)...)
 	return out, errors.Join(saveErrs...)
 }
 

@@ -101,6 +101,7 @@ func (h *HTTP) request(seq int64) (backend.Request, int) {
 func (h *HTTP) Do(ctx context.Context, seq int64, rec *record.Record, now func() int64) {
 	req, inTokens := h.request(seq)
 	rec.InputTokens = inTokens
+	rec.RequestID = req.RequestID
 	if h.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, h.Timeout)

@@ -30,6 +30,49 @@ func TestTextErrorsComeWithAReason(t *testing.T) {
 	}
 }
 
+// The summary keeps vLLM's sections in vLLM's order, its configuration
+// lines where vLLM prints them, and goodput's blocks after vLLM's.
+func TestTextFollowsVLLMsOrder(t *testing.T) {
+	conc, good := 8, 1.25
+	res := &metrics.Result{
+		Counts:  metrics.Counts{Total: 4, Completed: 4},
+		Goodput: &metrics.Goodput{SLO: "ttft<=500ms"},
+		Latency: metrics.Latency{TTFT: metrics.Distribution{Count: 4, Mean: 0.1}},
+	}
+	var b strings.Builder
+	err := Text(&b, res, TextOptions{
+		Title: "Serving Benchmark Result (built-in simulator)", Notes: []string{"Load: open loop"},
+		Metrics: []string{"ttft", "e2el"},
+		VLLM:    &VLLMLines{MaxConcurrency: &conc, RequestRate: 4, RequestGoodput: &good, Peak: &Peak{OutputTokensPerSecond: 96, ConcurrentRequests: 3}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	order := []string{
+		"Load: open loop\n= Serving Benchmark Result (built-in simulator) ==\n",
+		"Successful requests:", "Failed requests:", "Maximum request concurrency:             8",
+		"Request rate configured (RPS):           4.00", "Benchmark duration (s):", "Total input tokens:",
+		"Total generated tokens:", "Request throughput (req/s):", "Request goodput (req/s):                 1.25",
+		"Output token throughput (tok/s):", "Peak output token throughput (tok/s):    96.00",
+		"Peak concurrent requests:                3.00", "Total token throughput (tok/s):",
+		"Time to First Token", "End-to-end Latency", "Goodput", "Client", "==================================================",
+	}
+	at := 0
+	for _, w := range order {
+		i := strings.Index(out[at:], w)
+		if i < 0 {
+			t.Fatalf("%q missing or out of order in:\n%s", w, out)
+		}
+		at += i + len(w)
+	}
+	for _, absent := range []string{"Time per Output Token", "Inter-token Latency"} {
+		if strings.Contains(out, absent) {
+			t.Errorf("--percentile-metrics left out %q:\n%s", absent, out)
+		}
+	}
+}
+
 // The client's counts that are not latencies: empty answers, retries, the
 // prompt cache and the server's own timings, each only when there is one.
 func TestTextServerSideCounts(t *testing.T) {

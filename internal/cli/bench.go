@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,6 +20,7 @@ import (
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/serverview"
 	"github.com/goodput-dev/goodput/slo"
+	"github.com/goodput-dev/goodput/vllmargs"
 	"github.com/goodput-dev/goodput/workload"
 )
 
@@ -36,6 +39,7 @@ type benchFlags struct {
 	targetFlags
 	simFlags
 	metrics metricsFlags
+	vllm    vllmFlags
 	live    liveFlags
 	hist    historyFlags
 }
@@ -67,8 +71,26 @@ generator, not the server, was the limit.`,
       --random-input-len 512 --random-output-len 128 --goodput ttft:500 tpot:50
   goodput bench --base-url http://127.0.0.1:8000 --backend openai-chat --max-concurrency 32 \
       --dataset-name sharegpt --dataset-path ShareGPT_V3.json --result-dir runs --save-result`,
-		Args: goodputArgs(&f.metrics),
+		// The flags are parsed here, after a vllm bench serve command line
+		// is put in goodput's spelling (abbreviations, underscores, several
+		// values after one flag); see package vllmargs.
+		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			cmd.InitDefaultHelpFlag()
+			line, err := vllmargs.Translate(args, cmd.Flags())
+			if err != nil {
+				return usageErr("%s: %v", cmd.CommandPath(), err)
+			}
+			if err := cmd.Flags().Parse(line.Args); err != nil {
+				return usageErr("%s: %v", cmd.CommandPath(), err)
+			}
+			if help, _ := cmd.Flags().GetBool("help"); help {
+				return cmd.Help()
+			}
+			if err := goodputArgs(&f.metrics)(cmd, cmd.Flags().Args()); err != nil {
+				return err
+			}
+			f.vllm.line = line
 			return run(cmd, env, cfg, &f)
 		},
 	}
@@ -108,6 +130,11 @@ generator, not the server, was the limit.`,
 	f.hist.register(fl)
 
 	f.metrics.register(cmd, true)
+	registerVLLMFlags(fl, &cfg, &f.vllm)
+	// Two flags keep vLLM's meaning in bench (see docs/vllm.md).
+	fl.Lookup("label").Usage = "prefix of vLLM's result file name (default: the backend); key=value labels the records, as --record-label"
+	fl.Lookup("num-warmups").Usage = "warm-up requests sent before the run, left out of it (not taken from --num-prompts)"
+	fl.Lookup("save-result").Usage = "write vLLM's result JSON (in --result-dir or the current directory), goodput's records and JSON summary beside it"
 	return cmd
 }
 
@@ -123,6 +150,9 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 		}
 	}
 	if f.dryRun {
+		for _, n := range f.vllm.notes {
+			fmt.Fprintf(env.Stderr, "goodput: %s\n", n)
+		}
 		return printBenchPlan(env, cfg)
 	}
 	return runBenchPrepared(cmd, env, cfg, f, gates)
@@ -153,6 +183,12 @@ func prepareBench(cmd *cobra.Command, env *Env, cfg *bench.Config, f *benchFlags
 	cfg.Workload.Seed = cfg.Arrival.Seed
 	cfg.Arrival.Arrival = arrivalKind(f.arrival)
 	cfg.Arrival.Ramp.Kind = rampKind(f.ramp)
+	notes, err := f.vllm.apply(cmd, cfg, &f.targetFlags, &f.metrics)
+	if err != nil {
+		return nil, err
+	}
+	f.vllm.notes = notes
+	cfg.VLLMFile.Collect = f.vllm.line.VLLMStyle
 	if err := f.targetFlags.apply(env, cfg); err != nil {
 		return nil, err
 	}
@@ -190,7 +226,8 @@ func prepareBench(cmd *cobra.Command, env *Env, cfg *bench.Config, f *benchFlags
 // runBenchPrepared is runBench past its preparation.
 func runBenchPrepared(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags, gates slo.Gates) error {
 	ctx := cmd.Context()
-	if cfg.BaseURL == "" {
+	simulated := cfg.BaseURL == ""
+	if simulated {
 		if err := checkWorkload(&cfg); err != nil {
 			return err
 		}
@@ -199,6 +236,9 @@ func runBenchPrepared(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFl
 			return err
 		}
 		defer stop()
+	}
+	for _, n := range f.vllm.notes {
+		fmt.Fprintf(env.Stderr, "goodput: %s\n", n)
 	}
 	if err := cfg.Validate(); err != nil {
 		return usageErr("%v", err)
@@ -228,7 +268,7 @@ func runBenchPrepared(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFl
 	}
 	// A run that measured always prints its summary, even when some file
 	// could not be written (err then says which, and how much is on disk).
-	if perr := printOutcome(env, f.format, out); perr != nil || err != nil {
+	if perr := printOutcome(env, f.format, out, summaryOptions(cfg, out, simulated)); perr != nil || err != nil {
 		return errors.Join(err, perr)
 	}
 	said := env.Stdout
@@ -236,6 +276,14 @@ func runBenchPrepared(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFl
 		said = env.Stderr // standard output is one JSON document
 	}
 	histErr := hist.bench(ctx, said, &cfg, out)
+	if f.vllm.plotTimeline {
+		// vLLM colours gaps by two thresholds; the timeline marks the
+		// gaps above the upper one.
+		th, _ := timelineThresholds(f.vllm.timelineITL)
+		if err := writeHTMLReportWith(env, out.RecordsPath, timelinePath(cfg, out), cfg.Metrics, report.HTMLOptions{LongGap: th[1] / 1e3}); err != nil {
+			return errors.Join(histErr, err)
+		}
+	}
 	if f.report != "" {
 		if err := writeHTMLReport(env, out.RecordsPath, f.report, cfg.Metrics); err != nil {
 			return err
@@ -256,7 +304,53 @@ func runBenchPrepared(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFl
 	return histErr
 }
 
-func printOutcome(env *Env, format string, out *bench.Outcome) error {
+// summaryOptions shapes the terminal summary: vLLM's lines where the run
+// has their figures, and the built-in simulator named in the title.
+func summaryOptions(cfg bench.Config, out *bench.Outcome, simulated bool) report.TextOptions {
+	o := report.TextOptions{Notes: out.Notes}
+	if simulated {
+		o.Title = "Serving Benchmark Result (built-in simulator)"
+	}
+	for _, m := range cfg.VLLMFile.Metrics {
+		switch m {
+		case "ttft", "tpot", "itl", "e2el":
+			o.Metrics = append(o.Metrics, m)
+		}
+	}
+	if len(cfg.VLLMFile.Metrics) > 0 && o.Metrics == nil {
+		o.Metrics = []string{} // only queue metrics: goodput prints those in its client block
+	}
+	if cfg.NoStream {
+		// A whole answer has no token times: TPOT and ITL are not measured.
+		if o.Metrics == nil {
+			o.Metrics = []string{"ttft", "e2el"}
+		}
+		o.Metrics = slices.DeleteFunc(o.Metrics, func(m string) bool { return m == "tpot" || m == "itl" })
+	}
+	v := &report.VLLMLines{RequestRate: cfg.Arrival.RequestRate}
+	if cfg.VLLMFile.MaxConcurrencyGiven || cfg.Arrival.MaxConcurrency > 0 {
+		c := cfg.Arrival.MaxConcurrency
+		v.MaxConcurrency = &c
+	}
+	if f := out.VLLM; f != nil {
+		v.RequestGoodput = f.RequestGoodput
+		v.Peak = &report.Peak{OutputTokensPerSecond: f.PeakOutputTokensPerSecond, ConcurrentRequests: f.PeakConcurrentRequests}
+	}
+	o.VLLM = v
+	return o
+}
+
+// timelinePath is where --plot-timeline writes the run's report: beside
+// vLLM's result file, its .json replaced by .timeline.html, as vLLM does.
+func timelinePath(cfg bench.Config, out *bench.Outcome) string {
+	p := out.ResultPath
+	if p == "" {
+		p = bench.VLLMResultPath(cfg, out.Model, out.Run.Epoch)
+	}
+	return strings.TrimSuffix(p, filepath.Ext(p)) + ".timeline.html"
+}
+
+func printOutcome(env *Env, format string, out *bench.Outcome, o report.TextOptions) error {
 	if format == "json" {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
@@ -266,7 +360,7 @@ func printOutcome(env *Env, format string, out *bench.Outcome) error {
 			"interrupted": out.Run.Interrupted, "server": out.Server, "trace_prefix_reuse": out.PrefixReuse,
 		})
 	}
-	if err := report.Text(env.Stdout, out.Result, report.TextOptions{Notes: out.Notes}); err != nil {
+	if err := report.Text(env.Stdout, out.Result, o); err != nil {
 		return err
 	}
 	if out.Server != nil {
@@ -283,6 +377,9 @@ func printOutcome(env *Env, format string, out *bench.Outcome) error {
 	if !out.Generator.Limited {
 		fmt.Fprintf(env.Stdout, "Generator: kept up (p99 dispatch lag %.3f ms, timer lag p99 %.3f ms)\n",
 			1e3*out.Generator.LagP99, 1e3*out.Generator.TimerLagP99)
+	}
+	if out.ResultPath != "" {
+		fmt.Fprintf(env.Stdout, "Wrote %s\n", out.ResultPath)
 	}
 	if out.RecordsPath != "" {
 		fmt.Fprintf(env.Stdout, "Wrote %s (%d records)\n", out.RecordsPath, out.RecordsWritten)
@@ -414,6 +511,9 @@ func printBenchPlan(env *Env, cfg bench.Config) error {
 	fmt.Fprintf(env.Stdout, "Target: %s (%s)\nLoad: %s\nWorkload: %s\n", target, cfg.Backend, strings.TrimRight(plan.String(), "\n"), src.String())
 	if cfg.Warmups > 0 {
 		fmt.Fprintf(env.Stdout, "Warm-up: the first %d requests are excluded from statistics\n", cfg.Warmups)
+	}
+	if cfg.WarmupRequests > 0 {
+		fmt.Fprintf(env.Stdout, "Warm-up: %d requests sent before the run, left out of it\n", cfg.WarmupRequests)
 	}
 	if cfg.WarmupTime > 0 {
 		fmt.Fprintf(env.Stdout, "Warm-up: requests scheduled in the first %v are excluded from statistics\n", cfg.WarmupTime)

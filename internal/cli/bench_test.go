@@ -72,7 +72,7 @@ func TestBenchDryRunSendsNothing(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	for _, want := range []string{"Load: open loop: poisson arrivals at 5 req/s", "schedule: 100 requests",
-		"Workload: random: input 1024 tokens, output 128 tokens", "the first 5 requests are excluded", "Dry run: nothing was sent."} {
+		"Workload: random: input 1024 tokens, output 128 tokens", "Warm-up: 5 requests sent before the run, left out of it", "Dry run: nothing was sent."} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -97,7 +97,7 @@ func TestBenchUsageErrors(t *testing.T) {
 		{[]string{"bench", "--base-url", "127.0.0.1:9", "--num-prompts", "1"}, "--base-url"},
 		{[]string{"bench", "--sim-gpu", "abacus"}, "--sim-gpu"},
 		{[]string{"bench", "stray"}, `unexpected argument "stray"`},
-		{[]string{"bench", "--label", "x"}, "--label"},
+		{[]string{"bench", "--record-label", "x"}, "--label"},
 		// A sweep's list points at goodput sweep.
 		{[]string{"bench", "--max-concurrency", "1,4,16"}, "bench runs one load; to measure several, run goodput sweep --concurrency 1,4,16"},
 		{[]string{"bench", "--max-concurrency", "four"}, "want a whole number of requests"},

@@ -142,7 +142,7 @@ func TestK8sUsage(t *testing.T) {
 		{[]string{"k8s", "--shards", "2", "--start-at", "2020-01-01T00:00:00Z", "--", "bench", "--base-url", "http://a:1"}, "is in the past"},
 		{[]string{"k8s", "--shards", "2", "--start-at", "soon", "--", "bench", "--base-url", "http://a:1"}, `--start-at "soon"`},
 		{[]string{"k8s", "--shards", "2", "--", "bench", "--base-url", "http://a:1", "--request-rate", "fast"}, "the bench command: --request-rate"},
-		{[]string{"k8s", "--shards", "2", "--", "bench", "--no-such-flag"}, "the bench command: unknown flag: --no-such-flag"},
+		{[]string{"k8s", "--shards", "2", "--", "bench", "--no-such-flag"}, "the bench command: bench: --no-such-flag: unknown flag"},
 		{[]string{"k8s", "--shards", "8", "--", "bench", "--base-url", "http://a:1", "--max-concurrency", "4"}, "--shards 8 exceeds --max-concurrency 4"},
 		{[]string{"k8s", "--shards", "2", "--", "bench", "--dataset-name", "custom", "--dataset-path", "/no/such.jsonl"}, "/no/such.jsonl"},
 		{[]string{"k8s", "--shards", "2", "--dataset-claim", "d", "--", "bench", "--base-url", "http://a:1"}, "--dataset-claim: the command names no --dataset-path"},

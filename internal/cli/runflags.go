@@ -237,7 +237,7 @@ func startSimWith(ctx context.Context, env *Env, cfg *bench.Config, opts sim.Opt
 	if f := info.Faults.String(); f != "none" {
 		cfg.Target += ", faults: " + f
 	}
-	fmt.Fprintf(env.Stderr, "goodput: no --base-url: benchmarking the built-in simulator at %s\n%s\n", cfg.BaseURL, indent(info.String()))
+	fmt.Fprintf(env.Stderr, "goodput: no server given (--base-url): benchmarking the built-in simulator at %s, not a real server\n%s\n", cfg.BaseURL, indent(info.String()))
 	return func() {
 		cancel()
 		srv.Close()
