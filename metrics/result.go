@@ -19,6 +19,10 @@ type Result struct {
 	Latency    Latency    `json:"latency"`
 	LittlesLaw LittlesLaw `json:"littles_law"`
 	Series     Series     `json:"series"`
+	// PrefixGroups holds the TTFT of each prefix group, the busiest first,
+	// when records name their group (record.LabelPrefixGroup); nil
+	// otherwise.
+	PrefixGroups []GroupResult `json:"prefix_groups,omitempty"`
 
 	// TokenSources counts completed requests by where their output token
 	// count came from (record.Source values; "unknown" when the record did

@@ -46,6 +46,7 @@ type Summary struct {
 	gaps1, gapsK, itlK store
 
 	series series
+	groups groups
 }
 
 // NewSummary returns an empty Summary. Options are used as Options.Validate
@@ -107,6 +108,7 @@ func (s *Summary) Add(r *record.Record) {
 	s.series.cover(r.Scheduled, te)
 	s.series.inFlight(r.Scheduled, te)
 	end := &s.series.b[s.series.slot(te)]
+	group := groupOf(r)
 
 	if !q.OK {
 		s.failed++
@@ -115,6 +117,9 @@ func (s *Summary) Add(r *record.Record) {
 			s.examples[q.Error] = r.Msg
 		}
 		end.errors++
+		if group != "" {
+			s.groups.add(group, q, false)
+		}
 		return
 	}
 	s.completed++
@@ -136,12 +141,17 @@ func (s *Summary) Add(r *record.Record) {
 			s.srvDecode.add(divRound(r.ServerDecode, int64(q.OutputTokens)))
 		}
 	}
+	good := false
 	if !q.HasFirstToken {
 		// An empty answer: no TTFT, so no SLO on latency can hold.
 		s.noToken++
 	} else if s.opts.Good != nil && s.opts.Good(q) {
 		s.good++
 		s.goodTokens += int64(q.OutputTokens)
+		good = true
+	}
+	if group != "" {
+		s.groups.add(group, q, good)
 	}
 	if q.HasSent {
 		s.queue.add(int64(q.ClientQueue))
@@ -216,6 +226,7 @@ func (s *Summary) Close() *Result {
 			st.reset()
 		}
 		s.series = series{}
+		s.groups.reset()
 	}
 	return s.result
 }
@@ -322,6 +333,7 @@ func (s *Summary) compute() *Result {
 		ll.RelativeGap = max(d, -d) / ll.InFlight
 	}
 
+	r.PrefixGroups = s.groups.results(ps, m)
 	r.Series = Series{Step: float64(s.series.step) / 1e9, Points: []SeriesPoint{}}
 	if s.haveWindow {
 		r.Series.Points = s.series.points(s.start, s.end)

@@ -123,6 +123,7 @@ func Text(w io.Writer, res *metrics.Result, o TextOptions) error {
 		p.KV("Good output tokens:", fmt.Sprintf("%d of %d", g.GoodOutputTokens, res.Tokens.Output))
 		p.KV("SLO attainment:", fmt.Sprintf("%.2f%% (%d of %d requests%s)", 100*g.Attainment, g.GoodRequests, c.Judged(), canceledNote(c)))
 	}
+	prefixGroups(p, res)
 	p.Rule('-', "Client")
 	p.KV("Percentile method:", res.Method.String())
 	if d := res.Distribution(metrics.MetricClientQueue); d.Count > 0 {
@@ -229,4 +230,36 @@ func canceledNote(c metrics.Counts) string {
 		return ""
 	}
 	return fmt.Sprintf("; the %d canceled at the interrupt are outside it", c.Canceled)
+}
+
+// shownGroups is how many prefix groups the terminal summary lists; the
+// JSON summary holds every one.
+const shownGroups = 12
+
+// prefixGroups writes the TTFT of each prefix group, the busiest first:
+// mean, median and the highest percentile asked for, in milliseconds.
+func prefixGroups(p *textblock.Printer, res *metrics.Result) {
+	gs := res.PrefixGroups
+	if len(gs) == 0 {
+		return
+	}
+	p.Rule('-', "TTFT by Prefix Group")
+	top := 0.0
+	for _, q := range res.Percentiles {
+		top = max(top, q)
+	}
+	for i, g := range gs {
+		if i == shownGroups {
+			p.KV(fmt.Sprintf("%d more groups:", len(gs)-shownGroups), "in the JSON summary (prefix_groups)")
+			break
+		}
+		v := fmt.Sprintf("%d requests, no first token", g.Requests)
+		if d := g.TTFT; d.Count > 0 {
+			v = fmt.Sprintf("%d requests, mean %s, median %s", g.Requests, f2(1e3*d.Mean), f2(1e3*d.Median))
+			if pv, ok := d.Percentile(top); ok && top != 50 {
+				v += fmt.Sprintf(", P%s %s", pct(top), f2(1e3*pv))
+			}
+		}
+		p.KV(g.Group+" (ms):", v)
+	}
 }

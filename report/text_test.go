@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -128,5 +129,33 @@ func TestTextSaysCanceledRequestsAreOutsideAttainment(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("summary lacks %q:\n%s", want, b.String())
 		}
+	}
+}
+
+func TestTextPrefixGroups(t *testing.T) {
+	res := &metrics.Result{Percentiles: []float64{50, 99}, PrefixGroups: []metrics.GroupResult{
+		{Group: "system-1", Requests: 40, Completed: 40, TTFT: metrics.Distribution{Count: 40, Mean: 0.0452, Median: 0.041,
+			Percentiles: []metrics.PercentileValue{{P: 50, Value: 0.041}, {P: 99, Value: 0.0803}}}},
+		{Group: "system-2", Requests: 3, Completed: 0},
+	}}
+	var b strings.Builder
+	if err := Text(&b, res, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"TTFT by Prefix Group",
+		"system-1 (ms):                           40 requests, mean 45.20, median 41.00, P99 80.30",
+		"system-2 (ms):                           3 requests, no first token"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, b.String())
+		}
+	}
+	// The groups past the first 12 are left to the JSON summary.
+	for i := range 20 {
+		res.PrefixGroups = append(res.PrefixGroups, metrics.GroupResult{Group: fmt.Sprintf("g%d", i), Requests: 1})
+	}
+	b.Reset()
+	_ = Text(&b, res, TextOptions{})
+	if !strings.Contains(b.String(), "10 more groups:") || strings.Contains(b.String(), "g10 (ms)") {
+		t.Errorf("summary of 22 groups:\n%s", b.String())
 	}
 }
