@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/goodput-dev/goodput/internal/tracefiles"
+	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/sim"
 	"github.com/goodput-dev/goodput/trace"
 	"github.com/goodput-dev/goodput/workload"
@@ -162,5 +163,51 @@ func TestTraceReplayWholeBlocks(t *testing.T) {
 	}
 	if got := *out.Server.PrefixCacheHitRate; math.Abs(got-p.HitRate) > 0.005 {
 		t.Errorf("server hit rate %.4f, trace's %.4f: want them within half a point", got, p.HitRate)
+	}
+}
+
+// TestSystemPromptGroupsAgainstSimulator sends random prompts behind 4
+// system prompts of 256 tokens (Zipf 1) to the simulator over chat: every
+// record names its group, the result gives each group's TTFT, and the
+// server's prefix cache serves the shared prompts.
+func TestSystemPromptGroupsAgainstSimulator(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.BaseURL = startSim(t, sim.Options{Seed: 1})
+	cfg.Backend = "openai-chat"
+	cfg.Arrival.RequestRate, cfg.Arrival.NumPrompts = 200, 80
+	cfg.Workload.Random.InputLen, cfg.Workload.Random.OutputLen = 32, 4
+	cfg.Workload.Request.IgnoreEOS = true
+	cfg.Workload.SystemPrompts = workload.SystemPromptConfig{Count: 4, Len: 256, Zipf: 1}
+	cfg.ResultDir, cfg.RunName = t.TempDir(), "groups"
+	cfg.ScrapeInterval = 100 * time.Millisecond
+	out, err := Run(t.Context(), cfg, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, _, _ := readRecords(t, out.RecordsPath)
+	byGroup := map[string]int64{}
+	for _, r := range recs {
+		g := r.Labels[record.LabelPrefixGroup]
+		if !strings.HasPrefix(g, "system-") {
+			t.Fatalf("record %d has group %q", r.Seq, g)
+		}
+		byGroup[g]++
+	}
+	gs := out.Result.PrefixGroups
+	if len(gs) != len(byGroup) || len(gs) < 3 {
+		t.Fatalf("result groups %+v, records %v", gs, byGroup)
+	}
+	for i, g := range gs {
+		if g.Requests != byGroup[g.Group] || g.Completed != g.Requests || g.TTFT.Count != g.Requests {
+			t.Errorf("group %s: %+v, %d records", g.Group, g, byGroup[g.Group])
+		}
+		if i > 0 && g.Requests > gs[i-1].Requests {
+			t.Errorf("groups not busiest first: %+v", gs)
+		}
+	}
+	// 80 prompts of about 290 tokens share 4 prompts of 256: most of
+	// their tokens are cached after each prompt's first request.
+	if out.Server == nil || out.Server.PrefixCacheHitRate == nil || *out.Server.PrefixCacheHitRate < 0.6 {
+		t.Errorf("server prefix cache hit rate %v, want above 60%%", out.Server)
 	}
 }

@@ -1,6 +1,7 @@
 package sweeprun
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
 	"math"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goodput-dev/goodput/bench"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/sweep"
 	"github.com/goodput-dev/goodput/trace"
@@ -106,4 +108,47 @@ func readPoint(t *testing.T, path string) ([]record.Record, record.Header, bool)
 	}
 	_, ok := d.Trailer()
 	return out, h, ok
+}
+
+// TestVirtualPrefixGroups sweeps random prompts behind 3 system prompts in
+// virtual time: each record names its prompt's group, and the point's
+// result gives the groups' TTFT.
+func TestVirtualPrefixGroups(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sweep")
+	cfg := virtualConfig(dir)
+	cfg.Bench.Workload.SystemPrompts = workload.SystemPromptConfig{Count: 3, Len: 64, Zipf: 1}
+	r, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := sweep.Plan{Mode: sweep.ModeRate, Loads: []sweep.Load{sweep.Rate(20)}, Repeats: 1}
+	if _, err := r.Run(t.Context(), plan); err != nil {
+		t.Fatal(err)
+	}
+	recs, _, _ := readPoint(t, filepath.Join(dir, "r20.jsonl"))
+	byGroup := map[string]int64{}
+	for _, rec := range recs {
+		g := rec.Labels[record.LabelPrefixGroup]
+		if !strings.HasPrefix(g, "system-") || rec.Labels["point"] != "r20" {
+			t.Fatalf("record %d labels %v", rec.Seq, rec.Labels)
+		}
+		byGroup[g]++
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "r20"+summarySuffix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sf bench.SummaryFile
+	if err := json.Unmarshal(b, &sf); err != nil {
+		t.Fatal(err)
+	}
+	res := sf.Result
+	if res == nil || len(res.PrefixGroups) != len(byGroup) || len(byGroup) != 3 {
+		t.Fatalf("point result groups %+v, records %v", res, byGroup)
+	}
+	for _, g := range res.PrefixGroups {
+		if g.Requests != byGroup[g.Group] || g.TTFT.Count != g.Requests {
+			t.Errorf("group %s: %d requests (%d TTFTs), records %d", g.Group, g.Requests, g.TTFT.Count, byGroup[g.Group])
+		}
+	}
 }

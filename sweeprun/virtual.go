@@ -33,7 +33,7 @@ func (r *Runner) measureVirtual(ctx context.Context, m Measurement, cfg bench.Co
 			return nil, fmt.Errorf("%s: in virtual time a closed loop ends by count: give --num-prompts, not --duration", m.Name())
 		}
 	}
-	protos, src, err := r.prompts.get(ctx, cfg.Workload, n, SharesPrefixes(cfg.Workload))
+	protos, groups, src, err := r.prompts.get(ctx, cfg.Workload, n, SharesPrefixes(cfg.Workload))
 	if err != nil {
 		return nil, err
 	}
@@ -87,6 +87,9 @@ func (r *Runner) measureVirtual(ctx context.Context, m Measurement, cfg bench.Co
 	emit := func(rec *record.Record) error {
 		rec.Warmup = rec.Seq < warmups || rec.Scheduled < warmupTime
 		rec.Labels = cfg.Labels // shared and read-only: the writer and the summary only read it
+		if groups != nil && groups[rec.Seq] != "" {
+			rec.Labels = withGroup(cfg.Labels, groups[rec.Seq])
+		}
 		end = max(end, rec.End)
 		if rw != nil {
 			if err := rw.Write(rec); err != nil {
@@ -130,4 +133,14 @@ func rateJSON(v float64) any {
 		return "inf"
 	}
 	return v
+}
+
+// withGroup returns labels and the prefix group label, in a map of its own.
+func withGroup(labels map[string]string, group string) map[string]string {
+	out := make(map[string]string, len(labels)+1)
+	for k, v := range labels {
+		out[k] = v
+	}
+	out[record.LabelPrefixGroup] = group
+	return out
 }

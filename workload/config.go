@@ -72,7 +72,10 @@ type Config struct {
 	ShareGPT ShareGPTConfig
 	Custom   CustomConfig
 	Trace    TraceConfig
-	Request  Request
+	// SystemPrompts puts a shared system prompt before every prompt
+	// (--system-prompts); Count 0 for none.
+	SystemPrompts SystemPromptConfig
+	Request       Request
 
 	Sonnet           SonnetConfig
 	PrefixRepetition PrefixRepetitionConfig
@@ -113,6 +116,8 @@ func DefaultConfig() Config {
 		Random:   RandomConfig{InputLen: 1024, OutputLen: 128},
 		ShareGPT: ShareGPTConfig{MinInputLen: 4, MinOutputLen: 4, MaxInputLen: 1024, MaxTotalLen: 2048},
 		Custom:   CustomConfig{OutputLen: 256},
+
+		SystemPrompts: SystemPromptConfig{Len: 256, Zipf: 1},
 
 		Sonnet:           SonnetConfig{InputLen: 550, OutputLen: 150, PrefixLen: 200},
 		PrefixRepetition: PrefixRepetitionConfig{PrefixLen: 256, SuffixLen: 256, NumPrefixes: 10, OutputLen: 128},
@@ -166,6 +171,7 @@ func (c Config) Validate() error {
 	if c.Limit < 0 {
 		bad("--num-prompts must be ≥ 0, got %d", c.Limit)
 	}
+	errs = append(errs, c.SystemPrompts.validate(c.Dataset)...)
 	if err := c.Request.Validate(); err != nil {
 		errs = append(errs, err)
 	}
@@ -222,11 +228,24 @@ func (s ShareGPTConfig) validate() []error {
 
 // New validates the config and builds its Source: it reads and filters the
 // dataset file, or prepares the random generator (calibrating it when a
-// Counter is set). After New returns, the source does no I/O.
+// Counter is set), and puts the system prompts before it when asked. After
+// New returns, only a trace reads its file again (see Trace).
 func New(c Config) (Source, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
+	src, err := newSource(c)
+	if err != nil {
+		return nil, err
+	}
+	if c.SystemPrompts.Count > 0 {
+		return NewSystemPrompts(src, c)
+	}
+	return src, nil
+}
+
+// newSource builds the dataset's own source; c is valid.
+func newSource(c Config) (Source, error) {
 	switch c.Dataset {
 	case DatasetRandom:
 		return NewRandom(c)

@@ -17,7 +17,8 @@ const (
 // NewPrefixRepetition builds the prefix_repetition dataset as `vllm bench
 // serve` does: NumPrefixes random prefixes of PrefixLen tokens, each
 // followed by c.Limit/NumPrefixes random suffixes of SuffixLen tokens, in
-// shuffled order unless c.NoShuffle. It exercises a server's prefix cache.
+// shuffled order unless c.NoShuffle. It exercises a server's prefix cache;
+// each item names its prefix as its group, prefix-1 to prefix-NumPrefixes.
 // The dataset holds NumPrefixes·⌊Limit/NumPrefixes⌋ items, which can be
 // fewer than Limit; vLLM sends only those, and so should a run (see
 // Source.Len). A Limit below NumPrefixes is an error, as in vLLM.
@@ -43,6 +44,7 @@ func NewPrefixRepetition(c Config) (*Dataset, error) {
 			items = append(items, Item{
 				Prompt: tokenizer.Decode(ids), PromptTokenIDs: ids,
 				InputTokens: len(ids), OutputTokens: c.Request.capOutput(p.OutputLen),
+				Group: fmt.Sprintf("prefix-%d", k+1),
 			})
 		}
 	}

@@ -85,7 +85,11 @@ func (c Config) RequestOptions() Request {
 // (Item.PromptTokenIDs), which a server that takes them gets as the prompt,
 // with exact lengths.
 func (c Config) TokenIDs() bool {
-	return c.Dataset == DatasetRandom || c.Dataset == DatasetTrace || c.Dataset == DatasetServeGen
+	switch c.Dataset {
+	case DatasetRandom, DatasetTrace, DatasetServeGen, DatasetPrefixRepetition, DatasetBurstGPT:
+		return true
+	}
+	return false
 }
 
 // Arrivals returns the arrival process the dataset brings with it, for

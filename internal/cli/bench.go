@@ -219,7 +219,9 @@ func prepareBench(cmd *cobra.Command, env *Env, cfg *bench.Config, f *benchFlags
 	if cmd.Flags().Changed("duration") && !cmd.Flags().Changed("num-prompts") {
 		cfg.Arrival.NumPrompts = 0 // the duration alone bounds the run
 	}
-	applyReplay(cmd, cfg)
+	if err := applyReplay(cmd, cfg); err != nil {
+		return nil, err
+	}
 	return gates, nil
 }
 

@@ -56,7 +56,8 @@ var flagGroups = map[string]string{
 	"min-tokens": groupWorkload, "max-tokens": groupWorkload, "no-calibrate": groupWorkload,
 	"prompt-format": groupWorkload, "trace-format": groupWorkload, "trace-start": groupWorkload,
 	"trace-duration": groupWorkload, "trace-block-size": groupWorkload, "trace-length-scale": groupWorkload,
-	"trace-speedup": groupLoad,
+	"trace-speedup": groupLoad, "system-prompts": groupWorkload, "system-prompt-len": groupWorkload,
+	"system-prompt-zipf": groupWorkload,
 
 	// How the numbers are judged.
 	"goodput": groupSLO, "slo": groupSLO, "gate": groupSLO, "metric-percentiles": groupSLO,

@@ -102,17 +102,29 @@ func registerWorkloadFlags(fl *pflag.FlagSet, cfg *bench.Config) {
 	fl.DurationVar(&wl.Trace.Duration, "trace-duration", 0, "replay only this long a window of the trace (default: to its end)")
 	fl.IntVar(&wl.Trace.BlockSize, "trace-block-size", 0, "prompt tokens per hash id of the trace (default 512, Mooncake's)")
 	fl.Float64Var(&wl.Trace.LengthScale, "trace-length-scale", 0, "scale the trace's prompt and output lengths, and its blocks, by this factor (default 1)")
+	fl.IntVar(&wl.SystemPrompts.Count, "system-prompts", 0, "put one of this many shared system prompts before every prompt (0: none)")
+	fl.IntVar(&wl.SystemPrompts.Len, "system-prompt-len", wl.SystemPrompts.Len, "tokens of each system prompt")
+	fl.Float64Var(&wl.SystemPrompts.Zipf, "system-prompt-zipf", wl.SystemPrompts.Zipf, "Zipf exponent of the system prompts' popularity: the k-th most used is chosen ∝ 1/k^s (0: uniformly)")
 	fl.Float64Var(&cfg.Arrival.Speedup, "trace-speedup", 0, "replay the trace this many times faster (default 1); --request-rate R instead rescales it to a mean of R req/s")
 }
 
 // applyReplay gives the run the arrivals its dataset brings, a trace's
 // timestamps: an open loop of their own. A trace is replayed whole unless
-// --num-prompts or --duration cuts it.
-func applyReplay(cmd *cobra.Command, cfg *bench.Config) {
+// --num-prompts or --duration cuts it. It also refuses the system prompts'
+// shape without --system-prompts.
+func applyReplay(cmd *cobra.Command, cfg *bench.Config) error {
+	if cfg.Workload.SystemPrompts.Count == 0 {
+		for _, f := range []string{"system-prompt-len", "system-prompt-zipf"} {
+			if cmd.Flags().Changed(f) {
+				return usageErr("--%s shapes the system prompts of --system-prompts N: give it too", f)
+			}
+		}
+	}
 	cfg.Arrival.Replay = cfg.Workload.Arrivals()
 	if replaysWhole(cmd, cfg) {
 		cfg.Arrival.NumPrompts = 0
 	}
+	return nil
 }
 
 // replaysWhole reports whether the run replays a whole trace: no

@@ -125,6 +125,7 @@ waiting, so a what-if sweep over a GPU and model (--sim-gpu, --sim-model,
 	fl := cmd.Flags()
 	registerTargetFlags(fl, &cfg, &f.targetFlags)
 	registerWorkloadFlags(fl, &cfg)
+	registerPrefixRepetitionFlags(fl, &cfg.Workload)
 	registerSimFlags(fl, &f.simFlags, true)
 	f.metrics.register(cmd, true)
 	f.live.register(fl)
@@ -196,7 +197,9 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 	if cmd.Flags().Changed("duration") && !cmd.Flags().Changed("num-prompts") {
 		cfg.Arrival.NumPrompts = 0 // the duration alone bounds each point
 	}
-	applyReplay(cmd, &cfg)
+	if err := applyReplay(cmd, &cfg); err != nil {
+		return err
+	}
 	if err := f.targetFlags.apply(env, &cfg); err != nil {
 		return err
 	}

@@ -101,3 +101,25 @@ func TestBenchServeGenDryRun(t *testing.T) {
 		}
 	}
 }
+
+func TestBenchSystemPrompts(t *testing.T) {
+	out, errOut, code := run(t, "", "bench", "--dry-run", "--system-prompts", "50", "--system-prompt-len", "100", "--num-prompts", "10")
+	if code != ExitOK || !strings.Contains(out, "behind one of 50 system prompts of 100 tokens chosen with Zipf popularity 1") {
+		t.Errorf("exit %d: %s%s", code, out, errOut)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bench", "--system-prompt-len", "100"}, "--system-prompt-len shapes the system prompts of --system-prompts N: give it too"},
+		{[]string{"bench", "--system-prompt-zipf", "2"}, "--system-prompt-zipf shapes the system prompts"},
+		{[]string{"bench", "--system-prompts", "5", "--system-prompt-zipf", "-1"}, "--system-prompt-zipf must be in [0, 10]"},
+		{[]string{"bench", "--system-prompts", "5", "--dataset-name", "trace", "--dataset-path", mooncake40}, "a trace's prompts and their shared blocks are the trace's own"},
+		{[]string{"sweep", "--system-prompt-len", "100", "--concurrency", "1"}, "--system-prompt-len shapes the system prompts"},
+	} {
+		_, errOut, code := run(t, "", tc.args...)
+		if code != ExitUsage || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, %q; want 2 and %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/goodput-dev/goodput/tokenizer/pretrained"
 	"github.com/goodput-dev/goodput/vllmargs"
 	"github.com/goodput-dev/goodput/vllmresult"
+	"github.com/goodput-dev/goodput/workload"
 )
 
 // vllmFlags are the flags bench takes for `vllm bench serve` command lines
@@ -91,10 +92,7 @@ func registerVLLMFlags(fl *pflag.FlagSet, cfg *bench.Config, f *vllmFlags) {
 	fl.IntVar(&wl.Sonnet.InputLen, "sonnet-input-len", wl.Sonnet.InputLen, "most prompt tokens of the sonnet dataset")
 	fl.IntVar(&wl.Sonnet.OutputLen, "sonnet-output-len", wl.Sonnet.OutputLen, "output tokens of the sonnet dataset")
 	fl.IntVar(&wl.Sonnet.PrefixLen, "sonnet-prefix-len", wl.Sonnet.PrefixLen, "tokens of the lines every sonnet prompt starts with")
-	fl.IntVar(&wl.PrefixRepetition.PrefixLen, "prefix-repetition-prefix-len", wl.PrefixRepetition.PrefixLen, "prefix tokens of the prefix_repetition dataset")
-	fl.IntVar(&wl.PrefixRepetition.SuffixLen, "prefix-repetition-suffix-len", wl.PrefixRepetition.SuffixLen, "suffix tokens of the prefix_repetition dataset")
-	fl.IntVar(&wl.PrefixRepetition.NumPrefixes, "prefix-repetition-num-prefixes", wl.PrefixRepetition.NumPrefixes, "distinct prefixes of the prefix_repetition dataset")
-	fl.IntVar(&wl.PrefixRepetition.OutputLen, "prefix-repetition-output-len", wl.PrefixRepetition.OutputLen, "output tokens of the prefix_repetition dataset")
+	registerPrefixRepetitionFlags(fl, wl)
 	fl.IntVar(&wl.SpecBench.OutputLen, "spec-bench-output-len", wl.SpecBench.OutputLen, "output tokens of the spec_bench dataset")
 	fl.StringVar(&wl.SpecBench.Category, "spec-bench-category", "", "only this category of the spec_bench dataset")
 	fl.StringVar(&wl.HF.Name, "hf-name", "", "Hugging Face id of the dataset in --dataset-path (picks its prompt column)")
@@ -340,4 +338,13 @@ func defaultRequestIDPrefix() string {
 	var b [4]byte
 	_, _ = rand.Read(b[:])
 	return "bench-" + hex.EncodeToString(b[:]) + "-"
+}
+
+// registerPrefixRepetitionFlags registers the shape of vLLM's
+// prefix_repetition dataset, which a sweep takes as bench does.
+func registerPrefixRepetitionFlags(fl *pflag.FlagSet, wl *workload.Config) {
+	fl.IntVar(&wl.PrefixRepetition.PrefixLen, "prefix-repetition-prefix-len", wl.PrefixRepetition.PrefixLen, "prefix tokens of the prefix_repetition dataset")
+	fl.IntVar(&wl.PrefixRepetition.SuffixLen, "prefix-repetition-suffix-len", wl.PrefixRepetition.SuffixLen, "suffix tokens of the prefix_repetition dataset")
+	fl.IntVar(&wl.PrefixRepetition.NumPrefixes, "prefix-repetition-num-prefixes", wl.PrefixRepetition.NumPrefixes, "distinct prefixes of the prefix_repetition dataset")
+	fl.IntVar(&wl.PrefixRepetition.OutputLen, "prefix-repetition-output-len", wl.PrefixRepetition.OutputLen, "output tokens of the prefix_repetition dataset")
 }
