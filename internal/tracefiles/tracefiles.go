@@ -1,6 +1,8 @@
 // Package tracefiles finds, for tests, the excerpts of real public traces
 // kept beside the repository in ../shared/traces (its README gives their
-// sources and licences). The repository itself holds only small copies.
+// sources and licences; the repository itself holds only small copies),
+// and writes generated traces of any length for benchmarks, with a way to
+// measure the memory their reading takes.
 package tracefiles
 
 import (
