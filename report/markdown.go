@@ -132,6 +132,29 @@ func WriteRunMarkdown(w io.Writer, run *Run) error {
 	m.table(head, right, rows)
 	m.p("Percentiles: %s interpolation.\n\n", res.Method)
 
+	if gs := res.PrefixGroups; len(gs) > 0 {
+		rows = nil
+		for _, g := range gs {
+			row := []string{mdCell(g.Group), strconv.FormatInt(g.Requests, 10), strconv.FormatInt(g.TTFT.Count, 10)}
+			if d := g.TTFT; d.Count > 0 {
+				row = append(row, ms(d.Mean), ms(d.Median))
+				for _, p := range res.Percentiles {
+					if p != 50 {
+						v, _ := d.Percentile(p)
+						row = append(row, ms(v))
+					}
+				}
+				row = append(row, ms(d.Max))
+			} else {
+				for range head[2:] {
+					row = append(row, "n/a")
+				}
+			}
+			rows = append(rows, row)
+		}
+		m.table(append([]string{"prefix group", "requests"}, append([]string{"TTFT (ms) count"}, head[2:]...)...), append([]bool{false}, right...), rows)
+	}
+
 	if len(run.Errors) > 0 {
 		rows = nil
 		for _, g := range run.Errors {

@@ -159,3 +159,21 @@ func TestTextPrefixGroups(t *testing.T) {
 		t.Errorf("summary of 22 groups:\n%s", b.String())
 	}
 }
+
+func TestMarkdownPrefixGroups(t *testing.T) {
+	res := &metrics.Result{Percentiles: []float64{50, 99}, PrefixGroups: []metrics.GroupResult{
+		{Group: "system-1", Requests: 40, Completed: 40, TTFT: metrics.Distribution{Count: 40, Mean: 0.0452, Median: 0.041, Max: 0.09,
+			Percentiles: []metrics.PercentileValue{{P: 50, Value: 0.041}, {P: 99, Value: 0.0803}}}},
+		{Group: "system-2", Requests: 3},
+	}}
+	var b strings.Builder
+	if err := WriteRunMarkdown(&b, &Run{Name: "r", Result: res}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| prefix group | requests | TTFT (ms) count | mean | median | p99 | max |",
+		"| system-1 | 40 | 40 | 45.20 | 41.00 | 80.30 | 90.00 |", "| system-2 | 3 | 0 | n/a | n/a | n/a | n/a |"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, b.String())
+		}
+	}
+}
