@@ -315,4 +315,11 @@ func (e *engine) finishStep(end time.Duration) {
 	e.m.stepped(len(e.running), e.waiting.len(), e.kv.usage())
 }
 
-func ceilDiv(a, b int) int { return (a + b - 1) / b }
+// ceilDiv is ⌈a ÷ b⌉ for a ≥ 0 and b > 0, without the overflow of a + b − 1.
+func ceilDiv(a, b int) int {
+	q := a / b
+	if a%b != 0 {
+		q++
+	}
+	return q
+}
