@@ -109,6 +109,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p generationPa
 		maxTokens: g.maxTokens,
 		minTokens: g.minTokens,
 		ignoreEOS: g.ignoreEOS,
+		chat:      chat,
 		sink:      st,
 	}
 	if g.seed != nil {

@@ -42,6 +42,7 @@ type seq struct {
 	maxTokens int
 	minTokens int
 	ignoreEOS bool
+	chat      bool   // rendered through the chat template by the front end
 	seeded    bool   // seed holds the request's own seed for its output length
 	seed      uint64 //
 	arrival   time.Duration

@@ -24,6 +24,9 @@ type VirtualRequest struct {
 	MaxTokens    int  // output cap; 0 means up to max_model_len
 	MinTokens    int  // output floor
 	IgnoreEOS    bool // run to MaxTokens
+	// Chat marks a request sent to /v1/chat/completions: the front end
+	// renders its messages with the chat template before tokenizing them.
+	Chat bool
 }
 
 // VirtualPlan is a virtual-time run's workload.
@@ -231,6 +234,7 @@ func (v *virtualRun) submit(i int, at time.Duration) error {
 		maxTokens: maxTokens,
 		minTokens: q.MinTokens,
 		ignoreEOS: q.IgnoreEOS,
+		chat:      q.Chat,
 		arrival:   at,
 	}
 	if q.Prompt != nil {

@@ -39,21 +39,24 @@ func TestVirtualKneeNearSaturation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A per-sequence cost of 250 µs puts B* well below the batch at which
+	// prefill and compute would matter, where the derivation holds.
+	withSeqCost := func(d time.Duration) sim.Calibration {
+		c := sim.DefaultCalibration
+		c.SeqOverhead = d
+		return c
+	}
 	tests := []struct {
 		name string
 		opts sim.Options
 	}{
-		// The default profile, Llama-3.1-8B on an H100: B* ≈ 24.
-		{"h100", sim.Options{}},
+		// Llama-3.1-8B on an H100: B* ≈ 27.
+		{"h100", sim.Options{Profile: sim.Profile{Calibration: withSeqCost(250 * time.Microsecond)}}},
 		// Less bandwidth makes reading the weights dearer, so the fixed
-		// cost of a step is shared by more sequences: B* ≈ 38.
-		{"a100", sim.Options{Profile: sim.Profile{GPU: a100}}},
-		// A dearer sequence saturates the batch sooner: B* ≈ 6.
-		{"costly sequences", sim.Options{Profile: sim.Profile{Calibration: func() sim.Calibration {
-			c := sim.DefaultCalibration
-			c.SeqOverhead = time.Millisecond
-			return c
-		}()}}},
+		// cost of a step is shared by more sequences: B* ≈ 40.
+		{"a100", sim.Options{Profile: sim.Profile{GPU: a100, Calibration: withSeqCost(250 * time.Microsecond)}}},
+		// A dearer sequence saturates the batch sooner: B* ≈ 7.
+		{"costly sequences", sim.Options{Profile: sim.Profile{Calibration: withSeqCost(time.Millisecond)}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -76,14 +79,15 @@ func kneeNearSaturation(t *testing.T, opts sim.Options) {
 		t.Fatal(err)
 	}
 	p := info.Profile
-	byteRate := p.GPU.BandwidthTBps * 1e12 * p.Calibration.MBU
+	mbu, mfu := p.Efficiency()
+	byteRate := p.GPU.BandwidthTBps * 1e12 * mbu
 	meanContext := float64(input) + float64(output)/2
 	a := p.Calibration.StepOverhead.Seconds() + p.Model.WeightBytes()/byteRate
 	b := p.Calibration.SeqOverhead.Seconds() + float64(p.Model.KVBytesPerToken())*meanContext/byteRate
 	saturation := a / b
 	// The model must be memory-bound there for the derivation to hold:
 	// the FLOPs of B* tokens take less time than reading the weights.
-	flopRate := p.GPU.TFLOPS * 1e12 * p.Calibration.MFU
+	flopRate := p.GPU.TFLOPS * 1e12 * mfu
 	if compute := 2 * p.Model.ParamsB * 1e9 * saturation / flopRate; compute >= p.Model.WeightBytes()/byteRate {
 		t.Fatalf("decode at B* = %.1f is compute-bound (%.2f ms): the derivation does not apply", saturation, 1e3*compute)
 	}

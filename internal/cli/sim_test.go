@@ -82,7 +82,7 @@ func TestSimServesUntilCancelled(t *testing.T) {
 		"goodput sim: serving Qwen/Qwen2.5-0.5B-Instruct at " + url,
 		"profile: Qwen2.5-0.5B on H200",
 		"prefix caching on",
-		"max num seqs 256, max num batched tokens 8192",
+		"max num seqs 1024, max num batched tokens 8192, chunked prefill on",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("banner lacks %q:\n%s", want, out)
@@ -173,7 +173,7 @@ func TestSimUsageErrors(t *testing.T) {
 		wantCode int
 		wantErr  string
 	}{
-		{"unknown gpu", []string{"--gpu", "B200"}, ExitUsage, `--gpu: unknown gpu "B200"`},
+		{"unknown gpu", []string{"--gpu", "B300"}, ExitUsage, `--gpu: unknown gpu "B300"`},
 		{"unknown model", []string{"--model", "gpt-4"}, ExitUsage, `--model: unknown model "gpt-4"`},
 		{"port too large", []string{"--port", "70000"}, ExitUsage, "--port 70000"},
 		{"negative port", []string{"--port", "-1"}, ExitUsage, "--port -1"},
@@ -184,6 +184,13 @@ func TestSimUsageErrors(t *testing.T) {
 		{"contradicting cache flags", []string{"--enable-prefix-caching=true", "--no-enable-prefix-caching"}, ExitUsage, "contradicts"},
 		{"bad utilization", []string{"--gpu-memory-utilization", "1.5"}, ExitUsage, "gpu memory utilization 1.5"},
 		{"not a number", []string{"--max-num-seqs", "many"}, ExitUsage, "invalid argument"},
+		{"negative max num seqs", []string{"--max-num-seqs", "-1"}, ExitUsage, "--max-num-seqs -1: must be positive"},
+		{"negative batched tokens", []string{"--max-num-batched-tokens", "-5"}, ExitUsage, "--max-num-batched-tokens -5: must be positive"},
+		{"zero block size", []string{"--block-size", "0"}, ExitUsage, "--block-size 0: must be positive"},
+		{"unknown kv cache dtype", []string{"--kv-cache-dtype", "fp4"}, ExitUsage, `--kv-cache-dtype "fp4": want one of auto, fp8`},
+		{"contradicting chunked prefill flags", []string{"--enable-chunked-prefill=true", "--no-enable-chunked-prefill"}, ExitUsage, "--enable-chunked-prefill=true contradicts"},
+		{"prompts beyond the step without chunking", []string{"--no-enable-chunked-prefill", "--max-num-batched-tokens", "2048", "--max-model-len", "4096"}, ExitUsage,
+			"max num batched tokens 2048: below max model len 4096"},
 		{"positional argument", []string{"extra"}, ExitUsage, `goodput sim takes no arguments, got ["extra"]`},
 		{"port in use", []string{"--port", busyPort}, ExitTool, "address already in use"},
 	}
@@ -192,5 +199,25 @@ func TestSimUsageErrors(t *testing.T) {
 		if code != tt.wantCode || !strings.Contains(errOut, tt.wantErr) {
 			t.Errorf("%s: exit %d, stderr %q; want %d and %q", tt.name, code, errOut, tt.wantCode, tt.wantErr)
 		}
+	}
+}
+
+func TestSimEngineFlags(t *testing.T) {
+	// vLLM's names, vLLM's meanings: a 32-token block, an FP8 KV cache
+	// (twice the tokens of the default's), 64 sequences, and whole-prompt
+	// prefill, which raises the step's budget to max model len.
+	_, out, stop := startSimCmd(t, "--port", "0", "--gpu", "a100", "--max-num-seqs", "64", "--block-size", "32",
+		"--kv-cache-dtype", "fp8", "--no-enable-chunked-prefill", "--max-model-len", "16384", "--gpu-memory-utilization", "0.8")
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`kv cache: \d+ blocks of 32 tokens \(\d+ tokens, fp8\), prefix caching on`),
+		regexp.MustCompile(`max num seqs 64, max num batched tokens 16384, chunked prefill off`),
+		regexp.MustCompile(`Llama-3.1-8B on A100-80GB`),
+	} {
+		if !want.MatchString(out.String()) {
+			t.Errorf("banner does not match %v:\n%s", want, out)
+		}
+	}
+	if code := stop(); code != ExitOK {
+		t.Errorf("exit code %d after cancel, want 0", code)
 	}
 }
