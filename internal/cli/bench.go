@@ -121,6 +121,11 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 	if err := f.targetFlags.apply(env, &cfg); err != nil {
 		return err
 	}
+	if cfg.BaseURL != "" {
+		if err := f.simFlags.engine.refuseWithServer(); err != nil {
+			return err
+		}
+	}
 	if f.report != "" && cfg.ResultDir == "" {
 		return usageErr("--report reads the saved run: give --result-dir too")
 	}

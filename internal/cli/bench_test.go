@@ -94,6 +94,12 @@ func TestBenchUsageErrors(t *testing.T) {
 		{[]string{"bench", "--extra-body", "[1]"}, "--extra-body"},
 		{[]string{"bench", "--base-url", "127.0.0.1:9", "--num-prompts", "1"}, "--base-url"},
 		{[]string{"bench", "--sim-gpu", "abacus"}, "--sim-gpu"},
+		// The simulator's engine flags configure nothing on a real server.
+		{[]string{"bench", "--base-url", "http://127.0.0.1:9", "--sim-max-num-seqs", "64"}, "--sim-max-num-seqs applies only without --base-url"},
+		{[]string{"bench", "--base-url", "http://127.0.0.1:9", "--sim-enable-prefix-caching=false"}, "--sim-enable-prefix-caching applies only without --base-url"},
+		{[]string{"bench", "--sim-max-num-seqs", "-3"}, "--sim-max-num-seqs -3: must be positive"},
+		{[]string{"bench", "--sim-gpu-memory-utilization", "0"}, "--sim-gpu-memory-utilization 0: must be in (0, 1]"},
+		{[]string{"bench", "--sim-kv-cache-dtype", "int2"}, `--sim-kv-cache-dtype "int2": want one of`},
 		{[]string{"bench", "stray"}, `unexpected argument "stray"`},
 		{[]string{"bench", "--label", "x"}, "--label"},
 		// Found before the simulator starts or a server is waited for.

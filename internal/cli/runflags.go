@@ -98,6 +98,7 @@ type simFlags struct {
 	simTP                        int
 	simFaults                    []string
 	simSeed                      uint64
+	engine                       simEngineFlags
 }
 
 // registerSimFlags registers the simulator's flags; faults only where the
@@ -111,6 +112,7 @@ func registerSimFlags(fl *pflag.FlagSet, f *simFlags, faults bool) {
 		fl.StringArrayVar(&f.simFaults, "sim-fault", nil, "simulator fault (repeatable): "+sim.FaultKeys)
 	}
 	fl.Uint64Var(&f.simSeed, "sim-seed", 0, "simulator seed")
+	registerSimEngineFlags(fl, &f.engine)
 }
 
 // options builds the simulator's options from the flags.
@@ -140,7 +142,7 @@ func (f *simFlags) options() (sim.Options, error) {
 			return opts, usageErr("--sim-fault: %v", err)
 		}
 	}
-	return opts, nil
+	return opts, f.engine.apply(&opts)
 }
 
 // checkWorkload reports bad workload flags, a missing dataset file

@@ -187,6 +187,11 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 	if err := f.targetFlags.apply(env, &cfg); err != nil {
 		return err
 	}
+	if cfg.BaseURL != "" {
+		if err := f.simFlags.engine.refuseWithServer(); err != nil {
+			return err
+		}
+	}
 	gates, err := f.metrics.apply(&cfg.Metrics)
 	if err != nil {
 		return err
@@ -236,7 +241,7 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 		return dryRunSweep(env, rcfg, job, simOpts)
 	}
 	if !f.virtual && cfg.BaseURL == "" {
-		if !sweeprun.SharesPrefixes(cfg.Workload) && !simOpts.DisablePrefixCaching {
+		if !sweeprun.SharesPrefixes(cfg.Workload) && !simOpts.DisablePrefixCaching && !f.simFlags.engine.prefixCachingGiven() {
 			// Every point sends the same prompts: with no prefix shared
 			// within a point, the cache could only carry one point's
 			// prompts into the next.

@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"github.com/spf13/pflag"
+
+	"github.com/goodput-dev/goodput/sim"
+)
+
+// simEngineFlags are the built-in simulator's engine settings on bench and
+// sweep, with vLLM's names behind a --sim- prefix, so that none of them can
+// be mistaken for a load flag: --sim-max-num-seqs caps the simulated
+// engine's batch, --max-concurrency the load.
+type simEngineFlags struct {
+	fl *pflag.FlagSet // to tell a flag given from its default
+
+	maxNumSeqs, maxBatched, blockSize int
+	gpuMemUtil                        float64
+	chunkedPrefill, prefixCaching     bool
+	kvCacheDType                      string
+}
+
+// simEngineFlagNames lists the flags, in the order usage errors check them.
+var simEngineFlagNames = []string{
+	"sim-max-num-seqs", "sim-max-num-batched-tokens", "sim-gpu-memory-utilization", "sim-block-size",
+	"sim-enable-chunked-prefill", "sim-enable-prefix-caching", "sim-kv-cache-dtype",
+}
+
+func registerSimEngineFlags(fl *pflag.FlagSet, f *simEngineFlags) {
+	f.fl = fl
+	fl.IntVar(&f.maxNumSeqs, "sim-max-num-seqs", 0, "simulator's vLLM --max-num-seqs (default: vLLM's for the GPU)")
+	fl.IntVar(&f.maxBatched, "sim-max-num-batched-tokens", 0, "simulator's vLLM --max-num-batched-tokens (default: vLLM's for the GPU)")
+	fl.Float64Var(&f.gpuMemUtil, "sim-gpu-memory-utilization", sim.DefaultGPUMemoryUtilization, "simulator's vLLM --gpu-memory-utilization")
+	fl.IntVar(&f.blockSize, "sim-block-size", sim.BlockSize, "simulator's vLLM --block-size (tokens per KV cache block)")
+	fl.BoolVar(&f.chunkedPrefill, "sim-enable-chunked-prefill", true, "simulator's vLLM --enable-chunked-prefill")
+	fl.BoolVar(&f.prefixCaching, "sim-enable-prefix-caching", true, "simulator's vLLM --enable-prefix-caching")
+	fl.StringVar(&f.kvCacheDType, "sim-kv-cache-dtype", "auto", "simulator's vLLM --kv-cache-dtype: "+sim.KVCacheDTypes)
+}
+
+// changed returns the first engine flag given on the command line, or "".
+func (f *simEngineFlags) changed() string {
+	if f.fl == nil {
+		return ""
+	}
+	for _, name := range simEngineFlagNames {
+		if f.fl.Changed(name) {
+			return name
+		}
+	}
+	return ""
+}
+
+// refuseWithServer is the usage error for engine flags given with a real
+// server, which they cannot configure; nil when none was given.
+func (f *simEngineFlags) refuseWithServer() error {
+	if name := f.changed(); name != "" {
+		return usageErr("--%s applies only without --base-url: it sets the engine of the built-in server, not of the one at --base-url; drop one of them", name)
+	}
+	return nil
+}
+
+// prefixCachingGiven reports whether --sim-enable-prefix-caching was given,
+// so that a choice the user made is never overridden.
+func (f *simEngineFlags) prefixCachingGiven() bool {
+	return f.fl != nil && f.fl.Changed("sim-enable-prefix-caching")
+}
+
+// apply sets the engine options the flags give.
+func (f *simEngineFlags) apply(opts *sim.Options) error {
+	switch {
+	case f.maxNumSeqs < 0:
+		return usageErr("--sim-max-num-seqs %d: must be positive", f.maxNumSeqs)
+	case f.maxBatched < 0:
+		return usageErr("--sim-max-num-batched-tokens %d: must be positive", f.maxBatched)
+	case !(f.gpuMemUtil > 0 && f.gpuMemUtil <= 1):
+		return usageErr("--sim-gpu-memory-utilization %v: must be in (0, 1]", f.gpuMemUtil)
+	case f.blockSize < 1:
+		return usageErr("--sim-block-size %d: must be positive", f.blockSize)
+	}
+	if !sim.ValidKVCacheDType(f.kvCacheDType) {
+		return usageErr("--sim-kv-cache-dtype %q: want one of %s", f.kvCacheDType, sim.KVCacheDTypes)
+	}
+	opts.MaxNumSeqs = f.maxNumSeqs
+	opts.MaxNumBatchedTokens = f.maxBatched
+	opts.GPUMemoryUtilization = f.gpuMemUtil
+	opts.BlockSize = f.blockSize
+	opts.DisableChunkedPrefill = !f.chunkedPrefill
+	opts.DisablePrefixCaching = !f.prefixCaching
+	if f.fl == nil || f.fl.Changed("sim-kv-cache-dtype") {
+		opts.Profile.KVCacheDType = f.kvCacheDType
+	}
+	return nil
+}
