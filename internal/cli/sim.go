@@ -88,6 +88,7 @@ test clients: ` + sim.FaultKeys + `.`,
 	fl.StringVar(&opts.APIKey, "api-key", "", "require this key as a Bearer token on /v1")
 	fl.StringArrayVar(&f.faults, "fault", nil, "inject a fault (repeatable): "+sim.FaultKeys)
 	fl.BoolVar(&f.list, "list", false, "list the built-in GPUs and models and exit")
+	cmd.AddCommand(newSimCalibrateCmd(env))
 	return cmd
 }
 

@@ -221,3 +221,56 @@ func TestSimEngineFlags(t *testing.T) {
 		t.Errorf("exit code %d after cancel, want 0", code)
 	}
 }
+
+func TestSimCalibrate(t *testing.T) {
+	dir := t.TempDir()
+	points := filepath.Join(dir, "points.tsv")
+	table := "id\tsource\tgpu\tmodel\tprecision\tin_len\tout_len\tconcurrency_or_rate\tpub_out_tok_s\tpub_ttft_ms\tpub_ttft_stat\tpub_tpot_ms\tpub_tpot_stat\tnotes\n" +
+		"one\tsomewhere\tH100-SXM\tLlama-3.1-8B-Instruct\tBF16\t128-384\t192-320\tc=1\t150\t15\tmean\t6.5\tmean\t20 prompts\n"
+	if err := os.WriteFile(points, []byte(table), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := run(t, "", "sim", "calibrate", "--points", points)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`one\s+output tok/s\s+150\.0\s+\d+\.\d\s+[+-]\d+\.\d %`),
+		regexp.MustCompile(`one\s+TPOT ms\s+mean\s+6\.50\s+6\.\d\d\s+[+-]\d\.\d %`),
+		regexp.MustCompile(`TTFT ms\s+1\s+\d+\.\d %`),
+	} {
+		if !want.MatchString(out) {
+			t.Errorf("report does not match %v:\n%s", want, out)
+		}
+	}
+	// Goals missed: exit 3, saying which.
+	out, _, code = run(t, "", "sim", "calibrate", "--points", points, "--max-median-error", "0.0001")
+	if code != ExitGateFail || !strings.Contains(out, "short of the goal: output tok/s: median absolute error") {
+		t.Errorf("tight goal: exit %d, output:\n%s", code, out)
+	}
+	for _, tt := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no points", nil, ExitUsage, "--points: give the table"},
+		{"missing file", []string{"--points", filepath.Join(dir, "none.tsv")}, ExitTool, "no such file"},
+		{"bad reasons", []string{"--points", points, "--reasons", points}, ExitTool, "--reasons: "},
+		{"unknown gpu in a point", []string{"--points", writeFile(t, dir, "bad.tsv", strings.Replace(table, "H100-SXM", "Z80", 1))}, ExitTool, `one: unknown gpu "Z80"`},
+	} {
+		_, errOut, code := run(t, "", append([]string{"sim", "calibrate"}, tt.args...)...)
+		if code != tt.code || !strings.Contains(errOut, tt.want) {
+			t.Errorf("%s: exit %d, %q; want %d and %q", tt.name, code, errOut, tt.code, tt.want)
+		}
+	}
+}
+
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
