@@ -178,12 +178,12 @@ func TestTokenBuckets(t *testing.T) {
 }
 
 func TestKVExhaustionPreempts(t *testing.T) {
-	// A 1.85 GiB GPU at 0.95 leaves 97 blocks (1,552 tokens) after the
-	// 0.5B model's weights and the reserve (0.8 GiB, and the activations
-	// and logits of 512 batched tokens and 12 sequences); twelve requests
-	// growing to 350 tokens need 4,200.
+	// A 1.064 GiB GPU at 0.95 leaves 98 blocks (1,568 tokens) after the
+	// 0.5B model's weights and the reserve (5 % of its memory, and the
+	// activations and logits of 512 batched tokens and 12 sequences);
+	// twelve requests growing to 350 tokens need 4,200.
 	p := fastProfile(t)
-	p.GPU = GPU{Name: "tiny", MemoryGiB: 1.85, BandwidthTBps: 4.8, TFLOPS: 989}
+	p.GPU = GPU{Name: "tiny", MemoryGiB: 1.064, BandwidthTBps: 4.8, TFLOPS: 989}
 	_, ts := startServer(t, Options{Profile: p, GPUMemoryUtilization: 0.95, MaxNumBatchedTokens: 512, MaxNumSeqs: 12})
 	var wg sync.WaitGroup
 	results := make([]streamResult, 12)

@@ -139,6 +139,20 @@ func (o Options) resolve() (config, error) {
 		return config{}, err
 	}
 
+	// Engine settings the profile carries fill what the options leave.
+	pe := p.Engine
+	fill := func(dst *int, v int) {
+		if *dst == 0 {
+			*dst = v
+		}
+	}
+	fill(&o.MaxNumSeqs, pe.MaxNumSeqs)
+	fill(&o.MaxNumBatchedTokens, pe.MaxNumBatchedTokens)
+	fill(&o.MaxModelLen, pe.MaxModelLen)
+	fill(&o.BlockSize, pe.BlockSize)
+	if o.GPUMemoryUtilization == 0 {
+		o.GPUMemoryUtilization = pe.GPUMemoryUtilization
+	}
 	util := o.GPUMemoryUtilization
 	if util == 0 {
 		util = DefaultGPUMemoryUtilization
@@ -232,12 +246,14 @@ const maxKVBlocks = 1 << 23
 // Memory vLLM keeps out of the KV cache besides the weights. The fixed part
 // covers the CUDA context, the cuBLAS and NCCL workspaces and the CUDA
 // graphs' pool, and the gap between a datasheet's memory and what the
-// driver reports (an H100's "80 GB" are 79.2 GiB to CUDA). The rest is the
-// peak of vLLM's profiling run: the activations of max_num_batched_tokens
-// tokens (the MLP's gate and up projections, a few hidden-size buffers) and
-// the float32 logits of max_num_seqs sequences.
+// driver reports (an H100's "80 GB" are 79.2 GiB to CUDA): 0.8 GiB, or 5 %
+// of a device smaller than 16 GiB. The rest is the peak of vLLM's
+// profiling run: the activations of max_num_batched_tokens tokens (the
+// MLP's gate and up projections, a few hidden-size buffers) and the float32
+// logits of max_num_seqs sequences.
 const (
 	reserveFixedGiB      = 0.8
+	reserveFixedShare    = 0.05
 	activationHiddenMult = 4 // hidden-size buffers per token in the profiling run's peak
 )
 
@@ -248,7 +264,8 @@ func reserveBytes(p Profile, maxBatched, maxSeqs int) float64 {
 	tp := float64(max(p.TensorParallel, 1))
 	perToken := (2*float64(m.IntermediateSize)/tp + activationHiddenMult*float64(m.Hidden)) * 2
 	logits := float64(min(maxSeqs, maxBatched)) * float64(m.VocabSize) / tp * 4
-	return reserveFixedGiB*(1<<30) + float64(maxBatched)*perToken + logits
+	fixed := math.Min(reserveFixedGiB*(1<<30), reserveFixedShare*p.GPU.MemoryGiB*(1<<30))
+	return fixed + float64(maxBatched)*perToken + logits
 }
 
 // kvBlocks sizes the KV cache: (GPU memory × utilization − weights per GPU

@@ -35,6 +35,9 @@ import (
 //	  intermediate_size: 13824 # sliding window, MLA, weight formats)
 //	tensor_parallel_size: 2
 //	kv_cache_dtype: fp8       # vLLM's --kv-cache-dtype
+//	engine:                   # the server's limits, vLLM's names; flags override them
+//	  max_num_seqs: 256
+//	  max_num_batched_tokens: 2048
 //	calibration:              # any subset; the rest stays as it was
 //	  mfu: 0.45               # override the GPU's own efficiencies
 //	  mbu: 0.75
@@ -53,6 +56,7 @@ type profileFile struct {
 	Model          yaml.Node        `yaml:"model"`
 	TensorParallel *int             `yaml:"tensor_parallel_size"`
 	KVCacheDType   *string          `yaml:"kv_cache_dtype"`
+	Engine         *EngineSettings  `yaml:"engine"`
 	Calibration    *calibrationFile `yaml:"calibration"`
 }
 
@@ -114,6 +118,12 @@ func ParseProfile(name string, data []byte, base Profile) (Profile, error) {
 			return Profile{}, fmt.Errorf("%s: kv_cache_dtype %q: want one of %s", name, *f.KVCacheDType, KVCacheDTypes)
 		}
 		p.KVCacheDType = *f.KVCacheDType
+	}
+	if e := f.Engine; e != nil {
+		if e.MaxNumSeqs < 0 || e.MaxNumBatchedTokens < 0 || e.MaxModelLen < 0 || e.BlockSize < 0 || !(e.GPUMemoryUtilization >= 0 && e.GPUMemoryUtilization <= 1) {
+			return Profile{}, fmt.Errorf("%s: engine %+v: settings must not be negative, and gpu_memory_utilization at most 1", name, *e)
+		}
+		p.Engine = *e
 	}
 	if c := f.Calibration; c != nil {
 		if p.Calibration == (Calibration{}) {
@@ -216,9 +226,13 @@ func FormatProfile(p Profile, comment string) ([]byte, error) {
 		Model          any             `yaml:"model"`
 		TensorParallel int             `yaml:"tensor_parallel_size"`
 		KVCacheDType   string          `yaml:"kv_cache_dtype,omitempty"`
+		Engine         *EngineSettings `yaml:"engine,omitempty"`
 		Calibration    calibrationFile `yaml:"calibration"`
 	}
 	o := out{GPU: p.GPU, Model: p.Model, TensorParallel: max(p.TensorParallel, 1), KVCacheDType: p.KVCacheDType}
+	if p.Engine != (EngineSettings{}) {
+		o.Engine = &p.Engine
+	}
 	if g, err := LookupGPU(p.GPU.Name); err == nil && g == p.GPU {
 		o.GPU = g.Name
 	}

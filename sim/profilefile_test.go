@@ -31,6 +31,9 @@ func TestParseProfile(t *testing.T) {
 		{"the KV cache format", "kv_cache_dtype: fp8\ntensor_parallel_size: 2\n", func(p Profile) bool {
 			return p.KVCacheDType == "fp8" && p.TensorParallel == 2
 		}},
+		{"engine settings", "engine: {max_num_seqs: 4, max_num_batched_tokens: 2048, max_model_len: 2048}\n", func(p Profile) bool {
+			return p.Engine == EngineSettings{MaxNumSeqs: 4, MaxNumBatchedTokens: 2048, MaxModelLen: 2048}
+		}},
 	}
 	for _, tt := range tests {
 		p, err := ParseProfile("p.yaml", []byte(tt.yaml), base)
@@ -44,11 +47,20 @@ func TestParseProfile(t *testing.T) {
 		{"unknown calibration field", "calibration: {mfu_prefill: 0.3}\n", "p.yaml: yaml: unmarshal errors"},
 		{"bad kv dtype", "kv_cache_dtype: int3\n", `p.yaml: kv_cache_dtype "int3": want one of auto, fp8`},
 		{"zero tensor parallel", "tensor_parallel_size: 0\n", "tensor_parallel_size 0: must be at least 1"},
+		{"negative engine setting", "engine: {max_num_seqs: -4}\n", "settings must not be negative"},
 		{"empty", "", "p.yaml: the profile is empty"},
 	} {
 		if _, err := ParseProfile("p.yaml", []byte(tt.yaml), base); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: %v, want an error containing %q", tt.name, err, tt.want)
 		}
+	}
+	// Settings the profile carries apply unless the options set their own.
+	withEngine, err := ParseProfile("p.yaml", []byte("engine: {max_num_seqs: 4, max_num_batched_tokens: 512}\n"), base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info, err := Resolve(Options{Profile: withEngine, MaxNumBatchedTokens: 1024}); err != nil || info.MaxNumSeqs != 4 || info.MaxNumBatchedTokens != 1024 {
+		t.Errorf("engine from the profile: %+v, %v; want 4 seqs from it and 1024 tokens from the options", info, err)
 	}
 	// What parses may still be refused as a whole: Resolve checks it.
 	p, err := ParseProfile("p.yaml", []byte("model: {name: m, layers: 2, hidden_size: 8, num_heads: 2, num_kv_heads: 1, head_dim: 4, params_b: 1, weight_dtype: int3, max_model_len: 64}\n"), base)
@@ -66,6 +78,7 @@ func TestFormatProfileRoundTrips(t *testing.T) {
 	custom.KVCacheDType = "fp8"
 	custom.Calibration.StepOverhead = 1234 * time.Microsecond
 	custom.Calibration.MFU = 0.5
+	custom.Engine = EngineSettings{MaxNumSeqs: 4, MaxNumBatchedTokens: 2048, GPUMemoryUtilization: 0.8}
 	for _, p := range []Profile{profileOf(t, "A100", "Llama-3.1-8B", 1), custom} {
 		data, err := FormatProfile(p, "fitted to run.jsonl\nheld out: c=8")
 		if err != nil {

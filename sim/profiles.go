@@ -240,6 +240,19 @@ type Profile struct {
 	// "float16".
 	KVCacheDType string
 	Calibration  Calibration
+	// Engine holds engine settings that come with the profile (goodput sim
+	// fit writes the server's): Options' own, when set, take precedence.
+	Engine EngineSettings
+}
+
+// EngineSettings are a server's engine limits, with vLLM's names in a
+// profile file; zero fields are not set.
+type EngineSettings struct {
+	MaxNumSeqs           int     `yaml:"max_num_seqs,omitempty"`
+	MaxNumBatchedTokens  int     `yaml:"max_num_batched_tokens,omitempty"`
+	MaxModelLen          int     `yaml:"max_model_len,omitempty"`
+	BlockSize            int     `yaml:"block_size,omitempty"`
+	GPUMemoryUtilization float64 `yaml:"gpu_memory_utilization,omitempty"`
 }
 
 // kvElemBytes is the bytes of one KV cache element.

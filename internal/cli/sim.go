@@ -88,7 +88,7 @@ test clients: ` + sim.FaultKeys + `.`,
 	fl.StringVar(&opts.APIKey, "api-key", "", "require this key as a Bearer token on /v1")
 	fl.StringArrayVar(&f.faults, "fault", nil, "inject a fault (repeatable): "+sim.FaultKeys)
 	fl.BoolVar(&f.list, "list", false, "list the built-in GPUs and models and exit")
-	cmd.AddCommand(newSimCalibrateCmd(env))
+	cmd.AddCommand(newSimCalibrateCmd(env), newSimFitCmd(env))
 	return cmd
 }
 
@@ -138,12 +138,22 @@ func (f *simServeFlags) apply(cmd *cobra.Command, opts *sim.Options) error {
 	if f.profile == "" || fl.Changed("kv-cache-dtype") {
 		opts.Profile.KVCacheDType = f.kvCacheDType
 	}
+	if f.profile != "" {
+		// Left at their defaults, these leave room for the profile's own
+		// engine settings.
+		if !fl.Changed("gpu-memory-utilization") {
+			opts.GPUMemoryUtilization = 0
+		}
+		if !fl.Changed("block-size") {
+			opts.BlockSize = 0
+		}
+	}
 	switch {
 	case opts.MaxNumSeqs < 0:
 		return usageErr("--max-num-seqs %d: must be positive", opts.MaxNumSeqs)
 	case opts.MaxNumBatchedTokens < 0:
 		return usageErr("--max-num-batched-tokens %d: must be positive", opts.MaxNumBatchedTokens)
-	case opts.BlockSize < 1:
+	case opts.BlockSize < 0 || fl.Changed("block-size") && opts.BlockSize < 1:
 		return usageErr("--block-size %d: must be positive", opts.BlockSize)
 	}
 	for _, spec := range f.faults {

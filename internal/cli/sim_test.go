@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/goodput-dev/goodput/sim"
 )
 
 // simOutput is a buffer the running command writes while the test reads.
@@ -273,4 +275,55 @@ func writeFile(t *testing.T, dir, name, content string) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+func TestSimFit(t *testing.T) {
+	data := "../../sim/fit/testdata/llamacpp/"
+	output := filepath.Join(t.TempDir(), "fitted.yaml")
+	args := []string{"sim", "fit", "--profile", data + "profile.yaml", "--max-num-batched-tokens", "2048", "--max-evals", "60",
+		data + "c1-r1.jsonl", data + "c2-r1.jsonl", data + "c4-r1.jsonl", "--hold-out", data + "c6-r1.jsonl", "-o", output}
+	out, errOut, code := run(t, "", args...)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	// llama-server's 4 slots come from its metrics, as nobody said.
+	if !strings.Contains(errOut, "max num seqs 4, from the server's metrics") {
+		t.Errorf("stderr %q does not say where max num seqs came from", errOut)
+	}
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`c=1\s+fitted\s+1\s+output tok/s\s+\d+`),
+		regexp.MustCompile(`c=6\s+held out\s+1\s+TPOT ms\s+\d`),
+		regexp.MustCompile(`median \|error\|, held out: output tok/s \d+\.\d %`),
+		regexp.MustCompile(`Wrote .*fitted.yaml`),
+	} {
+		if !want.MatchString(out) {
+			t.Errorf("output does not match %v:\n%s", want, out)
+		}
+	}
+	// The profile reads back, with the server's engine limits, and runs.
+	p, err := sim.LoadProfile(output, sim.Profile{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := sim.Resolve(sim.Options{Profile: p})
+	if err != nil || info.MaxNumSeqs != 4 || info.MaxNumBatchedTokens != 2048 || p.Model.Name != "tiny-llama" {
+		t.Errorf("fitted profile: %+v, %v; want tiny-llama with 4 seqs and 2048 tokens", info, err)
+	}
+	for _, tt := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no records", []string{"-o", output}, ExitUsage, "give the record files to fit"},
+		{"no output", []string{data + "c1-r1.jsonl"}, ExitUsage, "--output: give the file"},
+		{"unknown parameter", []string{data + "c1-r1.jsonl", "-o", output, "--params", "mbu,warp"}, ExitUsage, `--params "warp"`},
+		{"missing file", []string{data + "none.jsonl", "-o", output}, ExitTool, "no such file"},
+		{"unknown gpu", []string{data + "c1-r1.jsonl", "-o", output, "--gpu", "Z80"}, ExitUsage, `--gpu: unknown gpu "Z80"`},
+	} {
+		_, errOut, code := run(t, "", append([]string{"sim", "fit"}, tt.args...)...)
+		if code != tt.code || !strings.Contains(errOut, tt.want) {
+			t.Errorf("%s: exit %d, %q; want %d and %q", tt.name, code, errOut, tt.code, tt.want)
+		}
+	}
 }

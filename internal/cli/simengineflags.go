@@ -79,13 +79,20 @@ func (f *simEngineFlags) apply(opts *sim.Options) error {
 	if !sim.ValidKVCacheDType(f.kvCacheDType) {
 		return usageErr("--sim-kv-cache-dtype %q: want one of %s", f.kvCacheDType, sim.KVCacheDTypes)
 	}
+	// Settings left at their defaults leave room for a profile's own (see
+	// sim.EngineSettings).
+	given := func(name string) bool { return f.fl == nil || f.fl.Changed(name) }
 	opts.MaxNumSeqs = f.maxNumSeqs
 	opts.MaxNumBatchedTokens = f.maxBatched
-	opts.GPUMemoryUtilization = f.gpuMemUtil
-	opts.BlockSize = f.blockSize
+	if given("sim-gpu-memory-utilization") {
+		opts.GPUMemoryUtilization = f.gpuMemUtil
+	}
+	if given("sim-block-size") {
+		opts.BlockSize = f.blockSize
+	}
 	opts.DisableChunkedPrefill = !f.chunkedPrefill
 	opts.DisablePrefixCaching = !f.prefixCaching
-	if f.fl == nil || f.fl.Changed("sim-kv-cache-dtype") {
+	if given("sim-kv-cache-dtype") {
 		opts.Profile.KVCacheDType = f.kvCacheDType
 	}
 	return nil
