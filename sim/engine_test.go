@@ -24,14 +24,14 @@ func fixed(id int64, n, out int) *seq {
 }
 
 // withPrompt is a sequence whose prompt is the given token ids.
-func withPrompt(id int64, prompt []int32, out int) *seq {
+func withPrompt(id int64, prompt []int, out int) *seq {
 	return &seq{id: id, prompt: prompt, promptLen: len(prompt), maxTokens: out, ignoreEOS: true}
 }
 
-func ids(n, from int) []int32 {
-	out := make([]int32, n)
+func ids(n, from int) []int {
+	out := make([]int, n)
 	for i := range out {
-		out[i] = int32(from + i)
+		out[i] = from + i
 	}
 	return out
 }
@@ -198,11 +198,11 @@ func TestSequenceThatCannotGrowPreemptsItself(t *testing.T) {
 
 func TestPrefixCacheSkipsCachedBlocks(t *testing.T) {
 	shared := ids(64, 100)
-	longer := append(append([]int32(nil), shared...), ids(10, 5000)...)
+	longer := append(append([]int(nil), shared...), ids(10, 5000)...)
 	tests := []struct {
 		name     string
 		caching  bool
-		second   []int32
+		second   []int
 		wantN    int // tokens the second request prefills
 		wantHits int64
 	}{

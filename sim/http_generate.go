@@ -104,7 +104,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p generationPa
 	st := newStream()
 	q := &seq{
 		id:        id,
-		prompt:    toInt32(prompt),
+		prompt:    prompt,
 		promptLen: len(prompt),
 		maxTokens: g.maxTokens,
 		minTokens: g.minTokens,

@@ -167,7 +167,7 @@ func (c *kvCache) register(b int32, h uint64) {
 // blockHashes returns the chained hashes of the full blocks of prompt: block
 // i's hash covers block i's tokens and, through the previous hash, every
 // token before them, so equal hashes mean equal prefixes.
-func blockHashes(prompt []int32, blockSize int) []uint64 {
+func blockHashes(prompt []int, blockSize int) []uint64 {
 	n := len(prompt) / blockSize
 	if n == 0 {
 		return nil

@@ -133,14 +133,14 @@ func TestCachingDisabled(t *testing.T) {
 }
 
 func TestBlockHashesAreChained(t *testing.T) {
-	base := make([]int32, 48)
+	base := make([]int, 48)
 	for i := range base {
-		base[i] = int32(i)
+		base[i] = i
 	}
 	same := slices.Clone(base)
 	diverge := slices.Clone(base)
 	diverge[20] = 9999 // inside the second block
-	shifted := append([]int32{7}, base[:47]...)
+	shifted := append([]int{7}, base[:47]...)
 
 	h := blockHashes(base, BlockSize)
 	if len(h) != 3 {

@@ -37,7 +37,7 @@ type sink interface {
 // goroutines learn about progress only through sink.emit.
 type seq struct {
 	id        int64   // the creator's handle: request number or record index
-	prompt    []int32 // prompt token ids; nil when only promptLen is known
+	prompt    []int // prompt token ids, the creator's (read only); nil when only promptLen is known
 	promptLen int
 	maxTokens int
 	minTokens int

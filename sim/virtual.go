@@ -237,9 +237,7 @@ func (v *virtualRun) submit(i int, at time.Duration) error {
 		chat:      q.Chat,
 		arrival:   at,
 	}
-	if q.Prompt != nil {
-		s.prompt = toInt32(q.Prompt)
-	}
+	s.prompt = q.Prompt // read only: the engine hashes its blocks
 	v.eng.enqueue(s)
 	return nil
 }
@@ -288,12 +286,4 @@ func (v *virtualRun) complete(s *seq) error {
 	}
 	v.seqs[s.id] = seq{} // let the block table and step runs go
 	return v.emit(&v.rec)
-}
-
-func toInt32(ids []int) []int32 {
-	out := make([]int32, len(ids))
-	for i, id := range ids {
-		out[i] = int32(id)
-	}
-	return out
 }
