@@ -143,9 +143,14 @@ func kvElemsPerTokenLayerPerGPU(m Model, tp int) float64 {
 }
 
 // kvBytesPerTokenPerGPU is the KV cache one token takes on each GPU, in
-// the layers that keep every token.
+// the layers that keep every token; when every layer slides, in all of
+// them (the block table grows with the context all the same).
 func kvBytesPerTokenPerGPU(p Profile) float64 {
-	return float64(p.Model.fullLayers()) * kvElemsPerTokenLayerPerGPU(p.Model, p.TensorParallel) * p.kvElemBytes()
+	layers := p.Model.fullLayers()
+	if layers == 0 {
+		layers = p.Model.Layers
+	}
+	return float64(layers) * kvElemsPerTokenLayerPerGPU(p.Model, p.TensorParallel) * p.kvElemBytes()
 }
 
 // seconds returns the step time of b in seconds.

@@ -295,3 +295,24 @@ func TestKVHeadsReplicateBeyondTheirCount(t *testing.T) {
 		t.Errorf("DeepSeek-V3 at TP 8: %v KV elements per token and layer per GPU, want 576", got)
 	}
 }
+
+func TestEveryLayerSliding(t *testing.T) {
+	// Mistral-7B v0.1's shape: a 4,096-token window in every layer. The
+	// KV cache still sizes and the window caps attention.
+	m := mustModel(t, "Mistral-7B")
+	m.SlidingWindow = 4096
+	info, err := Resolve(Options{Profile: Profile{Model: m}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, _ := Resolve(Options{Profile: Profile{Model: mustModel(t, "Mistral-7B")}})
+	if info.KVBlocks != full.KVBlocks {
+		t.Errorf("%d KV blocks with every layer sliding, %d without; want the same", info.KVBlocks, full.KVBlocks)
+	}
+	c := newCostModel(info.Profile)
+	var b batchShape
+	c.add(&b, 10000, 1, true)
+	if b.kvSlide != 4096 || c.kvFullBytes != 0 || c.kvSlideByte == 0 {
+		t.Errorf("shape %+v, full %v, sliding %v bytes per token: want the window's 4096 tokens read", b, c.kvFullBytes, c.kvSlideByte)
+	}
+}

@@ -280,7 +280,7 @@ func kvBlocks(p Profile, util float64, blockSize, maxBatched, maxSeqs int) (int,
 			p.Model.Name, weights/1e9, p.GPU.Name, mem/1e9, util, p.TensorParallel)
 	}
 	free := mem - weights - reserveBytes(p, maxBatched, maxSeqs)
-	if m := p.Model; m.fullLayers() < m.Layers {
+	if m := p.Model; m.fullLayers() > 0 && m.fullLayers() < m.Layers {
 		slide := float64(m.Layers-m.fullLayers()) * kvElemsPerTokenLayerPerGPU(m, p.TensorParallel) * p.kvElemBytes()
 		free -= float64(maxSeqs) * float64(m.SlidingWindow) * slide
 	}

@@ -154,7 +154,11 @@ func (m Model) kvElemsPerTokenLayer() float64 {
 // 2 (K and V) × layers × KV heads × head dim × bytes, or for MLA one latent
 // per layer.
 func (m Model) KVBytesPerToken() int64 {
-	return int64(float64(m.fullLayers()) * m.kvElemsPerTokenLayer() * m.kvElemBytes())
+	layers := m.fullLayers()
+	if layers == 0 {
+		layers = m.Layers // every layer slides: the cache grows with the context all the same
+	}
+	return int64(float64(layers) * m.kvElemsPerTokenLayer() * m.kvElemBytes())
 }
 
 // WeightBytes is the size of all weights in their formats.
