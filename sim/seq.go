@@ -36,7 +36,7 @@ type sink interface {
 // to the engine. Every other field is owned by the engine goroutine; other
 // goroutines learn about progress only through sink.emit.
 type seq struct {
-	id        int64   // the creator's handle: request number or record index
+	id        int64 // the creator's handle: request number or record index
 	prompt    []int // prompt token ids, the creator's (read only); nil when only promptLen is known
 	promptLen int
 	maxTokens int
