@@ -17,10 +17,19 @@ type event struct {
 	done    bool   // the protocol's terminator: nothing after it is measured
 	failed  bool   // the server reported an error in the stream
 	errMsg  string // its message, when failed
+	// answer and reasoning say what the output of the event was: answer
+	// text or a tool call, or a reasoning model's thinking
+	// (reasoning_content, reasoning, thinking). An event with both is
+	// answer; one with neither (token ids or a usage rise without text)
+	// continues what came before it (see tally).
+	answer, reasoning bool
+	// reasoningUsage is the reasoning-token count the server reported
+	// (usage.completion_tokens_details.reasoning_tokens); -1 when none.
+	reasoningUsage int
 }
 
 func (e *event) reset() {
-	*e = event{exact: true, usage: -1, prompt: -1}
+	*e = event{exact: true, usage: -1, prompt: -1, reasoningUsage: -1}
 }
 
 // addText counts one token for a choice or message whose text is non-empty.

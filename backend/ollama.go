@@ -34,7 +34,7 @@ func decodeOllama(d *decoder, p []byte, ev *event) error {
 	if err := s.object(); err != nil {
 		return err
 	}
-	text, done := false, false
+	text, thinking, done := false, false, false
 	var reason []byte
 	for first := true; ; first = false {
 		key, ok, err := s.field(first)
@@ -45,10 +45,14 @@ func decodeOllama(d *decoder, p []byte, ev *event) error {
 			break
 		}
 		switch string(key) {
-		case "response", "thinking":
+		case "response":
 			var raw []byte
 			raw, _, err = s.text()
 			text = text || len(raw) > 0
+		case "thinking":
+			var raw []byte
+			raw, _, err = s.text()
+			thinking = thinking || len(raw) > 0
 		case "done":
 			done, err = s.boolean()
 		case "done_reason":
@@ -69,9 +73,10 @@ func decodeOllama(d *decoder, p []byte, ev *event) error {
 	if err := s.end(); err != nil {
 		return err
 	}
-	if text {
+	if text || thinking {
 		ev.addText()
 	}
+	ev.answer, ev.reasoning = text, thinking
 	if done {
 		ev.done = true
 		ev.finish = reason

@@ -198,7 +198,7 @@ func (d *decoder) openAIChoice(ev *event) error {
 	if err := s.object(); err != nil {
 		return err
 	}
-	text, ids := false, 0
+	text, reasoning, ids := false, false, 0
 	for first := true; ; first = false {
 		key, ok, err := s.field(first)
 		if err != nil {
@@ -213,9 +213,9 @@ func (d *decoder) openAIChoice(ev *event) error {
 			raw, _, err = s.text()
 			text = text || len(raw) > 0
 		case "delta":
-			var t bool
-			t, err = d.openAIDelta()
-			text = text || t
+			var t, r bool
+			t, r, err = d.openAIDelta()
+			text, reasoning = text || t, reasoning || r
 		case "token_ids":
 			ids, err = d.countArray()
 		case "finish_reason":
@@ -233,45 +233,53 @@ func (d *decoder) openAIChoice(ev *event) error {
 	switch {
 	case ids > 0:
 		ev.addIDs(ids)
-	case text:
+	case text || reasoning:
 		ev.addText()
 	}
+	ev.answer = ev.answer || text
+	ev.reasoning = ev.reasoning || reasoning
 	return nil
 }
 
-// openAIDelta reads a chat delta and reports whether it carries output:
-// content, reasoning or a tool call. A role-only delta does not.
-func (d *decoder) openAIDelta() (bool, error) {
+// openAIDelta reads a chat delta and reports whether it carries answer
+// output (content or a tool call) and whether it carries reasoning: the
+// reasoning_content of vLLM before 0.11, SGLang, llama.cpp
+// (--reasoning-format) and DeepSeek's API, or the reasoning of later vLLM,
+// OpenRouter and Ollama's /v1. A role-only delta carries neither.
+func (d *decoder) openAIDelta() (answer, reasoning bool, err error) {
 	s := &d.s
 	if s.null() {
-		return false, nil
+		return false, false, nil
 	}
 	if err := s.object(); err != nil {
-		return false, err
+		return false, false, err
 	}
-	carries := false
 	for first := true; ; first = false {
 		key, ok, err := s.field(first)
 		if err != nil {
-			return false, err
+			return false, false, err
 		}
 		if !ok {
-			return carries, nil
+			return answer, reasoning, nil
 		}
 		switch string(key) {
-		case "content", "reasoning_content", "reasoning":
+		case "content":
 			var raw []byte
 			raw, _, err = s.text()
-			carries = carries || len(raw) > 0
+			answer = answer || len(raw) > 0
+		case "reasoning_content", "reasoning":
+			var raw []byte
+			raw, _, err = s.text()
+			reasoning = reasoning || len(raw) > 0
 		case "tool_calls":
 			var n int
 			n, err = d.countArray()
-			carries = carries || n > 0
+			answer = answer || n > 0
 		default:
 			err = s.skip()
 		}
 		if err != nil {
-			return false, err
+			return false, false, err
 		}
 	}
 }
@@ -319,11 +327,41 @@ func (d *decoder) openAIUsage(ev *event) error {
 			ev.usage, err = s.count()
 		case "prompt_tokens":
 			ev.prompt, err = s.count()
+		case "completion_tokens_details":
+			err = d.completionDetails(ev)
+		case "reasoning_tokens": // SGLang puts it beside the totals
+			ev.reasoningUsage, err = s.count()
 		default:
 			err = s.skip()
 		}
 		if err != nil {
 			return fmt.Errorf("usage.%s: %w", key, err)
+		}
+	}
+}
+
+// completionDetails reads usage.completion_tokens_details for its
+// reasoning_tokens (OpenAI, DeepSeek, recent vLLM and SGLang).
+func (d *decoder) completionDetails(ev *event) error {
+	s := &d.s
+	if s.null() {
+		return nil
+	}
+	if err := s.object(); err != nil {
+		return err
+	}
+	for first := true; ; first = false {
+		key, ok, err := s.field(first)
+		if err != nil || !ok {
+			return err
+		}
+		if string(key) == "reasoning_tokens" {
+			ev.reasoningUsage, err = s.count()
+		} else {
+			err = s.skip()
+		}
+		if err != nil {
+			return fmt.Errorf("reasoning_tokens: %w", err)
 		}
 	}
 }
