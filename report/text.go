@@ -23,7 +23,9 @@ type TextOptions struct {
 // Text writes res in the layout `vllm bench serve` users know: counts,
 // duration, token totals, throughputs, goodput, then a block per latency
 // metric with mean, median and the requested percentiles, in milliseconds.
-// goodput's additions (errors, client queue, Little's Law) follow.
+// goodput's additions (errors, client queue, Little's Law) follow. A run
+// in which requests reasoned adds a Reasoning block (reasoning and answer
+// tokens) and the TTFA and per-kind TPOT blocks beside TTFT and TPOT.
 func Text(w io.Writer, res *metrics.Result, o TextOptions) error {
 	p := textblock.New(w)
 	title := o.Title
@@ -58,16 +60,26 @@ func Text(w io.Writer, res *metrics.Result, o TextOptions) error {
 		p.KV("Good output tokens:", fmt.Sprintf("%d of %d", g.GoodOutputTokens, res.Tokens.Output))
 		p.KV("SLO attainment:", fmt.Sprintf("%.2f%% (%d of %d requests%s)", 100*g.Attainment, g.GoodRequests, c.Judged(), canceledNote(c)))
 	}
+	if rs := res.Reasoning; rs != nil {
+		reasoningBlock(p, res, rs)
+	}
 	blocks := []struct {
 		title, short string
 		m            metrics.Metric
+		reasoning    bool // shown only for runs with reasoning
 	}{
-		{"Time to First Token", "TTFT", metrics.MetricTTFT},
-		{"Time per Output Token (excl. 1st token)", "TPOT", metrics.MetricTPOT},
-		{"Inter-token Latency", "ITL", metrics.MetricITL},
-		{"End-to-end Latency", "E2EL", metrics.MetricE2E},
+		{"Time to First Token", "TTFT", metrics.MetricTTFT, false},
+		{"Time to First Answer Token", "TTFA", metrics.MetricTTFA, true},
+		{"Time per Output Token (excl. 1st token)", "TPOT", metrics.MetricTPOT, false},
+		{"Time per Output Token, reasoning", "TPOT-R", metrics.MetricTPOTReasoning, true},
+		{"Time per Output Token, answer", "TPOT-A", metrics.MetricTPOTAnswer, true},
+		{"Inter-token Latency", "ITL", metrics.MetricITL, false},
+		{"End-to-end Latency", "E2EL", metrics.MetricE2E, false},
 	}
 	for _, b := range blocks {
+		if b.reasoning && res.Reasoning == nil {
+			continue
+		}
 		dist(p, b.title, b.short, res.Distribution(b.m))
 	}
 	p.Rule('-', "Client")
@@ -104,6 +116,23 @@ func Text(w io.Writer, res *metrics.Result, o TextOptions) error {
 	}
 	p.Rule('=', "")
 	return p.Err()
+}
+
+// reasoningBlock writes what a reasoning model's replies add: how many
+// reasoned, and their tokens split into reasoning and answer.
+func reasoningBlock(p *textblock.Printer, res *metrics.Result, rs *metrics.Reasoning) {
+	p.Rule('-', "Reasoning")
+	p.KV("Requests that reasoned:", fmt.Sprintf("%d of %d", rs.Requests, res.Counts.Completed))
+	if rs.Unanswered > 0 {
+		p.KV("Reasoned without answering:", fmt.Sprintf("%d (no answer token: cut off while thinking)", rs.Unanswered))
+	}
+	p.KV("Reasoning tokens:", strconv.FormatInt(rs.ReasoningTokens, 10))
+	p.KV("Answer tokens:", strconv.FormatInt(rs.AnswerTokens, 10))
+	p.KV("Reasoning token throughput (tok/s):", f2(rs.ReasoningTokensPerSecond))
+	p.KV("Answer token throughput (tok/s):", f2(rs.AnswerTokensPerSecond))
+	if len(rs.TokenSources) > 0 {
+		p.KV("Reasoning token counts from:", sources(rs.TokenSources))
+	}
 }
 
 func sources(m map[string]int64) string {
