@@ -139,6 +139,8 @@ func decodeOpenAI(d *decoder, p []byte, ev *event) error {
 			err = d.openAIChoices(ev)
 		case "usage":
 			err = d.openAIUsage(ev)
+		case "timings": // llama.cpp's /v1 endpoints add its own
+			_, _, err = d.llamaTimings(ev)
 		case "error":
 			err = d.errorValue(ev)
 		case "object":
@@ -210,11 +212,14 @@ func (d *decoder) openAIChoice(ev *event) error {
 		switch string(key) {
 		case "text":
 			var raw []byte
-			raw, _, err = s.text()
+			var esc bool
+			raw, esc, err = s.text()
+			ev.keepText(raw, esc)
 			text = text || len(raw) > 0
-		case "delta":
+		case "delta", "message":
+			// message is a non-streamed answer's whole delta.
 			var t, r bool
-			t, r, err = d.openAIDelta()
+			t, r, err = d.openAIDelta(ev)
 			text, reasoning = text || t, reasoning || r
 		case "token_ids":
 			ids, err = d.countArray()
@@ -245,8 +250,10 @@ func (d *decoder) openAIChoice(ev *event) error {
 // output (content or a tool call) and whether it carries reasoning: the
 // reasoning_content of vLLM before 0.11, SGLang, llama.cpp
 // (--reasoning-format) and DeepSeek's API, or the reasoning of later vLLM,
-// OpenRouter and Ollama's /v1. A role-only delta carries neither.
-func (d *decoder) openAIDelta() (answer, reasoning bool, err error) {
+// OpenRouter and Ollama's /v1. A role-only delta carries neither. Its
+// content is kept in ev as answer text (the thinking is not, as vLLM's
+// generated text leaves it out).
+func (d *decoder) openAIDelta(ev *event) (answer, reasoning bool, err error) {
 	s := &d.s
 	if s.null() {
 		return false, false, nil
@@ -263,14 +270,16 @@ func (d *decoder) openAIDelta() (answer, reasoning bool, err error) {
 			return answer, reasoning, nil
 		}
 		switch string(key) {
-		case "content":
+		case "content", "reasoning_content", "reasoning":
 			var raw []byte
-			raw, _, err = s.text()
-			answer = answer || len(raw) > 0
-		case "reasoning_content", "reasoning":
-			var raw []byte
-			raw, _, err = s.text()
-			reasoning = reasoning || len(raw) > 0
+			var esc bool
+			raw, esc, err = s.text()
+			if string(key) == "content" {
+				ev.keepText(raw, esc)
+				answer = answer || len(raw) > 0
+			} else {
+				reasoning = reasoning || len(raw) > 0
+			}
 		case "tool_calls":
 			var n int
 			n, err = d.countArray()
@@ -327,6 +336,8 @@ func (d *decoder) openAIUsage(ev *event) error {
 			ev.usage, err = s.count()
 		case "prompt_tokens":
 			ev.prompt, err = s.count()
+		case "prompt_tokens_details":
+			err = d.promptDetails(ev)
 		case "completion_tokens_details":
 			err = d.completionDetails(ev)
 		case "reasoning_tokens": // SGLang puts it beside the totals
@@ -336,6 +347,34 @@ func (d *decoder) openAIUsage(ev *event) error {
 		}
 		if err != nil {
 			return fmt.Errorf("usage.%s: %w", key, err)
+		}
+	}
+}
+
+// promptDetails reads usage.prompt_tokens_details for its cached_tokens.
+func (d *decoder) promptDetails(ev *event) error {
+	s := &d.s
+	if s.null() {
+		return nil
+	}
+	if err := s.object(); err != nil {
+		return err
+	}
+	for first := true; ; first = false {
+		key, ok, err := s.field(first)
+		if err != nil || !ok {
+			return err
+		}
+		if string(key) == "cached_tokens" {
+			var n int
+			if n, err = s.count(); err == nil && n >= 0 {
+				ev.cached = n
+			}
+		} else {
+			err = s.skip()
+		}
+		if err != nil {
+			return fmt.Errorf("cached_tokens: %w", err)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"math"
 	"math/bits"
 
 	"github.com/goodput-dev/goodput/record"
@@ -21,16 +22,28 @@ import (
 //   - otherwise (no total and some weight inferred from text, or T < K):
 //     one token per chunk; source chunks.
 //
+// An end-of-sequence token is generated like any other but has no text, so
+// an OpenAI-style stream shows it at most as an event with empty text
+// (llama.cpp's /v1/completions) or only as the finish event (chat), while
+// the server's usage counts it. When the total is exactly one more than the
+// streamed tokens and generation stopped (finish reason "stop") on an event
+// that carried none, the token is the first event without output after the
+// last chunk: close adds it there as a one-token chunk, at the time the
+// server decoded it. TPOT is then that of the tokens the server generated,
+// and the count agrees with the stream, as on llama.cpp's native
+// /completion, which streams the token with its id.
+//
 // Reasoning models stream their thinking before the answer. An event that
 // carried reasoning text and no answer text makes a reasoning Chunk; one
 // that carried neither (token ids or a usage rise without text, such as the
-// token that ends the thinking) continues the kind of the chunk before it,
-// or, at the start, takes the kind of the first chunk with text. When the
-// server reports its reasoning tokens (usage.completion_tokens_details)
-// and a total is spread, the reasoning chunks share the reasoning count and
-// the answer chunks the rest, so each kind's per-token times hold; a count
-// the reasoning chunks cannot hold (fewer tokens than chunks) is not the
-// stream's and is left for the chunks' own sum.
+// token that ends the thinking, or an end-of-sequence token) continues the
+// kind of the chunk before it, or, at the start, takes the kind of the
+// first chunk with text. When the server reports its reasoning tokens
+// (usage.completion_tokens_details) and a total is spread, the reasoning
+// chunks share the reasoning count and the answer chunks the rest, so each
+// kind's per-token times hold; a count the reasoning chunks cannot hold
+// (fewer tokens than chunks) is not the stream's and is left for the
+// chunks' own sum.
 //
 // A usage block is a running count only when the stream's first event with
 // choices carried one (vLLM's continuous_usage_stats); servers that attach
@@ -44,13 +57,20 @@ type tally struct {
 	exact      bool  // every weight so far is a server count
 	finished   bool  // a finish reason arrived: generation is over
 	done       bool  // the protocol's terminator arrived
-	reasoning  int   // last reasoning-token count reported; -1 when none
+	// quietAt is the arrival of the first event without output since the
+	// last chunk (one with choices, or a finish), -1 when none: where an
+	// end-of-sequence token belongs. stopped says generation stopped
+	// ("stop") on an event without output.
+	quietAt int64
+	stopped bool
+	// reasoning is the last reasoning-token count reported, -1 when none.
 	// leading counts the chunks at the start that carried no text, whose
 	// kind the first chunk with text decides; -1 once one has.
-	leading int
+	reasoning int
+	leading   int
 }
 
-func newTally() tally { return tally{usage: -1, exact: true, reasoning: -1} }
+func newTally() tally { return tally{usage: -1, exact: true, quietAt: -1, reasoning: -1} }
 
 // add applies one event that arrived at time at.
 func (t *tally) add(ev *event, at int64, rec *record.Record) {
@@ -81,6 +101,9 @@ func (t *tally) add(ev *event, at int64, rec *record.Record) {
 		rec.Chunks = append(rec.Chunks, record.Chunk{At: at, Tokens: int32(w), Reasoning: t.kind(ev, rec.Chunks)})
 		t.sum += int64(w)
 		t.exact = t.exact && exact
+		t.quietAt = -1
+	} else if t.quietAt < 0 && (ev.finish != nil || (ev.choices && len(rec.Chunks) > 0)) {
+		t.quietAt = at
 	}
 	if ev.reasoningUsage >= 0 {
 		t.reasoning = ev.reasoningUsage
@@ -88,11 +111,21 @@ func (t *tally) add(ev *event, at int64, rec *record.Record) {
 	if ev.prompt >= 0 {
 		rec.InputTokens = ev.prompt
 	}
+	if ev.cached >= 0 {
+		rec.CachedTokens, rec.CacheReported = ev.cached, true
+	}
+	if ev.prefillMS >= 0 {
+		rec.ServerPrefill = millis(ev.prefillMS)
+	}
+	if ev.decodeMS >= 0 {
+		rec.ServerDecode = millis(ev.decodeMS)
+	}
 	if ev.finish != nil {
 		t.finished = true
 		if string(ev.finish) != rec.Finish {
 			rec.Finish = string(ev.finish)
 		}
+		t.stopped = w == 0 && string(ev.finish) == string(finishStop)
 	}
 	if ev.done {
 		t.done = true
@@ -122,9 +155,19 @@ func (t *tally) kind(ev *event, chunks []record.Chunk) bool {
 // close settles the chunks' token counts and sets OutputTokens,
 // TokenSource and the reasoning count (see tally).
 func (t *tally) close(rec *record.Record) {
+	total := t.usage
+	if t.stopped && t.quietAt >= 0 && total >= 0 && int64(total) == t.sum+1 {
+		// The end-of-sequence token carried no text: it continues the
+		// chunk before it.
+		eos := record.Chunk{At: t.quietAt, Tokens: 1}
+		if n := len(rec.Chunks); n > 0 {
+			eos.Reasoning = rec.Chunks[n-1].Reasoning
+		}
+		rec.Chunks = append(rec.Chunks, eos)
+		t.sum++
+	}
 	chunks := rec.Chunks
 	k := len(chunks)
-	total := t.usage
 	n := -1 // the output count, when not the chunks' sum
 	switch {
 	case k == 0:
@@ -204,6 +247,10 @@ func (t *tally) settleReasoning(rec *record.Record) {
 		rec.ReasoningTokens, rec.ReasoningSource = counted, record.SourceChunks
 	}
 }
+
+// millis converts a server's milliseconds to nanoseconds, at least 1 so
+// that a timing given as 0 still reads as given.
+func millis(ms float64) int64 { return max(1, int64(math.Round(ms*1e6))) }
 
 // spreadKind spreads total over the chunks whose Reasoning is reasoning,
 // as spread does over all of them; total must be at least their number.

@@ -31,9 +31,13 @@ type Summary struct {
 	busy                             wideSum
 	input, output                    int64 // tokens of completed requests
 	good, goodTokens                 int64
+	noToken, retried                 int64
+	cacheReqs, cachePrompt, cached   int64 // completed requests whose response gave a cache count
+	timedReqs                        int64 // completed requests with server timings
 
 	// Per-request samples, one value per completed request that has it.
 	ttft, tpot, e2e, queue, ttftSent store
+	srvPrefill, srvDecode            store // the server's own timings, where given
 
 	// Reasoning replies keep their TTFT and TPOT apart (ttftR, tpotR),
 	// so that TTFA and TPOT over the answer are the union of the other
@@ -106,6 +110,9 @@ func (s *Summary) Add(r *record.Record) {
 		s.start = min(s.start, r.Scheduled)
 		s.end = max(s.end, te)
 	}
+	if r.Retries > 0 {
+		s.retried++
+	}
 	s.busy.add(span(r.Scheduled, te))
 	s.series.cover(r.Scheduled, te)
 	s.series.inFlight(r.Scheduled, te)
@@ -125,7 +132,24 @@ func (s *Summary) Add(r *record.Record) {
 	s.sources[r.TokenSource]++
 	s.input += int64(q.InputTokens)
 	s.output += int64(q.OutputTokens)
-	if s.opts.Good != nil && s.opts.Good(q) {
+	if r.CacheReported {
+		s.cacheReqs++
+		s.cachePrompt += int64(q.InputTokens)
+		s.cached += int64(r.CachedTokens)
+	}
+	if r.ServerPrefill > 0 || r.ServerDecode > 0 {
+		s.timedReqs++
+		if r.ServerPrefill > 0 {
+			s.srvPrefill.add(r.ServerPrefill)
+		}
+		if r.ServerDecode > 0 && q.OutputTokens > 0 {
+			s.srvDecode.add(divRound(r.ServerDecode, int64(q.OutputTokens)))
+		}
+	}
+	if !q.HasFirstToken {
+		// An empty answer: no TTFT, so no SLO on latency can hold.
+		s.noToken++
+	} else if s.opts.Good != nil && s.opts.Good(q) {
 		s.good++
 		s.goodTokens += int64(q.OutputTokens)
 	}
@@ -225,7 +249,7 @@ func (s *Summary) Close() *Result {
 	defer s.mu.Unlock()
 	if s.result == nil {
 		s.result = s.compute()
-		for _, st := range []*store{&s.ttft, &s.tpot, &s.e2e, &s.queue, &s.ttftSent, &s.gaps1, &s.gapsK, &s.itlK,
+		for _, st := range []*store{&s.ttft, &s.tpot, &s.e2e, &s.queue, &s.ttftSent, &s.gaps1, &s.gapsK, &s.itlK, &s.srvPrefill, &s.srvDecode,
 			&s.ttftR, &s.tpotR, &s.ttfaR, &s.tpotAnswerR, &s.tpotReasoning} {
 			st.reset()
 		}
@@ -241,7 +265,7 @@ func (s *Summary) compute() *Result {
 		Method:      o.Method,
 		Percentiles: slices.Clone(o.Percentiles),
 		Counts: Counts{Total: s.total, Completed: s.completed, Failed: s.failed, Canceled: s.errors[record.ErrCanceled],
-			WarmupExcluded: s.warmup, Errors: map[string]int64{}},
+			WarmupExcluded: s.warmup, Errors: map[string]int64{}, NoToken: s.noToken, Retried: s.retried},
 		Tokens:       Tokens{Input: s.input, Output: s.output, Total: s.input + s.output},
 		TokenSources: map[string]int64{},
 	}
@@ -327,6 +351,21 @@ func (s *Summary) compute() *Result {
 			rs.TokenSources[name] += n
 		}
 		r.Reasoning = rs
+	}
+
+	if s.cacheReqs > 0 {
+		pc := &PromptCache{Requests: s.cacheReqs, PromptTokens: s.cachePrompt, CachedTokens: s.cached}
+		if s.cachePrompt > 0 {
+			pc.HitRate = float64(s.cached) / float64(s.cachePrompt)
+		}
+		r.PromptCache = pc
+	}
+	if s.timedReqs > 0 {
+		r.ServerTimings = &ServerTimings{
+			Requests:       s.timedReqs,
+			Prefill:        describe([]*store{&s.srvPrefill}, ps, m),
+			DecodePerToken: describe([]*store{&s.srvDecode}, ps, m),
+		}
 	}
 
 	ll := &r.LittlesLaw

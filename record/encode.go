@@ -24,12 +24,16 @@ import (
 //	        answer; omitted when no chunk was reasoning
 //	in, out input and output tokens
 //	src     token count source (usage, tokenizer, chunks)
+//	cached  prompt tokens the server served from its cache, only when it said
+//	retries sends after the first (a reused connection failed), omitted when 0
+//	prefill_ns, decode_ns  the server's own prompt and output time, when given
 //	rt,rsrc reasoning tokens among out and their source (usage, chunks),
 //	        omitted for a reply without reasoning
 //	status  HTTP status
 //	fin     finish reason
 //	err,msg error kind and message (absent on success)
 //	warm    true for warm-up requests
+//	rid     the x-request-id sent, absent when none
 //	labels  string map
 //
 // Unknown keys are ignored by the decoder, so later schema additions stay
@@ -80,6 +84,22 @@ func AppendJSON(dst []byte, r *Record) []byte {
 		dst = append(dst, `,"src":`...)
 		dst = AppendJSONString(dst, string(r.TokenSource))
 	}
+	if r.CacheReported {
+		dst = append(dst, `,"cached":`...)
+		dst = strconv.AppendInt(dst, int64(r.CachedTokens), 10)
+	}
+	if r.Retries != 0 {
+		dst = append(dst, `,"retries":`...)
+		dst = strconv.AppendInt(dst, int64(r.Retries), 10)
+	}
+	if r.ServerPrefill != 0 {
+		dst = append(dst, `,"prefill_ns":`...)
+		dst = strconv.AppendInt(dst, r.ServerPrefill, 10)
+	}
+	if r.ServerDecode != 0 {
+		dst = append(dst, `,"decode_ns":`...)
+		dst = strconv.AppendInt(dst, r.ServerDecode, 10)
+	}
 	if r.ReasoningTokens != 0 {
 		dst = append(dst, `,"rt":`...)
 		dst = strconv.AppendInt(dst, int64(r.ReasoningTokens), 10)
@@ -106,6 +126,10 @@ func AppendJSON(dst []byte, r *Record) []byte {
 	}
 	if r.Warmup {
 		dst = append(dst, `,"warm":true`...)
+	}
+	if r.RequestID != "" {
+		dst = append(dst, `,"rid":`...)
+		dst = AppendJSONString(dst, r.RequestID)
 	}
 	if len(r.Labels) > 0 {
 		dst = append(dst, `,"labels":{`...)

@@ -19,7 +19,7 @@ func TestBenchSimulatedReasoningModel(t *testing.T) {
 	dir := t.TempDir()
 	out, errOut, code := run(t, "", "bench", "--backend", "openai-chat", "--sim-reasoning", "24", "--sim-seed", "2",
 		"--num-prompts", "8", "--max-concurrency", "4", "--random-input-len", "64", "--random-output-len", "40", "--ignore-eos",
-		"--goodput", "ttfa<=30s", "--gate", "p50(ttfa)<=30s", "--result-dir", dir, "--run-name", "r", "--save-result", "--quiet")
+		"--slo", "ttfa<=30s", "--gate", "p50(ttfa)<=30s", "--result-dir", dir, "--run-name", "r", "--save-result", "--quiet")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, errOut, out)
 	}
@@ -103,7 +103,7 @@ func TestBenchSimulatedReasoningModel(t *testing.T) {
 	if code != ExitGateFail || !strings.Contains(errOut, "1 of 1 gates failed") {
 		t.Errorf("a failing TTFA gate: exit %d, %q", code, errOut)
 	}
-	out, _, code = run(t, "", "analyze", filepath.Join(dir, "r.jsonl"), "--goodput", "ttfa<=1ms")
+	out, _, code = run(t, "", "analyze", filepath.Join(dir, "r.jsonl"), "--slo", "ttfa<=1ms")
 	if code != 0 || !strings.Contains(out, "SLO attainment:                          0.00% (0 of 8 requests)") {
 		t.Errorf("a TTFA SLO no request met: exit %d\n%s", code, out)
 	}
