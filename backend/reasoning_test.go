@@ -177,6 +177,15 @@ func TestReasoningChunkKinds(t *testing.T) {
 		// and the reported count kept
 		{"answer share too small", chatEvent(`{"reasoning":"a"}`, -1) + chatEvent(`{"content":"b"}`, -1) + chatEvent(`{"content":"c"}`, -1) + usage(4, 3) + done,
 			[]int32{1, 1, 2}, []bool{T, F, F}, 3, record.SourceUsage},
+		// the end-of-sequence token, counted but not streamed, ends the
+		// answer: it continues the chunk before it
+		{"end of sequence after the answer", chatEvent(`{"reasoning":"a"}`, -1) + chatEvent(`{"content":"b"}`, -1) +
+			`data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\n" + usage(3, 1) + done,
+			[]int32{1, 1, 1}, []bool{T, F, F}, 1, record.SourceUsage},
+		// ... and a thought that stopped without an answer stays unanswered
+		{"end of sequence after thinking", chatEvent(`{"reasoning":"a"}`, -1) +
+			`data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\n" + `data: {"choices":[],"usage":{"completion_tokens":2}}` + "\n\n" + done,
+			[]int32{1, 1}, []bool{T, T}, 2, record.SourceChunks},
 		// everything was reasoning: the reply was cut off while thinking
 		{"cut off thinking", chatEvent(`{"reasoning":"a"}`, -1) + chatEvent(`{"reasoning":"b"}`, -1) + usage(5, 5) + done,
 			[]int32{2, 3}, []bool{T, T}, 5, record.SourceUsage},
