@@ -18,7 +18,7 @@ import (
 //
 // A reply's reasoning tokens R come from Min and Max (drawn uniformly in
 // [Min, Max] per request, reproducibly from the seed; Min = Max is fixed)
-// or, when Fraction is positive, are that share of the reply, rounded. A
+// or, when Percent is positive, are that share of the reply, rounded. A
 // reply that ends by itself (finish reason "stop") always keeps at least
 // its last token for the answer; one cut off at max_tokens while R was
 // still running is all reasoning, with no answer, as a real reasoning
@@ -26,11 +26,11 @@ import (
 // other: they take the same decode steps.
 type Reasoning struct {
 	Min, Max int
-	Fraction float64
+	Percent  float64 // a share of each reply, in percent (0 to 100)
 }
 
 // On reports whether r makes the model reason.
-func (r Reasoning) On() bool { return r.Max > 0 || r.Fraction > 0 }
+func (r Reasoning) On() bool { return r.Max > 0 || r.Percent > 0 }
 
 // ReasoningSyntax says how ParseReasoning reads a reasoning spec.
 const ReasoningSyntax = "N (tokens), A-B (drawn uniformly per reply), P% (a share of each reply), or off"
@@ -49,7 +49,7 @@ func ParseReasoning(s string) (Reasoning, error) {
 		if err != nil || !(v > 0 && v <= 100) {
 			return Reasoning{}, fmt.Errorf("reasoning %q: a share must be a percentage above 0%% and at most 100%%", s)
 		}
-		return Reasoning{Fraction: v / 100}, nil
+		return Reasoning{Percent: v}, nil
 	}
 	lo, hi, isRange := strings.Cut(t, "-")
 	a, err := reasoningTokens(s, lo)
@@ -81,9 +81,9 @@ func (r Reasoning) validate() error {
 		return fmt.Errorf("reasoning %s: token counts must not be negative", r)
 	case r.Min > r.Max:
 		return fmt.Errorf("reasoning %d-%d: the range runs backwards", r.Min, r.Max)
-	case math.IsNaN(r.Fraction) || r.Fraction < 0 || r.Fraction > 1:
-		return fmt.Errorf("reasoning share %v: must be between 0 and 1", r.Fraction)
-	case r.Fraction > 0 && r.Max > 0:
+	case math.IsNaN(r.Percent) || r.Percent < 0 || r.Percent > 100:
+		return fmt.Errorf("reasoning share %v%%: must be between 0%% and 100%%", r.Percent)
+	case r.Percent > 0 && r.Max > 0:
 		return fmt.Errorf("reasoning %s: give tokens or a share, not both", r)
 	}
 	return nil
@@ -92,8 +92,8 @@ func (r Reasoning) validate() error {
 // String writes r as ParseReasoning reads it.
 func (r Reasoning) String() string {
 	switch {
-	case r.Fraction > 0:
-		return strconv.FormatFloat(100*r.Fraction, 'f', -1, 64) + "%"
+	case r.Percent > 0:
+		return strconv.FormatFloat(r.Percent, 'f', -1, 64) + "%"
 	case r.Min == r.Max && r.Max > 0:
 		return strconv.Itoa(r.Max)
 	case r.Max > 0:
@@ -105,7 +105,7 @@ func (r Reasoning) String() string {
 // describe says in words which tokens r makes reasoning.
 func (r Reasoning) describe() string {
 	switch {
-	case r.Fraction > 0:
+	case r.Percent > 0:
 		return "the first " + r.String() + " of each reply's tokens"
 	case r.Min == r.Max:
 		return "the first " + r.String() + " tokens of each reply"
@@ -151,8 +151,8 @@ func (r Reasoning) tokens(length int, stopped bool, seed uint64, id int64) int {
 	}
 	var n int
 	switch {
-	case r.Fraction > 0:
-		n = int(math.Round(r.Fraction * float64(length)))
+	case r.Percent > 0:
+		n = int(math.Round(r.Percent * float64(length) / 100))
 	case r.Min == r.Max:
 		n = r.Max
 	default:

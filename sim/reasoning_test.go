@@ -21,9 +21,9 @@ func TestParseReasoning(t *testing.T) {
 	}{
 		{"256", Reasoning{Min: 256, Max: 256}, "256"},                           // fixed
 		{" 100-400 ", Reasoning{Min: 100, Max: 400}, "100-400"},                 // drawn per reply
-		{"30%", Reasoning{Fraction: 0.3}, "30%"},                                // a share
-		{"100%", Reasoning{Fraction: 1}, "100%"},                                // all of it
-		{"12.5 %", Reasoning{Fraction: 0.125}, "12.5%"},                         // a fractional share
+		{"30%", Reasoning{Percent: 30}, "30%"},                                  // a share
+		{"100%", Reasoning{Percent: 100}, "100%"},                               // all of it
+		{"12.5 %", Reasoning{Percent: 12.5}, "12.5%"},                           // a fractional share
 		{"off", Reasoning{}, "off"},                                             // the zero value
 		{"", Reasoning{}, "off"},                                                // unset
 		{"0", Reasoning{}, "off"},                                               // no tokens
@@ -73,8 +73,8 @@ func TestReasoningTokens(t *testing.T) {
 		{"fixed, cut off at max_tokens first: all thinking", Reasoning{Min: 50, Max: 50}, 20, false, 20},
 		{"fixed, the model stopped first: the last token answers", Reasoning{Min: 50, Max: 50}, 20, true, 19},
 		{"one-token reply that stopped: no room to think", Reasoning{Min: 5, Max: 5}, 1, true, 0},
-		{"share, rounded", Reasoning{Fraction: 0.3}, 25, false, 8}, // 7.5 rounds up
-		{"share of everything, stopped", Reasoning{Fraction: 1}, 10, true, 9},
+		{"share, rounded", Reasoning{Percent: 30}, 25, false, 8}, // 7.5 rounds up
+		{"share of everything, stopped", Reasoning{Percent: 100}, 10, true, 9},
 		{"off", Reasoning{}, 100, true, 0},
 		{"empty reply", Reasoning{Min: 5, Max: 5}, 0, false, 0},
 	}
@@ -117,7 +117,7 @@ func TestProfileFileReasoning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Model.Reasoning != (Reasoning{Fraction: 0.3}) {
+	if p.Model.Reasoning != (Reasoning{Percent: 30}) {
 		t.Errorf("reasoning %+v", p.Model.Reasoning)
 	}
 	_, err = ParseProfile("thinker.yaml", []byte(strings.Replace(file, "30%", "9-3", 1)), Profile{})
@@ -247,7 +247,7 @@ func TestChatReasoningMeetsTheReplyEnd(t *testing.T) {
 // A whole (not streamed) chat answer puts the thinking in
 // message.reasoning and counts it in the usage.
 func TestChatWholeAnswerReasoning(t *testing.T) {
-	url := reasoningServer(t, Reasoning{Fraction: 0.5})
+	url := reasoningServer(t, Reasoning{Percent: 50})
 	body := `{"model":"Qwen2.5-0.5B","messages":[{"role":"user","content":"hi"}],"max_tokens":10,"ignore_eos":true}`
 	resp, err := http.Post(url+"/v1/chat/completions", "application/json", strings.NewReader(body))
 	if err != nil {
@@ -313,4 +313,28 @@ func TestVirtualReasoning(t *testing.T) {
 	if _, ok := recs[1].FirstAnswer(); ok {
 		t.Error("a reply cut off while thinking has an answer token")
 	}
+}
+
+// FuzzParseReasoning: no spec panics; whatever parses writes back as a
+// spec that reads the same, and no reply is told to think for more
+// tokens than it has, or fewer than none.
+func FuzzParseReasoning(f *testing.F) {
+	for _, s := range []string{"256", "100-400", "30%", "off", "0-0", "-1", "5-", "1e3", "50.5%", "NaN%", "+7", " 9 - 12 ", "2147483648"} {
+		f.Add(s, 40, true)
+	}
+	f.Fuzz(func(t *testing.T, s string, length int, stopped bool) {
+		r, err := ParseReasoning(s)
+		if err != nil {
+			return
+		}
+		back, err := ParseReasoning(r.String())
+		if err != nil || back != r {
+			t.Fatalf("%q → %+v → %q → %+v, %v", s, r, r.String(), back, err)
+		}
+		length = length % 100_000
+		n := r.tokens(length, stopped, 9, int64(length))
+		if n < 0 || length > 0 && n > length || length <= 0 && n != 0 || stopped && length > 0 && n >= length {
+			t.Fatalf("%q: %d reasoning tokens of a %d-token reply (stopped %v)", s, n, length, stopped)
+		}
+	})
 }
