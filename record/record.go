@@ -153,10 +153,6 @@ func (r *Record) FirstAnswer() (int64, bool) {
 	return 0, false
 }
 
-// Reasoned reports whether the reply held any reasoning, streamed or
-// reported.
-func (r *Record) Reasoned() bool { return r.ReasoningTokens > 0 }
-
 // LastToken returns cK and whether the request received any token.
 func (r *Record) LastToken() (int64, bool) {
 	if len(r.Chunks) == 0 {
