@@ -8,19 +8,54 @@ import (
 // event is what one stream event says, in protocol-neutral terms. A decoder
 // fills it from one payload; the tally turns the sequence into Chunks.
 type event struct {
-	tokens  int    // output tokens its content shows: token ids counted, else 1 per choice with text; 0 when none
-	exact   bool   // every counted token came from token ids, not from the presence of text
-	choices bool   // OpenAI: it carried at least one choice, so a usage block beside it may be a running count
-	usage   int    // output-token count the server reported in it; -1 when none
-	prompt  int    // prompt tokens the server reported; -1 when none
-	finish  []byte // finish reason in OpenAI's words ("stop", "length", …); nil when absent
-	done    bool   // the protocol's terminator: nothing after it is measured
-	failed  bool   // the server reported an error in the stream
-	errMsg  string // its message, when failed
+	tokens  int  // output tokens its content shows: token ids counted, else 1 per choice with text; 0 when none
+	exact   bool // every counted token came from token ids, not from the presence of text
+	choices bool // OpenAI: it carried at least one choice, so a usage block beside it may be a running count
+	usage   int  // output-token count the server reported in it; -1 when none
+	prompt  int  // prompt tokens the server reported; -1 when none
+	cached  int  // prompt tokens the server served from its cache; -1 when not said
+	// prefillMS and decodeMS are the server's timings of the request
+	// (llama.cpp's prompt_ms and predicted_ms); -1 when not given.
+	prefillMS, decodeMS float64
+	finish              []byte // finish reason in OpenAI's words ("stop", "length", …); nil when absent
+	done                bool   // the protocol's terminator: nothing after it is measured
+	failed              bool   // the server reported an error in the stream
+	errMsg              string // its message, when failed
+
+	// text is the answer text the event carried (raw JSON string
+	// contents, escaped when textEsc), for adapters that keep the
+	// generated text; textAll says it is the whole answer so far (TGI's
+	// generated_text) rather than a piece of it.
+	text    []byte
+	textEsc bool
+	textAll bool
+
+	// answer and reasoning say what the output of the event was: answer
+	// text or a tool call, or a reasoning model's thinking
+	// (reasoning_content, reasoning, thinking). An event with both is
+	// answer; one with neither (token ids or a usage rise without text)
+	// continues what came before it (see tally).
+	answer, reasoning bool
+	// reasoningUsage is the reasoning-token count the server reported
+	// (usage.completion_tokens_details.reasoning_tokens); -1 when none.
+	reasoningUsage int
 }
 
 func (e *event) reset() {
-	*e = event{exact: true, usage: -1, prompt: -1}
+	*e = event{exact: true, usage: -1, prompt: -1, cached: -1, prefillMS: -1, decodeMS: -1, reasoningUsage: -1}
+}
+
+// keepText records raw as (a piece of) the answer text.
+func (e *event) keepText(raw []byte, esc bool) {
+	if len(raw) == 0 {
+		return
+	}
+	if e.text != nil {
+		// A second piece in one event (several choices): fall back to
+		// the first, as vLLM's client reads choices[0] only.
+		return
+	}
+	e.text, e.textEsc = raw, esc
 }
 
 // addText counts one token for a choice or message whose text is non-empty.

@@ -122,6 +122,8 @@ func jsonMessage(body []byte) (string, bool) {
 //   - context.Canceled: record.ErrCanceled (the run was interrupted);
 //   - a deadline (context, Client.Timeout, net timeouts): record.ErrTimeout;
 //   - dial, DNS and TLS failures: record.ErrConnect;
+//   - an answer that is not HTTP, or breaks it (a malformed status line,
+//     header or length): record.ErrProtocol;
 //   - connection reset, broken pipe, or the connection closing before or
 //     during the response (io.EOF, io.ErrUnexpectedEOF, a kept-alive
 //     connection the server closed): record.ErrReset;
@@ -156,6 +158,9 @@ func ClassifyError(err error) record.ErrorKind {
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
 		return record.ErrTimeout
+	}
+	if protocolError(err) {
+		return record.ErrProtocol
 	}
 	if errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
 		errors.Is(err, syscall.ECONNABORTED) || errors.Is(err, io.ErrUnexpectedEOF) ||
@@ -214,4 +219,29 @@ func clean(s string) string {
 		cut--
 	}
 	return out[:cut] + ellipsis
+}
+
+// protocolMarks are the words net/http's client uses, in errors it does
+// not export as values, for a response that is not valid HTTP.
+var protocolMarks = []string{
+	"malformed HTTP response",
+	"malformed HTTP status code",
+	"malformed HTTP version",
+	"malformed MIME header",
+	"bad Content-Length",
+	"invalid Content-Length",
+	"unsupported transfer encoding",
+	"too many transfer encodings",
+	"invalid header field",
+}
+
+// protocolError reports whether err says the server's answer broke HTTP.
+func protocolError(err error) bool {
+	msg := err.Error()
+	for _, m := range protocolMarks {
+		if strings.Contains(msg, m) {
+			return true
+		}
+	}
+	return false
 }

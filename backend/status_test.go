@@ -48,6 +48,12 @@ func TestClassifyError(t *testing.T) {
 		{"closed before the response", wrap(io.EOF), record.ErrReset},
 		{"closed mid-body", fmt.Errorf("body: %w", io.ErrUnexpectedEOF), record.ErrReset},
 		{"kept-alive connection closed", wrap(errors.New("http: server closed idle connection")), record.ErrReset},
+		// an answer that is not HTTP, or breaks it: the protocol's own kind
+		{"not HTTP", wrap(errors.New(`malformed HTTP response "SSH-2.0-OpenSSH_9.2"`)), record.ErrProtocol},
+		{"not HTTP after a reused connection", wrap(errors.New(`net/http: HTTP/1.x transport connection broken: malformed HTTP response "hello"`)), record.ErrProtocol},
+		{"bad status line", wrap(errors.New(`malformed HTTP status code "abc"`)), record.ErrProtocol},
+		{"bad header", wrap(errors.New(`net/http: HTTP/1.x transport connection broken: malformed MIME header line: x`)), record.ErrProtocol},
+		{"bad length", wrap(errors.New(`net/http: HTTP/1.x transport connection broken: bad Content-Length "-1"`)), record.ErrProtocol},
 		{"anything else", errors.New("http: nil Request.URL"), record.ErrOther},
 	}
 	for _, tt := range tests {

@@ -15,9 +15,12 @@ import (
 // dispatched requests and how late its own timers fired. When these are
 // large, the generator, not the server, limited the run.
 type Generator struct {
-	LagP50      float64 `json:"dispatch_lag_p50_seconds"`
-	LagP99      float64 `json:"dispatch_lag_p99_seconds"`
-	LagMax      float64 `json:"dispatch_lag_max_seconds"`
+	LagP50 float64 `json:"dispatch_lag_p50_seconds"`
+	LagP99 float64 `json:"dispatch_lag_p99_seconds"`
+	LagMax float64 `json:"dispatch_lag_max_seconds"`
+	// StartLag is the largest lag of the run's first requests
+	// (load.Result.StartLag).
+	StartLag    float64 `json:"start_lag_seconds"`
 	TimerLagP99 float64 `json:"timer_lag_p99_seconds"`
 	TimerLagMax float64 `json:"timer_lag_max_seconds"`
 	Threshold   float64 `json:"threshold_seconds"`
@@ -42,6 +45,7 @@ func quantiles(d []time.Duration) (p50, p99, mx float64) {
 func checkGenerator(res load.Result, threshold time.Duration, open bool) Generator {
 	g := Generator{Threshold: threshold.Seconds()}
 	g.LagP50, g.LagP99, g.LagMax = quantiles(res.Lag)
+	g.StartLag = res.StartLag.Seconds()
 	_, g.TimerLagP99, g.TimerLagMax = quantiles(res.TimerLag)
 	if g.LagP99 > g.Threshold {
 		g.Limited = true
@@ -52,6 +56,12 @@ func checkGenerator(res load.Result, threshold time.Duration, open bool) Generat
 		g.Warnings = append(g.Warnings, fmt.Sprintf(
 			"the generator, not the server, limited this run: %s (p99 dispatch lag %.2f ms, max %.2f ms, threshold %.2f ms). TTFT still counts from the scheduled times, but the offered load was lower than planned: use fewer streams per process or shard the load (--shard/--shards)%s.",
 			what, 1e3*g.LagP99, 1e3*g.LagMax, 1e3*g.Threshold, procsHint()))
+	}
+	if g.StartLag > g.Threshold && g.LagP99 <= g.Threshold {
+		g.Limited = true
+		g.Warnings = append(g.Warnings, fmt.Sprintf(
+			"the first requests went out late (up to %.2f ms, threshold %.2f ms): the generator was slow to start, and their TTFT and client queue include it",
+			1e3*g.StartLag, 1e3*g.Threshold))
 	}
 	// Timer wake-ups on a busy but healthy machine run late by a fraction of
 	// a millisecond; only twice the threshold (at least 2 ms) means the

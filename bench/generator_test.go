@@ -39,3 +39,24 @@ func TestCheckGenerator(t *testing.T) {
 		t.Errorf("closed loop, GOMAXPROCS chosen: warnings %q", g.Warnings)
 	}
 }
+
+// A run whose first requests left late is flagged even when the rest of
+// the run keeps its p99 low: a few late requests at the start hide from
+// the percentiles of a long run.
+func TestCheckGeneratorSeesALateStart(t *testing.T) {
+	lag := make([]time.Duration, 1000)
+	for i := range lag {
+		lag[i] = 50 * time.Microsecond
+	}
+	g := checkGenerator(load.Result{Lag: lag, StartLag: 45 * time.Millisecond}, time.Millisecond, true)
+	if g.LagP99 > 0.001 {
+		t.Fatalf("p99 %v: the fixture should hide the start", g.LagP99)
+	}
+	if !g.Limited || g.StartLag != 0.045 || len(g.Warnings) != 1 || !strings.Contains(g.Warnings[0], "the first requests went out late (up to 45.00 ms") {
+		t.Errorf("limited %v, start lag %v, warnings %q", g.Limited, g.StartLag, g.Warnings)
+	}
+	g = checkGenerator(load.Result{Lag: lag, StartLag: 500 * time.Microsecond}, time.Millisecond, true)
+	if g.Limited || len(g.Warnings) != 0 {
+		t.Errorf("a start within the threshold: limited %v, warnings %q", g.Limited, g.Warnings)
+	}
+}

@@ -6,6 +6,9 @@ import (
 	"slices"
 	"sync"
 	"time"
+	"unicode/utf8"
+
+	"golang.org/x/term"
 
 	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/record"
@@ -14,13 +17,17 @@ import (
 // rolling is how many recent requests the live TTFT/TPOT percentiles cover.
 const rolling = 512
 
-// progress shows a run while it goes: on a terminal a line rewritten twice a
-// second; otherwise a plain line every ten seconds, fit for logs.
+// progress shows a run while it goes: on a terminal a line rewritten in
+// place twice a second, never wider than the terminal (a line that wraps
+// cannot be rewritten: each redraw would add a line); otherwise a plain
+// line every ten seconds, fit for logs.
 type progress struct {
 	w        io.Writer
 	terminal bool
 	total    int
 	began    time.Time
+	// width returns the terminal's width in columns, 0 when unknown.
+	width func() int
 
 	mu     sync.Mutex // guards the fields below
 	done   int
@@ -36,8 +43,27 @@ type tokAt struct {
 	n  int
 }
 
+// defaultWidth is the width assumed for a terminal that does not say.
+const defaultWidth = 80
+
 func newProgress(w io.Writer, terminal bool, total int) *progress {
-	return &progress{w: w, terminal: terminal, total: total, began: time.Now()}
+	p := &progress{w: w, terminal: terminal, total: total, began: time.Now(), width: func() int { return 0 }}
+	if f, ok := w.(interface{ Fd() uintptr }); ok && terminal {
+		fd := int(f.Fd())
+		if !term.IsTerminal(fd) {
+			// Standard output is a terminal but this writer is not: a log
+			// file wants plain lines, not carriage returns.
+			p.terminal = false
+		}
+		// Asked at every redraw, so that a resized window is followed.
+		p.width = func() int {
+			if cols, _, err := term.GetSize(fd); err == nil {
+				return cols
+			}
+			return 0
+		}
+	}
+	return p
 }
 
 func (p *progress) add(r *record.Record) {
@@ -106,12 +132,17 @@ func (p *progress) start() func() {
 }
 
 func (p *progress) print() {
-	line := p.line()
-	if p.terminal {
-		fmt.Fprintf(p.w, "\r\033[K%s", line)
-	} else {
-		fmt.Fprintln(p.w, line)
+	if !p.terminal {
+		fmt.Fprintln(p.w, p.line())
+		return
 	}
+	cols := p.width()
+	if cols <= 0 {
+		cols = defaultWidth
+	}
+	// One column is left free: a line that fills the last column leaves
+	// some terminals' cursor on the next line.
+	fmt.Fprintf(p.w, "\r\033[K%s", p.fit(max(cols-1, 1)))
 }
 
 // finish ends the live line.
@@ -125,12 +156,37 @@ func (p *progress) finish() {
 	}
 }
 
-func (p *progress) line() string {
+// line is the progress in full, as a log line.
+func (p *progress) line() string { return p.fit(0) }
+
+// fit returns the progress in at most width columns (0: no limit): in
+// full when it fits, else in shorter wordings that drop the least needed
+// figures first, and cut short as a last resort.
+func (p *progress) fit(width int) string {
+	st := p.state()
+	for _, form := range st.forms() {
+		if width <= 0 || utf8.RuneCountInString(form) <= width {
+			return form
+		}
+	}
+	short := []rune(st.forms()[len(st.forms())-1])
+	return string(short[:max(width, 0)])
+}
+
+// progressState is what one progress line shows.
+type progressState struct {
+	count, elapsed string
+	failed         int
+	ttft, tpot     [2]string // p50, p99
+	rate           float64   // output tokens per second over the last 5 s
+}
+
+func (p *progress) state() progressState {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := time.Now()
 	// Output rate over the last 5 s.
-	cut := now.Add(-5 * time.Second)
+	cut := now.Add(-rateWindow)
 	i := 0
 	for i < len(p.tokens) && p.tokens[i].at.Before(cut) {
 		i++
@@ -140,7 +196,7 @@ func (p *progress) line() string {
 	for _, t := range p.tokens {
 		n += t.n
 	}
-	span := min(5*time.Second, now.Sub(p.began))
+	span := min(rateWindow, now.Sub(p.began))
 	rate := 0.0
 	if span > 0 {
 		rate = float64(n) / span.Seconds()
@@ -149,8 +205,31 @@ func (p *progress) line() string {
 	if p.total > 0 {
 		count = fmt.Sprintf("%d/%d", p.done, p.total)
 	}
-	return fmt.Sprintf("[%s] %s  failed %d  TTFT p50 %s p99 %s  TPOT p50 %s p99 %s  %.0f out tok/s",
-		count, elapsed(now.Sub(p.began)), p.failed, pctMS(p.ttft, 50), pctMS(p.ttft, 99), pctMS(p.tpot, 50), pctMS(p.tpot, 99), rate)
+	return progressState{
+		count: count, elapsed: elapsed(now.Sub(p.began)), failed: p.failed, rate: rate,
+		ttft: [2]string{pctMS(p.ttft, 50), pctMS(p.ttft, 99)},
+		tpot: [2]string{pctMS(p.tpot, 50), pctMS(p.tpot, 99)},
+	}
+}
+
+// rateWindow is the span the progress line's tokens per second cover. The
+// line says so ("last 5s"): the summary's throughput is over the whole
+// run and differs from it.
+const rateWindow = 5 * time.Second
+
+// forms returns the line in every wording, longest first.
+func (s progressState) forms() []string {
+	rate := fmt.Sprintf("%.0f", s.rate)
+	return []string{
+		fmt.Sprintf("[%s] %s  failed %d  TTFT p50 %s p99 %s  TPOT p50 %s p99 %s  %s out tok/s (last 5s)",
+			s.count, s.elapsed, s.failed, s.ttft[0], s.ttft[1], s.tpot[0], s.tpot[1], rate),
+		fmt.Sprintf("[%s] %s fail %d TTFT p50 %s p99 %s TPOT p50 %s p99 %s %s tok/s (last 5s)",
+			s.count, s.elapsed, s.failed, s.ttft[0], s.ttft[1], s.tpot[0], s.tpot[1], rate),
+		fmt.Sprintf("[%s] %s fail %d TTFT p50 %s p99 %s %s tok/s (last 5s)", s.count, s.elapsed, s.failed, s.ttft[0], s.ttft[1], rate),
+		fmt.Sprintf("[%s] %s fail %d %s tok/s (last 5s)", s.count, s.elapsed, s.failed, rate),
+		fmt.Sprintf("[%s] %s", s.count, s.elapsed),
+		fmt.Sprintf("[%s]", s.count),
+	}
 }
 
 func pctMS(v []float64, q float64) string {

@@ -3,13 +3,16 @@ package bench
 import (
 	"strings"
 	"testing"
+	"time"
+	"unicode/utf8"
 
 	"github.com/goodput-dev/goodput/record"
 )
 
-func TestProgressLineReadsTTFTAndTPOT(t *testing.T) {
-	var b strings.Builder
-	p := newProgress(&b, false, 3)
+// busyProgress returns a progress of three requests: one with TTFT 120 ms
+// and TPOT 10 ms, one of a single token, one failed.
+func busyProgress(w *strings.Builder, terminal bool) *progress {
+	p := newProgress(w, terminal, 3)
 	// TTFT 120 ms; 5 tokens over 40 ms after the first: TPOT 10 ms.
 	ok := &record.Record{Scheduled: 0, Sent: 1e6, OutputTokens: 5, Chunks: []record.Chunk{
 		{At: 120e6, Tokens: 1}, {At: 140e6, Tokens: 2}, {At: 160e6, Tokens: 2}}}
@@ -18,10 +21,75 @@ func TestProgressLineReadsTTFTAndTPOT(t *testing.T) {
 	p.add(ok)
 	p.add(one)
 	p.add(failed)
-	line := p.line()
-	for _, want := range []string{"[3/3]", "failed 1", "TTFT p50 120ms p99 120ms", "TPOT p50 10ms p99 10ms"} {
+	return p
+}
+
+func TestProgressLineReadsTTFTAndTPOT(t *testing.T) {
+	var b strings.Builder
+	line := busyProgress(&b, false).line()
+	for _, want := range []string{"[3/3]", "failed 1", "TTFT p50 120ms p99 120ms", "TPOT p50 10ms p99 10ms", "out tok/s (last 5s)"} {
 		if !strings.Contains(line, want) {
 			t.Errorf("line %q lacks %q", line, want)
+		}
+	}
+}
+
+func TestProgressFitsTheWidth(t *testing.T) {
+	tests := []struct {
+		width int
+		want  string // a part the line must hold
+		lacks string // a part it must have dropped
+	}{
+		// No limit: the whole line.
+		{0, "TPOT p50 10ms p99 10ms  3 out tok/s (last 5s)", ""},
+		// A wide terminal: the whole line too.
+		{200, "TPOT p50 10ms p99 10ms  3 out tok/s (last 5s)", ""},
+		// 90 columns: every figure, tersely.
+		{89, "fail 1 TTFT p50 120ms p99 120ms TPOT p50 10ms p99 10ms 3 tok/s (last 5s)", "failed"},
+		// 80 columns: TPOT goes before TTFT.
+		{79, "[3/3] 2s fail 1 TTFT p50 120ms p99 120ms 3 tok/s (last 5s)", "TPOT"},
+		// Narrower still: the count, the time and the rate.
+		{40, "[3/3] 2s fail 1 3 tok/s (last 5s)", "TTFT"},
+		// Too narrow for the rate.
+		{12, "[3/3]", "tok/s"},
+		// Too narrow for anything: cut.
+		{3, "[3/", "]"},
+		// One column.
+		{1, "[", "3"},
+	}
+	for _, tt := range tests {
+		var b strings.Builder
+		p := busyProgress(&b, true)
+		// Two seconds in, the 6 output tokens make 3 per second.
+		p.began = time.Now().Add(-2 * time.Second)
+		got := p.fit(tt.width)
+		if tt.width > 0 && utf8.RuneCountInString(got) > tt.width {
+			t.Errorf("width %d: %q is %d columns", tt.width, got, utf8.RuneCountInString(got))
+		}
+		if !strings.Contains(got, tt.want) || (tt.lacks != "" && strings.Contains(got, tt.lacks)) {
+			t.Errorf("width %d: %q, want it to hold %q and not %q", tt.width, got, tt.want, tt.lacks)
+		}
+	}
+}
+
+// TestProgressRedrawsInPlace checks what a terminal receives: each redraw
+// returns to the start of the line and clears it, and only the end of the
+// run adds a line.
+func TestProgressRedrawsInPlace(t *testing.T) {
+	var b strings.Builder
+	p := busyProgress(&b, true)
+	p.width = func() int { return 50 }
+	p.print()
+	p.print()
+	p.finish()
+	out := b.String()
+	frames := strings.Split(strings.TrimSuffix(out, "\n"), "\r\033[K")
+	if len(frames) != 4 || frames[0] != "" || strings.Count(out, "\n") != 1 || !strings.HasSuffix(out, "\n") {
+		t.Fatalf("output %q: want three redraws and one final newline", out)
+	}
+	for _, f := range frames[1:] {
+		if n := utf8.RuneCountInString(f); n > 49 || n == 0 {
+			t.Errorf("frame %q is %d columns on a 50-column terminal", f, n)
 		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/goodput-dev/goodput/promscrape"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/serverview"
+	"github.com/goodput-dev/goodput/version"
 	"github.com/goodput-dev/goodput/workload"
 )
 
@@ -30,14 +30,35 @@ type Outcome struct {
 	Warnings    []string // plain-words problems with the run itself
 	Notes       []string // what was run, for the summary heading
 	RecordsPath string   // empty when no --result-dir
+	// RecordsWritten is how many records reached RecordsPath whole.
+	RecordsWritten int64
+	// SummaryPath, VLLMPath and ServerPath name the files written; each
+	// is empty when its file was not asked for or could not be written.
 	SummaryPath string
 	VLLMPath    string
+	// ResultPath is vLLM's result file (--save-result), where vLLM
+	// writes it.
+	ResultPath string
+	// Model is the model the run asked for (--model or the server's).
+	Model string
+	// VLLM holds vLLM's own summary figures when the run computed them
+	// (a vLLM result file, or VLLMFile.Collect); nil otherwise.
+	VLLM *VLLMFigures
+	// Stopped says why the run stopped before its plan ended other than by
+	// an interruption (the server became unreachable); "" when it did not.
+	// Every record measured is kept, and the record file's trailer marks
+	// the run as cut short; Run.Interrupted stays false, since nobody
+	// interrupted it.
+	Stopped string
 	// Server is the server's own account of the run from its /metrics (nil
 	// with NoServerMetrics); ServerSeries the scrapes it came from, saved
 	// as <name>.server.json beside the records.
 	Server       *serverview.Comparison
 	ServerSeries *promscrape.Series
 	ServerPath   string
+	// Header is the run's record header: its start, labels and
+	// configuration, as the record file begins.
+	Header record.Header
 }
 
 // epochLead is how far ahead of the set-up of the record files a run's
@@ -49,12 +70,46 @@ const epochLead = 5 * time.Millisecond
 // are written to cfg.ResultDir as they complete, so an interrupted run keeps
 // everything it measured; Run then still returns an Outcome, with
 // Run.Interrupted set.
+//
+// When the run measured but could not write a file (a full disk), Run
+// returns both its Outcome, whose Result holds every measured request, and
+// an error holding a *SaveError per file; the caller should print the
+// summary and then the error. A record file that cannot be written stops
+// the run at once unless cfg.IgnoreWriteErrors. Before anything is sent,
+// Run refuses files of an earlier run of the same --run-name
+// (ErrResultExists) unless cfg.Overwrite.
 func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*Outcome, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	var files resultFiles
+	if cfg.ResultDir != "" {
+		if err := os.MkdirAll(cfg.ResultDir, 0o755); err != nil {
+			return nil, fmt.Errorf("--result-dir: %w", err)
+		}
+		// Default names carry the run's start: the agreed one of a
+		// sharded run, so that its shards' names match.
+		start := cfg.StartAt
+		if start.IsZero() {
+			start = time.Now()
+		}
+		var err error
+		if files, err = chooseFiles(cfg, start); err != nil {
+			return nil, err
+		}
+	}
 	adapter, _ := backend.Lookup(cfg.Backend)
 	adapter = adapter.WithUsage(cfg.Usage)
+	if cfg.VLLMResult || cfg.VLLMFile.Save && cfg.VLLMFile.Detailed || cfg.Tokenizer != nil {
+		adapter = adapter.WithText() // generated_texts, or output tokens counted from text
+	}
+	if cfg.NoStream {
+		whole, err := adapter.WithoutStreaming()
+		if err != nil {
+			return nil, err // Validate said so first
+		}
+		adapter = whole
+	}
 	headers := cfg.Headers.Clone()
 	if headers == nil {
 		headers = http.Header{}
@@ -63,6 +118,10 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		headers.Set("Authorization", "Bearer "+cfg.APIKey)
 	}
 
+	preloaded, err := fitToDataset(&cfg)
+	if err != nil {
+		return nil, err
+	}
 	plan, err := cfg.Arrival.Plan()
 	if err != nil {
 		return nil, err
@@ -74,10 +133,10 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	if conns == 0 {
 		conns = 256
 	}
-	client := load.NewClient(conns, cfg.Insecure)
+	client := load.NewClient(load.ClientOptions{Conns: conns, Insecure: cfg.Insecure, NoKeepAlive: cfg.NoKeepAlive})
 	defer client.CloseIdleConnections()
 
-	srv := newServer(client, cfg.BaseURL, headers)
+	srv := newServer(client, cfg.BaseURL, headers, cfg.RequestTimeout)
 	out := &Outcome{}
 	switch err := srv.waitReady(ctx, cfg.ReadyTimeout); {
 	case errors.Is(err, errNoReadyRoute):
@@ -86,38 +145,48 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		return nil, err
 	}
 	model := cfg.Model
-	if model == "" && adapter.Name() != "tgi" && adapter.Name() != "llamacpp" {
+	shownModel := model
+	switch {
+	case model != "":
+	case adapter.Name() == "tgi" || adapter.Name() == "llamacpp":
+		// Their protocols need no model name; ask only to say which it was.
+		shownModel = srv.modelName(ctx, adapter.Name())
+	default:
 		if model, err = srv.firstModel(ctx); err != nil {
 			return nil, err
 		}
+		shownModel = model
 	}
 
 	wl := cfg.Workload
 	if wl.Limit == 0 && cfg.Arrival.NumPrompts > 0 {
 		wl.Limit = cfg.Arrival.NumPrompts
 	}
-	useIDs, note, err := chooseIDs(ctx, cfg, srv, adapter, model, headers)
+	// The name sent in requests; --served-model-name when it differs.
+	wire := model
+	if cfg.Request.ServedModelName != "" {
+		wire = cfg.Request.ServedModelName
+	}
+	useIDs, note, warning, err := chooseIDs(ctx, cfg, srv, adapter, wire, headers)
 	if err != nil {
 		return nil, err
 	}
 	if note != "" {
 		out.Notes = append(out.Notes, note)
 	}
-	if wl.Dataset == workload.DatasetRandom && !cfg.NoCalibrate && !useIDs {
-		counter, err := srv.tokenCounter(ctx, model)
-		switch {
-		case err == nil:
-			wl.Counter = counter
-			out.Notes = append(out.Notes, "prompt lengths calibrated with the server's /tokenize")
-		case errors.Is(err, errNoTokenizer):
-			out.Notes = append(out.Notes, "server has no /tokenize: prompt lengths use the built-in tokenizer")
-		default:
-			out.Warnings = append(out.Warnings, fmt.Sprintf("prompt lengths not calibrated: %v", err))
+	if warning != "" {
+		out.Warnings = append(out.Warnings, warning)
+	}
+	// A file dataset sized to the run (--num-prompts -1) is read already.
+	src, lengths, warns := preloaded, "", []string(nil)
+	if src == nil {
+		if src, lengths, warns, err = buildWorkload(ctx, cfg, wl, srv, adapter, wire, useIDs); err != nil {
+			return nil, err
 		}
 	}
-	src, err := workload.New(wl)
-	if err != nil {
-		return nil, err
+	out.Warnings = append(out.Warnings, warns...)
+	if w := cycleWarning(src, expected(plan)); w != "" {
+		out.Warnings = append(out.Warnings, w)
 	}
 
 	lplan := loadPlan(plan, cfg)
@@ -129,6 +198,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 				Model: model, MaxTokens: it.OutputTokens, MinTokens: wl.Request.MinTokensFor(it),
 				IgnoreEOS: wl.Request.IgnoreEOS, Extra: cfg.Extra, Headers: headers,
 			}
+			cfg.Request.apply(&req, seq, cfg.Arrival.Seed)
 			switch {
 			case adapter.Name() == "openai-chat":
 				for _, m := range it.Messages() {
@@ -143,9 +213,18 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		},
 	}
 
-	out.Notes = append(describe(cfg, model, plan, src), out.Notes...)
+	out.Model = shownModel
+	if note, err := warmUp(ctx, cfg, doer, plan); err != nil {
+		return nil, err
+	} else if note != "" {
+		out.Notes = append(out.Notes, note)
+	}
+	if cfg.NoStream {
+		out.Notes = append(out.Notes, NoStreamNote)
+	}
+	out.Notes = append(describe(cfg, shownModel, plan, src, lengths), out.Notes...)
 	runCfg := map[string]any{
-		"base_url": cfg.BaseURL, "backend": adapter.Name(), "endpoint": cfg.Endpoint, "model": model,
+		"base_url": cfg.BaseURL, "backend": adapter.Name(), "endpoint": cfg.Endpoint, "model": shownModel,
 		"target": cfg.Target, "arrival": plan.String(), "workload": src.String(),
 		"request_rate": rateJSON(cfg.Arrival.RequestRate), "burstiness": cfg.Arrival.Burstiness,
 		"max_concurrency": cfg.Arrival.MaxConcurrency, "num_prompts": cfg.Arrival.NumPrompts,
@@ -154,6 +233,9 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		"warmup_seconds": cfg.WarmupTime.Seconds(), "percentile_method": cfg.Metrics.Method.String(),
 		"dataset": wl.Dataset, "random_input_len": wl.Random.InputLen, "random_output_len": wl.Random.OutputLen,
 		"random_range_ratio": wl.Random.RangeRatio, "random_prefix_len": wl.Random.PrefixLen,
+	}
+	if cfg.NoStream {
+		runCfg["stream"] = false
 	}
 	var scraper *serverview.Recorder
 	if !cfg.NoServerMetrics {
@@ -169,10 +251,34 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		defer scraper.Stop() // a no-op once the run has stopped it
 	}
 
-	header, err := record.NewHeader("goodput "+version(), runCfg)
+	if cfg.Profile {
+		srv.profile(ctx, "/start_profile", out)
+	}
+	header, err := record.NewHeader("goodput "+Version, runCfg)
 	if err != nil {
 		return nil, err
 	}
+	header.Host, _ = os.Hostname()
+	header.Node = cfg.Node
+	if header.Shard = shardOf(cfg, plan, time.Now()); header.Shard != nil {
+		header.Shard.Attempt = files.attempt
+		// Shards on several machines merge onto one clock only as well as
+		// their clocks agree: measure this one against the server's.
+		if header.Clock, err = measureClock(ctx, client, srv.base, cfg.StartAt); err != nil {
+			out.Notes = append(out.Notes, fmt.Sprintf("clock offset from the server not measured: %v", err))
+		}
+	}
+	if !cfg.StartAt.IsZero() {
+		if late := time.Since(cfg.StartAt) + epochLead; late > lateTolerance {
+			if err := startLate(&lplan, late, header.Shard, out); err != nil {
+				return nil, err
+			}
+		}
+	}
+	// The first requests (and whatever builds them on first use, such as
+	// the built-in tokenizer) are built before the epoch is chosen, so that
+	// they leave on time.
+	load.PrepareFirst(lplan, doer)
 	// The header's Start is the instant every record time counts from: by
 	// default a moment after now, once the files below are open, so that
 	// the first requests are not late by the set-up.
@@ -182,89 +288,132 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	}
 	lplan.Epoch = header.Start
 	header.Labels = cfg.Labels
+	out.Header = header
+	obs := cfg.observe(header, model)
 
 	var rw *record.Writer
-	var recFile *os.File
+	var syncRecords func() error
 	if cfg.ResultDir != "" {
-		if err := os.MkdirAll(cfg.ResultDir, 0o755); err != nil {
-			return nil, fmt.Errorf("--result-dir: %w", err)
-		}
-		name := cfg.RunName
-		if name == "" {
-			name = "goodput-" + header.Start.Format("20060102-150405")
-			if a := cfg.Arrival; a.Shards > 1 {
-				// Shards start in the same second and may share a directory.
-				name += fmt.Sprintf("-shard%d-of-%d", a.Shard, a.Shards)
-			}
-		}
-		out.RecordsPath = filepath.Join(cfg.ResultDir, name+".jsonl")
-		recFile, err = os.Create(out.RecordsPath)
+		out.RecordsPath = files.records
+		recFile, err := openRecordFile(files.records, cfg.Overwrite)
 		if err != nil {
-			return nil, fmt.Errorf("--result-dir: %w", err)
+			return nil, err
 		}
 		defer recFile.Close()
 		if rw, err = record.NewWriter(recFile, header); err != nil {
 			return nil, fmt.Errorf("%s: %w", out.RecordsPath, err)
 		}
-		if cfg.SaveResult {
-			out.SummaryPath = filepath.Join(cfg.ResultDir, name+".summary.json")
-		}
-		if cfg.VLLMResult {
-			out.VLLMPath = filepath.Join(cfg.ResultDir, name+".vllm.json")
-		}
+		syncRecords = recFile.Sync
 	}
 
+	// A failed record write cancels the run (unless told to go on): the
+	// runner then stops scheduling and drains, as after Ctrl-C.
+	runCtx, stopRun := context.WithCancelCause(ctx)
+	defer stopRun(nil)
 	sum := metrics.NewSummary(cfg.Metrics)
 	prog := newProgress(progress, terminal, expected(plan))
-	vl := newVLLMCollector(cfg.VLLMResult)
+	vl := newVLLMCollector(cfg.VLLMResult || cfg.VLLMFile.Save || cfg.VLLMFile.Collect, plan.Closed != nil)
 	recs := make(chan *record.Record, 1024)
-	consumed := make(chan error, 1)
-	// The consumer owns rw, prog and vl; Run's goroutine reads them only
-	// after consumed delivers.
+	// consumed delivers the consumer's account of the record file.
+	type written struct {
+		fail              *SaveError // the first failed write, nil if none
+		measured, lastSeq int64      // records seen; the last one written whole
+	}
+	consumed := make(chan written, 1)
+	// A server that became unreachable cancels the run too (see
+	// unreachable).
+	gone := unreachable{url: cfg.BaseURL}
+	// The consumer owns rw, prog, vl and gone; Run's goroutine reads them
+	// only after consumed delivers.
 	go func() {
-		var werr error
+		var fail *SaveError
+		var measured, lastSeq int64
 		for r := range recs {
+			if why := gone.add(r); why != "" && runCtx.Err() == nil {
+				stopRun(&unreachableError{why})
+			}
 			for k, v := range cfg.Labels {
 				if r.Labels == nil {
 					r.Labels = map[string]string{}
 				}
 				r.Labels[k] = v
 			}
-			if rw != nil && werr == nil {
-				werr = rw.Write(r)
+			if cfg.Tokenizer != nil {
+				countFromText(r, cfg.Tokenizer)
+			}
+			measured++
+			if rw != nil && fail == nil {
+				if err := rw.Write(r); err != nil {
+					fail = &SaveError{Path: files.records, Err: err, Records: true, LastSeq: lastSeq, Stopped: !cfg.IgnoreWriteErrors}
+					if fail.Stopped {
+						stopRun(errRecordsLost)
+					}
+				} else {
+					lastSeq = r.Seq
+				}
 			}
 			sum.Add(r)
+			obs.Record(r)
 			prog.add(r)
 			vl.add(r)
 		}
-		consumed <- werr
+		if fail != nil {
+			fail.Measured = measured
+		}
+		consumed <- written{fail, measured, lastSeq}
 	}()
 	stopTicker := prog.start()
-	res, runErr := load.Run(ctx, lplan, doer, recs)
+	res, runErr := load.Run(runCtx, lplan, observed(doer, obs), recs)
 	if scraper != nil {
 		out.ServerSeries = scraper.Stop()
 	}
+	if cfg.Profile {
+		srv.profile(context.WithoutCancel(ctx), "/stop_profile", out)
+	}
 	close(recs)
-	werr := <-consumed
+	w := <-consumed
+	obs.End()
+	recFail := w.fail
 	stopTicker()
 	prog.finish()
 	if runErr != nil {
 		return nil, runErr
 	}
+	// Stopped for a write error, the run was not interrupted by the user.
+	res.Interrupted = res.Interrupted && ctx.Err() != nil
 	out.Run = res
+	var ue *unreachableError
+	if errors.As(context.Cause(runCtx), &ue) && ctx.Err() == nil {
+		out.Stopped = ue.why
+	}
+	var saveErrs []error
 	if rw != nil {
-		t := record.Trailer{Interrupted: res.Interrupted, End: res.End}
-		if res.Interrupted {
+		// A run stopped for its server is cut short, as an interrupted one.
+		t := record.Trailer{Interrupted: res.Interrupted || out.Stopped != "", End: res.End}
+		switch {
+		case out.Stopped != "":
+			t.Reason = "server unreachable"
+		case res.Interrupted:
 			t.Reason = "interrupted"
 		}
-		if werr == nil {
-			werr = rw.Close(t)
+		if recFail == nil {
+			err := rw.Close(t)
+			if err == nil {
+				err = syncRecords()
+			}
+			if err != nil {
+				// Every record was handed to the file; the end marker or
+				// the flush to disk failed.
+				recFail = &SaveError{Path: files.records, Err: err, Records: true, Measured: w.measured, LastSeq: w.lastSeq}
+			}
 		}
-		if err := recFile.Sync(); werr == nil && err != nil {
-			werr = err
-		}
-		if werr != nil {
-			return nil, fmt.Errorf("%s: %w", out.RecordsPath, werr)
+		out.RecordsWritten = rw.Count()
+		if recFail != nil {
+			recFail.Written = rw.Count()
+			if recFail.Written > 0 {
+				recFail.LastLine = int(recFail.Written) + 1 // the header is line 1
+			}
+			saveErrs = append(saveErrs, recFail)
 		}
 	}
 	out.Result = sum.Close()
@@ -273,10 +422,11 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		if out.Server, err = serverview.Compare(out.ServerSeries, start, end, out.Result); err != nil {
 			out.Warnings = append(out.Warnings, fmt.Sprintf("server metrics: %v", err))
 		}
-		if cfg.ResultDir != "" {
-			out.ServerPath = strings.TrimSuffix(out.RecordsPath, ".jsonl") + ".server.json"
-			if err := writeJSON(out.ServerPath, out.ServerSeries); err != nil {
-				return nil, err
+		if files.server != "" {
+			if err := writeJSON(files.server, out.ServerSeries); err != nil {
+				saveErrs = append(saveErrs, &SaveError{Path: files.server, Err: err})
+			} else {
+				out.ServerPath = files.server
 			}
 		}
 	}
@@ -286,21 +436,40 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	if w := tokenWarning(out.Tokens); w != "" {
 		out.Warnings = append(out.Warnings, w)
 	}
-	if res.Interrupted {
+	switch {
+	case out.Stopped != "":
+		out.Warnings = append(out.Warnings, fmt.Sprintf("run stopped early: %s; %d requests were sent; everything measured is kept", out.Stopped, res.Sent))
+	case res.Interrupted:
 		out.Warnings = append(out.Warnings, fmt.Sprintf("run interrupted: %d of the planned requests were sent; everything measured is kept", res.Sent))
 	}
-	if out.SummaryPath != "" {
-		if err := writeSummary(out.SummaryPath, header, cfg, out); err != nil {
-			return nil, err
+	if w := cacheWarning(out.Result, wl); w != "" {
+		out.Warnings = append(out.Warnings, w)
+	}
+	if w := retryWarning(out.Result, cfg.NoKeepAlive); w != "" {
+		out.Warnings = append(out.Warnings, w)
+	}
+	if recFail != nil && recFail.Written < recFail.Measured {
+		out.Warnings = append(out.Warnings, fmt.Sprintf("only %d of %d measured records reached %s: this summary is the one account of the others",
+			recFail.Written, recFail.Measured, files.records))
+	}
+	if files.summary != "" {
+		if err := writeSummary(files.summary, header, cfg, out); err != nil {
+			saveErrs = append(saveErrs, &SaveError{Path: files.summary, Err: err})
+		} else {
+			out.SummaryPath = files.summary
 		}
 	}
-	if out.VLLMPath != "" {
-		if err := vl.write(out.VLLMPath, cfg, model, out.Result); err != nil {
-			return nil, err
-		}
+	var offsets []time.Duration
+	if plan.Open != nil {
+		offsets = plan.Open.Offsets
 	}
-	return out, nil
+	saveErrs = append(saveErrs, out.writeVLLM(cfg, vl, model, header.Start, rpsChanges(cfg.Arrival, offsets, header.Start), files.vllm)...)
+	return out, errors.Join(saveErrs...)
 }
+
+// errRecordsLost is the cause of a run stopped because its records could
+// no longer be written.
+var errRecordsLost = errors.New("records can no longer be written")
 
 // loadPlan turns the arrival plan into the runner's plan.
 func loadPlan(p arrival.Plan, cfg Config) load.Plan {
@@ -325,17 +494,24 @@ func expected(p arrival.Plan) int {
 	return p.Closed.Count
 }
 
-func describe(cfg Config, model string, p arrival.Plan, src workload.Source) []string {
+func describe(cfg Config, model string, p arrival.Plan, src workload.Source, lengths string) []string {
 	var notes []string
 	if cfg.Target != "" {
 		notes = append(notes, "Target: "+cfg.Target)
+	}
+	if model == "" {
+		model = "unknown (the server did not say; give --model to name it)"
 	}
 	notes = append(notes, fmt.Sprintf("Server: %s (%s), model %s", cfg.BaseURL, cfg.Backend, model))
 	// The plan's first line says what the load is; the rest (schedule
 	// statistics) belongs to --dry-run.
 	load, _, _ := strings.Cut(p.String(), "\n")
 	notes = append(notes, "Load: "+load)
-	notes = append(notes, "Workload: "+src.String())
+	wl := "Workload: " + src.String()
+	if lengths != "" {
+		wl += "; input lengths: " + lengths
+	}
+	notes = append(notes, wl)
 	return notes
 }
 
@@ -346,10 +522,9 @@ func rateJSON(r float64) any {
 	return r
 }
 
-// Version is the tool version written into run headers; the CLI sets it.
-var Version = "dev"
-
-func version() string { return Version }
+// Version is the tool version written into run headers: the build's own
+// (package version) unless the caller sets another.
+var Version = version.String()
 
 // elapsed formats a duration for progress lines.
 func elapsed(d time.Duration) string { return d.Round(100 * time.Millisecond).String() }

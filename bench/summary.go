@@ -1,10 +1,6 @@
 package bench
 
 import (
-	"encoding/json"
-	"fmt"
-	"os"
-
 	"github.com/goodput-dev/goodput/load"
 	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/record"
@@ -33,16 +29,4 @@ func writeSummary(path string, h record.Header, cfg Config, o *Outcome) error {
 		Result: o.Result, Generator: o.Generator, Tokens: o.Tokens, Server: o.Server, ServerSeries: o.ServerPath,
 		Warnings: o.Warnings}
 	return writeJSON(path, s)
-}
-
-// writeJSON writes v, indented, to path.
-func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }

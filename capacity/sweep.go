@@ -19,9 +19,13 @@ func FromPoint(p sweep.Point) Input {
 		ReplicaTokensPerSecond: orZero(p.Mean.OutputThroughput),
 		Source:                 "the measurement at " + p.Load.Phrase(),
 	}
-	if e2e := orZero(p.Mean.E2E.Mean); p.Load.Mode == sweep.ModeConcurrency && e2e > 0 && e2e < 1e9 {
-		in.MaxNumSeqs = int(p.Load.Value)
-		in.Latency = time.Duration(e2e * float64(time.Second))
+	// A latency that rounds to no time at all (under a nanosecond) cannot
+	// pair with the concurrency: both are left out, and the rate plans.
+	if e2e := orZero(p.Mean.E2E.Mean); p.Load.Mode == sweep.ModeConcurrency && e2e < 1e9 {
+		if d := time.Duration(e2e * float64(time.Second)); d > 0 {
+			in.MaxNumSeqs = int(p.Load.Value)
+			in.Latency = d
+		}
 	}
 	return in
 }
@@ -43,6 +47,11 @@ func FromSummary(s sweep.Summary) (Input, error) {
 		return Input{}, fmt.Errorf("sweep has no operating point: %s", op.Note)
 	}
 	in := FromPoint(s.Points[op.Index])
+	if in.PerReplicaQPS == 0 && in.MaxNumSeqs == 0 {
+		// Said in the file's terms: the flags that would fill the gap
+		// were not given, or they would have been used instead.
+		return Input{}, fmt.Errorf("the sweep's operating point, %s, has no request throughput (nor a latency at a concurrency) to plan from", s.Points[op.Index].Load.Phrase())
+	}
 	in.Source = fmt.Sprintf("the sweep's operating point, %s (SLO attainment %.0f %% ≥ %.0f %%)",
 		s.Points[op.Index].Load.Phrase(), 100*op.Score, 100*op.Target)
 	return in, nil

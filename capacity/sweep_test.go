@@ -69,3 +69,30 @@ func TestFromSummary(t *testing.T) {
 		t.Errorf("FromSummary without an operating point: %v", err)
 	}
 }
+
+// A sweep whose operating point cannot size a fleet says so in the
+// file's terms, never by naming a flag the user did not give.
+func TestFromSummaryNeedsUsableFigures(t *testing.T) {
+	analyze := func(p sweep.Point) sweep.Summary {
+		s, err := sweep.Analyze([]sweep.Point{p}, sweep.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	// An e2e latency of 1e-300 s is under a nanosecond: no latency to
+	// pair with the concurrency, but the measured rate still plans.
+	in, err := FromSummary(analyze(point(t, sweep.Concurrency(16), 3.8, 760, 1e-300, 0.95)))
+	if err != nil || in.MaxNumSeqs != 0 || in.Latency != 0 || in.PerReplicaQPS != 3.8 {
+		t.Errorf("tiny latency: %+v, %v", in, err)
+	}
+	if _, err := Compute(in); err != nil {
+		t.Errorf("tiny latency: Compute: %v", err)
+	}
+	// No request throughput at the operating point, and no latency for
+	// Little's Law: nothing to plan from.
+	_, err = FromSummary(analyze(point(t, sweep.Concurrency(16), 0, 760, math.NaN(), 0.95)))
+	if err == nil || !strings.Contains(err.Error(), "operating point, 16 concurrent requests, has no request throughput") || strings.Contains(err.Error(), "--") {
+		t.Errorf("no throughput: %v", err)
+	}
+}

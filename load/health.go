@@ -14,10 +14,27 @@ type lags struct {
 	v  []time.Duration
 }
 
-func (l *lags) add(d time.Duration) {
+// set records the lag of request i (in schedule order).
+func (l *lags) set(i int, d time.Duration) {
 	l.mu.Lock()
-	l.v = append(l.v, d)
+	l.grow(i)
+	l.v[i] = d
 	l.mu.Unlock()
+}
+
+// add adds d to the lag of request i.
+func (l *lags) add(i int, d time.Duration) {
+	l.mu.Lock()
+	l.grow(i)
+	l.v[i] += d
+	l.mu.Unlock()
+}
+
+// grow makes room for request i; l.mu must be held.
+func (l *lags) grow(i int) {
+	for len(l.v) <= i {
+		l.v = append(l.v, 0)
+	}
 }
 
 func (l *lags) all() []time.Duration {

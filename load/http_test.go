@@ -3,6 +3,7 @@ package load
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -85,7 +86,7 @@ func runScripted(t *testing.T, h http.Handler, streams int) ([]*record.Record, t
 	}
 	round := "warm"
 	d := &HTTP{
-		Client: NewClient(streams, false), Adapter: a, BaseURL: srv.URL,
+		Client: NewClient(ClientOptions{Conns: streams}), Adapter: a, BaseURL: srv.URL,
 		Request: func(seq int64) (backend.Request, int) {
 			return backend.Request{Model: "m", Messages: []backend.Message{{Role: "user", Content: "hi"}}, MaxTokens: 16,
 				Headers: http.Header{"X-Seq": {fmt.Sprint(round, seq)}}}, 7
@@ -275,7 +276,7 @@ func TestHTTPFailuresBecomeRecords(t *testing.T) {
 			srv := httptest.NewServer(tc.handler)
 			defer srv.Close()
 			a, _ := backend.Lookup("openai-chat")
-			d := &HTTP{Client: NewClient(1, false), Adapter: a, BaseURL: srv.URL, Timeout: tc.timeout,
+			d := &HTTP{Client: NewClient(ClientOptions{Conns: 1}), Adapter: a, BaseURL: srv.URL, Timeout: tc.timeout,
 				Request: func(int64) (backend.Request, int) {
 					return backend.Request{Messages: []backend.Message{{Role: "user", Content: "x"}}}, 1
 				}}
@@ -292,11 +293,75 @@ func TestHTTPFailuresBecomeRecords(t *testing.T) {
 	url := srv.URL
 	srv.Close()
 	a, _ := backend.Lookup("openai")
-	d := &HTTP{Client: NewClient(1, false), Adapter: a, BaseURL: url,
+	d := &HTTP{Client: NewClient(ClientOptions{Conns: 1}), Adapter: a, BaseURL: url,
 		Request: func(int64) (backend.Request, int) { return backend.Request{Prompt: "x"}, 1 }}
 	var rec record.Record
 	d.Do(context.Background(), 0, &rec, func() int64 { return 1 })
 	if rec.Error != record.ErrConnect {
 		t.Errorf("connection refused: %q %s", rec.Error, rec.Msg)
+	}
+}
+
+// notHTTPServer answers every connection with bytes that are not HTTP and
+// closes it: at once, before reading the request, or after reading it.
+func notHTTPServer(t *testing.T, readFirst bool) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				if readFirst {
+					c.Read(make([]byte, 64<<10))
+				}
+				c.Write([]byte("SSH-2.0-OpenSSH_9.2\r\n"))
+			}()
+		}
+	}()
+	return "http://" + ln.Addr().String()
+}
+
+// A server whose answer is not HTTP fails every request with the protocol
+// kind, whichever way the connection then breaks: before, the kind was
+// "other" or "reset" by the luck of a race.
+func TestHTTPNotHTTPIsAProtocolError(t *testing.T) {
+	for _, readFirst := range []bool{false, true} {
+		url := notHTTPServer(t, readFirst)
+		a, _ := backend.Lookup("openai")
+		d := &HTTP{Client: NewClient(ClientOptions{Conns: 4}), Adapter: a, BaseURL: url,
+			Request: func(int64) (backend.Request, int) { return backend.Request{Prompt: "x", MaxTokens: 4}, 1 }}
+		kinds := map[record.ErrorKind]int{}
+		var msg string
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		for i := range 200 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var rec record.Record
+				d.Do(context.Background(), int64(i), &rec, func() int64 { return 1 })
+				mu.Lock()
+				kinds[rec.Error]++
+				if rec.Error == record.ErrProtocol {
+					msg = rec.Msg
+				}
+				mu.Unlock()
+			}()
+			if i%8 == 7 {
+				wg.Wait() // a few at a time, as a capped run sends them
+			}
+		}
+		wg.Wait()
+		if kinds[record.ErrProtocol] != 200 || !strings.Contains(msg, "not HTTP") {
+			t.Errorf("read first %v: kinds %v, message %q; want every one %q", readFirst, kinds, msg, record.ErrProtocol)
+		}
 	}
 }

@@ -29,6 +29,20 @@ type Doer interface {
 	Do(ctx context.Context, seq int64, rec *record.Record, now func() int64)
 }
 
+// Preparer is implemented by a Doer whose requests take work to build
+// before they can leave: a prompt's text, which may first build a
+// tokenizer. Run calls Prepare for every request in schedule order, from
+// one goroutine, ahead of its scheduled time (the first ones before the
+// epoch, each later one while earlier ones wait for theirs), and calls Do
+// for a request only after its Prepare returned, so that building never
+// delays a send. Prepare must do nothing for a request already prepared
+// and not yet sent (see PrepareFirst), and be safe to call while Do runs
+// for other requests. A Preparer too slow for the schedule shows as
+// dispatch lag.
+type Preparer interface {
+	Prepare(seq int64)
+}
+
 // DoerFunc adapts a function to the Doer interface.
 type DoerFunc func(ctx context.Context, seq int64, rec *record.Record, now func() int64)
 
@@ -118,6 +132,75 @@ func (p *Plan) Validate() error {
 	return errors.Join(errs...)
 }
 
+// workers returns how many requests of p can ever be in flight at once,
+// which is how many goroutines send them: a closed loop's cap, or its
+// count when that is smaller; an open loop's cap, or its length when that
+// is smaller. 0 means one per request (an open loop without a cap).
+func (p *Plan) workers() int {
+	switch {
+	case len(p.Offsets) > 0 && p.Concurrency > 0:
+		return min(p.Concurrency, len(p.Offsets))
+	case len(p.Offsets) > 0:
+		return 0
+	case p.Count > 0:
+		return min(p.Concurrency, p.Count)
+	}
+	return p.Concurrency
+}
+
+// total returns how many requests p sends, 0 when only a duration ends it.
+func (p *Plan) total() int {
+	if len(p.Offsets) > 0 {
+		return len(p.Offsets)
+	}
+	return p.Count
+}
+
+// seq returns the sequence number of request i of p.
+func (p *Plan) seq(i int) int64 {
+	if len(p.Offsets) > 0 {
+		if p.Seqs != nil {
+			return p.Seqs[i]
+		}
+		return int64(i)
+	}
+	return p.FirstSeq + int64(i)*max(p.SeqStride, 1)
+}
+
+// prepareAhead is how many requests Run keeps prepared ahead of the one
+// it sends next: enough for a burst of every worker at once, within
+// bounds on the memory prepared prompts hold.
+func (p *Plan) prepareAhead() int {
+	n := p.workers()
+	if n == 0 {
+		n = 256
+	}
+	n = min(max(n, 16), 1024)
+	if t := p.total(); t > 0 {
+		n = min(n, t)
+	}
+	return n
+}
+
+// startRequests is how many requests count as the start of a run for
+// Result.StartLag: the first round of every worker, at least 16.
+func (p *Plan) startRequests() int { return max(p.workers(), 16) }
+
+// PrepareFirst prepares the requests p sends first, as many as Run keeps
+// ready ahead, when do is a Preparer (and does nothing otherwise). Run does
+// it too, before it waits for the epoch; a caller that fixes p.Epoch calls
+// PrepareFirst before choosing it, so that the building does not make the
+// first requests late.
+func PrepareFirst(p Plan, do Doer) {
+	pr, ok := do.(Preparer)
+	if !ok {
+		return
+	}
+	for i := range p.prepareAhead() {
+		pr.Prepare(p.seq(i))
+	}
+}
+
 // Result summarises how the run itself went.
 type Result struct {
 	Epoch       time.Time // wall-clock time of the run epoch
@@ -125,13 +208,19 @@ type Result struct {
 	Interrupted bool      // the context was cancelled before the plan finished
 	End         int64     // ns from the epoch when the run stopped
 
-	// Lag holds, per request, how late the generator dispatched it: the time
-	// from its scheduled moment to the moment a goroutine started sending
-	// it (before any wait for a concurrency slot); in a burst of requests
-	// due at one moment, from the previous one's dispatch (see burstLag).
-	// In a closed loop, the time from the previous response's end. Large
-	// values mean the generator, not the server, limited the run.
+	// Lag holds, per request in schedule order, how late the generator
+	// itself made it: the time from its scheduled moment to its dispatch
+	// to a sender (before any wait for a concurrency slot; in a burst of
+	// requests due at one moment, from the previous one's dispatch, see
+	// burstLag; in a closed loop, from the previous response's end), plus
+	// the time the Doer then took to send it. Large values mean the
+	// generator, not the server, limited the run.
 	Lag []time.Duration
+	// StartLag is the largest Lag of the run's first requests (the first
+	// round of every worker, at least 16): a generator slow to start, such
+	// as one building its first prompts late, shows here even when the
+	// rest of the run hides it from the percentiles.
+	StartLag time.Duration
 	// TimerLag holds how late a probe that sleeps 10 ms at a time woke up,
 	// sampled through the run: a measure of the process's own scheduling
 	// health (CPU starvation, GC pauses). It waits as the open loop does
@@ -155,11 +244,24 @@ func Run(ctx context.Context, p Plan, do Doer, out chan<- *record.Record) (Resul
 	}
 	wait := finesleep.NewWaiter(p.FineWait)
 	defer wait.Close()
+	r := &runner{plan: p, do: do, out: out, wait: wait}
+	if pr, ok := do.(Preparer); ok {
+		// The first requests are built before the epoch, so that not
+		// even the first burst waits for them.
+		PrepareFirst(p, do)
+		prepCtx, stopPreparing := context.WithCancel(ctx)
+		var done <-chan struct{}
+		r.ready, done = prepare(prepCtx, p, pr)
+		defer func() {
+			stopPreparing()
+			<-done // no Prepare runs once Run has returned
+		}()
+	}
 	epoch, err := waitEpoch(ctx, p.Epoch, wait)
 	if err != nil {
 		return Result{Epoch: epoch, Interrupted: true}, nil
 	}
-	r := &runner{plan: p, do: do, out: out, epoch: epoch, wait: wait}
+	r.epoch = epoch
 	r.reqCtx, r.cancelReqs = context.WithCancel(context.WithoutCancel(ctx))
 	defer r.cancelReqs()
 
@@ -186,8 +288,41 @@ func Run(ctx context.Context, p Plan, do Doer, out chan<- *record.Record) (Resul
 	}
 	r.wg.Wait()
 	stopProbe()
-	return Result{Epoch: r.epoch, Sent: r.sent, Interrupted: ctx.Err() != nil, End: r.now(),
-		Lag: r.lag.all(), TimerLag: <-probeDone}, nil
+	res := Result{Epoch: r.epoch, Sent: r.sent, Interrupted: ctx.Err() != nil, End: r.now(),
+		Lag: r.lag.all(), TimerLag: <-probeDone}
+	for _, l := range res.Lag[:min(len(res.Lag), p.startRequests())] {
+		res.StartLag = max(res.StartLag, l)
+	}
+	return res, nil
+}
+
+// prepare calls pr.Prepare for each request of p in schedule order, past
+// the ones PrepareFirst did, and returns a channel that delivers one
+// token per request prepared, in order: the k-th token received means
+// request k is ready. It keeps at most p.prepareAhead() requests ready
+// beyond those taken, and stops when ctx ends; done closes when it has.
+func prepare(ctx context.Context, p Plan, pr Preparer) (ready <-chan struct{}, done <-chan struct{}) {
+	ahead := p.prepareAhead()
+	tokens := make(chan struct{}, ahead) // owned by the goroutine below, which never closes it
+	for range ahead {
+		tokens <- struct{}{} // prepared by PrepareFirst
+	}
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		for i := ahead; p.total() == 0 || i < p.total(); i++ {
+			if ctx.Err() != nil {
+				return
+			}
+			pr.Prepare(p.seq(i))
+			select {
+			case tokens <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return tokens, stopped
 }
 
 type runner struct {
@@ -201,6 +336,34 @@ type runner struct {
 	sent       int64             // written only by the scheduling goroutine
 	wait       *finesleep.Waiter // used only by the scheduling goroutine
 	lag        lags
+	// ready delivers a token per request prepared, in schedule order, when
+	// the Doer is a Preparer; nil otherwise. Whoever takes request i takes
+	// the i-th token first.
+	ready <-chan struct{}
+}
+
+// prepared waits until the next request in schedule order is prepared. It
+// reports false if ctx ends first.
+func (r *runner) prepared(ctx context.Context) bool {
+	if r.ready == nil {
+		return true
+	}
+	select {
+	case <-r.ready:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// send hands request i to the Doer and adds the time the Doer took to send
+// it to the request's lag.
+func (r *runner) send(i int, rec *record.Record) {
+	handed := r.now()
+	r.do.Do(r.reqCtx, rec.Seq, rec, r.now)
+	if rec.Sent > handed {
+		r.lag.add(i, time.Duration(rec.Sent-handed))
+	}
 }
 
 // now returns ns since the epoch from the monotonic clock.
@@ -210,50 +373,68 @@ func (r *runner) warm(i int, sched time.Duration) bool {
 	return i < r.plan.Warmups || sched < r.plan.WarmupTime
 }
 
-// open sends request i at epoch + Offsets[i], each on its own goroutine.
+// queued is an open-loop request waiting for a free sender.
+type queued struct {
+	i   int
+	rec *record.Record
+}
+
+// open sends request i at epoch + Offsets[i]: on its own goroutine without
+// a cap; with one, through a queue served by as many senders as can ever
+// be in flight, so that requests waiting for a slot cost a queue entry,
+// not a goroutine each.
 func (r *runner) open(ctx context.Context) {
-	var slots chan struct{}
-	if r.plan.Concurrency > 0 {
-		slots = make(chan struct{}, r.plan.Concurrency)
+	var queue chan queued
+	if n := r.plan.workers(); n > 0 {
+		// The scheduler owns queue and closes it when it stops.
+		queue = make(chan queued, len(r.plan.Offsets))
+		defer close(queue)
+		for range n {
+			r.wg.Add(1)
+			go func() {
+				defer r.wg.Done()
+				for q := range queue {
+					if ctx.Err() != nil {
+						// Interrupted before it could leave: never sent.
+						q.rec.Sent, q.rec.End = r.now(), r.now()
+						q.rec.Error, q.rec.Msg = record.ErrCanceled, "interrupted while waiting for a concurrency slot"
+					} else {
+						// The wait in the queue is client queue: it delays
+						// Sent, not Scheduled.
+						r.send(q.i, q.rec)
+					}
+					r.deliver(q.rec)
+				}
+			}()
+		}
 	}
 	var lag burstLag
 	since := func() time.Duration { return time.Duration(r.now()) }
 	for i, off := range r.plan.Offsets {
-		if !r.wait.Until(ctx, off, since) {
+		if !r.prepared(ctx) || !r.wait.Until(ctx, off, since) {
 			return
 		}
-		r.lag.add(lag.of(off, time.Duration(r.now())))
-		seq := int64(i)
-		if r.plan.Seqs != nil {
-			seq = r.plan.Seqs[i]
-		}
-		rec := &record.Record{Seq: seq, Scheduled: int64(off), Warmup: r.warm(i, off)}
+		r.lag.set(i, lag.of(off, time.Duration(r.now())))
+		rec := &record.Record{Seq: r.plan.seq(i), Scheduled: int64(off), Warmup: r.warm(i, off)}
 		r.sent++
+		if queue != nil {
+			queue <- queued{i, rec} // never blocks: it holds every request
+			continue
+		}
 		r.wg.Add(1)
 		go func() {
 			defer r.wg.Done()
-			if slots != nil {
-				// Waiting here is client queue: it delays Sent, not Scheduled.
-				select {
-				case slots <- struct{}{}:
-					defer func() { <-slots }()
-				case <-r.reqCtx.Done():
-					rec.Sent, rec.End = r.now(), r.now()
-					rec.Error, rec.Msg = record.ErrCanceled, "interrupted while waiting for a concurrency slot"
-					r.deliver(rec)
-					return
-				}
-			}
-			r.do.Do(r.reqCtx, rec.Seq, rec, r.now)
+			r.send(i, rec)
 			r.deliver(rec)
 		}()
 	}
 }
 
-// closed keeps Concurrency workers busy. A worker's next request is scheduled
-// at the moment its previous one finished.
+// closed keeps its workers busy (Concurrency, or Count when fewer: no more
+// can ever be in flight). A worker's next request is scheduled at the
+// moment its previous one finished.
 func (r *runner) closed(ctx context.Context) {
-	var mu sync.Mutex // guards next
+	var mu sync.Mutex // guards next, and the order in which requests take their prepared token
 	next := 0
 	take := func() (int, bool) {
 		mu.Lock()
@@ -262,11 +443,14 @@ func (r *runner) closed(ctx context.Context) {
 			(r.plan.Duration > 0 && time.Duration(r.now()) >= r.plan.Duration) {
 			return 0, false
 		}
+		if !r.prepared(ctx) {
+			return 0, false
+		}
 		next++
 		return next - 1, true
 	}
 	var workers sync.WaitGroup
-	for range r.plan.Concurrency {
+	for range r.plan.workers() {
 		workers.Add(1)
 		go func() {
 			defer workers.Done()
@@ -276,10 +460,9 @@ func (r *runner) closed(ctx context.Context) {
 				if !ok {
 					return
 				}
-				stride := max(r.plan.SeqStride, 1)
-				rec := &record.Record{Seq: r.plan.FirstSeq + int64(i)*stride, Scheduled: sched, Warmup: r.warm(i, time.Duration(sched))}
-				r.lag.add(time.Duration(r.now() - sched))
-				r.do.Do(r.reqCtx, rec.Seq, rec, r.now)
+				rec := &record.Record{Seq: r.plan.seq(i), Scheduled: sched, Warmup: r.warm(i, time.Duration(sched))}
+				r.lag.set(i, time.Duration(r.now()-sched))
+				r.send(i, rec)
 				// The slot freed when the response ended; the next request
 				// is due then, however long delivery takes.
 				sched = r.now()

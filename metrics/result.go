@@ -24,6 +24,39 @@ type Result struct {
 	// count came from (record.Source values; "unknown" when the record did
 	// not say).
 	TokenSources map[string]int64 `json:"token_sources"`
+
+	// PromptCache is what the servers said they served from their prompt
+	// cache, over the completed requests whose response said; nil when
+	// none did.
+	PromptCache *PromptCache `json:"prompt_cache,omitempty"`
+	// ServerTimings is the servers' own timing of the completed requests
+	// whose response gave one (llama.cpp's timings); nil when none did.
+	ServerTimings *ServerTimings `json:"server_timings,omitempty"`
+
+	// Reasoning is nil unless a completed request reasoned; then it holds
+	// the reasoning and answer token counts, and Latency the reasoning
+	// metrics.
+	Reasoning *Reasoning `json:"reasoning,omitempty"`
+}
+
+// PromptCache is the client's view of the server's prompt (prefix) cache:
+// per request, the prompt tokens its response said came from the cache.
+type PromptCache struct {
+	Requests     int64   `json:"requests"`      // completed requests whose response said
+	PromptTokens int64   `json:"prompt_tokens"` // their prompt tokens
+	CachedTokens int64   `json:"cached_tokens"` // of those, served from the cache
+	HitRate      float64 `json:"hit_rate"`      // CachedTokens / PromptTokens, 0 when there are none
+}
+
+// ServerTimings are distributions of the server's own per-request timings,
+// in seconds: Prefill is the time it spent on the prompt, which ends with
+// the first token (a server-side TTFT that leaves out the wait for a slot
+// and the network); DecodePerToken its decode time divided by the output
+// tokens, as llama.cpp reports predicted_per_token_ms.
+type ServerTimings struct {
+	Requests       int64        `json:"requests"`
+	Prefill        Distribution `json:"prefill"`
+	DecodePerToken Distribution `json:"decode_per_token"`
 }
 
 // Counts are request counts. Total = Completed + Failed; warm-up requests
@@ -32,6 +65,10 @@ type Counts struct {
 	Total     int64 `json:"total"`     // measured requests
 	Completed int64 `json:"completed"` // succeeded
 	Failed    int64 `json:"failed"`
+	// Canceled counts the failed requests the client itself canceled
+	// (record.ErrCanceled): those still in flight when the run was
+	// interrupted. They are outside attainment, which judges the server.
+	Canceled int64 `json:"canceled,omitempty"`
 	// Errors counts failed requests by record.ErrorKind.
 	Errors map[string]int64 `json:"errors"`
 	// ErrorExamples holds, by kind, the message of the first failed request
@@ -39,7 +76,18 @@ type Counts struct {
 	ErrorExamples  map[string]string `json:"error_examples,omitempty"`
 	WarmupExcluded int64             `json:"warmup_excluded"`
 	ErrorRate      float64           `json:"error_rate"` // Failed / Total, 0 when Total is 0
+	// NoToken counts the completed requests that carried no output token
+	// (an empty answer): they have no TTFT and are never good.
+	NoToken int64 `json:"no_token,omitempty"`
+	// Retried counts the measured requests, completed or failed, that were
+	// sent a second time after their reused connection failed before any
+	// response byte (record.Record.Retries).
+	Retried int64 `json:"retried,omitempty"`
 }
+
+// Judged returns the requests attainment is a fraction of: every measured
+// request but those canceled at an interrupt.
+func (c Counts) Judged() int64 { return c.Total - c.Canceled }
 
 // Window is the measurement window W: from the scheduled time of the
 // earliest measured request (success or failure) to the end time of the
@@ -73,7 +121,7 @@ type Goodput struct {
 	GoodOutputTokens      int64   `json:"good_output_tokens"`       // their N
 	OutputTokensPerSecond float64 `json:"output_tokens_per_second"` // goodput: GoodOutputTokens / W
 	RequestsPerSecond     float64 `json:"requests_per_second"`      // request goodput: GoodRequests / W
-	Attainment            float64 `json:"attainment"`               // GoodRequests / Counts.Total (failures included)
+	Attainment            float64 `json:"attainment"`               // GoodRequests / (Counts.Total − Counts.Canceled): failures count, requests canceled at an interrupt do not
 }
 
 // Latency holds a distribution per latency metric, over completed requests.
@@ -86,6 +134,16 @@ type Latency struct {
 	E2E         Distribution `json:"e2e"`
 	ClientQueue Distribution `json:"client_queue"`
 	TTFTSent    Distribution `json:"ttft_sent"`
+
+	// The reasoning metrics, nil (and absent from JSON) unless a completed
+	// request reasoned: TTFA and TPOT over the answer cover every completed
+	// request (a reply without reasoning has TTFA = TTFT, and TPOT over
+	// its answer = TPOT), TPOT over reasoning the replies that streamed
+	// reasoning. Read them with Result.Distribution, which answers for
+	// runs without reasoning too.
+	TTFA          *Distribution `json:"ttfa,omitempty"`
+	TPOTReasoning *Distribution `json:"tpot_reasoning,omitempty"`
+	TPOTAnswer    *Distribution `json:"tpot_answer,omitempty"`
 }
 
 // Distribution summarises a sample of latencies. Every value is in seconds.
@@ -147,7 +205,8 @@ type SeriesPoint struct {
 }
 
 // Distribution returns the distribution of metric m, or nil for an unknown
-// metric.
+// metric. For a run in which no request reasoned, TTFA is TTFT, TPOT over
+// the answer is TPOT, and TPOT over reasoning is empty.
 func (r *Result) Distribution(m Metric) *Distribution {
 	switch m {
 	case MetricTTFT:
@@ -164,6 +223,21 @@ func (r *Result) Distribution(m Metric) *Distribution {
 		return &r.Latency.ClientQueue
 	case MetricTTFTSent:
 		return &r.Latency.TTFTSent
+	case MetricTTFA:
+		if r.Latency.TTFA == nil {
+			return &r.Latency.TTFT
+		}
+		return r.Latency.TTFA
+	case MetricTPOTAnswer:
+		if r.Latency.TPOTAnswer == nil {
+			return &r.Latency.TPOT
+		}
+		return r.Latency.TPOTAnswer
+	case MetricTPOTReasoning:
+		if r.Latency.TPOTReasoning == nil {
+			return &Distribution{}
+		}
+		return r.Latency.TPOTReasoning
 	}
 	return nil
 }

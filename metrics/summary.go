@@ -31,9 +31,21 @@ type Summary struct {
 	busy                             wideSum
 	input, output                    int64 // tokens of completed requests
 	good, goodTokens                 int64
+	noToken, retried                 int64
+	cacheReqs, cachePrompt, cached   int64 // completed requests whose response gave a cache count
+	timedReqs                        int64 // completed requests with server timings
 
 	// Per-request samples, one value per completed request that has it.
 	ttft, tpot, e2e, queue, ttftSent store
+	srvPrefill, srvDecode            store // the server's own timings, where given
+
+	// Reasoning replies keep their TTFT and TPOT apart (ttftR, tpotR),
+	// so that TTFA and TPOT over the answer are the union of the other
+	// replies' TTFT and TPOT (equal by definition) with the reasoning
+	// replies' own: a run without reasoning fills none of these.
+	ttftR, tpotR, ttfaR, tpotAnswerR, tpotReasoning     store
+	reasoned, unanswered, reasoningTokens, answerTokens int64
+	reasoningSources                                    map[record.Source]int64
 
 	// ITL and inter-chunk pools. gaps1 holds the gaps closed by one-token
 	// chunks, which are both an ITL and an inter-chunk value. A gap closed
@@ -56,6 +68,8 @@ func NewSummary(o Options) *Summary {
 		examples: map[record.ErrorKind]string{},
 		sources:  map[record.Source]int64{},
 		series:   series{step: int64(o.SeriesStep)},
+
+		reasoningSources: map[record.Source]int64{},
 	}
 }
 
@@ -96,6 +110,9 @@ func (s *Summary) Add(r *record.Record) {
 		s.start = min(s.start, r.Scheduled)
 		s.end = max(s.end, te)
 	}
+	if r.Retries > 0 {
+		s.retried++
+	}
 	s.busy.add(span(r.Scheduled, te))
 	s.series.cover(r.Scheduled, te)
 	s.series.inFlight(r.Scheduled, te)
@@ -115,24 +132,68 @@ func (s *Summary) Add(r *record.Record) {
 	s.sources[r.TokenSource]++
 	s.input += int64(q.InputTokens)
 	s.output += int64(q.OutputTokens)
-	if s.opts.Good != nil && s.opts.Good(q) {
+	if r.CacheReported {
+		s.cacheReqs++
+		s.cachePrompt += int64(q.InputTokens)
+		s.cached += int64(r.CachedTokens)
+	}
+	if r.ServerPrefill > 0 || r.ServerDecode > 0 {
+		s.timedReqs++
+		if r.ServerPrefill > 0 {
+			s.srvPrefill.add(r.ServerPrefill)
+		}
+		if r.ServerDecode > 0 && q.OutputTokens > 0 {
+			s.srvDecode.add(divRound(r.ServerDecode, int64(q.OutputTokens)))
+		}
+	}
+	if !q.HasFirstToken {
+		// An empty answer: no TTFT, so no SLO on latency can hold.
+		s.noToken++
+	} else if s.opts.Good != nil && s.opts.Good(q) {
 		s.good++
 		s.goodTokens += int64(q.OutputTokens)
 	}
 	if q.HasSent {
 		s.queue.add(int64(q.ClientQueue))
 	}
+	ttft, tpot := &s.ttft, &s.tpot
+	if q.Reasoned {
+		ttft, tpot = &s.ttftR, &s.tpotR
+		s.addReasoning(&q, r.ReasoningSource)
+	} else {
+		s.answerTokens += int64(q.OutputTokens)
+	}
 	if q.HasFirstToken {
-		s.ttft.add(int64(q.TTFT))
+		ttft.add(int64(q.TTFT))
 		if q.HasSent {
 			s.ttftSent.add(int64(q.TTFTSent))
 		}
 	}
 	if q.HasTPOT {
-		s.tpot.add(int64(q.TPOT))
+		tpot.add(int64(q.TPOT))
 	}
 	if q.HasE2E {
 		s.e2e.add(int64(q.E2E))
+	}
+}
+
+// addReasoning folds in what a completed reply that reasoned adds; s.mu
+// must be held.
+func (s *Summary) addReasoning(q *Request, src record.Source) {
+	s.reasoned++
+	s.reasoningTokens += int64(q.ReasoningTokens)
+	s.answerTokens += int64(q.AnswerTokens)
+	s.reasoningSources[src]++
+	if q.HasTTFA {
+		s.ttfaR.add(int64(q.TTFA))
+	} else {
+		s.unanswered++
+	}
+	if q.HasTPOTAnswer {
+		s.tpotAnswerR.add(int64(q.TPOTAnswer))
+	}
+	if q.HasTPOTReasoning {
+		s.tpotReasoning.add(int64(q.TPOTReasoning))
 	}
 }
 
@@ -188,7 +249,8 @@ func (s *Summary) Close() *Result {
 	defer s.mu.Unlock()
 	if s.result == nil {
 		s.result = s.compute()
-		for _, st := range []*store{&s.ttft, &s.tpot, &s.e2e, &s.queue, &s.ttftSent, &s.gaps1, &s.gapsK, &s.itlK} {
+		for _, st := range []*store{&s.ttft, &s.tpot, &s.e2e, &s.queue, &s.ttftSent, &s.gaps1, &s.gapsK, &s.itlK, &s.srvPrefill, &s.srvDecode,
+			&s.ttftR, &s.tpotR, &s.ttfaR, &s.tpotAnswerR, &s.tpotReasoning} {
 			st.reset()
 		}
 		s.series = series{}
@@ -200,9 +262,10 @@ func (s *Summary) Close() *Result {
 func (s *Summary) compute() *Result {
 	o := &s.opts
 	r := &Result{
-		Method:       o.Method,
-		Percentiles:  slices.Clone(o.Percentiles),
-		Counts:       Counts{Total: s.total, Completed: s.completed, Failed: s.failed, WarmupExcluded: s.warmup, Errors: map[string]int64{}},
+		Method:      o.Method,
+		Percentiles: slices.Clone(o.Percentiles),
+		Counts: Counts{Total: s.total, Completed: s.completed, Failed: s.failed, Canceled: s.errors[record.ErrCanceled],
+			WarmupExcluded: s.warmup, Errors: map[string]int64{}, NoToken: s.noToken, Retried: s.retried},
 		Tokens:       Tokens{Input: s.input, Output: s.output, Total: s.input + s.output},
 		TokenSources: map[string]int64{},
 	}
@@ -251,21 +314,58 @@ func (s *Summary) compute() *Result {
 			OutputTokensPerSecond: rate(s.goodTokens),
 			RequestsPerSecond:     rate(s.good),
 		}
-		if s.total > 0 {
-			g.Attainment = float64(s.good) / float64(s.total)
+		// Requests canceled at an interrupt never had their chance to be
+		// good: they judge the interruption, not the server.
+		if judged := s.total - s.errors[record.ErrCanceled]; judged > 0 {
+			g.Attainment = float64(s.good) / float64(judged)
 		}
 		r.Goodput = g
 	}
 
 	ps, m := o.Percentiles, o.Method
 	r.Latency = Latency{
-		TTFT:        describe([]*store{&s.ttft}, ps, m),
-		TPOT:        describe([]*store{&s.tpot}, ps, m),
+		TTFT:        describe([]*store{&s.ttft, &s.ttftR}, ps, m),
+		TPOT:        describe([]*store{&s.tpot, &s.tpotR}, ps, m),
 		E2E:         describe([]*store{&s.e2e}, ps, m),
 		ClientQueue: describe([]*store{&s.queue}, ps, m),
 		TTFTSent:    describe([]*store{&s.ttftSent}, ps, m),
 		ITL:         describe([]*store{&s.gaps1, &s.itlK}, ps, m),
 		InterChunk:  describe([]*store{&s.gaps1, &s.gapsK}, ps, m),
+	}
+	if s.reasoned > 0 {
+		ttfa := describe([]*store{&s.ttft, &s.ttfaR}, ps, m)
+		tpotR := describe([]*store{&s.tpotReasoning}, ps, m)
+		tpotA := describe([]*store{&s.tpot, &s.tpotAnswerR}, ps, m)
+		r.Latency.TTFA, r.Latency.TPOTReasoning, r.Latency.TPOTAnswer = &ttfa, &tpotR, &tpotA
+		rs := &Reasoning{
+			Requests: s.reasoned, Unanswered: s.unanswered,
+			ReasoningTokens: s.reasoningTokens, AnswerTokens: s.answerTokens,
+			ReasoningTokensPerSecond: rate(s.reasoningTokens), AnswerTokensPerSecond: rate(s.answerTokens),
+			TokenSources: map[string]int64{},
+		}
+		for k, n := range s.reasoningSources {
+			name := string(k)
+			if name == "" {
+				name = "unknown"
+			}
+			rs.TokenSources[name] += n
+		}
+		r.Reasoning = rs
+	}
+
+	if s.cacheReqs > 0 {
+		pc := &PromptCache{Requests: s.cacheReqs, PromptTokens: s.cachePrompt, CachedTokens: s.cached}
+		if s.cachePrompt > 0 {
+			pc.HitRate = float64(s.cached) / float64(s.cachePrompt)
+		}
+		r.PromptCache = pc
+	}
+	if s.timedReqs > 0 {
+		r.ServerTimings = &ServerTimings{
+			Requests:       s.timedReqs,
+			Prefill:        describe([]*store{&s.srvPrefill}, ps, m),
+			DecodePerToken: describe([]*store{&s.srvDecode}, ps, m),
+		}
 	}
 
 	ll := &r.LittlesLaw

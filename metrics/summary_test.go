@@ -505,3 +505,34 @@ func TestResultDistributionLookup(t *testing.T) {
 		t.Error("p99 found though not computed")
 	}
 }
+
+// Requests still in flight when a run was interrupted were canceled by the
+// client, not failed by the server: they are counted apart and left out
+// of attainment's denominator, but stay failures everywhere else.
+func TestSummaryCanceledAreOutsideAttainment(t *testing.T) {
+	rs := append(seedRequests(),
+		// a server failure: inside attainment
+		&record.Record{Scheduled: ms(300), Sent: ms(300), End: ms(310), Error: record.ErrUnavailable, Status: 503},
+		// in flight at the interrupt, one token in: canceled
+		&record.Record{Scheduled: ms(400), Sent: ms(400), End: ms(1500), Error: record.ErrCanceled,
+			Chunks: oneTokenChunks(900), OutputTokens: 1},
+		// waiting for a slot at the interrupt: canceled too
+		&record.Record{Scheduled: ms(500), Sent: ms(1500), End: ms(1500), Error: record.ErrCanceled},
+	)
+	always := func(Request) bool { return true }
+	r := summarize(t, Options{Good: always}, rs...)
+	c := r.Counts
+	if c.Total != 6 || c.Completed != 3 || c.Failed != 3 || c.Canceled != 2 || c.Errors["canceled"] != 2 {
+		t.Errorf("counts = %+v, want total 6, completed 3, failed 3 of which 2 canceled", c)
+	}
+	// 3 good of the 4 requests that were not canceled.
+	checkNear(t, "attainment", r.Goodput.Attainment, 0.75)
+	checkNear(t, "error rate", c.ErrorRate, 0.5)
+
+	// Nothing but canceled requests: no attainment to speak of, 0.
+	r = summarize(t, Options{Good: always},
+		&record.Record{Scheduled: 0, Sent: 0, End: ms(5), Error: record.ErrCanceled})
+	if r.Goodput.Attainment != 0 || r.Counts.Canceled != 1 {
+		t.Errorf("only canceled: attainment %v, counts %+v", r.Goodput.Attainment, r.Counts)
+	}
+}

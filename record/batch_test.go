@@ -11,7 +11,7 @@ func fileOf(n int) *bytes.Buffer {
 	var b bytes.Buffer
 	w, _ := NewWriter(&b, Header{})
 	for i := range n {
-		r := Record{Seq: int64(i), Sent: int64(i), Chunks: []Chunk{{At: int64(i) + 5, Tokens: 1}}}
+		r := Record{Seq: int64(i), Sent: int64(i), End: int64(i) + 5, Chunks: []Chunk{{At: int64(i) + 5, Tokens: 1}}}
 		w.Write(&r)
 	}
 	return &b

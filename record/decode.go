@@ -24,6 +24,7 @@ type Decoder struct {
 	trailer *Trailer
 	long    []byte  // assembles lines longer than the bufio buffer
 	ck      []int32 // tokens per chunk of the record being decoded
+	cr      []int64 // its reasoning runs ("cr")
 	pending []byte  // a record line read while looking for the header
 	eofLine bool    // the line read last ended at EOF, without a newline
 	cut     int     // the number of a last line dropped as cut off; 0 if none
@@ -47,7 +48,7 @@ func (d *Decoder) Header() (Header, error) {
 		if err != nil {
 			return Header{}, err
 		}
-		if isMeta(line) {
+		if isMeta(line) || hasKind(line) {
 			if err := d.meta(line); err != nil {
 				return Header{}, err
 			}
@@ -106,7 +107,15 @@ func (d *Decoder) Next(r *Record) error {
 			}
 			continue
 		}
-		if err := d.decodeRecord(line, r); err != nil {
+		err := d.decodeRecord(line, r)
+		if errors.Is(err, errMetaLine) {
+			// A header or trailer whose "kind" is not its first key.
+			if err := d.meta(line); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
 			var se *syntaxError
 			if d.eofLine && errors.As(err, &se) && se.atEnd {
 				d.cut = d.line
@@ -153,10 +162,41 @@ func (d *Decoder) readLine() ([]byte, error) {
 	}
 }
 
-// isMeta reports whether line is a header or trailer: writers put "kind"
-// first, and records never have that key.
+// isMeta reports quickly whether line is a header or trailer as goodput
+// writes them, with "kind" first. Records never have that key; other
+// writers (jq -S, Python's sort_keys) may put it anywhere, which hasKind
+// and decodeRecord's errMetaLine catch.
 func isMeta(line []byte) bool {
 	return bytes.HasPrefix(line, []byte(`{"kind"`))
+}
+
+// errMetaLine is decodeRecord's answer to a line with a "kind" key: a
+// header or trailer, not a record.
+var errMetaLine = errors.New(`a line with "kind" is not a record`)
+
+// hasKind reports whether line is a JSON object with a non-null top-level
+// "kind" key, wherever it is. A line it cannot parse has none.
+func hasKind(line []byte) bool {
+	s := scanner{b: line}
+	if !s.consume('{') || s.consume('}') {
+		return false
+	}
+	for {
+		key, err := s.key()
+		if err != nil {
+			return false
+		}
+		if string(key) == "kind" {
+			if !s.null() {
+				return true
+			}
+		} else if err := s.skip(0); err != nil {
+			return false
+		}
+		if !s.consume(',') {
+			return false
+		}
+	}
 }
 
 func (d *Decoder) meta(line []byte) error {
@@ -197,6 +237,7 @@ func (d *Decoder) meta(line []byte) error {
 func (d *Decoder) decodeRecord(line []byte, r *Record) error {
 	*r = Record{Chunks: r.Chunks[:0]}
 	d.ck = d.ck[:0]
+	d.cr = d.cr[:0]
 	s := scanner{b: line}
 	if !s.consume('{') {
 		return s.fail("expected '{' to start a record")
@@ -215,6 +256,8 @@ func (d *Decoder) decodeRecord(line []byte, r *Record) error {
 			// A null value means "absent" for every field.
 		} else {
 			switch string(key) {
+			case "kind":
+				return errMetaLine
 			case "seq":
 				r.Seq, err = s.int()
 				haveSeq = true
@@ -237,6 +280,22 @@ func (d *Decoder) decodeRecord(line []byte, r *Record) error {
 					d.ck = append(d.ck, int32(v))
 					return nil
 				})
+			case "cr":
+				err = s.intArray(func(v int64) error {
+					if v < 0 || v > 1<<31-1 {
+						return fmt.Errorf("reasoning run %d out of range", v)
+					}
+					d.cr = append(d.cr, v)
+					return nil
+				})
+			case "rt":
+				var v int64
+				v, err = s.int()
+				r.ReasoningTokens = int(v)
+			case "rsrc":
+				var v string
+				v, err = s.string()
+				r.ReasoningSource = Source(v)
 			case "in":
 				var v int64
 				v, err = s.int()
@@ -249,6 +308,18 @@ func (d *Decoder) decodeRecord(line []byte, r *Record) error {
 				var v string
 				v, err = s.string()
 				r.TokenSource = Source(v)
+			case "cached":
+				var v int64
+				v, err = s.int()
+				r.CachedTokens, r.CacheReported = int(v), true
+			case "retries":
+				var v int64
+				v, err = s.int()
+				r.Retries = int(v)
+			case "prefill_ns":
+				r.ServerPrefill, err = s.int()
+			case "decode_ns":
+				r.ServerDecode, err = s.int()
 			case "status":
 				var v int64
 				v, err = s.int()
@@ -263,6 +334,8 @@ func (d *Decoder) decodeRecord(line []byte, r *Record) error {
 				r.Msg, err = s.string()
 			case "warm":
 				r.Warmup, err = s.bool()
+			case "rid":
+				r.RequestID, err = s.string()
 			case "labels":
 				r.Labels, err = s.stringMap()
 			default:
@@ -295,10 +368,36 @@ func (d *Decoder) decodeRecord(line []byte, r *Record) error {
 			r.Chunks[i].Tokens = d.ck[i]
 		}
 	}
+	if err := applyReasoningRuns(d.cr, r.Chunks); err != nil {
+		return err
+	}
 	at := r.Sent
 	for i := range r.Chunks {
 		at += r.Chunks[i].At
 		r.Chunks[i].At = at
+	}
+	// A delta that overflows wraps below the time before it, which Check
+	// refuses as time going backwards.
+	return r.Check()
+}
+
+// applyReasoningRuns marks the chunks that the "cr" runs (see AppendJSON)
+// say were reasoning.
+func applyReasoningRuns(runs []int64, cs []Chunk) error {
+	var total int64
+	for _, n := range runs {
+		total += n // each run is below 2³¹, so no sum of a line's runs overflows
+	}
+	if total > int64(len(cs)) {
+		return fmt.Errorf(`"cr" covers %d chunks but "ct" has %d`, total, len(cs))
+	}
+	i, reasoning := 0, true
+	for _, n := range runs {
+		for range n {
+			cs[i].Reasoning = reasoning
+			i++
+		}
+		reasoning = !reasoning
 	}
 	return nil
 }

@@ -88,7 +88,7 @@ func seedRecord(seq int64, l seedLog) (Record, error) {
 	if len(rec.Chunks) == 0 {
 		rec.Error, rec.Msg = ErrOther, "no tokens in the log"
 	}
-	return rec, nil
+	return rec, rec.Check()
 }
 
 // seedsFile rebases the logs so the earliest arrival is the run epoch.

@@ -1,6 +1,7 @@
 package record
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,23 +14,32 @@ import (
 // vllmResult holds the per-request arrays of a `vllm bench serve
 // --save-result --save-detailed` JSON. Times are seconds; start_times come
 // from the client's perf_counter, so only their differences mean anything.
+// scheduled_times is goodput's addition to the files it writes: when each
+// request was due, on the clock of start_times.
 type vllmResult struct {
 	Date       string      `json:"date"`
 	Backend    string      `json:"backend"`
 	Model      string      `json:"model_id"`
 	InputLens  []int       `json:"input_lens"`
 	OutputLens []int       `json:"output_lens"`
-	TTFTs      []float64   `json:"ttfts"`
-	ITLs       [][]float64 `json:"itls"`
-	StartTimes []float64   `json:"start_times"`
-	E2Es       []float64   `json:"e2els"`
-	Latencies  []float64   `json:"latencies"`
+	TTFTs      []pyFloat   `json:"ttfts"`
+	ITLs       [][]pyFloat `json:"itls"`
+	StartTimes []pyFloat   `json:"start_times"`
+	Scheduled  []pyFloat   `json:"scheduled_times"`
+	E2Es       []pyFloat   `json:"e2els"`
+	Latencies  []pyFloat   `json:"latencies"`
 	Errors     []string    `json:"errors"`
 }
 
 func openVLLM(r io.Reader, name string) (*File, error) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	// Python writes NaN and Infinity bare; they are refused only where a
+	// request's numbers hold one (see record).
 	var v vllmResult
-	dec := json.NewDecoder(r)
+	dec := json.NewDecoder(bytes.NewReader(pythonNumbers(b)))
 	if err := dec.Decode(&v); err != nil {
 		return nil, fmt.Errorf("%s: not a goodput record file, request log or vLLM result: %w", name, jsonerr.Plain(err))
 	}
@@ -52,18 +62,35 @@ func (v *vllmResult) records() ([]Record, error) {
 			return nil, fmt.Errorf("%q has %d entries but \"ttfts\" has %d", name, l, n)
 		}
 	}
-	for name, l := range map[string]int{"start_times": len(v.StartTimes), "errors": len(v.Errors), "e2els": len(v.E2Es), "latencies": len(v.Latencies)} {
+	for name, l := range map[string]int{"start_times": len(v.StartTimes), "scheduled_times": len(v.Scheduled), "errors": len(v.Errors), "e2els": len(v.E2Es), "latencies": len(v.Latencies)} {
 		if l != 0 && l != n {
 			return nil, fmt.Errorf("%q has %d entries but \"ttfts\" has %d", name, l, n)
 		}
 	}
+	if len(v.Scheduled) > 0 && len(v.StartTimes) == 0 {
+		return nil, errors.New(`"scheduled_times" without "start_times"`)
+	}
 	base := math.Inf(1)
-	for _, s := range v.StartTimes {
-		base = math.Min(base, s)
+	for i, s := range v.StartTimes {
+		f, err := s.finite(`"start_times"`)
+		if err != nil {
+			return nil, fmt.Errorf("request %d: %w", i, err)
+		}
+		base = math.Min(base, f)
+	}
+	for i, s := range v.Scheduled {
+		f, err := s.finite(`"scheduled_times"`)
+		if err != nil {
+			return nil, fmt.Errorf("request %d: %w", i, err)
+		}
+		base = math.Min(base, f)
 	}
 	recs := make([]Record, n)
 	for i := range n {
 		rec, err := v.record(i, base)
+		if err == nil {
+			err = rec.Check()
+		}
 		if err != nil {
 			return nil, fmt.Errorf("request %d: %w", i, err)
 		}
@@ -73,13 +100,28 @@ func (v *vllmResult) records() ([]Record, error) {
 }
 
 func (v *vllmResult) record(i int, base float64) (Record, error) {
+	for _, c := range []struct {
+		key string
+		v   float64
+	}{{"input_lens", float64(v.InputLens[i])}, {"output_lens", float64(v.OutputLens[i])}} {
+		if c.v < 0 {
+			return Record{}, fmt.Errorf("%q %v is negative", c.key, c.v)
+		}
+	}
 	rec := Record{Seq: int64(i), InputTokens: v.InputLens[i], OutputTokens: v.OutputLens[i], TokenSource: SourceUsage, Status: 200}
 	if len(v.StartTimes) > 0 {
-		s, err := seconds(v.StartTimes[i] - base)
+		s, err := seconds(float64(v.StartTimes[i]) - base)
 		if err != nil {
 			return Record{}, fmt.Errorf("start_times: %w", err)
 		}
 		rec.Scheduled, rec.Sent = s, s
+	}
+	if len(v.Scheduled) > 0 {
+		s, err := seconds(float64(v.Scheduled[i]) - base)
+		if err != nil || s > rec.Sent {
+			return Record{}, fmt.Errorf("scheduled_times: %v is not a time before the send", float64(v.Scheduled[i]))
+		}
+		rec.Scheduled = s
 	}
 	rec.End = rec.Sent
 	if len(v.Errors) > 0 && v.Errors[i] != "" {
@@ -87,18 +129,31 @@ func (v *vllmResult) record(i int, base float64) (Record, error) {
 		rec.OutputTokens = 0
 		return rec, nil
 	}
-	if v.TTFTs[i] <= 0 && len(v.ITLs[i]) == 0 {
+	// A failed request's TTFT means nothing (vLLM writes 0), so it is
+	// read only now.
+	ttft, err := v.TTFTs[i].finite(`"ttfts"`)
+	if err != nil {
+		return Record{}, err
+	}
+	if ttft < 0 {
+		return Record{}, fmt.Errorf(`"ttfts" %v is negative`, ttft)
+	}
+	if ttft == 0 && len(v.ITLs[i]) == 0 {
 		rec.Error, rec.Msg, rec.Status = ErrOther, "no first token", 0
 		return rec, nil
 	}
-	ttft, err := seconds(v.TTFTs[i])
+	first, err := seconds(ttft)
 	if err != nil {
 		return Record{}, fmt.Errorf("ttfts: %w", err)
 	}
-	at := rec.Sent + ttft
+	at := rec.Sent + first
 	rec.Chunks = append(rec.Chunks, Chunk{At: at, Tokens: 1})
 	for j, g := range v.ITLs[i] {
-		d, err := seconds(g)
+		gap, err := g.finite(fmt.Sprintf(`"itls"[%d]`, j))
+		if err != nil {
+			return Record{}, err
+		}
+		d, err := seconds(gap)
 		if err != nil || d < 0 {
 			return Record{}, fmt.Errorf("itls[%d] = %v is not a valid gap", j, g)
 		}
@@ -106,16 +161,23 @@ func (v *vllmResult) record(i int, base float64) (Record, error) {
 		rec.Chunks = append(rec.Chunks, Chunk{At: at, Tokens: 1})
 	}
 	rec.End = at
-	for _, lat := range [][]float64{v.E2Es, v.Latencies} {
-		if len(lat) > 0 {
-			e, err := seconds(lat[i])
+	for _, lat := range []struct {
+		key string
+		v   []pyFloat
+	}{{`"e2els"`, v.E2Es}, {`"latencies"`, v.Latencies}} {
+		if len(lat.v) > 0 {
+			f, err := lat.v[i].finite(lat.key)
+			if err != nil {
+				return Record{}, err
+			}
+			e, err := seconds(f)
 			if err == nil && rec.Sent+e >= at {
 				rec.End = rec.Sent + e
 			}
 			break
 		}
 	}
-	if err := spreadTokens(rec.Chunks, rec.OutputTokens); err != nil {
+	if err := SpreadTokens(rec.Chunks, rec.OutputTokens); err != nil {
 		return Record{}, err
 	}
 	if rec.OutputTokens == 0 {
@@ -125,11 +187,11 @@ func (v *vllmResult) record(i int, base float64) (Record, error) {
 	return rec, nil
 }
 
-// spreadTokens gives chunks the total of n tokens when the server counted
-// more tokens than chunks arrived (several tokens per chunk): each chunk
-// keeps at least one and the surplus goes evenly, earlier chunks first.
-// With n ≤ len(chunks) the chunks keep one token each.
-func spreadTokens(chunks []Chunk, n int) error {
+// SpreadTokens gives chunks the total of n tokens when more tokens were
+// counted than chunks arrived (several tokens per chunk): each chunk keeps
+// at least one and the surplus goes evenly, earlier chunks first. With
+// n ≤ len(chunks) the chunks keep one token each.
+func SpreadTokens(chunks []Chunk, n int) error {
 	k := len(chunks)
 	if k == 0 || n <= k {
 		return nil

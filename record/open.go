@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -23,6 +24,71 @@ type File struct {
 	Format string // "goodput", "seeds" or "vllm"
 	name   string // the path given to Open
 	closer io.Closer
+	count  int64 // records Next has returned
+	ended  bool  // Next has reached the end
+}
+
+// ErrNoRecords is what File.Next returns, wrapped with the file's name,
+// at the end of a file that held no record at all: an empty file, empty
+// standard input, or a run that measured nothing. Nothing can be
+// analysed from it, and a summary of zero requests would pass for one.
+var ErrNoRecords = errors.New("no requests")
+
+// Next reads the next record into r; see Reader. At the end of a file
+// that yielded no record it returns an error wrapping ErrNoRecords
+// instead of io.EOF.
+func (f *File) Next(r *Record) error {
+	err := f.Reader.Next(r)
+	switch {
+	case err == nil:
+		f.count++
+	case err == io.EOF:
+		f.ended = true
+		if f.count == 0 {
+			if c, ok := f.Reader.(interface{ Cut() int }); ok && c.Cut() != 0 {
+				return fmt.Errorf("%w in %s: its only record line was cut off (its writer stopped mid-record)", ErrNoRecords, f.display())
+			}
+			return fmt.Errorf("%w in %s", ErrNoRecords, f.display())
+		}
+	}
+	return err
+}
+
+// display names the file in messages.
+func (f *File) display() string {
+	if f.name == "-" {
+		return "standard input"
+	}
+	return f.name
+}
+
+// Notes say, once Next has reached the end, how the file ended when that
+// was not a clean finish of a goodput run: its last line cut short (see
+// CutNote), no end marker (the writer was killed, or is still running),
+// or a run that was interrupted. A reader shows them beside its results.
+func (f *File) Notes() []string {
+	var notes []string
+	if n := f.CutNote(); n != "" {
+		notes = append(notes, n)
+	}
+	dr, ok := f.Reader.(*decoderReader)
+	if !ok || !f.ended || dr.h.Kind != KindHeader {
+		// Only goodput's writer promises an end marker, and it always
+		// writes a header first.
+		return notes
+	}
+	t, ok := dr.d.Trailer()
+	switch {
+	case !ok:
+		notes = append(notes, fmt.Sprintf("%s has no end marker: the run that wrote it was cut off (killed, or still running); its %d records are read", f.display(), f.count))
+	case t.Interrupted:
+		reason := t.Reason
+		if reason == "" {
+			reason = "no reason given"
+		}
+		notes = append(notes, fmt.Sprintf("%s: the run was interrupted (%s): requests still in flight at its end were canceled", f.display(), reason))
+	}
+	return notes
 }
 
 // CutNote says, for a reader of the file, which last line was dropped as
@@ -33,7 +99,18 @@ func (f *File) CutNote() string {
 	if !ok || c.Cut() == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s:%d: the last line is incomplete (its writer stopped mid-record) and was skipped", f.name, c.Cut())
+	return fmt.Sprintf("%s:%d: the last line is incomplete (its writer stopped mid-record) and was skipped", f.display(), c.Cut())
+}
+
+// Trailer returns the file's trailer and whether it had one. It is known
+// once Next has returned io.EOF; a file without one was cut off mid-run.
+// Files of other tools' formats have none.
+func (f *File) Trailer() (Trailer, bool) {
+	t, ok := f.Reader.(interface{ Trailer() (Trailer, bool) })
+	if !ok {
+		return Trailer{}, false
+	}
+	return t.Trailer()
 }
 
 // Close closes the underlying file.
@@ -145,6 +222,8 @@ type decoderReader struct {
 func (r *decoderReader) Header() Header         { return r.h }
 func (r *decoderReader) Next(rec *Record) error { return r.d.Next(rec) }
 func (r *decoderReader) Cut() int               { return r.d.Cut() }
+
+func (r *decoderReader) Trailer() (Trailer, bool) { return r.d.Trailer() }
 
 // slice is a Reader over records already in memory (imports are small).
 type slice struct {

@@ -1,6 +1,7 @@
 package record
 
 import (
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -43,7 +44,7 @@ func TestOpenSeedsExample(t *testing.T) {
 			if c.Scheduled != ms(200) || c.Sent != ms(200) || c.End != ms(1100) || c.OutputTokens != 3 {
 				t.Errorf("C = %+v", c)
 			}
-			want := []Chunk{{ms(900), 1}, {ms(1000), 1}, {ms(1100), 1}}
+			want := []Chunk{{At: ms(900), Tokens: 1}, {At: ms(1000), Tokens: 1}, {At: ms(1100), Tokens: 1}}
 			if !reflect.DeepEqual(c.Chunks, want) {
 				t.Errorf("C chunks = %v, want %v", c.Chunks, want)
 			}
@@ -64,14 +65,14 @@ func TestOpenVLLMDetailed(t *testing.T) {
 	if r0.Sent != 0 || r0.InputTokens != 32 || r0.OutputTokens != 4 {
 		t.Errorf("r0 = %+v", r0)
 	}
-	want0 := []Chunk{{ms(125), 1}, {ms(145), 1}, {ms(175), 1}, {ms(200), 1}}
+	want0 := []Chunk{{At: ms(125), Tokens: 1}, {At: ms(145), Tokens: 1}, {At: ms(175), Tokens: 1}, {At: ms(200), Tokens: 1}}
 	if !reflect.DeepEqual(r0.Chunks, want0) {
 		t.Errorf("r0 chunks = %v, want %v", r0.Chunks, want0)
 	}
 	// Request 1 started 250 ms later; 3 chunks for 4 tokens: the first
 	// chunk carries the extra token.
 	r1 := recs[1]
-	want1 := []Chunk{{ms(250 + 175), 2}, {ms(250 + 225), 1}, {ms(250 + 235), 1}}
+	want1 := []Chunk{{At: ms(250 + 175), Tokens: 2}, {At: ms(250 + 225), Tokens: 1}, {At: ms(250 + 235), Tokens: 1}}
 	if r1.Sent != ms(250) || !reflect.DeepEqual(r1.Chunks, want1) {
 		t.Errorf("r1 = %+v", r1)
 	}
@@ -137,7 +138,7 @@ func TestOpenErrors(t *testing.T) {
 }
 
 func TestOpenStdinAndEmpty(t *testing.T) {
-	f, err := Open("-", strings.NewReader(`{"seq":3,"ct":[5]}`+"\n"))
+	f, err := Open("-", strings.NewReader(`{"seq":3,"ct":[5],"te":5}`+"\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,11 +146,170 @@ func TestOpenStdinAndEmpty(t *testing.T) {
 	if err := f.Next(&r); err != nil || r.Seq != 3 || r.Chunks[0].At != 5 {
 		t.Fatalf("%+v %v", r, err)
 	}
-	f, err = Open("-", strings.NewReader("  \n"))
+}
+
+// A file, or standard input, that holds no request is an error for every
+// reader: nothing was measured, and a summary of zero requests would
+// pass for a result.
+func TestOpenNoRequests(t *testing.T) {
+	dir := t.TempDir()
+	header := `{"kind":"goodput.run","schema":1,"start":"2026-11-29T08:00:00Z"}` + "\n"
+	tests := []struct {
+		name, content, want string
+	}{
+		{"empty.jsonl", "", "no requests in "},                                                           // zero bytes
+		{"blank.jsonl", " \n\n\t\n", "no requests in "},                                                  // white space only
+		{"header.jsonl", header, "no requests in "},                                                      // a run killed before its first record
+		{"ended.jsonl", header + `{"kind":"goodput.end","records":0,"end":5}` + "\n", "no requests in "}, // a run that sent nothing
+		{"cut.jsonl", header + `{"seq":0,"s":1,"t0`, "its only record line was cut off"},                 // the one record cut short
+		{"seeds.json", "[]", "no requests in "},                                                          // an empty request log
+		{"vllm.json", `{"ttfts":[],"itls":[],"input_lens":[],"output_lens":[]}`, "no requests in "},      // an empty vLLM result
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, tc.name)
+			if err := os.WriteFile(path, []byte(tc.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			f, err := Open(path, nil)
+			if err != nil {
+				t.Fatalf("open: %v", err)
+			}
+			defer f.Close()
+			var r Record
+			err = f.Next(&r)
+			if !errors.Is(err, ErrNoRecords) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), path) {
+				t.Errorf("Next = %v, want ErrNoRecords naming %s and saying %q", err, path, tc.want)
+			}
+		})
+	}
+	f, err := Open("-", strings.NewReader("  \n"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	var r Record
+	if err := f.Next(&r); !errors.Is(err, ErrNoRecords) || err.Error() != "no requests in standard input" {
+		t.Errorf("empty stdin: %v", err)
+	}
+	// Once a record was read, the end is io.EOF as usual.
+	f, _ = Open("-", strings.NewReader(`{"seq":0}`))
+	if err := f.Next(&r); err != nil {
+		t.Fatal(err)
+	}
 	if err := f.Next(&r); err != io.EOF {
-		t.Errorf("empty input: %v", err)
+		t.Errorf("after one record: %v, want io.EOF", err)
+	}
+}
+
+// Notes say how a goodput record file ended when that was not a clean
+// finish: cut off with no end marker (a killed run), a last line cut
+// short, or an interrupted run.
+func TestFileNotesSayHowTheRunEnded(t *testing.T) {
+	dir := t.TempDir()
+	header := `{"kind":"goodput.run","schema":1,"start":"2026-11-29T08:00:00Z"}` + "\n"
+	rec := `{"seq":0,"s":1,"t0":2,"te":3}` + "\n"
+	tests := []struct {
+		name, content string
+		want          []string
+	}{
+		// a finished run: nothing to say
+		{"done.jsonl", header + rec + `{"kind":"goodput.end","records":1,"end":5}` + "\n", nil},
+		// killed: no end marker
+		{"killed.jsonl", header + rec + rec, []string{"killed.jsonl has no end marker: the run that wrote it was cut off (killed, or still running); its 2 records are read"}},
+		// killed mid-record: both said
+		{"mid.jsonl", header + rec + `{"seq":1,"s":`, []string{"mid.jsonl:3: the last line is incomplete", "mid.jsonl has no end marker"}},
+		// interrupted: said with the reason
+		{"int.jsonl", header + rec + `{"kind":"goodput.end","records":1,"interrupted":true,"reason":"interrupted","end":5}` + "\n",
+			[]string{"int.jsonl: the run was interrupted (interrupted): requests still in flight at its end were canceled"}},
+		// a file without a header is not a goodput run: no end is expected
+		{"bare.jsonl", rec, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, tc.name)
+			if err := os.WriteFile(path, []byte(tc.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			f, _ := readAll(t, path)
+			notes := f.Notes()
+			if len(notes) != len(tc.want) {
+				t.Fatalf("notes %q, want %d like %q", notes, len(tc.want), tc.want)
+			}
+			for i, w := range tc.want {
+				if !strings.Contains(notes[i], w) {
+					t.Errorf("note %d = %q, want it to hold %q", i, notes[i], w)
+				}
+			}
+		})
+	}
+}
+
+// Python's json module writes NaN and Infinity as bare words, which JSON
+// does not have. A vLLM result holding them reads when they sit where
+// nothing is taken from (the aggregate figures); where a request's time
+// is one, the error names the request and the key.
+func TestOpenVLLMWithNaNAndInfinity(t *testing.T) {
+	dir := t.TempDir()
+	base := `"input_lens":[3,3],"output_lens":[2,2],"itls":[[0.01],[0.02]],"start_times":[5.0,5.5]`
+	tests := []struct {
+		name, content, want string
+	}{
+		// unused aggregates: read, nothing taken from them
+		{"aggregates.json", `{"model_id":"NaN-model","mean_ttft_ms":NaN,"std_itl_ms":Infinity,"p99_e2el_ms":-Infinity,"ttfts":[0.1,0.2],` + base + `}`, ""},
+		// a failed request's TTFT is not used: NaN there is fine
+		{"failed.json", `{"ttfts":[0.1,NaN],"errors":["","timeout"],` + base + `}`, ""},
+		// a NaN in a request's TTFT
+		{"ttft.json", `{"ttfts":[0.1,NaN],` + base + `}`, `request 1: "ttfts" is NaN`},
+		// an infinite gap
+		{"itl.json", `{"ttfts":[0.1,0.2],"input_lens":[3,3],"output_lens":[2,2],"itls":[[Infinity],[0.02]]}`, `request 0: "itls"[0] is Infinity`},
+		// a start time
+		{"start.json", `{"ttfts":[0.1,0.2],"input_lens":[3,3],"output_lens":[2,2],"itls":[[0.01],[0.02]],"start_times":[-Infinity,5]}`, `request 0: "start_times" is -Infinity`},
+		// an end-to-end latency
+		{"e2el.json", `{"ttfts":[0.1,0.2],"e2els":[0.2,NaN],` + base + `}`, `request 1: "e2els" is NaN`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, tc.name)
+			if err := os.WriteFile(path, []byte(tc.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			f, err := Open(path, nil)
+			var n int
+			if err == nil {
+				var r Record
+				for err = f.Next(&r); err == nil; err = f.Next(&r) {
+					n++
+				}
+				f.Close()
+			}
+			if tc.want == "" {
+				if err != io.EOF || n != 2 || f.Format != "vllm" {
+					t.Errorf("read %d records, then %v; want 2 and io.EOF", n, err)
+				}
+				if tc.name == "aggregates.json" && !strings.Contains(string(f.Header().Config), "NaN-model") {
+					t.Errorf("a string holding NaN changed: %s", f.Header().Config)
+				}
+				return
+			}
+			if err == nil || err == io.EOF || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.name) {
+				t.Errorf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestPythonNumbers(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`[NaN,Infinity,-Infinity]`, `["NaN","Infinity","-Infinity"]`},         // all three
+		{`{"a":"NaN","b":"x\"NaN"}`, `{"a":"NaN","b":"x\"NaN"}`},               // inside strings: untouched
+		{`{"a": NaN , "b":[ -Infinity]}`, `{"a": "NaN" , "b":[ "-Infinity"]}`}, // spacing kept
+		{`[1,-2.5e3,true,null]`, `[1,-2.5e3,true,null]`},                       // nothing to do
+		{`["\\",NaN]`, `["\\","NaN"]`},                                         // an escaped backslash ends the string
+		{`[Nope]`, `[Nope]`},                                                   // not the word: left for the decoder to refuse
+	}
+	for _, tc := range tests {
+		if got := string(pythonNumbers([]byte(tc.in))); got != tc.want {
+			t.Errorf("pythonNumbers(%s) = %s, want %s", tc.in, got, tc.want)
+		}
 	}
 }

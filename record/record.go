@@ -40,6 +40,7 @@ const (
 	ErrReset       ErrorKind = "reset"        // connection reset or closed mid-stream
 	ErrTruncated   ErrorKind = "truncated"    // stream ended without its terminator
 	ErrMalformed   ErrorKind = "malformed"    // a chunk could not be parsed
+	ErrProtocol    ErrorKind = "protocol"     // the answer was not HTTP, or broke HTTP (a bad status line, header or length)
 	ErrStream      ErrorKind = "stream_error" // the server sent an error object in the stream
 	ErrCanceled    ErrorKind = "canceled"     // the run was interrupted while the request was in flight
 	ErrDropped     ErrorKind = "dropped"      // never sent: no worker was free (open loop with a cap)
@@ -51,6 +52,11 @@ const (
 type Chunk struct {
 	At     int64 // arrival time, ns from the run epoch, taken when the bytes were read
 	Tokens int32 // output tokens it carried (≥ 1)
+	// Reasoning marks a reasoning model's thinking: the chunk carried
+	// reasoning text (reasoning_content, reasoning, thinking) and no
+	// answer text. Every other chunk is answer-bearing (see DESIGN.md,
+	// "Reasoning streams").
+	Reasoning bool
 }
 
 // Record is everything measured about one request.
@@ -73,6 +79,41 @@ type Record struct {
 	OutputTokens int    // N = Σ Chunks[i].Tokens for a streamed success
 	TokenSource  Source // where OutputTokens came from
 
+	// CachedTokens is how many of the prompt tokens the server says it
+	// served from its prompt (prefix) cache: OpenAI-style
+	// usage.prompt_tokens_details.cached_tokens, llama.cpp's
+	// timings.cache_n. It means something only when CacheReported is set;
+	// a server that says nothing leaves both zero.
+	CachedTokens  int
+	CacheReported bool
+
+	// Retries counts the times the request was sent again after failing on
+	// a reused connection before any response byte arrived (see
+	// DESIGN.md, "Retries"). Scheduled and Sent stay those of the first
+	// attempt, so the retry's cost shows in TTFT.
+	Retries int
+
+	// ServerPrefill and ServerDecode are the server's own account of the
+	// request, in ns, where its response gives one (llama.cpp's
+	// timings.prompt_ms and predicted_ms): the time it spent on the
+	// prompt, which ends with the first token, and on the output tokens
+	// after it. Zero when the server gave none. They are durations, not
+	// times, and do not move with Shift.
+	ServerPrefill int64
+	ServerDecode  int64
+
+	// ReasoningTokens is how many of OutputTokens were reasoning, 0 for a
+	// reply without any. ReasoningSource says where it came from:
+	// SourceUsage when the server reported it
+	// (usage.completion_tokens_details.reasoning_tokens), SourceChunks
+	// when it is the sum of the reasoning chunks' tokens (whose counts
+	// came from TokenSource); empty when ReasoningTokens is 0 and nothing
+	// was reported. A server may report reasoning it never streamed
+	// (hidden reasoning): ReasoningTokens is then positive with no
+	// reasoning chunk.
+	ReasoningTokens int
+	ReasoningSource Source
+
 	Status int       // HTTP status, 0 if no response arrived
 	Finish string    // finish reason reported by the server ("stop", "length", …)
 	Error  ErrorKind // empty on success
@@ -80,6 +121,13 @@ type Record struct {
 
 	Warmup bool              // excluded from statistics and from the window
 	Labels map[string]string // free-form, e.g. {"point": "c16"} in a sweep
+
+	// RequestID is the x-request-id the request was sent with, so that a
+	// record can be joined with the server's logs; empty when none was.
+	RequestID string
+	// Text is the generated text, kept in memory for runs that ask for it
+	// (vLLM's generated_texts); record files never hold it.
+	Text string
 }
 
 // OK reports whether the request succeeded.
@@ -91,6 +139,18 @@ func (r *Record) FirstToken() (int64, bool) {
 		return 0, false
 	}
 	return r.Chunks[0].At, true
+}
+
+// FirstAnswer returns the arrival of the first answer-bearing chunk (one
+// not marked Reasoning that carried a token) and whether there was one:
+// TTFA counts to it.
+func (r *Record) FirstAnswer() (int64, bool) {
+	for _, c := range r.Chunks {
+		if !c.Reasoning && c.Tokens > 0 {
+			return c.At, true
+		}
+	}
+	return 0, false
 }
 
 // LastToken returns cK and whether the request received any token.

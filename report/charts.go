@@ -1,9 +1,12 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // marker is a labelled value drawn as a vertical line across a histogram:
@@ -13,6 +16,9 @@ type marker struct {
 	value float64 // in the chart's unit
 	class string  // "marker" or "slo"
 	hover string
+	// edge is the value written out ("500 ms"), shown beside the label
+	// when the marker lies beyond the chart's range.
+	edge string
 }
 
 // histogramChart draws bars with markers. unit scales the bars' seconds to
@@ -70,23 +76,85 @@ func histogramChart(title, axis, what string, bars Bars, unit float64, markers [
 	return f
 }
 
-// placeMarkers draws markers, raising the label of one that would overlap
-// the label of a marker to its left.
+// markedHistogram draws h (values in seconds, or any unit drawn as is
+// when unit is 1) with its markers (values in h's unit). The range covers
+// the bulk of the values, to the 99.9th percentile, and the markers that
+// lie near it; a marker far beyond (an SLO ten times the slowest
+// request) is named at the right end instead of stretching the axis until
+// the values fill one corner.
+func markedHistogram(title, axis, what string, h *Histogram, unit float64, ms []marker) *frame {
+	top := h.Quantile(0.999)
+	var include []float64
+	for i := range ms {
+		if ms[i].value <= 2*top || top <= 0 {
+			include = append(include, ms[i].value)
+		}
+		ms[i].value *= unit
+	}
+	return histogramChart(title, axis, what, h.Display(maxBars, include...), unit, ms)
+}
+
+// labelCharW is the width allowed per character of a 10 px chart label,
+// a little more than the average of the sans-serif fonts a page may get,
+// so that labels laid out apart stay apart.
+const labelCharW = 6.2
+
+// labelWidth is the width allowed for label in a chart.
+func labelWidth(label string) float64 {
+	return labelCharW*float64(utf8.RuneCountInString(label)) + 2
+}
+
+// placeMarkers draws markers as vertical lines with their labels in one
+// row above the plot, each label moved sideways as little as needed to
+// keep clear of its neighbours (a thin leader joins a moved label to its
+// line). A marker beyond the axis's end draws no line: its label sits at
+// the right end with an arrow, so that an SLO far above the data does not
+// squeeze the data into a corner.
 func placeMarkers(f *frame, markers []marker) {
-	var placed []float64
+	type label struct {
+		m      marker
+		x      float64 // the line's position
+		text   string
+		w, cx  float64 // the label's width and centre
+		beyond bool
+	}
+	var ls []label
 	for _, m := range markers {
-		if math.IsNaN(m.value) || math.IsInf(m.value, 0) {
+		if !usable(m.value) {
 			continue
 		}
-		x := f.x.pos(m.value)
-		row := 0
-		for _, p := range placed {
-			if math.Abs(p-x) < 30 {
-				row++
-			}
+		l := label{m: m, x: f.x.pos(m.value), text: m.label}
+		if m.value > f.x.hi*(1+1e-9) {
+			l.beyond, l.x = true, f.x.b
+			l.text = m.label + " " + m.edge + " →"
 		}
-		placed = append(placed, x)
-		f.vline(m.value, m.class, m.label, m.hover, row%3)
+		l.w = labelWidth(l.text)
+		ls = append(ls, l)
+	}
+	slices.SortStableFunc(ls, func(a, b label) int { return cmp.Compare(a.x, b.x) })
+	const gap = 4
+	left := f.x.a - 2 // clear of the y axis's labels
+	for i := range ls {
+		l := &ls[i]
+		lo := max(l.x-l.w/2, left)
+		if i > 0 {
+			lo = max(lo, ls[i-1].cx+ls[i-1].w/2+gap)
+		}
+		l.cx = lo + l.w/2
+	}
+	right := f.w - 2
+	for i := len(ls) - 1; i >= 0; i-- {
+		l := &ls[i]
+		hi := right
+		if i < len(ls)-1 {
+			hi = ls[i+1].cx - ls[i+1].w/2 - gap
+		}
+		if l.cx+l.w/2 > hi {
+			l.cx = hi - l.w/2
+		}
+	}
+	for _, l := range ls {
+		f.marker(l.x, l.cx, l.m.class, l.text, l.m.hover, l.beyond)
 	}
 }
 
@@ -193,6 +261,9 @@ type curve struct {
 	class  string
 	pts    []xyPoint
 	dashed bool
+	// bare draws the line alone, without a dot (and hover) per point: for
+	// a curve of many points, such as a distribution.
+	bare bool
 }
 
 // annotation rings a point of a curve and names it.
@@ -236,8 +307,33 @@ func curveChart(title string, xa, ya axisSpec, curves []curve, notes []annotatio
 		f.printf(`<text class="empty" x="%d" y="%d" text-anchor="middle">no data</text>`, chartW/2, chartH/2)
 		return f
 	}
+	// Everything drawn from data, in pixels: labels keep clear of it.
+	var data []box
+	for _, c := range curves {
+		var last [2]float64
+		pen := false
+		for _, p := range c.pts {
+			if !usable(p.x) || !usable(p.y) || (ysc.log && p.y <= 0) || (xsc.log && p.x <= 0) {
+				pen = false
+				continue
+			}
+			x, y := f.x.pos(p.x), f.y.pos(p.y)
+			data = append(data, box{x - 4.5, y - 4.5, x + 4.5, y + 4.5})
+			if pen {
+				// The line between points, sampled every few pixels.
+				steps := int(math.Hypot(x-last[0], y-last[1]) / 4)
+				for k := 1; k < steps; k++ {
+					t := float64(k) / float64(steps)
+					sx, sy := last[0]+t*(x-last[0]), last[1]+t*(y-last[1])
+					data = append(data, box{sx - 1.5, sy - 1.5, sx + 1.5, sy + 1.5})
+				}
+			}
+			last, pen = [2]float64{x, y}, true
+		}
+	}
+	var placed []box
 	for _, r := range refs {
-		f.hline(r.value, r.class, r.label, r.hover)
+		placed = append(placed, f.hlineClear(r.value, r.class, r.label, r.hover, data))
 	}
 	for _, c := range curves {
 		var d strings.Builder
@@ -262,7 +358,7 @@ func curveChart(title string, xa, ya axisSpec, curves []curve, notes []annotatio
 			f.printf(`<path class="line %s" d="%s"%s/>`, c.class, d.String(), dash)
 		}
 		for _, p := range c.pts {
-			if !usable(p.x) || !usable(p.y) || (ysc.log && p.y <= 0) || (xsc.log && p.x <= 0) {
+			if c.bare || !usable(p.x) || !usable(p.y) || (ysc.log && p.y <= 0) || (xsc.log && p.x <= 0) {
 				continue
 			}
 			f.printf(`<circle class="point %s" cx="%s" cy="%s" r="3.5"><title>%s</title></circle>`,
@@ -297,25 +393,73 @@ func curveChart(title string, xa, ya axisSpec, curves []curve, notes []annotatio
 		g.labels = append(g.labels, a.label)
 		g.hovers = append(g.hovers, a.hover)
 	}
-	for i, g := range groups {
+	for _, g := range groups {
 		x, y := f.x.pos(g.x), f.y.pos(g.y)
-		// Alternate labels above and below so that picks on neighbouring
-		// points stay legible.
-		dy := -12.0 - 4*float64(len(g.classes))
-		if i%2 == 1 || y+dy < f.plotTop()+8 {
-			dy = 18 + 4*float64(len(g.classes))
-		}
-		if y+dy > f.plotBottom()-4 {
-			dy = -12 - 4*float64(len(g.classes))
-		}
+		text := strings.Join(g.labels, " · ")
+		lx, ly := placeLabel(f, x, y, 7+3.5*float64(len(g.classes)), labelWidth(text)+4, data, placed)
+		placed = append(placed, box{lx - (labelWidth(text)+4)/2, ly - 10, lx + (labelWidth(text)+4)/2, ly + 2})
 		f.printf(`<g class="pick %s">`, g.classes[0])
 		for k, c := range g.classes {
 			f.printf(`<circle class="%s" cx="%s" cy="%s" r="%s"/>`, c, px(x), px(y), px(7+3.5*float64(k)))
 		}
+		if math.Hypot(lx-x, ly-4-y) > 24 {
+			// A label set far from its point is tied to it.
+			f.printf(`<path class="leader" d="M%s %sL%s %s"/>`, px(x), px(y), px(lx), px(ly-4))
+		}
 		f.printf(`<text x="%s" y="%s" text-anchor="middle">%s</text><title>%s</title></g>`,
-			px(x), px(y+dy), esc(strings.Join(g.labels, " · ")), esc(strings.Join(g.hovers, "\n")))
+			px(lx), px(ly), esc(text), esc(strings.Join(g.hovers, "\n")))
 	}
 	return f
+}
+
+// box is a rectangle in pixels.
+type box struct{ x0, y0, x1, y1 float64 }
+
+func (a box) overlaps(b box) bool {
+	return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1
+}
+
+// placeLabel chooses where a pick's label goes: the nearest of several
+// places around the point (its ring of radius r) where a label w pixels
+// wide covers no data, no other label and stays inside the plot; failing
+// that, the place that covers the least. It returns the label's centre
+// and baseline.
+func placeLabel(f *frame, x, y, r, w float64, data, labels []box) (float64, float64) {
+	type place struct{ dx, dy float64 }
+	var places []place
+	for _, d := range []float64{0, 14, 28, 44} {
+		places = append(places,
+			place{0, -r - 4 - d}, place{0, r + 12 + d},
+			place{w/2 + r + 2 + d, 4}, place{-w/2 - r - 2 - d, 4},
+			place{w/2 + r, -r - d}, place{-w/2 - r, -r - d},
+			place{w/2 + r, r + 10 + d}, place{-w/2 - r, r + 10 + d})
+	}
+	best, bestCost := places[0], math.Inf(1)
+	for _, pl := range places {
+		cx, by := x+pl.dx, y+pl.dy
+		b := box{cx - w/2, by - 10, cx + w/2, by + 2}
+		cost := 0.0
+		if b.x0 < f.x.a || b.x1 > f.x.b || b.y0 < f.plotTop() || b.y1 > f.plotBottom() {
+			cost += 1000
+		}
+		for _, o := range labels {
+			if b.overlaps(o) {
+				cost += 100
+			}
+		}
+		for _, o := range data {
+			if b.overlaps(o) {
+				cost++
+			}
+		}
+		if cost == 0 {
+			return cx, by
+		}
+		if cost < bestCost {
+			best, bestCost = pl, cost
+		}
+	}
+	return x + best.dx, y + best.dy
 }
 
 // fitAxis returns the scale for values vs drawn on an axis like a.
@@ -352,20 +496,42 @@ type segment struct {
 }
 
 // stackChart draws one horizontal bar split into segments proportional to
-// their values, labelled inside when they are wide enough: the server's
-// request time split into queue, prefill and decode.
-func stackChart(title string, segs []segment) string {
-	const h = 90
+// their values, with a legend naming every segment (its colour, label and
+// share) below the bar, so that a segment too narrow to hold its label
+// is named all the same: the server's request time split into queue,
+// prefill and decode.
+func stackChart(title, note string, segs []segment) string {
 	total := 0.0
 	for _, s := range segs {
 		if s.value > 0 {
 			total += s.value
 		}
 	}
+	// The legend's items are laid out in rows that fit the chart.
+	type key struct {
+		s    segment
+		x, y float64
+	}
+	var keys []key
+	x, y := float64(marginLeft), 76.0
+	for _, s := range segs {
+		text := s.label
+		if total > 0 && s.value > 0 {
+			text += fmt.Sprintf(" (%s)", percent(s.value/total))
+		}
+		w := 18 + legendCharW*float64(utf8.RuneCountInString(text)) + 16
+		if x+w > chartW-marginRight && x > marginLeft {
+			x, y = marginLeft, y+18
+		}
+		s.label = text
+		keys = append(keys, key{s, x, y})
+		x += w
+	}
+	h := int(y) + 32
 	var w strings.Builder
 	fmt.Fprintf(&w, `<figure class="chart stack"><figcaption>%s</figcaption>`, esc(title))
 	fmt.Fprintf(&w, `<svg class="chart" viewBox="0 0 %d %d" role="img" aria-label="%s" xmlns="http://www.w3.org/2000/svg">`, chartW, h, esc(title))
-	x := float64(marginLeft)
+	x = float64(marginLeft)
 	span := float64(chartW - marginLeft - marginRight)
 	for _, s := range segs {
 		if s.value <= 0 || total <= 0 {
@@ -373,16 +539,26 @@ func stackChart(title string, segs []segment) string {
 		}
 		wpx := span * s.value / total
 		fmt.Fprintf(&w, `<g class="seg %s"><rect x="%s" y="20" width="%s" height="34"/>`, s.class, px(x), px(wpx))
-		if wpx > 70 {
+		if wpx > labelWidth(s.label)+8 {
 			fmt.Fprintf(&w, `<text x="%s" y="42" text-anchor="middle">%s</text>`, px(x+wpx/2), esc(s.label))
 		}
 		fmt.Fprintf(&w, `<title>%s</title></g>`, esc(s.hover))
 		x += wpx
 	}
-	fmt.Fprintf(&w, `<text class="label" x="%d" y="76">mean seconds per request, as the server measured them</text>`, marginLeft)
+	w.WriteString(`<g class="legend">`)
+	for _, k := range keys {
+		fmt.Fprintf(&w, `<g class="segkey %s" data-seg="%s"><rect x="%s" y="%s" width="12" height="12"/><text x="%s" y="%s">%s</text><title>%s</title></g>`,
+			k.s.class, k.s.class, px(k.x), px(k.y-10), px(k.x+17), px(k.y), esc(k.s.label), esc(k.s.hover))
+	}
+	w.WriteString(`</g>`)
+	fmt.Fprintf(&w, `<text class="label" x="%d" y="%d">%s</text>`, marginLeft, h-8, esc(note))
 	w.WriteString("</svg></figure>\n")
 	return w.String()
 }
+
+// legendCharW is the width allowed per character of an 11 px legend
+// label.
+const legendCharW = 6.8
 
 // usable reports whether v is a finite number.
 func usable(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

@@ -3,8 +3,10 @@ package report
 import (
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 
 	"github.com/goodput-dev/goodput/metrics"
@@ -30,8 +32,16 @@ type CompareOptions struct {
 	Seed uint64
 	// Gates are checked on every run but the baseline.
 	Gates slo.Gates
-	// Regressions are checked on every run against the baseline.
+	// Regressions are checked on every run against the baseline. A
+	// regression gate is judged as the comparison judges the difference:
+	// one whose bootstrap interval holds zero is noise and counts as no
+	// change, so a gate never fails on a difference the same output calls
+	// noise. Quantities without an interval (throughput, attainment, a
+	// mean) are judged on their point estimates, and the result says so.
 	Regressions []RegressionGate
+	// PointEstimate judges every regression gate on the point estimates
+	// alone, noise or not: the strict gate some CI set-ups want.
+	PointEstimate bool
 }
 
 // Validate reports the first option out of range.
@@ -60,6 +70,9 @@ type Comparison struct {
 	Regressions []RegressionResult
 	// Pass is true when every gate and regression gate passed.
 	Pass bool
+	// PointEstimate is CompareOptions.PointEstimate: regression gates
+	// were judged on point estimates rather than intervals.
+	PointEstimate bool
 
 	Method     metrics.Method
 	Resamples  int
@@ -158,8 +171,9 @@ func Compare(runs []*Run, o CompareOptions) (*Comparison, error) {
 			return nil, fmt.Errorf("compare: run %d was read with %s percentiles and the baseline with %s: read them alike", i+2, r.Result.Method, method)
 		}
 	}
-	c := &Comparison{Runs: runs, Method: method, Resamples: o.Resamples, Confidence: o.Confidence, Seed: o.Seed, Pass: true}
-	reps := bootstrapRuns(runs, o.Resamples, o.Seed, method)
+	c := &Comparison{Runs: runs, Method: method, Resamples: o.Resamples, Confidence: o.Confidence, Seed: o.Seed, Pass: true, PointEstimate: o.PointEstimate}
+	stats := bootstrapStats(o.Regressions)
+	reps := bootstrapRuns(runs, bootstrapMetrics(runs, o.Regressions), o.Resamples, o.Seed, method, stats)
 	c.Rows = compareRows(runs, reps, o.Confidence)
 	c.Warnings = comparability(runs)
 	c.Gates = make([][]slo.GateResult, len(runs))
@@ -175,6 +189,7 @@ func Compare(runs []*Run, o CompareOptions) (*Comparison, error) {
 		for _, g := range o.Regressions {
 			res := g.Eval(runs[0].Result, r.Result)
 			res.Run = i + 1
+			judgeRegression(&res, reps[0], reps[i+1], o)
 			c.Regressions = append(c.Regressions, res)
 			c.Pass = c.Pass && res.Pass
 		}
@@ -182,41 +197,104 @@ func Compare(runs []*Run, o CompareOptions) (*Comparison, error) {
 	return c, nil
 }
 
-// comparedPercentiles are the percentiles whose differences get intervals.
+// comparedPercentiles are the percentiles whose differences get intervals
+// in every comparison's rows.
 var comparedPercentiles = []float64{50, 99}
 
-// replicateSet holds one run's bootstrap replicates: for each metric, one
-// slice per comparedPercentiles entry.
-type replicateSet map[metrics.Metric][][]float64
+// statKey names a bootstrapped statistic: a percentile of a metric.
+type statKey struct {
+	metric metrics.Metric
+	p      float64
+}
 
-// bootstrapRuns resamples each run on its own goroutine with its own
-// seeded generator, so the result does not depend on scheduling.
-func bootstrapRuns(runs []*Run, n int, seed uint64, m metrics.Method) []replicateSet {
+// replicateSet holds one run's bootstrap replicates of each statistic.
+type replicateSet map[statKey][]float64
+
+// bootstrapStats returns the percentiles to resample for every compared
+// metric: those of the rows, and those a regression gate reads.
+func bootstrapStats(gates []RegressionGate) []float64 {
+	ps := slices.Clone(comparedPercentiles)
+	for _, g := range gates {
+		if p, ok := gatePercentile(g); ok && !slices.Contains(ps, p) {
+			ps = append(ps, p)
+		}
+	}
+	return ps
+}
+
+// bootstrapMetrics returns the metrics whose percentiles get intervals:
+// comparedMetrics, and TTFA when a run reasoned or a regression gate
+// reads it.
+func bootstrapMetrics(runs []*Run, gates []RegressionGate) []metrics.Metric {
+	ms := comparedMetrics
+	ttfa := slices.ContainsFunc(runs, func(r *Run) bool { return r.Result.Reasoning != nil }) ||
+		slices.ContainsFunc(gates, func(g RegressionGate) bool { return g.Quantity.Metric == metrics.MetricTTFA })
+	if ttfa {
+		ms = append(slices.Clone(ms), metrics.MetricTTFA)
+	}
+	return ms
+}
+
+// gatePercentile returns the percentile a regression gate reads, when it
+// reads one of a compared metric (the median is p50).
+func gatePercentile(g RegressionGate) (float64, bool) {
+	q := g.Quantity
+	if !slices.Contains(comparedMetrics, q.Metric) && q.Metric != metrics.MetricTTFA {
+		return 0, false
+	}
+	switch q.Stat {
+	case slo.StatPercentile:
+		return q.P, true
+	case slo.StatMedian:
+		return 50, true
+	}
+	return 0, false
+}
+
+// bootstrapRuns resamples each run on its own goroutine. Each run's
+// generator is seeded from seed and the run's own values (its
+// fingerprint), never from its place in the list: the verdict on a pair
+// of runs is then the same whichever other runs are compared with them.
+func bootstrapRuns(runs []*Run, mts []metrics.Metric, n int, seed uint64, m metrics.Method, ps []float64) []replicateSet {
 	out := make([]replicateSet, len(runs))
 	var wg sync.WaitGroup
 	for i, r := range runs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rng := rand.New(rand.NewPCG(seed, uint64(i)+1))
 			set := replicateSet{}
-			for _, mt := range comparedMetrics {
+			for _, mt := range mts {
+				// One stream per metric, so that adding a percentile to
+				// resample cannot move another metric's replicates.
+				rng := rand.New(rand.NewPCG(seed, r.fingerprint^metricSalt(mt)))
 				d := r.Result.Distribution(mt)
-				est := make([]float64, len(comparedPercentiles))
-				for k, p := range comparedPercentiles {
+				est := make([]float64, len(ps))
+				for k, p := range ps {
 					v, ok := d.Percentile(p)
 					if !ok {
 						v = math.NaN()
 					}
 					est[k] = v
 				}
-				set[mt] = r.samples[mt].replicates(rng, n, comparedPercentiles, est, m)
+				reps := r.samplesOf(mt).replicates(rng, n, ps, est, m)
+				for k, p := range ps {
+					if reps != nil {
+						set[statKey{mt, p}] = reps[k]
+					}
+				}
 			}
 			out[i] = set
 		}()
 	}
 	wg.Wait()
 	return out
+}
+
+// metricSalt tells the metrics' random streams apart.
+func metricSalt(m metrics.Metric) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(m))
+	return h.Sum64()
 }
 
 // rowSpec defines a key metric.
@@ -227,6 +305,7 @@ type rowSpec struct {
 	value      func(r *Run) float64
 	// metric and p name the bootstrapped statistic, when there is one.
 	metric metrics.Metric
+	p      float64
 	pi     int // index into comparedPercentiles; -1 for none
 }
 
@@ -256,12 +335,17 @@ func rowSpecs(runs []*Run) []rowSpec {
 				return r.Result.Goodput.Attainment
 			}, pi: -1})
 	}
-	names := map[metrics.Metric]string{metrics.MetricTTFT: "TTFT", metrics.MetricTPOT: "TPOT", metrics.MetricITL: "ITL", metrics.MetricE2E: "e2e"}
-	for _, mt := range comparedMetrics {
+	names := map[metrics.Metric]string{metrics.MetricTTFT: "TTFT", metrics.MetricTPOT: "TPOT", metrics.MetricITL: "ITL", metrics.MetricE2E: "e2e", metrics.MetricTTFA: "TTFA"}
+	reasoned := slices.ContainsFunc(runs, func(r *Run) bool { return r.Result.Reasoning != nil })
+	mts := comparedMetrics
+	if reasoned {
+		mts = append(slices.Clone(mts), metrics.MetricTTFA)
+	}
+	for _, mt := range mts {
 		for k, p := range comparedPercentiles {
 			specs = append(specs, rowSpec{
 				key: fmt.Sprintf("%s_p%s", mt, pct(p)), label: fmt.Sprintf("%s p%s", names[mt], pct(p)),
-				unit: UnitSeconds, better: -1, metric: mt, pi: k,
+				unit: UnitSeconds, better: -1, metric: mt, p: p, pi: k,
 				value: func(r *Run) float64 {
 					d := r.Result.Distribution(mt)
 					if v, ok := d.Percentile(p); ok && d.Count > 0 {
@@ -272,11 +356,49 @@ func rowSpecs(runs []*Run) []rowSpec {
 			})
 		}
 	}
+	if reasoned {
+		specs = append(specs, reasoningRows()...)
+	}
 	specs = append(specs,
 		rowSpec{key: "input_tokens_mean", label: "mean input tokens", unit: UnitCount, value: func(r *Run) float64 { return meanOf(r.InputLens) }, pi: -1},
 		rowSpec{key: "output_tokens_mean", label: "mean output tokens", unit: UnitCount, value: func(r *Run) float64 { return meanOf(r.OutputLens) }, pi: -1},
 	)
 	return specs
+}
+
+// reasoningRows are the rows a comparison adds when a run reasoned: TPOT
+// over each kind of token (point estimates), and the reasoning and answer
+// tokens per completed request. A run without reasoning has TPOT over the
+// answer = TPOT, no TPOT over reasoning (NaN) and no reasoning tokens.
+func reasoningRows() []rowSpec {
+	p50 := func(mt metrics.Metric) func(r *Run) float64 {
+		return func(r *Run) float64 {
+			if d := r.Result.Distribution(mt); d.Count > 0 {
+				return d.Median
+			}
+			return math.NaN()
+		}
+	}
+	perRequest := func(tokens func(*metrics.Reasoning) int64, without func(r *Run) int64) func(r *Run) float64 {
+		return func(r *Run) float64 {
+			n := r.Result.Counts.Completed
+			if n == 0 {
+				return math.NaN()
+			}
+			if rs := r.Result.Reasoning; rs != nil {
+				return float64(tokens(rs)) / float64(n)
+			}
+			return float64(without(r)) / float64(n)
+		}
+	}
+	return []rowSpec{
+		{key: "tpot_reasoning_p50", label: "TPOT over reasoning p50", unit: UnitSeconds, better: -1, value: p50(metrics.MetricTPOTReasoning), pi: -1},
+		{key: "tpot_answer_p50", label: "TPOT over the answer p50", unit: UnitSeconds, better: -1, value: p50(metrics.MetricTPOTAnswer), pi: -1},
+		{key: "reasoning_tokens_mean", label: "mean reasoning tokens", unit: UnitCount, pi: -1,
+			value: perRequest(func(rs *metrics.Reasoning) int64 { return rs.ReasoningTokens }, func(*Run) int64 { return 0 })},
+		{key: "answer_tokens_mean", label: "mean answer tokens", unit: UnitCount, pi: -1,
+			value: perRequest(func(rs *metrics.Reasoning) int64 { return rs.AnswerTokens }, func(r *Run) int64 { return r.Result.Tokens.Output })},
+	}
 }
 
 func meanOf(xs []int32) float64 {
@@ -304,9 +426,9 @@ func compareRows(runs []*Run, reps []replicateSet, conf float64) []Row {
 				d.Rel = d.Abs / math.Abs(base)
 			}
 			if i > 0 && sp.pi >= 0 && usable(d.Abs) {
-				a, b := reps[0][sp.metric], reps[i][sp.metric]
-				if a != nil && b != nil {
-					d.Lo, d.Hi, d.HasCI = interval(a[sp.pi], b[sp.pi], conf)
+				k := statKey{sp.metric, sp.p}
+				if a, b := reps[0][k], reps[i][k]; a != nil && b != nil {
+					d.Lo, d.Hi, d.HasCI = interval(a, b, conf)
 				}
 				if d.HasCI {
 					d.Verdict = judge(d, sp.better)
@@ -329,6 +451,48 @@ func judge(d Diff, better int) string {
 		return Better
 	}
 	return Worse
+}
+
+// judgeRegression sets how res was judged. With an interval for its
+// quantity (and without o.PointEstimate), a difference the interval calls
+// noise counts as no change: the gate is checked on a regression of 0, so
+// it passes unless it demands an improvement.
+func judgeRegression(res *RegressionResult, base, run replicateSet, o CompareOptions) {
+	res.Judged = JudgedPoint
+	if res.Problem != "" {
+		return
+	}
+	p, ok := gatePercentile(res.Gate)
+	if !ok {
+		if !o.PointEstimate {
+			res.Note = "no interval for this quantity: judged on the point estimate"
+		}
+		return
+	}
+	k := statKey{res.Gate.Quantity.Metric, p}
+	a, b := base[k], run[k]
+	if a == nil || b == nil {
+		return
+	}
+	lo, hi, ok := interval(a, b, o.Confidence)
+	if !ok {
+		return
+	}
+	res.HasCI, res.Lo, res.Hi, res.Confidence = true, lo, hi, o.Confidence
+	res.Verdict = judge(Diff{Lo: lo, Hi: hi}, -1)
+	if o.PointEstimate {
+		return
+	}
+	res.Judged = JudgedInterval
+	if res.Verdict == Noise {
+		point := res.Pass
+		res.Pass = compare(0, res.Gate.Op, res.Gate.Limit)
+		if point != res.Pass {
+			res.Note = "within the noise, counted as no change; judged on the point estimate it would " + map[bool]string{true: "pass", false: "fail"}[point]
+		} else {
+			res.Note = "within the noise, counted as no change"
+		}
+	}
 }
 
 // Row returns the row with the given key, or nil.

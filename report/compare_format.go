@@ -138,9 +138,21 @@ func WriteCompareText(w io.Writer, c *Comparison) error {
 		for _, l := range lines {
 			m.p("  - %s\n", l)
 		}
+		if len(c.Regressions) > 0 {
+			m.p("%s\n", regressionJudgement(c))
+		}
 		m.p("\n%s\n", gateVerdict(failed, total))
 	}
 	return m.err
+}
+
+// regressionJudgement says how the comparison's regression gates were
+// judged, so that a reader knows whether noise can fail one.
+func regressionJudgement(c *Comparison) string {
+	if c.PointEstimate {
+		return "Regression gates were judged on point estimates (--point-estimate): a difference the intervals call noise can fail them."
+	}
+	return "Regression gates were judged with the intervals: a difference within the noise counts as no change (--point-estimate judges point estimates)."
 }
 
 func runLine(r *Run) string {
@@ -249,6 +261,9 @@ func WriteCompareMarkdown(w io.Writer, c *Comparison) error {
 		m.p("**Gates**\n\n")
 		for _, l := range lines {
 			m.p("- %s\n", l)
+		}
+		if len(c.Regressions) > 0 {
+			m.p("\n%s\n", regressionJudgement(c))
 		}
 		m.p("\n**%s**\n", gateVerdict(failed, total))
 	}

@@ -326,9 +326,116 @@ func TestCompareGates(t *testing.T) {
 	if err := WriteCompareText(&b1, c); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"B: p99(ttft)<=100ms: measured 79ms: pass", "B against A: regression(p99(ttft))<=10%: 49 ms → 79 ms (+61.2 %): fail", "FAIL: 1 of 3 gates failed."} {
+	if r := c.Regressions[0]; r.Judged != JudgedInterval || !r.HasCI || r.Verdict != Worse || r.Lo <= 0 {
+		t.Errorf("p99 TTFT gate judged %q, interval %v [%v, %v] %q; want a worse interval", r.Judged, r.HasCI, r.Lo, r.Hi, r.Verdict)
+	}
+	if r := c.Regressions[1]; r.Judged != JudgedPoint || r.HasCI || !strings.Contains(r.Note, "no interval") {
+		t.Errorf("throughput gate judged %q with note %q; want the point estimate, said so", r.Judged, r.Note)
+	}
+	for _, want := range []string{"B: p99(ttft)<=100ms: measured 79ms: pass",
+		"B against A: regression(p99(ttft))<=10%: 49 ms → 79 ms (+61.2 %), 95 % CI of Δ [+28.00, +30.99] ms, worse: fail",
+		"regression(throughput)<=5%: 99.8 → 99.5 (+0.3 %); no interval for this quantity: judged on the point estimate: pass",
+		"Regression gates were judged with the intervals", "FAIL: 1 of 3 gates failed."} {
 		if !strings.Contains(b1.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, b1.String())
+		}
+	}
+}
+
+// TestCompareGateNeverFailsOnNoise checks that a regression gate agrees
+// with the verdict printed beside it: a difference the interval calls
+// noise passes a gate its point estimate would fail, unless the gate asks
+// for point estimates, and the output says which judgement was made.
+func TestCompareGateNeverFailsOnNoise(t *testing.T) {
+	// Two runs of one schedule whose TTFTs differ by a jitter of up to
+	// 9 ms per request, 1.5 ms on average: the p50 rises, inside the noise.
+	ha, a := shaped(t, "", 200, 50*time.Millisecond, 8, nil)
+	hb, b := shaped(t, "", 200, 50*time.Millisecond, 8, func(i int, r *record.Record) {
+		d := int64((i*7)%10) * int64(time.Millisecond)
+		for k := range r.Chunks {
+			r.Chunks[k].At += d - 3*int64(time.Millisecond)
+		}
+		r.End += d - 3*int64(time.Millisecond)
+	})
+	runs := []*Run{build(ha, a, RunOptions{}), build(hb, b, RunOptions{})}
+	rg, err := ParseRegressionGate("regression(p50 ttft)<=1%")
+	if err != nil {
+		t.Fatal(err)
+	}
+	demand, err := ParseRegressionGate("regression(p50 ttft)<=-1%")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		point bool
+		// want is whether the <=1% gate and the <=-1% (improvement) gate pass.
+		want [2]bool
+		text string
+	}{
+		// Noise counts as no change: within 1 %, not an improvement of 1 %.
+		{"intervals", false, [2]bool{true, false}, "judged with the intervals"},
+		// On the point estimate the p50 rose by more than 1 %: it fails.
+		{"point estimates", true, [2]bool{false, false}, "judged on point estimates (--point-estimate)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Compare(runs, CompareOptions{Resamples: 400, Regressions: []RegressionGate{rg, demand}, PointEstimate: tt.point})
+			if err != nil {
+				t.Fatal(err)
+			}
+			row := c.Row("ttft_p50")
+			if d := row.Diffs[1]; d.Verdict != Noise || d.Rel <= 0.01 {
+				t.Fatalf("p50 TTFT %v → %v (%+.1f %%) %q: the test needs a rise above 1 %% inside the noise", row.Values[0], row.Values[1], 100*d.Rel, d.Verdict)
+			}
+			for i, r := range c.Regressions {
+				if r.Pass != tt.want[i] || r.Verdict != Noise {
+					t.Errorf("%s: pass %v verdict %q, want pass %v on noise (%s)", r.Gate, r.Pass, r.Verdict, tt.want[i], r)
+				}
+			}
+			var b bytes.Buffer
+			if err := WriteCompareText(&b, c); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(b.String(), tt.text) {
+				t.Errorf("text lacks %q:\n%s", tt.text, b.String())
+			}
+			if !tt.point && !strings.Contains(b.String(), "within the noise, counted as no change; judged on the point estimate it would fail: pass") {
+				t.Errorf("the passing gate does not say why:\n%s", b.String())
+			}
+		})
+	}
+}
+
+// TestCompareVerdictIgnoresOtherRuns checks that the difference between
+// two runs, interval and verdict included, is the same whether they are
+// compared alone or among others, and wherever the run stands in the list.
+func TestCompareVerdictIgnoresOtherRuns(t *testing.T) {
+	shift := func(ms int) func(int, *record.Record) {
+		return func(i int, r *record.Record) {
+			d := int64((i*ms)%7) * int64(time.Millisecond)
+			for k := range r.Chunks {
+				r.Chunks[k].At += d
+			}
+			r.End += d
+		}
+	}
+	ha, a := shaped(t, "", 150, 50*time.Millisecond, 8, nil)
+	hb, b := shaped(t, "", 150, 50*time.Millisecond, 8, shift(3))
+	hc, c := shaped(t, "", 150, 50*time.Millisecond, 8, shift(5))
+	base, run, other := build(ha, a, RunOptions{}), build(hb, b, RunOptions{}), build(hc, c, RunOptions{})
+	alone, err := Compare([]*Run{base, run}, CompareOptions{Resamples: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	among, err := Compare([]*Run{base, other, run}, CompareOptions{Resamples: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range latencyKeys {
+		x, y := alone.Row(k).Diffs[1], among.Row(k).Diffs[2]
+		if x != y {
+			t.Errorf("%s: %+v alone, %+v among three", k, x, y)
 		}
 	}
 }

@@ -1,9 +1,10 @@
 // Package report renders what goodput measured for the people who read it.
-// Besides the terminal summary (Text), it renders a run or a sweep as a
-// self-contained HTML page (WriteRunHTML, WriteSweepHTML), as Markdown
-// for pull requests and issues (WriteRunMarkdown, WriteSweepMarkdown), and a
-// run's requests as CSV (RecordCSV); Compare sets runs side by side with
-// bootstrap confidence intervals and says when they are not comparable.
+// Besides the terminal summary (Text), it renders a run, a sweep or a
+// comparison as a self-contained HTML page (WriteRunHTML, WriteSweepHTML,
+// WriteCompareHTML), as Markdown for pull requests and issues
+// (WriteRunMarkdown, WriteSweepMarkdown); Compare sets runs side by side
+// with bootstrap confidence intervals and says when they are not
+// comparable. A run's requests as a table are package export's.
 //
 // A Run is built from records with a RunBuilder (Add per record, Close at
 // the end, like metrics.Summary) or loaded from disk with Load, which also
@@ -15,8 +16,11 @@
 // Charts are SVG written by this package, not a JavaScript library. The
 // report must open offline forever and make no network request at all;
 // inline SVG needs no script, so there is nothing to vendor or keep up to
-// date, nothing that can throw in a browser, and the page forbids every
-// fetch with its Content-Security-Policy. SVG prints sharply at any size,
+// date, and the page forbids every fetch with its Content-Security-Policy.
+// The page's one small script (assets/report.js, allowed by its hash and
+// nothing else) adds what SVG cannot: the SLO explorer, which recomputes
+// attainment and goodput from the embedded per-request figures, and SVG
+// and PNG export of each chart; the page reads fully without it. SVG prints sharply at any size,
 // and a <title> inside each bar, point and time bucket gives hover values
 // in every browser. The charts a benchmark needs (histograms with markers,
 // time series, a latency–throughput curve) are few and fixed, so a small

@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"slices"
 )
 
 // Fine bins: binsPerDecade bins of equal ratio per power of ten, from
@@ -47,6 +48,13 @@ func (h *Histogram) Add(v float64, weight int64) {
 		h.bins = make([]int64, histBins)
 	}
 	h.bins[binOf(v)] += weight
+}
+
+// clone returns an independent copy of h.
+func (h *Histogram) clone() *Histogram {
+	c := *h
+	c.bins = slices.Clone(h.bins)
+	return &c
 }
 
 // Count returns the number of values added.
@@ -108,8 +116,8 @@ type Bars struct {
 // from the smallest to hi, the larger of the 99.9th percentile and
 // include (an SLO bound, a percentile marker) so that every marker lies on
 // the chart. Values above hi are counted in Over. A range spanning more
-// than a factor of 50 is drawn on a logarithmic axis, where both a fast
-// and a slow mode stay visible.
+// than a factor of 50, or one whose median lies in its first 8 %, is drawn
+// on a logarithmic axis, where both a fast and a slow mode stay visible.
 func (h *Histogram) Display(maxBars int, include ...float64) Bars {
 	out := Bars{Count: h.count}
 	if h.count == 0 || maxBars < 1 {
@@ -128,7 +136,11 @@ func (h *Histogram) Display(maxBars int, include ...float64) Bars {
 		return out
 	}
 	lo := h.min
-	if lo > 0 && hi/lo > 50 {
+	// A bulk crammed into the first few linear bars by a far tail (half
+	// the values in the first 8 % of the range) is drawn on a logarithmic
+	// axis too, where the bulk and the tail both have bars.
+	crammed := hi/lo > 4 && h.Quantile(0.5)-lo < 0.08*(hi-lo)
+	if lo > 0 && (hi/lo > 50 || crammed) {
 		out.Log = true
 		return h.logBars(out, lo, hi, maxBars)
 	}
@@ -215,4 +227,34 @@ func (h *Histogram) logBars(out Bars, lo, hi float64, maxBars int) Bars {
 func (h *Histogram) center(i int) float64 {
 	c := math.Sqrt(binLow(i) * binLow(i+1))
 	return min(max(c, h.min), h.max)
+}
+
+// cdf returns at most maxPoints points (value, share of values at or
+// below it) of h's distribution, from its smallest value to its largest:
+// the upper edges of the fine bins, thinned evenly.
+func (h *Histogram) cdf(maxPoints int) [][2]float64 {
+	if h.count == 0 || maxPoints < 2 {
+		return nil
+	}
+	var all [][2]float64
+	cum := h.nonPos
+	if cum > 0 {
+		all = append(all, [2]float64{h.min, float64(cum) / float64(h.count)})
+	}
+	for i, c := range h.bins {
+		if c == 0 {
+			continue
+		}
+		cum += c
+		all = append(all, [2]float64{min(max(binLow(i+1), h.min), h.max), float64(cum) / float64(h.count)})
+	}
+	if len(all) <= maxPoints {
+		return all
+	}
+	out := make([][2]float64, 0, maxPoints)
+	step := float64(len(all)-1) / float64(maxPoints-1)
+	for k := range maxPoints {
+		out = append(out, all[int(math.Round(float64(k)*step))])
+	}
+	return out
 }

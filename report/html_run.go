@@ -18,23 +18,47 @@ import (
 // the values beyond its range).
 const maxBars = 60
 
-// latencyCharts are the histograms of a run report, in order.
-var latencyCharts = []struct {
+// latencyChart is one histogram of a run report.
+type latencyChart struct {
 	m           metrics.Metric
 	title, axis string
 	what        string
-}{
+}
+
+// latencyCharts are the histograms of a run report, in order.
+var latencyCharts = []latencyChart{
 	{metrics.MetricTTFT, "Time to first token", "TTFT (ms)", "requests"},
 	{metrics.MetricTPOT, "Time per output token", "TPOT (ms)", "requests"},
 	{metrics.MetricITL, "Inter-token latency (every token)", "ITL (ms)", "tokens"},
 	{metrics.MetricE2E, "End-to-end latency", "e2e (ms)", "requests"},
 }
 
+// ttfaChart is drawn after TTFT's for a run in which a request reasoned.
+var ttfaChart = latencyChart{metrics.MetricTTFA, "Time to first answer token (after the reasoning)", "TTFA (ms)", "requests"}
+
+// chartsOf returns the histograms to draw for run.
+func chartsOf(run *Run) []latencyChart {
+	if run.Result.Reasoning == nil {
+		return latencyCharts
+	}
+	return slices.Insert(slices.Clone(latencyCharts), 1, ttfaChart)
+}
+
+// tableMetrics returns the metrics of run's latency table.
+func tableMetrics(run *Run) []metrics.Metric {
+	ms := metrics.Metrics()
+	if run.Result.Reasoning != nil {
+		ms = append(ms, metrics.ReasoningMetrics()...)
+	}
+	return ms
+}
+
 // WriteRunHTML writes run as one self-contained HTML page: the verdict
 // against its SLO and gates, headline numbers, latency histograms with
 // percentile markers and the SLO, the run over time, the server's view when
 // its series was saved, errors, and the configuration. The page loads
-// nothing and runs no script.
+// nothing; its one script lets the reader try other SLO bounds on the
+// embedded per-request figures and save charts.
 func WriteRunHTML(w io.Writer, run *Run, o HTMLOptions) error {
 	if run == nil || run.Result == nil {
 		return fmt.Errorf("html report: no run")
@@ -51,11 +75,15 @@ func WriteRunHTML(w io.Writer, run *Run, o HTMLOptions) error {
 	p.head(title, runSubtitle(run))
 	p.verdict(runVerdict(run))
 	p.cards(runCards(run))
+	requests := sloSection(&p, run)
+	workloadSection(&p, run)
 	latencySection(&p, run)
+	requestsSection(&p, run, o.LongGap)
 	timelineSection(&p, run)
 	serverSection(&p, run)
 	errorSection(&p, run)
 	configSection(&p, run)
+	p.data("goodput-requests", requests)
 	p.tail("goodput-result", safeJSON(data), o.Tool)
 	_, err = p.finish(w)
 	return err
@@ -179,7 +207,7 @@ func runCards(run *Run) []card {
 	if g := res.Goodput; g != nil {
 		cards = append(cards, card{"Goodput", num(g.OutputTokensPerSecond) + " tok/s", "attainment " + percent(g.Attainment)})
 	}
-	for _, lc := range latencyCharts {
+	for _, lc := range chartsOf(run) {
 		d := res.Distribution(lc.m)
 		short := strings.Fields(lc.axis)[0]
 		cards = append(cards, card{short + " p50", seconds(d.Median), "p99 " + seconds(pctOr(d, 99))})
@@ -195,28 +223,24 @@ func latencySection(p *page, run *Run) {
 	p.section("latency", "Latency")
 	p.intro(fmt.Sprintf("Distributions over completed requests; TTFT counts from each request's scheduled time, so a lagging client cannot hide queueing. Dashed lines mark percentiles (%s), a red line the SLO.", res.Method))
 	p.gridStart()
-	for _, lc := range latencyCharts {
+	for _, lc := range chartsOf(run) {
 		d := res.Distribution(lc.m)
 		var ms []marker
-		var include []float64
 		for _, pv := range d.Percentiles {
-			ms = append(ms, marker{label: "p" + pct(pv.P), value: 1e3 * pv.Value, class: "marker",
-				hover: fmt.Sprintf("p%s = %s", pct(pv.P), seconds(pv.Value))})
-			include = append(include, pv.Value)
+			ms = append(ms, marker{label: "p" + pct(pv.P), value: pv.Value, class: "marker",
+				hover: fmt.Sprintf("p%s = %s", pct(pv.P), seconds(pv.Value)), edge: seconds(pv.Value)})
 		}
 		for _, c := range run.SLO {
 			if c.Metric == lc.m {
 				b := c.Bound.Seconds()
-				ms = append(ms, marker{label: "SLO", value: 1e3 * b, class: "slo", hover: "SLO: " + c.String()})
-				include = append(include, b)
+				ms = append(ms, marker{label: "SLO", value: b, class: "slo", hover: "SLO: " + c.String(), edge: seconds(b)})
 			}
 		}
 		h := run.Latency[lc.m]
 		if h == nil {
 			h = &Histogram{}
 		}
-		bars := h.Display(maxBars, include...)
-		p.chart(histogramChart(lc.title, lc.axis, lc.what, bars, 1e3, ms))
+		p.chart(markedHistogram(lc.title, lc.axis, lc.what, h, 1e3, ms))
 	}
 	p.gridEnd()
 	head := []string{"metric (ms)", "count", "mean", "median"}
@@ -227,9 +251,17 @@ func latencySection(p *page, run *Run) {
 	}
 	head = append(head, "max")
 	var rows [][]cell
-	for _, m := range metrics.Metrics() {
+	same := sameDistribution(res.Distribution(metrics.MetricITL), res.Distribution(metrics.MetricInterChunk))
+	for _, m := range tableMetrics(run) {
 		d := res.Distribution(m)
-		row := []cell{{s: string(m), class: "l"}, {s: strconv.FormatInt(d.Count, 10)}}
+		name := string(m)
+		switch {
+		case same && m == metrics.MetricInterChunk:
+			continue
+		case same && m == metrics.MetricITL:
+			name = "itl = inter_chunk"
+		}
+		row := []cell{{s: name, class: "l"}, {s: strconv.FormatInt(d.Count, 10)}}
 		if d.Count == 0 {
 			for range head[2:] {
 				row = append(row, cell{s: "n/a"})
@@ -247,6 +279,79 @@ func latencySection(p *page, run *Run) {
 		rows = append(rows, append(row, cell{s: ms(d.Max)}))
 	}
 	p.table("latency", head, rows)
+	if same && res.Distribution(metrics.MetricITL).Count > 0 {
+		p.intro("Every chunk carried one token, so the per-token ITL and the inter-chunk latency are the same numbers: one row shows both.")
+	}
+	if rs := res.Reasoning; rs != nil {
+		p.intro(reasoningNote(res, rs))
+	}
+	p.sectionEnd()
+}
+
+// reasoningNote says in words what the reasoning rows and chart show.
+func reasoningNote(res *metrics.Result, rs *metrics.Reasoning) string {
+	s := fmt.Sprintf("%d of %d completed requests reasoned before answering: %d reasoning and %d answer tokens (%s and %s tok/s). TTFT counts to the first token of either kind, TTFA to the first answer token; tpot_reasoning and tpot_answer are TPOT over each kind.",
+		rs.Requests, res.Counts.Completed, rs.ReasoningTokens, rs.AnswerTokens, num(rs.ReasoningTokensPerSecond), num(rs.AnswerTokensPerSecond))
+	if rs.Unanswered > 0 {
+		s += fmt.Sprintf(" %d never answered (cut off while thinking) and have no TTFA.", rs.Unanswered)
+	}
+	return s
+}
+
+// sameDistribution reports whether two distributions hold the same
+// numbers, as ITL and inter-chunk latency do when every chunk carries one
+// token.
+func sameDistribution(a, b *metrics.Distribution) bool {
+	if a.Count != b.Count || a.Mean != b.Mean || a.Max != b.Max || a.Min != b.Min || a.Median != b.Median || len(a.Percentiles) != len(b.Percentiles) {
+		return false
+	}
+	for i := range a.Percentiles {
+		if a.Percentiles[i] != b.Percentiles[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// workloadSection draws the token lengths of the completed requests: what
+// was asked of the server, before how fast it answered.
+func workloadSection(p *page, run *Run) {
+	p.section("workload", "Workload")
+	if len(run.InputLens) == 0 {
+		p.intro("No request completed, so there are no token lengths to show.")
+		p.sectionEnd()
+		return
+	}
+	p.intro(fmt.Sprintf("Token lengths of the %d completed requests. Latency per request and throughput depend on them: compare runs only with like lengths.", len(run.InputLens)))
+	p.gridStart()
+	for _, l := range []struct {
+		title, axis string
+		lens        []int32
+	}{
+		{"Input tokens per request", "prompt", run.InputLens},
+		{"Output tokens per request", "output", run.OutputLens},
+	} {
+		h := &Histogram{}
+		vals := make([]float64, len(l.lens))
+		for i, n := range l.lens {
+			vals[i] = float64(n)
+			h.Add(vals[i], 1)
+		}
+		slices.Sort(vals)
+		mean := 0.0
+		for _, v := range vals {
+			mean += v / float64(len(vals))
+		}
+		var ms []marker
+		for _, q := range []float64{50, 99} {
+			v := metrics.Percentile(vals, q, run.Result.Method)
+			ms = append(ms, marker{label: "p" + pct(q), value: v, class: "marker", hover: fmt.Sprintf("p%s = %s tokens", pct(q), num(v)), edge: num(v)})
+		}
+		f := markedHistogram(l.title, l.axis+" (tokens)", "requests", h, 1, ms)
+		f.title = fmt.Sprintf("%s: mean %s, min %s, max %s", l.title, num(mean), num(vals[0]), num(vals[len(vals)-1]))
+		p.chart(f)
+	}
+	p.gridEnd()
 	p.sectionEnd()
 }
 
@@ -295,6 +400,35 @@ func timelineSection(p *page, run *Run) {
 	p.sectionEnd()
 }
 
+// requestsSection draws the per-request timeline.
+func requestsSection(p *page, run *Run, longGap float64) {
+	p.section("requests", "Requests")
+	f, stride := requestTimeline(run, longGap)
+	intro := "Each request is a bar from when it was due to its last token, in order of its scheduled time: where requests queued in the client, waited for a first token, or stalled mid-stream. Hover over a bar for its numbers."
+	if stride > 1 {
+		intro += fmt.Sprintf(" Every %s request of %d is drawn.", ordinal(stride), run.Result.Counts.Total)
+	}
+	p.intro(intro)
+	p.chart(f)
+	p.sectionEnd()
+}
+
+// ordinal writes n as "2nd", "3rd", "10th".
+func ordinal(n int) string {
+	suffix := "th"
+	if n%100 < 11 || n%100 > 13 {
+		switch n % 10 {
+		case 1:
+			suffix = "st"
+		case 2:
+			suffix = "nd"
+		case 3:
+			suffix = "rd"
+		}
+	}
+	return strconv.Itoa(n) + suffix
+}
+
 func scaled(vs []float64, f float64) []float64 {
 	out := make([]float64, len(vs))
 	for i, v := range vs {
@@ -311,7 +445,7 @@ func serverSection(p *page, run *Run) {
 		return
 	}
 	p.section("server", "Server")
-	p.intro(fmt.Sprintf("The server's own metrics (%s) over the measured window, from %d scrapes. Its histograms have bucket resolution: a percentile is an estimate inside its bucket.", engineName(w.Engine), w.Scrapes))
+	p.intro(fmt.Sprintf("The server's own metrics (%s) over the measured window, from %d scrapes. Its histograms count requests in buckets: a mean is exact, but a percentile is only an estimate, interpolated inside the bucket that holds it (shown beside it), and can lie far from the mean.", engineName(w.Engine), w.Scrapes))
 	var segs []segment
 	var total float64
 	phases := w.Phases()
@@ -319,11 +453,11 @@ func serverSection(p *page, run *Run) {
 		total += ph.Mean
 	}
 	for i, ph := range phases {
-		segs = append(segs, segment{label: fmt.Sprintf("%s %s", ph.Name, seconds(ph.Mean)), value: ph.Mean, class: "s" + strconv.Itoa(i%3),
+		segs = append(segs, segment{label: fmt.Sprintf("%s %s", ph.Name, seconds(ph.Mean)), value: ph.Mean, class: "s" + strconv.Itoa(i%6),
 			hover: fmt.Sprintf("%s: mean %s per request, %s of the request's time", ph.Name, seconds(ph.Mean), percent(ph.Share))})
 	}
 	if len(segs) > 0 {
-		p.w(stackChart("Where a request's time went: queue, prefill, decode", segs))
+		p.w(stackChart("Where a request's time went: queue, prefill, decode", "mean time per request, as the server measured it (exact: sums over counts)", segs))
 	} else {
 		p.intro("The server exported no queue, prefill or decode histogram, or no request finished in the window.")
 	}
@@ -341,7 +475,7 @@ func serverSection(p *page, run *Run) {
 				row = append(row, cell{s: "n/a"})
 				continue
 			}
-			s := fmt.Sprintf("%s (%s–%s)", seconds(e.Value), seconds(e.Lower), seconds(e.Upper))
+			s := fmt.Sprintf("≈ %s (bucket %s–%s)", seconds(e.Value), seconds(e.Lower), seconds(e.Upper))
 			if e.Overflow {
 				s = "above " + seconds(e.Upper)
 			}
@@ -350,7 +484,7 @@ func serverSection(p *page, run *Run) {
 		rows = append(rows, row)
 	}
 	if len(rows) > 0 {
-		p.table("server-hist", []string{"server histogram", "observations", "mean", "p50 (bucket)", "p99 (bucket)"}, rows)
+		p.table("server-hist", []string{"server histogram", "observations", "mean (exact)", "p50 (estimate)", "p99 (estimate)"}, rows)
 	}
 	rows = nil
 	for _, g := range promscrape.AllGauges {
@@ -423,9 +557,25 @@ func configSection(p *page, run *Run) {
 	res := run.Result
 	p.section("config", "Configuration")
 	rows := [][]cell{}
-	add := func(k, v string) {
+	seen := map[string]bool{}
+	// add writes one setting once: the header's configuration repeats some
+	// that are shown under a plainer name, and a value with line breaks
+	// keeps them.
+	add := func(k, v string, keys ...string) {
+		for _, key := range append(keys, k) {
+			if seen[key] {
+				return
+			}
+		}
+		for _, key := range append(keys, k) {
+			seen[key] = true
+		}
 		if v != "" {
-			rows = append(rows, []cell{{s: k, class: "l"}, {s: v, class: "l"}})
+			cls := "l"
+			if strings.Contains(v, "\n") {
+				cls = "l pre"
+			}
+			rows = append(rows, []cell{{s: k, class: "l"}, {s: strings.TrimRight(v, "\n"), class: cls}})
 		}
 	}
 	if run.Path != "" {
@@ -435,9 +585,9 @@ func configSection(p *page, run *Run) {
 	if !run.Header.Start.IsZero() {
 		add("start", run.Header.Start.UTC().Format("2006-01-02 15:04:05.000 MST"))
 	}
-	add("percentile method", res.Method.String())
+	add("percentile method", res.Method.String(), "percentile_method")
 	if g := res.Goodput; g != nil {
-		add("SLO", g.SLO)
+		add("SLO", g.SLO, "slo")
 	}
 	if res.Counts.WarmupExcluded > 0 {
 		add("warm-up requests excluded", strconv.FormatInt(res.Counts.WarmupExcluded, 10))

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/goodput-dev/goodput/slo"
 	"github.com/goodput-dev/goodput/sweep"
 )
 
@@ -15,7 +16,8 @@ import (
 // verdict, the latency–throughput curves of TTFT and TPOT (p50 and p99)
 // with the knees, the goodput peak and the operating point marked,
 // throughput and goodput against load, SLO attainment against load, and
-// every point's numbers. The page loads nothing and runs no script.
+// every point's numbers. The page loads nothing; its one script saves
+// charts.
 func WriteSweepHTML(w io.Writer, s *Sweep, o HTMLOptions) error {
 	if s == nil || len(s.Summary.Points) == 0 {
 		return fmt.Errorf("html report: sweep has no points")
@@ -35,8 +37,10 @@ func WriteSweepHTML(w io.Writer, s *Sweep, o HTMLOptions) error {
 		sub += " · " + s.Path
 	}
 	p.head(title, sub)
+	measuredSection(&p, s)
 	p.verdict(sweepVerdict(sum))
 	p.cards(sweepCards(sum))
+	cs := s.Context.Conditions()
 
 	p.section("curve", "Latency against throughput")
 	p.intro("Each point is one load; as load rises, throughput levels off while latency climbs. The knee (Kleinrock's power, throughput ÷ latency) is where more load starts to cost more latency than it buys throughput; the curvature knee is where the curve bends hardest.")
@@ -60,10 +64,17 @@ func WriteSweepHTML(w io.Writer, s *Sweep, o HTMLOptions) error {
 		notes := pickNotes(sum, func(i int) (float64, float64) {
 			return sum.Points[i].Mean.OutputThroughput, 1e3 * m.dist(sum.Points[i].Mean).P99
 		})
+		var refs []marker
+		for _, c := range cs {
+			if string(c.Metric) == strings.ToLower(m.name) && (c.Op == slo.LE || c.Op == slo.LT) {
+				b := c.Bound.Seconds()
+				refs = append(refs, marker{label: "SLO " + seconds(b), value: 1e3 * b, class: "slo", hover: "SLO: " + c.String()})
+			}
+		}
 		p.chart(curveChart(m.title, xs, ys, []curve{
 			{name: "p50", class: "s0", pts: p50},
 			{name: "p99", class: "s1", pts: p99, dashed: true},
-		}, notes))
+		}, notes, refs...))
 	}
 	p.gridEnd()
 	p.sectionEnd()
@@ -119,6 +130,57 @@ func WriteSweepHTML(w io.Writer, s *Sweep, o HTMLOptions) error {
 	p.tail("goodput-sweep", safeJSON(data.Bytes()), o.Tool)
 	_, err := p.finish(w)
 	return err
+}
+
+// measuredSection says what the sweep measured: the target (the server,
+// or the simulated GPU and model), the workload, the loads, the SLO and
+// the attainment the operating point had to reach.
+func measuredSection(p *page, s *Sweep) {
+	c, sum := s.Context, s.Summary
+	var rows [][]cell
+	add := func(k, v string) {
+		if v != "" {
+			cls := "l"
+			if strings.Contains(v, "\n") {
+				cls = "l pre"
+			}
+			rows = append(rows, []cell{{s: k, class: "l"}, {s: v, class: cls}})
+		}
+	}
+	target := c.Target
+	if c.Clock == "virtual" && !strings.Contains(target, "virtual") {
+		target += " (virtual time)"
+	}
+	add("target", target)
+	add("model", c.Model)
+	add("workload", c.Workload)
+	loads := make([]string, len(sum.Points))
+	for i, pt := range sum.Points {
+		loads[i] = pt.Load.Short()
+	}
+	what := "concurrency"
+	if len(sum.Points) > 0 && sum.Points[0].Load.Mode == sweep.ModeRate {
+		what = "request rate (req/s)"
+	}
+	perPoint := ""
+	if n := c.Settings["num_prompts"]; n != "" && n != "0" {
+		perPoint = fmt.Sprintf(", %s requests each", n)
+	}
+	add("loads", fmt.Sprintf("%s %s (%d loads%s)", what, strings.Join(loads, ", "), len(sum.Points), perPoint))
+	sloText := c.SLO
+	if sloText == "" {
+		sloText = "none recorded beside the sweep file"
+	}
+	add("SLO", sloText)
+	target2 := sum.Operating.Target
+	if target2 == 0 {
+		target2 = sweep.DefaultTarget
+	}
+	add("attainment target", percent(target2)+" of requests within the SLO, for the operating point")
+	add("percentiles", c.Method)
+	p.section("measured", "What was measured")
+	p.table("measured", []string{"", ""}, rows)
+	p.sectionEnd()
 }
 
 func sweepVerdict(s sweep.Summary) verdict {

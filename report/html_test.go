@@ -126,13 +126,25 @@ func checkSelfContained(t *testing.T, doc *node) {
 	if len(csp) != 1 || csp[0].attrs["content"] != contentPolicy {
 		t.Errorf("Content-Security-Policy meta: %v", csp)
 	}
+	scripts := 0
+	defer func() {
+		if scripts != 1 {
+			t.Errorf("%d copies of the page's script, want 1", scripts)
+		}
+	}()
 	for _, el := range doc.all(func(*node) bool { return true }) {
 		switch el.name {
 		case "img", "iframe", "object", "embed", "audio", "video", "source", "base", "form":
 			t.Errorf("the page has a <%s>", el.name)
 		case "script":
-			if el.attrs["type"] != "application/json" {
-				t.Errorf("the page has a script of type %q", el.attrs["type"])
+			// Data, and the one script the policy allows by its hash.
+			switch {
+			case el.attrs["type"] == "application/json":
+			case el.attrs["type"] == "" && el.text == strings.NewReplacer("<![CDATA[", "", "]]>", "").Replace(reportJS) &&
+				strings.Contains(contentPolicy, "script-src '"+scriptHash(reportJS)+"'"):
+				scripts++
+			default:
+				t.Errorf("the page has a script of type %q that its policy does not allow", el.attrs["type"])
 			}
 		case "link":
 			if el.attrs["href"] != "data:," {
@@ -184,6 +196,15 @@ func markerLabels(f *node, class string) []string {
 // markup in their messages, and a server series.
 func richRun(t *testing.T) *Run {
 	t.Helper()
+	h, recs := richRecords(t)
+	run := build(h, recs, RunOptions{SLO: mustSLO(t, "ttft<=120ms,tpot<=20ms"), Gates: mustGates(t, "p99(ttft)<=200ms,attainment>=0.95")})
+	run.AttachServer(serverSeries(h.Start, 25))
+	return run
+}
+
+// richRecords are the records of richRun: 400 requests, 4 of them failed.
+func richRecords(t *testing.T) (record.Header, []record.Record) {
+	t.Helper()
 	recs := fixedRecords(400, 50*time.Millisecond, time.Millisecond, 12, 15*time.Millisecond, func(i int) time.Duration {
 		return time.Duration(30+(i*37)%120) * time.Millisecond
 	})
@@ -196,9 +217,7 @@ func richRun(t *testing.T) *Run {
 		t.Fatal(err)
 	}
 	h.Start = time.Date(2025, 4, 5, 6, 7, 8, 0, time.UTC)
-	run := build(h, recs, RunOptions{SLO: mustSLO(t, "ttft<=120ms,tpot<=20ms"), Gates: mustGates(t, "p99(ttft)<=200ms,attainment>=0.95")})
-	run.AttachServer(serverSeries(h.Start, 25))
-	return run
+	return h, recs
 }
 
 func TestRunHTMLStructure(t *testing.T) {
@@ -348,8 +367,9 @@ func TestRunHTMLEmptyRun(t *testing.T) {
 	}
 	doc := parsePage(t, b.Bytes())
 	checkSelfContained(t, doc)
-	if n := len(doc.all(func(x *node) bool { return x.name == "text" && x.attrs["class"] == "empty" })); n != 4 {
-		t.Errorf("%d empty-chart notes, want 4", n)
+	// Four histograms and the request timeline.
+	if n := len(doc.all(func(x *node) bool { return x.name == "text" && x.attrs["class"] == "empty" })); n != 5 {
+		t.Errorf("%d empty-chart notes, want 5", n)
 	}
 	if !strings.Contains(doc.byID("verdict").allText(), "No request was measured.") {
 		t.Error("the verdict does not say nothing was measured")
@@ -474,5 +494,26 @@ func TestReportSize100k(t *testing.T) {
 	checkSelfContained(t, doc)
 	if n := len(doc.byID("timeline").find("rect", "hover")); n > 5*maxTimePoints {
 		t.Errorf("%d hover bands over the time charts, want at most %d", n, 5*maxTimePoints)
+	}
+}
+
+// A gap threshold from the caller (vLLM's --timeline-itl-thresholds) marks
+// the request timeline's gaps instead of the run's own choice.
+func TestRunHTMLTakesTheTimelineGap(t *testing.T) {
+	run := richRun(t)
+	for _, tt := range []struct {
+		gap  float64
+		want string
+	}{
+		{0.05, "gap over 50 ms"},
+		{2, "gap over 2 s"},
+	} {
+		var b bytes.Buffer
+		if err := WriteRunHTML(&b, run, HTMLOptions{LongGap: tt.gap}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), tt.want) {
+			t.Errorf("LongGap %v: the timeline's legend lacks %q", tt.gap, tt.want)
+		}
 	}
 }

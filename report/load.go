@@ -34,6 +34,8 @@ type Sweep struct {
 	// files of its measurements found beside the sweep file, by base name,
 	// so that a report can say where each point's requests are.
 	Records map[string][]string
+	// Context is what the sweep measured, from the files beside it.
+	Context SweepContext
 }
 
 // loadLabel is the record label a sweep sets to each measurement's load
@@ -188,6 +190,21 @@ func Locate(path string) (kind, file string, err error) {
 	return KindRun, path, nil
 }
 
+// RunRecords returns the records file of the run that path names, as Load
+// would read it: a record file ("-" for standard input), a run's summary
+// file, or a result directory holding one run. A sweep is an error that
+// says so, for the commands that read one run.
+func RunRecords(path string) (string, error) {
+	kind, file, err := Locate(path)
+	if err != nil {
+		return "", err
+	}
+	if kind == KindSweep {
+		return "", fmt.Errorf("%s is a sweep: name one of its points' record files (the *%s files beside %s)", path, RecordsSuffix, filepath.Base(file))
+	}
+	return file, nil
+}
+
 // sniff says what the JSON file at path holds (see sniffJSON).
 func sniff(path string) (string, error) {
 	f, err := os.Open(path)
@@ -314,7 +331,23 @@ func LoadSweep(path string) (*Sweep, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Sweep{Name: stem(path), Path: path, Summary: s, Records: pointRecords(filepath.Dir(path))}, nil
+	name := stem(path)
+	if name == "sweep" {
+		// sweep.json is every sweep's name: its directory names this one.
+		if d := filepath.Base(filepath.Dir(mustAbs(path))); d != "." && d != "/" {
+			name = d
+		}
+	}
+	dir := filepath.Dir(path)
+	return &Sweep{Name: name, Path: path, Summary: s, Records: pointRecords(dir), Context: readSweepContext(dir)}, nil
+}
+
+// mustAbs returns path made absolute, or path when that fails.
+func mustAbs(path string) string {
+	if a, err := filepath.Abs(path); err == nil {
+		return a
+	}
+	return path
 }
 
 // pointRecords finds the record files of a sweep's measurements in dir by
@@ -381,9 +414,7 @@ func LoadRun(path string, stdin io.Reader, o RunOptions) (*Run, error) {
 		}
 		b.Add(&r)
 	}
-	if n := f.CutNote(); n != "" {
-		notes = append(notes, n)
-	}
+	notes = append(notes, f.Notes()...)
 	run := b.Close()
 	run.Path, run.Format, run.Summary, run.Notes = path, f.Format, sum, notes
 	run.Name = stem(path)

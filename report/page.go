@@ -1,7 +1,9 @@
 package report
 
 import (
+	"crypto/sha256"
 	_ "embed"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"math"
@@ -12,12 +14,31 @@ import (
 //go:embed assets/report.css
 var reportCSS string
 
-// contentPolicy forbids the page every fetch, script and frame: the report
-// is one file that must work offline, and a browser that enforces the
-// policy proves it makes no request. Styles are inline; the only image is
-// the empty favicon, a data: URL, which keeps the browser from asking for
-// /favicon.ico.
-const contentPolicy = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+// reportJS is the page's one script: the SLO explorer and chart export.
+//
+//go:embed assets/report.js
+var reportSource string
+
+// reportJS is the script element's text: the script inside a CDATA
+// section hidden from JavaScript by line comments, so that the page stays
+// well-formed XML (the script holds < and &) and runs as written.
+var reportJS = "\n//<![CDATA[\n" + reportSource + "//]]>\n"
+
+// contentPolicy forbids the page every fetch and frame, and every script
+// but its own: the report is one file that must work offline, and a
+// browser that enforces the policy proves it makes no request. The one
+// inline script is allowed by its hash, so that no other script (one
+// smuggled in through a label or an error message, say) can run. Styles
+// are inline; images are data: URLs only: the empty favicon, which keeps
+// the browser from asking for /favicon.ico, and a chart drawn to a PNG.
+var contentPolicy = "default-src 'none'; script-src '" + scriptHash(reportJS) + "'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+
+// scriptHash is the Content-Security-Policy source that allows an inline
+// script whose text is js.
+func scriptHash(js string) string {
+	sum := sha256.Sum256([]byte(js))
+	return "sha256-" + base64.StdEncoding.EncodeToString(sum[:])
+}
 
 // HTMLOptions adjust an HTML report.
 type HTMLOptions struct {
@@ -26,6 +47,11 @@ type HTMLOptions struct {
 	// Tool names the program in the footer, e.g. "goodput 1.2.0";
 	// empty means "goodput".
 	Tool string
+	// LongGap, when above 0, is the gap between chunks (seconds) above
+	// which the request timeline marks a request's longest gap, instead
+	// of its own choice from the run (vLLM's upper
+	// --timeline-itl-thresholds).
+	LongGap float64
 }
 
 // page writes an HTML document. The markup is also well-formed XML (every
@@ -62,18 +88,29 @@ func (p *page) head(title, sub string) {
 	p.w("</header>\n")
 }
 
-// tail writes the embedded data (JSON, already safe to place in a
-// script element: see safeJSON) and closes the document.
-func (p *page) tail(id string, data []byte, tool string) {
+// data writes embedded data: JSON, already safe to place in a script
+// element (see safeJSON).
+func (p *page) data(id string, data []byte) {
 	if len(data) > 0 {
 		p.f(`<script type="application/json" id="%s">`, esc(id))
 		p.b.Write(data)
 		p.w("</script>\n")
 	}
+}
+
+// tail writes the embedded data, the footer and the page's script, and
+// closes the document.
+func (p *page) tail(id string, data []byte, tool string) {
+	p.data(id, data)
 	if tool == "" {
 		tool = "goodput"
 	}
-	p.f(`<footer>Made by %s. This page is self-contained: it loads nothing and runs no script; hover over bars, points and time spans for their values.</footer>`, esc(tool))
+	p.f(`<footer>Made by %s. This page is self-contained: it loads nothing from the network, and its one inline script only recomputes figures from the page and saves charts. Hover over bars, points and time spans for their values.</footer>`, esc(tool))
+	// The script is written as is, not escaped: the policy's hash is of
+	// these exact bytes, and the text holds neither "</script" nor "]]>".
+	p.w("<script>")
+	p.w(reportJS)
+	p.w("</script>\n")
 	p.w("\n</body></html>\n")
 }
 

@@ -166,7 +166,27 @@ type RegressionResult struct {
 	Base, Measured, Regression float64
 	Pass                       bool
 	Problem                    string // why it could not be read; the gate then fails
+
+	// Judged says what the verdict rests on: JudgedInterval when the
+	// difference's bootstrap interval decided whether it is noise,
+	// JudgedPoint when the point estimates alone did.
+	Judged string
+	// HasCI says Lo and Hi hold the Confidence interval of the difference
+	// run − baseline (seconds), and Verdict the comparison's word for it:
+	// noise, better or worse.
+	HasCI      bool
+	Lo, Hi     float64
+	Confidence float64
+	Verdict    string
+	// Note explains the judgement in words, when it needs explaining.
+	Note string
 }
+
+// How a regression gate was judged.
+const (
+	JudgedInterval = "interval"
+	JudgedPoint    = "point estimate"
+)
 
 // Eval checks the gate on run against base.
 func (g RegressionGate) Eval(base, run *metrics.Result) RegressionResult {
@@ -225,5 +245,15 @@ func (r RegressionResult) String() string {
 	if r.Gate.Quantity.Stat != slo.StatScalar {
 		f = seconds
 	}
-	return fmt.Sprintf("%s: %s → %s (%s): %s", r.Gate, f(r.Base), f(r.Measured), signedPercent(r.Regression), verdict)
+	s := fmt.Sprintf("%s: %s → %s (%s)", r.Gate, f(r.Base), f(r.Measured), signedPercent(r.Regression))
+	if r.HasCI {
+		s += fmt.Sprintf(", %s %% CI of Δ [%s, %s] ms, %s", pct(100*r.Confidence), signedMS(r.Lo), signedMS(r.Hi), r.Verdict)
+	}
+	if r.Note != "" {
+		s += "; " + r.Note
+	}
+	return s + ": " + verdict
 }
+
+// signedMS writes seconds as signed milliseconds with two decimals.
+func signedMS(v float64) string { return fmt.Sprintf("%+.2f", 1e3*v) }

@@ -2,6 +2,8 @@ package report
 
 import (
 	"cmp"
+	"encoding/binary"
+	"hash/fnv"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -58,7 +60,9 @@ type Run struct {
 	GatesOK bool
 
 	// Latency holds the distribution of each of TTFT, TPOT, ITL (pooled,
-	// per token) and e2e over completed requests, for histograms.
+	// per token) and e2e over completed requests, for histograms; and of
+	// TTFA and TPOT over reasoning and over the answer when a request
+	// reasoned.
 	Latency map[metrics.Metric]*Histogram
 	// Lag is the client's own queueing (sent − scheduled) over time.
 	Lag LagSeries
@@ -75,6 +79,12 @@ type Run struct {
 	// Scheduled holds the scheduled times of measured requests, ns from
 	// the run epoch, in record order: the load's shape.
 	Scheduled []int64
+	// Requests are the measured requests in record order, for the
+	// per-request timeline and the page's SLO controls: every one, or
+	// past 200,000 of them every RequestStride-th, so that a long run's
+	// memory stays bounded.
+	Requests      []RequestSpan
+	RequestStride int
 
 	// Summary is the run's summary file, when one was found beside the
 	// records; nil otherwise.
@@ -89,6 +99,10 @@ type Run struct {
 	Notes []string
 
 	samples map[metrics.Metric]*sampleSet
+	// fingerprint is a hash of the values kept for resampling: it seeds
+	// the run's bootstrap, so that a run is resampled alike in every
+	// comparison it takes part in.
+	fingerprint uint64
 }
 
 // ErrorGroup is the failed requests of one kind and HTTP status.
@@ -126,7 +140,16 @@ type RunBuilder struct {
 	one     [1]float64
 	closed  bool
 	warmAll bool // Metrics.IncludeWarmup
+	// spanSeen counts the measured requests offered to run.Requests.
+	spanSeen int64
+	// reasoned is set by the first completed reply that reasoned (see
+	// startReasoning).
+	reasoned bool
 }
+
+// maxRequestSpans bounds the request spans a Run keeps (about 25 MB); a
+// variable so that a test can lower it.
+var maxRequestSpans = 200_000
 
 type errKey struct {
 	kind   record.ErrorKind
@@ -156,12 +179,13 @@ func NewRunBuilder(h record.Header, o RunOptions) *RunBuilder {
 	}
 	b := &RunBuilder{
 		run: &Run{
-			Name:    "run",
-			Header:  h,
-			SLO:     o.SLO,
-			Latency: map[metrics.Metric]*Histogram{},
-			Finish:  map[string]int64{},
-			samples: map[metrics.Metric]*sampleSet{},
+			Name:          "run",
+			Header:        h,
+			SLO:           o.SLO,
+			Latency:       map[metrics.Metric]*Histogram{},
+			Finish:        map[string]int64{},
+			RequestStride: 1,
+			samples:       map[metrics.Metric]*sampleSet{},
 		},
 		sum:     metrics.NewSummary(mo),
 		opts:    o,
@@ -193,6 +217,19 @@ func (b *RunBuilder) Add(r *record.Record) {
 	run := b.run
 	run.Scheduled = append(run.Scheduled, r.Scheduled)
 	q := metrics.Compute(r)
+	if b.spanSeen%int64(run.RequestStride) == 0 {
+		run.Requests = append(run.Requests, newRequestSpan(r, q, b.opts.SLO))
+		if len(run.Requests) >= maxRequestSpans {
+			// Keep every other span, and every 2k-th request from now on.
+			kept := run.Requests[:0]
+			for i := 0; i < len(run.Requests); i += 2 {
+				kept = append(kept, run.Requests[i])
+			}
+			run.Requests = kept
+			run.RequestStride *= 2
+		}
+	}
+	b.spanSeen++
 	key := b.rng.Uint64()
 	if q.HasSent {
 		b.lag.add(r.Scheduled, q.ClientQueue)
@@ -217,16 +254,62 @@ func (b *RunBuilder) Add(r *record.Record) {
 		v := d.Seconds()
 		run.Latency[m].Add(v, 1)
 		b.one[0] = v
-		run.samples[m].add(key, b.one[:], nil)
+		if s := run.samples[m]; s != nil {
+			s.add(key, b.one[:], nil)
+		}
+	}
+	if q.Reasoned && !b.reasoned {
+		b.startReasoning()
 	}
 	single(metrics.MetricTTFT, q.HasFirstToken, q.TTFT)
 	single(metrics.MetricTPOT, q.HasTPOT, q.TPOT)
 	single(metrics.MetricE2E, q.HasE2E, q.E2E)
+	if b.reasoned {
+		single(metrics.MetricTTFA, q.HasTTFA, q.TTFA)
+		if q.HasTPOTReasoning {
+			run.Latency[metrics.MetricTPOTReasoning].Add(q.TPOTReasoning.Seconds(), 1)
+		}
+		if q.HasTPOTAnswer {
+			run.Latency[metrics.MetricTPOTAnswer].Add(q.TPOTAnswer.Seconds(), 1)
+		}
+	}
 	b.itl, b.itlW = itls(r.Chunks, b.itl[:0], b.itlW[:0])
 	for i, v := range b.itl {
 		run.Latency[metrics.MetricITL].Add(v, int64(b.itlW[i]))
 	}
 	run.samples[metrics.MetricITL].add(key, b.itl, b.itlW)
+}
+
+// startReasoning begins the reasoning metrics at the first completed
+// reply that reasoned. Every reply before it had no reasoning, so its TTFA
+// was its TTFT and its TPOT over the answer its TPOT: the new histograms
+// (and TTFA's values for resampling) start as copies of those, and a run
+// that never reasons keeps none of them.
+func (b *RunBuilder) startReasoning() {
+	b.reasoned = true
+	run := b.run
+	run.Latency[metrics.MetricTTFA] = run.Latency[metrics.MetricTTFT].clone()
+	run.Latency[metrics.MetricTPOTAnswer] = run.Latency[metrics.MetricTPOT].clone()
+	run.Latency[metrics.MetricTPOTReasoning] = &Histogram{}
+	run.samples[metrics.MetricTTFA] = run.samples[metrics.MetricTTFT].clone()
+}
+
+// sampled returns the metrics whose values run keeps for resampling:
+// comparedMetrics, and TTFA when a request reasoned.
+func (run *Run) sampled() []metrics.Metric {
+	if run.samples[metrics.MetricTTFA] == nil {
+		return comparedMetrics
+	}
+	return append(slices.Clone(comparedMetrics), metrics.MetricTTFA)
+}
+
+// samplesOf returns the values kept of metric m. A run in which nothing
+// reasoned answers TTFA with TTFT's, which are the same.
+func (run *Run) samplesOf(m metrics.Metric) *sampleSet {
+	if s := run.samples[m]; s != nil || m != metrics.MetricTTFA {
+		return s
+	}
+	return run.samples[metrics.MetricTTFT]
 }
 
 // itls appends the per-token ITLs of a request's chunks, in seconds, with
@@ -273,9 +356,20 @@ func (b *RunBuilder) Close() *Run {
 		return cmp.Or(cmp.Compare(y.Count, x.Count), cmp.Compare(x.Kind, y.Kind), cmp.Compare(x.Status, y.Status))
 	})
 	block := blockSize(run.Result)
-	for _, s := range run.samples {
+	h := fnv.New64a()
+	var buf [8]byte
+	for _, m := range run.sampled() {
+		s := run.samples[m]
 		s.finish(block)
+		h.Write([]byte(m))
+		for i, v := range s.vals {
+			binary.LittleEndian.PutUint64(buf[:], math.Float64bits(v))
+			h.Write(buf[:])
+			binary.LittleEndian.PutUint32(buf[:4], uint32(s.wt[i]))
+			h.Write(buf[:4])
+		}
 	}
+	run.fingerprint = h.Sum64()
 	return run
 }
 

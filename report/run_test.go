@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"math"
 	"slices"
 	"strings"
@@ -178,5 +179,34 @@ func TestLagBuilderCoarsens(t *testing.T) {
 	}
 	if s.Starts[0] > -3600 {
 		t.Errorf("series starts at %v s, after the early request", s.Starts[0])
+	}
+}
+
+// TestRunBuilderThinsRequestSpans checks that a long run keeps a bounded,
+// evenly spaced sample of its requests' spans and says its stride.
+func TestRunBuilderThinsRequestSpans(t *testing.T) {
+	defer func(n int) { maxRequestSpans = n }(maxRequestSpans)
+	maxRequestSpans = 100
+	recs := fixedRecords(1000, 10*time.Millisecond, 0, 2, 5*time.Millisecond, func(int) time.Duration { return 20 * time.Millisecond })
+	run := build(record.Header{}, recs, RunOptions{})
+	// 1,000 requests under a bound of 100: every 16th, 63 spans (the
+	// stride doubles at 100 kept, from 1 to 2, 4, 8, 16).
+	if run.RequestStride != 16 || len(run.Requests) != 63 {
+		t.Fatalf("stride %d, %d spans", run.RequestStride, len(run.Requests))
+	}
+	for i, s := range run.Requests {
+		if s.Seq != int64(16*i) {
+			t.Fatalf("span %d is request %d, want %d", i, s.Seq, 16*i)
+		}
+	}
+	// The page says it draws a sample, and its SLO figures are estimates.
+	var b bytes.Buffer
+	if err := WriteRunHTML(&b, run, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Every 16th request of 1000 is drawn.", "the page holds every 16th, so figures recomputed here are estimates"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("page lacks %q", want)
+		}
 	}
 }

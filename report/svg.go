@@ -164,6 +164,10 @@ type frame struct {
 	xTick, yTick func(v, step float64) string
 	b            strings.Builder // plot elements
 	legend       []legendItem
+	// w and h are the chart's size in user units: chartW × chartH but
+	// for a chart made with newSizedFrame.
+	w, h  float64
+	class string // extra classes of the figure
 }
 
 type legendItem struct {
@@ -172,14 +176,19 @@ type legendItem struct {
 }
 
 func newFrame(title, xLabel, yLabel string, x, y scale) *frame {
-	x.a, x.b = marginLeft, chartW-marginRight
-	y.a, y.b = chartH-marginBot, marginTop
-	return &frame{title: title, x: x, y: y, xLabel: xLabel, yLabel: yLabel}
+	return newSizedFrame(title, xLabel, yLabel, x, y, chartW, chartH)
+}
+
+// newSizedFrame is newFrame for a chart of w × h user units.
+func newSizedFrame(title, xLabel, yLabel string, x, y scale, w, h float64) *frame {
+	x.a, x.b = marginLeft, w-marginRight
+	y.a, y.b = h-marginBot, marginTop
+	return &frame{title: title, x: x, y: y, xLabel: xLabel, yLabel: yLabel, w: w, h: h}
 }
 
 // plotTop and plotBottom are the y pixels of the plot area's edges.
 func (f *frame) plotTop() float64    { return marginTop }
-func (f *frame) plotBottom() float64 { return chartH - marginBot }
+func (f *frame) plotBottom() float64 { return f.h - marginBot }
 
 func (f *frame) printf(format string, args ...any) { fmt.Fprintf(&f.b, format, args...) }
 
@@ -192,20 +201,73 @@ func (f *frame) hline(v float64, class, label, hover string) {
 		px(f.x.b-2), px(f.y.pos(v)-4), esc(label), esc(hover))
 }
 
-// vline draws a vertical marker at x = v labelled at the top; row staggers
-// labels of close markers.
-func (f *frame) vline(v float64, class, label, hover string, row int) {
-	x := px(f.x.pos(v))
-	f.printf(`<g class="%s"><line x1="%s" x2="%s" y1="%s" y2="%s"/>`, class, x, x, px(f.plotTop()), px(f.plotBottom()))
-	f.printf(`<text x="%s" y="%s" text-anchor="middle">%s</text><title>%s</title></g>`,
-		x, px(f.plotTop()-4-11*float64(row)), esc(label), esc(hover))
+// hlineClear draws a horizontal reference line at y = v with its label
+// where the label covers none of data: at the right end above the line,
+// else the left end, else below; it returns the label's box.
+func (f *frame) hlineClear(v float64, class, label, hover string, data []box) box {
+	y := f.y.pos(v)
+	w := labelWidth(label) + 2
+	type place struct {
+		x      float64 // the label's left edge
+		base   float64 // its baseline
+		anchor string
+	}
+	var places []place
+	for _, dy := range []float64{-4, 13} {
+		places = append(places, place{f.x.b - 2 - w, y + dy, "end"}, place{f.x.a + 4, y + dy, "start"}, place{(f.x.a + f.x.b - w) / 2, y + dy, "middle"})
+	}
+	best, bestN := places[0], -1
+	for _, p := range places {
+		b := box{p.x, p.base - 10, p.x + w, p.base + 2}
+		if b.y0 < f.plotTop()-2 || b.y1 > f.plotBottom() {
+			continue
+		}
+		n := 0
+		for _, d := range data {
+			if b.overlaps(d) {
+				n++
+			}
+		}
+		if bestN < 0 || n < bestN {
+			best, bestN = p, n
+		}
+		if n == 0 {
+			break
+		}
+	}
+	tx := best.x
+	switch best.anchor {
+	case "end":
+		tx = best.x + w
+	case "middle":
+		tx = best.x + w/2
+	}
+	f.printf(`<g class="%s"><line x1="%s" x2="%s" y1="%s" y2="%s"/>`, class, px(f.x.a), px(f.x.b), px(y), px(y))
+	f.printf(`<text x="%s" y="%s" text-anchor="%s">%s</text><title>%s</title></g>`, px(tx), px(best.base), best.anchor, esc(label), esc(hover))
+	return box{best.x, best.base - 10, best.x + w, best.base + 2}
+}
+
+// marker draws a vertical marker line at pixel x with its label centred
+// at pixel cx above the plot, joined by a leader when the two differ. A
+// marker beyond the axis (beyond) has a label only.
+func (f *frame) marker(x, cx float64, class, label, hover string, beyond bool) {
+	top := f.plotTop()
+	f.printf(`<g class="%s">`, class)
+	if !beyond {
+		f.printf(`<line x1="%s" x2="%s" y1="%s" y2="%s"/>`, px(x), px(x), px(top), px(f.plotBottom()))
+		if math.Abs(cx-x) > 1 {
+			f.printf(`<path class="leader" d="M%s %sL%s %s"/>`, px(cx), px(top-3), px(x), px(top))
+		}
+	}
+	f.printf(`<text class="mlabel" x="%s" y="%s" text-anchor="middle">%s</text><title>%s</title></g>`,
+		px(cx), px(top-5), esc(label), esc(hover))
 }
 
 // render writes the chart as a <figure> holding an <svg>.
 func (f *frame) render(w *strings.Builder) {
-	fmt.Fprintf(w, `<figure class="chart"><figcaption>%s</figcaption>`, esc(f.title))
-	fmt.Fprintf(w, `<svg class="chart" viewBox="0 0 %d %d" role="img" aria-label="%s" xmlns="http://www.w3.org/2000/svg">`,
-		chartW, chartH, esc(f.title))
+	fmt.Fprintf(w, `<figure class="chart%s"><figcaption>%s</figcaption>`, f.class, esc(f.title))
+	fmt.Fprintf(w, `<svg class="chart" viewBox="0 0 %s %s" role="img" aria-label="%s" xmlns="http://www.w3.org/2000/svg">`,
+		px(f.w), px(f.h), esc(f.title))
 	f.axes(w)
 	fmt.Fprintf(w, `<g class="plot">%s</g>`, f.b.String())
 	f.renderLegend(w)
@@ -236,7 +298,7 @@ func (f *frame) axes(w *strings.Builder) {
 	b := px(f.plotBottom())
 	fmt.Fprintf(w, `<line class="frame" x1="%s" x2="%s" y1="%s" y2="%s"/>`, px(f.x.a), px(f.x.b), b, b)
 	fmt.Fprintf(w, `<line class="frame" x1="%s" x2="%s" y1="%s" y2="%s"/>`, px(f.x.a), px(f.x.a), px(f.plotTop()), b)
-	fmt.Fprintf(w, `<text class="label" x="%s" y="%d" text-anchor="middle">%s</text>`, px((f.x.a+f.x.b)/2), chartH-8, esc(f.xLabel))
+	fmt.Fprintf(w, `<text class="label" x="%s" y="%s" text-anchor="middle">%s</text>`, px((f.x.a+f.x.b)/2), px(f.h-8), esc(f.xLabel))
 	fmt.Fprintf(w, `<text class="label" transform="rotate(-90)" x="%s" y="14" text-anchor="middle">%s</text>`,
 		px(-(f.plotTop()+f.plotBottom())/2), esc(f.yLabel))
 	w.WriteString(`</g>`)

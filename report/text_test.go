@@ -7,8 +7,8 @@ import (
 	"github.com/goodput-dev/goodput/metrics"
 )
 
-// The errors block gives each kind's count and its first message, cut to
-// 100 characters, so that a run whose requests all failed says why.
+// The errors block gives each kind's count and its first message, whole,
+// so that a run whose requests all failed says why.
 func TestTextErrorsComeWithAReason(t *testing.T) {
 	long := "http 404 Not Found: " + strings.Repeat("x", 200)
 	res := &metrics.Result{Counts: metrics.Counts{
@@ -21,11 +21,162 @@ func TestTextErrorsComeWithAReason(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	want := "2 (first: " + shorten(long, 100) + ")"
-	if !strings.Contains(out, want) || !strings.Contains(out, "…)") {
+	want := "2 (first: " + long + ")"
+	if !strings.Contains(out, want) || strings.Contains(out, "…") {
 		t.Errorf("errors block lacks %q:\n%s", want, out)
 	}
 	if !strings.Contains(out, "timeout:") || strings.Contains(out, "1 (first:") {
 		t.Errorf("a kind without a message should show its count alone:\n%s", out)
+	}
+}
+
+// The summary keeps vLLM's sections in vLLM's order, its configuration
+// lines where vLLM prints them, and goodput's blocks after vLLM's.
+func TestTextFollowsVLLMsOrder(t *testing.T) {
+	conc, good := 8, 1.25
+	res := &metrics.Result{
+		Counts:  metrics.Counts{Total: 4, Completed: 4},
+		Goodput: &metrics.Goodput{SLO: "ttft<=500ms"},
+		Latency: metrics.Latency{TTFT: metrics.Distribution{Count: 4, Mean: 0.1}},
+	}
+	var b strings.Builder
+	err := Text(&b, res, TextOptions{
+		Title: "Serving Benchmark Result (built-in simulator)", Notes: []string{"Load: open loop"},
+		Metrics: []string{"ttft", "e2el"},
+		VLLM:    &VLLMLines{MaxConcurrency: &conc, RequestRate: 4, RequestGoodput: &good, Peak: &Peak{OutputTokensPerSecond: 96, ConcurrentRequests: 3}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	order := []string{
+		"Load: open loop\n= Serving Benchmark Result (built-in simulator) ==\n",
+		"Successful requests:", "Failed requests:", "Maximum request concurrency:             8",
+		"Request rate configured (RPS):           4.00", "Benchmark duration (s):", "Total input tokens:",
+		"Total generated tokens:", "Request throughput (req/s):", "Request goodput (req/s):                 1.25",
+		"Output token throughput (tok/s):", "Peak output token throughput (tok/s):    96.00",
+		"Peak concurrent requests:                3.00", "Total token throughput (tok/s):",
+		"Time to First Token", "End-to-end Latency", "Goodput", "Client", "==================================================",
+	}
+	at := 0
+	for _, w := range order {
+		i := strings.Index(out[at:], w)
+		if i < 0 {
+			t.Fatalf("%q missing or out of order in:\n%s", w, out)
+		}
+		at += i + len(w)
+	}
+	for _, absent := range []string{"Time per Output Token", "Inter-token Latency"} {
+		if strings.Contains(out, absent) {
+			t.Errorf("--percentile-metrics left out %q:\n%s", absent, out)
+		}
+	}
+}
+
+// The client's counts that are not latencies: empty answers, retries, the
+// prompt cache and the server's own timings, each only when there is one.
+func TestTextServerSideCounts(t *testing.T) {
+	res := &metrics.Result{Percentiles: []float64{50, 99},
+		Counts:      metrics.Counts{Total: 10, Completed: 10, NoToken: 2, Retried: 3},
+		PromptCache: &metrics.PromptCache{Requests: 10, PromptTokens: 640, CachedTokens: 600, HitRate: 600.0 / 640},
+		ServerTimings: &metrics.ServerTimings{Requests: 10,
+			Prefill:        metrics.Distribution{Count: 10, Mean: 0.002, Median: 0.0015, Percentiles: []metrics.PercentileValue{{P: 50, Value: 0.0015}, {P: 99, Value: 0.004}}},
+			DecodePerToken: metrics.Distribution{Count: 10, Mean: 0.0005, Median: 0.0005}},
+	}
+	var b strings.Builder
+	if err := Text(&b, res, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"of which empty (no token):", "2 (no TTFT, never good)",
+		"Retried on a new connection:", "3 (a kept-alive connection closed before any byte)",
+		"Prompt cache hits (client):", "93.75% (600 of 640 prompt tokens, 10 requests)",
+		"Server prefill (ms):", "mean 2.00, median 1.50, p99 4.00",
+		"Server decode per token (ms):", "mean 0.50, median 0.50",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	var plain strings.Builder
+	if err := Text(&plain, &metrics.Result{Counts: metrics.Counts{Total: 1, Completed: 1}}, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, absent := range []string{"empty", "Retried", "Prompt cache", "Server prefill"} {
+		if strings.Contains(plain.String(), absent) {
+			t.Errorf("a run without %s mentions it:\n%s", absent, plain.String())
+		}
+	}
+}
+
+// Requests canceled at an interrupt are said to be canceled, and to be
+// outside attainment, which is a fraction of the others.
+func TestTextSaysCanceledRequestsAreOutsideAttainment(t *testing.T) {
+	res := &metrics.Result{
+		Counts:  metrics.Counts{Total: 10, Completed: 6, Failed: 4, Canceled: 2, Errors: map[string]int64{"canceled": 2, "timeout": 2}},
+		Goodput: &metrics.Goodput{SLO: "ttft<=1s", GoodRequests: 6, Attainment: 0.75},
+	}
+	var b strings.Builder
+	if err := Text(&b, res, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"4 (2 canceled: in flight at the interrupt)",
+		"75.00% (6 of 8 requests; the 2 canceled at the interrupt are outside it)",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
+// A run whose requests reasoned says how many did, splits their tokens,
+// and adds TTFA and TPOT per kind beside the seeds' blocks; a run without
+// reasoning prints none of it.
+func TestTextShowsReasoningOnlyWhenThereWasSome(t *testing.T) {
+	ttfa := metrics.Distribution{Count: 3, Mean: 1.2, Median: 1.0, Percentiles: []metrics.PercentileValue{{P: 50, Value: 1.0}, {P: 99, Value: 2.25}}}
+	tr := metrics.Distribution{Count: 2, Mean: 0.02, Median: 0.02}
+	ta := metrics.Distribution{Count: 3, Mean: 0.035, Median: 0.03}
+	res := &metrics.Result{
+		Counts: metrics.Counts{Total: 3, Completed: 3},
+		Tokens: metrics.Tokens{Output: 90},
+		Latency: metrics.Latency{TTFT: metrics.Distribution{Count: 3, Mean: 0.1, Median: 0.1},
+			TTFA: &ttfa, TPOTReasoning: &tr, TPOTAnswer: &ta},
+		Reasoning: &metrics.Reasoning{Requests: 2, Unanswered: 1, ReasoningTokens: 60, AnswerTokens: 30,
+			ReasoningTokensPerSecond: 30, AnswerTokensPerSecond: 15, TokenSources: map[string]int64{"usage": 2}},
+	}
+	var b strings.Builder
+	if err := Text(&b, res, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"Requests that reasoned:", "2 of 3",
+		"Reasoned without answering:", "1 (no answer token: cut off while thinking)",
+		"Reasoning tokens:", "60", "Answer tokens:", "30",
+		"Reasoning token throughput (tok/s):", "30.00", "Answer token throughput (tok/s):", "15.00",
+		"Reasoning token counts from:", "usage 2",
+		"Time to First Answer Token", "Mean TTFA (ms):", "1200.00", "Median TTFA (ms):", "1000.00", "P99 TTFA (ms):", "2250.00",
+		"Time per Output Token, reasoning", "Mean TPOT-R (ms):", "20.00",
+		"Time per Output Token, answer", "Mean TPOT-A (ms):", "35.00",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	if i, j := strings.Index(out, "Time to First Token"), strings.Index(out, "Time to First Answer Token"); i < 0 || j < i {
+		t.Errorf("TTFA should follow TTFT:\n%s", out)
+	}
+
+	res.Reasoning, res.Latency.TTFA, res.Latency.TPOTReasoning, res.Latency.TPOTAnswer = nil, nil, nil, nil
+	b.Reset()
+	if err := Text(&b, res, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, absent := range []string{"Reasoning", "TTFA", "TPOT-R", "TPOT-A", "Answer"} {
+		if strings.Contains(b.String(), absent) {
+			t.Errorf("a run without reasoning mentions %q:\n%s", absent, b.String())
+		}
 	}
 }

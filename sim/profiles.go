@@ -86,6 +86,10 @@ type Model struct {
 	VHeadDim      int `yaml:"v_head_dim,omitempty" json:"v_head_dim,omitempty"`
 
 	Source string `yaml:"source,omitempty" json:"source,omitempty"`
+
+	// Reasoning makes the model think before it answers (see Reasoning);
+	// the built-in models do not.
+	Reasoning Reasoning `yaml:"reasoning,omitempty" json:"reasoning,omitzero"`
 }
 
 // weightBytesPer is the bytes of one weight in the model's format.

@@ -183,6 +183,9 @@ func (i Info) String() string {
 		i.KVBlocks, i.BlockSize, i.KVTokens, kvFormat(i.Profile), onOff(i.PrefixCaching))
 	fmt.Fprintf(&b, "scheduler: max num seqs %d, max num batched tokens %d, chunked prefill %s\n",
 		i.MaxNumSeqs, i.MaxNumBatchedTokens, onOff(i.ChunkedPrefill))
+	if r := i.Profile.Model.Reasoning; r.On() {
+		fmt.Fprintf(&b, "reasoning: %s, streamed as reasoning on /v1/chat/completions\n", r.describe())
+	}
 	fmt.Fprintf(&b, "faults: %s", i.Faults)
 	return b.String()
 }

@@ -59,6 +59,22 @@ type pointJSON struct {
 	Repeats []Sample `json:"repeats"`
 }
 
+// check checks every sample of the point as the file holds it.
+func (p pointJSON) check() error {
+	for i, r := range p.Repeats {
+		if err := r.Check(); err != nil {
+			return fmt.Errorf("repeat %d: %w", i+1, err)
+		}
+	}
+	if err := p.Mean.Check(); err != nil {
+		return fmt.Errorf("mean: %w", err)
+	}
+	if err := p.Spread.Check(); err != nil {
+		return fmt.Errorf("spread: %w", err)
+	}
+	return nil
+}
+
 // jsonNum is a float64 written as null when it is NaN or infinite, which
 // JSON cannot hold.
 type jsonNum float64
@@ -192,6 +208,9 @@ func ReadJSON(r io.Reader) (Summary, error) {
 	}
 	points := make([]Point, len(in.Points))
 	for i, pj := range in.Points {
+		if err := pj.check(); err != nil {
+			return Summary{}, fmt.Errorf("sweep file: point %d: %w", i+1, err)
+		}
 		reps := pj.Repeats
 		if len(reps) == 0 {
 			reps = []Sample{pj.Mean}

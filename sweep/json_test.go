@@ -173,10 +173,53 @@ func FuzzReadJSON(f *testing.F) {
 			if err := p.Load.Validate(); err != nil {
 				t.Fatalf("point %d: %v", i, err)
 			}
+			for j, r := range p.Repeats {
+				if err := r.Check(); err != nil {
+					t.Fatalf("point %d, repeat %d accepted outside its domain: %v", i, j, err)
+				}
+			}
 		}
 		var out bytes.Buffer
 		if err := WriteJSON(&out, s); err != nil {
 			t.Fatalf("WriteJSON of what ReadJSON accepted: %v", err)
 		}
 	})
+}
+
+// Every figure of a sweep file is checked against its domain as it is
+// read: a negative throughput or latency, an attainment or error rate
+// above 100 %, names the point, which of its samples, and the key.
+func TestReadJSONRefusesFiguresOutsideTheirDomain(t *testing.T) {
+	point := func(sample string) string {
+		return `{"schema":1,"points":[{"load":"c=1","repeats":[{"requests":10,"attainment":0.5}]},{"load":"c=2","repeats":[` + sample + `]}]}`
+	}
+	tests := []struct {
+		name, in, err string
+	}{
+		// 200 % of requests met the SLO
+		{"attainment", point(`{"requests":10,"attainment":2}`), `point 2: repeat 1: "attainment" 2: must be from 0 to 1`},
+		{"negative attainment", point(`{"attainment":-0.1}`), `point 2: repeat 1: "attainment" -0.1: must be from 0 to 1`},
+		{"error rate", point(`{"error_rate":1.5}`), `"error_rate" 1.5: must be from 0 to 1`},
+		// negative rates and latencies
+		{"throughput", point(`{"request_throughput":-5}`), `point 2: repeat 1: "request_throughput" -5: must be ≥ 0`},
+		{"goodput", point(`{"goodput":-1}`), `"goodput" -1: must be ≥ 0`},
+		{"latency", point(`{"e2e_mean":-0.3}`), `"e2e_mean" -0.3: must be ≥ 0`},
+		{"little", point(`{"little_l":-2}`), `"little_l" -2: must be ≥ 0`},
+		// a mean-only point is its one repeat, checked the same way
+		{"mean only", `{"schema":1,"points":[{"load":"c=3","mean":{"ttft_p99":-1}}]}`, `point 1: mean: "ttft_p99" -1: must be ≥ 0`},
+		// the spread, too, cannot be negative
+		{"spread", `{"schema":1,"points":[{"load":"c=3","spread":{"ttft_p99":-1},"repeats":[{}]}]}`, `point 1: spread: "ttft_p99" -1: must be ≥ 0`},
+		// the options' target
+		{"target", `{"schema":1,"options":{"target":2},"points":[{"load":"c=1","repeats":[{}]}]}`, "attainment target 2: must be in (0, 1]"},
+	}
+	for _, tt := range tests {
+		if _, err := ReadJSON(strings.NewReader(tt.in)); err == nil || !strings.Contains(err.Error(), tt.err) {
+			t.Errorf("%s: ReadJSON error = %v, want one containing %q", tt.name, err, tt.err)
+		}
+	}
+	// Undefined figures (null) and the extremes of each domain read.
+	in := point(`{"requests":0,"attainment":1,"error_rate":0,"e2e_mean":null,"goodput":0}`)
+	if _, err := ReadJSON(strings.NewReader(in)); err != nil {
+		t.Errorf("figures at the edges of their domains: %v", err)
+	}
 }

@@ -30,8 +30,8 @@ func FromResult(r *metrics.Result) Sample {
 		s.Goodput = s.OutputThroughput
 		s.RequestGoodput = s.RequestThroughput
 		s.Attainment = 0
-		if r.Counts.Total > 0 {
-			s.Attainment = float64(r.Counts.Completed) / float64(r.Counts.Total)
+		if n := r.Counts.Judged(); n > 0 {
+			s.Attainment = float64(r.Counts.Completed) / float64(n)
 		}
 	}
 	s.TTFT = distOf(&r.Latency.TTFT)

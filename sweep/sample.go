@@ -183,3 +183,29 @@ func nanSample() Sample {
 	}
 	return s
 }
+
+// Check reports the first number of s outside its domain, naming its key:
+// the fractions (attainment, error rate) lie in [0, 1], every other number
+// (rates, latencies, the window, Little's Law terms) is ≥ 0. NaN, a number
+// the measurement did not define, is in every domain. Readers of sweep
+// files check every sample, so that no plan is sized from an attainment
+// of 200 % or a negative throughput.
+func (s Sample) Check() error {
+	if s.Requests < 0 {
+		return fmt.Errorf(`"requests" %d: must be ≥ 0`, s.Requests)
+	}
+	for _, f := range fields {
+		v := *f.ptr(&s)
+		switch {
+		case math.IsNaN(v):
+		case f.name.fraction() && (v < 0 || v > 1):
+			return fmt.Errorf("%q %v: must be from 0 to 1", f.name, v)
+		case v < 0 || math.IsInf(v, 0):
+			return fmt.Errorf("%q %v: must be ≥ 0", f.name, v)
+		}
+	}
+	return nil
+}
+
+// fraction reports whether s is a share of requests, from 0 to 1.
+func (s Stat) fraction() bool { return s == StatAttainment || s == "error_rate" }

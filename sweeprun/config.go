@@ -153,6 +153,10 @@ func (c *Config) benchConfig(m Measurement) bench.Config {
 	cfg.ResultDir = c.Dir
 	cfg.RunName = m.Name()
 	cfg.SaveResult = c.Dir != ""
+	// The sweep owns its directory: New refuses one that holds another
+	// sweep's points, and a point measured again (after an interruption)
+	// replaces its own earlier files.
+	cfg.Overwrite = true
 	cfg.VLLMResult = false
 	cfg.Metrics.Percentiles = withSweepPercentiles(cfg.Metrics.Percentiles)
 	return cfg

@@ -19,6 +19,15 @@ const (
 	summaryKind   = "goodput.summary" // bench.SummaryFile's Kind
 )
 
+// UnreadableError is an error reading what a result directory holds (its
+// sweep-config.json, the points' summaries or records): the data is at
+// fault, not the flags, so it is the tool's failure (exit 1), not a usage
+// error. It reads as the error it holds.
+type UnreadableError struct{ Err error }
+
+func (e *UnreadableError) Error() string { return e.Err.Error() }
+func (e *UnreadableError) Unwrap() error { return e.Err }
+
 // writeJSONFile writes v as indented JSON to path through a temporary file
 // renamed into place, so that a reader (or a resumed sweep) never sees half
 // a file.

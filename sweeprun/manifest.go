@@ -81,11 +81,11 @@ func (r *Runner) checkManifest(mode sweep.Mode) error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("--resume: %w", err)
+		return &UnreadableError{fmt.Errorf("--resume: %w", err)}
 	}
 	old, err := parseManifest(b)
 	if err != nil {
-		return fmt.Errorf("--resume: %s: %w", path, err)
+		return &UnreadableError{fmt.Errorf("--resume: %s: %w", path, err)}
 	}
 	now := r.settings(mode)
 	var keys []string

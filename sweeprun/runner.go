@@ -61,7 +61,7 @@ func New(cfg Config) (*Runner, error) {
 	if !cfg.Resume {
 		paths, _, _, err := listSummaries(cfg.Dir)
 		if err != nil {
-			return nil, err
+			return nil, &UnreadableError{err}
 		}
 		if len(paths) > 0 {
 			return nil, fmt.Errorf("--result-dir %s already holds %d measurements of a sweep (such as %s): give --resume to continue it, or another --result-dir",
@@ -71,10 +71,10 @@ func New(cfg Config) (*Runner, error) {
 	}
 	saved, notes, err := Scan(cfg.Dir, cfg.Bench.Metrics)
 	if err != nil {
-		return nil, fmt.Errorf("--resume: %w", err)
+		return nil, &UnreadableError{fmt.Errorf("--resume: %w", err)}
 	}
 	if r.resumed, err = Points(saved); err != nil {
-		return nil, fmt.Errorf("--resume: %w", err)
+		return nil, &UnreadableError{fmt.Errorf("--resume: %w", err)}
 	}
 	r.saved, r.notes = saved, notes
 	for _, s := range saved {
@@ -177,6 +177,9 @@ func (r *Runner) measureHTTP(ctx context.Context, m Measurement, cfg bench.Confi
 	}
 	for _, w := range out.Warnings {
 		r.logf("sweep: %s: warning: %s", m.Name(), w)
+	}
+	if out.Stopped != "" {
+		return nil, fmt.Errorf("%s: %s", m.Name(), out.Stopped)
 	}
 	if out.Run.Interrupted {
 		cause := ctx.Err()

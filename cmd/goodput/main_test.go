@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -37,8 +38,13 @@ func goodput(args ...string) *exec.Cmd {
 
 func TestVersionAndUsageExitCodes(t *testing.T) {
 	out, err := goodput("version").Output()
-	if err != nil || !strings.HasPrefix(string(out), "goodput ") {
+	if err != nil || !strings.HasPrefix(string(out), "goodput ") || !strings.Contains(string(out), "\ngo:       go1.") {
 		t.Errorf("version: %q %v", out, err)
+	}
+	// --version prints the first line of `goodput version`, as headers carry it.
+	short, err := goodput("--version").Output()
+	if first, _, _ := strings.Cut(string(out), "\n"); err != nil || string(short) != first+"\n" {
+		t.Errorf("--version: %q %v, want %q", short, err, first)
 	}
 	cmd := goodput("bench", "--request-rate", "fast")
 	b, err := cmd.CombinedOutput()
@@ -89,5 +95,49 @@ func TestSIGINTLeavesCompleteRecords(t *testing.T) {
 	tr, ok := d.Trailer()
 	if !ok || !tr.Interrupted || tr.Records != int64(n) || n == 0 {
 		t.Errorf("%d records, trailer %+v %v\n%s", n, tr, ok, stderr.String())
+	}
+}
+
+// A run whose result directory fills up (a 64 KiB tmpfs) stops, prints
+// its summary, exits 1 and says how many records reached the disk and
+// where the last whole one is; every one of them reads back. It needs
+// the right to mount, which root has; elsewhere the same path is tested
+// with an injected writer (bench's TestRunStopsWhenTheDiskIsFull...).
+func TestFullDiskKeepsTheSummary(t *testing.T) {
+	dir := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs here: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", dir).Run() })
+	cmd := goodput("bench", "--num-prompts", "3000", "--max-concurrency", "8", "--random-input-len", "16",
+		"--random-output-len", "16", "--ignore-eos", "--result-dir", dir, "--run-name", "full", "--quiet")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("exit: %v\n%s\n%s", err, stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "Successful requests:") || !strings.Contains(stdout.String(), "Mean TTFT (ms):") {
+		t.Errorf("no summary printed:\n%s", stdout.String())
+	}
+	f, err := record.Open(filepath.Join(dir, "full.jsonl"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var r record.Record
+	n, last := 0, int64(-1)
+	for err = f.Next(&r); err == nil; err = f.Next(&r) {
+		n, last = n+1, r.Seq
+	}
+	if err != io.EOF || n == 0 || n >= 3000 {
+		t.Fatalf("read %d records, then %v", n, err)
+	}
+	msg := stderr.String()
+	for _, want := range []string{"no space left on device", fmt.Sprintf(" %d of ", n), fmt.Sprintf("line %d (seq %d)", n+1, last), "the run stopped"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, msg)
+		}
 	}
 }

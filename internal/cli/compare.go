@@ -3,7 +3,9 @@ package cli
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -19,6 +21,7 @@ func newCompareCmd(env *Env) *cobra.Command {
 		resamples int
 		seed      uint64
 		conf      float64
+		point     bool
 	)
 	cmd := &cobra.Command{
 		Use:   "compare BASELINE RUN [RUN...]",
@@ -42,20 +45,31 @@ Runs are record files (any format analyze reads) or result directories, all
 read with the same SLO and percentiles. --gate takes the gates bench does,
 checked on every run after the baseline, and regression gates against the
 baseline, such as 'regression(p99 ttft) <= 10%' (a rise of latency or error
-rate, or a fall of throughput, goodput or attainment, is a regression). The
-command exits with code 3 when a gate fails.`,
+rate, or a fall of throughput, goodput or attainment, is a regression). A
+regression gate on a percentile is judged as its row is: a difference whose
+interval holds zero is noise and counts as no change, so the gate never fails
+on what the table calls noise. --point-estimate judges every regression gate
+on the point estimates instead; the output says which was done. The command
+exits with code 3 when a gate fails.`,
 		Example: `  goodput compare main.jsonl pr.jsonl
   goodput compare base/ new/ --gate 'regression(p99 ttft) <= 10%' --gate 'regression(throughput) <= 5%'
-  goodput compare a.jsonl b.jsonl c.jsonl --format markdown >> $GITHUB_STEP_SUMMARY`,
+  goodput compare a.jsonl b.jsonl c.jsonl --format markdown >> $GITHUB_STEP_SUMMARY
+  goodput compare base/ new/ -o compare.html   # a self-contained page with the intervals drawn`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			files := takeGoodputWords(&mf, args)
 			if len(files) < 2 {
 				return usageErr("%s: give a baseline and at least one run to compare with it", cmd.CommandPath())
 			}
-			if format != "text" && format != "markdown" && format != "md" {
-				return usageErr("--format %q: want text or markdown", format)
+			if format == "" {
+				format = "text"
+				if ext := strings.ToLower(filepath.Ext(out)); ext == ".html" || ext == ".htm" {
+					format = "html"
+				}
 			}
-			o := report.CompareOptions{Resamples: resamples, Seed: seed, Confidence: conf}
+			if format != "text" && format != "markdown" && format != "md" && format != "html" {
+				return usageErr("--format %q: want text, markdown or html", format)
+			}
+			o := report.CompareOptions{Resamples: resamples, Seed: seed, Confidence: conf, PointEstimate: point}
 			var plain []string
 			for _, g := range mf.gates {
 				if !report.IsRegressionGate(g) {
@@ -94,6 +108,9 @@ command exits with code 3 when a gate fails.`,
 				return err
 			}
 			ro.Seed = seed
+			if n := slices.Index(files, "-"); n >= 0 && slices.Index(files[n+1:], "-") >= 0 {
+				return usageErr("compare: standard input can be read once: give \"-\" for one run at most")
+			}
 			runs := make([]*report.Run, len(files))
 			for i, f := range files {
 				in, err := report.Load(f, env.Stdin, ro)
@@ -110,13 +127,19 @@ command exits with code 3 when a gate fails.`,
 				return err
 			}
 			err = writeOutput(env, out, func(w io.Writer) error {
-				if format == "text" {
+				switch format {
+				case "text":
 					return report.WriteCompareText(w, c)
+				case "html":
+					return report.WriteCompareHTML(w, c, report.HTMLOptions{Tool: "goodput " + Version})
 				}
 				return report.WriteCompareMarkdown(w, c)
 			})
 			if err != nil {
 				return err
+			}
+			if out != "" && out != "-" {
+				fmt.Fprintf(env.Stdout, "Wrote %s\n", out)
 			}
 			if !c.Pass {
 				failed, total := 0, 0
@@ -141,10 +164,11 @@ command exits with code 3 when a gate fails.`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&out, "output", "o", "-", `file to write, "-" for standard output`)
-	f.StringVar(&format, "format", "text", "text or markdown")
+	f.StringVar(&format, "format", "", "text, markdown or html (default: html for an --output ending .html, else text)")
 	f.IntVar(&resamples, "resamples", report.DefaultResamples, "bootstrap resamples per run (100 to 100000)")
 	f.Uint64Var(&seed, "seed", 1, "seed of the bootstrap, so that a comparison is reproducible")
 	f.Float64Var(&conf, "confidence", report.DefaultConfidence, "coverage of the intervals, e.g. 0.95 or 0.99")
+	f.BoolVar(&point, "point-estimate", false, "judge regression gates on point estimates, even where the interval calls the difference noise")
 	mf.register(cmd, true)
 	return cmd
 }

@@ -63,6 +63,28 @@ func TestCompare(t *testing.T) {
 			t.Errorf("markdown:\n%s", md)
 		}
 	})
+	t.Run("a page, from the output's extension", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "cmp.html")
+		stdout, stderr, code := run(t, "", "compare", base, slower, "-o", out, "--resamples", "200", "--point-estimate",
+			"--gate", "regression(p99 ttft) <= 10%")
+		if code != ExitGateFail {
+			t.Fatalf("exit %d, want %d: %s", code, ExitGateFail, stderr)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		page := string(b)
+		for _, want := range []string{"<!DOCTYPE html>", "<title>goodput compare: base vs slower</title>", "Latency differences against A",
+			"judged on point estimates (--point-estimate)", "FAIL: the gate failed."} {
+			if !strings.Contains(page, want) {
+				t.Errorf("page lacks %q", want)
+			}
+		}
+		if stdout != "Wrote "+out+"\n" {
+			t.Errorf("stdout %q", stdout)
+		}
+	})
 	t.Run("an SLO and an attainment gate", func(t *testing.T) {
 		stdout, stderr, code := run(t, "", "compare", base, rerun, "--slo", "ttft<=50ms", "--gate", "regression(attainment)<=50%")
 		if code != ExitOK || !strings.Contains(stdout, "SLO attainment") {

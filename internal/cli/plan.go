@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -15,6 +16,7 @@ func newPlanCmd(env *Env) *cobra.Command {
 		in       capacity.Input
 		headroom string
 		from     string
+		format   string
 	)
 	cmd := &cobra.Command{
 		Use:   "plan",
@@ -43,6 +45,9 @@ Every step of the arithmetic is printed with its numbers.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			flags := cmd.Flags()
+			if format != "text" && format != "json" {
+				return usageErr("plan: --format %q: want text or json", format)
+			}
 			for _, name := range []string{"max-num-seqs", "latency", "per-replica-qps", "peak-qps",
 				"output-tokens", "output-throughput", "gpus-per-replica"} {
 				if flags.Changed(name) {
@@ -67,6 +72,11 @@ Every step of the arithmetic is printed with its numbers.`,
 			if err != nil {
 				return usageErr("plan: %w", err)
 			}
+			if format == "json" {
+				enc := json.NewEncoder(env.Stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(plan)
+			}
 			_, err = fmt.Fprintf(env.Stdout, "%s\n\n%s", plan.Summary(), plan.Explain())
 			return err
 		},
@@ -83,6 +93,7 @@ Every step of the arithmetic is printed with its numbers.`,
 	f.Float64Var(&in.GPUHourCost, "gpu-hour-cost", 0, "price of one GPU for one hour")
 	f.IntVar(&in.GPUsPerReplica, "gpus-per-replica", 1, "GPUs one replica occupies (tensor parallel size)")
 	f.StringVar(&in.Currency, "currency", "$", "symbol written before money amounts")
+	f.StringVar(&format, "format", "text", "output: text (the plan and its arithmetic) or json")
 	return cmd
 }
 

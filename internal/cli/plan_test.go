@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -166,5 +167,73 @@ func TestPlanCommandFromSweep(t *testing.T) {
 	_, code, err = runPlan(t, "--from", bad)
 	if code != ExitTool || err == nil || !strings.Contains(err.Error(), bad+": sweep file") {
 		t.Errorf("broken sweep file: exit %d, %v", code, err)
+	}
+}
+
+// Figures outside their domain in a sweep file are the file's fault
+// (exit 1, naming the file, point and key), never a usage error that
+// asks for flags already given.
+func TestPlanFromASweepWithImpossibleFigures(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name, sample, want string
+	}{
+		// 200 % attainment
+		{"attainment.json", `{"requests":100,"request_throughput":3,"attainment":2}`, `point 1: repeat 1: "attainment" 2: must be from 0 to 1`},
+		// negative throughput
+		{"negative.json", `{"requests":100,"request_throughput":-3,"attainment":0.95}`, `point 1: repeat 1: "request_throughput" -3: must be ≥ 0`},
+	}
+	for _, tc := range tests {
+		path := filepath.Join(dir, tc.name)
+		in := `{"schema":1,"points":[{"load":"c=16","repeats":[` + tc.sample + `]}]}`
+		if err := os.WriteFile(path, []byte(in), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, code, err := runPlan(t, "--from", path, "--peak-qps", "100")
+		if code != ExitTool || err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), tc.want) ||
+			strings.Contains(err.Error(), "give --") || out != "" {
+			t.Errorf("%s: exit %d, %v\n%s", tc.name, code, err, out)
+		}
+	}
+	// A latency under a nanosecond: planned from the measured rate, with
+	// no word of a --latency nobody gave.
+	path := filepath.Join(dir, "tiny.json")
+	in := `{"schema":1,"points":[{"load":"c=16","repeats":[{"requests":100,"request_throughput":3.8,"attainment":0.95,"e2e_mean":1e-300}]}]}`
+	if err := os.WriteFile(path, []byte(in), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, code, err := runPlan(t, "--from", path, "--peak-qps", "100")
+	if code != ExitOK || !strings.HasPrefix(out, "27 replicas") {
+		t.Errorf("tiny latency: exit %d, %v\n%s", code, err, out)
+	}
+}
+
+// --format json gives every figure with its input, undefined ones null.
+func TestPlanCommandJSON(t *testing.T) {
+	out, errOut, code := run(t, "", "plan", "--max-num-seqs", "64", "--latency", "4s", "--peak-qps", "100", "--headroom", "20%", "--format", "json")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var p struct {
+		Input struct {
+			MaxNumSeqs     int      `json:"max_num_seqs"`
+			LatencySeconds float64  `json:"latency_seconds"`
+			GPUHourCost    *float64 `json:"gpu_hour_cost"`
+		} `json:"input"`
+		PerReplicaQPS  float64  `json:"per_replica_qps"`
+		Replicas       int      `json:"replicas"`
+		CostPerMillion *float64 `json:"cost_per_million_tokens"`
+		Summary        string   `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	// 64 ÷ 4 s = 16 req/s a replica; ⌈100 × 1.2 ÷ 16⌉ = 8.
+	if p.Input.MaxNumSeqs != 64 || p.Input.LatencySeconds != 4 || p.PerReplicaQPS != 16 || p.Replicas != 8 ||
+		p.Input.GPUHourCost != nil || p.CostPerMillion != nil || !strings.HasPrefix(p.Summary, "8 replicas") {
+		t.Errorf("plan %+v\n%s", p, out)
+	}
+	if _, errOut, code := run(t, "", "plan", "--per-replica-qps", "3", "--format", "yaml"); code != ExitUsage || !strings.Contains(errOut, `--format "yaml"`) {
+		t.Errorf("exit %d %s", code, errOut)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/goodput-dev/goodput/export"
 	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
@@ -50,7 +51,7 @@ configuration; a sweep's has the latency-throughput curves with the knee,
 goodput peak and operating point marked, and every load's numbers.
 
 Markdown suits pull requests and issues. CSV is one row per request for a run
-(per-request metrics) and one row per load for a sweep.
+(the table goodput export writes) and one row per load for a sweep.
 
 Without --slo or --goodput a run is judged against the SLO it was run with
 (from its summary file), else the default; with --gate the command exits
@@ -265,30 +266,28 @@ func writeSweepReport(env *Env, file, out, format, title string) error {
 	return err
 }
 
-// writeRecordCSV streams a run's records into per-request CSV rows.
+// writeRecordCSV writes a run's requests as the CSV goodput export
+// writes: one table format for both commands.
 func writeRecordCSV(env *Env, file, out string, cs slo.Conditions) error {
 	f, err := record.Open(file, env.Stdin)
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	defer f.Close()
-	err = writeOutput(env, out, func(w io.Writer) error {
-		c := report.NewRecordCSV(w, cs)
-		var r record.Record
-		for {
-			err := f.Next(&r)
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				return fmt.Errorf("report: %w", err)
-			}
-			if err := c.Write(&r); err != nil {
-				return err
-			}
+	tab := export.NewTable(export.Options{SLO: cs})
+	var r record.Record
+	for {
+		err := f.Next(&r)
+		if errors.Is(err, io.EOF) {
+			break
 		}
-		return c.Flush()
-	})
+		if err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+		tab.Add(&r)
+		r = record.Record{} // a row keeps the labels map
+	}
+	err = writeOutput(env, out, tab.WriteCSV)
 	if err == nil && out != "" && out != "-" {
 		fmt.Fprintf(env.Stdout, "Wrote %s\n", out)
 	}
@@ -301,6 +300,12 @@ func writeRecordCSV(env *Env, file, out string, cs slo.Conditions) error {
 // is read with mo's percentiles, method and SLO, so that the page agrees
 // with the summary just printed.
 func writeHTMLReport(env *Env, input, out string, mo metrics.Options) error {
+	return writeHTMLReportWith(env, input, out, mo, report.HTMLOptions{})
+}
+
+// writeHTMLReportWith is writeHTMLReport with options for the run's page
+// (Tool is set here).
+func writeHTMLReportWith(env *Env, input, out string, mo metrics.Options, ho report.HTMLOptions) error {
 	kind, file, err := report.Locate(input)
 	if err != nil {
 		return fmt.Errorf("--report: %w", err)
@@ -317,7 +322,8 @@ func writeHTMLReport(env *Env, input, out string, mo metrics.Options) error {
 		return fmt.Errorf("--report: %w", err)
 	}
 	err = writeOutput(env, out, func(w io.Writer) error {
-		return report.WriteRunHTML(w, run, report.HTMLOptions{Tool: "goodput " + Version})
+		ho.Tool = "goodput " + Version
+		return report.WriteRunHTML(w, run, ho)
 	})
 	if err == nil {
 		fmt.Fprintf(env.Stdout, "Wrote %s\n", out)

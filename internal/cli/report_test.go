@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -202,9 +203,10 @@ func TestReportFormats(t *testing.T) {
 			t.Fatalf("%d rows, %v", len(rows), err)
 		}
 		// The good column follows the run's SLO from its summary.
+		col := slices.Index(rows[0], "good")
 		good := 0
 		for _, r := range rows[1:] {
-			if r[len(report.RecordColumns)-2] == "true" {
+			if r[col] == "true" {
 				good++
 			}
 		}
@@ -261,7 +263,8 @@ func TestReportSweep(t *testing.T) {
 		t.Errorf("exit %d, sweep CSV:\n%s", code, stdout)
 	}
 	stdout, _, code = run(t, "", "report", dir, "--format", "markdown")
-	if code != ExitOK || !strings.Contains(stdout, "## goodput sweep: sweep") {
+	// Every sweep file is sweep.json: the page is named for its directory.
+	if code != ExitOK || !strings.Contains(stdout, "## goodput sweep: "+filepath.Base(dir)+"\n") {
 		t.Errorf("exit %d:\n%s", code, stdout)
 	}
 }

@@ -25,6 +25,7 @@ type targetFlags struct {
 	extraBody string
 	usage     string
 	labels    []string
+	keepAlive bool
 }
 
 // registerTargetFlags registers the flags that say where load goes and how
@@ -39,6 +40,7 @@ func registerTargetFlags(fl *pflag.FlagSet, cfg *bench.Config, f *targetFlags) {
 	fl.StringVar(&f.extraBody, "extra-body", "", "JSON object merged into every request body")
 	fl.StringVar(&f.usage, "usage", "continuous", "usage reports to ask OpenAI-style servers for: continuous, final or none")
 	fl.BoolVar(&cfg.Insecure, "insecure", false, "skip TLS certificate verification")
+	fl.BoolVar(&f.keepAlive, "keepalive", true, "reuse connections across requests (false: a new connection per request, for servers that close kept-alive ones)")
 	fl.StringVar(&cfg.PromptFormat, "prompt-format", cfg.PromptFormat, "random prompts as ids (exact lengths; openai and llamacpp), text (fitted with /tokenize), or auto: ids when the server takes them")
 	fl.DurationVar(&cfg.RequestTimeout, "request-timeout", cfg.RequestTimeout, "give up on a request after this long")
 	fl.DurationVar(&cfg.ReadyTimeout, "ready-check-timeout", cfg.ReadyTimeout, "wait up to this long for the server to become ready (/health or /v1/models answering 2xx; 0 checks once)")
@@ -66,6 +68,7 @@ func (f *targetFlags) apply(env *Env, cfg *bench.Config) error {
 	if cfg.APIKey == "" {
 		cfg.APIKey = env.getenv("OPENAI_API_KEY")
 	}
+	cfg.NoKeepAlive = !f.keepAlive
 	if cfg.Labels, err = parseLabels(f.labels); err != nil {
 		return usageErr("--label: %v", err)
 	}
@@ -98,6 +101,7 @@ type simFlags struct {
 	simTP                        int
 	simFaults                    []string
 	simSeed                      uint64
+	simReasoning                 string
 	engine                       simEngineFlags
 }
 
@@ -113,6 +117,24 @@ func registerSimFlags(fl *pflag.FlagSet, f *simFlags, faults bool) {
 	}
 	fl.Uint64Var(&f.simSeed, "sim-seed", 0, "simulator seed")
 	registerSimEngineFlags(fl, &f.engine)
+	fl.StringVar(&f.simReasoning, "sim-reasoning", "", "simulate a reasoning model: the first tokens of each reply stream as reasoning, on the chat endpoint: "+sim.ReasoningSyntax)
+}
+
+// simFlagsWithServer returns a usage error naming the first simulator flag
+// given when the run has a real server (--base-url), where the simulator
+// does not run and the flag would silently do nothing; nil otherwise.
+// Every simulator flag is named sim-….
+func simFlagsWithServer(fl *pflag.FlagSet, baseURL string) error {
+	if baseURL == "" {
+		return nil
+	}
+	var err error
+	fl.Visit(func(f *pflag.Flag) {
+		if err == nil && strings.HasPrefix(f.Name, "sim-") {
+			err = usageErr("--%s configures the built-in simulator, which does not run with --base-url: drop one of them", f.Name)
+		}
+	})
+	return err
 }
 
 // options builds the simulator's options from the flags.
@@ -137,12 +159,32 @@ func (f *simFlags) options() (sim.Options, error) {
 	if f.simTP > 0 {
 		opts.Profile.TensorParallel = f.simTP
 	}
+	if f.simReasoning != "" {
+		r, err := sim.ParseReasoning(f.simReasoning)
+		if err != nil {
+			return opts, usageErr("--sim-reasoning: %v", err)
+		}
+		if opts.Profile.Model == (sim.Model{}) {
+			opts.Profile.Model, _ = sim.LookupModel(sim.DefaultModel)
+		}
+		opts.Profile.Model.Reasoning = r
+	}
 	for _, spec := range f.simFaults {
 		if err := opts.Faults.ParseFault(spec); err != nil {
 			return opts, usageErr("--sim-fault: %v", err)
 		}
 	}
 	return opts, f.engine.apply(&opts)
+}
+
+// checkSimReasoning refuses a reasoning simulator behind a protocol that
+// cannot show the reasoning: vLLM, and so the simulator, streams it apart
+// from the answer only on the chat endpoint.
+func checkSimReasoning(opts sim.Options, cfg *bench.Config) error {
+	if r := opts.Profile.Model.Reasoning; r.On() && cfg.Backend != "openai-chat" {
+		return usageErr("--sim-reasoning %s: the simulator streams reasoning apart from the answer on /v1/chat/completions only, as vLLM does; add --backend openai-chat", r)
+	}
+	return nil
 }
 
 // checkWorkload reports bad workload flags, a missing dataset file
@@ -160,6 +202,9 @@ func checkWorkload(cfg *bench.Config) error {
 func startSim(ctx context.Context, env *Env, cfg *bench.Config, f *simFlags) (func(), error) {
 	opts, err := f.options()
 	if err != nil {
+		return nil, err
+	}
+	if err := checkSimReasoning(opts, cfg); err != nil {
 		return nil, err
 	}
 	return startSimWith(ctx, env, cfg, opts)
@@ -193,7 +238,7 @@ func startSimWith(ctx context.Context, env *Env, cfg *bench.Config, opts sim.Opt
 	if f := info.Faults.String(); f != "none" {
 		cfg.Target += ", faults: " + f
 	}
-	fmt.Fprintf(env.Stderr, "goodput: no --base-url: benchmarking the built-in simulator at %s\n%s\n", cfg.BaseURL, indent(info.String()))
+	fmt.Fprintf(env.Stderr, "goodput: no server given (--base-url): benchmarking the built-in simulator at %s, not a real server\n%s\n", cfg.BaseURL, indent(info.String()))
 	return func() {
 		cancel()
 		srv.Close()

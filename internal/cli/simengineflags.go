@@ -9,7 +9,8 @@ import (
 // simEngineFlags are the built-in simulator's engine settings on bench and
 // sweep, with vLLM's names behind a --sim- prefix, so that none of them can
 // be mistaken for a load flag: --sim-max-num-seqs caps the simulated
-// engine's batch, --max-concurrency the load.
+// engine's batch, --max-concurrency the load. Like every --sim- flag they
+// are refused with --base-url (simFlagsWithServer).
 type simEngineFlags struct {
 	fl *pflag.FlagSet // to tell a flag given from its default
 
@@ -17,12 +18,6 @@ type simEngineFlags struct {
 	gpuMemUtil                        float64
 	chunkedPrefill, prefixCaching     bool
 	kvCacheDType                      string
-}
-
-// simEngineFlagNames lists the flags, in the order usage errors check them.
-var simEngineFlagNames = []string{
-	"sim-max-num-seqs", "sim-max-num-batched-tokens", "sim-gpu-memory-utilization", "sim-block-size",
-	"sim-enable-chunked-prefill", "sim-enable-prefix-caching", "sim-kv-cache-dtype",
 }
 
 func registerSimEngineFlags(fl *pflag.FlagSet, f *simEngineFlags) {
@@ -34,28 +29,6 @@ func registerSimEngineFlags(fl *pflag.FlagSet, f *simEngineFlags) {
 	fl.BoolVar(&f.chunkedPrefill, "sim-enable-chunked-prefill", true, "simulator's vLLM --enable-chunked-prefill")
 	fl.BoolVar(&f.prefixCaching, "sim-enable-prefix-caching", true, "simulator's vLLM --enable-prefix-caching")
 	fl.StringVar(&f.kvCacheDType, "sim-kv-cache-dtype", "auto", "simulator's vLLM --kv-cache-dtype: "+sim.KVCacheDTypes)
-}
-
-// changed returns the first engine flag given on the command line, or "".
-func (f *simEngineFlags) changed() string {
-	if f.fl == nil {
-		return ""
-	}
-	for _, name := range simEngineFlagNames {
-		if f.fl.Changed(name) {
-			return name
-		}
-	}
-	return ""
-}
-
-// refuseWithServer is the usage error for engine flags given with a real
-// server, which they cannot configure; nil when none was given.
-func (f *simEngineFlags) refuseWithServer() error {
-	if name := f.changed(); name != "" {
-		return usageErr("--%s applies only without --base-url: it sets the engine of the built-in server, not of the one at --base-url; drop one of them", name)
-	}
-	return nil
 }
 
 // prefixCachingGiven reports whether --sim-enable-prefix-caching was given,

@@ -30,6 +30,7 @@ type sweepFlags struct {
 	autoMax           int
 	repeats           int
 	noStop            bool
+	earlyStop         bool
 	attainment        float64
 	knee              string
 
@@ -46,10 +47,13 @@ type sweepFlags struct {
 	arrival        string
 	quiet          bool
 	report         string
+	format         string
 
 	targetFlags
 	simFlags
 	metrics metricsFlags
+	live    liveFlags
+	hist    historyFlags
 }
 
 // sweepDirLayout is the default --result-dir, under the working directory.
@@ -71,10 +75,11 @@ load and a verdict in plain words.
 Loads: --concurrency 1,2,4,8 or --request-rate 0.5,1,2,inf, or "auto": one
 request at a time, then the saturation load, then --points loads between
 (geometric for concurrency, linear for rates), then --refine loads around the
-knee. Without either it sweeps --concurrency auto. The sweep stops early once
-it is clearly past saturation (doubling the load bought under 3 % more
+knee. Without either it sweeps --concurrency auto. An auto sweep stops early
+once it is clearly past saturation (doubling the load bought under 3 % more
 throughput while latency rose, or attainment collapsed below 5 %); give
---no-early-stop to measure every load.
+--no-early-stop to measure every load. A list is measured in full unless
+--early-stop asks for the same rule; the loads it skips are named.
 
 SLO search: --search rate|concurrency finds the highest load whose attainment
 of --slo reaches --attainment, by doubling then bisection, and reports the
@@ -122,6 +127,8 @@ waiting, so a what-if sweep over a GPU and model (--sim-gpu, --sim-model,
 	registerWorkloadFlags(fl, &cfg)
 	registerSimFlags(fl, &f.simFlags, true)
 	f.metrics.register(cmd, true)
+	f.live.register(fl)
+	f.hist.register(fl)
 
 	auto := sweep.DefaultAuto(sweep.ModeConcurrency)
 	fl.StringVar(&f.concurrency, "concurrency", "", `concurrencies to sweep, e.g. 1,2,4,8,16, or "auto"`)
@@ -131,7 +138,8 @@ waiting, so a what-if sweep over a GPU and model (--sim-gpu, --sim-model,
 	fl.StringVar(&f.spacing, "spacing", "", "auto: geometric or linear (default geometric by concurrency, linear by rate)")
 	fl.IntVar(&f.autoMax, "auto-max-concurrency", auto.Max, "auto by concurrency: the saturation load")
 	fl.IntVar(&f.repeats, "repeats", 1, "measurements per load; the spread is reported")
-	fl.BoolVar(&f.noStop, "no-early-stop", false, "measure every planned load even past saturation")
+	fl.BoolVar(&f.noStop, "no-early-stop", false, "measure every planned load even past saturation (what a list gets anyway)")
+	fl.BoolVar(&f.earlyStop, "early-stop", false, "a list of loads: skip the loads above saturation, as an auto sweep does")
 	fl.Float64Var(&f.attainment, "attainment", sweep.DefaultTarget, "SLO attainment the operating point (or a search) must reach, in (0, 1]")
 	fl.StringVar(&f.knee, "knee-latency", string(sweep.StatE2EMean), "latency the knee divides throughput by: e2e_mean, e2e_p50, ttft_p99, tpot_p99, …")
 
@@ -156,6 +164,7 @@ waiting, so a what-if sweep over a GPU and model (--sim-gpu, --sim-model,
 	fl.DurationVar(&cfg.LagThreshold, "lag-threshold", cfg.LagThreshold, "p99 generator lag above which a point is called generator-limited")
 	fl.BoolVar(&f.quiet, "quiet", false, "no live progress within a point")
 	fl.StringVar(&f.report, "report", "", "also write the sweep's self-contained HTML report to this file")
+	fl.StringVar(&f.format, "format", "text", "output: text (a table and the verdict) or json (the sweep file's contents)")
 	return cmd
 }
 
@@ -180,6 +189,9 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 	if err != nil {
 		return err
 	}
+	if f.format != "text" && f.format != "json" {
+		return usageErr("--format %q: want text or json", f.format)
+	}
 	cfg.Arrival.Arrival = arrivalKind(f.arrival)
 	if cmd.Flags().Changed("duration") && !cmd.Flags().Changed("num-prompts") {
 		cfg.Arrival.NumPrompts = 0 // the duration alone bounds each point
@@ -187,8 +199,9 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 	if err := f.targetFlags.apply(env, &cfg); err != nil {
 		return err
 	}
-	if cfg.BaseURL != "" {
-		if err := f.simFlags.engine.refuseWithServer(); err != nil {
+	if !f.virtual {
+		// With --virtual and --base-url the error below says more.
+		if err := simFlagsWithServer(cmd.Flags(), cfg.BaseURL); err != nil {
 			return err
 		}
 	}
@@ -212,6 +225,8 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 			return usageErr("--virtual runs the simulator without a server: drop --base-url")
 		case len(f.simFaults) > 0:
 			return usageErr("--sim-fault: faults are injected over HTTP; a virtual-time sweep has none")
+		case f.live.listen != "" || f.live.push != "":
+			return usageErr("--metrics-listen, --metrics-push: a virtual-time sweep sends no requests to export")
 		}
 	}
 	if f.resume && f.resultDir == "" {
@@ -241,6 +256,9 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 		return dryRunSweep(env, rcfg, job, simOpts)
 	}
 	if !f.virtual && cfg.BaseURL == "" {
+		if err := checkSimReasoning(simOpts, &rcfg.Bench); err != nil {
+			return err
+		}
 		if !sweeprun.SharesPrefixes(cfg.Workload) && !simOpts.DisablePrefixCaching && !f.simFlags.engine.prefixCachingGiven() {
 			// Every point sends the same prompts: with no prefix shared
 			// within a point, the cache could only carry one point's
@@ -255,12 +273,22 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 		defer stop()
 		fmt.Fprintln(env.Stderr, "goodput: sweeping the simulator in wall-clock time, over HTTP; --virtual runs its engine in virtual time, in seconds")
 	}
+	live, err := f.live.start(env, &rcfg.Bench)
+	if err != nil {
+		return err
+	}
+	defer live.finish(ctx)
+	hist, err := f.hist.open(ctx, env)
+	if err != nil {
+		return err
+	}
+	defer hist.close()
 	runner, err := newSweepRunner(rcfg)
 	if err != nil {
 		return err
 	}
 	if err := runner.Check(job.mode(), job.plan != nil && job.plan.Auto != nil); err != nil {
-		return usageErr("%v", err)
+		return sweepSetupErr(err)
 	}
 	for _, n := range runner.Notes() {
 		fmt.Fprintln(env.Stderr, "goodput: "+n)
@@ -268,16 +296,22 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 	if job.search != nil {
 		out, err := runner.Search(ctx, *job.search, job.repeats, job.options)
 		if out != nil && len(out.Summary.Points) > 0 {
-			if perr := printSearch(env, out, simOpts, f.virtual); perr != nil && err == nil {
+			if perr := printSearch(env, out, simOpts, f.virtual, f.format); perr != nil && err == nil {
 				err = perr
+			}
+			if herr := hist.sweep(ctx, env, &rcfg.Bench, dir, out.JSONPath, out.Summary); herr != nil && err == nil {
+				err = herr
 			}
 		}
 		return sweepExit(ctx, err, dir)
 	}
 	out, err := runner.Run(ctx, *job.plan)
 	if out != nil && len(out.Summary.Points) > 0 {
-		if perr := printSweep(env, out, simOpts, f.virtual); perr != nil && err == nil {
+		if perr := printSweep(env, out, simOpts, f.virtual, f.format); perr != nil && err == nil {
 			err = perr
+		}
+		if herr := hist.sweep(ctx, env, &rcfg.Bench, dir, out.JSONPath, out.Summary); herr != nil && err == nil {
+			err = herr
 		}
 		if f.report != "" && out.JSONPath != "" {
 			if rerr := writeHTMLReport(env, out.JSONPath, f.report, cfg.Metrics); rerr != nil && err == nil {
@@ -292,16 +326,28 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 }
 
 // newSweepRunner builds the runner; a configuration error is a usage
-// error.
+// error, unreadable data in the result directory the tool's (see
+// sweepSetupErr).
 func newSweepRunner(cfg sweeprun.Config) (*sweeprun.Runner, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, usageErr("%v", err)
 	}
 	r, err := sweeprun.New(cfg)
 	if err != nil {
-		return nil, usageErr("%v", err)
+		return nil, sweepSetupErr(err)
 	}
 	return r, nil
+}
+
+// sweepSetupErr maps an error setting up a sweep to its exit: unreadable
+// data in the result directory is the tool's failure (1); anything else is
+// the flags' (2).
+func sweepSetupErr(err error) error {
+	var ue *sweeprun.UnreadableError
+	if errors.As(err, &ue) {
+		return err
+	}
+	return &ExitError{Code: ExitUsage, Err: err}
 }
 
 // sweepExit maps the end of a sweep to an exit: an interruption keeps
@@ -347,11 +393,18 @@ func (f *sweepFlags) job(cmd *cobra.Command) (sweepJob, error) {
 	if f.rate != "" {
 		mode, spec, flag = sweep.ModeRate, f.rate, "--request-rate"
 	}
-	plan := sweep.Plan{Mode: mode, Repeats: f.repeats, Options: job.options, Stop: sweep.DefaultStopRule()}
-	if f.noStop {
-		plan.Stop = sweep.StopRule{}
+	plan := sweep.Plan{Mode: mode, Repeats: f.repeats, Options: job.options}
+	auto := spec == "" || strings.EqualFold(spec, "auto")
+	switch {
+	case f.noStop && f.earlyStop:
+		return sweepJob{}, usageErr("give --early-stop or --no-early-stop, not both")
+	case f.earlyStop && auto:
+		return sweepJob{}, usageErr("--early-stop applies to a list of loads; an auto sweep stops early unless --no-early-stop")
+	case f.earlyStop || (auto && !f.noStop):
+		// A load the user listed is never skipped unless they asked.
+		plan.Stop = sweep.DefaultStopRule()
 	}
-	if spec == "" || strings.EqualFold(spec, "auto") {
+	if auto {
 		a := sweep.DefaultAuto(mode)
 		if changed("points") {
 			a.Points = f.points
@@ -396,7 +449,7 @@ func (f *sweepFlags) searchJob(changed func(string) bool, job sweepJob) (sweepJo
 	default:
 		return sweepJob{}, usageErr("--search %q: want rate or concurrency", f.search)
 	}
-	for _, name := range []string{"points", "refine", "spacing", "auto-max-concurrency", "no-early-stop"} {
+	for _, name := range []string{"points", "refine", "spacing", "auto-max-concurrency", "no-early-stop", "early-stop"} {
 		if changed(name) {
 			return sweepJob{}, usageErr("--%s applies to a sweep, not to --search", name)
 		}
@@ -443,7 +496,7 @@ func dryRunSweep(env *Env, cfg sweeprun.Config, job sweepJob, simOpts sim.Option
 		return err
 	}
 	if err := r.Check(job.mode(), job.plan != nil && job.plan.Auto != nil); err != nil {
-		return usageErr("%v", err)
+		return sweepSetupErr(err)
 	}
 	w := env.Stdout
 	fmt.Fprintf(w, "target: %s\n", r.Target())
@@ -516,7 +569,15 @@ func percentText(f float64) string {
 
 // printSweep writes the table, the verdict, where the files are and how to
 // size a fleet from them.
-func printSweep(env *Env, out *sweeprun.Outcome, simOpts sim.Options, virtual bool) error {
+func printSweep(env *Env, out *sweeprun.Outcome, simOpts sim.Options, virtual bool, format string) error {
+	if format == "json" {
+		// The sweep file's contents, for scripts; where the files went is
+		// said on standard error.
+		if err := sweep.WriteJSON(env.Stdout, out.Summary); err != nil {
+			return err
+		}
+		return printFiles(&Env{Stdout: env.Stderr}, out.JSONPath, out.CSVPath, out.Summary, simOpts, virtual)
+	}
 	if err := sweep.WriteTable(env.Stdout, out.Summary); err != nil {
 		return err
 	}
@@ -525,7 +586,7 @@ func printSweep(env *Env, out *sweeprun.Outcome, simOpts sim.Options, virtual bo
 		for i, l := range out.Skipped {
 			skipped[i] = l.Short()
 		}
-		fmt.Fprintf(env.Stdout, "Stopped early, past saturation: %s; not measured: %s.\n", out.Stopped, strings.Join(skipped, ", "))
+		fmt.Fprintf(env.Stdout, "Stopped early, past saturation: %s; not measured: %s (every load is measured without the early stop).\n", out.Stopped, strings.Join(skipped, ", "))
 	}
 	if out.Resumed > 0 {
 		fmt.Fprintf(env.Stdout, "Measured %d point(s) now; %d came from the result directory.\n", out.Measured, out.Resumed)
@@ -534,7 +595,16 @@ func printSweep(env *Env, out *sweeprun.Outcome, simOpts sim.Options, virtual bo
 }
 
 // printSearch writes the probes, the bracket and the files.
-func printSearch(env *Env, out *sweeprun.SearchOutcome, simOpts sim.Options, virtual bool) error {
+func printSearch(env *Env, out *sweeprun.SearchOutcome, simOpts sim.Options, virtual bool, format string) error {
+	if format == "json" {
+		// The probes as a sweep file, with the search's answer on standard
+		// error beside the files.
+		if err := sweep.WriteJSON(env.Stdout, out.Summary); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stderr, "Search: %s\n", out.Result)
+		return printFiles(&Env{Stdout: env.Stderr}, out.JSONPath, out.CSVPath, out.Summary, simOpts, virtual)
+	}
 	if err := sweep.WriteTable(env.Stdout, out.Summary); err != nil {
 		return err
 	}

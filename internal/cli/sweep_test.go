@@ -181,6 +181,15 @@ func TestSweepDryRunSendsNothing(t *testing.T) {
 			"sweep plan: request-rate, list, 3 measurements per load",
 			"request_rate=1, request_rate=2, request_rate=inf",
 			"each point: 200 requests\n",
+			// Every load the user listed is measured.
+			"early stop: off",
+		}},
+		{"list with early stop", []string{"--base-url", deadURL, "--concurrency", "1,2,4,8", "--early-stop"}, []string{
+			"early stop: when output throughput gains under 3 %",
+		}},
+		// --no-early-stop on a list says what the list gets anyway.
+		{"list without early stop", []string{"--base-url", deadURL, "--concurrency", "1,2,4,8", "--no-early-stop"}, []string{
+			"early stop: off",
 		}},
 		{"search to nobody", []string{"--base-url", deadURL, "--search", "concurrency", "--concurrency", "8"}, []string{
 			"SLO search by concurrency from 8: double until a probe misses 90 % attainment, then bisect; at most 12 probes",
@@ -347,6 +356,8 @@ func TestSweepUsageErrors(t *testing.T) {
 		{"search crossed start", []string{"--search", "rate", "--concurrency", "4"}, "starts from a --request-rate"},
 		{"search with sweep flag", []string{"--search", "rate", "--no-early-stop"}, "--no-early-stop applies to a sweep, not to --search"},
 		{"search flag without search", []string{"--search-tolerance", "0.1"}, "--search-tolerance applies only with --search"},
+		{"both early-stop flags", []string{"--concurrency", "1,2", "--early-stop", "--no-early-stop"}, "give --early-stop or --no-early-stop, not both"},
+		{"early stop on auto", []string{"--early-stop"}, "--early-stop applies to a list of loads"},
 		{"gate on a search", []string{"--search", "rate", "--request-rate", "4", "--gate", "attainment>=0.9"}, "--gate: an SLO search has no operating point"},
 		{"virtual with a server", []string{"--virtual", "--base-url", "http://127.0.0.1:9"}, "drop --base-url"},
 		{"virtual with faults", []string{"--virtual", "--sim-fault", "error-rate=0.1"}, "a virtual-time sweep has none"},
@@ -357,7 +368,6 @@ func TestSweepUsageErrors(t *testing.T) {
 		{"reserved label", []string{"--label", "point=x"}, "--label point: the sweep sets this label itself"},
 		{"bad slo", []string{"--slo", "ttft<=fast"}, "--slo"},
 		{"bad simulator gpu", []string{"--sim-gpu", "abacus"}, "--sim-gpu"},
-		{"simulator engine flag with a server", []string{"--base-url", "http://127.0.0.1:9", "--sim-block-size", "32"}, "--sim-block-size applies only without --base-url"},
 		{"bad simulator block size", []string{"--virtual", "--sim-block-size", "0"}, "--sim-block-size 0: must be positive"},
 		{"bad simulator kv dtype", []string{"--virtual", "--sim-kv-cache-dtype", "int2"}, `--sim-kv-cache-dtype "int2"`},
 		{"stray argument", []string{"now"}, `unexpected argument "now"`},
@@ -401,5 +411,30 @@ func TestSweepDurationLiftsPromptDefault(t *testing.T) {
 	out, errOut, code := sweepCmd(t, t.Context(), nil, "--dry-run", "--concurrency", "1,2", "--duration", "5s", "--result-dir", dir)
 	if code != ExitOK || !strings.Contains(out, "each point: at most 5s\n") {
 		t.Errorf("exit %d, %q%s; want each point bounded by 5s alone", code, out, errOut)
+	}
+}
+
+// --format json prints the sweep file's contents on standard output, and
+// where the files went on standard error.
+func TestSweepFormatJSON(t *testing.T) {
+	dir := t.TempDir()
+	out, errOut, code := sweepCmd(t, t.Context(), nil, "--virtual", "--concurrency", "1,8", "--num-prompts", "64",
+		"--random-input-len", "64", "--random-output-len", "32", "--result-dir", dir, "--format", "json")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	s, err := sweep.ReadJSON(strings.NewReader(out))
+	if err != nil || len(s.Points) != 2 {
+		t.Fatalf("standard output is not the sweep: %v\n%s", err, out)
+	}
+	file, err := os.ReadFile(filepath.Join(dir, "sweep.json"))
+	if err != nil || string(file) != out {
+		t.Errorf("standard output differs from sweep.json (%v)", err)
+	}
+	if !strings.Contains(errOut, "Wrote "+filepath.Join(dir, "sweep.json")) {
+		t.Errorf("standard error lacks the files:\n%s", errOut)
+	}
+	if _, errOut, code := sweepCmd(t, t.Context(), nil, "--virtual", "--format", "yaml"); code != ExitUsage || !strings.Contains(errOut, `--format "yaml"`) {
+		t.Errorf("exit %d %s", code, errOut)
 	}
 }

@@ -21,6 +21,7 @@ func newWatchCmd(env *Env) *cobra.Command {
 		interval, window, timeout time.Duration
 		once, plain               bool
 		format, model, baseURL    string
+		advise                    adviseFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "watch URL | --base-url URL",
@@ -43,15 +44,26 @@ On a terminal the view is redrawn in place; otherwise, or with --plain, a line
 is appended per refresh. --format json prints one JSON object per refresh;
 with --once, one snapshot after two scrapes --interval apart (so that rates
 exist), and the exit status is 1 when the server's metrics could not be
-read (server down, no known engine metrics, no such --model).`,
+read (server down, no known engine metrics, no such --model).
+
+With --advise --from sweep.json it advises a replica count instead: the
+servers' arrival rate, read with Little's Law from their running and waiting
+requests and their own mean latency over --window, over the requests per
+second one replica serves at the sweep's operating point. Give one URL per
+replica, or dns+http://NAME:PORT for one per address NAME resolves to (a
+Kubernetes headless Service), looked up again at every interval. --listen serves the count as the gauge
+goodput_desired_replicas for a KEDA ScaledObject or an HPA external metric
+(see docs/autoscaling.md), with its inputs and, at /advice, the reasoning
+in words.`,
 		Example: `  goodput watch http://localhost:8000
   goodput watch http://gpu-7:8000/metrics --interval 2s --window 1m --plain
-  goodput watch http://localhost:8000 --once --format json | jq .status.text`,
+  goodput watch http://localhost:8000 --once --format json | jq .status.text
+  goodput watch --advise --from sweep.json --listen 127.0.0.1:9465 http://gpu-1:8000 http://gpu-2:8000`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case baseURL != "" && len(args) > 0:
 				return usageErr("watch: give the URL as an argument or with --base-url, not both")
-			case baseURL == "" && len(args) != 1:
+			case baseURL == "" && len(args) != 1 && !(advise.on && len(args) > 1):
 				return usageErr("watch: want one URL (the server's base URL or its /metrics URL), got %d arguments", len(args))
 			}
 			return nil
@@ -66,6 +78,16 @@ read (server down, no known engine metrics, no such --model).`,
 				return usageErr("watch: --timeout %v: must not be negative", timeout)
 			case format != "text" && format != "json":
 				return usageErr("watch: --format %q: want text or json", format)
+			}
+			if err := advise.check(cmd.Flags()); err != nil {
+				return err
+			}
+			if advise.on {
+				targets := args
+				if baseURL != "" {
+					targets = []string{baseURL}
+				}
+				return runAdvise(cmd.Context(), env, &advise, targets, model, interval, window, timeout, format, once)
 			}
 			target := baseURL
 			if target == "" {
@@ -115,6 +137,7 @@ read (server down, no known engine metrics, no such --model).`,
 	f.StringVar(&format, "format", "text", "output format: text or json (one object per refresh)")
 	f.StringVar(&model, "model", "", "show only this model's metrics (its model_name label)")
 	f.StringVar(&baseURL, "base-url", "", "the server's base URL, instead of the URL argument")
+	advise.register(f)
 	return cmd
 }
 

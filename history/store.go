@@ -1,0 +1,139 @@
+package history
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers "pgx"
+	_ "modernc.org/sqlite"             // registers "sqlite"
+)
+
+// Dialect names the SQL database behind a Store.
+type Dialect string
+
+// Dialects a Store speaks.
+const (
+	SQLite   Dialect = "sqlite"
+	Postgres Dialect = "postgres"
+)
+
+// EnvStore is the environment variable that names the store when no
+// --history flag does.
+const EnvStore = "GOODPUT_HISTORY"
+
+// Store is a run history in a SQL database. It is safe for concurrent use.
+// The caller must call Close when done.
+type Store struct {
+	db      *sql.DB
+	dialect Dialect
+	where   string // the store's location for errors, without a password
+}
+
+// Open opens the store that dsn names and migrates its schema to the
+// latest version: a postgres:// or postgresql:// URL is a PostgreSQL
+// database; anything else is the path of a SQLite file, created (with its
+// directory) when missing. The caller must Close the store.
+func Open(ctx context.Context, dsn string) (*Store, error) {
+	return open(ctx, dsn, len(migrations))
+}
+
+// open opens the store and migrates it to version to.
+func open(ctx context.Context, dsn string, to int) (*Store, error) {
+	if strings.TrimSpace(dsn) == "" {
+		return nil, errors.New("history: no store given: want a SQLite file path or a postgres:// URL")
+	}
+	s := &Store{dialect: DialectOf(dsn), where: Redact(dsn)}
+	var err error
+	switch s.dialect {
+	case Postgres:
+		s.db, err = sql.Open("pgx", dsn)
+	default:
+		path := strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite:"), "file:")
+		if dir := filepath.Dir(path); dir != "" {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return nil, fmt.Errorf("history %s: %w", s.where, err)
+			}
+		}
+		// One writer at a time: SQLite serialises writes anyway, and a
+		// single connection keeps the pragmas on every statement. The
+		// busy timeout lets two goodput processes share a file.
+		q := url.Values{}
+		q.Add("_pragma", "busy_timeout(10000)")
+		q.Add("_pragma", "foreign_keys(1)")
+		q.Add("_pragma", "journal_mode(wal)")
+		q.Set("_txlock", "immediate")
+		s.db, err = sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+		if err == nil {
+			s.db.SetMaxOpenConns(1)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("history %s: %w", s.where, err)
+	}
+	if err := s.db.PingContext(ctx); err != nil {
+		s.db.Close()
+		return nil, fmt.Errorf("history %s: %w", s.where, err)
+	}
+	if err := s.migrate(ctx, to); err != nil {
+		s.db.Close()
+		return nil, fmt.Errorf("history %s: %w", s.where, err)
+	}
+	return s, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Dialect returns the kind of database behind s.
+func (s *Store) Dialect() Dialect { return s.dialect }
+
+// String names the store, without a password.
+func (s *Store) String() string { return s.where }
+
+// DialectOf says which database dsn names.
+func DialectOf(dsn string) Dialect {
+	l := strings.ToLower(dsn)
+	if strings.HasPrefix(l, "postgres://") || strings.HasPrefix(l, "postgresql://") {
+		return Postgres
+	}
+	return SQLite
+}
+
+// Redact returns dsn with any password replaced, for messages.
+func Redact(dsn string) string {
+	if DialectOf(dsn) != Postgres {
+		return dsn
+	}
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return "postgres://…"
+	}
+	return u.Redacted()
+}
+
+// rebind rewrites the ? placeholders of query for the store's dialect:
+// PostgreSQL numbers them ($1, $2, …). The queries of this package hold no
+// ? inside literals.
+func (s *Store) rebind(query string) string {
+	if s.dialect != Postgres {
+		return query
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range query {
+		if r == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

@@ -1,0 +1,388 @@
+package history
+
+import (
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestRecordListTrendCheck is the store's story on every backend: two
+// runs of one load are recorded, listed, trended and checked (no
+// regression between runs that differ only by seed); a third whose TTFT
+// rose by half is caught.
+func TestRecordListTrendCheck(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			s := openStore(t, b.dsn(t))
+			dir := t.TempDir()
+			t0 := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+			base := fakeRun{ttft: 200 * time.Millisecond, tpot: 20 * time.Millisecond, labels: map[string]string{"branch": "main"}}
+			r1, r2 := base, base
+			r1.name, r1.seed, r1.start = "one", 1, t0
+			r2.name, r2.seed, r2.start = "two", 2, t0.Add(time.Hour)
+			ctx := t.Context()
+			id1, err := s.Add(ctx, r1.write(t, dir))
+			if err != nil {
+				t.Fatal(err)
+			}
+			id2, err := s.Add(ctx, r2.write(t, dir))
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			runs, err := s.List(ctx, Filter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(runs) != 2 || runs[0].ID != id2 || runs[1].ID != id1 {
+				t.Fatalf("list: got %d runs %v, want [%d %d] newest first", len(runs), ids(runs), id2, id1)
+			}
+			got := runs[1]
+			if got.Name != "one" || got.Target.URL != "http://127.0.0.1:8000" || got.Target.Model != "Llama-3.1-8B" ||
+				got.Labels["branch"] != "main" || got.Kind != KindBench || !got.Start.Equal(t0) {
+				t.Errorf("run one read back as %+v", got)
+			}
+			if got.Metrics["requests"] != 200 || got.Metrics["attainment"] != 1 {
+				t.Errorf("run one: requests %v, attainment %v; want 200 and 1", got.Metrics["requests"], got.Metrics["attainment"])
+			}
+			if res := got.Result(); res == nil || res.Counts.Total != 200 {
+				t.Errorf("run one's summary does not decode to its result: %+v", res)
+			}
+			for _, tc := range []struct {
+				name string
+				f    Filter
+				want int
+			}{
+				{"a label both have", Filter{Labels: map[string]string{"branch": "main"}}, 2},
+				{"a label value neither has", Filter{Labels: map[string]string{"branch": "dev"}}, 0},
+				{"the model", Filter{Target: "Llama-3.1-8B"}, 2},
+				{"part of the URL", Filter{Target: "127.0.0.1:8000"}, 2},
+				{"another server", Filter{Target: "gpu-7"}, 0},
+				{"a limit", Filter{Limit: 1}, 1},
+				{"runs before the second", Filter{Before: id2}, 1},
+				{"sweeps only", Filter{Kinds: []Kind{KindSweep}}, 0},
+			} {
+				runs, err := s.List(ctx, tc.f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(runs) != tc.want {
+					t.Errorf("list %s: %d runs, want %d", tc.name, len(runs), tc.want)
+				}
+			}
+
+			second, err := s.Get(ctx, id2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr, err := s.Trend(ctx, second, "ttft_p99", 0, Filter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(tr.Runs) != 2 || tr.Runs[0].ID != id1 || tr.Runs[1].ID != id2 || !tr.Has[0] || !tr.Has[1] {
+				t.Fatalf("trend: runs %v has %v, want [%d %d] oldest first", ids(tr.Runs), tr.Has, id1, id2)
+			}
+			// TTFT is 200 ms ± 20 %: its p99 lies near the top, 236–240 ms.
+			for i, v := range tr.Values {
+				if v < 0.230 || v > 0.240 {
+					t.Errorf("trend value %d: p99 TTFT %v s, want 0.230–0.240", i, v)
+				}
+			}
+			if _, err := s.Trend(ctx, second, "no_such_metric", 0, Filter{}); err == nil {
+				t.Error("a trend of an unknown metric did not fail")
+			}
+
+			c, err := s.Check(ctx, second, CheckOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Regressed || len(c.Baselines) != 1 || len(c.Findings) != len(DefaultCheckMetrics) {
+				t.Fatalf("second against first: regressed %v, %d baselines, %d findings; want no regression, 1, %d\n%s",
+					c.Regressed, len(c.Baselines), len(c.Findings), len(DefaultCheckMetrics), checkText(t, c))
+			}
+
+			r3 := base
+			r3.name, r3.seed, r3.start = "three", 3, t0.Add(2*time.Hour)
+			r3.ttft = 300 * time.Millisecond // the regression
+			id3, err := s.Add(ctx, r3.write(t, dir))
+			if err != nil {
+				t.Fatal(err)
+			}
+			third, err := s.Get(ctx, id3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err = s.Check(ctx, third, CheckOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !c.Regressed || len(c.Baselines) != 2 {
+				t.Fatalf("third: regressed %v against %d baselines; want a regression against 2\n%s", c.Regressed, len(c.Baselines), checkText(t, c))
+			}
+			regressed := map[string]bool{}
+			for _, f := range c.Findings {
+				regressed[f.Metric] = f.Regressed
+			}
+			for _, k := range []string{"ttft_p50", "ttft_p99", "e2e_p99"} {
+				if !regressed[k] {
+					t.Errorf("third: %s not called a regression\n%s", k, checkText(t, c))
+				}
+			}
+			for _, k := range []string{"tpot_p50", "tpot_p99", "output_throughput"} {
+				if regressed[k] {
+					t.Errorf("third: %s called a regression, but only TTFT changed\n%s", k, checkText(t, c))
+				}
+			}
+			// The TTFT findings were judged on bootstrap intervals: each
+			// interval of the p50 rise holds about 100 ms and excludes 0.
+			for _, f := range c.Findings {
+				if f.Metric != "ttft_p50" {
+					continue
+				}
+				for i, ch := range f.Changes {
+					if !ch.HasCI || ch.Lo <= 0.08 || ch.Hi >= 0.12 {
+						t.Errorf("ttft_p50 against baseline %d: interval [%v, %v] (has %v), want inside (0.08, 0.12)", i, ch.Lo, ch.Hi, ch.HasCI)
+					}
+				}
+			}
+			// With its records gone the run is judged on its stored
+			// numbers: the rise is still caught, and a note says why
+			// there are no intervals.
+			if err := os.Remove(third.RecordsPath); err != nil {
+				t.Fatal(err)
+			}
+			c, err = s.Check(ctx, third, CheckOptions{Metrics: []string{"ttft_p99"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !c.Regressed || len(c.Notes) == 0 || !strings.Contains(c.Notes[0], "it is gone") {
+				t.Errorf("records gone: regressed %v, notes %q; want a regression and a note", c.Regressed, c.Notes)
+			}
+		})
+	}
+}
+
+func checkText(t *testing.T, c *CheckResult) string {
+	var b strings.Builder
+	if err := WriteCheck(&b, c); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func ids(runs []Run) []int64 {
+	var out []int64
+	for _, r := range runs {
+		out = append(out, r.ID)
+	}
+	return out
+}
+
+// TestComparableRuns: only runs of the same workload, load and SLO are
+// baselines of one another.
+func TestComparableRuns(t *testing.T) {
+	s := openStore(t, backends()[0].dsn(t))
+	dir := t.TempDir()
+	ctx := t.Context()
+	t0 := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	base := fakeRun{ttft: 200 * time.Millisecond, tpot: 20 * time.Millisecond, n: 50}
+	for i, tc := range []struct {
+		name   string
+		change func(*fakeRun)
+	}{
+		{"same", func(*fakeRun) {}},
+		{"longer-prompts", func(f *fakeRun) { f.inputLen = 2048 }}, // another workload
+		{"faster-arrivals", func(f *fakeRun) { f.rate = 16 }},      // another load
+		{"other-seed", func(f *fakeRun) { f.seed = 9 }},            // the same load and workload
+	} {
+		f := base
+		f.name, f.start = tc.name, t0.Add(time.Duration(i)*time.Minute)
+		tc.change(&f)
+		if _, err := s.Add(ctx, f.write(t, dir)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	last, err := s.Latest(ctx, Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last.Name != "other-seed" {
+		t.Fatalf("latest is %q, want other-seed", last.Name)
+	}
+	prev, err := s.Comparable(ctx, last, 10, Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(prev) != 1 || prev[0].Name != "same" {
+		var names []string
+		for _, r := range prev {
+			names = append(names, r.Name)
+		}
+		t.Errorf("comparable with other-seed: %v, want [same]", names)
+	}
+	if _, err := s.Get(ctx, 999); !errors.Is(err, ErrNotFound) {
+		t.Errorf("get of a missing run: %v, want ErrNotFound", err)
+	}
+}
+
+// TestMigrateOldSchema: a store left at schema version 1 by an older
+// goodput, holding a run, is brought to the latest version on open; the
+// run's metrics are filled from its summary so that it trends and checks
+// like a new one.
+func TestMigrateOldSchema(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			dsn := b.dsn(t)
+			ctx := t.Context()
+			old, err := open(ctx, dsn, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v, err := old.Version(ctx); err != nil || v != 1 {
+				t.Fatalf("old store at version %d (%v), want 1", v, err)
+			}
+			dir := t.TempDir()
+			t0 := time.Date(2026, 10, 1, 9, 0, 0, 0, time.UTC)
+			f := fakeRun{name: "old", seed: 1, start: t0, ttft: 200 * time.Millisecond, tpot: 20 * time.Millisecond, labels: map[string]string{"env": "ci"}}
+			r := f.write(t, dir)
+			// As version 1 wrote a run: the run and its labels, its
+			// numbers only inside the summary.
+			var id int64
+			err = old.db.QueryRowContext(ctx, old.rebind(`INSERT INTO runs (kind, parent_id, name, started_ns, recorded_ns, tool,
+				target_url, model, server_version, target, records_path, interrupted, comparable_key, comparability, config, summary)
+				VALUES (?, NULL, ?, ?, ?, ?, ?, ?, '', ?, ?, 0, ?, ?, ?, ?) RETURNING id`),
+				"bench", r.Name, r.Start.UnixNano(), r.Start.UnixNano(), r.Tool, r.Target.URL, r.Target.Model, r.Target.Description,
+				r.RecordsPath, r.Key, mustJSON(t, r.Comparability), string(r.Config), string(r.Summary)).Scan(&id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := old.db.ExecContext(ctx, old.rebind(`INSERT INTO run_labels (run_id, key, value) VALUES (?, 'env', 'ci')`), id); err != nil {
+				t.Fatal(err)
+			}
+			old.Close()
+
+			s := openStore(t, dsn)
+			if v, err := s.Version(ctx); err != nil || v != SchemaVersion() {
+				t.Fatalf("migrated store at version %d (%v), want %d", v, err, SchemaVersion())
+			}
+			got, err := s.Get(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := r.Metrics
+			if len(got.Metrics) != len(want) || got.Metrics["ttft_p99"] != want["ttft_p99"] || got.Labels["env"] != "ci" {
+				t.Fatalf("old run after migration: %d metrics (ttft_p99 %v), labels %v; want %d (ttft_p99 %v), env=ci",
+					len(got.Metrics), got.Metrics["ttft_p99"], got.Labels, len(want), want["ttft_p99"])
+			}
+			// A new run stored after the migration trends and checks
+			// against the old one.
+			f2 := f
+			f2.name, f2.seed, f2.start = "new", 2, t0.Add(time.Hour)
+			id2, err := s.Add(ctx, f2.write(t, dir))
+			if err != nil {
+				t.Fatal(err)
+			}
+			newRun, err := s.Get(ctx, id2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr, err := s.Trend(ctx, newRun, "ttft_p99", 0, Filter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(tr.Runs) != 2 || tr.Runs[0].ID != id || !tr.Has[0] {
+				t.Errorf("trend after migration: runs %v, has %v; want the old run first", ids(tr.Runs), tr.Has)
+			}
+			c, err := s.Check(ctx, newRun, CheckOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Regressed || len(c.Baselines) != 1 {
+				t.Errorf("check after migration: regressed %v against %d baselines, want none against 1\n%s", c.Regressed, len(c.Baselines), checkText(t, c))
+			}
+			// Opening again applies nothing.
+			s2 := openStore(t, dsn)
+			if v, _ := s2.Version(ctx); v != SchemaVersion() {
+				t.Errorf("reopened at version %d", v)
+			}
+		})
+	}
+}
+
+// TestNewerSchemaRefused: a store from a newer goodput is not touched.
+func TestNewerSchemaRefused(t *testing.T) {
+	dsn := backends()[0].dsn(t)
+	s := openStore(t, dsn)
+	if _, err := s.db.ExecContext(t.Context(), `INSERT INTO schema_migrations (version, applied_ns, about) VALUES (99, 0, 'future')`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	_, err := Open(t.Context(), dsn)
+	if err == nil || !strings.Contains(err.Error(), "version 99, newer than this goodput knows") {
+		t.Errorf("open of a newer store: %v", err)
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, dsn, want string
+	}{
+		{"empty", "  ", "no store given"},
+		// The password must not be printed.
+		{"unreachable server", "postgres://u:secret@127.0.0.1:1/db?connect_timeout=2", "postgres://u:xxxxx@127.0.0.1:1/db"},
+		{"a directory as the file", t.TempDir(), "history"},
+	} {
+		_, err := Open(t.Context(), tc.dsn)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "secret") {
+			t.Errorf("%s: %v, want an error with %q and no password", tc.name, err, tc.want)
+		}
+	}
+}
+
+func TestWorsening(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		v, base float64
+		dir     int
+		want    float64
+	}{
+		{"latency up 10 %", 1.1, 1, -1, 0.1},
+		{"latency down", 0.9, 1, -1, -0.1},
+		{"throughput down 10 %", 90, 100, 1, 0.1},
+		{"throughput up", 110, 100, 1, -0.1},
+		{"unchanged zero", 0, 0, -1, 0},
+		{"rise from zero", 0.1, 0, -1, math.Inf(1)},
+		{"undefined baseline", 1, math.NaN(), -1, math.NaN()},
+	} {
+		got := worsening(tc.v, tc.base, tc.dir)
+		if !(math.Abs(got-tc.want) < 1e-12 || (math.IsNaN(got) && math.IsNaN(tc.want)) || got == tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestSQLiteSpellings: a path, sqlite:PATH and file:PATH name one file,
+// created with its directory.
+func TestSQLiteSpellings(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sub", "h.db")
+	s := openStore(t, path)
+	f := fakeRun{name: "one", seed: 1, n: 10, ttft: 100 * time.Millisecond, tpot: 10 * time.Millisecond}
+	if _, err := s.Add(t.Context(), f.write(t, t.TempDir())); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	for _, dsn := range []string{"sqlite:" + path, "file:" + path} {
+		s := openStore(t, dsn)
+		runs, err := s.List(t.Context(), Filter{})
+		if err != nil || len(runs) != 1 || s.Dialect() != SQLite {
+			t.Errorf("%s: %d runs, %v, dialect %s; want the one run in SQLite", dsn, len(runs), err, s.Dialect())
+		}
+	}
+	if DialectOf("POSTGRESQL://x/y") != Postgres || DialectOf("pg.db") != SQLite {
+		t.Error("DialectOf misreads a scheme")
+	}
+}

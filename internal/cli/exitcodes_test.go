@@ -1,0 +1,89 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/goodput-dev/goodput/internal/simtest"
+	"github.com/goodput-dev/goodput/sim"
+)
+
+// TestExitCodes holds one row for every way a command ends that README's
+// "Exit codes" table names: the code it ends with and the words that say
+// why. Code 130 (interrupted) needs a signal; cmd/goodput's
+// TestSIGINTLeavesCompleteRecords and TestSweepResume check it.
+func TestExitCodes(t *testing.T) {
+	_, url := simtest.Serve(t, sim.Options{Seed: 13})
+	dir := writeFiles(t, map[string]string{
+		"good.jsonl":     runHeader + goodRecord + runTrailer,
+		"empty.jsonl":    "",
+		"negative.jsonl": runHeader + `{"seq":0,"s":0,"t0":5,"te":4}` + "\n",
+		// a sweep whose one point claims 200 % attainment
+		"attain.json": `{"schema":1,"points":[{"load":"c=16","repeats":[{"requests":100,"request_throughput":3,"attainment":2}]}]}`,
+		// a sweep with a negative throughput
+		"negative.json": `{"schema":1,"points":[{"load":"c=16","repeats":[{"requests":100,"request_throughput":-3,"attainment":0.95}]}]}`,
+	})
+	p := func(name string) string { return filepath.Join(dir, name) }
+
+	// A sweep directory whose sweep-config.json is corrupt.
+	corrupt := filepath.Join(t.TempDir(), "sweep")
+	if err := os.MkdirAll(corrupt, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(corrupt, "sweep-config.json"), []byte(`{"schema":1,"settings":{"seed":`), 0o644)
+
+	// The records of an earlier run of the same name.
+	runs := t.TempDir()
+	os.WriteFile(filepath.Join(runs, "mine.jsonl"), []byte(runHeader+goodRecord+runTrailer), 0o644)
+
+	bench := []string{"bench", "--base-url", url, "--num-prompts", "4", "--random-input-len", "16", "--random-output-len", "4", "--quiet", "--no-server-metrics"}
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string // in stderr
+	}{
+		// 0: success
+		{"analyze", []string{"analyze", p("good.jsonl")}, ExitOK, ""},
+		{"bench", bench, ExitOK, ""},
+
+		// 1: the tool failed. Unreadable data:
+		{"no file", []string{"analyze", p("missing.jsonl")}, ExitTool, "missing.jsonl"},
+		{"no requests", []string{"analyze", p("empty.jsonl")}, ExitTool, "no requests in " + p("empty.jsonl")},
+		{"impossible record", []string{"analyze", p("negative.jsonl")}, ExitTool, p("negative.jsonl") + `:2: impossible record: "te" 4 is before "t0" 5`},
+		{"plan from 200 % attainment", []string{"plan", "--from", p("attain.json"), "--peak-qps", "10"}, ExitTool, `"attainment" 2: must be from 0 to 1`},
+		{"plan from a negative rate", []string{"plan", "--from", p("negative.json"), "--peak-qps", "10"}, ExitTool, `"request_throughput" -3: must be ≥ 0`},
+		{"resume a corrupt sweep-config.json", []string{"sweep", "--virtual", "--concurrency", "1", "--num-prompts", "8", "--result-dir", corrupt, "--resume"},
+			ExitTool, filepath.Join(corrupt, "sweep-config.json")},
+		// an unreachable server
+		{"server down", []string{"bench", "--base-url", "http://127.0.0.1:1", "--num-prompts", "1", "--quiet"}, ExitTool, "http://127.0.0.1:1"},
+
+		// 2: usage.
+		{"bad flag", []string{"bench", "--request-rate", "fast"}, ExitUsage, "--request-rate"},
+		{"simulator flag with a server", append(slices.Clone(bench), "--sim-gpu", "A100"), ExitUsage, "--sim-gpu configures the built-in simulator, which does not run with --base-url"},
+		{"simulator fault with a server", append(slices.Clone(bench), "--sim-fault", "error_rate=0.5"), ExitUsage, "--sim-fault configures the built-in simulator"},
+		{"sweep simulator flag with a server", []string{"sweep", "--base-url", url, "--concurrency", "1", "--sim-seed", "3", "--dry-run"}, ExitUsage, "--sim-seed configures the built-in simulator"},
+		{"simulator engine flag with a server", append(slices.Clone(bench), "--sim-max-num-seqs", "64"), ExitUsage, "--sim-max-num-seqs configures the built-in simulator"},
+		{"sweep simulator engine flag with a server", []string{"sweep", "--base-url", url, "--concurrency", "1", "--sim-block-size", "32", "--dry-run"}, ExitUsage, "--sim-block-size configures the built-in simulator"},
+		{"same run name", append(slices.Clone(bench), "--result-dir", runs, "--run-name", "mine"), ExitUsage,
+			filepath.Join(runs, "mine.jsonl") + " already exists (an earlier run's): give another --run-name, or --overwrite"},
+
+		// 3: a gate failed.
+		{"gate", []string{"analyze", p("good.jsonl"), "--gate", "p99(ttft)<=1ms"}, ExitGateFail, "1 of 1 gates failed"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := run(t, "", tc.args...)
+			if code != tc.code || !strings.Contains(errOut, tc.want) {
+				t.Errorf("exit %d, want %d; stderr %q, want %q\n%s", code, tc.code, errOut, tc.want, out)
+			}
+		})
+	}
+	// --overwrite replaces the earlier run.
+	if _, errOut, code := run(t, "", append(slices.Clone(bench), "--result-dir", runs, "--run-name", "mine", "--overwrite")...); code != ExitOK {
+		t.Errorf("--overwrite: exit %d: %s", code, errOut)
+	}
+}

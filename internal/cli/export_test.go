@@ -1,0 +1,138 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestExportCommand exports one run by its file, its directory and
+// standard input, in each format.
+func TestExportCommand(t *testing.T) {
+	dir := t.TempDir()
+	h, recs := simRun(t, "H100-SXM", 120, 5, 1)
+	file := writeRunFiles(t, dir, "base", h, recs, "ttft<=300ms,tpot<=20ms")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("csv from the directory, with the run's SLO", func(t *testing.T) {
+		stdout, stderr, code := run(t, "", "export", dir)
+		if code != ExitOK {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		rows, err := csv.NewReader(strings.NewReader(stdout)).ReadAll()
+		if err != nil || len(rows) != 121 {
+			t.Fatalf("%d rows, %v", len(rows), err)
+		}
+		good := -1
+		for i, c := range rows[0] {
+			if c == "good" {
+				good = i
+			}
+		}
+		n := 0
+		for _, r := range rows[1:] {
+			if r[good] == "true" {
+				n++
+			}
+		}
+		// analyze with the same SLO says how many requests were good.
+		out, _, _ := run(t, "", "analyze", file, "--slo", "ttft<=300ms,tpot<=20ms")
+		if want := "(" + strconv.Itoa(n) + " of 120 requests)"; !strings.Contains(out, want) {
+			t.Errorf("%d good rows, but analyze says:\n%s", n, out)
+		}
+	})
+	t.Run("parquet to a file", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "requests.parquet")
+		stdout, stderr, code := run(t, "", "export", file, "-o", out)
+		if code != ExitOK || !strings.Contains(stdout, "Wrote "+out+" (120 requests, parquet)") {
+			t.Fatalf("exit %d: %s %s", code, stdout, stderr)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil || !bytes.HasPrefix(b, []byte("PAR1")) || !bytes.HasSuffix(b, []byte("PAR1")) {
+			t.Errorf("not a Parquet file: %v, %d bytes", err, len(b))
+		}
+	})
+	t.Run("jsonl from standard input", func(t *testing.T) {
+		stdout, stderr, code := run(t, string(data), "export", "-", "--format", "jsonl", "--slo", "none", "--chunks")
+		if code != ExitOK {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		lines := strings.Split(strings.TrimSpace(stdout), "\n")
+		if len(lines) != 120 || !strings.Contains(lines[0], `"good":null`) || !strings.Contains(lines[0], `"chunk_times_s":[`) {
+			t.Errorf("%d lines; first %s", len(lines), lines[0])
+		}
+	})
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no run", []string{"export"}, ExitUsage, "give one run"},
+		{"two runs", []string{"export", file, file}, ExitUsage, "give one run"},
+		{"unknown format", []string{"export", file, "--format", "xlsx"}, ExitUsage, `--format "xlsx": want csv, parquet, jsonl`},
+		{"bad slo", []string{"export", file, "--slo", "ttft<"}, ExitUsage, "--slo"},
+		{"missing", []string{"export", filepath.Join(dir, "nope.jsonl")}, ExitTool, "no such file"},
+		{"empty directory", []string{"export", t.TempDir()}, ExitTool, "no records"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, stderr, code := run(t, "", tc.args...)
+			if code != tc.code || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, %q; want %d and %q", code, stderr, tc.code, tc.want)
+			}
+		})
+	}
+}
+
+// TestRunInputsAlike reads one run as a file, as its directory and from
+// standard input, with analyze, report and compare: the same numbers each
+// way.
+func TestRunInputsAlike(t *testing.T) {
+	dir := t.TempDir()
+	h, recs := simRun(t, "H100-SXM", 100, 5, 1)
+	file := writeRunFiles(t, dir, "base", h, recs, "")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The line naming the records differs; the numbers must not.
+	numbers := func(out string) string {
+		var keep []string
+		for _, l := range strings.Split(out, "\n") {
+			if !strings.HasPrefix(l, "Records: ") {
+				keep = append(keep, l)
+			}
+		}
+		return strings.Join(keep, "\n")
+	}
+	var outs []string
+	for _, in := range []struct{ stdin, arg string }{{"", file}, {"", dir}, {string(data), "-"}} {
+		out, stderr, code := run(t, in.stdin, "analyze", in.arg)
+		if code != ExitOK {
+			t.Fatalf("analyze %s: exit %d: %s", in.arg, code, stderr)
+		}
+		outs = append(outs, numbers(out))
+	}
+	if outs[0] != outs[1] || outs[0] != outs[2] || !strings.Contains(outs[0], "Successful requests:                     100") {
+		t.Errorf("analyze differs by input:\n%s\n---\n%s\n---\n%s", outs[0], outs[1], outs[2])
+	}
+	md, stderr, code := run(t, string(data), "report", "-", "--format", "markdown")
+	mdDir, _, _ := run(t, "", "report", dir, "--format", "markdown")
+	if code != ExitOK || md == "" || strings.Count(md, "\n") != strings.Count(mdDir, "\n") {
+		t.Errorf("report from standard input: exit %d %s", code, stderr)
+	}
+	cmp, stderr, code := run(t, string(data), "compare", dir, "-", "--resamples", "100")
+	if code != ExitOK || strings.Count(cmp, " noise\n") != 8 {
+		t.Errorf("compare a directory with standard input: exit %d %s\n%s", code, stderr, cmp)
+	}
+	if _, stderr, code := run(t, string(data), "compare", "-", "-"); code != ExitUsage || !strings.Contains(stderr, "standard input can be read once") {
+		t.Errorf("compare - -: exit %d %s", code, stderr)
+	}
+}

@@ -1,0 +1,221 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestHistoryBenchListTrend records two bench runs of the built-in
+// simulator, then lists, shows and trends them. (Checks are judged on
+// virtual-time sweeps below, whose numbers do not depend on how busy the
+// machine is.)
+func TestHistoryBenchListTrend(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "history.db")
+	for i, format := range []string{"text", "json"} {
+		stdout, stderr, code := run(t, "", "bench", "--num-prompts", "40", "--max-concurrency", "8",
+			"--random-input-len", "256", "--random-output-len", "24", "--ignore-eos", "--goodput", "ttft:500", "tpot:50",
+			"--result-dir", filepath.Join(dir, "runs"), "--run-name", "run"+string(rune('1'+i)), "--history", db,
+			"--label", "branch=main", "--quiet", "--no-server-metrics", "--format", format)
+		if code != ExitOK {
+			t.Fatalf("bench %d: exit %d: %s", i+1, code, stderr)
+		}
+		said := stdout
+		if format == "json" {
+			// Standard output stays one JSON document; the note goes
+			// to standard error.
+			said = stderr
+			if !json.Valid([]byte(stdout)) {
+				t.Errorf("bench --format json --history: standard output is not JSON:\n%s", stdout)
+			}
+		}
+		if want := "Recorded run " + string(rune('1'+i)) + " in " + db; !strings.Contains(said, want) {
+			t.Fatalf("bench %d: no %q in\n%s", i+1, want, said)
+		}
+	}
+
+	stdout, stderr, code := run(t, "", "history", "list", "--history", db, "--format", "json", "--label", "branch=main")
+	if code != ExitOK {
+		t.Fatalf("list: exit %d: %s", code, stderr)
+	}
+	var runs []jsonRun
+	if err := json.Unmarshal([]byte(stdout), &runs); err != nil {
+		t.Fatalf("list json: %v\n%s", err, stdout)
+	}
+	if len(runs) != 2 || runs[0].Name != "run2" || runs[1].Name != "run1" {
+		t.Fatalf("list: %d runs %+v, want run2, run1", len(runs), runs)
+	}
+	for _, r := range runs {
+		if r.Metrics["requests"] != 40 || r.Target.Model != "Llama-3.1-8B" || !strings.HasPrefix(r.Target.Description, "built-in simulator") ||
+			r.Key != runs[0].Key || !filepath.IsAbs(r.Records) || !strings.HasPrefix(r.Tool, "goodput ") {
+			t.Errorf("run %d: requests %v, target %+v, key %s (want %s), records %q, tool %q", r.ID, r.Metrics["requests"], r.Target, r.Key, runs[0].Key, r.Records, r.Tool)
+		}
+		if _, err := os.Stat(r.Records); err != nil {
+			t.Errorf("run %d: records: %v", r.ID, err)
+		}
+	}
+	if stdout, _, _ := run(t, "", "history", "list", "--history", db, "--label", "branch=dev"); strings.Count(stdout, "\n") != 1 {
+		t.Errorf("a label no run has listed runs:\n%s", stdout)
+	}
+	if stdout, _, _ := run(t, "", "history", "list", "--history", db, "--target", "Llama-3.1-8B"); strings.Count(stdout, "\n") != 3 {
+		t.Errorf("the model as --target did not list both runs:\n%s", stdout)
+	}
+
+	stdout, _, code = run(t, "", "history", "show", "1", "--history", db)
+	if code != ExitOK || !strings.Contains(stdout, "Name:             run1") || !strings.Contains(stdout, "ttft_p99") || !strings.Contains(stdout, "branch=main") {
+		t.Errorf("show 1: exit %d\n%s", code, stdout)
+	}
+
+	stdout, stderr, code = run(t, "", "history", "trend", "tpot_p50", "--history", db)
+	if code != ExitOK || strings.Count(stdout, " ms") != 2 || !strings.Contains(stdout, "tpot_p50 across 2 comparable runs") {
+		t.Errorf("trend: exit %d: %s\n%s", code, stderr, stdout)
+	}
+	page := filepath.Join(dir, "trend.html")
+	if _, stderr, code = run(t, "", "history", "trend", "tpot_p50", "--history", db, "--html", page); code != ExitOK {
+		t.Fatalf("trend --html: exit %d: %s", code, stderr)
+	}
+	if b, err := os.ReadFile(page); err != nil || strings.Count(string(b), "<circle") != 2 {
+		t.Errorf("trend page: %v, %d points", err, strings.Count(string(b), "<circle"))
+	}
+}
+
+// TestHistorySweepCheck records three virtual-time sweeps, two on an H100
+// and the last on an A100, and checks their points: the second H100 sweep
+// measured exactly what the first did, no regression; the A100's point is
+// slower in every latency, a regression (exit 3).
+func TestHistorySweepCheck(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "h.db")
+	for i, gpu := range []string{"H100", "H100", "A100"} {
+		stdout, stderr, code := run(t, "", "sweep", "--virtual", "--sim-gpu", gpu, "--concurrency", "1,4,16", "--num-prompts", "48", "--min-rounds", "0",
+			"--random-input-len", "128", "--random-output-len", "32", "--ignore-eos", "--slo", "ttft<=200ms",
+			"--result-dir", filepath.Join(dir, "s"+string(rune('0'+i))), "--history", db, "--quiet", "--no-early-stop")
+		if code != ExitOK {
+			t.Fatalf("sweep %d: exit %d: %s", i, code, stderr)
+		}
+		if !strings.Contains(stdout, "with 3 points in "+db) {
+			t.Fatalf("sweep %d:\n%s", i, stdout)
+		}
+	}
+	stdout, _, code := run(t, "", "history", "list", "--history", db, "--kind", "point", "--format", "json")
+	var points []jsonRun
+	if err := json.Unmarshal([]byte(stdout), &points); code != ExitOK || err != nil || len(points) != 9 {
+		t.Fatalf("points: exit %d, %v, %d points\n%s", code, err, len(points), stdout)
+	}
+	if points[0].Sweep == 0 || points[0].Labels["point"] == "" {
+		t.Errorf("a point lacks its sweep or its point label: %+v", points[0])
+	}
+	stdout, stderr, code := run(t, "", "history", "trend", "operating_request_throughput", "--history", db, "--kind", "sweep")
+	if code != ExitOK || !strings.Contains(stdout, "across 3 comparable runs") {
+		t.Errorf("sweep trend: exit %d: %s\n%s", code, stderr, stdout)
+	}
+
+	// The second sweep's c4 against the first's: the same numbers. Points
+	// are listed newest first: the A100's, then the H100s'.
+	var c4 []jsonRun
+	for _, p := range points {
+		if p.Labels["point"] == "c4" {
+			c4 = append(c4, p)
+		}
+	}
+	if len(c4) != 3 {
+		t.Fatalf("%d c4 points, want 3", len(c4))
+	}
+	stdout, stderr, code = run(t, "", "history", "check", strconv.FormatInt(c4[1].ID, 10), "--history", db)
+	if code != ExitOK || !strings.Contains(stdout, "Verdict: no regression") || !strings.Contains(stdout, "against the last 1 comparable runs") {
+		t.Errorf("check of the second H100 c4: exit %d: %s\n%s", code, stderr, stdout)
+	}
+	// The latest c4, on an A100, against both.
+	stdout, stderr, code = run(t, "", "history", "check", "--history", db, "--label", "point=c4", "--format", "json")
+	if code != ExitGateFail {
+		t.Fatalf("check of the A100 c4: exit %d, want %d: %s\n%s", code, ExitGateFail, stderr, stdout)
+	}
+	var c struct {
+		Run       int64   `json:"run"`
+		Baselines []int64 `json:"baselines"`
+		Regressed bool    `json:"regressed"`
+		Findings  []struct {
+			Metric    string `json:"metric"`
+			Regressed bool   `json:"regressed"`
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &c); err != nil {
+		t.Fatalf("check json: %v\n%s", err, stdout)
+	}
+	regressed := map[string]bool{}
+	for _, f := range c.Findings {
+		regressed[f.Metric] = f.Regressed
+	}
+	for _, k := range []string{"ttft_p50", "ttft_p99", "tpot_p50", "tpot_p99", "e2e_p99", "output_throughput"} {
+		if !regressed[k] {
+			t.Errorf("A100 c4: %s not a regression: %+v", k, c)
+		}
+	}
+	if c.Run != c4[0].ID || len(c.Baselines) != 2 || !strings.Contains(stderr, "regressed in") {
+		t.Errorf("check of the A100 c4: %+v\nstderr: %s", c, stderr)
+	}
+}
+
+func TestHistoryUsage(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "h.db")
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no store", []string{"history", "list"}, ExitUsage, "no history: give --history"},
+		{"bad format", []string{"history", "list", "--history", db, "--format", "xml"}, ExitUsage, "--format"},
+		{"bad kind", []string{"history", "list", "--history", db, "--kind", "job"}, ExitUsage, "--kind"},
+		{"bad label", []string{"history", "list", "--history", db, "--label", "nokey"}, ExitUsage, "--label"},
+		{"bad run id", []string{"history", "show", "x", "--history", db}, ExitUsage, "want a run id"},
+		{"missing run", []string{"history", "show", "7", "--history", db}, ExitTool, "no such run"},
+		{"empty store", []string{"history", "check", "--history", db}, ExitTool, "no recorded run matches"},
+		{"bad tolerance", []string{"history", "check", "--history", db, "--tolerance", "-5%"}, ExitUsage, "--tolerance"},
+		{"zero baselines", []string{"history", "check", "--history", db, "--baselines", "0"}, ExitUsage, "--baselines"},
+		{"a metric that cannot regress", []string{"history", "check", "--history", db, "--metric", "requests"}, ExitUsage, "cannot regress"},
+		{"trend needs a metric", []string{"history", "trend", "--history", db}, ExitUsage, "accepts 1 arg"},
+		{"an unreachable store before a run", []string{"bench", "--history", "postgres://u@127.0.0.1:1/x?connect_timeout=1", "--num-prompts", "1"}, ExitTool, "--history"},
+		{"linger without listen", []string{"bench", "--metrics-linger", "1s", "--num-prompts", "1"}, ExitUsage, "--metrics-linger needs --metrics-listen"},
+		{"push to no URL", []string{"bench", "--metrics-push", "gateway:9091", "--num-prompts", "1"}, ExitUsage, "--metrics-push"},
+		{"export from virtual time", []string{"sweep", "--virtual", "--metrics-listen", "127.0.0.1:0"}, ExitUsage, "virtual-time sweep sends no requests"},
+	} {
+		_, stderr, code := run(t, "", tc.args...)
+		if code != tc.code || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%s: exit %d, want %d with %q: %s", tc.name, code, tc.code, tc.want, stderr)
+		}
+	}
+}
+
+// TestHistoryFromEnvironment: $GOODPUT_HISTORY names the store when no
+// --history does, for history's commands and for recording.
+func TestHistoryFromEnvironment(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "env.db")
+	runEnv := func(args ...string) (string, string, int) {
+		var out, errb strings.Builder
+		env := &Env{Stdout: &out, Stderr: &errb, Stdin: strings.NewReader(""),
+			Getenv: func(k string) string {
+				if k == "GOODPUT_HISTORY" {
+					return db
+				}
+				return ""
+			}}
+		root := NewRoot(env)
+		root.SetArgs(args)
+		err := root.ExecuteContext(t.Context())
+		return out.String(), errb.String(), Code(err)
+	}
+	stdout, stderr, code := runEnv("sweep", "--virtual", "--concurrency", "1,2", "--num-prompts", "8", "--min-rounds", "0",
+		"--random-input-len", "64", "--random-output-len", "8", "--result-dir", filepath.Join(t.TempDir(), "s"), "--quiet")
+	if code != ExitOK || !strings.Contains(stdout, "Recorded sweep 1 with 2 points in "+db) {
+		t.Fatalf("sweep: exit %d: %s\n%s", code, stderr, stdout)
+	}
+	stdout, stderr, code = runEnv("history", "list")
+	if code != ExitOK || strings.Count(stdout, "\n") != 4 { // heading, the sweep and its 2 points
+		t.Errorf("list: exit %d: %s\n%s", code, stderr, stdout)
+	}
+}

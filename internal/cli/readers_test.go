@@ -1,0 +1,95 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeFiles writes name → content into a fresh directory and returns it.
+func writeFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+const (
+	runHeader  = `{"kind":"goodput.run","schema":1,"start":"2026-11-29T08:00:00Z","tool":"goodput test"}` + "\n"
+	runTrailer = `{"kind":"goodput.end","records":2,"end":900000000}` + "\n"
+	goodRecord = `{"seq":0,"s":0,"t0":1000,"te":400000000,"ct":[100000000,100000000,100000000],"in":10,"out":3,"src":"chunks","status":200}` + "\n"
+)
+
+// Every command that reads records refuses a file with none, and one with
+// an impossible record, with exit 1 and the file, line and field named.
+func TestReadersRefuseEmptyAndImpossibleFiles(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"empty.jsonl":  "",
+		"header.jsonl": runHeader + `{"kind":"goodput.end","records":0,"end":5}` + "\n",
+		// line 3: the response ends before its first token arrives
+		"backwards.jsonl": runHeader + goodRecord + `{"seq":1,"s":0,"t0":1000,"te":5,"ct":[199450000],"out":1,"src":"chunks"}` + "\n" + runTrailer,
+		// line 2: a negative token count
+		"negative.jsonl": runHeader + `{"seq":0,"s":0,"t0":0,"te":9,"in":-5}` + "\n",
+		"good.jsonl":     runHeader + goodRecord + runTrailer,
+	})
+	p := func(name string) string { return filepath.Join(dir, name) }
+	tests := []struct {
+		name  string
+		stdin string
+		args  []string
+		want  string
+	}{
+		// an empty file
+		{"analyze empty", "", []string{"analyze", p("empty.jsonl")}, "no requests in " + p("empty.jsonl")},
+		// empty standard input
+		{"analyze stdin", "", []string{"analyze", "-"}, "no requests in standard input"},
+		// a run that measured nothing
+		{"analyze header only", "", []string{"analyze", p("header.jsonl")}, "no requests in " + p("header.jsonl")},
+		// a second, empty shard among good ones
+		{"analyze shards", "", []string{"analyze", p("good.jsonl"), p("empty.jsonl")}, "no requests in " + p("empty.jsonl")},
+		// report and compare read the same way
+		{"report empty", "", []string{"report", p("empty.jsonl"), "--format", "markdown"}, "no requests in " + p("empty.jsonl")},
+		{"compare empty", "", []string{"compare", p("good.jsonl"), p("empty.jsonl")}, "no requests in " + p("empty.jsonl")},
+		// times that go backwards: file, line and field
+		{"analyze backwards", "", []string{"analyze", p("backwards.jsonl")}, p("backwards.jsonl") + `:3: impossible record: "te" 5 is before the last chunk`},
+		{"report backwards", "", []string{"report", p("backwards.jsonl"), "--format", "markdown"}, p("backwards.jsonl") + ":3: impossible record"},
+		{"compare backwards", "", []string{"compare", p("good.jsonl"), p("backwards.jsonl")}, p("backwards.jsonl") + ":3: impossible record"},
+		// a negative count
+		{"analyze negative", "", []string{"analyze", p("negative.jsonl")}, p("negative.jsonl") + `:2: impossible record: "in" -5 is negative`},
+		// the same from standard input
+		{"analyze negative stdin", runHeader + `{"seq":0,"in":-5}`, []string{"analyze", "-"}, `-:2: impossible record: "in" -5 is negative`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := run(t, tc.stdin, tc.args...)
+			if code != ExitTool || !strings.Contains(errOut, tc.want) {
+				t.Errorf("exit %d, stderr %q, want exit 1 and %q", code, errOut, tc.want)
+			}
+			if strings.Contains(out, "Mean TTFT") || strings.Contains(out, "Successful requests") {
+				t.Errorf("a summary was printed for an unreadable file:\n%s", out)
+			}
+		})
+	}
+}
+
+// analyze says when a record file was cut off: no end marker, or an
+// interrupted run.
+func TestAnalyzeSaysAFileWasCutOff(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"killed.jsonl": runHeader + goodRecord,
+		"done.jsonl":   runHeader + goodRecord + runTrailer,
+	})
+	out, errOut, code := run(t, "", "analyze", filepath.Join(dir, "killed.jsonl"))
+	if code != 0 || !strings.Contains(out, "killed.jsonl has no end marker: the run that wrote it was cut off") {
+		t.Errorf("exit %d, %s\n%s", code, errOut, out)
+	}
+	out, _, _ = run(t, "", "analyze", filepath.Join(dir, "done.jsonl"))
+	if strings.Contains(out, "end marker") {
+		t.Errorf("a finished run is said to be cut off:\n%s", out)
+	}
+}

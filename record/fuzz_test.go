@@ -1,0 +1,64 @@
+package record
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// FuzzOpen feeds any bytes to Open, whatever format they look like: it
+// never panics, and every record any reader yields keeps the invariants.
+func FuzzOpen(f *testing.F) {
+	for _, name := range []string{"seeds_example.json", "seeds_example.jsonl", "vllm_detailed.json"} {
+		b, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(`{"ttfts":[0.1,NaN],"itls":[[Infinity],[]],"input_lens":[1,1],"output_lens":[1,1],"start_times":[-Infinity,1]}`))
+	f.Add([]byte(`{"arrival":1,"token_times":[0.5]}` + "\n"))
+	f.Add([]byte(`{"tool":"x","kind":"goodput.run"}` + "\n" + `{"te":3,"seq":0}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fl, err := Open("-", bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		defer fl.Close()
+		var r Record
+		for range 10_000 {
+			err := fl.Next(&r)
+			if err == io.EOF || errors.Is(err, ErrNoRecords) {
+				return
+			}
+			if err != nil {
+				return
+			}
+			if err := r.Check(); err != nil {
+				t.Fatalf("a %s reader yielded an impossible record: %v\n%+v", fl.Format, err, r)
+			}
+		}
+	})
+}
+
+// FuzzPythonNumbers: a document that is JSON already passes unchanged, and
+// whatever comes out never breaks a string's contents.
+func FuzzPythonNumbers(f *testing.F) {
+	f.Add([]byte(`[NaN,Infinity,-Infinity]`))
+	f.Add([]byte(`{"a":"NaN \"Infinity\"","b":[1,NaN]}`))
+	f.Add([]byte(`["\\",NaN,"\u004eaN"]`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		out := pythonNumbers(in)
+		if json.Valid(in) && !bytes.Equal(out, in) {
+			t.Fatalf("valid JSON changed:\n in %s\nout %s", in, out)
+		}
+		// Every word replaced became a quoted string: at most 2 bytes each.
+		if len(out) > len(in)+2*bytes.Count(in, []byte("N"))+2*bytes.Count(in, []byte("I")) {
+			t.Fatalf("output grew too much: %d → %d", len(in), len(out))
+		}
+	})
+}
