@@ -135,10 +135,10 @@ func kneeNearSaturation(t *testing.T, opts sim.Options) {
 	}
 }
 
-// TestVirtualPromptIDs checks the shortcut the virtual runner takes: random
-// prompts without a shared prefix go to the simulator as lengths only,
-// because their token ids can match no cached block. The run must be the
-// same as with the ids; with a shared prefix the ids matter, and the runs
+// TestVirtualPromptIDs checks what the token ids of prompts change: random
+// prompts without a shared prefix, on an engine with room for them all, run
+// alike with and without ids, as their ids can match no cached block; with
+// a shared prefix the ids let the cache skip its prefill, and the runs
 // differ, which shows the comparison can fail.
 func TestVirtualPromptIDs(t *testing.T) {
 	run := func(w workload.Config, ids bool) []record.Record {
@@ -324,5 +324,75 @@ func TestVirtualRateSweep(t *testing.T) {
 	// light load's.
 	if pts[2].Mean.TTFT.P99 < 10*pts[0].Mean.TTFT.P99 {
 		t.Errorf("unbounded rate: p99 TTFT %v, light load %v", pts[2].Mean.TTFT.P99, pts[0].Mean.TTFT.P99)
+	}
+}
+
+// TestVirtualSweepSendsPromptIDs runs a point whose requests do not fit in
+// the KV cache together, so that the engine preempts: a preempted request
+// finds the blocks it had computed in the prefix cache only if its prompt
+// came as ids, as it does from a real client. The runner's records must be
+// those of the run with ids, and differ from a run without them.
+func TestVirtualSweepSendsPromptIDs(t *testing.T) {
+	l4, err := sim.LookupGPU("L4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := sim.Options{Profile: sim.Profile{GPU: l4}, GPUMemoryUtilization: 0.8, Seed: 1}
+	dir := filepath.Join(t.TempDir(), "sweep")
+	cfg := virtualConfig(dir)
+	cfg.Virtual = &opts
+	cfg.Bench.Arrival.NumPrompts = 48
+	cfg.Bench.Workload.Random.InputLen, cfg.Bench.Workload.Random.OutputLen = 1200, 400
+	r, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Run(t.Context(), sweep.Plan{Mode: sweep.ModeConcurrency, Loads: []sweep.Load{sweep.Concurrency(32)}}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := record.Open(filepath.Join(dir, "c32.jsonl"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var swept []int64
+	for {
+		var rec record.Record
+		if err := f.Next(&rec); err != nil {
+			break
+		}
+		swept = append(swept, rec.End)
+	}
+	direct := func(ids bool) []int64 {
+		src, err := workload.New(cfg.Bench.Workload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var reqs []sim.VirtualRequest
+		// As many as the point sent: a sweep sends at least MinRounds ×
+		// the concurrency.
+		for _, it := range workload.Items(src, len(swept)) {
+			reqs = append(reqs, virtualRequest(it, ids, cfg.Bench.Workload.Request))
+		}
+		o := opts
+		o.Seed = Measurement{Load: sweep.Concurrency(32), Repeat: 1}.Seed(opts.Seed)
+		recs, err := sim.RunVirtualClosed(o, 32, reqs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ends []int64
+		for _, rec := range recs {
+			ends = append(ends, rec.End)
+		}
+		return ends
+	}
+	sorted := func(xs []int64) []int64 { xs = slices.Clone(xs); slices.Sort(xs); return xs }
+	withIDs, withoutIDs := sorted(direct(true)), sorted(direct(false))
+	if slices.Equal(withIDs, withoutIDs) {
+		t.Fatal("the workload preempts nothing: ids and lengths run alike, so the check below cannot fail")
+	}
+	if got := sorted(swept); !slices.Equal(got, withIDs) {
+		t.Errorf("the sweep's point ran as without ids (last end %v; with ids %v, without %v)",
+			time.Duration(got[len(got)-1]), time.Duration(withIDs[len(withIDs)-1]), time.Duration(withoutIDs[len(withoutIDs)-1]))
 	}
 }
