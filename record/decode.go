@@ -304,6 +304,8 @@ func (d *Decoder) decodeRecord(line []byte, r *Record) error {
 				r.Msg, err = s.string()
 			case "warm":
 				r.Warmup, err = s.bool()
+			case "rid":
+				r.RequestID, err = s.string()
 			case "labels":
 				r.Labels, err = s.stringMap()
 			default:

@@ -24,6 +24,7 @@ import (
 //	fin     finish reason
 //	err,msg error kind and message (absent on success)
 //	warm    true for warm-up requests
+//	rid     the x-request-id sent, absent when none
 //	labels  string map
 //
 // Unknown keys are ignored by the decoder, so later schema additions stay
@@ -91,6 +92,10 @@ func AppendJSON(dst []byte, r *Record) []byte {
 	}
 	if r.Warmup {
 		dst = append(dst, `,"warm":true`...)
+	}
+	if r.RequestID != "" {
+		dst = append(dst, `,"rid":`...)
+		dst = AppendJSONString(dst, r.RequestID)
 	}
 	if len(r.Labels) > 0 {
 		dst = append(dst, `,"labels":{`...)

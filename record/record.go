@@ -81,6 +81,13 @@ type Record struct {
 
 	Warmup bool              // excluded from statistics and from the window
 	Labels map[string]string // free-form, e.g. {"point": "c16"} in a sweep
+
+	// RequestID is the x-request-id the request was sent with, so that a
+	// record can be joined with the server's logs; empty when none was.
+	RequestID string
+	// Text is the generated text, kept in memory for runs that ask for it
+	// (vLLM's generated_texts); record files never hold it.
+	Text string
 }
 
 // OK reports whether the request succeeded.

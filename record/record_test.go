@@ -23,6 +23,7 @@ func sample() []Record {
 			Chunks:      []Chunk{{At: 50, Tokens: 2}, {At: 80, Tokens: 3}},
 			InputTokens: 1, OutputTokens: 5, TokenSource: SourceChunks, Status: 200, Finish: "stop",
 			Warmup: true, Labels: map[string]string{"point": "c16", "z": "quote\" and \\ and \n"},
+			RequestID: "bench-0a1b2c3d-1",
 		},
 		{ // a failure with no tokens and an awkward message
 			Seq: 2, Scheduled: 10, Sent: 10, End: 30, Status: 503,
@@ -296,4 +297,17 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestGeneratedTextStaysOutOfFiles(t *testing.T) {
+	r := sample()[0]
+	r.Text = "the model's answer"
+	r.RequestID = "id-7"
+	got := string(AppendJSON(nil, &r))
+	if strings.Contains(got, "answer") {
+		t.Errorf("the encoding holds the text: %s", got)
+	}
+	if !strings.HasSuffix(got, `"fin":"length","rid":"id-7"}`) {
+		t.Errorf("the encoding lacks the request id: %s", got)
+	}
 }
