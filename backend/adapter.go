@@ -25,6 +25,7 @@ type Adapter struct {
 	terminator  string // how the protocol ends a stream, for messages
 	build       func(a *Adapter, req *Request) (map[string]any, error)
 	decode      decodeFunc
+	keepText    bool // ReadStream keeps the answer text in the record
 }
 
 // registry holds the adapters by --backend name.
@@ -111,6 +112,16 @@ func (a *Adapter) WithUsage(m UsageMode) *Adapter {
 	return &c
 }
 
+// WithText returns a copy of the adapter whose ReadStream keeps the answer
+// text in record.Record.Text (the streamed content, reasoning left out; the
+// final generated_text for TGI). It costs a copy of every answer, so only
+// runs that report the texts should ask for it.
+func (a *Adapter) WithText() *Adapter {
+	c := *a
+	c.keepText = true
+	return &c
+}
+
 // URL joins a base URL and an endpoint path (the adapter's default when
 // empty) into the request URL. The base must be an absolute http or https
 // URL; its query, if any, is kept. A base ending in /v1 (the OpenAI SDK
@@ -174,6 +185,9 @@ func (a *Adapter) BuildRequest(ctx context.Context, baseURL, endpoint string, re
 	if err != nil {
 		return nil, fmt.Errorf("backend %s: %w", a.name, err)
 	}
+	if err := a.applyOptions(req, body); err != nil {
+		return nil, fmt.Errorf("backend %s: %w", a.name, err)
+	}
 	mergeExtra(body, req.Extra)
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -200,6 +214,9 @@ func (a *Adapter) BuildRequest(ctx context.Context, baseURL, endpoint string, re
 		for _, v := range vs {
 			hr.Header.Add(k, v)
 		}
+	}
+	if req.RequestID != "" {
+		hr.Header.Set("X-Request-Id", req.RequestID)
 	}
 	return hr, nil
 }

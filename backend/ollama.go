@@ -47,7 +47,11 @@ func decodeOllama(d *decoder, p []byte, ev *event) error {
 		switch string(key) {
 		case "response", "thinking":
 			var raw []byte
-			raw, _, err = s.text()
+			var esc bool
+			raw, esc, err = s.text()
+			if string(key) == "response" {
+				ev.keepText(raw, esc)
+			}
 			text = text || len(raw) > 0
 		case "done":
 			done, err = s.boolean()

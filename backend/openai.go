@@ -210,11 +210,13 @@ func (d *decoder) openAIChoice(ev *event) error {
 		switch string(key) {
 		case "text":
 			var raw []byte
-			raw, _, err = s.text()
+			var esc bool
+			raw, esc, err = s.text()
+			ev.keepText(raw, esc)
 			text = text || len(raw) > 0
 		case "delta":
 			var t bool
-			t, err = d.openAIDelta()
+			t, err = d.openAIDelta(ev)
 			text = text || t
 		case "token_ids":
 			ids, err = d.countArray()
@@ -240,8 +242,9 @@ func (d *decoder) openAIChoice(ev *event) error {
 }
 
 // openAIDelta reads a chat delta and reports whether it carries output:
-// content, reasoning or a tool call. A role-only delta does not.
-func (d *decoder) openAIDelta() (bool, error) {
+// content, reasoning or a tool call. A role-only delta does not. Its
+// content is kept in ev as answer text.
+func (d *decoder) openAIDelta(ev *event) (bool, error) {
 	s := &d.s
 	if s.null() {
 		return false, nil
@@ -261,8 +264,12 @@ func (d *decoder) openAIDelta() (bool, error) {
 		switch string(key) {
 		case "content", "reasoning_content", "reasoning":
 			var raw []byte
-			raw, _, err = s.text()
+			var esc bool
+			raw, esc, err = s.text()
 			carries = carries || len(raw) > 0
+			if string(key) == "content" {
+				ev.keepText(raw, esc)
+			}
 		case "tool_calls":
 			var n int
 			n, err = d.countArray()

@@ -97,11 +97,14 @@ type stream struct {
 	t   tally
 	st  Stats
 	rec *record.Record
+	// text is the answer text so far, for an adapter that keeps it.
+	text []byte
 }
 
 // read consumes body, whose content type is contentType, into rec.
 func (a *Adapter) read(body io.Reader, contentType string, now func() int64, rec *record.Record) Stats {
 	rec.Chunks = rec.Chunks[:0]
+	rec.Text = ""
 	s := stream{a: a, f: newFramer(a.framing), t: newTally(), st: Stats{UsageTokens: -1}, rec: rec}
 	s.run(body, contentType, now)
 	s.f.release()
@@ -184,6 +187,9 @@ func (s *stream) events(at int64) bool {
 			s.fail(kind, msg, at)
 			return false
 		}
+		if s.a.keepText && s.ev.text != nil {
+			s.keep()
+		}
 		s.t.add(&s.ev, at, s.rec)
 		if s.ev.failed {
 			s.fail(record.ErrStream, s.ev.errMsg, at)
@@ -234,8 +240,25 @@ func (s *stream) fail(kind record.ErrorKind, msg string, at int64) {
 	s.rec.Error, s.rec.Msg, s.rec.End = kind, msg, at
 }
 
+// keep adds the event's answer text to the stream's.
+func (s *stream) keep() {
+	if s.ev.textAll {
+		s.text = s.text[:0]
+	}
+	if !s.ev.textEsc {
+		s.text = append(s.text, s.ev.text...)
+		return
+	}
+	if t, err := unquote(s.text, s.ev.text); err == nil {
+		s.text = t
+	}
+}
+
 // close settles token counts and the stats.
 func (s *stream) close() {
+	if s.a.keepText {
+		s.rec.Text = string(s.text)
+	}
 	s.t.close(s.rec)
 	s.st.Chunks = len(s.rec.Chunks)
 	s.st.UsageTokens = s.t.usage
