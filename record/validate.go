@@ -20,8 +20,9 @@ var ErrImpossible = errors.New("impossible record")
 //     was sent);
 //   - a dropped request (never sent) has no chunks and no output tokens,
 //     and its sent and end times are either unset (0) or not before s;
-//   - the sequence number and every token count are ≥ 0, and when the
-//     output count came from the chunks ("src" "chunks") it is their sum;
+//   - the sequence number, the turn number and every token count are ≥ 0,
+//     and when the output count came from the chunks ("src" "chunks") it
+//     is their sum;
 //   - the HTTP status is 0 (no response) or a three-digit code.
 //
 // Readers call Check on every record they yield, so that no analysis ever
@@ -41,6 +42,8 @@ func (r *Record) check() error {
 		return fmt.Errorf(`"in" %d is negative`, r.InputTokens)
 	case r.OutputTokens < 0:
 		return fmt.Errorf(`"out" %d is negative`, r.OutputTokens)
+	case r.Turn < 0:
+		return fmt.Errorf(`"turn" %d is negative`, r.Turn)
 	case r.Status < 0 || r.Status > 999 || (r.Status > 0 && r.Status < 100):
 		return fmt.Errorf(`"status" %d is not an HTTP status`, r.Status)
 	}
