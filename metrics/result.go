@@ -24,6 +24,14 @@ type Result struct {
 	// count came from (record.Source values; "unknown" when the record did
 	// not say).
 	TokenSources map[string]int64 `json:"token_sources"`
+
+	// Sessions and Tasks summarise the run's multi-turn sessions and agent
+	// tasks; nil when no record belongs to one.
+	Sessions *Sessions `json:"sessions,omitempty"`
+	Tasks    *Tasks    `json:"tasks,omitempty"`
+	// Endpoints breaks the run down by endpoint, in order of their names,
+	// when its records name several (record.Endpoint); nil otherwise.
+	Endpoints []EndpointResult `json:"endpoints,omitempty"`
 }
 
 // Counts are request counts. Total = Completed + Failed; warm-up requests
