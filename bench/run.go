@@ -41,6 +41,9 @@ type Outcome struct {
 	Server       *serverview.Comparison
 	ServerSeries *promscrape.Series
 	ServerPath   string
+	// Servers is each endpoint's account of a run spread over several
+	// (Server and ServerSeries are then nil).
+	Servers []EndpointServer
 	// Header is the run's record header: its start, labels and
 	// configuration, as the record file begins.
 	Header record.Header
@@ -93,6 +96,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		headers.Set("Authorization", "Bearer "+cfg.APIKey)
 	}
 
+	cfg.Arrival.Unit = flowUnit(&cfg)
 	plan, err := cfg.Arrival.Plan()
 	if err != nil {
 		return nil, err
@@ -115,6 +119,9 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	case err != nil:
 		return nil, err
 	}
+	if err := waitEndpoints(ctx, cfg, client, headers); err != nil {
+		return nil, err
+	}
 	model := cfg.Model
 	if model == "" && adapter.Name() != "tgi" && adapter.Name() != "llamacpp" {
 		if model, err = srv.firstModel(ctx); err != nil {
@@ -133,7 +140,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	if note != "" {
 		out.Notes = append(out.Notes, note)
 	}
-	if wl.Dataset == workload.DatasetRandom && !cfg.NoCalibrate && !useIDs {
+	if wl.Dataset == workload.DatasetRandom && !cfg.NoCalibrate && !useIDs && !cfg.flows() {
 		counter, err := srv.tokenCounter(ctx, model)
 		switch {
 		case err == nil:
@@ -145,7 +152,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 			out.Warnings = append(out.Warnings, fmt.Sprintf("prompt lengths not calibrated: %v", err))
 		}
 	}
-	src, err := workload.New(wl)
+	src, fsrc, err := newSources(cfg, wl)
 	if err != nil {
 		return nil, err
 	}
@@ -173,10 +180,14 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		},
 	}
 
-	out.Notes = append(describe(cfg, model, plan, src), out.Notes...)
+	if doer.Router, err = cfg.router(); err != nil {
+		return nil, err
+	}
+	out.Notes = append(describe(cfg, model, plan, content(src, fsrc)), out.Notes...)
+	out.Notes = append(out.Notes, spreadNotes(cfg, fsrc, adapter.Name())...)
 	runCfg := map[string]any{
 		"base_url": cfg.BaseURL, "backend": adapter.Name(), "endpoint": cfg.Endpoint, "model": model,
-		"target": cfg.Target, "arrival": plan.String(), "workload": src.String(),
+		"target": cfg.Target, "arrival": plan.String(), "workload": content(src, fsrc).String(),
 		"request_rate": rateJSON(cfg.Arrival.RequestRate), "burstiness": cfg.Arrival.Burstiness,
 		"max_concurrency": cfg.Arrival.MaxConcurrency, "num_prompts": cfg.Arrival.NumPrompts,
 		"duration_seconds": cfg.Arrival.Duration.Seconds(), "seed": cfg.Arrival.Seed,
@@ -185,8 +196,9 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		"dataset": wl.Dataset, "random_input_len": wl.Random.InputLen, "random_output_len": wl.Random.OutputLen,
 		"random_range_ratio": wl.Random.RangeRatio, "random_prefix_len": wl.Random.PrefixLen,
 	}
+	addSpreadConfig(runCfg, cfg)
 	var scraper *serverview.Recorder
-	if !cfg.NoServerMetrics {
+	if !cfg.NoServerMetrics && !cfg.several() {
 		murl := cfg.MetricsURL
 		if murl == "" {
 			if murl, err = serverview.DefaultMetricsURL(cfg.BaseURL); err != nil {
@@ -198,6 +210,11 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		scraper = serverview.Start(ctx, murl, serverview.Options{Interval: cfg.ScrapeInterval, Model: model, Client: client})
 		defer scraper.Stop() // a no-op once the run has stopped it
 	}
+	eps, err := startScrapers(ctx, cfg, model, client)
+	if err != nil {
+		return nil, err
+	}
+	defer eps.stop() // a no-op once the run has stopped them
 
 	header, err := record.NewHeader("goodput "+version(), runCfg)
 	if err != nil {
@@ -206,7 +223,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	// The first requests (and whatever builds them on first use, such as
 	// the built-in tokenizer) are built before the epoch is chosen, so that
 	// they leave on time.
-	load.PrepareFirst(lplan, doer)
+	prepareFirst(lplan, doer, fsrc)
 	// The header's Start is the instant every record time counts from: by
 	// default a moment after now, once the files below are open, so that
 	// the first requests are not late by the set-up.
@@ -239,7 +256,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	runCtx, stopRun := context.WithCancelCause(ctx)
 	defer stopRun(nil)
 	sum := metrics.NewSummary(cfg.Metrics)
-	prog := newProgress(progress, terminal, expected(plan))
+	prog := newProgress(progress, terminal, expectedRequests(plan, fsrc))
 	vl := newVLLMCollector(cfg.VLLMResult)
 	recs := make(chan *record.Record, 1024)
 	// consumed delivers the consumer's account of the record file.
@@ -282,10 +299,14 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		consumed <- written{fail, measured, lastSeq}
 	}()
 	stopTicker := prog.start()
-	res, runErr := load.Run(runCtx, lplan, observed(doer, obs), recs)
+	send := observed(doer, obs)
+	fd := flowsOver(fsrc, doer, send, adapter, backend.Request{Model: model, MinTokens: wl.Request.MinTokens,
+		IgnoreEOS: wl.Request.IgnoreEOS, Extra: cfg.Extra, Headers: headers}, cfg.Sessions.Header)
+	res, runErr := runLoad(runCtx, lplan, send, fd, recs)
 	if scraper != nil {
 		out.ServerSeries = scraper.Stop()
 	}
+	epSeries := eps.stop()
 	close(recs)
 	w := <-consumed
 	obs.End()
@@ -337,6 +358,10 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 				out.ServerPath = files.server
 			}
 		}
+	}
+	if epSeries != nil {
+		w, errs := endpointServers(out, epSeries, cfg.BaseURLs, files.server)
+		out.Warnings, saveErrs = append(out.Warnings, w...), append(saveErrs, errs...)
 	}
 	out.Tokens = doer.TokenCheck()
 	out.Generator = checkGenerator(res, cfg.LagThreshold, plan.Open != nil)
@@ -395,7 +420,7 @@ func expected(p arrival.Plan) int {
 	return p.Closed.Count
 }
 
-func describe(cfg Config, model string, p arrival.Plan, src workload.Source) []string {
+func describe(cfg Config, model string, p arrival.Plan, src fmt.Stringer) []string {
 	var notes []string
 	if cfg.Target != "" {
 		notes = append(notes, "Target: "+cfg.Target)

@@ -70,6 +70,7 @@ func Text(w io.Writer, res *metrics.Result, o TextOptions) error {
 	for _, b := range blocks {
 		dist(p, b.title, b.short, res.Distribution(b.m))
 	}
+	flowBlocks(p, res)
 	p.Rule('-', "Client")
 	p.KV("Percentile method:", res.Method.String())
 	if d := res.Distribution(metrics.MetricClientQueue); d.Count > 0 {

@@ -16,7 +16,6 @@ import (
 	"github.com/goodput-dev/goodput/bench"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/serverview"
-	"github.com/goodput-dev/goodput/workload"
 )
 
 // benchFlags are the flag values of `goodput bench` that need work before
@@ -230,7 +229,7 @@ func printOutcome(env *Env, format string, out *bench.Outcome) error {
 		return enc.Encode(map[string]any{
 			"result": out.Result, "generator": out.Generator, "token_check": out.Tokens,
 			"warnings": out.Warnings, "records": out.RecordsPath, "records_written": out.RecordsWritten, "summary": out.SummaryPath,
-			"interrupted": out.Run.Interrupted, "server": out.Server,
+			"interrupted": out.Run.Interrupted, "server": out.Server, "servers": out.Servers,
 		})
 	}
 	if err := report.Text(env.Stdout, out.Result, report.TextOptions{Notes: out.Notes}); err != nil {
@@ -238,6 +237,14 @@ func printOutcome(env *Env, format string, out *bench.Outcome) error {
 	}
 	if out.Server != nil {
 		if err := serverview.Text(env.Stdout, out.Server); err != nil {
+			return err
+		}
+	}
+	for _, s := range out.Servers {
+		if s.Server == nil {
+			continue
+		}
+		if err := serverview.Text(env.Stdout, s.Server); err != nil {
 			return err
 		}
 	}
@@ -254,6 +261,11 @@ func printOutcome(env *Env, format string, out *bench.Outcome) error {
 	for _, p := range []string{out.SummaryPath, out.VLLMPath, out.ServerPath} {
 		if p != "" {
 			fmt.Fprintf(env.Stdout, "Wrote %s\n", p)
+		}
+	}
+	for _, s := range out.Servers {
+		if s.Path != "" {
+			fmt.Fprintf(env.Stdout, "Wrote %s (%s)\n", s.Path, s.Endpoint)
 		}
 	}
 	return nil
@@ -336,6 +348,7 @@ func shardFromJob(cmd *cobra.Command, env *Env, cfg *bench.Config) error {
 }
 
 func printBenchPlan(env *Env, cfg bench.Config) error {
+	cfg.Arrival.Unit = bench.ArrivalUnit(&cfg)
 	plan, err := cfg.Arrival.Plan()
 	if err != nil {
 		return usageErr("%v", err)
@@ -344,7 +357,7 @@ func printBenchPlan(env *Env, cfg bench.Config) error {
 	if wl.Limit == 0 && cfg.Arrival.NumPrompts > 0 {
 		wl.Limit = cfg.Arrival.NumPrompts
 	}
-	src, err := workload.New(wl)
+	src, err := bench.NewContent(cfg, wl)
 	if err != nil {
 		return usageErr("%v", err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/goodput-dev/goodput/bench"
 	"github.com/goodput-dev/goodput/metrics"
+	"github.com/goodput-dev/goodput/session"
 	"github.com/goodput-dev/goodput/sim"
 	"github.com/goodput-dev/goodput/slo"
 	"github.com/goodput-dev/goodput/sweep"
@@ -222,6 +223,8 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 			return usageErr("--virtual runs the simulator without a server: drop --base-url")
 		case len(f.simFaults) > 0:
 			return usageErr("--sim-fault: faults are injected over HTTP; a virtual-time sweep has none")
+		case f.simReplicas > 1:
+			return usageErr("--sim-replicas: a virtual-time sweep runs one simulated engine; sweep several over HTTP without --virtual")
 		case f.live.listen != "" || f.live.push != "":
 			return usageErr("--metrics-listen, --metrics-push: a virtual-time sweep sends no requests to export")
 		}
@@ -253,14 +256,14 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 		return dryRunSweep(env, rcfg, job, simOpts)
 	}
 	if !f.virtual && cfg.BaseURL == "" {
-		if !sweeprun.SharesPrefixes(cfg.Workload) && !simOpts.DisablePrefixCaching {
+		if !sweeprun.SharesPrefixes(cfg.Workload) && !session.Enabled(cfg.Workload, cfg.Sessions) && !simOpts.DisablePrefixCaching {
 			// Every point sends the same prompts: with no prefix shared
 			// within a point, the cache could only carry one point's
 			// prompts into the next.
 			simOpts.DisablePrefixCaching = true
 			fmt.Fprintln(env.Stderr, "goodput: the simulator's prefix cache is off: these prompts share no prefix within a point, so it could only serve a point from an earlier one's prompts")
 		}
-		stop, err := startSimWith(ctx, env, &rcfg.Bench, simOpts)
+		stop, err := startSims(ctx, env, &rcfg.Bench, simOpts, f.simReplicas)
 		if err != nil {
 			return err
 		}
