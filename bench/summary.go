@@ -22,8 +22,8 @@ type SummaryFile struct {
 	Server       *serverview.Comparison `json:"server,omitempty"`
 	ServerSeries string                 `json:"server_series,omitempty"`
 	// Servers is each endpoint's account of a run spread over several.
-	Servers []EndpointServer `json:"servers,omitempty"`
-	Warnings     []string               `json:"warnings,omitempty"`
+	Servers  []EndpointServer `json:"servers,omitempty"`
+	Warnings []string         `json:"warnings,omitempty"`
 }
 
 func writeSummary(path string, h record.Header, cfg Config, o *Outcome) error {
