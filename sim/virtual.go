@@ -107,9 +107,9 @@ func StreamVirtual(ctx context.Context, opts Options, plan VirtualPlan, emit fun
 		return errors.New("a run that follows its requests must be open-loop (concurrency 0)")
 	}
 	v := &virtualRun{
-		cfg:  c,
-		reqs: plan.Requests,
-		eng:  newEngine(c.engine, nil),
+		cfg:    c,
+		reqs:   plan.Requests,
+		eng:    newEngine(c.engine, nil),
 		emit:   emit,
 		seqs:   make([]seq, len(plan.Requests)),
 		follow: plan.Follow,
