@@ -107,13 +107,13 @@ func StreamVirtual(ctx context.Context, opts Options, plan VirtualPlan, emit fun
 		return errors.New("a run that follows its requests must be open-loop (concurrency 0)")
 	}
 	v := &virtualRun{
-		cfg:    c,
-		reqs:   plan.Requests,
-		eng:    newEngine(c.engine, nil),
-		emit:   emit,
-		seqs:   make([]seq, len(plan.Requests)),
-		follow: plan.Follow,
+		cfg:  c,
+		reqs: plan.Requests,
+		eng:  newEngine(c.engine, nil),
+		emit: emit,
+		seqs: make([]seq, len(plan.Requests)),
 	}
+	v.follow = plan.Follow
 	v.eng.trace = true
 	return v.run(ctx, plan.Concurrency)
 }
