@@ -290,6 +290,9 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 	for _, n := range runner.Notes() {
 		fmt.Fprintln(env.Stderr, "goodput: "+n)
 	}
+	if u := bench.ArrivalUnit(&rcfg.Bench); u != "" {
+		fmt.Fprintf(env.Stderr, "goodput: each point's load counts %ss: its rate is %ss per second, its concurrency concurrent %ss (users); the table's req/s columns count their requests\n", u, u, u)
+	}
 	if job.search != nil {
 		out, err := runner.Search(ctx, *job.search, job.repeats, job.options)
 		if out != nil && len(out.Summary.Points) > 0 {
