@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -217,6 +218,9 @@ func addSpreadConfig(runCfg map[string]any, cfg Config) {
 // independent requests otherwise.
 func (c *Config) validateWorkload() error {
 	if c.flows() {
+		if c.PromptFormat == PromptIDs {
+			return errors.New("--prompt-format ids: sessions and agent tasks send their conversations as text (chat messages or one prompt)")
+		}
 		return session.Validate(c.Workload, c.Sessions)
 	}
 	return c.Workload.Validate()
