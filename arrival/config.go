@@ -50,6 +50,11 @@ type Config struct {
 	Burstiness float64
 	// Ramp optionally ramps the rate up to RequestRate (--ramp-up-*).
 	Ramp Ramp
+	// RampEnd, when set, makes the ramp vLLM's (--ramp-up-end-rps): the
+	// rate climbs from Ramp.From to RampEnd over the run's requests,
+	// request i of N at progress i/(N−1), with no steady rate after it
+	// (see RateAt); RequestRate stays infinite and Ramp.Over zero.
+	RampEnd float64
 
 	// MaxConcurrency caps requests in flight (--max-concurrency); 0 = no cap.
 	// With an infinite RequestRate it alone defines a closed loop.
@@ -84,7 +89,7 @@ func DefaultConfig() Config {
 
 // closedLoop reports whether the config describes a closed loop.
 func (c Config) closedLoop() bool {
-	return math.IsInf(c.RequestRate, 1) && c.MaxConcurrency > 0
+	return math.IsInf(c.RequestRate, 1) && c.MaxConcurrency > 0 && !c.rampByRequest()
 }
 
 // Validate reports every problem of the config, each naming its flag.
@@ -158,6 +163,13 @@ func (c Config) validateRamp(rateOK bool) []error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	r := c.Ramp
+	if r.Kind == RampNone && c.RampEnd != 0 {
+		bad("--ramp-up-end-rps needs --ramp-up-strategy")
+		return errs
+	}
+	if c.rampByRequest() {
+		return append(errs, c.validateRequestRamp()...)
+	}
 	switch r.Kind {
 	case RampNone:
 		if r.From != 0 || r.Over != 0 {
@@ -215,22 +227,26 @@ func (c Config) Plan() (Plan, error) {
 		if err != nil {
 			return Plan{}, err
 		}
-		return Plan{Closed: &cl, Config: c}, nil
+		return Plan{Closed: &cl, Config: c, Total: c.NumPrompts}, nil
 	}
 	s, err := c.schedule()
 	if err != nil {
 		return Plan{}, err
 	}
+	total := s.Len()
 	if shards > 1 {
 		if s, err = s.Shard(c.Shard, shards); err != nil {
 			return Plan{}, err
 		}
 	}
-	return Plan{Open: &s, Concurrency: c.MaxConcurrency, Config: c}, nil
+	return Plan{Open: &s, Concurrency: c.MaxConcurrency, Config: c, Total: total}, nil
 }
 
 // schedule draws the whole open-loop schedule; c must be valid.
 func (c Config) schedule() (Schedule, error) {
+	if c.rampByRequest() {
+		return c.requestRampSchedule()
+	}
 	if math.IsInf(c.RequestRate, 1) {
 		return Schedule{Offsets: make([]time.Duration, c.NumPrompts)}, nil
 	}

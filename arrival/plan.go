@@ -20,6 +20,10 @@ type Plan struct {
 	Closed *Closed
 	// Config is what the plan was built from, for display.
 	Config Config
+	// Total is how many requests the whole run's schedule holds, every
+	// shard together; 0 when it is bounded by --duration alone and the
+	// number is not known in advance.
+	Total int
 }
 
 // String describes the plan on a few lines, for --dry-run.
@@ -47,13 +51,16 @@ func (p Plan) String() string {
 			fmt.Fprintf(&b, "sequence numbers %d, %d, %d, …\n", cl.Seq(0), cl.Seq(1), cl.Seq(2))
 		}
 	case p.Open != nil:
-		if math.IsInf(c.RequestRate, 1) {
+		rate := "req/s"
+		if c.Unit != "" {
+			rate = many + "/s"
+		}
+		if c.rampByRequest() {
+			fmt.Fprintf(&b, "open loop: %s arrivals, ramp %s from %g to %g %s over the run's %s%s, seed %d\n",
+				c.process(), c.Ramp.Kind, c.Ramp.From, c.RampEnd, rate, many, shard, c.Seed)
+		} else if math.IsInf(c.RequestRate, 1) {
 			fmt.Fprintf(&b, "open loop: every %s at once%s\n", one, shard)
 		} else {
-			rate := "req/s"
-			if c.Unit != "" {
-				rate = many + "/s"
-			}
 			fmt.Fprintf(&b, "open loop: %s arrivals at %g %s%s, seed %d\n", c.process(), c.RequestRate, rate, shard, c.Seed)
 			if c.Ramp.Kind != RampNone {
 				fmt.Fprintf(&b, "ramp-up: %s\n", c.Ramp)

@@ -1,6 +1,7 @@
 package arrival
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -200,6 +201,11 @@ func TestShardedPlanMatchesGlobalSchedule(t *testing.T) {
 	if part.Open.Len() != 60 {
 		t.Fatalf("shard 2/5 of 300 has %d requests, want 60", part.Open.Len())
 	}
+	// Every shard knows the size of the whole schedule, for the merge to
+	// check that the shards together sent all of it.
+	if whole.Total != 300 || part.Total != 300 {
+		t.Errorf("totals %d and %d, want 300", whole.Total, part.Total)
+	}
 	for i, seq := range part.Open.Seqs {
 		if part.Open.Offsets[i] != whole.Open.Offsets[seq] {
 			t.Fatalf("request %d: shard offset %v, global %v", seq, part.Open.Offsets[i], whole.Open.Offsets[seq])
@@ -207,5 +213,40 @@ func TestShardedPlanMatchesGlobalSchedule(t *testing.T) {
 	}
 	if !strings.Contains(part.String(), ", shard 2 of 5") {
 		t.Errorf("sharded plan text does not say which shard:\n%s", part)
+	}
+}
+
+// A plan's Total counts the whole run: known for a count, unknown (0) for a
+// closed loop bounded by time alone, and what --duration leaves of an open
+// schedule.
+func TestPlanTotal(t *testing.T) {
+	cases := []struct {
+		name string
+		set  func(*Config)
+		want int
+	}{
+		// A closed loop of 40 requests over 4 shards: 40 in all.
+		{"closed count", func(c *Config) {
+			c.RequestRate, c.MaxConcurrency, c.NumPrompts, c.Shard, c.Shards = math.Inf(1), 8, 40, 1, 4
+		}, 40},
+		// A closed loop bounded by time: not known in advance.
+		{"closed duration", func(c *Config) {
+			c.RequestRate, c.MaxConcurrency, c.NumPrompts, c.Duration = math.Inf(1), 8, 0, time.Minute
+		}, 0},
+		// 10 req/s, constant, for 3 s: 30 requests, whatever the shard.
+		{"open duration", func(c *Config) {
+			c.RequestRate, c.Arrival, c.NumPrompts, c.Duration, c.Shard, c.Shards = 10, KindConstant, 0, 3*time.Second, 2, 3
+		}, 30},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := cfg(c.set).Plan()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Total != c.want {
+				t.Errorf("Total = %d, want %d", p.Total, c.want)
+			}
+		})
 	}
 }

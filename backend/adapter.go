@@ -26,6 +26,7 @@ type Adapter struct {
 	build       func(a *Adapter, req *Request) (map[string]any, error)
 	decode      decodeFunc
 	keepText    bool // ReadStream keeps the answer text in the record
+	whole       bool // requests ask for one whole response, not a stream
 }
 
 // registry holds the adapters by --backend name.
@@ -122,6 +123,26 @@ func (a *Adapter) WithText() *Adapter {
 	return &c
 }
 
+// WithoutStreaming returns a copy of the adapter whose requests ask for
+// the whole answer in one response ("stream": false) and whose ReadStream
+// reads that response as one event: the first token is then known only
+// when the answer ends, so TTFT equals the end-to-end latency, and TPOT and
+// ITL are not measured. The OpenAI-style protocols, llama.cpp and Ollama
+// have such responses; TGI's /generate_stream has none, and is an error.
+func (a *Adapter) WithoutStreaming() (*Adapter, error) {
+	if a.name == "tgi" {
+		return nil, fmt.Errorf("backend tgi: non-streaming requests are not supported (%s only streams)", a.endpoint)
+	}
+	c := *a
+	c.whole, c.framing = true, framingWhole
+	c.contentType, c.accept = "application/json", "application/json"
+	c.terminator = "the end of the response"
+	return &c, nil
+}
+
+// Streaming reports whether requests ask for a streamed answer.
+func (a *Adapter) Streaming() bool { return !a.whole }
+
 // URL joins a base URL and an endpoint path (the adapter's default when
 // empty) into the request URL. The base must be an absolute http or https
 // URL; its query, if any, is kept. A base ending in /v1 (the OpenAI SDK
@@ -187,6 +208,11 @@ func (a *Adapter) BuildRequest(ctx context.Context, baseURL, endpoint string, re
 	}
 	if err := a.applyOptions(req, body); err != nil {
 		return nil, fmt.Errorf("backend %s: %w", a.name, err)
+	}
+	if a.whole {
+		// stream_options is refused without streaming (vLLM answers 400).
+		body["stream"] = false
+		delete(body, "stream_options")
 	}
 	mergeExtra(body, req.Extra)
 	var buf bytes.Buffer

@@ -42,4 +42,15 @@
 // (usage, TGI details, llama.cpp timings, Ollama eval_count) spread over the
 // chunks, else one per chunk. Stats reports the server's count beside the
 // chunk count.
+//
+// An end-of-sequence token has no text, but servers count it in their
+// usage. Where an OpenAI-style (or Ollama) stream stopped on an event
+// without output and the server's total is one above the streamed tokens,
+// that token is a chunk of its own at the first event without output after
+// the last one (see tally): so that the record's count is the server's,
+// and TPOT divides the decode time by the tokens the server decoded.
+//
+// The final usage and timings also give, where the server says so, how
+// many prompt tokens it served from its cache and its own prefill and decode
+// time; they go to the record (CachedTokens, ServerPrefill, ServerDecode).
 package backend

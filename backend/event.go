@@ -8,15 +8,19 @@ import (
 // event is what one stream event says, in protocol-neutral terms. A decoder
 // fills it from one payload; the tally turns the sequence into Chunks.
 type event struct {
-	tokens  int    // output tokens its content shows: token ids counted, else 1 per choice with text; 0 when none
-	exact   bool   // every counted token came from token ids, not from the presence of text
-	choices bool   // OpenAI: it carried at least one choice, so a usage block beside it may be a running count
-	usage   int    // output-token count the server reported in it; -1 when none
-	prompt  int    // prompt tokens the server reported; -1 when none
-	finish  []byte // finish reason in OpenAI's words ("stop", "length", …); nil when absent
-	done    bool   // the protocol's terminator: nothing after it is measured
-	failed  bool   // the server reported an error in the stream
-	errMsg  string // its message, when failed
+	tokens  int  // output tokens its content shows: token ids counted, else 1 per choice with text; 0 when none
+	exact   bool // every counted token came from token ids, not from the presence of text
+	choices bool // OpenAI: it carried at least one choice, so a usage block beside it may be a running count
+	usage   int  // output-token count the server reported in it; -1 when none
+	prompt  int  // prompt tokens the server reported; -1 when none
+	cached  int  // prompt tokens the server served from its cache; -1 when not said
+	// prefillMS and decodeMS are the server's timings of the request
+	// (llama.cpp's prompt_ms and predicted_ms); -1 when not given.
+	prefillMS, decodeMS float64
+	finish              []byte // finish reason in OpenAI's words ("stop", "length", …); nil when absent
+	done                bool   // the protocol's terminator: nothing after it is measured
+	failed              bool   // the server reported an error in the stream
+	errMsg              string // its message, when failed
 
 	// text is the answer text the event carried (raw JSON string
 	// contents, escaped when textEsc), for adapters that keep the
@@ -28,7 +32,7 @@ type event struct {
 }
 
 func (e *event) reset() {
-	*e = event{exact: true, usage: -1, prompt: -1}
+	*e = event{exact: true, usage: -1, prompt: -1, cached: -1, prefillMS: -1, decodeMS: -1}
 }
 
 // keepText records raw as (a piece of) the answer text.

@@ -3,6 +3,7 @@ package backend
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -266,6 +267,27 @@ func (s *scanner) count() (int, error) {
 	}
 	return v, nil
 }
+
+// duration reads a non-negative number of milliseconds, or null (-1): a
+// server's own timing of a request.
+func (s *scanner) duration() (float64, error) {
+	if s.null() {
+		return -1, nil
+	}
+	start := s.peekIndex()
+	if err := s.number(); err != nil {
+		return 0, err
+	}
+	v, err := strconv.ParseFloat(string(s.b[start:s.i]), 64)
+	if err != nil || v < 0 || v > maxMillis {
+		return 0, &jsonError{off: start, msg: fmt.Sprintf("number %q is not a duration in milliseconds", s.b[start:s.i])}
+	}
+	return v, nil
+}
+
+// maxMillis bounds a server's timing of one request: a year, far beyond any
+// request, and well inside what nanoseconds in an int64 hold.
+const maxMillis = 365 * 24 * 3600 * 1e3
 
 func (s *scanner) peekIndex() int {
 	s.ws()

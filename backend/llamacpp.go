@@ -9,7 +9,7 @@ func buildLlamaCpp(a *Adapter, req *Request) (map[string]any, error) {
 	if len(req.Messages) > 0 {
 		return nil, needsChat(a)
 	}
-	if err := unsupported(a, "min tokens", req.MinTokens > 0); err != nil {
+	if err := unsupported(a, "min tokens (--min-tokens)", req.MinTokens > 0); err != nil {
 		return nil, err
 	}
 	prompt, err := idsOrTextPrompt(req)
@@ -76,7 +76,7 @@ func decodeLlamaCpp(d *decoder, p []byte, ev *event) error {
 		case "tokens_evaluated":
 			evaluated, err = s.count()
 		case "timings":
-			promptN, predictedN, err = d.llamaTimings()
+			promptN, predictedN, err = d.llamaTimings(ev)
 		case "error":
 			err = d.errorValue(ev)
 		default:
@@ -104,9 +104,12 @@ func decodeLlamaCpp(d *decoder, p []byte, ev *event) error {
 	return nil
 }
 
-// llamaTimings reads the timings object for its prompt_n and predicted_n
-// (-1 when absent).
-func (d *decoder) llamaTimings() (promptN, predictedN int, err error) {
+// llamaTimings reads llama.cpp's timings object: prompt_n and predicted_n
+// are returned (-1 when absent); cache_n, prompt_ms and predicted_ms go to
+// ev. A cache count from an OpenAI-style usage block read before wins over
+// cache_n: both say the same on llama.cpp, and the usage block is the
+// standard one.
+func (d *decoder) llamaTimings(ev *event) (promptN, predictedN int, err error) {
 	s := &d.s
 	promptN, predictedN = -1, -1
 	if s.null() {
@@ -125,11 +128,20 @@ func (d *decoder) llamaTimings() (promptN, predictedN int, err error) {
 			promptN, err = s.count()
 		case "predicted_n":
 			predictedN, err = s.count()
+		case "cache_n":
+			var n int
+			if n, err = s.count(); err == nil && ev.cached < 0 {
+				ev.cached = n
+			}
+		case "prompt_ms":
+			ev.prefillMS, err = s.duration()
+		case "predicted_ms":
+			ev.decodeMS, err = s.duration()
 		default:
 			err = s.skip()
 		}
 		if err != nil {
-			return promptN, predictedN, err
+			return promptN, predictedN, fmt.Errorf("%s: %w", key, err)
 		}
 	}
 }

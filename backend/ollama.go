@@ -8,10 +8,10 @@ func buildOllama(a *Adapter, req *Request) (map[string]any, error) {
 	if req.Model == "" {
 		return nil, fmt.Errorf("ollama needs a model name (--model)")
 	}
-	if err := unsupported(a, "min tokens", req.MinTokens > 0); err != nil {
+	if err := unsupported(a, "min tokens (--min-tokens)", req.MinTokens > 0); err != nil {
 		return nil, err
 	}
-	if err := unsupported(a, "ignore eos", req.IgnoreEOS); err != nil {
+	if err := unsupported(a, "ignore eos (--ignore-eos)", req.IgnoreEOS); err != nil {
 		return nil, err
 	}
 	prompt, err := textPrompt(a, req)

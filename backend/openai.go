@@ -139,6 +139,8 @@ func decodeOpenAI(d *decoder, p []byte, ev *event) error {
 			err = d.openAIChoices(ev)
 		case "usage":
 			err = d.openAIUsage(ev)
+		case "timings": // llama.cpp's /v1 endpoints add its own
+			_, _, err = d.llamaTimings(ev)
 		case "error":
 			err = d.errorValue(ev)
 		case "object":
@@ -214,7 +216,8 @@ func (d *decoder) openAIChoice(ev *event) error {
 			raw, esc, err = s.text()
 			ev.keepText(raw, esc)
 			text = text || len(raw) > 0
-		case "delta":
+		case "delta", "message":
+			// message is a non-streamed answer's whole delta.
 			var t bool
 			t, err = d.openAIDelta(ev)
 			text = text || t
@@ -326,11 +329,41 @@ func (d *decoder) openAIUsage(ev *event) error {
 			ev.usage, err = s.count()
 		case "prompt_tokens":
 			ev.prompt, err = s.count()
+		case "prompt_tokens_details":
+			err = d.promptDetails(ev)
 		default:
 			err = s.skip()
 		}
 		if err != nil {
 			return fmt.Errorf("usage.%s: %w", key, err)
+		}
+	}
+}
+
+// promptDetails reads usage.prompt_tokens_details for its cached_tokens.
+func (d *decoder) promptDetails(ev *event) error {
+	s := &d.s
+	if s.null() {
+		return nil
+	}
+	if err := s.object(); err != nil {
+		return err
+	}
+	for first := true; ; first = false {
+		key, ok, err := s.field(first)
+		if err != nil || !ok {
+			return err
+		}
+		if string(key) == "cached_tokens" {
+			var n int
+			if n, err = s.count(); err == nil && n >= 0 {
+				ev.cached = n
+			}
+		} else {
+			err = s.skip()
+		}
+		if err != nil {
+			return fmt.Errorf("cached_tokens: %w", err)
 		}
 	}
 }

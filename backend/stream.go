@@ -180,7 +180,7 @@ func (s *stream) events(at int64) bool {
 		s.ev.reset()
 		if err := s.a.decode(&s.d, fr.data, &s.ev); err != nil {
 			kind, msg := record.ErrMalformed, fmt.Sprintf("event %d at byte %d: %v: %s", s.st.Events, fr.off, err, snippet(fr.data))
-			if s.f.eof {
+			if s.f.eof && s.a.framing != framingWhole {
 				// The event had no end: the body stopped inside it.
 				kind, msg = record.ErrTruncated, "stream ended inside an event: "+msg
 			}

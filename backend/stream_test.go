@@ -68,8 +68,10 @@ func TestReadStreamFixtures(t *testing.T) {
 		// No usage at all, CRLF line ends and a keep-alive comment.
 		{"openai_no_usage_crlf.sse", "openai", []int32{1, 1, 1}, 0, record.SourceChunks, "stop", "", "", 4, -1},
 		// llama.cpp /v1 puts the total on the finish chunk: a total, not a
-		// running count, so it is spread rather than given to an empty chunk.
-		{"openai_llamacpp_v1.sse", "openai-chat", []int32{1, 1, 2}, 5, record.SourceUsage, "stop", "", "", 6, 4},
+		// running count. It is one more than the text chunks and the stream
+		// stopped on an empty finish event: the end-of-sequence token, a
+		// chunk of its own at the finish event.
+		{"openai_llamacpp_v1.sse", "openai-chat", []int32{1, 1, 1, 1}, 5, record.SourceUsage, "stop", "", "", 6, 4},
 		// An error object mid-stream; the chunks before it are kept.
 		{"openai_error_midstream.sse", "openai", []int32{1, 1}, 4, record.SourceUsage, "", record.ErrStream,
 			"InternalServerError: CUDA out of memory. Tried to allocate 2.00 GiB (code 500)", 3, 2},
@@ -98,7 +100,9 @@ func TestReadStreamFixtures(t *testing.T) {
 		// llama.cpp without token ids: predicted_n 5 spread over 3 chunks.
 		{"llamacpp_text_only.sse", "llamacpp", []int32{1, 2, 2}, 11, record.SourceUsage, "stop", "", "", 4, 5},
 		// Ollama: eval_count 3 over 2 chunks.
-		{"ollama.ndjson", "ollama", []int32{1, 2}, 26, record.SourceUsage, "stop", "", "", 3, 3},
+		// Ollama counts the end-of-sequence token in eval_count; the done
+		// line is where it was decoded.
+		{"ollama.ndjson", "ollama", []int32{1, 1, 1}, 26, record.SourceUsage, "stop", "", "", 3, 3},
 		// Ollama's error line.
 		{"ollama_error.ndjson", "ollama", []int32{1}, 0, record.SourceChunks, "", record.ErrStream,
 			"an error was encountered while running the model: unexpected EOF", 2, -1},

@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"math"
 	"math/bits"
 
 	"github.com/goodput-dev/goodput/record"
@@ -21,6 +22,17 @@ import (
 //   - otherwise (no total and some weight inferred from text, or T < K):
 //     one token per chunk; source chunks.
 //
+// An end-of-sequence token is generated like any other but has no text, so
+// an OpenAI-style stream shows it at most as an event with empty text
+// (llama.cpp's /v1/completions) or only as the finish event (chat), while
+// the server's usage counts it. When the total is exactly one more than the
+// streamed tokens and generation stopped (finish reason "stop") on an event
+// that carried none, the token is the first event without output after the
+// last chunk: close adds it there as a one-token chunk, at the time the
+// server decoded it. TPOT is then that of the tokens the server generated,
+// and the count agrees with the stream, as on llama.cpp's native
+// /completion, which streams the token with its id.
+//
 // A usage block is a running count only when the stream's first event with
 // choices carried one (vLLM's continuous_usage_stats); servers that attach
 // the total to their last content chunk (llama.cpp's /v1) are not mistaken
@@ -33,9 +45,15 @@ type tally struct {
 	exact      bool  // every weight so far is a server count
 	finished   bool  // a finish reason arrived: generation is over
 	done       bool  // the protocol's terminator arrived
+	// quietAt is the arrival of the first event without output since the
+	// last chunk (one with choices, or a finish), -1 when none: where an
+	// end-of-sequence token belongs. stopped says generation stopped
+	// ("stop") on an event without output.
+	quietAt int64
+	stopped bool
 }
 
-func newTally() tally { return tally{usage: -1, exact: true} }
+func newTally() tally { return tally{usage: -1, exact: true, quietAt: -1} }
 
 // add applies one event that arrived at time at.
 func (t *tally) add(ev *event, at int64, rec *record.Record) {
@@ -66,15 +84,28 @@ func (t *tally) add(ev *event, at int64, rec *record.Record) {
 		rec.Chunks = append(rec.Chunks, record.Chunk{At: at, Tokens: int32(w)})
 		t.sum += int64(w)
 		t.exact = t.exact && exact
+		t.quietAt = -1
+	} else if t.quietAt < 0 && (ev.finish != nil || (ev.choices && len(rec.Chunks) > 0)) {
+		t.quietAt = at
 	}
 	if ev.prompt >= 0 {
 		rec.InputTokens = ev.prompt
+	}
+	if ev.cached >= 0 {
+		rec.CachedTokens, rec.CacheReported = ev.cached, true
+	}
+	if ev.prefillMS >= 0 {
+		rec.ServerPrefill = millis(ev.prefillMS)
+	}
+	if ev.decodeMS >= 0 {
+		rec.ServerDecode = millis(ev.decodeMS)
 	}
 	if ev.finish != nil {
 		t.finished = true
 		if string(ev.finish) != rec.Finish {
 			rec.Finish = string(ev.finish)
 		}
+		t.stopped = w == 0 && string(ev.finish) == string(finishStop)
 	}
 	if ev.done {
 		t.done = true
@@ -84,9 +115,13 @@ func (t *tally) add(ev *event, at int64, rec *record.Record) {
 // close settles the chunks' token counts and sets OutputTokens and
 // TokenSource (see tally).
 func (t *tally) close(rec *record.Record) {
+	total := t.usage
+	if t.stopped && t.quietAt >= 0 && total >= 0 && int64(total) == t.sum+1 {
+		rec.Chunks = append(rec.Chunks, record.Chunk{At: t.quietAt, Tokens: 1})
+		t.sum++
+	}
 	chunks := rec.Chunks
 	k := len(chunks)
-	total := t.usage
 	switch {
 	case k == 0:
 		rec.OutputTokens = 0
@@ -112,6 +147,10 @@ func (t *tally) close(rec *record.Record) {
 	}
 	rec.OutputTokens = n
 }
+
+// millis converts a server's milliseconds to nanoseconds, at least 1 so
+// that a timing given as 0 still reads as given.
+func millis(ms float64) int64 { return max(1, int64(math.Round(ms*1e6))) }
 
 // spread sets the chunks' tokens to sum to total (≥ len(chunks)): one each,
 // and the rest in proportion to their current weights, by cumulative

@@ -6,10 +6,10 @@ import "fmt"
 // serves one model, so Model is not sent; details=true makes the last event
 // carry the finish reason and token counts.
 func buildTGI(a *Adapter, req *Request) (map[string]any, error) {
-	if err := unsupported(a, "min tokens", req.MinTokens > 0); err != nil {
+	if err := unsupported(a, "min tokens (--min-tokens)", req.MinTokens > 0); err != nil {
 		return nil, err
 	}
-	if err := unsupported(a, "ignore eos", req.IgnoreEOS); err != nil {
+	if err := unsupported(a, "ignore eos (--ignore-eos)", req.IgnoreEOS); err != nil {
 		return nil, err
 	}
 	inputs, err := textPrompt(a, req)

@@ -5,6 +5,8 @@
 package bench
 
 import (
+	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -30,6 +32,9 @@ type Config struct {
 	Extra    map[string]any // --extra-body
 	Usage    backend.UsageMode
 	Insecure bool // --insecure: skip TLS verification
+	// NoKeepAlive opens a new connection for every request
+	// (--keepalive=false), for servers that close kept-alive connections.
+	NoKeepAlive bool
 	// PromptFormat is how random prompts are sent (--prompt-format):
 	// "ids" as token ids, which fixes their length exactly (OpenAI
 	// completions and llama.cpp only); "text" as text, its length fitted
@@ -70,6 +75,9 @@ type Config struct {
 	// every shard waits for it and counts its schedule from it, so the
 	// shards' records merge onto one clock. Zero starts at once.
 	StartAt time.Time
+	// Node names the machine under this host, for the run header: in
+	// Kubernetes the pod's node ($NODE_NAME, from the downward API).
+	Node string
 
 	ResultDir  string // --result-dir: where records and summaries go
 	RunName    string // --run-name: file name stem; default goodput-<time>
@@ -92,6 +100,34 @@ type Config struct {
 	// Description of the target, printed in the summary (e.g. the
 	// simulator's profile).
 	Target string
+
+	// The settings below are those of `vllm bench serve` that goodput
+	// takes with vLLM's meaning (see package vllmargs).
+
+	// Request shapes every request beyond its prompt.
+	Request RequestOptions
+	// WarmupRequests are sent before the run and left out of it, each the
+	// run's first prompt, at most MaxConcurrency at once (vLLM's
+	// --num-warmups; goodput's own warm-up, Warmups, marks requests of
+	// the run instead).
+	WarmupRequests int
+	// NoStream sends non-streaming requests: the whole answer in one
+	// response, so TTFT equals the end-to-end latency and TPOT and ITL
+	// are not measured (--stream=false).
+	NoStream bool
+	// Profile asks the server to profile the run: POST /start_profile
+	// before it, /stop_profile after it (--profile).
+	Profile bool
+	// AllEntries sends one request per entry of a file dataset
+	// (--num-prompts -1); NoOversample sends at most that many
+	// (--no-oversample).
+	AllEntries   bool
+	NoOversample bool
+	// VLLMFile is vLLM's result file (--save-result).
+	VLLMFile VLLMFile
+	// Tokenizer, when set, counts tokens as the model does (--tokenizer).
+	Tokenizer Tokenizer
+
 	// Observer, when set, follows the run as it goes (goodput's live
 	// Prometheus metrics); nil for none.
 	Observer Observer
@@ -119,6 +155,26 @@ func DefaultConfig() Config {
 	}
 }
 
+// checkRequests builds one request as the run will, to find the options
+// the backend's protocol cannot express (--min-tokens on llama.cpp's
+// /completion, --ignore-eos on TGI) and a bad --endpoint before the run,
+// as usage errors: otherwise every request would fail alike.
+func (c *Config) checkRequests() error {
+	a, err := backend.Lookup(c.Backend)
+	if err != nil {
+		return nil // reported by Validate
+	}
+	// The model may come from the server later; any name stands for it.
+	req := backend.Request{Model: cmp.Or(c.Model, "model"), Prompt: "x", MinTokens: c.Workload.Request.MinTokens, IgnoreEOS: c.Workload.Request.IgnoreEOS}
+	if a.Name() == "openai-chat" {
+		req.Prompt, req.Messages = "", []backend.Message{{Role: "user", Content: "x"}}
+	}
+	if _, err := a.BuildRequest(context.Background(), "http://127.0.0.1", c.Endpoint, &req); err != nil {
+		return fmt.Errorf("--backend %s cannot send this run's requests: %w", a.Name(), err)
+	}
+	return nil
+}
+
 // Validate reports every problem of the configuration, each naming its flag.
 func (c *Config) Validate() error {
 	var errs []error
@@ -131,7 +187,16 @@ func (c *Config) Validate() error {
 	if _, err := backend.Lookup(c.Backend); err != nil {
 		errs = append(errs, fmt.Errorf("--backend: %w", err))
 	}
-	if err := c.Arrival.Validate(); err != nil {
+	if a, err := backend.Lookup(c.Backend); err == nil && c.NoStream {
+		if _, err := a.WithoutStreaming(); err != nil {
+			errs = append(errs, fmt.Errorf("--stream=false: %w", err))
+		}
+	}
+	a := c.Arrival
+	if c.AllEntries && a.NumPrompts == 0 && a.Duration == 0 {
+		a.NumPrompts = 1 // the dataset's size, known once it is read
+	}
+	if err := a.Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	if err := c.validateWorkload(); err != nil {
@@ -148,8 +213,17 @@ func (c *Config) Validate() error {
 	default:
 		errs = append(errs, fmt.Errorf("--prompt-format %q: want auto, ids or text", c.PromptFormat))
 	}
+	if err := c.checkRequests(); err != nil {
+		errs = append(errs, err)
+	}
 	if c.Warmups < 0 {
 		errs = append(errs, fmt.Errorf("--num-warmups must be ≥ 0, got %d", c.Warmups))
+	}
+	if c.WarmupRequests < 0 {
+		errs = append(errs, fmt.Errorf("--num-warmups must be ≥ 0, got %d", c.WarmupRequests))
+	}
+	if c.AllEntries && c.Workload.Dataset == workload.DatasetRandom {
+		errs = append(errs, errors.New("--num-prompts -1 takes every entry of a dataset file; the random dataset has none"))
 	}
 	if c.WarmupTime < 0 {
 		errs = append(errs, fmt.Errorf("--warmup-seconds must be ≥ 0, got %v", c.WarmupTime))

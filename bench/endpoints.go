@@ -84,7 +84,7 @@ func (c *Config) router() (*load.Router, error) {
 // checks as it checks a single server) is ready.
 func waitEndpoints(ctx context.Context, cfg Config, client *http.Client, headers http.Header) error {
 	for _, u := range cfg.BaseURLs[min(1, len(cfg.BaseURLs)):] {
-		if err := newServer(client, u, headers).waitReady(ctx, cfg.ReadyTimeout); err != nil && !errors.Is(err, errNoReadyRoute) {
+		if err := newServer(client, u, headers, cfg.RequestTimeout).waitReady(ctx, cfg.ReadyTimeout); err != nil && !errors.Is(err, errNoReadyRoute) {
 			return err
 		}
 	}

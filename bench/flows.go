@@ -49,10 +49,11 @@ func newSources(cfg Config, wl workload.Config) (workload.Source, session.Source
 // kept for the calls that wait for it. It implements load.Flows.
 type flowDoer struct {
 	src    session.Source
-	send   load.Doer // the run's load.HTTP, observed
+	send   load.Doer // the run's load.HTTP, observed once the run has an observer
 	chat   bool      // send messages (openai-chat), else the conversation as one text prompt
 	base   backend.Request
-	header string // carries the flow's id; empty for none
+	header string                              // carries the flow's id; empty for none
+	apply  func(r *backend.Request, seq int64) // the run's per-request options (sampling, request id)
 
 	pending sync.Map // seq → prepared: the request Do is about to send
 }
@@ -62,17 +63,20 @@ var _ load.Flows = (*flowDoer)(nil)
 // newFlowDoer returns the flows' doer and points h's Request at it. base
 // holds what every request shares (model, EOS and min-tokens settings,
 // extra body, headers).
-func newFlowDoer(src session.Source, h *load.HTTP, send load.Doer, base backend.Request, header string) *flowDoer {
-	d := &flowDoer{src: src, send: send, chat: h.Adapter.Name() == "openai-chat", base: base, header: header}
+func newFlowDoer(src session.Source, h *load.HTTP, base backend.Request, header string, apply func(*backend.Request, int64)) *flowDoer {
+	d := &flowDoer{src: src, send: h, chat: h.Adapter.Name() == "openai-chat", base: base, header: header, apply: apply}
 	h.Request = d.request
 	return d
 }
 
-// request hands load.HTTP what Do stored for seq.
+// request hands load.HTTP what Do stored for seq. A request no flow
+// prepared, a pre-run warm-up one, is the first flow's first call.
 func (d *flowDoer) request(seq int64) (backend.Request, int) {
 	v, ok := d.pending.LoadAndDelete(seq)
 	if !ok {
-		return backend.Request{}, 0 // BuildRequest then fails the request: no prompt
+		fl := d.src.Flow(0)
+		conv := fl.Prompt(0, make([]session.Conversation, len(fl.Calls)))
+		return d.build(fl, 0, conv, seq), conv.Tokens()
 	}
 	p := v.(prepared)
 	return p.req, p.in
@@ -115,11 +119,28 @@ func (r *flowRun) Graph() load.Graph {
 
 // Do sends call j with its conversation so far and keeps its reply.
 func (r *flowRun) Do(ctx context.Context, j int, rec *record.Record, now func() int64) {
-	d, fl, c := r.d, r.flow, r.flow.Calls[j]
+	d, fl := r.d, r.flow
 	conv := fl.Prompt(j, r.done)
+	if fl.Kind == session.KindTask {
+		rec.Task, rec.Call = fl.ID, fl.Calls[j].ID
+	} else {
+		rec.Session, rec.Turn = fl.ID, j+1
+	}
+	d.pending.Store(rec.Seq, prepared{d.build(fl, j, conv, rec.Seq), conv.Tokens()})
+	d.send.Do(ctx, rec.Seq, rec, now)
+	d.pending.Delete(rec.Seq) // a request that never reached load.HTTP
+	r.done[j] = session.Reply(conv, rec.Text)
+}
+
+// build returns the request of call j of fl, whose conversation is conv.
+func (d *flowDoer) build(fl *session.Flow, j int, conv session.Conversation, seq int64) backend.Request {
+	c := fl.Calls[j]
 	req := d.base
 	req.MaxTokens = c.OutputTokens
 	req.MinTokens = min(d.base.MinTokens, c.OutputTokens)
+	if d.apply != nil {
+		d.apply(&req, seq)
+	}
 	if d.chat {
 		req.Messages = make([]backend.Message, len(conv))
 		for i, m := range conv {
@@ -135,15 +156,7 @@ func (r *flowRun) Do(ctx context.Context, j int, rec *record.Record, now func() 
 		}
 		req.Headers.Set(d.header, fl.ID)
 	}
-	if fl.Kind == session.KindTask {
-		rec.Task, rec.Call = fl.ID, c.ID
-	} else {
-		rec.Session, rec.Turn = fl.ID, j+1
-	}
-	d.pending.Store(rec.Seq, prepared{req, conv.Tokens()})
-	d.send.Do(ctx, rec.Seq, rec, now)
-	d.pending.Delete(rec.Seq) // a request that never reached load.HTTP
-	r.done[j] = session.Reply(conv, rec.Text)
+	return req
 }
 
 // runLoad runs the plan: flows when fd is set, independent requests
@@ -228,13 +241,22 @@ func (c *Config) validateWorkload() error {
 
 // flowsOver returns the doer of fsrc's flows, sending through h (whose
 // adapter it makes keep the answers' text, the history of later calls),
-// or nil when the run has no flows.
-func flowsOver(fsrc session.Source, h *load.HTTP, send load.Doer, a *backend.Adapter, base backend.Request, header string) *flowDoer {
+// or nil when the run has no flows. apply sets the run's per-request
+// options.
+func flowsOver(fsrc session.Source, h *load.HTTP, a *backend.Adapter, base backend.Request, header string, apply func(*backend.Request, int64)) *flowDoer {
 	if fsrc == nil {
 		return nil
 	}
 	h.Adapter = a.WithText()
-	return newFlowDoer(fsrc, h, send, base, header)
+	return newFlowDoer(fsrc, h, base, header, apply)
+}
+
+// newFlowSource builds the run's sessions or tasks, nil when it has none.
+func newFlowSource(cfg Config, wl workload.Config) (session.Source, error) {
+	if !cfg.flows() {
+		return nil, nil
+	}
+	return session.New(wl, cfg.Sessions)
 }
 
 // prepareFirst builds the first requests before the epoch: the plan's

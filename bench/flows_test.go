@@ -21,8 +21,8 @@ import (
 	"github.com/goodput-dev/goodput/workload"
 )
 
-// seen is one request a fake server received.
-type seen struct {
+// llmRequest is one request a fake server received.
+type llmRequest struct {
 	header   http.Header
 	messages []session.Message // chat
 	prompt   string            // completions
@@ -35,7 +35,7 @@ type seen struct {
 type fakeLLM struct {
 	name string
 	mu   sync.Mutex // guards got
-	got  []seen
+	got  []llmRequest
 }
 
 func (f *fakeLLM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -65,7 +65,7 @@ func (f *fakeLLM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	reply := fmt.Sprintf("%s answers message %d", f.name, users)
 	f.mu.Lock()
-	f.got = append(f.got, seen{header: r.Header.Clone(), messages: body.Messages, prompt: body.Prompt, reply: reply})
+	f.got = append(f.got, llmRequest{header: r.Header.Clone(), messages: body.Messages, prompt: body.Prompt, reply: reply})
 	f.mu.Unlock()
 	w.Header().Set("Content-Type", "text/event-stream")
 	words := strings.SplitAfter(reply, " ")
@@ -81,10 +81,10 @@ func (f *fakeLLM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprintf(w, `data: {"choices":[],"usage":{"prompt_tokens":9,"completion_tokens":%d}}`+"\n\ndata: [DONE]\n\n", len(words))
 }
 
-func (f *fakeLLM) requests() []seen {
+func (f *fakeLLM) requests() []llmRequest {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]seen(nil), f.got...)
+	return append([]llmRequest(nil), f.got...)
 }
 
 func flowConfig(t *testing.T, urls ...string) Config {

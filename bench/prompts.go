@@ -19,58 +19,74 @@ func takesIDs(a *backend.Adapter) bool {
 }
 
 // chooseIDs decides whether random prompts go out as token ids, and says
-// why in a note. Ids fix every prompt's length on the server exactly; they
-// are the built-in tokenizer's, which any vocabulary of 32,000 or more
-// tokens holds.
-func chooseIDs(ctx context.Context, cfg Config, srv *server, a *backend.Adapter, model string, h http.Header) (bool, string, error) {
+// why in a note (or, when the probe timed out, a warning). Ids fix every
+// prompt's length on the server exactly; they are the built-in
+// tokenizer's, which any vocabulary of 32,000 or more tokens holds.
+func chooseIDs(ctx context.Context, cfg Config, srv *server, a *backend.Adapter, model string, h http.Header) (useIDs bool, note, warning string, err error) {
 	if cfg.Workload.Dataset != workload.DatasetRandom || cfg.flows() {
-		return false, "", nil
+		return false, "", "", nil
 	}
 	switch cfg.PromptFormat {
 	case PromptText:
-		return false, "", nil
+		return false, "", "", nil
 	case PromptIDs:
 		if !takesIDs(a) {
-			return false, "", fmt.Errorf("--prompt-format ids: the %s protocol sends prompts as text (use --backend openai or llamacpp)", a.Name())
+			return false, "", "", fmt.Errorf("--prompt-format ids: the %s protocol sends prompts as text (use --backend openai or llamacpp)", a.Name())
 		}
-		return true, "prompts sent as token ids: input lengths are exact", nil
+		return true, "prompts sent as token ids: input lengths are exact", "", nil
 	}
 	if !takesIDs(a) {
-		return false, "", nil
+		return false, "", "", nil
 	}
 	if err := srv.probeIDs(ctx, a, cfg.BaseURL, cfg.Endpoint, model, h); err != nil {
 		var pe *probeError
-		if errors.As(err, &pe) && refusesEveryRequest(pe.status) {
-			return false, "", fmt.Errorf("a first request failed, and every request would: %w (check --model, --endpoint and the API key)", err)
+		var te *timeoutError
+		switch {
+		case ctx.Err() != nil:
+			return false, "", "", ctx.Err()
+		case errors.As(err, &pe) && refusesEveryRequest(pe.status):
+			hint := srv.hintFor(pe.status)
+			if hint == "" {
+				hint = "check --model, --endpoint and the API key"
+			}
+			return false, "", "", fmt.Errorf("a first request failed, and every request would: %w (%s)", err, hint)
+		case errors.As(err, &te):
+			return false, "", fmt.Sprintf("prompts sent as text: the token-id probe got no answer in time (%v)", err), nil
 		}
-		return false, fmt.Sprintf("prompts sent as text: the server did not take a token-id prompt (%v)", err), nil
+		return false, fmt.Sprintf("prompts sent as text: the server did not take a token-id prompt (%v)", err), "", nil
 	}
-	return true, "prompts sent as token ids (the server takes them): input lengths are exact", nil
+	return true, "prompts sent as token ids (the server takes them): input lengths are exact", "", nil
 }
 
 // probeIDs sends one tiny completion whose prompt is token ids and reports
-// why it failed, if it did. It is sent before the run and not measured.
+// why it failed, if it did. It is sent before the run and not measured,
+// and obeys the pre-run limit (a timeoutError when it passes).
 func (s *server) probeIDs(ctx context.Context, a *backend.Adapter, baseURL, endpoint, model string, h http.Header) error {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	lim := s.limit(postLimit)
+	pctx, cancel := context.WithTimeout(ctx, lim)
 	defer cancel()
 	req := backend.Request{Model: model, PromptTokenIDs: tokenizer.Encode(" hello world"), MaxTokens: 1, Headers: h}
-	hreq, err := a.BuildRequest(ctx, baseURL, endpoint, &req)
+	hreq, err := a.BuildRequest(pctx, baseURL, endpoint, &req)
 	if err != nil {
 		return err
 	}
+	what := "POST " + hreq.URL.String()
 	resp, err := s.client.Do(hreq)
 	if err != nil {
-		return err
+		return s.transportError(ctx, what, lim, err)
 	}
 	var rec record.Record
 	start := time.Now()
 	a.ReadStream(resp, func() int64 { return int64(time.Since(start)) }, &rec)
-	if !rec.OK() {
+	switch {
+	case rec.Error == record.ErrTimeout || (rec.Error == record.ErrCanceled && ctx.Err() == nil):
+		return &timeoutError{what: what, after: lim}
+	case !rec.OK():
 		why := rec.Msg
 		if why == "" {
 			why = string(rec.Error)
 		}
-		return &probeError{status: rec.Status, msg: fmt.Sprintf("POST %s: %s", hreq.URL, why)}
+		return &probeError{status: rec.Status, msg: fmt.Sprintf("%s: %s", what, why)}
 	}
 	return nil
 }

@@ -17,7 +17,7 @@ import (
 	"github.com/goodput-dev/goodput/promscrape"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/serverview"
-	"github.com/goodput-dev/goodput/workload"
+	"github.com/goodput-dev/goodput/version"
 )
 
 // Outcome is what a finished (or interrupted) run produced.
@@ -35,6 +35,20 @@ type Outcome struct {
 	// is empty when its file was not asked for or could not be written.
 	SummaryPath string
 	VLLMPath    string
+	// ResultPath is vLLM's result file (--save-result), where vLLM
+	// writes it.
+	ResultPath string
+	// Model is the model the run asked for (--model or the server's).
+	Model string
+	// VLLM holds vLLM's own summary figures when the run computed them
+	// (a vLLM result file, or VLLMFile.Collect); nil otherwise.
+	VLLM *VLLMFigures
+	// Stopped says why the run stopped before its plan ended other than by
+	// an interruption (the server became unreachable); "" when it did not.
+	// Every record measured is kept, and the record file's trailer marks
+	// the run as cut short; Run.Interrupted stays false, since nobody
+	// interrupted it.
+	Stopped string
 	// Server is the server's own account of the run from its /metrics (nil
 	// with NoServerMetrics); ServerSeries the scrapes it came from, saved
 	// as <name>.server.json beside the records.
@@ -88,6 +102,16 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	}
 	adapter, _ := backend.Lookup(cfg.Backend)
 	adapter = adapter.WithUsage(cfg.Usage)
+	if cfg.VLLMResult || cfg.VLLMFile.Save && cfg.VLLMFile.Detailed || cfg.Tokenizer != nil {
+		adapter = adapter.WithText() // generated_texts, or output tokens counted from text
+	}
+	if cfg.NoStream {
+		whole, err := adapter.WithoutStreaming()
+		if err != nil {
+			return nil, err // Validate said so first
+		}
+		adapter = whole
+	}
 	headers := cfg.Headers.Clone()
 	if headers == nil {
 		headers = http.Header{}
@@ -97,6 +121,10 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	}
 
 	cfg.Arrival.Unit = flowUnit(&cfg)
+	preloaded, err := fitToDataset(&cfg)
+	if err != nil {
+		return nil, err
+	}
 	plan, err := cfg.Arrival.Plan()
 	if err != nil {
 		return nil, err
@@ -108,10 +136,10 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	if conns == 0 {
 		conns = 256
 	}
-	client := load.NewClient(conns, cfg.Insecure)
+	client := load.NewClient(load.ClientOptions{Conns: conns, Insecure: cfg.Insecure, NoKeepAlive: cfg.NoKeepAlive})
 	defer client.CloseIdleConnections()
 
-	srv := newServer(client, cfg.BaseURL, headers)
+	srv := newServer(client, cfg.BaseURL, headers, cfg.RequestTimeout)
 	out := &Outcome{}
 	switch err := srv.waitReady(ctx, cfg.ReadyTimeout); {
 	case errors.Is(err, errNoReadyRoute):
@@ -123,38 +151,54 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		return nil, err
 	}
 	model := cfg.Model
-	if model == "" && adapter.Name() != "tgi" && adapter.Name() != "llamacpp" {
+	shownModel := model
+	switch {
+	case model != "":
+	case adapter.Name() == "tgi" || adapter.Name() == "llamacpp":
+		// Their protocols need no model name; ask only to say which it was.
+		shownModel = srv.modelName(ctx, adapter.Name())
+	default:
 		if model, err = srv.firstModel(ctx); err != nil {
 			return nil, err
 		}
+		shownModel = model
 	}
 
 	wl := cfg.Workload
 	if wl.Limit == 0 && cfg.Arrival.NumPrompts > 0 {
 		wl.Limit = cfg.Arrival.NumPrompts
 	}
-	useIDs, note, err := chooseIDs(ctx, cfg, srv, adapter, model, headers)
+	// The name sent in requests; --served-model-name when it differs.
+	wire := model
+	if cfg.Request.ServedModelName != "" {
+		wire = cfg.Request.ServedModelName
+	}
+	useIDs, note, warning, err := chooseIDs(ctx, cfg, srv, adapter, wire, headers)
 	if err != nil {
 		return nil, err
 	}
 	if note != "" {
 		out.Notes = append(out.Notes, note)
 	}
-	if wl.Dataset == workload.DatasetRandom && !cfg.NoCalibrate && !useIDs && !cfg.flows() {
-		counter, err := srv.tokenCounter(ctx, model)
-		switch {
-		case err == nil:
-			wl.Counter = counter
-			out.Notes = append(out.Notes, "prompt lengths calibrated with the server's /tokenize")
-		case errors.Is(err, errNoTokenizer):
-			out.Notes = append(out.Notes, "server has no /tokenize: prompt lengths use the built-in tokenizer")
-		default:
-			out.Warnings = append(out.Warnings, fmt.Sprintf("prompt lengths not calibrated: %v", err))
-		}
+	if warning != "" {
+		out.Warnings = append(out.Warnings, warning)
 	}
-	src, fsrc, err := newSources(cfg, wl)
+	fsrc, err := newFlowSource(cfg, wl)
 	if err != nil {
 		return nil, err
+	}
+	// A file dataset sized to the run (--num-prompts -1) is read already.
+	src, lengths, warns := preloaded, "", []string(nil)
+	if src == nil && fsrc == nil {
+		if src, lengths, warns, err = buildWorkload(ctx, cfg, wl, srv, adapter, wire, useIDs); err != nil {
+			return nil, err
+		}
+	}
+	out.Warnings = append(out.Warnings, warns...)
+	if fsrc == nil {
+		if w := cycleWarning(src, expected(plan)); w != "" {
+			out.Warnings = append(out.Warnings, w)
+		}
 	}
 
 	lplan := loadPlan(plan, cfg)
@@ -166,6 +210,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 				Model: model, MaxTokens: it.OutputTokens, MinTokens: wl.Request.MinTokensFor(it),
 				IgnoreEOS: wl.Request.IgnoreEOS, Extra: cfg.Extra, Headers: headers,
 			}
+			cfg.Request.apply(&req, seq, cfg.Arrival.Seed)
 			switch {
 			case adapter.Name() == "openai-chat":
 				for _, m := range it.Messages() {
@@ -183,10 +228,23 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	if doer.Router, err = cfg.router(); err != nil {
 		return nil, err
 	}
-	out.Notes = append(describe(cfg, model, plan, content(src, fsrc)), out.Notes...)
+	fd := flowsOver(fsrc, doer, adapter, backend.Request{Model: wire, MinTokens: wl.Request.MinTokens,
+		IgnoreEOS: wl.Request.IgnoreEOS, Extra: cfg.Extra, Headers: headers}, cfg.Sessions.Header, func(r *backend.Request, seq int64) {
+		cfg.Request.apply(r, seq, cfg.Arrival.Seed)
+	})
+	out.Model = shownModel
+	if note, err := warmUp(ctx, cfg, doer, plan); err != nil {
+		return nil, err
+	} else if note != "" {
+		out.Notes = append(out.Notes, note)
+	}
+	if cfg.NoStream {
+		out.Notes = append(out.Notes, NoStreamNote)
+	}
+	out.Notes = append(describe(cfg, shownModel, plan, content(src, fsrc), lengths), out.Notes...)
 	out.Notes = append(out.Notes, spreadNotes(cfg, fsrc, adapter.Name())...)
 	runCfg := map[string]any{
-		"base_url": cfg.BaseURL, "backend": adapter.Name(), "endpoint": cfg.Endpoint, "model": model,
+		"base_url": cfg.BaseURL, "backend": adapter.Name(), "endpoint": cfg.Endpoint, "model": shownModel,
 		"target": cfg.Target, "arrival": plan.String(), "workload": content(src, fsrc).String(),
 		"request_rate": rateJSON(cfg.Arrival.RequestRate), "burstiness": cfg.Arrival.Burstiness,
 		"max_concurrency": cfg.Arrival.MaxConcurrency, "num_prompts": cfg.Arrival.NumPrompts,
@@ -197,6 +255,9 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		"random_range_ratio": wl.Random.RangeRatio, "random_prefix_len": wl.Random.PrefixLen,
 	}
 	addSpreadConfig(runCfg, cfg)
+	if cfg.NoStream {
+		runCfg["stream"] = false
+	}
 	var scraper *serverview.Recorder
 	if !cfg.NoServerMetrics && !cfg.several() {
 		murl := cfg.MetricsURL
@@ -216,9 +277,29 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	}
 	defer eps.stop() // a no-op once the run has stopped them
 
-	header, err := record.NewHeader("goodput "+version(), runCfg)
+	if cfg.Profile {
+		srv.profile(ctx, "/start_profile", out)
+	}
+	header, err := record.NewHeader("goodput "+Version, runCfg)
 	if err != nil {
 		return nil, err
+	}
+	header.Host, _ = os.Hostname()
+	header.Node = cfg.Node
+	if header.Shard = shardOf(cfg, plan, time.Now()); header.Shard != nil {
+		header.Shard.Attempt = files.attempt
+		// Shards on several machines merge onto one clock only as well as
+		// their clocks agree: measure this one against the server's.
+		if header.Clock, err = measureClock(ctx, client, srv.base, cfg.StartAt); err != nil {
+			out.Notes = append(out.Notes, fmt.Sprintf("clock offset from the server not measured: %v", err))
+		}
+	}
+	if !cfg.StartAt.IsZero() {
+		if late := time.Since(cfg.StartAt) + epochLead; late > lateTolerance {
+			if err := startLate(&lplan, late, header.Shard, out); err != nil {
+				return nil, err
+			}
+		}
 	}
 	// The first requests (and whatever builds them on first use, such as
 	// the built-in tokenizer) are built before the epoch is chosen, so that
@@ -257,7 +338,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	defer stopRun(nil)
 	sum := metrics.NewSummary(cfg.Metrics)
 	prog := newProgress(progress, terminal, expectedRequests(plan, fsrc))
-	vl := newVLLMCollector(cfg.VLLMResult)
+	vl := newVLLMCollector(cfg.VLLMResult || cfg.VLLMFile.Save || cfg.VLLMFile.Collect, plan.Closed != nil)
 	recs := make(chan *record.Record, 1024)
 	// consumed delivers the consumer's account of the record file.
 	type written struct {
@@ -265,17 +346,26 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		measured, lastSeq int64      // records seen; the last one written whole
 	}
 	consumed := make(chan written, 1)
-	// The consumer owns rw, prog and vl; Run's goroutine reads them only
-	// after consumed delivers.
+	// A server that became unreachable cancels the run too (see
+	// unreachable).
+	gone := unreachable{url: cfg.BaseURL}
+	// The consumer owns rw, prog, vl and gone; Run's goroutine reads them
+	// only after consumed delivers.
 	go func() {
 		var fail *SaveError
 		var measured, lastSeq int64
 		for r := range recs {
+			if why := gone.add(r); why != "" && runCtx.Err() == nil {
+				stopRun(&unreachableError{why})
+			}
 			for k, v := range cfg.Labels {
 				if r.Labels == nil {
 					r.Labels = map[string]string{}
 				}
 				r.Labels[k] = v
+			}
+			if cfg.Tokenizer != nil {
+				countFromText(r, cfg.Tokenizer)
 			}
 			measured++
 			if rw != nil && fail == nil {
@@ -300,13 +390,17 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	}()
 	stopTicker := prog.start()
 	send := observed(doer, obs)
-	fd := flowsOver(fsrc, doer, send, adapter, backend.Request{Model: model, MinTokens: wl.Request.MinTokens,
-		IgnoreEOS: wl.Request.IgnoreEOS, Extra: cfg.Extra, Headers: headers}, cfg.Sessions.Header)
+	if fd != nil {
+		fd.send = send
+	}
 	res, runErr := runLoad(runCtx, lplan, send, fd, recs)
 	if scraper != nil {
 		out.ServerSeries = scraper.Stop()
 	}
 	epSeries := eps.stop()
+	if cfg.Profile {
+		srv.profile(context.WithoutCancel(ctx), "/stop_profile", out)
+	}
 	close(recs)
 	w := <-consumed
 	obs.End()
@@ -319,10 +413,18 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	// Stopped for a write error, the run was not interrupted by the user.
 	res.Interrupted = res.Interrupted && ctx.Err() != nil
 	out.Run = res
+	var ue *unreachableError
+	if errors.As(context.Cause(runCtx), &ue) && ctx.Err() == nil {
+		out.Stopped = ue.why
+	}
 	var saveErrs []error
 	if rw != nil {
-		t := record.Trailer{Interrupted: res.Interrupted, End: res.End}
-		if res.Interrupted {
+		// A run stopped for its server is cut short, as an interrupted one.
+		t := record.Trailer{Interrupted: res.Interrupted || out.Stopped != "", End: res.End}
+		switch {
+		case out.Stopped != "":
+			t.Reason = "server unreachable"
+		case res.Interrupted:
 			t.Reason = "interrupted"
 		}
 		if recFail == nil {
@@ -369,8 +471,17 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	if w := tokenWarning(out.Tokens); w != "" {
 		out.Warnings = append(out.Warnings, w)
 	}
-	if res.Interrupted {
+	switch {
+	case out.Stopped != "":
+		out.Warnings = append(out.Warnings, fmt.Sprintf("run stopped early: %s; %d requests were sent; everything measured is kept", out.Stopped, res.Sent))
+	case res.Interrupted:
 		out.Warnings = append(out.Warnings, fmt.Sprintf("run interrupted: %d of the planned requests were sent; everything measured is kept", res.Sent))
+	}
+	if w := cacheWarning(out.Result, wl); w != "" && fsrc == nil { // a session reuses its history on purpose
+		out.Warnings = append(out.Warnings, w)
+	}
+	if w := retryWarning(out.Result, cfg.NoKeepAlive); w != "" {
+		out.Warnings = append(out.Warnings, w)
 	}
 	if recFail != nil && recFail.Written < recFail.Measured {
 		out.Warnings = append(out.Warnings, fmt.Sprintf("only %d of %d measured records reached %s: this summary is the one account of the others",
@@ -383,13 +494,11 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 			out.SummaryPath = files.summary
 		}
 	}
-	if files.vllm != "" {
-		if err := vl.write(files.vllm, cfg, model, out.Result); err != nil {
-			saveErrs = append(saveErrs, &SaveError{Path: files.vllm, Err: err})
-		} else {
-			out.VLLMPath = files.vllm
-		}
+	var offsets []time.Duration
+	if plan.Open != nil {
+		offsets = plan.Open.Offsets
 	}
+	saveErrs = append(saveErrs, out.writeVLLM(cfg, vl, model, header.Start, rpsChanges(cfg.Arrival, offsets, header.Start), files.vllm)...)
 	return out, errors.Join(saveErrs...)
 }
 
@@ -420,17 +529,24 @@ func expected(p arrival.Plan) int {
 	return p.Closed.Count
 }
 
-func describe(cfg Config, model string, p arrival.Plan, src fmt.Stringer) []string {
+func describe(cfg Config, model string, p arrival.Plan, src fmt.Stringer, lengths string) []string {
 	var notes []string
 	if cfg.Target != "" {
 		notes = append(notes, "Target: "+cfg.Target)
+	}
+	if model == "" {
+		model = "unknown (the server did not say; give --model to name it)"
 	}
 	notes = append(notes, fmt.Sprintf("Server: %s (%s), model %s", cfg.BaseURL, cfg.Backend, model))
 	// The plan's first line says what the load is; the rest (schedule
 	// statistics) belongs to --dry-run.
 	load, _, _ := strings.Cut(p.String(), "\n")
 	notes = append(notes, "Load: "+load)
-	notes = append(notes, "Workload: "+src.String())
+	wl := "Workload: " + src.String()
+	if lengths != "" {
+		wl += "; input lengths: " + lengths
+	}
+	notes = append(notes, wl)
 	return notes
 }
 
@@ -441,10 +557,9 @@ func rateJSON(r float64) any {
 	return r
 }
 
-// Version is the tool version written into run headers; the CLI sets it.
-var Version = "dev"
-
-func version() string { return Version }
+// Version is the tool version written into run headers: the build's own
+// (package version) unless the caller sets another.
+var Version = version.String()
 
 // elapsed formats a duration for progress lines.
 func elapsed(d time.Duration) string { return d.Round(100 * time.Millisecond).String() }

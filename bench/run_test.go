@@ -287,6 +287,19 @@ func TestShardsMergeOntoTheAgreedClock(t *testing.T) {
 		if !h.Start.Equal(base.StartAt) {
 			t.Errorf("header start %v, want the agreed %v", h.Start, base.StartAt)
 		}
+		// The header says which shard this is, of how big a run, where it
+		// ran and how its clock compared with the server's.
+		if sh := h.Shard; sh == nil || sh.Count != 2 || sh.Planned != 8 || sh.Total != 16 || sh.Attempt != 0 ||
+			!sh.StartAt.Equal(base.StartAt) || !sh.Ready.Before(base.StartAt) || sh.Skipped != 0 {
+			t.Errorf("shard header %+v", h.Shard)
+		}
+		if h.Host == "" || !h.Clock.Measured() || h.Clock.Samples < 1 || h.Clock.Reference != url+"/health" {
+			t.Errorf("host %q, clock %+v", h.Host, h.Clock)
+		} else if off := time.Duration(h.Clock.Offset); off.Abs() > time.Second+time.Duration(h.Clock.Uncertainty) {
+			// The server runs on this machine's clock: offset 0, within the
+			// estimate's uncertainty (one sample: about half a second).
+			t.Errorf("clock offset %v ± %v from a server on the same clock", off, time.Duration(h.Clock.Uncertainty))
+		}
 		for _, rec := range recs {
 			if _, dup := sched[rec.Seq]; dup {
 				t.Errorf("seq %d sent by both shards", rec.Seq)
@@ -360,7 +373,7 @@ func TestPromptFormatAuto(t *testing.T) {
 			t.Errorf("server takes ids: %d id prompts (probe + 6), %d text; notes %q", sawIDs.Load(), sawText.Load(), notes)
 		}
 		if reject && (sawIDs.Load() != 1 || sawText.Load() != 6 || !strings.Contains(notes, "prompt must be a string") ||
-			!strings.Contains(notes, "calibrated with the server's /tokenize")) {
+			!strings.Contains(notes, "input lengths: the server's (/tokenize, vLLM dialect)")) {
 			t.Errorf("server rejects ids: %d id prompts (the probe only), %d text; notes %q", sawIDs.Load(), sawText.Load(), notes)
 		}
 	}

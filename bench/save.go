@@ -29,6 +29,9 @@ var ErrResultExists = errors.New("already exists")
 // paths are files it does not write.
 type resultFiles struct {
 	records, summary, vllm, server string
+	// attempt counts the earlier runs of the same shard whose files the
+	// directory holds: a retried shard's records go beside theirs.
+	attempt int
 }
 
 func (f resultFiles) all() []string {
@@ -38,14 +41,18 @@ func (f resultFiles) all() []string {
 // chooseFiles names the files of a run started at now and checks that
 // none exists. With --run-name an existing file is refused (unless
 // Overwrite); the default name, which only the clock chose, moves to a
-// free one instead (…-2, …-3).
+// free one instead (…-2, …-3; a shard's to …-attempt1, …-attempt2, since
+// there the earlier files are the same shard's failed attempts, kept for
+// the merge).
 func chooseFiles(cfg Config, now time.Time) (resultFiles, error) {
 	stem := cfg.RunName
+	shard := false
 	if stem == "" {
 		stem = "goodput-" + now.Format("20060102-150405")
 		if a := cfg.Arrival; a.Shards > 1 {
 			// Shards start in the same second and may share a directory.
 			stem += fmt.Sprintf("-shard%d-of-%d", a.Shard, a.Shards)
+			shard = true
 		}
 	}
 	named := func(stem string) resultFiles {
@@ -74,7 +81,12 @@ func chooseFiles(cfg Config, now time.Time) (resultFiles, error) {
 		if cfg.RunName != "" {
 			return resultFiles{}, fmt.Errorf("--result-dir: %s %w (an earlier run's): give another --run-name, or --overwrite to replace it", taken, ErrResultExists)
 		}
-		files = named(fmt.Sprintf("%s-%d", stem, n))
+		if shard {
+			files = named(fmt.Sprintf("%s-attempt%d", stem, n-1)) // the first retry is attempt 1
+			files.attempt = n - 1
+		} else {
+			files = named(fmt.Sprintf("%s-%d", stem, n))
+		}
 	}
 }
 

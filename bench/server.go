@@ -8,167 +8,270 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
+
+	"github.com/goodput-dev/goodput/backend"
+	"github.com/goodput-dev/goodput/record"
 )
 
 // server talks to the target outside the measured requests: readiness, the
-// model list and the tokenizer.
+// model list, the token-id probe and the tokenizer. Every such request
+// obeys the user's --request-timeout, and at most a pre-run limit of its
+// own (getLimit, postLimit), so that a server that stalls costs seconds
+// before the run, not hours.
 type server struct {
 	client  *http.Client
 	base    string // base URL without a trailing slash or /v1
+	path    string // the path the user's --base-url carried, "" when none
 	headers http.Header
+	timeout time.Duration // --request-timeout; 0 means none
 }
 
-func newServer(client *http.Client, baseURL string, headers http.Header) *server {
+// Pre-run limits: a request outside the run that takes longer than this
+// (or than --request-timeout, when shorter) has timed out.
+const (
+	getLimit  = 10 * time.Second // readiness, model lists
+	postLimit = 30 * time.Second // the token-id probe, /tokenize
+)
+
+func newServer(client *http.Client, baseURL string, headers http.Header, timeout time.Duration) *server {
 	base := strings.TrimRight(baseURL, "/")
 	base = strings.TrimSuffix(base, "/v1")
-	return &server{client: client, base: base, headers: headers}
+	s := &server{client: client, base: base, headers: headers, timeout: timeout}
+	if u, err := url.Parse(base); err == nil && u.Path != "" {
+		s.path = u.Path
+	}
+	return s
 }
 
-func (s *server) get(ctx context.Context, path string) (*http.Response, error) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.base+path, nil)
+// limit returns the time a pre-run request may take: lim, or the user's
+// --request-timeout when that is shorter.
+func (s *server) limit(lim time.Duration) time.Duration {
+	if s.timeout > 0 && s.timeout < lim {
+		return s.timeout
+	}
+	return lim
+}
+
+// timeoutError is a pre-run request that got no (complete) answer in time.
+type timeoutError struct {
+	what  string // "GET http://…/health"
+	after time.Duration
+}
+
+func (e *timeoutError) Error() string {
+	return fmt.Sprintf("%s: timed out: no answer within %v", e.what, e.after.Round(time.Millisecond))
+}
+
+// statusError is a pre-run request that got an HTTP error status.
+type statusError struct {
+	what   string
+	status int
+	msg    string // the status line and the server's message
+	hint   string
+}
+
+func (e *statusError) Error() string {
+	s := e.what + ": " + e.msg
+	if e.hint != "" {
+		s += " (" + e.hint + ")"
+	}
+	return s
+}
+
+// hintFor says what a status most likely means for the whole run, or "":
+// a 401 or 403 wants an API key; a 404 on a base URL with a path means the
+// path belongs in --endpoint.
+func (s *server) hintFor(status int) string {
+	switch {
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return "the server wants an API key (OPENAI_API_KEY or --api-key)"
+	case status == http.StatusNotFound && s.path != "":
+		return fmt.Sprintf("--base-url should be the server's root, e.g. http://host:8000; got a path (%s)", s.path)
+	}
+	return ""
+}
+
+// do sends one pre-run request, bounded by s.limit(lim) and by ctx, and
+// returns its status and up to max bytes of its body. A deadline is
+// reported as a timeoutError, a transport failure with the URL.
+func (s *server) do(ctx context.Context, method, path string, body any, lim time.Duration, max int64) (int, []byte, error) {
+	lim = s.limit(lim)
+	cctx, cancel := context.WithTimeout(ctx, lim)
+	defer cancel()
+	what := method + " " + s.base + path
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return 0, nil, fmt.Errorf("%s: %w", what, err)
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(cctx, method, s.base+path, rd)
 	if err != nil {
-		cancel()
-		return nil, err
+		return 0, nil, fmt.Errorf("%s: %w", what, err)
 	}
 	for k, v := range s.headers {
 		req.Header[k] = v
 	}
-	resp, err := s.client.Do(req)
-	if err != nil {
-		cancel()
-		return nil, err
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
 	}
-	resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
-	return resp, nil
+	resp, err := s.client.Do(req)
+	if err == nil {
+		var data []byte
+		data, err = io.ReadAll(io.LimitReader(resp.Body, max))
+		resp.Body.Close()
+		if err == nil {
+			return resp.StatusCode, data, nil
+		}
+	}
+	return 0, nil, s.transportError(ctx, what, lim, err)
 }
 
-type cancelBody struct {
-	io.ReadCloser
-	cancel context.CancelFunc
+// transportError words a failed pre-run request: a timeout as a timeout,
+// and the run's own interruption as such.
+func (s *server) transportError(ctx context.Context, what string, lim time.Duration, err error) error {
+	switch {
+	case ctx.Err() != nil:
+		return fmt.Errorf("%s: %w", what, ctx.Err())
+	case backend.ClassifyError(err) == record.ErrTimeout:
+		return &timeoutError{what: what, after: lim}
+	}
+	return fmt.Errorf("%s: %w", what, err)
 }
 
-func (b *cancelBody) Close() error {
-	err := b.ReadCloser.Close()
-	b.cancel()
-	return err
+// checkStatus turns a non-2xx answer into a statusError.
+func (s *server) checkStatus(what string, status int, body []byte) error {
+	if status/100 == 2 {
+		return nil
+	}
+	resp := &http.Response{StatusCode: status, Status: fmt.Sprintf("%d %s", status, http.StatusText(status)),
+		Body: io.NopCloser(bytes.NewReader(body))}
+	_, msg := backend.CheckStatus(resp)
+	return &statusError{what: what, status: status, msg: msg, hint: s.hintFor(status)}
 }
 
 // errNoReadyRoute says the server answered, but has neither /health nor
 // /v1/models: it is up, and nothing tells more about its readiness.
 var errNoReadyRoute = errors.New("no readiness route")
 
-// waitReady polls /health, then /v1/models, until one answers 2xx or
-// timeout passes. A zero timeout checks once. A server that answers both
-// with 404 or 405 is up but has neither route (a gateway that forwards
-// only the generation endpoint): waitReady then returns errNoReadyRoute
-// at once, which callers may take as ready.
+// waitReady polls /health, then /v1/models, until one answers 2xx or the
+// wait passes timeout; a zero timeout checks once, within the pre-run
+// limit of one request. The wait is bounded as a whole, so a server that
+// accepts connections and never answers costs timeout, not a request
+// limit per route. A server that answers both with 404 or 405 is up but
+// has neither route (a gateway that forwards only the generation
+// endpoint): waitReady then returns errNoReadyRoute at once, which
+// callers may take as ready. An error says how long it really waited.
 func (s *server) waitReady(ctx context.Context, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
+	start := time.Now()
+	budget := timeout
+	if budget <= 0 {
+		budget = s.limit(getLimit)
+	}
+	deadline := start.Add(budget)
 	var last error
 	for {
 		absent := 0
 		for _, path := range []string{"/health", "/v1/models"} {
-			resp, err := s.get(ctx, path)
+			left := time.Until(deadline)
+			if left <= 0 {
+				break
+			}
+			status, body, err := s.do(ctx, http.MethodGet, path, nil, min(left, getLimit), 64<<10)
 			if err != nil {
 				last = err
 				continue
 			}
-			io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-			resp.Body.Close()
-			if resp.StatusCode/100 == 2 {
+			if status/100 == 2 {
 				return nil
 			}
-			if resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed {
+			if status == http.StatusNotFound || status == http.StatusMethodNotAllowed {
 				absent++
 			}
-			last = fmt.Errorf("GET %s%s: %s", s.base, path, resp.Status)
+			last = s.checkStatus("GET "+s.base+path, status, body)
 		}
 		if absent == 2 {
 			return errNoReadyRoute
 		}
-		if errors.Is(last, context.Canceled) || time.Now().After(deadline) {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		pause := min(500*time.Millisecond, time.Until(deadline))
+		if timeout <= 0 || pause <= 0 {
 			break
 		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(500 * time.Millisecond):
+		case <-time.After(pause):
 		}
 	}
-	return fmt.Errorf("server %s is not ready (waited %v; raise --ready-check-timeout to wait longer): %w", s.base, timeout, last)
+	waited := time.Since(start).Round(10 * time.Millisecond)
+	if timeout <= 0 {
+		return fmt.Errorf("server %s is not ready (checked once, for %v; give --ready-check-timeout to wait for it): %w", s.base, waited, last)
+	}
+	return fmt.Errorf("server %s is not ready after %v (--ready-check-timeout %v; raise it to wait longer): %w", s.base, waited, timeout, last)
 }
 
 // firstModel returns the first model id of /v1/models.
 func (s *server) firstModel(ctx context.Context) (string, error) {
-	resp, err := s.get(ctx, "/v1/models")
+	what := "GET " + s.base + "/v1/models"
+	status, body, err := s.do(ctx, http.MethodGet, "/v1/models", nil, getLimit, 8<<20)
 	if err != nil {
-		return "", fmt.Errorf("ask %s/v1/models for a model (or give --model): %w", s.base, err)
+		return "", fmt.Errorf("ask for a model (or give --model): %w", err)
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		return "", fmt.Errorf("GET %s/v1/models: %s (give --model)", s.base, resp.Status)
+	if err := s.checkStatus(what, status, body); err != nil {
+		return "", fmt.Errorf("%w; or give --model", err)
 	}
 	var list struct {
 		Data []struct {
 			ID string `json:"id"`
 		} `json:"data"`
 	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 8<<20)).Decode(&list); err != nil {
-		return "", fmt.Errorf("GET %s/v1/models: %w (give --model)", s.base, err)
+	if err := json.Unmarshal(body, &list); err != nil {
+		return "", fmt.Errorf("%s: %w (give --model)", what, err)
 	}
 	if len(list.Data) == 0 || list.Data[0].ID == "" {
-		return "", fmt.Errorf("GET %s/v1/models lists no model (give --model)", s.base)
+		return "", fmt.Errorf("%s lists no model (give --model)", what)
 	}
 	return list.Data[0].ID, nil
 }
 
-// errNoTokenizer means the server has no /tokenize endpoint.
-var errNoTokenizer = errors.New("server has no /tokenize")
+// modelName asks a server whose protocol needs no model name for the one
+// it serves, to say which it was: llama.cpp's /v1/models, else its /props
+// model_alias; TGI's /info model_id. It returns "" when the server does
+// not say; the run does not need it.
+func (s *server) modelName(ctx context.Context, backendName string) string {
+	switch backendName {
+	case "llamacpp":
+		if m, err := s.firstModel(ctx); err == nil {
+			return m
+		}
+		var props struct {
+			Alias string `json:"model_alias"`
+		}
+		if s.getJSON(ctx, "/props", &props) {
+			return props.Alias
+		}
+	case "tgi":
+		var info struct {
+			ID string `json:"model_id"`
+		}
+		if s.getJSON(ctx, "/info", &info) {
+			return info.ID
+		}
+	}
+	return ""
+}
 
-// tokenCounter returns a function counting tokens with the server's
-// /tokenize (vLLM and SGLang shape), or errNoTokenizer when a probe shows
-// there is none.
-func (s *server) tokenCounter(ctx context.Context, model string) (func(string) (int, error), error) {
-	count := func(text string) (int, error) {
-		body, _ := json.Marshal(map[string]any{"model": model, "prompt": text, "add_special_tokens": false})
-		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		defer cancel()
-		req, err := http.NewRequestWithContext(cctx, http.MethodPost, s.base+"/tokenize", bytes.NewReader(body))
-		if err != nil {
-			return 0, err
-		}
-		for k, v := range s.headers {
-			req.Header[k] = v
-		}
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := s.client.Do(req)
-		if err != nil {
-			return 0, err
-		}
-		defer resp.Body.Close()
-		if resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed {
-			return 0, errNoTokenizer
-		}
-		if resp.StatusCode/100 != 2 {
-			return 0, fmt.Errorf("POST %s/tokenize: %s", s.base, resp.Status)
-		}
-		var out struct {
-			Count  *int  `json:"count"`
-			Tokens []int `json:"tokens"`
-		}
-		if err := json.NewDecoder(io.LimitReader(resp.Body, 64<<20)).Decode(&out); err != nil {
-			return 0, fmt.Errorf("POST %s/tokenize: %w", s.base, err)
-		}
-		if out.Count != nil {
-			return *out.Count, nil
-		}
-		return len(out.Tokens), nil
-	}
-	if _, err := count("hello world"); err != nil {
-		return nil, err
-	}
-	return count, nil
+// getJSON reads a small JSON document from path into v, reporting whether
+// it could.
+func (s *server) getJSON(ctx context.Context, path string, v any) bool {
+	status, body, err := s.do(ctx, http.MethodGet, path, nil, getLimit, 1<<20)
+	return err == nil && status/100 == 2 && json.Unmarshal(body, v) == nil
 }

@@ -37,6 +37,13 @@ type HTTP struct {
 	mu       sync.Mutex // guards prepared
 	prepared map[int64]prepared
 
+	// fresh sends retries: Client's transport with keep-alives off, so a
+	// retry never lands on another stale pooled connection. Built on the
+	// first retry.
+	freshOnce sync.Once
+	fresh     *http.Client
+
+	retried  atomic.Int64 // requests sent a second time
 	chunks   atomic.Int64 // token-bearing chunks read
 	usage    atomic.Int64 // tokens the servers reported, where they did
 	counted  atomic.Int64 // chunks of the responses that reported a count
@@ -86,9 +93,20 @@ func (h *HTTP) request(seq int64) (backend.Request, int) {
 }
 
 // Do performs request seq; see Doer.
+//
+// A request that fails on a reused connection before any response byte
+// arrived is sent once more, on a new connection, and rec.Retries counts it:
+// servers and gateways close kept-alive connections (an idle timeout, a
+// limit of requests per connection, or, as llama.cpp's server does, after
+// every streamed response although it says Keep-Alive), and a POST that
+// races such a close fails with "EOF" or a reset the server never saw.
+// The record keeps the first attempt's Scheduled and Sent, so TTFT counts
+// the retry's cost. A request that got any response byte, timed out or was
+// cancelled is never sent again.
 func (h *HTTP) Do(ctx context.Context, seq int64, rec *record.Record, now func() int64) {
 	req, inTokens := h.request(seq)
 	rec.InputTokens = inTokens
+	rec.RequestID = req.RequestID
 	if h.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, h.Timeout)
@@ -121,7 +139,7 @@ func (h *HTTP) Do(ctx context.Context, seq int64, rec *record.Record, now func()
 		},
 	}))
 	rec.Sent = now()
-	resp, err := h.Client.Do(hreq)
+	resp, err := h.send(ctx, hreq, rec)
 	if err != nil {
 		backend.RecordError(rec, err, now())
 		if c := conn.Load(); c != nil && (rec.Error == record.ErrReset || rec.Error == record.ErrOther || rec.Error == record.ErrProtocol) {
@@ -144,6 +162,56 @@ func (h *HTTP) Do(ctx context.Context, seq int64, rec *record.Record, now func()
 		}
 	}
 }
+
+// send sends hreq, and once more on a new connection when it failed on a
+// reused one before any response byte (see Do).
+func (h *HTTP) send(ctx context.Context, hreq *http.Request, rec *record.Record) (*http.Response, error) {
+	var reused, answered atomic.Bool // set by the transport's goroutines
+	trace := &httptrace.ClientTrace{
+		GotConn:              func(i httptrace.GotConnInfo) { reused.Store(i.Reused) },
+		GotFirstResponseByte: func() { answered.Store(true) },
+	}
+	first := hreq.WithContext(httptrace.WithClientTrace(hreq.Context(), trace))
+	resp, err := h.Client.Do(first)
+	if err == nil || !reused.Load() || answered.Load() || ctx.Err() != nil ||
+		backend.ClassifyError(err) != record.ErrReset || hreq.GetBody == nil {
+		return resp, err
+	}
+	body, gerr := hreq.GetBody()
+	if gerr != nil {
+		return nil, err
+	}
+	again := hreq.Clone(hreq.Context())
+	again.Body = body
+	rec.Retries++
+	h.retried.Add(1)
+	return h.freshClient().Do(again)
+}
+
+// freshClient returns the client for retries: Client with keep-alives off
+// where its transport is an *http.Transport, else Client itself with its
+// idle connections closed first.
+func (h *HTTP) freshClient() *http.Client {
+	h.freshOnce.Do(func() {
+		t, ok := h.Client.Transport.(*http.Transport)
+		if !ok {
+			return
+		}
+		t = t.Clone()
+		t.DisableKeepAlives = true
+		c := *h.Client
+		c.Transport = t
+		h.fresh = &c
+	})
+	if h.fresh == nil {
+		h.Client.CloseIdleConnections()
+		return h.Client
+	}
+	return h.fresh
+}
+
+// Retried returns how many requests were sent a second time.
+func (h *HTTP) Retried() int64 { return h.retried.Load() }
 
 // TokenCheck compares the servers' token counts with the chunks that arrived.
 type TokenCheck struct {
@@ -169,15 +237,25 @@ func sniffDial(dial func(ctx context.Context, network, addr string) (net.Conn, e
 	}
 }
 
-// NewClient returns an HTTP client for a benchmark with up to conns
-// simultaneous streams: connections are kept and reused across requests,
-// responses are not decompressed (a decompressor would delay bytes and blur
-// arrival times), and HTTP/2 is used when a TLS server offers it.
-// insecure skips TLS certificate verification.
-func NewClient(conns int, insecure bool) *http.Client {
-	if conns < 1 {
-		conns = 1
-	}
+// ClientOptions shape the HTTP client of a benchmark.
+type ClientOptions struct {
+	// Conns is how many streams run at once (at least 1): as many idle
+	// connections are kept for reuse.
+	Conns int
+	// Insecure skips TLS certificate verification (--insecure).
+	Insecure bool
+	// NoKeepAlive opens a new connection for every request and closes it
+	// after (--keepalive=false): each request then also pays the connect,
+	// and no request can meet a connection the server closed.
+	NoKeepAlive bool
+}
+
+// NewClient returns an HTTP client for a benchmark: connections are kept
+// and reused across requests unless o.NoKeepAlive, responses are not
+// decompressed (a decompressor would delay bytes and blur arrival times),
+// and HTTP/2 is used when a TLS server offers it.
+func NewClient(o ClientOptions) *http.Client {
+	conns := max(o.Conns, 1)
 	t := &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
 		DialContext:           sniffDial((&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext),
@@ -192,10 +270,11 @@ func NewClient(conns int, insecure bool) *http.Client {
 		// the buffer anyway; reads get the larger buffer because a client
 		// that falls behind then catches up many events per read. Per
 		// connection that is 20 kB, 100 MB at 5,000 streams.
-		WriteBufferSize: 4 << 10,
-		ReadBufferSize:  16 << 10,
+		WriteBufferSize:   4 << 10,
+		ReadBufferSize:    16 << 10,
+		DisableKeepAlives: o.NoKeepAlive,
 	}
-	if insecure {
+	if o.Insecure {
 		t.TLSClientConfig = &tls.Config{InsecureSkipVerify: true}
 	}
 	return &http.Client{Transport: t}

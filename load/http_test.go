@@ -86,7 +86,7 @@ func runScripted(t *testing.T, h http.Handler, streams int) ([]*record.Record, t
 	}
 	round := "warm"
 	d := &HTTP{
-		Client: NewClient(streams, false), Adapter: a, BaseURL: srv.URL,
+		Client: NewClient(ClientOptions{Conns: streams}), Adapter: a, BaseURL: srv.URL,
 		Request: func(seq int64) (backend.Request, int) {
 			return backend.Request{Model: "m", Messages: []backend.Message{{Role: "user", Content: "hi"}}, MaxTokens: 16,
 				Headers: http.Header{"X-Seq": {fmt.Sprint(round, seq)}}}, 7
@@ -276,7 +276,7 @@ func TestHTTPFailuresBecomeRecords(t *testing.T) {
 			srv := httptest.NewServer(tc.handler)
 			defer srv.Close()
 			a, _ := backend.Lookup("openai-chat")
-			d := &HTTP{Client: NewClient(1, false), Adapter: a, BaseURL: srv.URL, Timeout: tc.timeout,
+			d := &HTTP{Client: NewClient(ClientOptions{Conns: 1}), Adapter: a, BaseURL: srv.URL, Timeout: tc.timeout,
 				Request: func(int64) (backend.Request, int) {
 					return backend.Request{Messages: []backend.Message{{Role: "user", Content: "x"}}}, 1
 				}}
@@ -293,7 +293,7 @@ func TestHTTPFailuresBecomeRecords(t *testing.T) {
 	url := srv.URL
 	srv.Close()
 	a, _ := backend.Lookup("openai")
-	d := &HTTP{Client: NewClient(1, false), Adapter: a, BaseURL: url,
+	d := &HTTP{Client: NewClient(ClientOptions{Conns: 1}), Adapter: a, BaseURL: url,
 		Request: func(int64) (backend.Request, int) { return backend.Request{Prompt: "x"}, 1 }}
 	var rec record.Record
 	d.Do(context.Background(), 0, &rec, func() int64 { return 1 })
@@ -336,7 +336,7 @@ func TestHTTPNotHTTPIsAProtocolError(t *testing.T) {
 	for _, readFirst := range []bool{false, true} {
 		url := notHTTPServer(t, readFirst)
 		a, _ := backend.Lookup("openai")
-		d := &HTTP{Client: NewClient(4, false), Adapter: a, BaseURL: url,
+		d := &HTTP{Client: NewClient(ClientOptions{Conns: 4}), Adapter: a, BaseURL: url,
 			Request: func(int64) (backend.Request, int) { return backend.Request{Prompt: "x", MaxTokens: 4}, 1 }}
 		kinds := map[record.ErrorKind]int{}
 		var msg string

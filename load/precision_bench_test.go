@@ -303,7 +303,7 @@ func BenchmarkTimingPrecision(b *testing.B) {
 func benchPrecision(b *testing.B, newRig func(*testing.B, int, time.Duration) *pacedRig, streams, tokens int, gap time.Duration) {
 	rig := newRig(b, tokens, gap)
 	a, _ := backend.Lookup("openai")
-	client := NewClient(streams, false)
+	client := NewClient(ClientOptions{Conns: streams})
 	defer client.CloseIdleConnections()
 	d := &HTTP{Client: client, Adapter: a, BaseURL: rig.url,
 		Request: func(seq int64) (backend.Request, int) {

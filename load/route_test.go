@@ -144,7 +144,7 @@ func TestHTTPSpreadsOverTwoServers(t *testing.T) {
 				t.Fatal(err)
 			}
 			a, _ := backend.Lookup("openai-chat")
-			h := &HTTP{Client: NewClient(4, false), Adapter: a, Router: router,
+			h := &HTTP{Client: NewClient(ClientOptions{Conns: 4}), Adapter: a, Router: router,
 				Request: func(seq int64) (backend.Request, int) {
 					return backend.Request{Model: "m", Messages: []backend.Message{{Role: "user", Content: "hi"}}, MaxTokens: 2}, 1
 				}}

@@ -15,6 +15,25 @@
 //	inter-chunk   = the raw gaps c_i − c_{i−1}
 //	e2e           = cK − s
 //
+// Which count each metric uses: N, in TPOT, throughput and goodput alike,
+// is the record's OutputTokens, the server's own count where it gave one
+// (usage, llama.cpp's tokens_predicted, TGI's generated_tokens, Ollama's
+// eval_count). The stream reader makes the chunks' k_i add up to it: a
+// total the stream did not show token by token is spread over the chunks,
+// and an end-of-sequence token that the server counts but streams without
+// text is a chunk of one token where the server decoded it (package
+// backend). So TPOT divides the decode time by the N − 1 tokens the server
+// decoded after the first, and ITL splits each gap over the tokens that
+// arrived in it. Input tokens are the server's prompt count where it gave
+// one, else the workload's.
+//
+// A success that carried no token (an empty answer) has no TTFT, TPOT or
+// ITL; its e2e is te − s. It is counted apart (Counts.NoToken) and is never
+// good: no latency condition can hold for a token that never came.
+// Retried requests (Counts.Retried), the server's prompt-cache hits
+// (Result.PromptCache) and its own timings (Result.ServerTimings) are
+// counted from the records' fields of those names.
+//
 // A Summary accumulates records one at a time (Add) without keeping them, so
 // the same code serves a live view (Snapshot) and the final report (Close).
 // It keeps pooled ITL values compactly (two bytes per token in the common

@@ -25,6 +25,14 @@ type Result struct {
 	// not say).
 	TokenSources map[string]int64 `json:"token_sources"`
 
+	// PromptCache is what the servers said they served from their prompt
+	// cache, over the completed requests whose response said; nil when
+	// none did.
+	PromptCache *PromptCache `json:"prompt_cache,omitempty"`
+	// ServerTimings is the servers' own timing of the completed requests
+	// whose response gave one (llama.cpp's timings); nil when none did.
+	ServerTimings *ServerTimings `json:"server_timings,omitempty"`
+
 	// Sessions and Tasks summarise the run's multi-turn sessions and agent
 	// tasks; nil when no record belongs to one.
 	Sessions *Sessions `json:"sessions,omitempty"`
@@ -32,6 +40,26 @@ type Result struct {
 	// Endpoints breaks the run down by endpoint, in order of their names,
 	// when its records name several (record.Endpoint); nil otherwise.
 	Endpoints []EndpointResult `json:"endpoints,omitempty"`
+}
+
+// PromptCache is the client's view of the server's prompt (prefix) cache:
+// per request, the prompt tokens its response said came from the cache.
+type PromptCache struct {
+	Requests     int64   `json:"requests"`      // completed requests whose response said
+	PromptTokens int64   `json:"prompt_tokens"` // their prompt tokens
+	CachedTokens int64   `json:"cached_tokens"` // of those, served from the cache
+	HitRate      float64 `json:"hit_rate"`      // CachedTokens / PromptTokens, 0 when there are none
+}
+
+// ServerTimings are distributions of the server's own per-request timings,
+// in seconds: Prefill is the time it spent on the prompt, which ends with
+// the first token (a server-side TTFT that leaves out the wait for a slot
+// and the network); DecodePerToken its decode time divided by the output
+// tokens, as llama.cpp reports predicted_per_token_ms.
+type ServerTimings struct {
+	Requests       int64        `json:"requests"`
+	Prefill        Distribution `json:"prefill"`
+	DecodePerToken Distribution `json:"decode_per_token"`
 }
 
 // Counts are request counts. Total = Completed + Failed; warm-up requests
@@ -51,6 +79,13 @@ type Counts struct {
 	ErrorExamples  map[string]string `json:"error_examples,omitempty"`
 	WarmupExcluded int64             `json:"warmup_excluded"`
 	ErrorRate      float64           `json:"error_rate"` // Failed / Total, 0 when Total is 0
+	// NoToken counts the completed requests that carried no output token
+	// (an empty answer): they have no TTFT and are never good.
+	NoToken int64 `json:"no_token,omitempty"`
+	// Retried counts the measured requests, completed or failed, that were
+	// sent a second time after their reused connection failed before any
+	// response byte (record.Record.Retries).
+	Retried int64 `json:"retried,omitempty"`
 }
 
 // Judged returns the requests attainment is a fraction of: every measured

@@ -31,9 +31,13 @@ type Summary struct {
 	busy                             wideSum
 	input, output                    int64 // tokens of completed requests
 	good, goodTokens                 int64
+	noToken, retried                 int64
+	cacheReqs, cachePrompt, cached   int64 // completed requests whose response gave a cache count
+	timedReqs                        int64 // completed requests with server timings
 
 	// Per-request samples, one value per completed request that has it.
 	ttft, tpot, e2e, queue, ttftSent store
+	srvPrefill, srvDecode            store // the server's own timings, where given
 
 	// ITL and inter-chunk pools. gaps1 holds the gaps closed by one-token
 	// chunks, which are both an ITL and an inter-chunk value. A gap closed
@@ -101,6 +105,9 @@ func (s *Summary) Add(r *record.Record) {
 		s.start = min(s.start, r.Scheduled)
 		s.end = max(s.end, te)
 	}
+	if r.Retries > 0 {
+		s.retried++
+	}
 	s.busy.add(span(r.Scheduled, te))
 	s.series.cover(r.Scheduled, te)
 	s.series.inFlight(r.Scheduled, te)
@@ -121,8 +128,25 @@ func (s *Summary) Add(r *record.Record) {
 	s.sources[r.TokenSource]++
 	s.input += int64(q.InputTokens)
 	s.output += int64(q.OutputTokens)
-	good := s.opts.Good != nil && s.opts.Good(q)
-	if good {
+	if r.CacheReported {
+		s.cacheReqs++
+		s.cachePrompt += int64(q.InputTokens)
+		s.cached += int64(r.CachedTokens)
+	}
+	if r.ServerPrefill > 0 || r.ServerDecode > 0 {
+		s.timedReqs++
+		if r.ServerPrefill > 0 {
+			s.srvPrefill.add(r.ServerPrefill)
+		}
+		if r.ServerDecode > 0 && q.OutputTokens > 0 {
+			s.srvDecode.add(divRound(r.ServerDecode, int64(q.OutputTokens)))
+		}
+	}
+	// An empty answer has no TTFT, so no SLO on latency can hold.
+	good := q.HasFirstToken && s.opts.Good != nil && s.opts.Good(q)
+	if !q.HasFirstToken {
+		s.noToken++
+	} else if good {
 		s.good++
 		s.goodTokens += int64(q.OutputTokens)
 	}
@@ -208,7 +232,7 @@ func (s *Summary) Close() *Result {
 		s.result = s.compute()
 		s.placed.fill(s, s.result, true)
 		s.placed = placed{}
-		for _, st := range []*store{&s.ttft, &s.tpot, &s.e2e, &s.queue, &s.ttftSent, &s.gaps1, &s.gapsK, &s.itlK} {
+		for _, st := range []*store{&s.ttft, &s.tpot, &s.e2e, &s.queue, &s.ttftSent, &s.gaps1, &s.gapsK, &s.itlK, &s.srvPrefill, &s.srvDecode} {
 			st.reset()
 		}
 		s.series = series{}
@@ -223,7 +247,7 @@ func (s *Summary) compute() *Result {
 		Method:      o.Method,
 		Percentiles: slices.Clone(o.Percentiles),
 		Counts: Counts{Total: s.total, Completed: s.completed, Failed: s.failed, Canceled: s.errors[record.ErrCanceled],
-			WarmupExcluded: s.warmup, Errors: map[string]int64{}},
+			WarmupExcluded: s.warmup, Errors: map[string]int64{}, NoToken: s.noToken, Retried: s.retried},
 		Tokens:       Tokens{Input: s.input, Output: s.output, Total: s.input + s.output},
 		TokenSources: map[string]int64{},
 	}
@@ -289,6 +313,21 @@ func (s *Summary) compute() *Result {
 		TTFTSent:    describe([]*store{&s.ttftSent}, ps, m),
 		ITL:         describe([]*store{&s.gaps1, &s.itlK}, ps, m),
 		InterChunk:  describe([]*store{&s.gaps1, &s.gapsK}, ps, m),
+	}
+
+	if s.cacheReqs > 0 {
+		pc := &PromptCache{Requests: s.cacheReqs, PromptTokens: s.cachePrompt, CachedTokens: s.cached}
+		if s.cachePrompt > 0 {
+			pc.HitRate = float64(s.cached) / float64(s.cachePrompt)
+		}
+		r.PromptCache = pc
+	}
+	if s.timedReqs > 0 {
+		r.ServerTimings = &ServerTimings{
+			Requests:       s.timedReqs,
+			Prefill:        describe([]*store{&s.srvPrefill}, ps, m),
+			DecodePerToken: describe([]*store{&s.srvDecode}, ps, m),
+		}
 	}
 
 	ll := &r.LittlesLaw

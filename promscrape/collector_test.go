@@ -118,9 +118,10 @@ func TestRunMixed(t *testing.T) {
 		cov.Gaps[1].Kind != FailStatus || !slices.Equal(cov.Engines, []Engine{VLLM}) {
 		t.Errorf("coverage = %+v, want 3 ok, gaps of 1 and 2 scrapes, engine vllm", cov)
 	}
-	// vLLM exports everything but SGLang's own hit-rate gauge.
-	if !slices.Equal(cov.Absent, []string{string(CacheHitRate)}) {
-		t.Errorf("absent = %q, want only %q", cov.Absent, CacheHitRate)
+	// vLLM exports everything but SGLang's own hit-rate gauge and
+	// llama.cpp's time counters.
+	if want := []string{string(CacheHitRate), string(PrefillSeconds), string(DecodeSeconds), string(DecodeSteps)}; !slices.Equal(cov.Absent, want) {
+		t.Errorf("absent = %q, want %q", cov.Absent, want)
 	}
 	msg := cov.String()
 	for _, want := range []string{"3 of 6 scrapes succeeded", "1 malformed, 1 status, 1 timeout", "not exported: cache_hit_rate", "line 1"} {

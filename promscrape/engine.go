@@ -131,6 +131,10 @@ var mapping = map[Engine]metricNames{
 			Queue: {"tgi_request_queue_duration"},
 		},
 	},
+	// llama.cpp: requests_processing counts busy slots, requests_deferred
+	// those waiting for one. Builds up to 2025 exported
+	// kv_cache_usage_ratio; newer ones (as the real server in tests,
+	// commit 82bb48500a9a) do not.
 	LlamaCpp: {
 		gauges: map[Gauge][]string{
 			Running:      {"llamacpp:requests_processing"},
@@ -140,6 +144,9 @@ var mapping = map[Engine]metricNames{
 		counters: map[Counter][]string{
 			PromptTokens:     {"llamacpp:prompt_tokens_total"},
 			GenerationTokens: {"llamacpp:tokens_predicted_total"},
+			PrefillSeconds:   {"llamacpp:prompt_seconds_total"},
+			DecodeSeconds:    {"llamacpp:tokens_predicted_seconds_total"},
+			DecodeSteps:      {"llamacpp:n_decode_total"},
 		},
 	},
 }

@@ -134,11 +134,14 @@ func TestParseFixtures(t *testing.T) {
 			counters: map[Counter]float64{RequestsSucceeded: 120},
 			hists:    map[Hist][2]float64{TPOT: {120, 2.4}, E2E: {120, 300}, Queue: {120, 24}},
 		}},
-		// llama.cpp: gauges and token counters, no histograms.
+		// llama.cpp, the real server with one slot under 32 concurrent
+		// requests: busy slots and deferred requests, token and time
+		// counters, no histogram and no KV cache gauge.
 		{"llama.cpp", "llamacpp.prom", Options{}, summary{
-			engine:   LlamaCpp,
-			gauges:   map[Gauge]float64{Running: 2, Waiting: 1, KVCacheUsage: 0.42},
-			counters: map[Counter]float64{PromptTokens: 6886, GenerationTokens: 3469},
+			engine: LlamaCpp,
+			gauges: map[Gauge]float64{Running: 1, Waiting: 31},
+			counters: map[Counter]float64{PromptTokens: 1858, GenerationTokens: 1793,
+				PrefillSeconds: 0.077, DecodeSeconds: 2.714, DecodeSteps: 1849},
 		}},
 		// Forcing the wrong engine maps nothing: the caller asked for it.
 		{"forced engine", "vllm.prom", Options{Engine: SGLang}, summary{engine: SGLang}},

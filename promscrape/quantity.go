@@ -30,10 +30,19 @@ const (
 	PrefixCacheQueries Counter = "prefix_cache_queries" // tokens looked up in the prefix cache (vLLM)
 	PrefixCacheHits    Counter = "prefix_cache_hits"    // of those, tokens found (vLLM)
 	RequestsSucceeded  Counter = "requests_succeeded"   // requests finished (all finish reasons)
+	// PrefillSeconds and DecodeSeconds are the time requests spent in
+	// prompt processing and in generation, summed over requests (llama.cpp:
+	// one request's time counts once however many run beside it), so
+	// tokens ÷ seconds is the speed of one stream. DecodeSteps counts the
+	// engine's forward passes (llama.cpp's llama_decode calls).
+	PrefillSeconds Counter = "prefill_seconds"
+	DecodeSeconds  Counter = "decode_seconds"
+	DecodeSteps    Counter = "decode_steps"
 )
 
 // AllCounters lists every Counter in a fixed order, for iteration and reports.
-var AllCounters = []Counter{PromptTokens, GenerationTokens, Preemptions, PrefixCacheQueries, PrefixCacheHits, RequestsSucceeded}
+var AllCounters = []Counter{PromptTokens, GenerationTokens, Preemptions, PrefixCacheQueries, PrefixCacheHits, RequestsSucceeded,
+	PrefillSeconds, DecodeSeconds, DecodeSteps}
 
 // Hist names a common server latency histogram. All are in seconds.
 type Hist string

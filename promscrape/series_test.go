@@ -114,7 +114,7 @@ func TestCoverage(t *testing.T) {
 				},
 				Engines: []Engine{TGI},
 				Absent: []string{"kv_cache_usage", "cache_hit_rate", "prompt_tokens", "generation_tokens", "preemptions",
-					"prefix_cache_queries", "prefix_cache_hits", "requests_succeeded",
+					"prefix_cache_queries", "prefix_cache_hits", "requests_succeeded", "prefill_seconds", "decode_seconds", "decode_steps",
 					"ttft", "itl", "tpot", "e2e", "queue", "prefill", "decode"},
 				Skipped: []string{`tgi_queue_size{}: no usable value`},
 			},

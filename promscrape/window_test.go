@@ -172,12 +172,15 @@ func TestBetweenLlamaCppRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[Counter]float64{PromptTokens: 100, GenerationTokens: 50}
+	want := map[Counter]float64{PromptTokens: 4, GenerationTokens: 32, PrefillSeconds: 0.001, DecodeSeconds: 0.014, DecodeSteps: 32}
 	if !maps.Equal(w.Counters, want) {
 		t.Errorf("counters = %v, want %v", w.Counters, want)
 	}
-	if kv := w.Gauges[KVCacheUsage]; !near(kv.Mean, 0.22) || kv.Peak != 0.42 {
-		t.Errorf("KV usage = %+v, want mean 0.22 and peak 0.42", kv)
+	if q := w.Gauges[Waiting]; !near(q.Mean, 15.5) || q.Peak != 31 {
+		t.Errorf("waiting = %+v, want mean 15.5 and peak 31", q)
+	}
+	if _, ok := w.Gauges[KVCacheUsage]; ok {
+		t.Error("a KV cache gauge from a server that exports none")
 	}
 	if len(w.Histograms) != 0 || w.Phases() != nil {
 		t.Errorf("histograms %v, phases %v: llama.cpp exports none", w.Histograms, w.Phases())

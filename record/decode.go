@@ -290,6 +290,18 @@ func (d *Decoder) decodeRecord(line []byte, r *Record) error {
 				var v string
 				v, err = s.string()
 				r.TokenSource = Source(v)
+			case "cached":
+				var v int64
+				v, err = s.int()
+				r.CachedTokens, r.CacheReported = int(v), true
+			case "retries":
+				var v int64
+				v, err = s.int()
+				r.Retries = int(v)
+			case "prefill_ns":
+				r.ServerPrefill, err = s.int()
+			case "decode_ns":
+				r.ServerDecode, err = s.int()
 			case "status":
 				var v int64
 				v, err = s.int()

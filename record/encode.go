@@ -20,6 +20,9 @@ import (
 //	ck      tokens per chunk, omitted when every chunk carried one token
 //	in, out input and output tokens
 //	src     token count source (usage, tokenizer, chunks)
+//	cached  prompt tokens the server served from its cache, only when it said
+//	retries sends after the first (a reused connection failed), omitted when 0
+//	prefill_ns, decode_ns  the server's own prompt and output time, when given
 //	status  HTTP status
 //	fin     finish reason
 //	err,msg error kind and message (absent on success)
@@ -76,6 +79,22 @@ func AppendJSON(dst []byte, r *Record) []byte {
 	if r.TokenSource != "" {
 		dst = append(dst, `,"src":`...)
 		dst = AppendJSONString(dst, string(r.TokenSource))
+	}
+	if r.CacheReported {
+		dst = append(dst, `,"cached":`...)
+		dst = strconv.AppendInt(dst, int64(r.CachedTokens), 10)
+	}
+	if r.Retries != 0 {
+		dst = append(dst, `,"retries":`...)
+		dst = strconv.AppendInt(dst, int64(r.Retries), 10)
+	}
+	if r.ServerPrefill != 0 {
+		dst = append(dst, `,"prefill_ns":`...)
+		dst = strconv.AppendInt(dst, r.ServerPrefill, 10)
+	}
+	if r.ServerDecode != 0 {
+		dst = append(dst, `,"decode_ns":`...)
+		dst = strconv.AppendInt(dst, r.ServerDecode, 10)
 	}
 	if r.Status != 0 {
 		dst = append(dst, `,"status":`...)

@@ -21,6 +21,17 @@ type Header struct {
 	Tool   string            `json:"tool"`   // "goodput <version>", or the importer's description
 	Config json.RawMessage   `json:"config,omitempty"`
 	Labels map[string]string `json:"labels,omitempty"` // labels shared by every record of the run
+
+	// Host is the machine that sent the load (its hostname; a pod's name
+	// in Kubernetes), Node the machine under it where there is one (a
+	// Kubernetes node). Clock is what the run knew of Host's clock.
+	Host  string `json:"host,omitempty"`
+	Node  string `json:"node,omitempty"`
+	Clock *Clock `json:"clock,omitempty"`
+	// Shard is set when the file holds one shard of a sharded run; Parts
+	// when it was merged from several files (the shards of a run).
+	Shard *Shard `json:"shard,omitempty"`
+	Parts []Part `json:"parts,omitempty"`
 }
 
 // Trailer is the optional last line of a record file, written when a run ends

@@ -102,6 +102,17 @@ func (f *File) CutNote() string {
 	return fmt.Sprintf("%s:%d: the last line is incomplete (its writer stopped mid-record) and was skipped", f.display(), c.Cut())
 }
 
+// Trailer returns the file's trailer and whether it had one. It is known
+// once Next has returned io.EOF; a file without one was cut off mid-run.
+// Files of other tools' formats have none.
+func (f *File) Trailer() (Trailer, bool) {
+	t, ok := f.Reader.(interface{ Trailer() (Trailer, bool) })
+	if !ok {
+		return Trailer{}, false
+	}
+	return t.Trailer()
+}
+
 // Close closes the underlying file.
 func (f *File) Close() error {
 	if f.closer == nil {
@@ -211,6 +222,8 @@ type decoderReader struct {
 func (r *decoderReader) Header() Header         { return r.h }
 func (r *decoderReader) Next(rec *Record) error { return r.d.Next(rec) }
 func (r *decoderReader) Cut() int               { return r.d.Cut() }
+
+func (r *decoderReader) Trailer() (Trailer, bool) { return r.d.Trailer() }
 
 // slice is a Reader over records already in memory (imports are small).
 type slice struct {

@@ -74,6 +74,29 @@ type Record struct {
 	OutputTokens int    // N = Σ Chunks[i].Tokens for a streamed success
 	TokenSource  Source // where OutputTokens came from
 
+	// CachedTokens is how many of the prompt tokens the server says it
+	// served from its prompt (prefix) cache: OpenAI-style
+	// usage.prompt_tokens_details.cached_tokens, llama.cpp's
+	// timings.cache_n. It means something only when CacheReported is set;
+	// a server that says nothing leaves both zero.
+	CachedTokens  int
+	CacheReported bool
+
+	// Retries counts the times the request was sent again after failing on
+	// a reused connection before any response byte arrived (see
+	// DESIGN.md, "Retries"). Scheduled and Sent stay those of the first
+	// attempt, so the retry's cost shows in TTFT.
+	Retries int
+
+	// ServerPrefill and ServerDecode are the server's own account of the
+	// request, in ns, where its response gives one (llama.cpp's
+	// timings.prompt_ms and predicted_ms): the time it spent on the
+	// prompt, which ends with the first token, and on the output tokens
+	// after it. Zero when the server gave none. They are durations, not
+	// times, and do not move with Shift.
+	ServerPrefill int64
+	ServerDecode  int64
+
 	Status int       // HTTP status, 0 if no response arrived
 	Finish string    // finish reason reported by the server ("stop", "length", …)
 	Error  ErrorKind // empty on success

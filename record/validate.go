@@ -46,6 +46,12 @@ func (r *Record) check() error {
 		return fmt.Errorf(`"turn" %d is negative`, r.Turn)
 	case r.Status < 0 || r.Status > 999 || (r.Status > 0 && r.Status < 100):
 		return fmt.Errorf(`"status" %d is not an HTTP status`, r.Status)
+	case r.CachedTokens < 0:
+		return fmt.Errorf(`"cached" %d is negative`, r.CachedTokens)
+	case r.Retries < 0:
+		return fmt.Errorf(`"retries" %d is negative`, r.Retries)
+	case r.ServerPrefill < 0 || r.ServerDecode < 0:
+		return fmt.Errorf(`"prefill_ns" %d or "decode_ns" %d is negative`, r.ServerPrefill, r.ServerDecode)
 	}
 	var tokens int64
 	for i, c := range r.Chunks {

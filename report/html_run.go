@@ -55,7 +55,7 @@ func WriteRunHTML(w io.Writer, run *Run, o HTMLOptions) error {
 	requests := sloSection(&p, run)
 	workloadSection(&p, run)
 	latencySection(&p, run)
-	requestsSection(&p, run)
+	requestsSection(&p, run, o.LongGap)
 	timelineSection(&p, run)
 	serverSection(&p, run)
 	errorSection(&p, run)
@@ -365,9 +365,9 @@ func timelineSection(p *page, run *Run) {
 }
 
 // requestsSection draws the per-request timeline.
-func requestsSection(p *page, run *Run) {
+func requestsSection(p *page, run *Run, longGap float64) {
 	p.section("requests", "Requests")
-	f, stride := requestTimeline(run)
+	f, stride := requestTimeline(run, longGap)
 	intro := "Each request is a bar from when it was due to its last token, in order of its scheduled time: where requests queued in the client, waited for a first token, or stalled mid-stream. Hover over a bar for its numbers."
 	if stride > 1 {
 		intro += fmt.Sprintf(" Every %s request of %d is drawn.", ordinal(stride), run.Result.Counts.Total)

@@ -15,31 +15,75 @@ import (
 // TextOptions adds context to the terminal summary.
 type TextOptions struct {
 	Title string // heading; default "Serving Benchmark Result"
-	// Notes are printed after the heading, one per line (run description,
-	// generator warnings).
+	// Notes are printed before the heading, one per line (run description,
+	// generator warnings), as vLLM prints its configuration before its
+	// box.
 	Notes []string
+	// Metrics names the latency blocks to print, by vLLM's
+	// --percentile-metrics names (ttft, tpot, itl, e2el); nil prints all
+	// four.
+	Metrics []string
+	// VLLM, when set, adds the lines of vLLM's summary that need more than
+	// the Result, each in vLLM's place.
+	VLLM *VLLMLines
 }
 
-// Text writes res in the layout `vllm bench serve` users know: counts,
-// duration, token totals, throughputs, goodput, then a block per latency
-// metric with mean, median and the requested percentiles, in milliseconds.
-// goodput's additions (errors, client queue, Little's Law) follow.
+// VLLMLines are lines of `vllm bench serve`'s summary that the Result
+// alone cannot give.
+type VLLMLines struct {
+	MaxConcurrency *int    // "Maximum request concurrency", when capped
+	RequestRate    float64 // "Request rate configured (RPS)", when finite and > 0
+	// RequestGoodput is vLLM's request goodput (its --goodput, TTFT from
+	// the send), printed after the request throughput; nil leaves it out.
+	RequestGoodput *float64
+	// Peak is vLLM's busiest second of output (chunks in one second) and
+	// most requests in flight at once; nil leaves them out.
+	Peak *Peak
+}
+
+// Peak is the busiest output and concurrency of a run, as vLLM counts them.
+type Peak struct {
+	OutputTokensPerSecond float64
+	ConcurrentRequests    int
+}
+
+// Text writes res in the layout `vllm bench serve` users know, in vLLM's
+// order: counts, duration, token totals, throughputs, then a block per
+// latency metric with mean, median and the requested percentiles, in
+// milliseconds. goodput's additions (goodput and SLO attainment, client
+// queue, Little's Law, errors) follow vLLM's blocks.
 func Text(w io.Writer, res *metrics.Result, o TextOptions) error {
 	p := textblock.New(w)
 	title := o.Title
 	if title == "" {
 		title = "Serving Benchmark Result"
 	}
-	p.Rule('=', " "+title+" ")
 	for _, n := range o.Notes {
 		p.Line(n)
 	}
+	p.Rule('=', " "+title+" ")
+	v := o.VLLM
+	if v == nil {
+		v = &VLLMLines{}
+	}
 	c := res.Counts
 	p.KV("Successful requests:", strconv.FormatInt(c.Completed, 10))
+	if c.NoToken > 0 {
+		p.KV("  of which empty (no token):", fmt.Sprintf("%d (no TTFT, never good)", c.NoToken))
+	}
 	if c.Canceled > 0 {
 		p.KV("Failed requests:", fmt.Sprintf("%d (%d canceled: in flight at the interrupt)", c.Failed, c.Canceled))
 	} else {
 		p.KV("Failed requests:", strconv.FormatInt(c.Failed, 10))
+	}
+	if v.MaxConcurrency != nil {
+		p.KV("Maximum request concurrency:", strconv.Itoa(*v.MaxConcurrency))
+	}
+	if v.RequestRate > 0 && !math.IsInf(v.RequestRate, 1) {
+		p.KV("Request rate configured (RPS):", f2(v.RequestRate))
+	}
+	if c.Retried > 0 {
+		p.KV("Retried on a new connection:", fmt.Sprintf("%d (a kept-alive connection closed before any byte)", c.Retried))
 	}
 	if c.WarmupExcluded > 0 {
 		p.KV("Warm-up requests (excluded):", strconv.FormatInt(c.WarmupExcluded, 10))
@@ -48,8 +92,29 @@ func Text(w io.Writer, res *metrics.Result, o TextOptions) error {
 	p.KV("Total input tokens:", strconv.FormatInt(res.Tokens.Input, 10))
 	p.KV("Total generated tokens:", strconv.FormatInt(res.Tokens.Output, 10))
 	p.KV("Request throughput (req/s):", f2(res.Throughput.RequestsPerSecond))
+	if v.RequestGoodput != nil {
+		p.KV("Request goodput (req/s):", f2(*v.RequestGoodput))
+	}
 	p.KV("Output token throughput (tok/s):", f2(res.Throughput.OutputTokensPerSecond))
-	p.KV("Total Token throughput (tok/s):", f2(res.Throughput.TotalTokensPerSecond))
+	if v.Peak != nil {
+		p.KV("Peak output token throughput (tok/s):", f2(v.Peak.OutputTokensPerSecond))
+		p.KV("Peak concurrent requests:", f2(float64(v.Peak.ConcurrentRequests)))
+	}
+	p.KV("Total token throughput (tok/s):", f2(res.Throughput.TotalTokensPerSecond))
+	blocks := []struct {
+		name, title, short string
+		m                  metrics.Metric
+	}{
+		{"ttft", "Time to First Token", "TTFT", metrics.MetricTTFT},
+		{"tpot", "Time per Output Token (excl. 1st token)", "TPOT", metrics.MetricTPOT},
+		{"itl", "Inter-token Latency", "ITL", metrics.MetricITL},
+		{"e2el", "End-to-end Latency", "E2EL", metrics.MetricE2E},
+	}
+	for _, b := range blocks {
+		if o.Metrics == nil || slices.Contains(o.Metrics, b.name) {
+			dist(p, b.title, b.short, res.Distribution(b.m))
+		}
+	}
 	if g := res.Goodput; g != nil {
 		p.Rule('-', "Goodput")
 		p.KV("SLO:", g.SLO)
@@ -58,18 +123,6 @@ func Text(w io.Writer, res *metrics.Result, o TextOptions) error {
 		p.KV("Good output tokens:", fmt.Sprintf("%d of %d", g.GoodOutputTokens, res.Tokens.Output))
 		p.KV("SLO attainment:", fmt.Sprintf("%.2f%% (%d of %d requests%s)", 100*g.Attainment, g.GoodRequests, c.Judged(), canceledNote(c)))
 	}
-	blocks := []struct {
-		title, short string
-		m            metrics.Metric
-	}{
-		{"Time to First Token", "TTFT", metrics.MetricTTFT},
-		{"Time per Output Token (excl. 1st token)", "TPOT", metrics.MetricTPOT},
-		{"Inter-token Latency", "ITL", metrics.MetricITL},
-		{"End-to-end Latency", "E2EL", metrics.MetricE2E},
-	}
-	for _, b := range blocks {
-		dist(p, b.title, b.short, res.Distribution(b.m))
-	}
 	flowBlocks(p, res)
 	p.Rule('-', "Client")
 	p.KV("Percentile method:", res.Method.String())
@@ -77,11 +130,32 @@ func Text(w io.Writer, res *metrics.Result, o TextOptions) error {
 		p.KV("Mean client queue (ms):", f2(1e3*d.Mean))
 		p.KV("Max client queue (ms):", f2(1e3*d.Max))
 	}
+	if d := res.Distribution(metrics.MetricTTFTSent); d.Count > 0 {
+		p.KV("Mean TTFT from send (ms):", f2(1e3*d.Mean))
+	}
 	if ic, itl := res.Latency.InterChunk, res.Latency.ITL; ic.Count > 0 && ic.Count != itl.Count {
 		p.KV("Mean inter-chunk latency (ms):", f2(1e3*ic.Mean))
 	}
 	if len(res.TokenSources) > 0 {
 		p.KV("Output token counts from:", sources(res.TokenSources))
+	}
+	if pc := res.PromptCache; pc != nil {
+		p.KV("Prompt cache hits (client):", fmt.Sprintf("%.2f%% (%d of %d prompt tokens, %d requests)",
+			100*pc.HitRate, pc.CachedTokens, pc.PromptTokens, pc.Requests))
+	}
+	if st := res.ServerTimings; st != nil {
+		for _, d := range []struct {
+			name string
+			d    *metrics.Distribution
+		}{{"Server prefill", &st.Prefill}, {"Server decode per token", &st.DecodePerToken}} {
+			if d.d.Count > 0 {
+				v := fmt.Sprintf("mean %s, median %s", f2(1e3*d.d.Mean), f2(1e3*d.d.Median))
+				if p99, ok := d.d.Percentile(99); ok {
+					v += ", p99 " + f2(1e3*p99)
+				}
+				p.KV(d.name+" (ms):", v)
+			}
+		}
 	}
 	ll := res.LittlesLaw
 	if ll.InFlight > 0 {
@@ -98,7 +172,9 @@ func Text(w io.Writer, res *metrics.Result, o TextOptions) error {
 		for _, k := range kinds {
 			v := strconv.FormatInt(c.Errors[k], 10)
 			if m := c.ErrorExamples[k]; m != "" {
-				v += " (first: " + shorten(m, 100) + ")"
+				// Whole: the message is what says why, and records already
+				// bound it (a few hundred bytes).
+				v += " (first: " + m + ")"
 			}
 			p.KV(k+":", v)
 		}

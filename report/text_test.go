@@ -7,8 +7,8 @@ import (
 	"github.com/goodput-dev/goodput/metrics"
 )
 
-// The errors block gives each kind's count and its first message, cut to
-// 100 characters, so that a run whose requests all failed says why.
+// The errors block gives each kind's count and its first message, whole,
+// so that a run whose requests all failed says why.
 func TestTextErrorsComeWithAReason(t *testing.T) {
 	long := "http 404 Not Found: " + strings.Repeat("x", 200)
 	res := &metrics.Result{Counts: metrics.Counts{
@@ -21,12 +21,92 @@ func TestTextErrorsComeWithAReason(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	want := "2 (first: " + shorten(long, 100) + ")"
-	if !strings.Contains(out, want) || !strings.Contains(out, "…)") {
+	want := "2 (first: " + long + ")"
+	if !strings.Contains(out, want) || strings.Contains(out, "…") {
 		t.Errorf("errors block lacks %q:\n%s", want, out)
 	}
 	if !strings.Contains(out, "timeout:") || strings.Contains(out, "1 (first:") {
 		t.Errorf("a kind without a message should show its count alone:\n%s", out)
+	}
+}
+
+// The summary keeps vLLM's sections in vLLM's order, its configuration
+// lines where vLLM prints them, and goodput's blocks after vLLM's.
+func TestTextFollowsVLLMsOrder(t *testing.T) {
+	conc, good := 8, 1.25
+	res := &metrics.Result{
+		Counts:  metrics.Counts{Total: 4, Completed: 4},
+		Goodput: &metrics.Goodput{SLO: "ttft<=500ms"},
+		Latency: metrics.Latency{TTFT: metrics.Distribution{Count: 4, Mean: 0.1}},
+	}
+	var b strings.Builder
+	err := Text(&b, res, TextOptions{
+		Title: "Serving Benchmark Result (built-in simulator)", Notes: []string{"Load: open loop"},
+		Metrics: []string{"ttft", "e2el"},
+		VLLM:    &VLLMLines{MaxConcurrency: &conc, RequestRate: 4, RequestGoodput: &good, Peak: &Peak{OutputTokensPerSecond: 96, ConcurrentRequests: 3}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	order := []string{
+		"Load: open loop\n= Serving Benchmark Result (built-in simulator) ==\n",
+		"Successful requests:", "Failed requests:", "Maximum request concurrency:             8",
+		"Request rate configured (RPS):           4.00", "Benchmark duration (s):", "Total input tokens:",
+		"Total generated tokens:", "Request throughput (req/s):", "Request goodput (req/s):                 1.25",
+		"Output token throughput (tok/s):", "Peak output token throughput (tok/s):    96.00",
+		"Peak concurrent requests:                3.00", "Total token throughput (tok/s):",
+		"Time to First Token", "End-to-end Latency", "Goodput", "Client", "==================================================",
+	}
+	at := 0
+	for _, w := range order {
+		i := strings.Index(out[at:], w)
+		if i < 0 {
+			t.Fatalf("%q missing or out of order in:\n%s", w, out)
+		}
+		at += i + len(w)
+	}
+	for _, absent := range []string{"Time per Output Token", "Inter-token Latency"} {
+		if strings.Contains(out, absent) {
+			t.Errorf("--percentile-metrics left out %q:\n%s", absent, out)
+		}
+	}
+}
+
+// The client's counts that are not latencies: empty answers, retries, the
+// prompt cache and the server's own timings, each only when there is one.
+func TestTextServerSideCounts(t *testing.T) {
+	res := &metrics.Result{Percentiles: []float64{50, 99},
+		Counts:      metrics.Counts{Total: 10, Completed: 10, NoToken: 2, Retried: 3},
+		PromptCache: &metrics.PromptCache{Requests: 10, PromptTokens: 640, CachedTokens: 600, HitRate: 600.0 / 640},
+		ServerTimings: &metrics.ServerTimings{Requests: 10,
+			Prefill:        metrics.Distribution{Count: 10, Mean: 0.002, Median: 0.0015, Percentiles: []metrics.PercentileValue{{P: 50, Value: 0.0015}, {P: 99, Value: 0.004}}},
+			DecodePerToken: metrics.Distribution{Count: 10, Mean: 0.0005, Median: 0.0005}},
+	}
+	var b strings.Builder
+	if err := Text(&b, res, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"of which empty (no token):", "2 (no TTFT, never good)",
+		"Retried on a new connection:", "3 (a kept-alive connection closed before any byte)",
+		"Prompt cache hits (client):", "93.75% (600 of 640 prompt tokens, 10 requests)",
+		"Server prefill (ms):", "mean 2.00, median 1.50, p99 4.00",
+		"Server decode per token (ms):", "mean 0.50, median 0.50",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	var plain strings.Builder
+	if err := Text(&plain, &metrics.Result{Counts: metrics.Counts{Total: 1, Completed: 1}}, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, absent := range []string{"empty", "Retried", "Prompt cache", "Server prefill"} {
+		if strings.Contains(plain.String(), absent) {
+			t.Errorf("a run without %s mentions it:\n%s", absent, plain.String())
+		}
 	}
 }
 

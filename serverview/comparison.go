@@ -48,6 +48,10 @@ type Comparison struct {
 	// PrefixCacheHitRate is the fraction of prefix-cache lookups (tokens,
 	// for vLLM) that hit over the window.
 	PrefixCacheHitRate *float64 `json:"prefix_cache_hit_rate,omitempty"`
+	// ClientCacheHitRate is the same seen from the client: the prompt
+	// tokens the responses said came from the cache, over the completed
+	// requests whose responses said (metrics.PromptCache).
+	ClientCacheHitRate *float64 `json:"client_cache_hit_rate,omitempty"`
 
 	// GenerationTokens is what the server counted over the covered span;
 	// ClientOutputTokens what the client counted over its window. The
@@ -55,6 +59,15 @@ type Comparison struct {
 	// traffic, and its rate is over the covered span.
 	GenerationTokens   *CounterSummary `json:"generation_tokens,omitempty"`
 	ClientOutputTokens *CounterSummary `json:"client_output_tokens,omitempty"`
+
+	// Speeds are the server's own prefill and decode speeds over the
+	// window, where it counts the time it spends (llama.cpp).
+	Speeds *Speeds `json:"speeds,omitempty"`
+	// ResponseTimings are the server's per-request timings from its
+	// responses (llama.cpp's timings), as the client's records hold them:
+	// its prefill is a server-side TTFT that leaves out the wait for a
+	// slot, set beside the client's TTFT.
+	ResponseTimings *metrics.ServerTimings `json:"response_timings,omitempty"`
 
 	Status  Status               `json:"status"`
 	Missing []string             `json:"missing,omitempty"` // what could not be compared, and why
@@ -98,6 +111,42 @@ type GaugeSummary struct {
 	Samples int     `json:"samples"`
 }
 
+// Speeds are a server's own speeds from its time counters. A stream's
+// speeds: the time counted is per request, so four requests decoded
+// together for a second count four seconds.
+type Speeds struct {
+	// PrefillTokensPerSecond is prompt tokens ÷ prefill seconds.
+	PrefillTokensPerSecond *float64 `json:"prefill_tokens_per_second,omitempty"`
+	// DecodeTokensPerSecond is generated tokens ÷ decode seconds.
+	DecodeTokensPerSecond *float64 `json:"decode_tokens_per_second,omitempty"`
+	// TokensPerStep is generated tokens ÷ engine steps (prefill steps
+	// included): the mean number of sequences a step decoded, the batch
+	// the server ran.
+	TokensPerStep *float64 `json:"tokens_per_step,omitempty"`
+}
+
+// speeds reads Speeds from a window's counters, nil when the server counts
+// no time.
+func speeds(w promscrape.Window) *Speeds {
+	ratio := func(num, den promscrape.Counter) *float64 {
+		n, okN := w.Counters[num]
+		d, okD := w.Counters[den]
+		if !okN || !okD || d <= 0 {
+			return nil
+		}
+		return ptr(n / d)
+	}
+	sp := &Speeds{
+		PrefillTokensPerSecond: ratio(promscrape.PromptTokens, promscrape.PrefillSeconds),
+		DecodeTokensPerSecond:  ratio(promscrape.GenerationTokens, promscrape.DecodeSeconds),
+	}
+	sp.TokensPerStep = ratio(promscrape.GenerationTokens, promscrape.DecodeSteps)
+	if sp.PrefillTokensPerSecond == nil && sp.DecodeTokensPerSecond == nil && sp.TokensPerStep == nil {
+		return nil
+	}
+	return sp
+}
+
 // CounterSummary is how much a counter rose, and its mean rate.
 type CounterSummary struct {
 	Count     float64 `json:"count"`
@@ -128,6 +177,10 @@ func Compare(s *promscrape.Series, start, end time.Time, client *metrics.Result)
 	c := &Comparison{Start: start, End: end}
 	if client != nil {
 		c.ClientOutputTokens = &CounterSummary{Count: float64(client.Tokens.Output), PerSecond: client.Throughput.OutputTokensPerSecond}
+		c.ResponseTimings = client.ServerTimings
+		if pc := client.PromptCache; pc != nil && pc.PromptTokens > 0 {
+			c.ClientCacheHitRate = ptr(pc.HitRate)
+		}
 	}
 	if s == nil {
 		c.missing("server metrics were not scraped")
@@ -161,7 +214,10 @@ func Compare(s *promscrape.Series, start, end time.Time, client *metrics.Result)
 	c.Notes = w.Notes
 	c.latencies(w, &cov, client)
 	c.server(w, &cov)
-	c.Status = Assess(c.signals(s, w))
+	c.Speeds = speeds(w)
+	sig := c.signals(s, w, client)
+	downAtEnd(&sig, s, end)
+	c.Status = Assess(sig)
 	if c.Running == nil && c.Waiting == nil && c.KVCacheUsage == nil && w.Engine != promscrape.Unknown &&
 		!(slices.Contains(cov.Absent, string(promscrape.Running)) && slices.Contains(cov.Absent, string(promscrape.Waiting)) &&
 			slices.Contains(cov.Absent, string(promscrape.KVCacheUsage))) {
@@ -330,8 +386,13 @@ func (c *Comparison) absence(cov *promscrape.Coverage, q string) string {
 // waiting, peak KV usage, the preemption rate, the queue's share of latency,
 // the longest stretch the queue held requests, and TTFT p99 in the window's
 // second half against its first.
-func (c *Comparison) signals(s *promscrape.Series, w promscrape.Window) Signals {
+func (c *Comparison) signals(s *promscrape.Series, w promscrape.Window, client *metrics.Result) Signals {
 	sig := Signals{Engine: w.Engine}
+	if client != nil {
+		if v, ok := client.Latency.TTFT.Percentile(99); ok {
+			sig.ClientTTFTP99 = &v
+		}
+	}
 	if c.Running != nil {
 		sig.Running = ptr(c.Running.Mean)
 	}
@@ -350,6 +411,27 @@ func (c *Comparison) signals(s *promscrape.Series, w promscrape.Window) Signals 
 	sig.TTFTP99Before = p99(s, promscrape.TTFT, c.Start, mid)
 	sig.TTFTP99 = p99(s, promscrape.TTFT, mid, c.End)
 	return sig
+}
+
+// downAtEnd marks sig with the failure that ended the window, when the
+// scrapes up to end finished with a run of failures: the status is then
+// the server's unreachability, not what the scrapes before it showed.
+func downAtEnd(sig *Signals, s *promscrape.Series, end time.Time) {
+	last := -1
+	for i, smp := range s.Samples {
+		if !smp.At.After(end) {
+			last = i
+		}
+	}
+	if last < 0 || s.Samples[last].OK() {
+		return
+	}
+	first := last
+	for first > 0 && !s.Samples[first-1].OK() {
+		first--
+	}
+	smp := s.Samples[last]
+	sig.Err, sig.ErrKind, sig.DownSince, sig.At, sig.Seen = smp.Err, smp.Kind, s.Samples[first].At, end, first > 0
 }
 
 // p99 is the server's p99 of h over [from, to], or nil when it has none.

@@ -29,6 +29,31 @@
 // far too much is recorded as failed scrapes, and the Comparison and View
 // list what is missing instead of failing.
 //
+// # Status words
+//
+// The status line (Assess) must stay true when it matters most, so its
+// rules are few and ordered, the first that applies winning:
+//
+//   - a failed latest scrape is never covered by the last good one: a
+//     refusal or a timeout reads "unreachable since HH:MM:SS (for how
+//     long)", critical once the server was seen; any other failure
+//     "no metrics", with why;
+//   - a queue that keeps growing is "past the knee" (critical);
+//   - preemptions, then a KV cache at 90 %, warn;
+//   - "queueing" (warn) when twice the running batch or more waits and
+//     TTFT p99, the server's or else the client's, is a second or more, or
+//     unknown: the server has no free slot, whatever the latency share of
+//     queueing says (that share comes from requests that finished, and
+//     those that queued longest have not);
+//   - any other wait is "at capacity" (warn), unless requests queue for a
+//     tenth of their latency or less: "healthy … briefly";
+//   - otherwise idle or healthy.
+//
+// So "healthy" is never said of a server whose queue is many times its
+// batch with TTFT in seconds, nor of one that stopped answering. The rules
+// are tested on series recorded from a real llama.cpp server, overloaded
+// and killed mid-run (testdata).
+//
 // Server percentiles come from histogram buckets, so they are estimates with
 // bounds (promscrape.Estimate); client percentiles are exact over the
 // recorded requests. A gap between them is therefore a range too.

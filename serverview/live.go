@@ -28,6 +28,9 @@ type View struct {
 	Running      *float64 `json:"running"`
 	Waiting      *float64 `json:"waiting"`
 	KVCacheUsage *float64 `json:"kv_cache_usage"`
+	// Slots are a llama.cpp server's slots, from its /slots (Watch reads
+	// them); nil for other engines or when /slots did not answer.
+	Slots *Slots `json:"slots,omitempty"`
 
 	PromptTokensPerSecond     *float64 `json:"prompt_tokens_per_second"`
 	GenerationTokensPerSecond *float64 `json:"generation_tokens_per_second"`
@@ -62,8 +65,10 @@ type Percentiles struct {
 // A Monitor is not safe for concurrent use: feed it from one goroutine, for
 // example a promscrape.Scraper's OnSample.
 type Monitor struct {
-	window time.Duration
-	series promscrape.Series
+	window    time.Duration
+	series    promscrape.Series
+	seen      bool      // a scrape has succeeded
+	downSince time.Time // the first of the failed scrapes since the last good one; zero when the latest succeeded
 }
 
 // NewMonitor returns an empty Monitor of the server at url, whose View
@@ -79,6 +84,12 @@ func NewMonitor(url, model string, window time.Duration) *Monitor {
 
 // Add records one scrape. Samples must come in scrape order.
 func (m *Monitor) Add(s promscrape.Sample) {
+	switch {
+	case s.OK():
+		m.seen, m.downSince = true, time.Time{}
+	case m.downSince.IsZero():
+		m.downSince = s.At
+	}
 	m.series.Samples = append(m.series.Samples, s)
 	if m.series.Start.IsZero() {
 		m.series.Start = s.At
@@ -120,7 +131,7 @@ func (m *Monitor) View() View {
 	for i := len(smp) - 1; i >= 0 && last == nil; i-- {
 		last = smp[i].Snapshot
 	}
-	sig := Signals{Err: latest.Err}
+	sig := Signals{Err: latest.Err, ErrKind: latest.Kind, DownSince: m.downSince, At: now, Seen: m.seen}
 	if last == nil {
 		v.Status = Assess(sig)
 		return v

@@ -137,14 +137,27 @@ func TestViewFailures(t *testing.T) {
 	m := kneeMonitor(10)
 	m.Add(failed(11, promscrape.FailTimeout, "scrape http://127.0.0.1:8000/metrics: no complete response within 5s"))
 	v := m.View()
-	want := Status{LevelUnknown, "no metrics: scrape http://127.0.0.1:8000/metrics: no complete response within 5s"}
+	since := at(11).Local().Format("15:04:05")
+	want := Status{LevelCritical, "unreachable since " + since + ": scrape http://127.0.0.1:8000/metrics: no complete response within 5s"}
 	if v.Status != want || v.Error == "" {
 		t.Errorf("status = %+v, error %q; want %+v", v.Status, v.Error, want)
+	}
+	// Still down three seconds later: since the first failure, not the
+	// latest, and never the last good status.
+	m.Add(failed(14, promscrape.FailDown, "scrape http://127.0.0.1:8000/metrics: connection refused"))
+	want = Status{LevelCritical, "unreachable since " + since + " (3 s): scrape http://127.0.0.1:8000/metrics: connection refused"}
+	if v := m.View(); v.Status != want {
+		t.Errorf("status = %+v, want %+v", v.Status, want)
 	}
 	// The last good scrape's gauges are still shown, and the failure counted.
 	checkFloat(t, "running", v.Running, 32)
 	if v.FailedScrapes != 1 {
 		t.Errorf("failed scrapes = %d, want 1", v.FailedScrapes)
+	}
+	// Back: judged again from its metrics.
+	m.Add(kneeSample(15))
+	if v := m.View(); strings.HasPrefix(v.Status.Text, "unreachable") {
+		t.Errorf("after a good scrape: status %+v", v.Status)
 	}
 
 	// A model filter the server does not know: say so, not "no metrics".

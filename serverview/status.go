@@ -37,7 +37,15 @@ func (s Status) String() string { return s.Text }
 // mean and need not be a whole number.
 type Signals struct {
 	// Err is why the latest scrape failed; empty when it succeeded.
-	Err string
+	// ErrKind is its kind; DownSince when the run of failed scrapes it
+	// ends began, and At when the latest scrape was. Seen says an earlier
+	// scrape succeeded: a server seen before that stops answering is
+	// unreachable, not unknown.
+	Err       string
+	ErrKind   promscrape.FailureKind
+	DownSince time.Time
+	At        time.Time
+	Seen      bool
 	// Engine is the engine the metrics came from; Unknown when no metric
 	// carried a known prefix.
 	Engine promscrape.Engine
@@ -68,6 +76,10 @@ type Signals struct {
 	// whether time to first token is climbing with the queue.
 	TTFTP99       *float64
 	TTFTP99Before *float64
+	// ClientTTFTP99 is the client's TTFT p99 over the window, seconds,
+	// where there is a client (a finished run): it stands in for the
+	// server's when the server has no TTFT histogram (llama.cpp).
+	ClientTTFTP99 *float64
 }
 
 // Thresholds of Assess.
@@ -89,34 +101,50 @@ const (
 	// waiting requests are only passing through: a request waits for the
 	// next engine step, not for capacity.
 	QueueShareLow = 0.1
+	// QueueingRatio is how many times the running batch (at least one
+	// request) must wait for the server to be queueing, not passing
+	// requests through; SlowTTFT the TTFT p99 that confirms it.
+	QueueingRatio = 2.0
+	SlowTTFT      = time.Second
 )
 
 // Assess turns s into a status line. It is a pure function; the first rule
 // that applies wins:
 //
-//  1. the latest scrape failed, or no known engine metrics: unknown;
-//  2. the queue grew (by at least MinQueueRise and QueueRiseShare of what
+//  1. the latest scrape failed: unreachable since the first failure of the
+//     run of failures it ends (critical, when an earlier scrape succeeded
+//     and the failure is a refused connection or a timeout), else unknown,
+//     with why; never the last good status;
+//  2. no known engine metrics, or none of running, waiting and KV usage:
+//     unknown;
+//  3. the queue grew (by at least MinQueueRise and QueueRiseShare of what
 //     waits now) over QueueFor, and requests spend at least QueueShareLow
-//     of their latency queued (when the server says): arrivals outpace the
-//     server, which is past its knee — critical, naming the TTFT p99 rise
-//     when there is one;
-//  3. requests are being preempted: warn, KV cache exhausted;
-//  4. KV cache usage at or above KVHigh: warn, preemptions likely;
-//  5. requests wait (at least half a request on average) and spend at
+//     of their latency queued or are queueing (rule 6): arrivals outpace
+//     the server, which is past its knee — critical, naming the TTFT p99
+//     rise when there is one;
+//  4. requests are being preempted: warn, KV cache exhausted;
+//  5. KV cache usage at or above KVHigh: warn, preemptions likely;
+//  6. queueing: at least QueueingRatio times the running batch waits, and
+//     TTFT p99 (the server's, else the client's) is at least SlowTTFT or
+//     unknown: warn, requests wait for a free slot. A short queue share
+//     never excuses this: it is read from requests that finished, and
+//     those that waited longest have not;
+//  7. requests wait (at least half a request on average) and spend at
 //     least QueueShareLow of their latency queued, or the server does not
 //     say: warn, at capacity;
-//  6. nothing running or waiting: ok, idle;
-//  7. otherwise ok, healthy (saying so when requests wait only briefly).
+//  8. nothing running or waiting: ok, idle;
+//  9. otherwise ok, healthy (saying so when requests wait only briefly).
 func Assess(s Signals) Status {
 	switch {
 	case s.Err != "":
-		return Status{LevelUnknown, "no metrics: " + s.Err}
+		return down(s)
 	case s.Engine == promscrape.Unknown:
 		return Status{LevelUnknown, "no known engine metrics (vllm:, sglang:, tgi_, llamacpp:) at this URL"}
 	case s.Running == nil && s.Waiting == nil && s.KVCacheUsage == nil:
 		return Status{LevelUnknown, "the server exports no running, waiting or KV cache metric"}
 	}
-	brief := s.QueueShare != nil && *s.QueueShare < QueueShareLow // waiting only for the next step
+	q := queueing(s)
+	brief := s.QueueShare != nil && *s.QueueShare < QueueShareLow && !q // waiting only for the next step
 	if growing(s) && !brief {
 		rise := ""
 		if s.TTFTP99 != nil && s.TTFTP99Before != nil && *s.TTFTP99Before > 0 {
@@ -134,6 +162,14 @@ func Assess(s Signals) Status {
 	}
 	if u := s.KVCacheUsage; u != nil && *u >= KVHigh {
 		return Status{LevelWarn, fmt.Sprintf("KV cache above %s (%s): preemptions likely", percent(KVHigh), percent(*u))}
+	}
+	if q {
+		slow := ""
+		if t := ttftP99(s); t != nil {
+			slow = fmt.Sprintf(", TTFT p99 %s", seconds(secondsDuration(*t)))
+		}
+		return Status{LevelWarn, fmt.Sprintf("queueing: %s waiting for %s running%s%s: requests wait for a free slot — at capacity",
+			count(*s.Waiting), count(*s.Running), slow, kv)}
 	}
 	share := ""
 	if s.QueueShare != nil {
@@ -155,6 +191,45 @@ func Assess(s Signals) Status {
 		return Status{LevelOK, fmt.Sprintf("serving: %s running (waiting not exported)%s", count(*s.Running), kv)}
 	}
 	return Status{LevelOK, "healthy: nothing waiting" + kv}
+}
+
+// down is the status of a server whose latest scrape failed (rule 1).
+func down(s Signals) Status {
+	gone := s.ErrKind == promscrape.FailDown || s.ErrKind == promscrape.FailTimeout
+	if !gone || s.DownSince.IsZero() {
+		return Status{LevelUnknown, "no metrics: " + s.Err}
+	}
+	level := LevelUnknown
+	if s.Seen {
+		level = LevelCritical
+	}
+	since := s.DownSince.Local().Format("15:04:05")
+	if d := s.At.Sub(s.DownSince); d > 0 {
+		since += " (" + seconds(d) + ")"
+	}
+	return Status{level, fmt.Sprintf("unreachable since %s: %s", since, s.Err)}
+}
+
+// queueing reports rule 6: many times the running batch waits, and TTFT
+// does not say they pass quickly.
+func queueing(s Signals) bool {
+	if s.Running == nil || s.Waiting == nil {
+		return false
+	}
+	w := *s.Waiting
+	if w < 1 || w < QueueingRatio*max(*s.Running, 1) {
+		return false
+	}
+	t := ttftP99(s)
+	return t == nil || *t >= SlowTTFT.Seconds()
+}
+
+// ttftP99 is the server's TTFT p99, else the client's, else nil.
+func ttftP99(s Signals) *float64 {
+	if s.TTFTP99 != nil {
+		return s.TTFTP99
+	}
+	return s.ClientTTFTP99
 }
 
 // growing reports whether s says the queue grew, by the thresholds above.

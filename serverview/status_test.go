@@ -11,15 +11,25 @@ func f(v float64) *float64 { return &v }
 
 func TestAssess(t *testing.T) {
 	vllm := promscrape.VLLM
+	down0 := time.Date(2026, 11, 30, 9, 15, 2, 0, time.UTC)
 	tests := []struct {
 		name  string
 		in    Signals
 		level Level
 		text  string
 	}{
-		// A failed scrape says nothing about the server: unknown, with why.
-		{"scrape failed", Signals{Err: "scrape http://h/metrics: server down", Engine: vllm, Running: f(3)},
-			LevelUnknown, "no metrics: scrape http://h/metrics: server down"},
+		// A failed scrape that is not a refusal or a timeout says nothing
+		// about the server: unknown, with why.
+		{"scrape failed", Signals{Err: "scrape http://h/metrics: http 500", ErrKind: promscrape.FailStatus, Engine: vllm, Running: f(3), Seen: true},
+			LevelUnknown, "no metrics: scrape http://h/metrics: http 500"},
+		// A server seen before that refuses: unreachable since its first
+		// refusal, never its last good status.
+		{"unreachable", Signals{Err: "scrape http://h/metrics: connection refused", ErrKind: promscrape.FailDown,
+			DownSince: down0, At: down0.Add(12 * time.Second), Seen: true, Engine: vllm, Running: f(3)},
+			LevelCritical, "unreachable since " + down0.Local().Format("15:04:05") + " (12 s): scrape http://h/metrics: connection refused"},
+		// Never seen: unknown, though the words are the same.
+		{"never reached", Signals{Err: "scrape http://h/metrics: timeout", ErrKind: promscrape.FailTimeout, DownSince: down0, At: down0},
+			LevelUnknown, "unreachable since " + down0.Local().Format("15:04:05") + ": scrape http://h/metrics: timeout"},
 		// Metrics, but none a known engine exports.
 		{"unknown engine", Signals{Running: f(3)},
 			LevelUnknown, "no known engine metrics (vllm:, sglang:, tgi_, llamacpp:) at this URL"},
@@ -45,12 +55,29 @@ func TestAssess(t *testing.T) {
 		// the queue is steady and the server at capacity.
 		{"rise below minimum", Signals{Engine: vllm, Running: f(8), Waiting: f(3), KVCacheUsage: f(0.5), QueueFor: 30 * time.Second, QueueRise: 1.9},
 			LevelWarn, "at capacity: 3 waiting, queue steady, KV 50 %"},
-		// A long queue that rose by 10 (under a quarter of 48) is steady.
+		// A long queue that rose by 10 (under a quarter of 48) is steady,
+		// but six times the batch waits: queueing.
 		{"rise below share", Signals{Engine: vllm, Running: f(8), Waiting: f(48), QueueFor: 30 * time.Second, QueueRise: 10},
-			LevelWarn, "at capacity: 48 waiting, queue steady"},
+			LevelWarn, "queueing: 48 waiting for 8 running: requests wait for a free slot — at capacity"},
 		// A shrinking queue (negative rise) is not growing.
-		{"queue draining", Signals{Engine: vllm, Running: f(8), Waiting: f(20), KVCacheUsage: f(0.61), QueueFor: 30 * time.Second, QueueRise: -15},
-			LevelWarn, "at capacity: 20 waiting, queue steady, KV 61 %"},
+		{"queue draining", Signals{Engine: vllm, Running: f(8), Waiting: f(12), KVCacheUsage: f(0.61), QueueFor: 30 * time.Second, QueueRise: -15},
+			LevelWarn, "at capacity: 12 waiting, queue steady, KV 61 %"},
+		// The simulator's overload seen once as "healthy: 917 waiting,
+		// briefly": the requests that finished had queued little, the
+		// 917 waiting had not finished, and TTFT p99 was 29 s.
+		{"queueing despite a low share", Signals{Engine: vllm, Running: f(256), Waiting: f(917), QueueShare: f(0.02), TTFTP99: f(29)},
+			LevelWarn, "queueing: 917 waiting for 256 running, TTFT p99 29 s: requests wait for a free slot — at capacity"},
+		// And when that queue grows, it is past the knee.
+		{"growing queue despite a low share", Signals{Engine: vllm, Running: f(256), Waiting: f(917), QueueShare: f(0.02), TTFTP99: f(29),
+			QueueFor: 20 * time.Second, QueueRise: 600},
+			LevelCritical, "queue has grown by 600 over 20 s: past the knee — scale out"},
+		// llama.cpp under overload (one slot, 32 requests): no TTFT
+		// histogram, the client's TTFT p99 confirms it.
+		{"llama.cpp queueing", Signals{Engine: promscrape.LlamaCpp, Running: f(1), Waiting: f(29.1), ClientTTFTP99: f(3.02)},
+			LevelWarn, "queueing: 29.1 waiting for 1 running, TTFT p99 3 s: requests wait for a free slot — at capacity"},
+		// Twice the batch waits but TTFT p99 is fast: passing through.
+		{"waiting, ttft fast", Signals{Engine: vllm, Running: f(1), Waiting: f(3), TTFTP99: f(0.2)},
+			LevelWarn, "at capacity: 3 waiting, queue steady"},
 		// A rise with no time span cannot be a trend.
 		{"rise without span", Signals{Engine: vllm, Waiting: f(20), QueueRise: 15},
 			LevelWarn, "at capacity: 20 waiting, queue steady"},

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/goodput-dev/goodput/internal/textblock"
+	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/promscrape"
 )
 
@@ -47,6 +48,14 @@ func Text(w io.Writer, cmp *Comparison) error {
 			p.KV(fmt.Sprintf("Client %s %s (ms):", l.short, q.name), client)
 		}
 	}
+	if rt := cmp.ResponseTimings; rt != nil && rt.Prefill.Count > 0 {
+		p.KV("Server prefill, per response P50 / P99 (ms):", percentilePair(&rt.Prefill, 50, 99)+" (excludes the wait for a slot; set it beside client TTFT)")
+	}
+	if sp := cmp.Speeds; sp != nil {
+		p.KV("Server prefill speed (tok/s per stream):", opt(sp.PrefillTokensPerSecond, f2))
+		p.KV("Server decode speed (tok/s per stream):", opt(sp.DecodeTokensPerSecond, f2))
+		p.KV("Output tokens per engine step:", opt(sp.TokensPerStep, f2))
+	}
 	shares, means := phases(cmp.Phases)
 	p.KV("Queue / prefill / decode share:", shares)
 	p.KV("Mean queue / prefill / decode (ms):", means)
@@ -63,11 +72,29 @@ func Text(w io.Writer, cmp *Comparison) error {
 	} else {
 		p.KV("Prefix cache hit rate:", "n/a")
 	}
+	if r := cmp.ClientCacheHitRate; r != nil {
+		p.KV("Prompt cache hits, per response:", pct2(*r))
+	}
 	p.KV("Server generation (tok/s):", tokens(cmp.GenerationTokens))
 	p.KV("Client output (tok/s):", tokens(cmp.ClientOutputTokens))
 	p.List("Missing:", cmp.Missing)
 	p.List("Notes:", cmp.Notes)
 	return p.Err()
+}
+
+// percentilePair renders two percentiles of d in milliseconds, "n/a" for
+// one not computed.
+func percentilePair(d *metrics.Distribution, a, b float64) string {
+	one := func(q float64) string {
+		if v, ok := d.Percentile(q); ok {
+			return ms(v)
+		}
+		if q == 50 {
+			return ms(d.Median)
+		}
+		return "n/a"
+	}
+	return one(a) + " / " + one(b)
 }
 
 // engineTitle names the engine as its users write it, with a trailing space.

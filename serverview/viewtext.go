@@ -31,6 +31,9 @@ func ViewText(w io.Writer, v View) error {
 	win := seconds(secondsDuration(v.WindowSeconds))
 	p.KV("Running:", opt(v.Running, count))
 	p.KV("Waiting:", opt(v.Waiting, count))
+	if v.Slots != nil {
+		p.KV("Slots (/slots):", fmt.Sprintf("%d, %d busy", v.Slots.Total, v.Slots.Busy))
+	}
 	p.KV("KV cache usage:", opt(v.KVCacheUsage, pct1))
 	p.KV("Prompt tokens (tok/s):", opt(v.PromptTokensPerSecond, f1))
 	p.KV("Generation tokens (tok/s):", opt(v.GenerationTokensPerSecond, f1))

@@ -13,6 +13,9 @@ import (
 // was none). A failed scrape is shown like any other: its View carries the
 // error and an unknown status, and the watch goes on.
 //
+// For a llama.cpp server Watch also reads its /slots after each
+// successful scrape, so that the View says how many slots there are.
+//
 // sc is used as given except for its OnSample, which Watch sets on its own
 // copy. show runs on the scraping goroutine and should return quickly: the
 // next scrape waits for it.
@@ -27,6 +30,9 @@ func Watch(ctx context.Context, sc promscrape.Scraper, window time.Duration, sho
 		}
 		m.Add(s)
 		last = m.View()
+		if s.OK() && s.Snapshot.Engine == promscrape.LlamaCpp {
+			last.Slots, _ = ReadSlots(ctx, sc.Client, sc.URL, sc.Timeout)
+		}
 		if !show(last) {
 			cancel()
 		}

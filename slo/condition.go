@@ -64,10 +64,12 @@ func (c Condition) Holds(q metrics.Request) bool {
 // every condition holds.
 type Conditions []Condition
 
-// Good reports whether q is a good request: it succeeded and meets every
-// condition. Its method value fits metrics.Options.Good.
+// Good reports whether q is a good request: it succeeded, carried at
+// least one output token (an empty answer has no TTFT to meet a condition
+// with) and meets every condition. Its method value fits
+// metrics.Options.Good.
 func (cs Conditions) Good(q metrics.Request) bool {
-	if !q.OK {
+	if !q.OK || !q.HasFirstToken {
 		return false
 	}
 	for _, c := range cs {

@@ -122,6 +122,8 @@ func TestConditionsGood(t *testing.T) {
 	oneToken := metrics.Request{OK: true, HasSent: true, HasFirstToken: true, HasE2E: true, TTFT: ms(100), E2E: ms(100)}
 	failed := full
 	failed.OK, failed.Error = false, record.ErrTimeout
+	// A success that carried no token: e2e only.
+	empty := metrics.Request{OK: true, HasSent: true, HasE2E: true, E2E: ms(30)}
 
 	tests := []struct {
 		name string
@@ -144,6 +146,8 @@ func TestConditionsGood(t *testing.T) {
 		{"N = 1: a TPOT condition holds vacuously", "ttft<=500ms,tpot<=50ms", oneToken, true},
 		{"N = 1: an ITL condition holds vacuously", "itl<=1ns", oneToken, true},
 		{"failed is never good", "ttft<=10s", failed, false},
+		{"an empty answer is never good", "ttft<=10s", empty, false},
+		{"an empty answer is never good, even on e2e alone", "e2e<=1s", empty, false},
 		{"vllm form", "ttft:200 tpot:40 e2el:400", full, true},
 		{"vllm form, one over", "ttft:199.999999", full, false},
 	}

@@ -3,6 +3,7 @@ package sweep
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"text/tabwriter"
 
@@ -10,14 +11,14 @@ import (
 )
 
 // WriteTable writes s for a terminal: one row per load with throughput,
-// goodput, attainment, latency percentiles, the Little's Law check and the
+// goodput, attainment, failed requests, latency percentiles, the Little's Law check and the
 // client's lag, a column marking the operating point (op), the knees
 // (knee by power, curve by curvature) and the goodput peak (peak), and the
 // verdict below. A throughput measured more than once shows its spread
 // (±1 standard deviation).
 func WriteTable(w io.Writer, s Summary) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	header := []string{"load", "reps", "req/s", "out tok/s", "goodput", "attain",
+	header := []string{"load", "reps", "req/s", "out tok/s", "goodput", "attain", "failed",
 		"ttft p50", "ttft p99", "tpot p50", "tpot p99", "e2e mean", "e2e p99", "L", "λ·W̄", "lag p99", "notes"}
 	fmt.Fprintln(tw, strings.Join(header, "\t")+"\t")
 	for i, p := range s.Points {
@@ -35,6 +36,7 @@ func WriteTable(w io.Writer, s Summary) error {
 			withSpread(m.OutputThroughput, sd.OutputThroughput),
 			withSpread(m.Goodput, sd.Goodput),
 			human.Percent(m.Attainment),
+			failed(m),
 			human.Seconds(m.TTFT.P50),
 			human.Seconds(m.TTFT.P99),
 			human.Seconds(m.TPOT.P50),
@@ -53,6 +55,22 @@ func WriteTable(w io.Writer, s Summary) error {
 	}
 	_, err := fmt.Fprintln(w, "\n"+s.Verdict)
 	return err
+}
+
+// failed is a point's failed requests: a count, the mean over repeats,
+// with its share when there are any ("3 (2.5 %)").
+func failed(m Sample) string {
+	if math.IsNaN(m.ErrorRate) {
+		return "-"
+	}
+	n := math.Round(m.ErrorRate * float64(m.Requests))
+	if n == 0 && m.ErrorRate > 0 {
+		n = 1 // some repeat failed some: never shown as none
+	}
+	if n == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%.0f (%s)", n, human.Percent(m.ErrorRate))
 }
 
 // Marks lists what point i of s was chosen as, in the words of the

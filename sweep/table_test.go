@@ -34,6 +34,7 @@ func TestWriteTable(t *testing.T) {
 	// Repeats at 16 show their spread; 64 passes again after 32 failed.
 	ps[4], _ = Merge(ps[4], Point{Load: ps[4].Load, Mean: synth(8.2, 2, 0.97)})
 	ps[7].Mean.Attainment = 0.95
+	ps[7].Mean.ErrorRate = 0.03 // 30 of its 1,000 requests failed
 	ps[7], _ = NewPoint(ps[7].Load, ps[7].Mean)
 	s, err := Analyze(ps, Options{})
 	if err != nil {
@@ -44,7 +45,7 @@ func TestWriteTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "table.golden", b.String())
-	for _, want := range []string{"op,peak", "knee,curve", "stray", "810 ±14"} {
+	for _, want := range []string{"op,peak", "knee,curve", "stray", "810 ±14", "30 (3 %)"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("table lacks %q", want)
 		}

@@ -179,6 +179,9 @@ func (r *Runner) measureHTTP(ctx context.Context, m Measurement, cfg bench.Confi
 	for _, w := range out.Warnings {
 		r.logf("sweep: %s: warning: %s", m.Name(), w)
 	}
+	if out.Stopped != "" {
+		return nil, fmt.Errorf("%s: %s", m.Name(), out.Stopped)
+	}
 	if out.Run.Interrupted {
 		cause := ctx.Err()
 		if cause == nil {

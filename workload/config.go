@@ -13,7 +13,34 @@ const (
 	DatasetRandom   = "random"
 	DatasetShareGPT = "sharegpt"
 	DatasetCustom   = "custom"
+	// The datasets of `vllm bench serve` beyond the first three.
+	DatasetSonnet           = "sonnet"
+	DatasetBurstGPT         = "burstgpt"
+	DatasetPrefixRepetition = "prefix_repetition"
+	DatasetSpecBench        = "spec_bench"
+	DatasetHF               = "hf"
 )
+
+// datasetNames lists the --dataset-name values, for messages.
+const datasetNames = "random, sharegpt, custom, sonnet, burstgpt, prefix_repetition, spec_bench or hf"
+
+// RefusedDataset returns why goodput refuses a --dataset-name vLLM takes,
+// or "" for one goodput has or does not know.
+func RefusedDataset(name string) string { return refusedDatasets[name] }
+
+// refusedDatasets are `vllm bench serve` datasets goodput does not have,
+// with the reason.
+var refusedDatasets = map[string]string{
+	"random-mm":     "multimodal datasets are not supported",
+	"custom_image":  "multimodal datasets are not supported",
+	"custom_mm":     "multimodal datasets are not supported",
+	"sharegpt4v":    "multimodal datasets are not supported",
+	"custom_audio":  "audio datasets are not supported",
+	"random-rerank": "rerank benchmarks are not supported",
+	"timed_trace":   "trace replay is not supported: give a trace's lengths as a custom dataset (input_len, output_len per line)",
+	"speed_bench":   "the SPEED-Bench dataset is not supported",
+	"txt-slices":    "the txt-slices dataset is not supported: give the slices as a custom dataset",
+}
 
 // Limits that turn typos into errors instead of exhausted memory.
 const (
@@ -43,6 +70,11 @@ type Config struct {
 	ShareGPT ShareGPTConfig
 	Custom   CustomConfig
 	Request  Request
+
+	Sonnet           SonnetConfig
+	PrefixRepetition PrefixRepetitionConfig
+	SpecBench        SpecBenchConfig
+	HF               HFConfig
 
 	// Counter, when set, calibrates the random dataset against a server's
 	// tokenizer (see Random). Other datasets do not use it.
@@ -78,6 +110,10 @@ func DefaultConfig() Config {
 		Random:   RandomConfig{InputLen: 1024, OutputLen: 128},
 		ShareGPT: ShareGPTConfig{MinInputLen: 4, MinOutputLen: 4, MaxInputLen: 1024, MaxTotalLen: 2048},
 		Custom:   CustomConfig{OutputLen: 256},
+
+		Sonnet:           SonnetConfig{InputLen: 550, OutputLen: 150, PrefixLen: 200},
+		PrefixRepetition: PrefixRepetitionConfig{PrefixLen: 256, SuffixLen: 256, NumPrefixes: 10, OutputLen: 128},
+		SpecBench:        SpecBenchConfig{OutputLen: 256},
 	}
 }
 
@@ -100,8 +136,22 @@ func (c Config) Validate() error {
 		} else if c.Custom.OutputLen < 1 || c.Custom.OutputLen > MaxOutputTokens {
 			bad("--custom-output-len must be in [1, %d], got %d", MaxOutputTokens, c.Custom.OutputLen)
 		}
+	case DatasetSonnet, DatasetBurstGPT, DatasetSpecBench, DatasetHF:
+		if c.Path == "" {
+			bad("--dataset-name %s needs --dataset-path", c.Dataset)
+		}
+		errs = append(errs, c.validateVLLMDataset()...)
+	case DatasetPrefixRepetition:
+		if c.Path != "" {
+			bad("--dataset-path is not used by --dataset-name prefix_repetition")
+		}
+		errs = append(errs, c.validateVLLMDataset()...)
 	default:
-		bad("--dataset-name %q is unknown: want random, sharegpt or custom", c.Dataset)
+		if why, ok := refusedDatasets[c.Dataset]; ok {
+			bad("--dataset-name %s: %s", c.Dataset, why)
+		} else {
+			bad("--dataset-name %q is unknown: want %s", c.Dataset, datasetNames)
+		}
 	}
 	if c.Limit < 0 {
 		bad("--num-prompts must be ≥ 0, got %d", c.Limit)
@@ -172,6 +222,16 @@ func New(c Config) (Source, error) {
 		return NewRandom(c)
 	case DatasetShareGPT:
 		return openDataset(c, ReadShareGPT)
+	case DatasetSonnet:
+		return openDataset(c, ReadSonnet)
+	case DatasetBurstGPT:
+		return openDataset(c, ReadBurstGPT)
+	case DatasetSpecBench:
+		return openDataset(c, ReadSpecBench)
+	case DatasetHF:
+		return OpenHF(c)
+	case DatasetPrefixRepetition:
+		return NewPrefixRepetition(c)
 	default:
 		return openDataset(c, ReadCustom)
 	}
@@ -184,7 +244,15 @@ func (c Config) CheckPath() error {
 	if c.Dataset == DatasetRandom || c.Path == "" {
 		return nil
 	}
+	if c.Dataset == DatasetHF && refusedHF(c.hfName()) != "" {
+		return nil // Validate says why
+	}
 	fi, err := os.Stat(c.Path)
+	if err != nil && c.Dataset == DatasetHF && hubID(c.Path) {
+		return fmt.Errorf("--dataset-path %s: no such file; it reads as a Hugging Face dataset id, and goodput reads only a local copy: "+
+			"download it (huggingface-cli download --repo-type dataset %s --local-dir DIR), then give one of its .jsonl or .parquet files as --dataset-path and --hf-name %s",
+			c.Path, c.Path, c.Path)
+	}
 	if err != nil {
 		return fmt.Errorf("--dataset-path: %w", err)
 	}

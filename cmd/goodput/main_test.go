@@ -38,8 +38,13 @@ func goodput(args ...string) *exec.Cmd {
 
 func TestVersionAndUsageExitCodes(t *testing.T) {
 	out, err := goodput("version").Output()
-	if err != nil || !strings.HasPrefix(string(out), "goodput ") {
+	if err != nil || !strings.HasPrefix(string(out), "goodput ") || !strings.Contains(string(out), "\ngo:       go1.") {
 		t.Errorf("version: %q %v", out, err)
+	}
+	// --version prints the first line of `goodput version`, as headers carry it.
+	short, err := goodput("--version").Output()
+	if first, _, _ := strings.Cut(string(out), "\n"); err != nil || string(short) != first+"\n" {
+		t.Errorf("--version: %q %v, want %q", short, err, first)
 	}
 	cmd := goodput("bench", "--request-rate", "fast")
 	b, err := cmd.CombinedOutput()

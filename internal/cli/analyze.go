@@ -2,11 +2,11 @@ package cli
 
 import (
 	"encoding/json"
-	"fmt"
 	"slices"
 
 	"github.com/spf13/cobra"
 
+	"github.com/goodput-dev/goodput/merge"
 	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
@@ -83,14 +83,8 @@ their common clock.`,
 
 // analyzeFiles folds every record of files into one Summary. Files with a
 // run header are placed on the clock of the earliest one, so the shards of a
-// run merge exactly.
+// run merge exactly; the merge's account of the shards joins the notes.
 func analyzeFiles(env *Env, files []string, opts metrics.Options) (*metrics.Result, []string, error) {
-	opened := make([]*record.File, 0, len(files))
-	defer func() {
-		for _, f := range opened {
-			f.Close()
-		}
-	}()
 	files = slices.Clone(files)
 	for i, name := range files {
 		// A result directory or a summary file stands for its run's records.
@@ -99,49 +93,29 @@ func analyzeFiles(env *Env, files []string, opts metrics.Options) (*metrics.Resu
 			return nil, nil, err
 		}
 		files[i] = file
-		f, err := record.Open(file, env.Stdin)
-		if err != nil {
-			return nil, nil, err
-		}
-		opened = append(opened, f)
 	}
-	var epoch int64
-	first := true
-	for _, f := range opened {
-		if h := f.Header(); !h.Start.IsZero() && (first || h.Start.UnixNano() < epoch) {
-			epoch, first = h.Start.UnixNano(), false
-		}
+	set, err := merge.Open(files, env.Stdin)
+	if err != nil {
+		return nil, nil, err
 	}
+	defer set.Close()
 	sum := metrics.NewSummary(opts)
-	var notes []string
-	for i, f := range opened {
-		var shift int64
-		if h := f.Header(); !h.Start.IsZero() {
-			shift = h.Start.UnixNano() - epoch
-		}
-		n, err := feed(f, sum, shift)
-		if err != nil {
-			return nil, nil, err
-		}
-		desc := f.Format
-		if t := f.Header().Tool; t != "" {
-			desc = t
-		}
-		notes = append(notes, fmt.Sprintf("Records: %s (%s, %d requests)", files[i], desc, n))
-		notes = append(notes, f.Notes()...)
-	}
-	return sum.Close(), notes, nil
-}
-
-// feed adds every record of f to sum, moved shift ns later.
-func feed(f *record.File, sum *metrics.Summary, shift int64) (int64, error) {
-	return record.ReadBatches(f, func(b []record.Record) error {
+	err = set.Each(func(_ int, b []record.Record) error {
 		for i := range b {
-			if shift != 0 {
-				b[i].Shift(shift)
-			}
 			sum.Add(&b[i])
 		}
 		return nil
 	})
+	if err != nil {
+		return nil, nil, err
+	}
+	rep, err := set.Report(merge.Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	notes := rep.Notes
+	for _, w := range rep.Warnings {
+		notes = append(notes, "WARNING: "+w)
+	}
+	return sum.Close(), notes, nil
 }

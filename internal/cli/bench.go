@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -14,8 +16,11 @@ import (
 
 	"github.com/goodput-dev/goodput/arrival"
 	"github.com/goodput-dev/goodput/bench"
+	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/serverview"
+	"github.com/goodput-dev/goodput/slo"
+	"github.com/goodput-dev/goodput/vllmargs"
 )
 
 // benchFlags are the flag values of `goodput bench` that need work before
@@ -33,11 +38,17 @@ type benchFlags struct {
 	targetFlags
 	simFlags
 	metrics metricsFlags
+	vllm    vllmFlags
 	live    liveFlags
 	hist    historyFlags
 }
 
-func newBenchCmd(env *Env) *cobra.Command {
+func newBenchCmd(env *Env) *cobra.Command { return benchCommand(env, runBench) }
+
+// benchCommand builds the bench command, whose flags, once parsed, run
+// calls with: bench's own run, or `goodput k8s` reading a bench command
+// line without running it.
+func benchCommand(env *Env, run func(*cobra.Command, *Env, bench.Config, *benchFlags) error) *cobra.Command {
 	cfg := bench.DefaultConfig()
 	var f benchFlags
 	cmd := &cobra.Command{
@@ -59,9 +70,27 @@ generator, not the server, was the limit.`,
       --random-input-len 512 --random-output-len 128 --goodput ttft:500 tpot:50
   goodput bench --base-url http://127.0.0.1:8000 --backend openai-chat --max-concurrency 32 \
       --dataset-name sharegpt --dataset-path ShareGPT_V3.json --result-dir runs --save-result`,
-		Args: goodputArgs(&f.metrics),
+		// The flags are parsed here, after a vllm bench serve command line
+		// is put in goodput's spelling (abbreviations, underscores, several
+		// values after one flag); see package vllmargs.
+		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runBench(cmd, env, cfg, &f)
+			cmd.InitDefaultHelpFlag()
+			line, err := vllmargs.Translate(args, cmd.Flags())
+			if err != nil {
+				return usageErr("%s: %v", cmd.CommandPath(), err)
+			}
+			if err := cmd.Flags().Parse(line.Args); err != nil {
+				return usageErr("%s: %v", cmd.CommandPath(), err)
+			}
+			if help, _ := cmd.Flags().GetBool("help"); help {
+				return cmd.Help()
+			}
+			if err := goodputArgs(&f.metrics)(cmd, cmd.Flags().Args()); err != nil {
+				return err
+			}
+			f.vllm.line = line
+			return run(cmd, env, cfg, &f)
 		},
 	}
 	fl := cmd.Flags()
@@ -73,7 +102,7 @@ generator, not the server, was the limit.`,
 	fl.StringVar(&f.ramp, "ramp-up-strategy", "", "ramp the rate up: linear or exponential")
 	fl.Float64Var(&cfg.Arrival.Ramp.From, "ramp-up-start-rps", 0, "rate at the start of the ramp")
 	fl.DurationVar(&cfg.Arrival.Ramp.Over, "ramp-up-duration", 0, "how long the ramp takes")
-	fl.IntVar(&cfg.Arrival.MaxConcurrency, "max-concurrency", 0, "cap on requests in flight (alone: a closed loop of this many)")
+	fl.Var(oneLoad{&cfg.Arrival.MaxConcurrency}, "max-concurrency", "cap on requests in flight (alone: a closed loop of this many)")
 	fl.IntVar(&cfg.Arrival.NumPrompts, "num-prompts", 1000, "requests to send (200 against the built-in simulator)")
 	fl.DurationVar(&cfg.Arrival.Duration, "duration", 0, "stop scheduling after this long; alone, it lifts the --num-prompts default (with both, whichever comes first)")
 	fl.Uint64Var(&cfg.Arrival.Seed, "seed", 0, "seed for arrivals and prompts")
@@ -100,58 +129,18 @@ generator, not the server, was the limit.`,
 	f.hist.register(fl)
 
 	f.metrics.register(cmd, true)
+	registerVLLMFlags(fl, &cfg, &f.vllm)
+	// Two flags keep vLLM's meaning in bench (see docs/vllm.md).
+	fl.Lookup("label").Usage = "prefix of vLLM's result file name (default: the backend); key=value labels the records, as --record-label"
+	fl.Lookup("num-warmups").Usage = "warm-up requests sent before the run, left out of it (not taken from --num-prompts)"
+	fl.Lookup("save-result").Usage = "write vLLM's result JSON (in --result-dir or the current directory), goodput's records and JSON summary beside it"
 	return cmd
 }
 
 func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) error {
-	ctx := cmd.Context()
-	var err error
-	if cfg.Arrival.RequestRate, err = parseRate(f.rate); err != nil {
-		return usageErr("--request-rate: %v", err)
-	}
-	if f.startAt != "" {
-		t, err := time.Parse(time.RFC3339Nano, f.startAt)
-		if err != nil {
-			return usageErr("--start-at %q: want an RFC 3339 time such as 2026-11-29T10:00:00Z", f.startAt)
-		}
-		cfg.StartAt = t
-	}
-	if err := shardFromJob(cmd, env, &cfg); err != nil {
-		return err
-	}
-	// One --seed makes both the schedule and the prompts reproducible.
-	cfg.Workload.Seed = cfg.Arrival.Seed
-	cfg.Arrival.Arrival = arrivalKind(f.arrival)
-	cfg.Arrival.Ramp.Kind = rampKind(f.ramp)
-	if err := f.targetFlags.apply(env, &cfg); err != nil {
-		return err
-	}
-	if err := simFlagsWithServer(cmd.Flags(), cfg.BaseURL); err != nil {
-		return err
-	}
-	if f.report != "" && cfg.ResultDir == "" {
-		return usageErr("--report reads the saved run: give --result-dir too")
-	}
-	switch f.format {
-	case "text", "json":
-	case "vllm":
-		if cfg.ResultDir == "" {
-			return usageErr("--format vllm writes a file: give --result-dir")
-		}
-		cfg.VLLMResult = true
-	default:
-		return usageErr("--format %q: want text, json or vllm", f.format)
-	}
-	gates, err := f.metrics.apply(&cfg.Metrics)
+	gates, err := prepareBench(cmd, env, &cfg, f)
 	if err != nil {
 		return err
-	}
-	if err := cfg.Metrics.Validate(); err != nil {
-		return usageErr("%v", err)
-	}
-
-	if cmd.Flags().Changed("duration") && !cmd.Flags().Changed("num-prompts") {
-		cfg.Arrival.NumPrompts = 0 // the duration alone bounds the run
 	}
 	if cfg.BaseURL == "" {
 		// A newcomer's first run should answer in seconds.
@@ -160,9 +149,83 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 		}
 	}
 	if f.dryRun {
+		for _, n := range f.vllm.notes {
+			fmt.Fprintf(env.Stderr, "goodput: %s\n", n)
+		}
 		return printBenchPlan(env, cfg)
 	}
-	if cfg.BaseURL == "" {
+	return runBenchPrepared(cmd, env, cfg, f, gates)
+}
+
+// prepareBench turns the flags that need parsing into cfg and returns the
+// gates: everything bench does before it needs a server.
+func prepareBench(cmd *cobra.Command, env *Env, cfg *bench.Config, f *benchFlags) (slo.Gates, error) {
+	var err error
+	if cfg.Arrival.RequestRate, err = parseRate(f.rate); err != nil {
+		if strings.Contains(f.rate, ",") {
+			return nil, usageErr("--request-rate %q: bench runs one load; to measure several, run goodput sweep --request-rate %s", f.rate, f.rate)
+		}
+		return nil, usageErr("--request-rate: %v", err)
+	}
+	if f.startAt != "" {
+		t, err := time.Parse(time.RFC3339Nano, f.startAt)
+		if err != nil {
+			return nil, usageErr("--start-at %q: want an RFC 3339 time such as 2026-11-29T10:00:00Z", f.startAt)
+		}
+		cfg.StartAt = t
+	}
+	if err := shardFromJob(cmd, env, cfg); err != nil {
+		return nil, err
+	}
+	cfg.Node = env.getenv(nodeEnv)
+	// One --seed makes both the schedule and the prompts reproducible.
+	cfg.Workload.Seed = cfg.Arrival.Seed
+	cfg.Arrival.Arrival = arrivalKind(f.arrival)
+	cfg.Arrival.Ramp.Kind = rampKind(f.ramp)
+	notes, err := f.vllm.apply(cmd, cfg, &f.targetFlags, &f.metrics)
+	if err != nil {
+		return nil, err
+	}
+	f.vllm.notes = notes
+	cfg.VLLMFile.Collect = f.vllm.line.VLLMStyle
+	if err := f.targetFlags.apply(env, cfg); err != nil {
+		return nil, err
+	}
+	if err := simFlagsWithServer(cmd.Flags(), cfg.BaseURL); err != nil {
+		return nil, err
+	}
+	if f.report != "" && cfg.ResultDir == "" {
+		return nil, usageErr("--report reads the saved run: give --result-dir too")
+	}
+	switch f.format {
+	case "text", "json":
+	case "vllm":
+		if cfg.ResultDir == "" {
+			return nil, usageErr("--format vllm writes a file: give --result-dir")
+		}
+		cfg.VLLMResult = true
+	default:
+		return nil, usageErr("--format %q: want text, json or vllm", f.format)
+	}
+	gates, err := f.metrics.apply(&cfg.Metrics)
+	if err != nil {
+		return nil, err
+	}
+	if err := cfg.Metrics.Validate(); err != nil {
+		return nil, usageErr("%v", err)
+	}
+
+	if cmd.Flags().Changed("duration") && !cmd.Flags().Changed("num-prompts") {
+		cfg.Arrival.NumPrompts = 0 // the duration alone bounds the run
+	}
+	return gates, nil
+}
+
+// runBenchPrepared is runBench past its preparation.
+func runBenchPrepared(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags, gates slo.Gates) error {
+	ctx := cmd.Context()
+	simulated := cfg.BaseURL == ""
+	if simulated {
 		if err := checkWorkload(&cfg); err != nil {
 			return err
 		}
@@ -171,6 +234,9 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 			return err
 		}
 		defer stop()
+	}
+	for _, n := range f.vllm.notes {
+		fmt.Fprintf(env.Stderr, "goodput: %s\n", n)
 	}
 	if err := cfg.Validate(); err != nil {
 		return usageErr("%v", err)
@@ -200,7 +266,7 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 	}
 	// A run that measured always prints its summary, even when some file
 	// could not be written (err then says which, and how much is on disk).
-	if perr := printOutcome(env, f.format, out); perr != nil || err != nil {
+	if perr := printOutcome(env, f.format, out, summaryOptions(cfg, out, simulated)); perr != nil || err != nil {
 		return errors.Join(err, perr)
 	}
 	said := env.Stdout
@@ -208,10 +274,24 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 		said = env.Stderr // standard output is one JSON document
 	}
 	histErr := hist.bench(ctx, said, &cfg, out)
+	if f.vllm.plotTimeline {
+		// vLLM colours gaps by two thresholds; the timeline marks the
+		// gaps above the upper one.
+		th, _ := timelineThresholds(f.vllm.timelineITL)
+		if err := writeHTMLReportWith(env, out.RecordsPath, timelinePath(cfg, out), cfg.Metrics, report.HTMLOptions{LongGap: th[1] / 1e3}); err != nil {
+			return errors.Join(histErr, err)
+		}
+	}
 	if f.report != "" {
 		if err := writeHTMLReport(env, out.RecordsPath, f.report, cfg.Metrics); err != nil {
 			return err
 		}
+	}
+	if out.Stopped != "" {
+		return fmt.Errorf("%s; the records measured so far are kept", out.Stopped)
+	}
+	if c := out.Result.Counts; !out.Run.Interrupted && c.Total > 0 && c.Completed == 0 {
+		return fmt.Errorf("every one of the %d measured requests failed%s", c.Total, firstError(c))
 	}
 	if err := reportGates(env, gates, out.Result); err != nil {
 		return err
@@ -222,7 +302,53 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 	return histErr
 }
 
-func printOutcome(env *Env, format string, out *bench.Outcome) error {
+// summaryOptions shapes the terminal summary: vLLM's lines where the run
+// has their figures, and the built-in simulator named in the title.
+func summaryOptions(cfg bench.Config, out *bench.Outcome, simulated bool) report.TextOptions {
+	o := report.TextOptions{Notes: out.Notes}
+	if simulated {
+		o.Title = "Serving Benchmark Result (built-in simulator)"
+	}
+	for _, m := range cfg.VLLMFile.Metrics {
+		switch m {
+		case "ttft", "tpot", "itl", "e2el":
+			o.Metrics = append(o.Metrics, m)
+		}
+	}
+	if len(cfg.VLLMFile.Metrics) > 0 && o.Metrics == nil {
+		o.Metrics = []string{} // only queue metrics: goodput prints those in its client block
+	}
+	if cfg.NoStream {
+		// A whole answer has no token times: TPOT and ITL are not measured.
+		if o.Metrics == nil {
+			o.Metrics = []string{"ttft", "e2el"}
+		}
+		o.Metrics = slices.DeleteFunc(o.Metrics, func(m string) bool { return m == "tpot" || m == "itl" })
+	}
+	v := &report.VLLMLines{RequestRate: cfg.Arrival.RequestRate}
+	if cfg.VLLMFile.MaxConcurrencyGiven || cfg.Arrival.MaxConcurrency > 0 {
+		c := cfg.Arrival.MaxConcurrency
+		v.MaxConcurrency = &c
+	}
+	if f := out.VLLM; f != nil {
+		v.RequestGoodput = f.RequestGoodput
+		v.Peak = &report.Peak{OutputTokensPerSecond: f.PeakOutputTokensPerSecond, ConcurrentRequests: f.PeakConcurrentRequests}
+	}
+	o.VLLM = v
+	return o
+}
+
+// timelinePath is where --plot-timeline writes the run's report: beside
+// vLLM's result file, its .json replaced by .timeline.html, as vLLM does.
+func timelinePath(cfg bench.Config, out *bench.Outcome) string {
+	p := out.ResultPath
+	if p == "" {
+		p = bench.VLLMResultPath(cfg, out.Model, out.Run.Epoch)
+	}
+	return strings.TrimSuffix(p, filepath.Ext(p)) + ".timeline.html"
+}
+
+func printOutcome(env *Env, format string, out *bench.Outcome, o report.TextOptions) error {
 	if format == "json" {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
@@ -232,7 +358,7 @@ func printOutcome(env *Env, format string, out *bench.Outcome) error {
 			"interrupted": out.Run.Interrupted, "server": out.Server, "servers": out.Servers,
 		})
 	}
-	if err := report.Text(env.Stdout, out.Result, report.TextOptions{Notes: out.Notes}); err != nil {
+	if err := report.Text(env.Stdout, out.Result, o); err != nil {
 		return err
 	}
 	if out.Server != nil {
@@ -255,6 +381,9 @@ func printOutcome(env *Env, format string, out *bench.Outcome) error {
 		fmt.Fprintf(env.Stdout, "Generator: kept up (p99 dispatch lag %.3f ms, timer lag p99 %.3f ms)\n",
 			1e3*out.Generator.LagP99, 1e3*out.Generator.TimerLagP99)
 	}
+	if out.ResultPath != "" {
+		fmt.Fprintf(env.Stdout, "Wrote %s\n", out.ResultPath)
+	}
 	if out.RecordsPath != "" {
 		fmt.Fprintf(env.Stdout, "Wrote %s (%d records)\n", out.RecordsPath, out.RecordsWritten)
 	}
@@ -269,6 +398,25 @@ func printOutcome(env *Env, format string, out *bench.Outcome) error {
 		}
 	}
 	return nil
+}
+
+// firstError names the most common failure kind of a run and its first
+// message: ": 40 connect (dial tcp …: connection refused)".
+func firstError(c metrics.Counts) string {
+	kind, most := "", int64(0)
+	for k, n := range c.Errors {
+		if n > most || (n == most && k < kind) {
+			kind, most = k, n
+		}
+	}
+	if kind == "" {
+		return ""
+	}
+	s := fmt.Sprintf(": %d %s", most, kind)
+	if m := c.ErrorExamples[kind]; m != "" {
+		s += " (" + m + ")"
+	}
+	return s
 }
 
 // simDefaultPrompts is --num-prompts against the built-in simulator when the
@@ -331,6 +479,10 @@ func rampKind(s string) arrival.RampKind { return arrival.RampKind(strings.ToLow
 // jobIndexEnv is set by Kubernetes in each pod of an Indexed Job: 0, 1, …
 const jobIndexEnv = "JOB_COMPLETION_INDEX"
 
+// nodeEnv names the machine under the host, recorded in the run header;
+// the manifests of `goodput k8s` set it to the pod's node.
+const nodeEnv = "NODE_NAME"
+
 // shardFromJob takes this process's shard from $JOB_COMPLETION_INDEX when
 // --shards splits the schedule and --shard is not given, so that the pods
 // of one Indexed Job each run their own shard with the same arguments.
@@ -368,6 +520,9 @@ func printBenchPlan(env *Env, cfg bench.Config) error {
 	fmt.Fprintf(env.Stdout, "Target: %s (%s)\nLoad: %s\nWorkload: %s\n", target, cfg.Backend, strings.TrimRight(plan.String(), "\n"), src.String())
 	if cfg.Warmups > 0 {
 		fmt.Fprintf(env.Stdout, "Warm-up: the first %d requests are excluded from statistics\n", cfg.Warmups)
+	}
+	if cfg.WarmupRequests > 0 {
+		fmt.Fprintf(env.Stdout, "Warm-up: %d requests sent before the run, left out of it\n", cfg.WarmupRequests)
 	}
 	if cfg.WarmupTime > 0 {
 		fmt.Fprintf(env.Stdout, "Warm-up: requests scheduled in the first %v are excluded from statistics\n", cfg.WarmupTime)

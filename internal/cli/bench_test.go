@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,7 +72,7 @@ func TestBenchDryRunSendsNothing(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	for _, want := range []string{"Load: open loop: poisson arrivals at 5 req/s", "schedule: 100 requests",
-		"Workload: random: input 1024 tokens, output 128 tokens", "the first 5 requests are excluded", "Dry run: nothing was sent."} {
+		"Workload: random: input 1024 tokens, output 128 tokens", "Warm-up: 5 requests sent before the run, left out of it", "Dry run: nothing was sent."} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -95,7 +97,14 @@ func TestBenchUsageErrors(t *testing.T) {
 		{[]string{"bench", "--base-url", "127.0.0.1:9", "--num-prompts", "1"}, "--base-url"},
 		{[]string{"bench", "--sim-gpu", "abacus"}, "--sim-gpu"},
 		{[]string{"bench", "stray"}, `unexpected argument "stray"`},
-		{[]string{"bench", "--label", "x"}, "--label"},
+		{[]string{"bench", "--record-label", "x"}, "--label"},
+		// A sweep's list points at goodput sweep.
+		{[]string{"bench", "--max-concurrency", "1,4,16"}, "bench runs one load; to measure several, run goodput sweep --concurrency 1,4,16"},
+		{[]string{"bench", "--max-concurrency", "four"}, "want a whole number of requests"},
+		{[]string{"bench", "--request-rate", "1,2"}, "bench runs one load; to measure several, run goodput sweep --request-rate 1,2"},
+		// An option the protocol cannot send fails before the run, not
+		// on every request.
+		{[]string{"bench", "--base-url", "http://127.0.0.1:9", "--backend", "llamacpp", "--min-tokens", "4"}, "min tokens (--min-tokens) is not supported by llamacpp"},
 		// Found before the simulator starts or a server is waited for.
 		{[]string{"bench", "--dataset-name", "sharegpt", "--dataset-path", "no-such.json"}, "--dataset-path: stat no-such.json: no such file"},
 		{[]string{"bench", "--base-url", "http://127.0.0.1:9", "--dataset-name", "custom", "--dataset-path", t.TempDir()}, "is a directory"},
@@ -164,5 +173,24 @@ func TestBenchDurationLiftsPromptDefault(t *testing.T) {
 		if code != ExitOK || !strings.Contains(out, tt.want) {
 			t.Errorf("%v: exit %d, %q%s; want %q", tt.args, code, out, errOut, tt.want)
 		}
+	}
+}
+
+// A run in which every request failed exits 1, and says why.
+func TestBenchEveryRequestFailed(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/health" {
+			return
+		}
+		http.Error(w, `{"error":{"message":"engine crashed"}}`, http.StatusInternalServerError)
+	}))
+	defer srv.Close()
+	out, errOut, code := run(t, "", "bench", "--base-url", srv.URL, "--model", "m", "--num-prompts", "3", "--max-concurrency", "1",
+		"--prompt-format", "text", "--no-calibrate", "--no-server-metrics", "--quiet")
+	if code != ExitTool || !strings.Contains(errOut, "every one of the 3 measured requests failed: 3 http (http 500 Internal Server Error: engine crashed)") {
+		t.Errorf("exit %d, %q; want 1 and why", code, errOut)
+	}
+	if !strings.Contains(out, "Failed requests:                         3") {
+		t.Errorf("the summary is not printed first:\n%s", out)
 	}
 }

@@ -36,7 +36,7 @@ var flagGroups = map[string]string{
 	// Where the load goes and how each request is made.
 	"base-url": groupTarget, "endpoint": groupTarget, "backend": groupTarget, "model": groupTarget,
 	"header": groupTarget, "api-key": groupTarget, "extra-body": groupTarget, "usage": groupTarget,
-	"insecure": groupTarget, "request-timeout": groupTarget, "ready-check-timeout": groupTarget,
+	"insecure": groupTarget, "keepalive": groupTarget, "request-timeout": groupTarget, "ready-check-timeout": groupTarget,
 	"metrics-url": groupTarget, "no-server-metrics": groupTarget, "scrape-interval": groupTarget,
 	"base-url-file": groupTarget, "balance": groupTarget, "session-header": groupTarget,
 
@@ -45,9 +45,9 @@ var flagGroups = map[string]string{
 	"ramp-up-strategy": groupLoad, "ramp-up-start-rps": groupLoad, "ramp-up-duration": groupLoad,
 	"max-concurrency": groupLoad, "num-prompts": groupLoad, "duration": groupLoad, "seed": groupLoad,
 	"shard": groupLoad, "shards": groupLoad, "start-at": groupLoad, "num-warmups": groupLoad,
-	"warmup-seconds": groupLoad, "lag-threshold": groupLoad,
+	"warmup-seconds": groupLoad, "warmup-first": groupLoad, "lag-threshold": groupLoad,
 	"concurrency": groupLoad, "points": groupLoad, "refine": groupLoad, "spacing": groupLoad,
-	"auto-max-concurrency": groupLoad, "repeats": groupLoad, "no-early-stop": groupLoad,
+	"auto-max-concurrency": groupLoad, "repeats": groupLoad, "no-early-stop": groupLoad, "early-stop": groupLoad,
 	"min-rounds": groupLoad, "idle-timeout": groupLoad,
 
 	// What is asked.
@@ -80,6 +80,26 @@ var flagGroups = map[string]string{
 	"virtual": groupSimulator, "sim-replicas": groupSimulator,
 
 	"help": groupHelp,
+
+	// Flags of vllm bench serve that bench takes with vLLM's meaning.
+	"host": groupTarget, "port": groupTarget, "served-model-name": groupTarget, "request-id-prefix": groupTarget,
+	"temperature": groupTarget, "top-p": groupTarget, "top-k": groupTarget, "min-p": groupTarget,
+	"frequency-penalty": groupTarget, "presence-penalty": groupTarget, "repetition-penalty": groupTarget,
+	"logprobs": groupTarget, "chat-template-kwargs": groupTarget, "lora-modules": groupTarget,
+	"lora-assignment": groupTarget, "profile": groupTarget, "stream": groupTarget,
+	"ramp-up-end-rps": groupLoad,
+	"input-len":       groupWorkload, "output-len": groupWorkload, "no-oversample": groupWorkload,
+	"tokenizer": groupWorkload, "tokenizer-mode": groupWorkload, "trust-remote-code": groupWorkload,
+	"skip-tokenizer-init": groupWorkload, "sharegpt-output-len": groupWorkload,
+	"sonnet-input-len": groupWorkload, "sonnet-output-len": groupWorkload, "sonnet-prefix-len": groupWorkload,
+	"prefix-repetition-prefix-len": groupWorkload, "prefix-repetition-suffix-len": groupWorkload,
+	"prefix-repetition-num-prefixes": groupWorkload, "prefix-repetition-output-len": groupWorkload,
+	"spec-bench-output-len": groupWorkload, "spec-bench-category": groupWorkload,
+	"hf-name": groupWorkload, "hf-output-len": groupWorkload, "hf-split": groupWorkload, "hf-subset": groupWorkload,
+	"percentile-metrics": groupSLO,
+	"save-detailed":      groupOutput, "append-result": groupOutput, "result-filename": groupOutput,
+	"metadata": groupOutput, "record-label": groupOutput, "plot-timeline": groupOutput,
+	"timeline-itl-thresholds": groupOutput,
 }
 
 // loadCommands are the commands whose --help groups their flags: they

@@ -300,6 +300,12 @@ func writeRecordCSV(env *Env, file, out string, cs slo.Conditions) error {
 // is read with mo's percentiles, method and SLO, so that the page agrees
 // with the summary just printed.
 func writeHTMLReport(env *Env, input, out string, mo metrics.Options) error {
+	return writeHTMLReportWith(env, input, out, mo, report.HTMLOptions{})
+}
+
+// writeHTMLReportWith is writeHTMLReport with options for the run's page
+// (Tool is set here).
+func writeHTMLReportWith(env *Env, input, out string, mo metrics.Options, ho report.HTMLOptions) error {
 	kind, file, err := report.Locate(input)
 	if err != nil {
 		return fmt.Errorf("--report: %w", err)
@@ -316,7 +322,8 @@ func writeHTMLReport(env *Env, input, out string, mo metrics.Options) error {
 		return fmt.Errorf("--report: %w", err)
 	}
 	err = writeOutput(env, out, func(w io.Writer) error {
-		return report.WriteRunHTML(w, run, report.HTMLOptions{Tool: "goodput " + Version})
+		ho.Tool = "goodput " + Version
+		return report.WriteRunHTML(w, run, ho)
 	})
 	if err == nil {
 		fmt.Fprintf(env.Stdout, "Wrote %s\n", out)

@@ -26,6 +26,7 @@ type targetFlags struct {
 	usage     string
 	labels    []string
 	spread    spreadFlags
+	keepAlive bool
 }
 
 // registerTargetFlags registers the flags that say where load goes and how
@@ -40,6 +41,7 @@ func registerTargetFlags(fl *pflag.FlagSet, cfg *bench.Config, f *targetFlags) {
 	fl.StringVar(&f.extraBody, "extra-body", "", "JSON object merged into every request body")
 	fl.StringVar(&f.usage, "usage", "continuous", "usage reports to ask OpenAI-style servers for: continuous, final or none")
 	fl.BoolVar(&cfg.Insecure, "insecure", false, "skip TLS certificate verification")
+	fl.BoolVar(&f.keepAlive, "keepalive", true, "reuse connections across requests (false: a new connection per request, for servers that close kept-alive ones)")
 	fl.StringVar(&cfg.PromptFormat, "prompt-format", cfg.PromptFormat, "random prompts as ids (exact lengths; openai and llamacpp), text (fitted with /tokenize), or auto: ids when the server takes them")
 	fl.DurationVar(&cfg.RequestTimeout, "request-timeout", cfg.RequestTimeout, "give up on a request after this long")
 	fl.DurationVar(&cfg.ReadyTimeout, "ready-check-timeout", cfg.ReadyTimeout, "wait up to this long for the server to become ready (/health or /v1/models answering 2xx; 0 checks once)")
@@ -67,6 +69,7 @@ func (f *targetFlags) apply(env *Env, cfg *bench.Config) error {
 	if cfg.APIKey == "" {
 		cfg.APIKey = env.getenv("OPENAI_API_KEY")
 	}
+	cfg.NoKeepAlive = !f.keepAlive
 	if cfg.Labels, err = parseLabels(f.labels); err != nil {
 		return usageErr("--label: %v", err)
 	}
@@ -211,7 +214,7 @@ func startSimWith(ctx context.Context, env *Env, cfg *bench.Config, opts sim.Opt
 	if f := info.Faults.String(); f != "none" {
 		cfg.Target += ", faults: " + f
 	}
-	fmt.Fprintf(env.Stderr, "goodput: no --base-url: benchmarking the built-in simulator at %s\n%s\n", cfg.BaseURL, indent(info.String()))
+	fmt.Fprintf(env.Stderr, "goodput: no server given (--base-url): benchmarking the built-in simulator at %s, not a real server\n%s\n", cfg.BaseURL, indent(info.String()))
 	return func() {
 		cancel()
 		srv.Close()

@@ -28,7 +28,7 @@ type spreadFlags struct {
 // registerSpreadFlags registers them; --base-url itself is one of them,
 // since it may be given several times.
 func registerSpreadFlags(fl *pflag.FlagSet, cfg *bench.Config, f *spreadFlags) {
-	fl.StringArrayVar(&f.baseURLs, "base-url", nil, "server base URL, e.g. http://127.0.0.1:8000; several spread the load over them (default: start the built-in simulator)")
+	fl.Var(&baseURLFlag{urls: &f.baseURLs, first: &cfg.BaseURL}, "base-url", "server base URL, e.g. http://127.0.0.1:8000; several spread the load over them (default: start the built-in simulator)")
 	fl.StringVar(&f.baseURLFile, "base-url-file", "", "file of endpoint base URLs, one a line, to spread the load over (# comments)")
 	fl.StringVar(&f.balance, "balance", "", "spread over several endpoints: round-robin, least-outstanding or session (default: session for sessions and tasks, else round-robin)")
 
@@ -60,8 +60,9 @@ func (f *spreadFlags) apply(cfg *bench.Config) error {
 	for i, u := range urls {
 		urls[i] = strings.TrimRight(strings.TrimSpace(u), "/")
 	}
-	cfg.BaseURL, cfg.BaseURLs = "", nil
-	if len(urls) > 0 {
+	// A single --base-url stays as the flag (or a vLLM --host and
+	// --port) set it.
+	if len(urls) > 1 || f.baseURLFile != "" {
 		cfg.BaseURL = urls[0]
 	}
 	if len(urls) > 1 {
@@ -151,3 +152,23 @@ func startSims(ctx context.Context, env *Env, cfg *bench.Config, opts sim.Option
 // maxSimReplicas bounds --sim-replicas: each is an engine goroutine and a
 // listener on this machine.
 const maxSimReplicas = 64
+
+// baseURLFlag is --base-url: each use adds an endpoint, and the first is
+// the run's BaseURL as soon as it is parsed, as a plain string flag would
+// set it.
+type baseURLFlag struct {
+	urls  *[]string
+	first *string
+}
+
+func (b *baseURLFlag) Set(s string) error {
+	*b.urls = append(*b.urls, s)
+	if len(*b.urls) == 1 {
+		*b.first = s
+	}
+	return nil
+}
+
+func (b *baseURLFlag) String() string { return strings.Join(*b.urls, ",") }
+
+func (b *baseURLFlag) Type() string { return "url" }

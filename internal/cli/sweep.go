@@ -31,6 +31,7 @@ type sweepFlags struct {
 	autoMax           int
 	repeats           int
 	noStop            bool
+	earlyStop         bool
 	attainment        float64
 	knee              string
 
@@ -75,10 +76,11 @@ load and a verdict in plain words.
 Loads: --concurrency 1,2,4,8 or --request-rate 0.5,1,2,inf, or "auto": one
 request at a time, then the saturation load, then --points loads between
 (geometric for concurrency, linear for rates), then --refine loads around the
-knee. Without either it sweeps --concurrency auto. The sweep stops early once
-it is clearly past saturation (doubling the load bought under 3 % more
+knee. Without either it sweeps --concurrency auto. An auto sweep stops early
+once it is clearly past saturation (doubling the load bought under 3 % more
 throughput while latency rose, or attainment collapsed below 5 %); give
---no-early-stop to measure every load.
+--no-early-stop to measure every load. A list is measured in full unless
+--early-stop asks for the same rule; the loads it skips are named.
 
 SLO search: --search rate|concurrency finds the highest load whose attainment
 of --slo reaches --attainment, by doubling then bisection, and reports the
@@ -137,7 +139,8 @@ waiting, so a what-if sweep over a GPU and model (--sim-gpu, --sim-model,
 	fl.StringVar(&f.spacing, "spacing", "", "auto: geometric or linear (default geometric by concurrency, linear by rate)")
 	fl.IntVar(&f.autoMax, "auto-max-concurrency", auto.Max, "auto by concurrency: the saturation load")
 	fl.IntVar(&f.repeats, "repeats", 1, "measurements per load; the spread is reported")
-	fl.BoolVar(&f.noStop, "no-early-stop", false, "measure every planned load even past saturation")
+	fl.BoolVar(&f.noStop, "no-early-stop", false, "measure every planned load even past saturation (what a list gets anyway)")
+	fl.BoolVar(&f.earlyStop, "early-stop", false, "a list of loads: skip the loads above saturation, as an auto sweep does")
 	fl.Float64Var(&f.attainment, "attainment", sweep.DefaultTarget, "SLO attainment the operating point (or a search) must reach, in (0, 1]")
 	fl.StringVar(&f.knee, "knee-latency", string(sweep.StatE2EMean), "latency the knee divides throughput by: e2e_mean, e2e_p50, ttft_p99, tpot_p99, …")
 
@@ -393,11 +396,18 @@ func (f *sweepFlags) job(cmd *cobra.Command) (sweepJob, error) {
 	if f.rate != "" {
 		mode, spec, flag = sweep.ModeRate, f.rate, "--request-rate"
 	}
-	plan := sweep.Plan{Mode: mode, Repeats: f.repeats, Options: job.options, Stop: sweep.DefaultStopRule()}
-	if f.noStop {
-		plan.Stop = sweep.StopRule{}
+	plan := sweep.Plan{Mode: mode, Repeats: f.repeats, Options: job.options}
+	auto := spec == "" || strings.EqualFold(spec, "auto")
+	switch {
+	case f.noStop && f.earlyStop:
+		return sweepJob{}, usageErr("give --early-stop or --no-early-stop, not both")
+	case f.earlyStop && auto:
+		return sweepJob{}, usageErr("--early-stop applies to a list of loads; an auto sweep stops early unless --no-early-stop")
+	case f.earlyStop || (auto && !f.noStop):
+		// A load the user listed is never skipped unless they asked.
+		plan.Stop = sweep.DefaultStopRule()
 	}
-	if spec == "" || strings.EqualFold(spec, "auto") {
+	if auto {
 		a := sweep.DefaultAuto(mode)
 		if changed("points") {
 			a.Points = f.points
@@ -442,7 +452,7 @@ func (f *sweepFlags) searchJob(changed func(string) bool, job sweepJob) (sweepJo
 	default:
 		return sweepJob{}, usageErr("--search %q: want rate or concurrency", f.search)
 	}
-	for _, name := range []string{"points", "refine", "spacing", "auto-max-concurrency", "no-early-stop"} {
+	for _, name := range []string{"points", "refine", "spacing", "auto-max-concurrency", "no-early-stop", "early-stop"} {
 		if changed(name) {
 			return sweepJob{}, usageErr("--%s applies to a sweep, not to --search", name)
 		}
@@ -579,7 +589,7 @@ func printSweep(env *Env, out *sweeprun.Outcome, simOpts sim.Options, virtual bo
 		for i, l := range out.Skipped {
 			skipped[i] = l.Short()
 		}
-		fmt.Fprintf(env.Stdout, "Stopped early, past saturation: %s; not measured: %s.\n", out.Stopped, strings.Join(skipped, ", "))
+		fmt.Fprintf(env.Stdout, "Stopped early, past saturation: %s; not measured: %s (every load is measured without the early stop).\n", out.Stopped, strings.Join(skipped, ", "))
 	}
 	if out.Resumed > 0 {
 		fmt.Fprintf(env.Stdout, "Measured %d point(s) now; %d came from the result directory.\n", out.Measured, out.Resumed)

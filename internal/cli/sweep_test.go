@@ -181,6 +181,15 @@ func TestSweepDryRunSendsNothing(t *testing.T) {
 			"sweep plan: request-rate, list, 3 measurements per load",
 			"request_rate=1, request_rate=2, request_rate=inf",
 			"each point: 200 requests\n",
+			// Every load the user listed is measured.
+			"early stop: off",
+		}},
+		{"list with early stop", []string{"--base-url", deadURL, "--concurrency", "1,2,4,8", "--early-stop"}, []string{
+			"early stop: when output throughput gains under 3 %",
+		}},
+		// --no-early-stop on a list says what the list gets anyway.
+		{"list without early stop", []string{"--base-url", deadURL, "--concurrency", "1,2,4,8", "--no-early-stop"}, []string{
+			"early stop: off",
 		}},
 		{"search to nobody", []string{"--base-url", deadURL, "--search", "concurrency", "--concurrency", "8"}, []string{
 			"SLO search by concurrency from 8: double until a probe misses 90 % attainment, then bisect; at most 12 probes",
@@ -347,6 +356,8 @@ func TestSweepUsageErrors(t *testing.T) {
 		{"search crossed start", []string{"--search", "rate", "--concurrency", "4"}, "starts from a --request-rate"},
 		{"search with sweep flag", []string{"--search", "rate", "--no-early-stop"}, "--no-early-stop applies to a sweep, not to --search"},
 		{"search flag without search", []string{"--search-tolerance", "0.1"}, "--search-tolerance applies only with --search"},
+		{"both early-stop flags", []string{"--concurrency", "1,2", "--early-stop", "--no-early-stop"}, "give --early-stop or --no-early-stop, not both"},
+		{"early stop on auto", []string{"--early-stop"}, "--early-stop applies to a list of loads"},
 		{"gate on a search", []string{"--search", "rate", "--request-rate", "4", "--gate", "attainment>=0.9"}, "--gate: an SLO search has no operating point"},
 		{"virtual with a server", []string{"--virtual", "--base-url", "http://127.0.0.1:9"}, "drop --base-url"},
 		{"virtual with faults", []string{"--virtual", "--sim-fault", "error-rate=0.1"}, "a virtual-time sweep has none"},

@@ -1,0 +1,157 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/goodput-dev/goodput/record"
+)
+
+// writeShardFile writes shard k of n of a run of total requests, one due
+// every 100 ms, each answered with three tokens; a killed shard has no
+// trailer and only its first half.
+func writeShardFile(t *testing.T, dir string, k, n, total int, killed bool) string {
+	t.Helper()
+	start := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	h := record.Header{Start: start, Tool: "goodput test", Host: "pod-" + string(rune('a'+k)),
+		Shard: &record.Shard{Index: k, Count: n, StartAt: start, Ready: start.Add(-time.Minute), Planned: int64((total - k + n - 1) / n), Total: int64(total)},
+		Clock: &record.Clock{Source: "http-date", Offset: int64(k) * 1000, Uncertainty: 2_000_000}}
+	path := filepath.Join(dir, "goodput-20261129-100000-shard"+string(rune('0'+k))+"-of-"+string(rune('0'+n))+".jsonl")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w, err := record.NewWriter(f, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := int64(time.Millisecond)
+	sent := 0
+	for q := k; q < total; q += n {
+		if killed && sent >= (total/n)/2 {
+			break
+		}
+		s := int64(q) * 100 * ms
+		r := record.Record{Seq: int64(q), Scheduled: s, Sent: s + ms, End: s + 90*ms, InputTokens: 8, OutputTokens: 3,
+			TokenSource: record.SourceUsage, Status: 200, Finish: "length",
+			Chunks: []record.Chunk{{At: s + 30*ms, Tokens: 1}, {At: s + 60*ms, Tokens: 1}, {At: s + 90*ms, Tokens: 1}}}
+		if err := w.Write(&r); err != nil {
+			t.Fatal(err)
+		}
+		sent++
+	}
+	if !killed {
+		w.Close(record.Trailer{End: int64(total) * 100 * ms})
+	}
+	return path
+}
+
+func TestMergeCommand(t *testing.T) {
+	dir := t.TempDir()
+	for k := range 3 {
+		writeShardFile(t, dir, k, 3, 30, false)
+	}
+	os.WriteFile(filepath.Join(dir, "goodput-20261129-100000-shard0-of-3.server.json"), []byte(`{"samples":[]}`), 0o644)
+	merged := filepath.Join(dir, "merged.jsonl")
+	page := filepath.Join(dir, "report.html")
+	out, errOut, code := run(t, "", "merge", dir, "--output", merged, "--report", page, "--gate", "p99(ttft)<=100ms")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		"Merged Benchmark Result",
+		"Shards: 3 of 3; 30 of 30 planned requests measured; window 2.99 s, all shards sending for 2.59 s of it",
+		"shard 2 of 3 on pod-c, complete)",
+		"Clocks: offsets from the server +0s to +2µs (each within ±2ms)",
+		"Successful requests:                     30",
+		"Wrote " + merged, "Wrote " + page, "Gate: p99(ttft)<=100ms: measured 30ms: pass",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "WARNING") {
+		t.Errorf("a whole run warns:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "merged.server.json")); err != nil {
+		t.Errorf("the server series was not copied beside the merged run: %v", err)
+	}
+	// Merging again over the same directory skips the merged file.
+	out, _, code = run(t, "", "merge", dir, "--output", merged)
+	if code != ExitOK || !strings.Contains(out, "30 of 30 planned requests measured") {
+		t.Errorf("second merge: exit %d\n%s", code, out)
+	}
+	// A gate on the merged run fails with 3.
+	if _, _, code := run(t, "", "merge", dir, "--gate", "p99(ttft)<=10ms"); code != ExitGateFail {
+		t.Errorf("failed gate: exit %d", code)
+	}
+}
+
+// A run with a missing and a killed shard is merged and reported, and
+// exits 1 unless told to accept it.
+func TestMergeIncompleteRun(t *testing.T) {
+	dir := t.TempDir()
+	writeShardFile(t, dir, 0, 4, 40, false)
+	writeShardFile(t, dir, 1, 4, 40, true)
+	writeShardFile(t, dir, 3, 4, 40, false)
+	merged := filepath.Join(dir, "merged.jsonl")
+	out, errOut, code := run(t, "", "merge", dir, "-o", merged)
+	if code != ExitTool {
+		t.Fatalf("exit %d, want 1:\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		"Shards: 3 of 4 (1 partial); 25 of 40 planned requests measured",
+		"WARNING: shard 1 of 4 is partial: attempt 0 (",
+		"was cut off after 5 records: its process stopped before the end; 5 of its 10 planned requests were never measured",
+		"WARNING: shard 2 of 4 is missing: no record file holds it: the merged run lacks its 10 planned requests",
+		"Wrote " + merged,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errOut, "goodput: the merged run is not the planned one (shard 2 missing; shard 1 partial)") {
+		t.Errorf("stderr: %s", errOut)
+	}
+	if _, _, code := run(t, "", "merge", dir, "--allow-partial"); code != ExitOK {
+		t.Errorf("--allow-partial: exit %d", code)
+	}
+	// analyze says the same of the shards, without failing.
+	out, _, code = run(t, "", "analyze", filepath.Join(dir, "goodput-20261129-100000-shard0-of-4.jsonl"), filepath.Join(dir, "goodput-20261129-100000-shard1-of-4.jsonl"), filepath.Join(dir, "goodput-20261129-100000-shard3-of-4.jsonl"))
+	if code != ExitOK || !strings.Contains(out, "WARNING: shard 2 of 4 is missing") || !strings.Contains(out, "Shards: 3 of 4 (1 partial)") {
+		t.Errorf("analyze: exit %d\n%s", code, out)
+	}
+	// --wait gives up at its timeout and merges what is there.
+	out, errOut, code = run(t, "", "merge", dir, "--wait", "--shards", "4", "--wait-timeout", "0s", "--allow-partial")
+	if code != ExitOK || !strings.Contains(errOut, "2 of 4 shards finished; waiting for shards 1, 2") || !strings.Contains(errOut, "merging without a finished file of 2 shards") {
+		t.Errorf("--wait: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+func TestMergeUsage(t *testing.T) {
+	dir := t.TempDir()
+	writeShardFile(t, dir, 0, 1, 2, false)
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"merge"}, ExitUsage, "give the record files of a run"},
+		{[]string{"merge", dir, "--report", "r.html"}, ExitUsage, "--report renders the merged records: give --output too"},
+		{[]string{"merge", dir, "--wait"}, ExitUsage, "--wait watches one directory for --shards shards"},
+		{[]string{"merge", dir, "--format", "yaml"}, ExitUsage, `--format "yaml"`},
+		{[]string{"merge", dir, "--slo", "ttft<<1"}, ExitUsage, "--slo"},
+		{[]string{"merge", filepath.Join(dir, "none")}, ExitTool, "no such file"},
+		{[]string{"merge", t.TempDir()}, ExitTool, "no record files"},
+	}
+	for _, c := range cases {
+		_, errOut, code := run(t, "", c.args...)
+		if code != c.code || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, %q; want %d, %q", c.args, code, errOut, c.code, c.want)
+		}
+	}
+}

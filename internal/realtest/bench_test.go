@@ -1,0 +1,291 @@
+package realtest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/goodput-dev/goodput/record"
+)
+
+// Every backend that speaks to llama.cpp, closed loops of 1, 4 and 16 and
+// an open loop: no request fails, and the records' token counts add up to
+// the server's own counters (the prompt tokens it processed plus those it
+// served from its cache; the tokens it generated).
+func TestBenchEveryBackend(t *testing.T) {
+	s := sharedServer(t, 4)
+	loads := []struct {
+		name string
+		args []string
+	}{
+		{"c1", []string{"--max-concurrency", "1", "--num-prompts", "12"}},
+		{"c4", []string{"--max-concurrency", "4", "--num-prompts", "24"}},
+		{"c16", []string{"--max-concurrency", "16", "--num-prompts", "48"}},
+		{"open loop", []string{"--request-rate", "40", "--arrival", "constant", "--num-prompts", "24"}},
+	}
+	for _, b := range []string{"openai", "openai-chat", "llamacpp"} {
+		for i, l := range loads {
+			t.Run(b+" "+l.name, func(t *testing.T) {
+				args := append([]string{"--backend", b, "--random-input-len", "64", "--random-output-len", "32",
+					"--seed", fmt.Sprint(100 + i)}, l.args...)
+				if b != "openai-chat" {
+					// Token ids, sent without a probe, so that the server
+					// sees nothing but the measured requests.
+					args = append(args, "--prompt-format", "ids")
+				}
+				p0, g0 := counters(t, s.URL)
+				out, recs := bench(t, s.URL, 0, args...)
+				p1, g1 := counters(t, s.URL)
+				c := out.Result.Counts
+				if c.Failed != 0 || c.Completed != c.Total || int(c.Total) != len(recs) {
+					t.Fatalf("counts %+v for %d records", c, len(recs))
+				}
+				for i := range recs {
+					r := &recs[i]
+					n := 0
+					for _, ch := range r.Chunks {
+						n += int(ch.Tokens)
+					}
+					if r.TokenSource != record.SourceUsage || n != r.OutputTokens || r.OutputTokens < 1 || r.OutputTokens > 32 || !r.CacheReported {
+						t.Errorf("%s; chunks carry %d", describe(r), n)
+					}
+					if b != "openai-chat" && r.InputTokens != 64 {
+						t.Errorf("%s: token-id prompts of 64 tokens", describe(r))
+					}
+				}
+				in, gen, cached := sums(recs)
+				if float64(gen) != g1-g0 || float64(in-cached) != p1-p0 {
+					t.Errorf("records: %d output, %d input of which %d cached; the server counted %v generated, %v prompt tokens processed",
+						gen, in, cached, g1-g0, p1-p0)
+				}
+				for _, w := range out.Warnings {
+					if strings.Contains(w, "different token count") {
+						t.Errorf("warning: %s", w)
+					}
+				}
+				t.Logf("%d requests, %d retried on a new connection", c.Total, c.Retried)
+			})
+		}
+	}
+}
+
+// The server closes every streamed response's connection although it
+// says Keep-Alive: with keep-alive the requests that meet a closed
+// connection are sent again and counted; without it none needs to be.
+func TestKeepAlivePolicy(t *testing.T) {
+	s := sharedServer(t, 4)
+	args := []string{"--max-concurrency", "4", "--num-prompts", "32", "--random-input-len", "32", "--random-output-len", "8",
+		"--prompt-format", "ids", "--seed", "31"}
+	on, recs := bench(t, s.URL, 0, args...)
+	retried := 0
+	for i := range recs {
+		retried += recs[i].Retries
+	}
+	// How many meet a closed connection is the race's: the count must
+	// agree with the records, and no request may fail.
+	if on.Result.Counts.Failed != 0 || on.Result.Counts.Retried != int64(retried) {
+		t.Errorf("keep-alive: counts %+v, %d records retried", on.Result.Counts, retried)
+	}
+	t.Logf("keep-alive: %d of 32 requests retried", retried)
+	off, _ := bench(t, s.URL, 0, append(args, "--keepalive=false")...)
+	if c := off.Result.Counts; c.Failed != 0 || c.Retried != 0 {
+		t.Errorf("keep-alive off: counts %+v", c)
+	}
+}
+
+// Chat prompts are fitted to the server's count of the templated prompt:
+// what the server reports is what was asked for, within the rounding of
+// fitting words to tokens.
+func TestChatInputLengthsCountTheTemplate(t *testing.T) {
+	s := sharedServer(t, 4)
+	out, recs := bench(t, s.URL, 0, "--backend", "openai-chat", "--max-concurrency", "4", "--num-prompts", "16",
+		"--random-input-len", "96", "--random-output-len", "8", "--seed", "7")
+	if out.Result.Counts.Failed != 0 {
+		t.Fatalf("%+v", out.Result.Counts)
+	}
+	in, _, _ := sums(recs)
+	mean := float64(in) / float64(len(recs))
+	t.Logf("mean input %.2f tokens for 96 asked", mean)
+	if mean < 90 || mean > 102 {
+		t.Errorf("mean input %.1f tokens, asked for 96 with the template", mean)
+	}
+}
+
+// --ignore-eos gives exactly the output length asked for.
+func TestIgnoreEOSIsExact(t *testing.T) {
+	s := sharedServer(t, 4)
+	for _, b := range []string{"openai", "openai-chat", "llamacpp"} {
+		_, recs := bench(t, s.URL, 0, "--backend", b, "--max-concurrency", "4", "--num-prompts", "12",
+			"--random-input-len", "32", "--random-output-len", "48", "--ignore-eos", "--seed", "3")
+		for i := range recs {
+			if r := &recs[i]; !r.OK() || r.OutputTokens != 48 || r.Finish != "length" {
+				t.Errorf("%s: %s", b, describe(r))
+			}
+		}
+	}
+}
+
+// A run repeated with the same seed sends the same prompts, which the
+// server then serves from its prompt cache: the second run says so.
+func TestRepeatedRunWarnsOfThePromptCache(t *testing.T) {
+	s := sharedServer(t, 4)
+	args := []string{"--max-concurrency", "2", "--num-prompts", "8", "--random-input-len", "256", "--random-output-len", "4",
+		"--prompt-format", "ids", "--seed", "4242"}
+	first, _ := bench(t, s.URL, 0, args...)
+	second, _ := bench(t, s.URL, 0, args...)
+	has := func(o benchJSON) bool {
+		for _, w := range o.Warnings {
+			if strings.Contains(w, "served from the server's prompt cache") {
+				return true
+			}
+		}
+		return false
+	}
+	if has(first) {
+		t.Errorf("a first run of new prompts warns: %q", first.Warnings)
+	}
+	if !has(second) || second.Result.PromptCache == nil || second.Result.PromptCache.HitRate < 0.5 {
+		t.Errorf("the repeated run: warnings %q, cache %+v", second.Warnings, second.Result.PromptCache)
+	}
+}
+
+// One slot, 32 requests in flight: the client sees TTFT in seconds against
+// a prefill of milliseconds, the server 31 requests deferred, and the
+// status says it is queueing.
+func TestOverloadShowsTheQueue(t *testing.T) {
+	s := sharedServer(t, 1)
+	out, _ := bench(t, s.URL, 0, "--max-concurrency", "32", "--num-prompts", "96", "--random-input-len", "64",
+		"--random-output-len", "32", "--ignore-eos", "--prompt-format", "ids", "--scrape-interval", "250ms", "--seed", "9")
+	res := out.Result
+	if res.Counts.Failed != 0 || res.ServerTimings == nil {
+		t.Fatalf("counts %+v, server timings %+v", res.Counts, res.ServerTimings)
+	}
+	if ttft, prefill := res.Latency.TTFT.Median, res.ServerTimings.Prefill.Median; ttft < 10*prefill {
+		t.Errorf("client TTFT p50 %.4f s against a server prefill of %.4f s: no queue seen by the client", ttft, prefill)
+	}
+	sv := out.Server
+	if sv == nil || sv.Waiting == nil || sv.Running == nil {
+		t.Fatalf("server view %+v", sv)
+	}
+	if sv.Waiting.Peak < 16 || sv.Running.Peak != 1 {
+		t.Errorf("server: waiting peak %v, running peak %v", sv.Waiting.Peak, sv.Running.Peak)
+	}
+	if !strings.HasPrefix(sv.Status.Text, "queueing: ") || sv.Status.Level != "warn" {
+		t.Errorf("status %s %q", sv.Status.Level, sv.Status.Text)
+	}
+}
+
+// watch --once reports the server's slots from /slots beside its busy and
+// deferred counts.
+func TestWatchOnceShowsTheSlots(t *testing.T) {
+	s := sharedServer(t, 4)
+	out, errOut, code := goodput(t.Context(), "watch", "--once", "--interval", "200ms", s.URL)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, errOut, out)
+	}
+	for _, want := range []string{"(llama.cpp", "Slots (/slots):                          4, ", "Running:", "Waiting:", "Status:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("watch --once lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// sweep, then report and plan from what it wrote.
+func TestSweepReportPlan(t *testing.T) {
+	s := sharedServer(t, 4)
+	dir := filepath.Join(t.TempDir(), "sweep")
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	out, errOut, code := goodput(ctx, "sweep", "--base-url", s.URL, "--concurrency", "1,4", "--num-prompts", "16",
+		"--random-input-len", "64", "--random-output-len", "16", "--prompt-format", "ids", "--slo", "ttft<=2s", "--result-dir", dir)
+	if code != 0 {
+		t.Fatalf("sweep: exit %d\n%s\n%s", code, errOut, out)
+	}
+	if !strings.Contains(out, "failed") || strings.Contains(out, "Stopped early") {
+		t.Errorf("sweep table:\n%s", out)
+	}
+	html := filepath.Join(t.TempDir(), "sweep.html")
+	if out, errOut, code := goodput(ctx, "report", filepath.Join(dir, "sweep.json"), "-o", html); code != 0 {
+		t.Fatalf("report: exit %d\n%s\n%s", code, errOut, out)
+	}
+	if st, err := os.Stat(html); err != nil || st.Size() < 1000 {
+		t.Errorf("report: %v, %v", st, err)
+	}
+	out, errOut, code = goodput(ctx, "plan", "--from", filepath.Join(dir, "sweep.json"), "--peak-qps", "10")
+	if code != 0 || !strings.Contains(out, "replica") {
+		t.Fatalf("plan: exit %d\n%s\n%s", code, errOut, out)
+	}
+}
+
+// A server killed mid-run: bench stops within seconds, exits 1, and keeps
+// every record it measured, with a trailer that says why.
+func TestKilledServerStopsTheRun(t *testing.T) {
+	e := Need(t)
+	s := Start(t, e, Options{Parallel: 4})
+	dir := t.TempDir()
+	type result struct {
+		out, errOut string
+		code        int
+		at          time.Time
+	}
+	done := make(chan result, 1)
+	go func() {
+		out, errOut, code := goodput(t.Context(), "bench", "--base-url", s.URL, "--max-concurrency", "16", "--num-prompts", "1000000",
+			"--random-input-len", "64", "--random-output-len", "64", "--prompt-format", "ids", "--quiet",
+			"--result-dir", dir, "--run-name", "run")
+		done <- result{out, errOut, code, time.Now()}
+	}()
+	// Let it measure for a while, then crash the server.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if b, _ := os.ReadFile(filepath.Join(dir, "run.jsonl")); strings.Count(string(b), "\n") > 40 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no records after 30 s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	s.Kill()
+	killed := time.Now()
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("bench still running a minute after the server died")
+	}
+	if took := r.at.Sub(killed); took > 10*time.Second {
+		t.Errorf("bench took %v to stop after the server died", took)
+	}
+	if r.code != 1 || !strings.Contains(r.errOut, s.URL+" became unreachable") {
+		t.Errorf("exit %d, stderr %q", r.code, r.errOut)
+	}
+	recs := readRecords(t, filepath.Join(dir, "run.jsonl"))
+	ok := 0
+	for i := range recs {
+		if recs[i].OK() {
+			ok++
+		}
+	}
+	if ok < 40 || summaryValue(r.out, "Successful requests:") != fmt.Sprint(ok) {
+		t.Errorf("%d successful records; summary:\n%s", ok, r.out)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "run.jsonl"))
+	if err != nil || !strings.Contains(string(b), `"reason":"server unreachable"`) {
+		t.Errorf("the trailer does not say why the run stopped: %v", err)
+	}
+}
+
+// summaryValue is the value of the summary line that starts with key.
+func summaryValue(out, key string) string {
+	for _, line := range strings.Split(out, "\n") {
+		if v, ok := strings.CutPrefix(line, key); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}

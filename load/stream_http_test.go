@@ -1,0 +1,86 @@
+package load
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/goodput-dev/goodput/backend"
+	"github.com/goodput-dev/goodput/metrics"
+	"github.com/goodput-dev/goodput/record"
+)
+
+// eventServer streams body's events one at a time, gap apart, as a server
+// decoding a token per step would.
+func eventServer(t *testing.T, body string, gap time.Duration) *httptest.Server {
+	t.Helper()
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		for ev := range strings.SplitAfterSeq(body, "\n\n") {
+			time.Sleep(gap)
+			io.WriteString(w, ev)
+			w.(http.Flusher).Flush()
+		}
+	}))
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+// do sends one completion through the HTTP doer to ts.
+func do(t *testing.T, url, backendName string) *record.Record {
+	t.Helper()
+	a, err := backend.Lookup(backendName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &HTTP{Client: NewClient(ClientOptions{Conns: 1}), Adapter: a, BaseURL: url, Timeout: 10 * time.Second,
+		Request: func(int64) (backend.Request, int) { return backend.Request{Prompt: "x", MaxTokens: 3}, 1 }}
+	epoch := time.Now()
+	rec := &record.Record{}
+	d.Do(context.Background(), 0, rec, func() int64 { return int64(time.Since(epoch)) })
+	if tc := d.TokenCheck(); tc.Mismatched != 0 {
+		t.Errorf("token check %+v: the usage should agree with the stream", tc)
+	}
+	return rec
+}
+
+// The real llama.cpp server's two-token answer that ended on EOS, streamed
+// a step apart: two tokens, the second where the server decoded the EOS,
+// so TPOT is the step, not 0.
+func TestEOSStreamOverHTTP(t *testing.T) {
+	body, err := os.ReadFile("../backend/testdata/real_llamacpp_v1_completions_eos.sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const gap = 20 * time.Millisecond
+	rec := do(t, eventServer(t, string(body), gap).URL, "openai")
+	q := metrics.Compute(rec)
+	if !rec.OK() || rec.OutputTokens != 2 || len(rec.Chunks) != 2 || !q.HasTPOT {
+		t.Fatalf("%+v", rec)
+	}
+	if q.TPOT < gap/2 {
+		t.Errorf("TPOT %v, want about the %v step", q.TPOT, gap)
+	}
+}
+
+// A success that streamed no token: no chunk, no TTFT, and never good.
+func TestEmptyAnswerOverHTTP(t *testing.T) {
+	body := `data: {"choices":[{"index":0,"text":"","finish_reason":"length"}],"usage":{"prompt_tokens":3,"completion_tokens":0}}` + "\n\n" +
+		"data: [DONE]\n\n"
+	rec := do(t, eventServer(t, body, 0).URL, "openai")
+	if !rec.OK() || len(rec.Chunks) != 0 || rec.OutputTokens != 0 {
+		t.Fatalf("%+v", rec)
+	}
+	s := metrics.NewSummary(metrics.Options{Good: func(metrics.Request) bool { return true }})
+	s.Add(rec)
+	res := s.Close()
+	if res.Counts.NoToken != 1 || res.Goodput.GoodRequests != 0 || res.Latency.TTFT.Count != 0 {
+		t.Errorf("counts %+v, good %d, TTFT samples %d", res.Counts, res.Goodput.GoodRequests, res.Latency.TTFT.Count)
+	}
+}

@@ -1,0 +1,214 @@
+package merge
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/goodput-dev/goodput/record"
+)
+
+// Part is one file of the run, as read: its description for the merged
+// header, and what was measured in it.
+type Part struct {
+	record.Part
+	Header record.Header
+	Format string // "goodput", "seeds" or "vllm"
+	// Notes are what reading the file found worth saying (a cut-off last
+	// line, no end marker, an interrupted run; see record.File.Notes).
+	Notes []string
+
+	measured   int64 // records outside warm-up
+	start, end int64 // their window on the merged clock: min Scheduled, max End
+	foreign    int64 // records whose sequence number is not the shard's
+}
+
+// Window returns the measured window of the part on the merged clock, ns
+// from the merged epoch, and false when it measured nothing.
+func (p *Part) Window() (start, end int64, ok bool) { return p.start, p.end, p.measured > 0 }
+
+// Set is the files of one run, open for merging. Build it with Open, read
+// its records once with Each, then ask for Report; Close it in any case.
+type Set struct {
+	files []*record.File
+	parts []Part
+	epoch time.Time // the earliest header start; zero when no file has one
+	count int       // shards in the run (Shard.Count), 0 when no file is a shard
+	total int64     // requests in the whole schedule, 0 when unknown
+
+	read    bool
+	shards  map[int]*seqSet // per shard index, the sequence numbers its files hold
+	all     seqSet          // every sequence number seen in a shard file
+	dups    int64           // records of shard files whose number was seen before
+	records int64
+}
+
+// Open opens every path ("-" reads stdin) and reads the headers. Files
+// that carry a wall-clock start are placed on the clock of the earliest.
+// It fails when a file cannot be read or when shard files contradict each
+// other (different shard counts, or one attempt of a shard twice): files
+// of different runs.
+func Open(paths []string, stdin io.Reader) (*Set, error) {
+	if len(paths) == 0 {
+		return nil, errors.New("no record files")
+	}
+	s := &Set{shards: map[int]*seqSet{}}
+	for _, p := range paths {
+		f, err := record.Open(p, stdin)
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+		s.files = append(s.files, f)
+		h := f.Header()
+		part := Part{Header: h, Format: f.Format}
+		part.File, part.Host, part.Node, part.Clock, part.Shard = p, h.Host, h.Node, h.Clock, h.Shard
+		s.parts = append(s.parts, part)
+		if !h.Start.IsZero() && (s.epoch.IsZero() || h.Start.Before(s.epoch)) {
+			s.epoch = h.Start
+		}
+	}
+	if err := s.checkShards(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	for i := range s.parts {
+		if h := s.parts[i].Header; !h.Start.IsZero() {
+			s.parts[i].Shift = h.Start.Sub(s.epoch).Nanoseconds()
+		}
+	}
+	return s, nil
+}
+
+// checkShards sets the run's shard count and total from the shard files
+// and fails when they disagree.
+func (s *Set) checkShards() error {
+	seen := map[[2]int]string{}
+	for _, p := range s.parts {
+		sh := p.Shard
+		if sh == nil {
+			continue
+		}
+		switch {
+		case sh.Count < 1 || sh.Index < 0 || sh.Index >= sh.Count:
+			return fmt.Errorf("%s: shard %d of %d is not a shard", p.File, sh.Index, sh.Count)
+		case s.count == 0:
+			s.count, s.total = sh.Count, sh.Total
+		case sh.Count != s.count:
+			return fmt.Errorf("%s is shard %d of %d, but other files are shards of %d: files of different runs", p.File, sh.Index, sh.Count, s.count)
+		case sh.Total != s.total:
+			return fmt.Errorf("%s plans %d requests in all, other shards %d: files of different runs", p.File, sh.Total, s.total)
+		}
+		key := [2]int{sh.Index, sh.Attempt}
+		if other, dup := seen[key]; dup {
+			return fmt.Errorf("%s and %s both hold attempt %d of shard %d: files of different runs (merge each run's files apart)", other, p.File, sh.Attempt, sh.Index)
+		}
+		seen[key] = p.File
+	}
+	return nil
+}
+
+// Epoch returns the instant the merged record times count from: the
+// earliest file's start (zero when no file has one).
+func (s *Set) Epoch() time.Time { return s.epoch }
+
+// Parts returns the files, in the order given. Their counts and ends are
+// known once Each has run.
+func (s *Set) Parts() []Part { return s.parts }
+
+// Each reads every file's records once, in the order the files were given,
+// moves them onto the merged clock and calls fn with them in batches,
+// with the index of their file in Parts. fn must not keep the slice or
+// the records' Chunks (see record.ReadBatches). Each can be called once.
+func (s *Set) Each(fn func(part int, recs []record.Record) error) error {
+	if s.read {
+		return errors.New("merge: the records were read already")
+	}
+	s.read = true
+	var empty error // the first file that held no record
+	for i, f := range s.files {
+		p := &s.parts[i]
+		sh := p.Shard
+		var seqs *seqSet
+		if sh != nil {
+			if seqs = s.shards[sh.Index]; seqs == nil {
+				seqs = &seqSet{}
+				s.shards[sh.Index] = seqs
+			}
+		}
+		n, err := record.ReadBatches(f, func(b []record.Record) error {
+			for j := range b {
+				r := &b[j]
+				if p.Shift != 0 {
+					r.Shift(p.Shift)
+				}
+				if !r.Warmup {
+					if p.measured == 0 || r.Scheduled < p.start {
+						p.start = r.Scheduled
+					}
+					if p.measured == 0 || r.End > p.end {
+						p.end = r.End
+					}
+					p.measured++
+				}
+				if sh != nil {
+					if r.Seq%int64(sh.Count) != int64(sh.Index) || (s.total > 0 && (r.Seq < 0 || r.Seq >= s.total)) {
+						p.foreign++
+					}
+					seqs.add(r.Seq)
+					if !s.all.add(r.Seq) {
+						s.dups++
+					}
+				}
+			}
+			return fn(i, b)
+		})
+		p.Records = n
+		s.records += n
+		if errors.Is(err, record.ErrNoRecords) && p.Header.Kind == record.KindHeader {
+			// A shard killed before its first answer left its header only:
+			// part of the run, measured nothing, and reported so.
+			if empty == nil {
+				empty = err
+			}
+			err = nil
+		}
+		if err != nil {
+			return err
+		}
+		p.Notes = f.Notes()
+		switch t, ok := f.Trailer(); {
+		case !ok && p.Format != "goodput":
+			p.Ended = record.EndedComplete // imports have no trailers
+		case !ok:
+			p.Ended = record.EndedCutOff
+		case t.Interrupted:
+			p.Ended = record.EndedInterrupted
+		default:
+			p.Ended = record.EndedComplete
+		}
+	}
+	if s.records == 0 && len(s.parts) == 1 {
+		return empty
+	}
+	if s.records == 0 {
+		names := make([]string, len(s.parts))
+		for i, p := range s.parts {
+			names[i] = p.File
+		}
+		return fmt.Errorf("%w in any of %s", record.ErrNoRecords, strings.Join(names, ", "))
+	}
+	return nil
+}
+
+// Close closes every file.
+func (s *Set) Close() error {
+	var errs []error
+	for _, f := range s.files {
+		errs = append(errs, f.Close())
+	}
+	s.files = nil
+	return errors.Join(errs...)
+}

@@ -1,0 +1,193 @@
+package merge
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/goodput-dev/goodput/record"
+)
+
+// LabelShard is the label the merged file gives each record of a shard:
+// its shard index, so that the merged run can still be split by shard.
+const LabelShard = "shard"
+
+// WriteFile reads the records (it calls Each) and writes the merged run to
+// path: a header on the merged epoch that lists every part and how it
+// ended, every record labelled with its shard, and a trailer that marks
+// the run interrupted when the parts are not the whole planned run. Each
+// batch is also handed to also (nil for none) before it is written, so
+// that one pass both writes and summarises. tool names the program that
+// merged, for the header. The file appears whole or not at all: it is
+// written beside path first and renamed.
+func (s *Set) WriteFile(path, tool string, o Options, also func([]record.Record)) (*Report, error) {
+	dir := filepath.Dir(path)
+	body, err := os.CreateTemp(dir, "."+filepath.Base(path)+".records-*")
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		body.Close()
+		os.Remove(body.Name())
+	}()
+	bw := bufio.NewWriterSize(body, 1<<20)
+	var buf []byte
+	var end int64
+	var n int64
+	labels := map[int]map[string]string{}
+	err = s.Each(func(part int, recs []record.Record) error {
+		if also != nil {
+			also(recs)
+		}
+		sh := s.parts[part].Shard
+		for i := range recs {
+			r := &recs[i]
+			if sh != nil {
+				if r.Labels == nil {
+					if labels[sh.Index] == nil {
+						labels[sh.Index] = map[string]string{LabelShard: strconv.Itoa(sh.Index)}
+					}
+					r.Labels = labels[sh.Index] // shared: the encoder only reads it
+				} else {
+					r.Labels[LabelShard] = strconv.Itoa(sh.Index)
+				}
+			}
+			end = max(end, r.End)
+			buf = append(record.AppendJSON(buf[:0], r), '\n')
+			if _, err := bw.Write(buf); err != nil {
+				return fmt.Errorf("%s: %w", body.Name(), err)
+			}
+			n++
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := bw.Flush(); err != nil {
+		return nil, fmt.Errorf("%s: %w", body.Name(), err)
+	}
+	rep, err := s.Report(o)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := body.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	out, err := os.CreateTemp(dir, "."+filepath.Base(path)+".merged-*")
+	if err != nil {
+		return nil, err
+	}
+	tmp := out.Name()
+	defer os.Remove(tmp) // a no-op once renamed
+	if err := s.writeMerged(out, body, tool, rep, n, end); err != nil {
+		out.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := out.Close(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// writeMerged writes the header, the records in body, and the trailer.
+func (s *Set) writeMerged(out *os.File, body io.Reader, tool string, rep *Report, n, end int64) error {
+	h := record.Header{Kind: record.KindHeader, Schema: record.SchemaVersion, Start: s.epoch, Tool: tool}
+	if len(s.parts) > 0 {
+		h.Config, h.Labels = s.parts[0].Header.Config, s.parts[0].Header.Labels
+	}
+	for _, p := range s.parts {
+		h.Parts = append(h.Parts, p.Part)
+	}
+	t := record.Trailer{Kind: record.KindTrailer, Records: n, End: end}
+	if !rep.Complete() {
+		t.Interrupted, t.Reason = true, "merged from an incomplete run: "+rep.Gaps()
+	}
+	hb, err := json.Marshal(h)
+	if err != nil {
+		return err
+	}
+	tb, err := json.Marshal(t)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(out, 1<<20)
+	w.Write(append(hb, '\n'))
+	if _, err := io.Copy(w, body); err != nil {
+		return err
+	}
+	w.Write(append(tb, '\n'))
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return out.Sync()
+}
+
+// Gaps says in a few words what the run lacks: "shard 3 missing; shard 1
+// partial"; "" when it is complete.
+func (r *Report) Gaps() string {
+	var parts []string
+	if len(r.Missing) > 0 {
+		parts = append(parts, fmt.Sprintf("%s missing", shardList(r.Missing)))
+	}
+	if len(r.Partial) > 0 {
+		parts = append(parts, fmt.Sprintf("%s partial", shardList(r.Partial)))
+	}
+	if r.Duplicates > 0 {
+		parts = append(parts, fmt.Sprintf("%d requests measured twice", r.Duplicates))
+	}
+	if r.Foreign > 0 {
+		parts = append(parts, fmt.Sprintf("%d records outside their shard's schedule", r.Foreign))
+	}
+	if r.Strays > 0 {
+		parts = append(parts, fmt.Sprintf("%d files that are no shard", r.Strays))
+	}
+	if len(parts) == 0 && r.Total > 0 && r.Distinct != r.Total {
+		parts = append(parts, fmt.Sprintf("%d of %d planned requests measured", r.Distinct, r.Total))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// shardList names shard indices: "shard 3", "shards 1, 2".
+func shardList(ks []int) string {
+	s := make([]string, len(ks))
+	for i, k := range ks {
+		s[i] = strconv.Itoa(k)
+	}
+	if len(ks) == 1 {
+		return "shard " + s[0]
+	}
+	return "shards " + strings.Join(s, ", ")
+}
+
+// ServerFile returns the server's series saved beside the records of the
+// shard with the lowest index that has one (NAME.server.json beside
+// NAME.jsonl), for the merged run's report; "" when none has.
+func (s *Set) ServerFile() string {
+	best, bestK := "", -1
+	for _, p := range s.parts {
+		if !strings.HasSuffix(p.File, ".jsonl") {
+			continue
+		}
+		f := strings.TrimSuffix(p.File, ".jsonl") + ".server.json"
+		if _, err := os.Stat(f); err != nil {
+			continue
+		}
+		k := 0
+		if p.Shard != nil {
+			k = p.Shard.Index
+		}
+		if bestK < 0 || k < bestK {
+			best, bestK = f, k
+		}
+	}
+	return best
+}
