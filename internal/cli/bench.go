@@ -325,7 +325,7 @@ func summaryOptions(cfg bench.Config, out *bench.Outcome, simulated bool) report
 		}
 		o.Metrics = slices.DeleteFunc(o.Metrics, func(m string) bool { return m == "tpot" || m == "itl" })
 	}
-	v := &report.VLLMLines{RequestRate: cfg.Arrival.RequestRate}
+	v := &report.VLLMLines{RequestRate: cfg.Arrival.RequestRate, Unit: bench.ArrivalUnit(&cfg)}
 	if cfg.VLLMFile.MaxConcurrencyGiven || cfg.Arrival.MaxConcurrency > 0 {
 		c := cfg.Arrival.MaxConcurrency
 		v.MaxConcurrency = &c
