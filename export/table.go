@@ -42,12 +42,14 @@ func (t *Table) Add(r *record.Record) { t.rows = append(t.rows, NewRow(r, t.o)) 
 func (t *Table) Len() int { return len(t.rows) }
 
 // Columns returns the table's columns in order: the base columns, the
-// chunk columns when asked for, then one per label key, sorted.
+// chunk columns when asked for, the place columns its rows use (session,
+// turn, task, call, endpoint), then one per label key, sorted.
 func (t *Table) Columns() []Column {
 	cols := BaseColumns()
 	if t.o.Chunks {
 		cols = append(cols, chunkColumns...)
 	}
+	cols = append(cols, usedPlaceColumns(t.rows)...)
 	for _, k := range LabelKeys(t.rows) {
 		cols = append(cols, labelColumn(k))
 	}

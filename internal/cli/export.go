@@ -100,6 +100,9 @@ func exportColumnHelp() string {
 	for _, c := range export.BaseColumns() {
 		fmt.Fprintf(&b, "  %-16s %s\n", c.Name, c.Doc)
 	}
+	for _, c := range export.PlaceColumns() {
+		fmt.Fprintf(&b, "  %-16s %s (when the run has them)\n", c.Name, c.Doc)
+	}
 	return b.String()
 }
 
