@@ -199,7 +199,7 @@ func (c *Config) Validate() error {
 	if err := a.Validate(); err != nil {
 		errs = append(errs, err)
 	}
-	if err := c.validateWorkload(); err != nil {
+	if err := c.ValidateWorkload(); err != nil {
 		errs = append(errs, err)
 	} else if err := c.Workload.CheckPath(); err != nil {
 		errs = append(errs, err) // before Run waits for the server

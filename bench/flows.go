@@ -227,9 +227,11 @@ func addSpreadConfig(runCfg map[string]any, cfg Config) {
 	}
 }
 
-// validateWorkload checks the workload: as flows when it is one, as
-// independent requests otherwise.
-func (c *Config) validateWorkload() error {
+// ValidateWorkload checks the workload flags: as sessions or agent tasks
+// when they describe those, as independent requests otherwise. Validate
+// calls it; a caller that wants to say a workload mistake before slower
+// work (starting a simulator) calls it first.
+func (c *Config) ValidateWorkload() error {
 	if c.flows() {
 		if c.PromptFormat == PromptIDs {
 			return errors.New("--prompt-format ids: sessions and agent tasks send their conversations as text (chat messages or one prompt)")

@@ -1,9 +1,13 @@
 package load
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io"
+	"net/url"
+	"strings"
 	"sync/atomic"
 )
 
@@ -129,4 +133,31 @@ func mix(z uint64) uint64 {
 	z ^= z >> 27
 	z *= 0x94d049bb133111eb
 	return z ^ z>>31
+}
+
+// ReadEndpoints reads a file of endpoint base URLs (--base-url-file): one
+// a line; blank lines and what follows a # are skipped. Each must be an
+// absolute http or https URL, named by its line when it is not; a file
+// with none is an error. name labels errors.
+func ReadEndpoints(r io.Reader, name string) ([]string, error) {
+	var urls []string
+	sc := bufio.NewScanner(r)
+	for n := 1; sc.Scan(); n++ {
+		line, _, _ := strings.Cut(sc.Text(), "#")
+		line = strings.TrimRight(strings.TrimSpace(line), "/")
+		if line == "" {
+			continue
+		}
+		if u, err := url.Parse(line); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("%s:%d: %q is not an absolute http:// or https:// URL", name, n, line)
+		}
+		urls = append(urls, line)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(urls) == 0 {
+		return nil, fmt.Errorf("%s holds no URL", name)
+	}
+	return urls, nil
 }

@@ -180,3 +180,51 @@ func TestHTTPSpreadsOverTwoServers(t *testing.T) {
 		})
 	}
 }
+
+func TestReadEndpoints(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     []string
+		err      string
+	}{
+		// URLs, comments, blank lines, a trailing slash
+		{"file", "http://a:8000\n\n# replicas\nhttps://b:8443/  # the second\n", []string{"http://a:8000", "https://b:8443"}, ""},
+		// nothing but comments
+		{"empty", "# none\n\n", nil, "holds no URL"},
+		// not a URL a client can send to, named by its line
+		{"relative", "http://a\nlocalhost:9\n", nil, "urls:2"},
+		{"scheme", "ftp://a\n", nil, "urls:1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ReadEndpoints(strings.NewReader(tt.in), "urls")
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Errorf("err = %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil || strings.Join(got, " ") != strings.Join(tt.want, " ") {
+				t.Errorf("got %v, %v; want %v", got, err, tt.want)
+			}
+		})
+	}
+}
+
+func FuzzReadEndpoints(f *testing.F) {
+	for _, s := range []string{"http://a:1\n", "# c\nhttps://x/\n", "", "http://[::1]:80#x\nhttp://"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		urls, err := ReadEndpoints(strings.NewReader(s), "fuzz")
+		if err != nil {
+			return
+		}
+		if len(urls) == 0 {
+			t.Fatal("no error and no URL")
+		}
+		if _, err := NewRouter(urls, BalanceSession); err != nil {
+			t.Fatalf("endpoints %q make no router: %v", urls, err)
+		}
+	})
+}

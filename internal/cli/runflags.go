@@ -170,7 +170,7 @@ func (f *simFlags) options() (sim.Options, error) {
 // included, as a usage error: for use before starting a simulator or
 // waiting for a server, so that the mistake is the first thing said.
 func checkWorkload(cfg *bench.Config) error {
-	if err := errors.Join(workloadProblems(cfg), cfg.Workload.CheckPath()); err != nil {
+	if err := errors.Join(cfg.ValidateWorkload(), cfg.Workload.CheckPath()); err != nil {
 		return usageErr("%v", err)
 	}
 	return nil

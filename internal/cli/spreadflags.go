@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -51,7 +50,12 @@ func (f *spreadFlags) apply(cfg *bench.Config) error {
 	}
 	urls := append([]string(nil), f.baseURLs...)
 	if f.baseURLFile != "" {
-		more, err := readURLFile(f.baseURLFile)
+		fh, err := os.Open(f.baseURLFile)
+		if err != nil {
+			return usageErr("--base-url-file: %v", err)
+		}
+		more, err := load.ReadEndpoints(fh, f.baseURLFile)
+		fh.Close()
 		if err != nil {
 			return usageErr("--base-url-file: %v", err)
 		}
@@ -76,39 +80,6 @@ func (f *spreadFlags) apply(cfg *bench.Config) error {
 		cfg.Balance = b
 	}
 	return nil
-}
-
-// readURLFile reads one URL a line, skipping blank lines and # comments.
-func readURLFile(path string) ([]string, error) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	var urls []string
-	sc := bufio.NewScanner(fh)
-	for sc.Scan() {
-		line, _, _ := strings.Cut(sc.Text(), "#")
-		if line = strings.TrimSpace(line); line != "" {
-			urls = append(urls, line)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(urls) == 0 {
-		return nil, fmt.Errorf("%s holds no URL", path)
-	}
-	return urls, nil
-}
-
-// workloadProblems checks the workload as bench will: as sessions or
-// tasks when it is one, as independent requests otherwise.
-func workloadProblems(cfg *bench.Config) error {
-	if session.Enabled(cfg.Workload, cfg.Sessions) {
-		return session.Validate(cfg.Workload, cfg.Sessions)
-	}
-	return cfg.Workload.Validate()
 }
 
 // startSims starts n built-in simulators built from opts (n ≤ 1: one) on
