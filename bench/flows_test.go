@@ -3,6 +3,7 @@ package bench
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -18,6 +19,7 @@ import (
 	"github.com/goodput-dev/goodput/load"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/session"
+	"github.com/goodput-dev/goodput/sim"
 	"github.com/goodput-dev/goodput/workload"
 )
 
@@ -413,4 +415,54 @@ func TestConfigRefusesBadEndpoints(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSimulatorCachesSessionHistory: over HTTP, with text prompts, the
+// simulator's prefix cache serves what each later turn repeats of its
+// session's history, for chat messages and for one text prompt alike.
+func TestSimulatorCachesSessionHistory(t *testing.T) {
+	for _, backend := range []string{"openai-chat", "openai"} {
+		t.Run(backend, func(t *testing.T) {
+			url := startSim(t, sim.Options{Seed: 4})
+			cfg := flowConfig(t, url)
+			cfg.Backend, cfg.Model = backend, ""
+			cfg.Workload.Random = workload.RandomConfig{InputLen: 200, OutputLen: 8}
+			cfg.Workload.Request.IgnoreEOS = true
+			cfg.Arrival.NumPrompts = 2
+			out, err := Run(t.Context(), cfg, nil, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Result.Counts.Completed != 6 {
+				t.Fatalf("counts %+v", out.Result.Counts)
+			}
+			hits := scrapeCounter(t, url, "vllm:prefix_cache_hits_total")
+			// Turns 2 and 3 of both sessions each repeat at least the
+			// 200-token first message: twelve full 16-token blocks.
+			if hits < 4*192 {
+				t.Errorf("prefix cache hits %v tokens, want at least %d", hits, 4*192)
+			}
+		})
+	}
+}
+
+// scrapeCounter returns the value of a counter on the server's /metrics.
+func scrapeCounter(t *testing.T, base, name string) float64 {
+	t.Helper()
+	resp, err := http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, name+"{") || strings.HasPrefix(line, name+" ") {
+			var v float64
+			if _, err := fmt.Sscanf(line[strings.LastIndexByte(line, ' ')+1:], "%g", &v); err == nil {
+				return v
+			}
+		}
+	}
+	t.Fatalf("%s not on %s/metrics", name, base)
+	return 0
 }
