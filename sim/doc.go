@@ -66,6 +66,16 @@
 // and MI300X, and Llama-3.1-8B, Llama-3.1-70B, Qwen2.5-7B, Qwen2.5-0.5B and
 // Mistral-7B; a profile file (LoadProfile) describes others.
 //
+// # Reasoning
+//
+// A model profile's Reasoning makes the model think before it answers: the
+// first tokens of each reply (a fixed number, a range drawn per reply, or
+// a share of it) stream on /v1/chat/completions as reasoning deltas, as
+// vLLM streams a reasoning model's thinking, and every usage block counts
+// them in completion_tokens_details.reasoning_tokens. They cost decode
+// steps like any other token; only their place in the stream differs.
+// Virtual-time records mark the same chunks as reasoning.
+//
 // # Text
 //
 // Prompts are tokenized, and output text generated, with goodput's built-in

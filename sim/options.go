@@ -54,6 +54,7 @@ type Options struct {
 // config is Options resolved: defaults applied, derived sizes computed.
 type config struct {
 	engine      engineConfig
+	reasoning   Reasoning
 	profile     Profile
 	maxModelLen int
 	model       string // served model name
@@ -86,13 +87,17 @@ func (o Options) resolve() (config, error) {
 		return config{}, err
 	}
 
+	if err := p.Model.Reasoning.validate(); err != nil {
+		return config{}, fmt.Errorf("model %s: %w", p.Model.Name, err)
+	}
 	c := config{
-		profile: p,
-		model:   o.ServedModelName,
-		apiKey:  o.APIKey,
-		maxBody: o.MaxBodyBytes,
-		faults:  o.Faults,
-		clock:   o.Clock,
+		reasoning: p.Model.Reasoning,
+		profile:   p,
+		model:     o.ServedModelName,
+		apiKey:    o.APIKey,
+		maxBody:   o.MaxBodyBytes,
+		faults:    o.Faults,
+		clock:     o.Clock,
 	}
 	if c.model == "" {
 		c.model = p.Model.Name

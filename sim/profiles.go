@@ -34,6 +34,9 @@ type Model struct {
 	ParamsB     float64 `yaml:"params_b" json:"params_b"`       // parameters, billions
 	DTypeBytes  int     `yaml:"dtype_bytes" json:"dtype_bytes"` // bytes per weight and KV element (bf16: 2)
 	MaxModelLen int     `yaml:"max_model_len" json:"max_model_len"`
+	// Reasoning makes the model think before it answers (see Reasoning);
+	// the built-in models do not.
+	Reasoning Reasoning `yaml:"reasoning,omitempty" json:"reasoning,omitzero"`
 }
 
 // KVBytesPerToken is the KV cache footprint of one token across all GPUs:

@@ -181,6 +181,9 @@ func (i Info) String() string {
 	fmt.Fprintf(&b, "kv cache: %d blocks of %d tokens (%d tokens), prefix caching %s\n",
 		i.KVBlocks, BlockSize, i.KVTokens, onOff(i.PrefixCaching))
 	fmt.Fprintf(&b, "scheduler: max num seqs %d, max num batched tokens %d\n", i.MaxNumSeqs, i.MaxNumBatchedTokens)
+	if r := i.Profile.Model.Reasoning; r.On() {
+		fmt.Fprintf(&b, "reasoning: %s, streamed as reasoning on /v1/chat/completions\n", r.describe())
+	}
 	fmt.Fprintf(&b, "faults: %s", i.Faults)
 	return b.String()
 }

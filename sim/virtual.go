@@ -287,6 +287,12 @@ func (v *virtualRun) complete(s *seq) error {
 		}
 	}
 	v.buf = chunks
+	// A reasoning model's first tokens are reasoning, as a chat client
+	// reads them from the server (see Reasoning).
+	think := min(v.cfg.reasoning.tokens(s.target, s.finish == finishStop, v.cfg.engine.seed, s.id), len(chunks))
+	for i := range think {
+		chunks[i].Reasoning = true
+	}
 	v.rec = record.Record{
 		Seq:          s.id,
 		Scheduled:    int64(s.arrival),
@@ -298,6 +304,9 @@ func (v *virtualRun) complete(s *seq) error {
 		TokenSource:  record.SourceUsage,
 		Status:       http.StatusOK,
 		Finish:       s.finish,
+	}
+	if think > 0 {
+		v.rec.ReasoningTokens, v.rec.ReasoningSource = think, record.SourceUsage
 	}
 	v.seqs[s.id] = seq{} // let the block table and step runs go
 	return v.emitRecord()

@@ -77,7 +77,7 @@ var flagGroups = map[string]string{
 	// The built-in simulator.
 	"sim-gpu": groupSimulator, "sim-model": groupSimulator, "sim-profile": groupSimulator,
 	"sim-tensor-parallel-size": groupSimulator, "sim-fault": groupSimulator, "sim-seed": groupSimulator,
-	"virtual": groupSimulator, "sim-replicas": groupSimulator,
+	"virtual": groupSimulator, "sim-replicas": groupSimulator, "sim-reasoning": groupSimulator,
 
 	"help": groupHelp,
 

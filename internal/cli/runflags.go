@@ -103,6 +103,7 @@ type simFlags struct {
 	simFaults                    []string
 	simSeed                      uint64
 	simReplicas                  int
+	simReasoning                 string
 }
 
 // registerSimFlags registers the simulator's flags; faults only where the
@@ -117,6 +118,7 @@ func registerSimFlags(fl *pflag.FlagSet, f *simFlags, faults bool) {
 	}
 	fl.Uint64Var(&f.simSeed, "sim-seed", 0, "simulator seed")
 	fl.IntVar(&f.simReplicas, "sim-replicas", 1, "start this many built-in simulators and spread the load over them (see --balance)")
+	fl.StringVar(&f.simReasoning, "sim-reasoning", "", "simulate a reasoning model: the first tokens of each reply stream as reasoning, on the chat endpoint: "+sim.ReasoningSyntax)
 }
 
 // simFlagsWithServer returns a usage error naming the first simulator flag
@@ -158,12 +160,32 @@ func (f *simFlags) options() (sim.Options, error) {
 	if f.simTP > 0 {
 		opts.Profile.TensorParallel = f.simTP
 	}
+	if f.simReasoning != "" {
+		r, err := sim.ParseReasoning(f.simReasoning)
+		if err != nil {
+			return opts, usageErr("--sim-reasoning: %v", err)
+		}
+		if opts.Profile.Model == (sim.Model{}) {
+			opts.Profile.Model, _ = sim.LookupModel(sim.DefaultModel)
+		}
+		opts.Profile.Model.Reasoning = r
+	}
 	for _, spec := range f.simFaults {
 		if err := opts.Faults.ParseFault(spec); err != nil {
 			return opts, usageErr("--sim-fault: %v", err)
 		}
 	}
 	return opts, nil
+}
+
+// checkSimReasoning refuses a reasoning simulator behind a protocol that
+// cannot show the reasoning: vLLM, and so the simulator, streams it apart
+// from the answer only on the chat endpoint.
+func checkSimReasoning(opts sim.Options, cfg *bench.Config) error {
+	if r := opts.Profile.Model.Reasoning; r.On() && cfg.Backend != "openai-chat" {
+		return usageErr("--sim-reasoning %s: the simulator streams reasoning apart from the answer on /v1/chat/completions only, as vLLM does; add --backend openai-chat", r)
+	}
+	return nil
 }
 
 // checkWorkload reports bad workload flags, a missing dataset file
@@ -181,6 +203,9 @@ func checkWorkload(cfg *bench.Config) error {
 func startSim(ctx context.Context, env *Env, cfg *bench.Config, f *simFlags) (func(), error) {
 	opts, err := f.options()
 	if err != nil {
+		return nil, err
+	}
+	if err := checkSimReasoning(opts, cfg); err != nil {
 		return nil, err
 	}
 	return startSims(ctx, env, cfg, opts, f.simReplicas)

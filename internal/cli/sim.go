@@ -24,6 +24,7 @@ type simServeFlags struct {
 	noPrefixCaching           bool
 	faults                    []string
 	list                      bool
+	reasoning                 string
 }
 
 func newSimCmd(env *Env) *cobra.Command {
@@ -45,6 +46,7 @@ test clients: ` + sim.FaultKeys + `.`,
   goodput sim --gpu A100 --model Qwen/Qwen2.5-7B-Instruct --port 8001
   goodput sim --gpu H100 --model Llama-3.1-70B --tensor-parallel-size 4
   goodput sim --profile b200.yaml --fault error-rate=0.01 --fault stall=2s@0.01
+  goodput sim --reasoning 200-600      # think for 200 to 600 tokens before answering
   goodput sim --list`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
@@ -80,6 +82,7 @@ test clients: ` + sim.FaultKeys + `.`,
 	fl.Uint64Var(&opts.Seed, "seed", 0, "seed for output lengths, generated text and faults")
 	fl.StringVar(&opts.APIKey, "api-key", "", "require this key as a Bearer token on /v1")
 	fl.StringArrayVar(&f.faults, "fault", nil, "inject a fault (repeatable): "+sim.FaultKeys)
+	fl.StringVar(&f.reasoning, "reasoning", "", "simulate a reasoning model: the first tokens of each reply stream as reasoning on /v1/chat/completions, as vLLM's reasoning parsers split them: "+sim.ReasoningSyntax)
 	fl.BoolVar(&f.list, "list", false, "list the built-in GPUs and models and exit")
 	return cmd
 }
@@ -120,6 +123,13 @@ func (f *simServeFlags) apply(cmd *cobra.Command, opts *sim.Options) error {
 		return usageErr("--enable-prefix-caching=%v contradicts --no-enable-prefix-caching", f.prefixCaching)
 	}
 	opts.DisablePrefixCaching = !f.prefixCaching || f.noPrefixCaching
+	if fl.Changed("reasoning") {
+		r, err := sim.ParseReasoning(f.reasoning)
+		if err != nil {
+			return usageErr("--reasoning: %w", err)
+		}
+		opts.Profile.Model.Reasoning = r
+	}
 	for _, spec := range f.faults {
 		if err := opts.Faults.ParseFault(spec); err != nil {
 			return usageErr("--fault: %w", err)

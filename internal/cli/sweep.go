@@ -259,6 +259,9 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 		return dryRunSweep(env, rcfg, job, simOpts)
 	}
 	if !f.virtual && cfg.BaseURL == "" {
+		if err := checkSimReasoning(simOpts, &rcfg.Bench); err != nil {
+			return err
+		}
 		if !sweeprun.SharesPrefixes(cfg.Workload) && !session.Enabled(cfg.Workload, cfg.Sessions) && !simOpts.DisablePrefixCaching {
 			// Every point sends the same prompts: with no prefix shared
 			// within a point, the cache could only carry one point's
