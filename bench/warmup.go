@@ -83,7 +83,7 @@ func warmUp(ctx context.Context, cfg Config, run *load.HTTP, plan arrival.Plan) 
 // returns the source, or nil when the size does not depend on it.
 func fitToDataset(cfg *Config) (workload.Source, error) {
 	wl := cfg.Workload
-	if wl.Dataset == workload.DatasetRandom || !cfg.AllEntries && !cfg.NoOversample && wl.Dataset != workload.DatasetPrefixRepetition {
+	if wl.Dataset == workload.DatasetRandom || cfg.flows() || !cfg.AllEntries && !cfg.NoOversample && wl.Dataset != workload.DatasetPrefixRepetition {
 		return nil, nil
 	}
 	wl.Limit = cfg.Arrival.NumPrompts

@@ -66,6 +66,11 @@ type Row struct {
 	Good, HasGood bool
 
 	Labels map[string]string
+	// Session, Turn, Task, Call and Endpoint place the request in a
+	// session, an agent task and among several endpoints (see
+	// record.Record).
+	Session, Task, Call, Endpoint string
+	Turn                          int
 	// ChunkTimes and ChunkTokens are set with Options.Chunks.
 	ChunkTimes     []int64
 	ChunkTokens    []int32
@@ -80,6 +85,7 @@ func NewRow(r *record.Record, o Options) Row {
 		Scheduled: r.Scheduled, Sent: r.Sent, End: r.End, HasSent: q.HasSent,
 		InputTokens: r.InputTokens, OutputTokens: q.OutputTokens, Chunks: q.Chunks, TokenSource: string(r.TokenSource),
 		Metrics: q, Labels: r.Labels, ReasoningSource: string(r.ReasoningSource),
+		Session: r.Session, Turn: r.Turn, Task: r.Task, Call: r.Call, Endpoint: r.Endpoint,
 	}
 	if !q.OK {
 		row.Outcome = string(r.Error)

@@ -48,7 +48,8 @@ func (t *Table) Len() int { return len(t.rows) }
 
 // Columns returns the table's columns in order: the base columns, the
 // reasoning columns when a request reasoned, the chunk columns when asked
-// for, then one per label key, sorted.
+// for, the place columns its rows use (session, turn, task, call,
+// endpoint), then one per label key, sorted.
 func (t *Table) Columns() []Column {
 	cols := BaseColumns()
 	if t.reasoned {
@@ -60,6 +61,7 @@ func (t *Table) Columns() []Column {
 			cols = append(cols, chunkReasoningColumn)
 		}
 	}
+	cols = append(cols, usedPlaceColumns(t.rows)...)
 	for _, k := range LabelKeys(t.rows) {
 		cols = append(cols, labelColumn(k))
 	}

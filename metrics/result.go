@@ -37,6 +37,13 @@ type Result struct {
 	// the reasoning and answer token counts, and Latency the reasoning
 	// metrics.
 	Reasoning *Reasoning `json:"reasoning,omitempty"`
+	// Sessions and Tasks summarise the run's multi-turn sessions and agent
+	// tasks; nil when no record belongs to one.
+	Sessions *Sessions `json:"sessions,omitempty"`
+	Tasks    *Tasks    `json:"tasks,omitempty"`
+	// Endpoints breaks the run down by endpoint, in order of their names,
+	// when its records name several (record.Endpoint); nil otherwise.
+	Endpoints []EndpointResult `json:"endpoints,omitempty"`
 }
 
 // PromptCache is the client's view of the server's prompt (prefix) cache:

@@ -54,6 +54,11 @@ type Summary struct {
 	gaps1, gapsK, itlK store
 
 	series series
+
+	// placed holds sessions, tasks and endpoints; leaf marks a Summary of
+	// one endpoint, which breaks nothing down further.
+	placed placed
+	leaf   bool
 }
 
 // NewSummary returns an empty Summary. Options are used as Options.Validate
@@ -125,6 +130,7 @@ func (s *Summary) Add(r *record.Record) {
 			s.examples[q.Error] = r.Msg
 		}
 		end.errors++
+		s.place(r, &q, false)
 		return
 	}
 	s.completed++
@@ -146,10 +152,11 @@ func (s *Summary) Add(r *record.Record) {
 			s.srvDecode.add(divRound(r.ServerDecode, int64(q.OutputTokens)))
 		}
 	}
+	// An empty answer has no TTFT, so no SLO on latency can hold.
+	good := q.HasFirstToken && s.opts.Good != nil && s.opts.Good(q)
 	if !q.HasFirstToken {
-		// An empty answer: no TTFT, so no SLO on latency can hold.
 		s.noToken++
-	} else if s.opts.Good != nil && s.opts.Good(q) {
+	} else if good {
 		s.good++
 		s.goodTokens += int64(q.OutputTokens)
 	}
@@ -174,6 +181,15 @@ func (s *Summary) Add(r *record.Record) {
 	}
 	if q.HasE2E {
 		s.e2e.add(int64(q.E2E))
+	}
+	s.place(r, &q, good)
+}
+
+// place hands a record that names a session, a task or an endpoint to the
+// aggregation of those; most records name none and cost one test.
+func (s *Summary) place(r *record.Record, q *Request, good bool) {
+	if r.Session != "" || r.Task != "" || r.Endpoint != "" {
+		s.placed.add(s, r, q, good)
 	}
 }
 
@@ -237,7 +253,9 @@ func (s *Summary) Snapshot() *Result {
 	if s.result != nil {
 		return s.result
 	}
-	return s.compute()
+	r := s.compute()
+	s.placed.fill(s, r, false)
+	return r
 }
 
 // Close ends the run and returns its Result. It releases the pooled samples,
@@ -249,6 +267,8 @@ func (s *Summary) Close() *Result {
 	defer s.mu.Unlock()
 	if s.result == nil {
 		s.result = s.compute()
+		s.placed.fill(s, s.result, true)
+		s.placed = placed{}
 		for _, st := range []*store{&s.ttft, &s.tpot, &s.e2e, &s.queue, &s.ttftSent, &s.gaps1, &s.gapsK, &s.itlK, &s.srvPrefill, &s.srvDecode,
 			&s.ttftR, &s.tpotR, &s.ttfaR, &s.tpotAnswerR, &s.tpotReasoning} {
 			st.reset()

@@ -336,6 +336,18 @@ func (d *Decoder) decodeRecord(line []byte, r *Record) error {
 				r.Warmup, err = s.bool()
 			case "rid":
 				r.RequestID, err = s.string()
+			case "sid":
+				r.Session, err = s.string()
+			case "turn":
+				var v int64
+				v, err = s.int()
+				r.Turn = int(v)
+			case "task":
+				r.Task, err = s.string()
+			case "call":
+				r.Call, err = s.string()
+			case "ep":
+				r.Endpoint, err = s.string()
 			case "labels":
 				r.Labels, err = s.stringMap()
 			default:

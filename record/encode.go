@@ -34,6 +34,9 @@ import (
 //	err,msg error kind and message (absent on success)
 //	warm    true for warm-up requests
 //	rid     the x-request-id sent, absent when none
+//	sid,turn  session id and turn number (1-based), absent outside a session
+//	task,call agent task id and call id, absent outside a task
+//	ep      the endpoint (base URL) of a run spread over several, else absent
 //	labels  string map
 //
 // Unknown keys are ignored by the decoder, so later schema additions stay
@@ -131,6 +134,7 @@ func AppendJSON(dst []byte, r *Record) []byte {
 		dst = append(dst, `,"rid":`...)
 		dst = AppendJSONString(dst, r.RequestID)
 	}
+	dst = appendPlace(dst, r)
 	if len(r.Labels) > 0 {
 		dst = append(dst, `,"labels":{`...)
 		keys := make([]string, 0, len(r.Labels))
@@ -244,4 +248,30 @@ func (w *Writer) Close(t Trailer) error {
 		return w.err
 	}
 	return nil
+}
+
+// appendPlace appends the keys that place r in a session, an agent task
+// and among several endpoints, each only when set.
+func appendPlace(dst []byte, r *Record) []byte {
+	if r.Session != "" {
+		dst = append(dst, `,"sid":`...)
+		dst = AppendJSONString(dst, r.Session)
+	}
+	if r.Turn != 0 {
+		dst = append(dst, `,"turn":`...)
+		dst = strconv.AppendInt(dst, int64(r.Turn), 10)
+	}
+	if r.Task != "" {
+		dst = append(dst, `,"task":`...)
+		dst = AppendJSONString(dst, r.Task)
+	}
+	if r.Call != "" {
+		dst = append(dst, `,"call":`...)
+		dst = AppendJSONString(dst, r.Call)
+	}
+	if r.Endpoint != "" {
+		dst = append(dst, `,"ep":`...)
+		dst = AppendJSONString(dst, r.Endpoint)
+	}
+	return dst
 }

@@ -128,6 +128,20 @@ type Record struct {
 	// Text is the generated text, kept in memory for runs that ask for it
 	// (vLLM's generated_texts); record files never hold it.
 	Text string
+
+	// Session and Turn place the request in a multi-turn session: the
+	// session's id and the turn's number, 1 for the first. Both are zero
+	// for a request outside any session.
+	Session string
+	Turn    int
+	// Task and Call place the request in an agent task: the task's id and
+	// the call's id within it; empty outside any task.
+	Task string
+	Call string
+	// Endpoint is the base URL the request went to when the run spread its
+	// load over several endpoints; empty when it had one (the run header
+	// names it).
+	Endpoint string
 }
 
 // OK reports whether the request succeeded.

@@ -20,8 +20,9 @@ var ErrImpossible = errors.New("impossible record")
 //     was sent);
 //   - a dropped request (never sent) has no chunks and no output tokens,
 //     and its sent and end times are either unset (0) or not before s;
-//   - the sequence number and every token count are ≥ 0, and when the
-//     output count came from the chunks ("src" "chunks") it is their sum;
+//   - the sequence number, the turn number and every token count are ≥ 0,
+//     and when the output count came from the chunks ("src" "chunks") it
+//     is their sum;
 //   - the HTTP status is 0 (no response) or a three-digit code;
 //   - the reasoning tokens are between 0 and the output tokens, at least
 //     one per reasoning chunk, and when counted over the chunks ("rsrc"
@@ -44,6 +45,8 @@ func (r *Record) check() error {
 		return fmt.Errorf(`"in" %d is negative`, r.InputTokens)
 	case r.OutputTokens < 0:
 		return fmt.Errorf(`"out" %d is negative`, r.OutputTokens)
+	case r.Turn < 0:
+		return fmt.Errorf(`"turn" %d is negative`, r.Turn)
 	case r.Status < 0 || r.Status > 999 || (r.Status > 0 && r.Status < 100):
 		return fmt.Errorf(`"status" %d is not an HTTP status`, r.Status)
 	case r.CachedTokens < 0:

@@ -39,6 +39,9 @@ type VLLMLines struct {
 	// Peak is vLLM's busiest second of output (chunks in one second) and
 	// most requests in flight at once; nil leaves them out.
 	Peak *Peak
+	// Unit, "session" or "task", says the rate and the cap count those
+	// rather than requests; empty for requests.
+	Unit string
 }
 
 // Peak is the busiest output and concurrency of a run, as vLLM counts them.
@@ -78,10 +81,14 @@ func Text(w io.Writer, res *metrics.Result, o TextOptions) error {
 	} else {
 		p.KV("Failed requests:", strconv.FormatInt(c.Failed, 10))
 	}
-	if v.MaxConcurrency != nil {
+	if v.MaxConcurrency != nil && v.Unit != "" {
+		p.KV(fmt.Sprintf("Maximum concurrent %ss:", v.Unit), strconv.Itoa(*v.MaxConcurrency))
+	} else if v.MaxConcurrency != nil {
 		p.KV("Maximum request concurrency:", strconv.Itoa(*v.MaxConcurrency))
 	}
-	if v.RequestRate > 0 && !math.IsInf(v.RequestRate, 1) {
+	if v.RequestRate > 0 && !math.IsInf(v.RequestRate, 1) && v.Unit != "" {
+		p.KV(fmt.Sprintf("%s rate configured (per s):", capitalized(v.Unit)), f2(v.RequestRate))
+	} else if v.RequestRate > 0 && !math.IsInf(v.RequestRate, 1) {
 		p.KV("Request rate configured (RPS):", f2(v.RequestRate))
 	}
 	if c.Retried > 0 {
@@ -137,6 +144,7 @@ func Text(w io.Writer, res *metrics.Result, o TextOptions) error {
 	if rs := res.Reasoning; rs != nil {
 		reasoningBlock(p, res, rs)
 	}
+	flowBlocks(p, res)
 	p.Rule('-', "Client")
 	p.KV("Percentile method:", res.Method.String())
 	if d := res.Distribution(metrics.MetricClientQueue); d.Count > 0 {

@@ -64,6 +64,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 // generate validates lengths, applies faults, runs the request through the
 // engine and answers it, streamed or whole.
 func (s *Server) generate(w http.ResponseWriter, r *http.Request, p generationParams, maxTokens *int, prompt []int, chat bool) {
+	s.session.note(r)
 	asked := 0
 	if maxTokens != nil {
 		asked = *maxTokens

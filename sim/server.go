@@ -28,6 +28,7 @@ type Server struct {
 	mux     *http.ServeMux
 	created int64 // Unix seconds, the "created" of every response
 	lag     lagRecorder
+	session *sessionLog
 
 	nextID  atomic.Int64
 	waiting atomic.Int64                  // the engine's waiting queue, published each step
@@ -67,6 +68,7 @@ func New(opts Options) (*Server, error) {
 		closing: make(chan struct{}),
 	}
 	s.eng = newEngine(c.engine, s.m)
+	s.session = newSessionLog(s.m.reg)
 	tick := make(chan struct{})
 	s.tick.Store(&tick)
 	s.routes()

@@ -36,6 +36,14 @@ type VirtualPlan struct {
 	// Concurrency requests arrive at time zero and each completion sends the
 	// next request at once. Zero sends each request at its At (open loop).
 	Concurrency int
+	// Follow, when set, makes an open-loop run grow as it goes, for
+	// requests that depend on others (the turns of a session): it is
+	// called with each request's record, as it completes or is refused and
+	// before emit sees it, and returns the requests that become known
+	// then. Each arrives at its At, or at once if that is already past; the
+	// requests Follow returns take the sequence numbers after every request
+	// before them, in the order returned. It needs Concurrency 0.
+	Follow func(done *record.Record) []VirtualRequest
 }
 
 // RunVirtual simulates reqs arriving at their At times on the engine that
@@ -98,6 +106,9 @@ func StreamVirtual(ctx context.Context, opts Options, plan VirtualPlan, emit fun
 	if plan.Concurrency < 0 {
 		return fmt.Errorf("concurrency %d: must not be negative", plan.Concurrency)
 	}
+	if plan.Follow != nil && plan.Concurrency != 0 {
+		return errors.New("a run that follows its requests must be open-loop (concurrency 0)")
+	}
 	v := &virtualRun{
 		cfg:  c,
 		reqs: plan.Requests,
@@ -105,6 +116,7 @@ func StreamVirtual(ctx context.Context, opts Options, plan VirtualPlan, emit fun
 		emit: emit,
 		seqs: make([]seq, len(plan.Requests)),
 	}
+	v.follow = plan.Follow
 	v.eng.trace = true
 	return v.run(ctx, plan.Concurrency)
 }
@@ -119,6 +131,9 @@ type virtualRun struct {
 	seqs []seq          // one per request, indexed like reqs
 	rec  record.Record  // the record being emitted
 	buf  []record.Chunk // its chunks
+
+	follow   func(*record.Record) []VirtualRequest // VirtualPlan.Follow
+	released []VirtualRequest                      // what follow returned, not yet in the send order
 }
 
 func (v *virtualRun) run(ctx context.Context, concurrency int) error {
@@ -145,6 +160,7 @@ func (v *virtualRun) run(ctx context.Context, concurrency int) error {
 				return nil
 			}
 			if err := v.refuse(i, at, err); err != nil || concurrency == 0 {
+				order = v.admit(order, next, at)
 				return err
 			}
 		}
@@ -203,6 +219,7 @@ func (v *virtualRun) run(ctx context.Context, concurrency int) error {
 			if err := v.complete(s); err != nil {
 				return err
 			}
+			order = v.admit(order, next, now)
 			if concurrency > 0 {
 				if err := send(now); err != nil {
 					return err
@@ -259,7 +276,7 @@ func (v *virtualRun) refuse(i int, at time.Duration, why error) error {
 	if q.Prompt != nil {
 		v.rec.InputTokens = len(q.Prompt)
 	}
-	return v.emit(&v.rec)
+	return v.emitRecord()
 }
 
 // complete emits the record of finished sequence s: one chunk per token at
@@ -294,5 +311,5 @@ func (v *virtualRun) complete(s *seq) error {
 		v.rec.ReasoningTokens, v.rec.ReasoningSource = think, record.SourceUsage
 	}
 	v.seqs[s.id] = seq{} // let the block table and step runs go
-	return v.emit(&v.rec)
+	return v.emitRecord()
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/goodput-dev/goodput/bench"
 	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/session"
 	"github.com/goodput-dev/goodput/sim"
 )
 
@@ -21,6 +22,9 @@ import (
 // send, with no HTTP and no waiting. Records and the summary are written
 // like bench writes them, so that every later step reads them alike.
 func (r *Runner) measureVirtual(ctx context.Context, m Measurement, cfg bench.Config) (*metrics.Result, error) {
+	if session.Enabled(cfg.Workload, cfg.Sessions) {
+		return r.measureVirtualFlows(ctx, m, cfg)
+	}
 	plan, err := cfg.Arrival.Plan()
 	if err != nil {
 		return nil, err

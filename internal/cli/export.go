@@ -101,6 +101,9 @@ func exportColumnHelp() string {
 	for _, c := range export.BaseColumns() {
 		fmt.Fprintf(&b, "  %-16s %s\n", c.Name, c.Doc)
 	}
+	for _, c := range export.PlaceColumns() {
+		fmt.Fprintf(&b, "  %-16s %s (when the run has them)\n", c.Name, c.Doc)
+	}
 	b.WriteString("and, when requests reasoned (a reasoning model's thinking before its answer):\n")
 	for _, c := range export.ReasoningColumns() {
 		fmt.Fprintf(&b, "  %-18s %s\n", c.Name, c.Doc)

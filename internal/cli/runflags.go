@@ -25,13 +25,14 @@ type targetFlags struct {
 	extraBody string
 	usage     string
 	labels    []string
+	spread    spreadFlags
 	keepAlive bool
 }
 
 // registerTargetFlags registers the flags that say where load goes and how
 // each request is shaped.
 func registerTargetFlags(fl *pflag.FlagSet, cfg *bench.Config, f *targetFlags) {
-	fl.StringVar(&cfg.BaseURL, "base-url", "", "server base URL, e.g. http://127.0.0.1:8000 (default: start the built-in simulator)")
+	registerSpreadFlags(fl, cfg, &f.spread)
 	fl.StringVar(&cfg.Endpoint, "endpoint", "", "API path (default: the backend's, e.g. /v1/completions)")
 	fl.StringVar(&cfg.Backend, "backend", cfg.Backend, "protocol: "+strings.Join(backend.Names(), ", "))
 	fl.StringVar(&cfg.Model, "model", "", "model name (default: the first of the server's /v1/models)")
@@ -72,15 +73,15 @@ func (f *targetFlags) apply(env *Env, cfg *bench.Config) error {
 	if cfg.Labels, err = parseLabels(f.labels); err != nil {
 		return usageErr("--label: %v", err)
 	}
-	return nil
+	return f.spread.apply(cfg)
 }
 
 // registerWorkloadFlags registers the flags that choose the prompts and the
 // output lengths asked for.
 func registerWorkloadFlags(fl *pflag.FlagSet, cfg *bench.Config) {
 	wl := &cfg.Workload
-	fl.StringVar(&wl.Dataset, "dataset-name", wl.Dataset, "workload: random, sharegpt or custom")
-	fl.StringVar(&wl.Path, "dataset-path", "", "file of the sharegpt or custom dataset")
+	fl.StringVar(&wl.Dataset, "dataset-name", wl.Dataset, "workload: random, sharegpt, custom, sessions (multi-turn JSON Lines) or agent (agent task graphs)")
+	fl.StringVar(&wl.Path, "dataset-path", "", "file of the sharegpt, custom, sessions or agent dataset")
 	fl.IntVar(&wl.Random.InputLen, "random-input-len", wl.Random.InputLen, "prompt tokens of the random dataset")
 	fl.IntVar(&wl.Random.OutputLen, "random-output-len", wl.Random.OutputLen, "output tokens of the random dataset")
 	fl.Float64Var(&wl.Random.RangeRatio, "random-range-ratio", wl.Random.RangeRatio, "lengths drawn uniformly in [len·(1−r), len·(1+r)]")
@@ -101,6 +102,7 @@ type simFlags struct {
 	simTP                        int
 	simFaults                    []string
 	simSeed                      uint64
+	simReplicas                  int
 	simReasoning                 string
 	engine                       simEngineFlags
 }
@@ -117,6 +119,7 @@ func registerSimFlags(fl *pflag.FlagSet, f *simFlags, faults bool) {
 	}
 	fl.Uint64Var(&f.simSeed, "sim-seed", 0, "simulator seed")
 	registerSimEngineFlags(fl, &f.engine)
+	fl.IntVar(&f.simReplicas, "sim-replicas", 1, "start this many built-in simulators and spread the load over them (see --balance)")
 	fl.StringVar(&f.simReasoning, "sim-reasoning", "", "simulate a reasoning model: the first tokens of each reply stream as reasoning, on the chat endpoint: "+sim.ReasoningSyntax)
 }
 
@@ -191,7 +194,7 @@ func checkSimReasoning(opts sim.Options, cfg *bench.Config) error {
 // included, as a usage error: for use before starting a simulator or
 // waiting for a server, so that the mistake is the first thing said.
 func checkWorkload(cfg *bench.Config) error {
-	if err := errors.Join(cfg.Workload.Validate(), cfg.Workload.CheckPath()); err != nil {
+	if err := errors.Join(cfg.ValidateWorkload(), cfg.Workload.CheckPath()); err != nil {
 		return usageErr("%v", err)
 	}
 	return nil
@@ -207,7 +210,7 @@ func startSim(ctx context.Context, env *Env, cfg *bench.Config, f *simFlags) (fu
 	if err := checkSimReasoning(opts, cfg); err != nil {
 		return nil, err
 	}
-	return startSimWith(ctx, env, cfg, opts)
+	return startSims(ctx, env, cfg, opts, f.simReplicas)
 }
 
 // startSimWith starts a simulator built from opts on a free loopback port and
