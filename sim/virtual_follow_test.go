@@ -66,9 +66,12 @@ func TestVirtualFollowChainsTurnsAndCachesTheirHistory(t *testing.T) {
 	if t1, t2 := ttftOf(cached[0]), ttftOf(cached[1]); t2*4 > t1 {
 		t.Errorf("with prefix caching, turn 2's TTFT %v is not under a quarter of turn 1's %v", t2, t1)
 	}
+	// Without the cache turn 2 prefills its whole, slightly longer prompt
+	// again: its TTFT is turn 1's, give or take the front end's seeded
+	// jitter of a few milliseconds, never a fraction of it.
 	plain := chainRun(t, Options{DisablePrefixCaching: true})
-	if t1, t2 := ttftOf(plain[0]), ttftOf(plain[1]); t2 < t1 {
-		t.Errorf("without prefix caching, turn 2 (a longer prompt) got its first token sooner: %v < %v", t2, t1)
+	if t1, t2 := ttftOf(plain[0]), ttftOf(plain[1]); t2*10 < t1*9 {
+		t.Errorf("without prefix caching, turn 2 (a longer prompt) got its first token much sooner: %v against turn 1's %v", t2, t1)
 	}
 }
 
