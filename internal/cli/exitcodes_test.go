@@ -66,6 +66,8 @@ func TestExitCodes(t *testing.T) {
 		{"simulator flag with a server", append(slices.Clone(bench), "--sim-gpu", "A100"), ExitUsage, "--sim-gpu configures the built-in simulator, which does not run with --base-url"},
 		{"simulator fault with a server", append(slices.Clone(bench), "--sim-fault", "error_rate=0.5"), ExitUsage, "--sim-fault configures the built-in simulator"},
 		{"sweep simulator flag with a server", []string{"sweep", "--base-url", url, "--concurrency", "1", "--sim-seed", "3", "--dry-run"}, ExitUsage, "--sim-seed configures the built-in simulator"},
+		{"simulator engine flag with a server", append(slices.Clone(bench), "--sim-max-num-seqs", "64"), ExitUsage, "--sim-max-num-seqs configures the built-in simulator"},
+		{"sweep simulator engine flag with a server", []string{"sweep", "--base-url", url, "--concurrency", "1", "--sim-block-size", "32", "--dry-run"}, ExitUsage, "--sim-block-size configures the built-in simulator"},
 		{"same run name", append(slices.Clone(bench), "--result-dir", runs, "--run-name", "mine"), ExitUsage,
 			filepath.Join(runs, "mine.jsonl") + " already exists (an earlier run's): give another --run-name, or --overwrite"},
 
