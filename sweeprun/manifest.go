@@ -58,6 +58,11 @@ func (r *Runner) settings(mode sweep.Mode) map[string]string {
 		"num_warmups":        strconv.Itoa(b.Warmups),
 		"warmup_seconds":     b.WarmupTime.String(),
 	}
+	if b.WarmupRequests > 0 {
+		// Only when given, so that sweeps measured before the key existed
+		// resume.
+		s["warmup_requests"] = strconv.Itoa(b.WarmupRequests)
+	}
 	if r.cfg.Virtual != nil {
 		s["clock"] = "virtual"
 		info, _ := sim.Resolve(*r.cfg.Virtual) // valid: New checked

@@ -48,6 +48,8 @@ type sweepFlags struct {
 	quiet          bool
 	report         string
 	format         string
+	warmupFirst    int
+	recordLabels   []string
 
 	targetFlags
 	simFlags
@@ -165,6 +167,14 @@ waiting, so a what-if sweep over a GPU and model (--sim-gpu, --sim-model,
 	fl.BoolVar(&f.quiet, "quiet", false, "no live progress within a point")
 	fl.StringVar(&f.report, "report", "", "also write the sweep's self-contained HTML report to this file")
 	fl.StringVar(&f.format, "format", "text", "output: text (a table and the verdict) or json (the sweep file's contents)")
+	// The same words as bench's: --num-warmups are vLLM's extra requests
+	// before each point, --warmup-first goodput's warm-up of a point's
+	// first requests, --record-label the records' labels (--label stays
+	// the old spelling of it, since a sweep writes no vLLM file).
+	fl.Lookup("num-warmups").Usage = "warm-up requests sent before each point, left out of it (not taken from --num-prompts)"
+	fl.IntVar(&f.warmupFirst, "warmup-first", 0, "treat the first N requests of each point as warm-up: sent, excluded from statistics (--num-warmups before it took vLLM's meaning)")
+	fl.StringArrayVar(&f.recordLabels, "record-label", nil, "label every record, as key=value (repeatable)")
+	fl.Lookup("label").Usage = "label every record, as key=value (repeatable; as --record-label)"
 	return cmd
 }
 
@@ -195,6 +205,14 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 	cfg.Arrival.Arrival = arrivalKind(f.arrival)
 	if cmd.Flags().Changed("duration") && !cmd.Flags().Changed("num-prompts") {
 		cfg.Arrival.NumPrompts = 0 // the duration alone bounds each point
+	}
+	f.targetFlags.labels = append(f.targetFlags.labels, f.recordLabels...)
+	if f.warmupFirst < 0 {
+		return usageErr("--warmup-first %d: want 0 or more", f.warmupFirst)
+	}
+	cfg.WarmupRequests, cfg.Warmups = cfg.Warmups, f.warmupFirst
+	if f.virtual && cfg.WarmupRequests > 0 {
+		return usageErr("--num-warmups: a virtual-time sweep starts every point on an idle engine and sends no request to warm; --warmup-first N leaves each point's first N requests out of its statistics")
 	}
 	if err := f.targetFlags.apply(env, &cfg); err != nil {
 		return err
@@ -549,6 +567,9 @@ func pointSize(r *sweeprun.Runner, cfg sweeprun.Config, job sweepJob) string {
 	}
 	if cfg.Bench.Warmups > 0 {
 		parts = append(parts, fmt.Sprintf("the first %d warm-up", cfg.Bench.Warmups))
+	}
+	if cfg.Bench.WarmupRequests > 0 {
+		parts = append(parts, fmt.Sprintf("after %d warm-up requests", cfg.Bench.WarmupRequests))
 	}
 	return strings.Join(parts, ", ")
 }
