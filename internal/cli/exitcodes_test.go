@@ -66,6 +66,12 @@ func TestExitCodes(t *testing.T) {
 		{"simulator flag with a server", append(slices.Clone(bench), "--sim-gpu", "A100"), ExitUsage, "--sim-gpu configures the built-in simulator, which does not run with --base-url"},
 		{"simulator fault with a server", append(slices.Clone(bench), "--sim-fault", "error_rate=0.5"), ExitUsage, "--sim-fault configures the built-in simulator"},
 		{"sweep simulator flag with a server", []string{"sweep", "--base-url", url, "--concurrency", "1", "--sim-seed", "3", "--dry-run"}, ExitUsage, "--sim-seed configures the built-in simulator"},
+		// a word that names no command, at the top and under history
+		// (which would print its help and exit 0), and an argument to a
+		// command that takes none
+		{"unknown command", []string{"bnech"}, ExitUsage, `unknown command "bnech" for "goodput" (did you mean bench?)`},
+		{"unknown history command", []string{"history", "lsit", "--history", p("none.db")}, ExitUsage, `unknown command "lsit" for "goodput history"`},
+		{"argument to version", []string{"version", "extra"}, ExitUsage, `unknown command "extra"`},
 		{"same run name", append(slices.Clone(bench), "--result-dir", runs, "--run-name", "mine"), ExitUsage,
 			filepath.Join(runs, "mine.jsonl") + " already exists (an earlier run's): give another --run-name, or --overwrite"},
 
