@@ -150,6 +150,15 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 		}
 	}
 	if f.dryRun {
+		// A dry run refuses what the run would: the simulator's address
+		// stands in for the one it would start.
+		check := cfg
+		if check.BaseURL == "" {
+			check.BaseURL = "http://127.0.0.1:8000"
+		}
+		if err := check.Validate(); err != nil {
+			return usageErr("%v", err)
+		}
 		for _, n := range f.vllm.notes {
 			fmt.Fprintf(env.Stderr, "goodput: %s\n", n)
 		}
@@ -462,8 +471,6 @@ func arrivalKind(s string) arrival.Kind { return arrival.Kind(strings.ToLower(s)
 
 func rampKind(s string) arrival.RampKind { return arrival.RampKind(strings.ToLower(s)) }
 
-// printBenchPlan prints what a run would send, without a network: the
-// arrival plan with its schedule's statistics, and the workload.
 // jobIndexEnv is set by Kubernetes in each pod of an Indexed Job: 0, 1, …
 const jobIndexEnv = "JOB_COMPLETION_INDEX"
 
@@ -487,6 +494,8 @@ func shardFromJob(cmd *cobra.Command, env *Env, cfg *bench.Config) error {
 	return nil
 }
 
+// printBenchPlan prints what a run would send, without a network: the
+// arrival plan with its schedule's statistics, and the workload.
 func printBenchPlan(env *Env, cfg bench.Config) error {
 	plan, err := cfg.Arrival.Plan()
 	if err != nil {
