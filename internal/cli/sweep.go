@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -178,6 +180,20 @@ waiting, so a what-if sweep over a GPU and model (--sim-gpu, --sim-model,
 	return cmd
 }
 
+// freeDir returns dir, or when it exists (a sweep started in the same
+// second: the default name has the time to the second, and a virtual
+// sweep takes less), the first of dir-2, dir-3, … that does not.
+func freeDir(base string) string {
+	dir := base
+	for n := 2; n < 1000; n++ {
+		if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		dir = fmt.Sprintf("%s-%d", base, n)
+	}
+	return dir
+}
+
 // sweepJob is what the flags ask for: a plan, or a search.
 type sweepJob struct {
 	plan    *sweep.Plan
@@ -255,7 +271,7 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 	}
 	dir := f.resultDir
 	if dir == "" {
-		dir = time.Now().Format(sweepDirLayout)
+		dir = freeDir(time.Now().Format(sweepDirLayout))
 	}
 
 	rcfg := sweeprun.Config{

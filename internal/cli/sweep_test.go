@@ -549,3 +549,29 @@ func readRecords(t *testing.T, path string) []record.Record {
 		out = append(out, r)
 	}
 }
+
+// Without --result-dir a sweep's directory is named for the second it
+// started in; a second sweep started in the same second (a virtual one
+// takes less) gets the next free name instead of a refusal about a
+// --result-dir it never gave.
+func TestSweepDefaultDirOfSweepsStartedTogether(t *testing.T) {
+	t.Chdir(t.TempDir())
+	now := time.Now()
+	for i := range 3 { // this second and the next two: wherever the sweep starts
+		name := now.Add(time.Duration(i) * time.Second).Format(sweepDirLayout)
+		if err := os.Mkdir(name, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(name, "c1.summary.json"), []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stdout, stderr, code := sweepCmd(t, t.Context(), nil, "--virtual", "--concurrency", "1", "--num-prompts", "4")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	dirs, _ := filepath.Glob("sweep-*-2")
+	if len(dirs) != 1 || !strings.Contains(stdout, "Wrote "+dirs[0]+"/sweep.json") {
+		t.Errorf("directories %v; want one …-2 named in the output:\n%s", dirs, stdout)
+	}
+}
