@@ -455,7 +455,11 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	case res.Interrupted:
 		out.Warnings = append(out.Warnings, fmt.Sprintf("run interrupted: %d of the planned requests were sent; everything measured is kept", res.Sent))
 	}
-	if w := cacheWarning(out.Result, wl); w != "" {
+	var serverHits *float64
+	if out.Server != nil {
+		serverHits = out.Server.PrefixCacheHitRate
+	}
+	if w := cacheWarning(out.Result, serverHits, wl); w != "" {
 		out.Warnings = append(out.Warnings, w)
 	}
 	if w := retryWarning(out.Result, cfg.NoKeepAlive); w != "" {
