@@ -22,7 +22,7 @@ func TestCacheWarning(t *testing.T) {
 		return &metrics.PromptCache{Requests: 10, PromptTokens: prompt, CachedTokens: cached, HitRate: float64(cached) / float64(prompt)}
 	}
 	tests := []struct {
-		name string
+		name   string
 		pc     *metrics.PromptCache
 		server *float64 // the server's prefix-cache hit rate, nil if not scraped
 		wl     workload.Config
