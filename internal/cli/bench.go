@@ -303,6 +303,12 @@ func runBenchPrepared(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFl
 	if c := out.Result.Counts; !out.Run.Interrupted && c.Total > 0 && c.Completed == 0 {
 		return fmt.Errorf("every one of the %d measured requests failed%s", c.Total, firstError(c))
 	}
+	if c := out.Result.Counts; !out.Run.Interrupted && c.Completed > 0 && c.NoToken == c.Completed {
+		// Answers without a token measure no TTFT, TPOT or ITL: a run of
+		// nothing else measured nothing a benchmark is for.
+		return fmt.Errorf("none of the %d measured requests carried an output token (%d failed, %d answered without one), so no latency was measured: check --endpoint, --backend and what the server streams",
+			c.Total, c.Failed, c.NoToken)
+	}
 	if err := reportGates(env, gates, out.Result); err != nil {
 		return err
 	}

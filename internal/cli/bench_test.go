@@ -3,12 +3,14 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/goodput-dev/goodput/internal/simtest"
@@ -191,6 +193,33 @@ func TestBenchEveryRequestFailed(t *testing.T) {
 		t.Errorf("exit %d, %q; want 1 and why", code, errOut)
 	}
 	if !strings.Contains(out, "Failed requests:                         3") {
+		t.Errorf("the summary is not printed first:\n%s", out)
+	}
+}
+
+// A run whose answers all carried no token (a server streaming only
+// [DONE], or events goodput cannot read as text) measured no latency:
+// it exits 1 after its summary, as a run of failures does, instead of 0.
+func TestBenchNoAnswerCarriedAToken(t *testing.T) {
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/health" {
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		if n.Add(1)%2 == 0 {
+			http.Error(w, `{"error":{"message":"busy"}}`, http.StatusInternalServerError)
+			return
+		}
+		io.WriteString(w, "data: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	out, errOut, code := run(t, "", "bench", "--base-url", srv.URL, "--model", "m", "--num-prompts", "4", "--max-concurrency", "1",
+		"--prompt-format", "text", "--no-calibrate", "--no-server-metrics", "--quiet")
+	if code != ExitTool || !strings.Contains(errOut, "none of the 4 measured requests carried an output token (2 failed, 2 answered without one)") {
+		t.Errorf("exit %d, %q; want 1 and why", code, errOut)
+	}
+	if !strings.Contains(out, "of which empty (no token):             2") {
 		t.Errorf("the summary is not printed first:\n%s", out)
 	}
 }
