@@ -79,8 +79,8 @@ func (f *targetFlags) apply(env *Env, cfg *bench.Config) error {
 // output lengths asked for.
 func registerWorkloadFlags(fl *pflag.FlagSet, cfg *bench.Config) {
 	wl := &cfg.Workload
-	fl.StringVar(&wl.Dataset, "dataset-name", wl.Dataset, "workload: random, sharegpt or custom")
-	fl.StringVar(&wl.Path, "dataset-path", "", "file of the sharegpt or custom dataset")
+	fl.StringVar(&wl.Dataset, "dataset-name", wl.Dataset, "workload: random, sharegpt, custom, sonnet, burstgpt, prefix_repetition, spec_bench or hf")
+	fl.StringVar(&wl.Path, "dataset-path", "", "the dataset's file (every dataset but random and prefix_repetition)")
 	fl.IntVar(&wl.Random.InputLen, "random-input-len", wl.Random.InputLen, "prompt tokens of the random dataset")
 	fl.IntVar(&wl.Random.OutputLen, "random-output-len", wl.Random.OutputLen, "output tokens of the random dataset")
 	fl.Float64Var(&wl.Random.RangeRatio, "random-range-ratio", wl.Random.RangeRatio, "lengths drawn uniformly in [len·(1−r), len·(1+r)]")
