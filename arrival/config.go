@@ -73,6 +73,12 @@ type Config struct {
 
 	// Seed makes the schedule reproducible (--seed).
 	Seed uint64
+
+	// Unit names what each arrival is: "" for a request, or "session" or
+	// "task" when each arrival starts a flow of requests. --request-rate
+	// and --num-prompts then count those, and --max-concurrency caps them
+	// (concurrent users). It changes only how the plan is described.
+	Unit string
 }
 
 // DefaultConfig returns the defaults of `vllm bench serve`: infinite rate,

@@ -29,10 +29,20 @@ type event struct {
 	text    []byte
 	textEsc bool
 	textAll bool
+
+	// answer and reasoning say what the output of the event was: answer
+	// text or a tool call, or a reasoning model's thinking
+	// (reasoning_content, reasoning, thinking). An event with both is
+	// answer; one with neither (token ids or a usage rise without text)
+	// continues what came before it (see tally).
+	answer, reasoning bool
+	// reasoningUsage is the reasoning-token count the server reported
+	// (usage.completion_tokens_details.reasoning_tokens); -1 when none.
+	reasoningUsage int
 }
 
 func (e *event) reset() {
-	*e = event{exact: true, usage: -1, prompt: -1, cached: -1, prefillMS: -1, decodeMS: -1}
+	*e = event{exact: true, usage: -1, prompt: -1, cached: -1, prefillMS: -1, decodeMS: -1, reasoningUsage: -1}
 }
 
 // keepText records raw as (a piece of) the answer text.

@@ -15,7 +15,9 @@ import (
 
 	"github.com/goodput-dev/goodput/arrival"
 	"github.com/goodput-dev/goodput/backend"
+	"github.com/goodput-dev/goodput/load"
 	"github.com/goodput-dev/goodput/metrics"
+	"github.com/goodput-dev/goodput/session"
 	"github.com/goodput-dev/goodput/workload"
 )
 
@@ -42,6 +44,16 @@ type Config struct {
 
 	Arrival  arrival.Config
 	Workload workload.Config
+	// Sessions shapes multi-turn sessions and agent tasks (--multi-turn,
+	// --dataset-name sessions or agent, --session-turns, --think-time,
+	// --session-header); see session.Config.
+	Sessions session.Config
+	// BaseURLs, when it holds more than one URL, spreads the load over
+	// them (--base-url given several times, or --base-url-file); BaseURL
+	// is then the first. Balance says how (--balance); empty means session
+	// affinity for sessions and tasks, round-robin otherwise.
+	BaseURLs []string
+	Balance  load.Balance
 
 	Warmups        int           // --warmup-first: the first N requests are warm-up
 	WarmupTime     time.Duration // --warmup-seconds: requests scheduled before this are warm-up
@@ -135,6 +147,7 @@ func DefaultConfig() Config {
 		PromptFormat:   PromptAuto,
 		Arrival:        arrival.DefaultConfig(),
 		Workload:       workload.DefaultConfig(),
+		Sessions:       session.DefaultConfig(),
 		RequestTimeout: 6 * time.Hour,
 		ReadyTimeout:   0,
 		Grace:          3 * time.Second,
@@ -170,6 +183,7 @@ func (c *Config) Validate() error {
 	} else if u, err := url.Parse(c.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		errs = append(errs, fmt.Errorf("--base-url %q: want an absolute http:// or https:// URL", c.BaseURL))
 	}
+	errs = append(errs, c.validateEndpoints()...)
 	if _, err := backend.Lookup(c.Backend); err != nil {
 		errs = append(errs, fmt.Errorf("--backend: %w", err))
 	}
@@ -185,7 +199,7 @@ func (c *Config) Validate() error {
 	if err := a.Validate(); err != nil {
 		errs = append(errs, err)
 	}
-	if err := c.Workload.Validate(); err != nil {
+	if err := c.ValidateWorkload(); err != nil {
 		errs = append(errs, err)
 	} else if err := c.Workload.CheckPath(); err != nil {
 		errs = append(errs, err) // before Run waits for the server

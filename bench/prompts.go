@@ -24,7 +24,7 @@ func takesIDs(a *backend.Adapter) bool {
 // prompt's length on the server exactly; they are the built-in
 // tokenizer's, which any vocabulary of 32,000 or more tokens holds.
 func chooseIDs(ctx context.Context, cfg Config, srv *server, a *backend.Adapter, model string, h http.Header) (useIDs bool, note, warning string, err error) {
-	if cfg.Workload.Dataset != workload.DatasetRandom {
+	if cfg.Workload.Dataset != workload.DatasetRandom || cfg.flows() {
 		return false, "", "", nil
 	}
 	switch cfg.PromptFormat {

@@ -18,7 +18,6 @@ import (
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/serverview"
 	"github.com/goodput-dev/goodput/version"
-	"github.com/goodput-dev/goodput/workload"
 )
 
 // Outcome is what a finished (or interrupted) run produced.
@@ -56,6 +55,9 @@ type Outcome struct {
 	Server       *serverview.Comparison
 	ServerSeries *promscrape.Series
 	ServerPath   string
+	// Servers is each endpoint's account of a run spread over several
+	// (Server and ServerSeries are then nil).
+	Servers []EndpointServer
 	// Header is the run's record header: its start, labels and
 	// configuration, as the record file begins.
 	Header record.Header
@@ -119,6 +121,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		headers.Set("Authorization", "Bearer "+cfg.APIKey)
 	}
 
+	cfg.Arrival.Unit = flowUnit(&cfg)
 	preloaded, err := fitToDataset(&cfg)
 	if err != nil {
 		return nil, err
@@ -143,6 +146,9 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	case errors.Is(err, errNoReadyRoute):
 		out.Notes = append(out.Notes, "server has neither /health nor /v1/models: its readiness was not checked")
 	case err != nil:
+		return nil, err
+	}
+	if err := waitEndpoints(ctx, cfg, client, headers); err != nil {
 		return nil, err
 	}
 	model := cfg.Model
@@ -178,16 +184,22 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	if warning != "" {
 		out.Warnings = append(out.Warnings, warning)
 	}
+	fsrc, err := newFlowSource(cfg, wl)
+	if err != nil {
+		return nil, err
+	}
 	// A file dataset sized to the run (--num-prompts -1) is read already.
 	src, lengths, warns := preloaded, "", []string(nil)
-	if src == nil {
+	if src == nil && fsrc == nil {
 		if src, lengths, warns, err = buildWorkload(ctx, cfg, wl, srv, adapter, wire, useIDs); err != nil {
 			return nil, err
 		}
 	}
 	out.Warnings = append(out.Warnings, warns...)
-	if w := cycleWarning(src, expected(plan)); w != "" {
-		out.Warnings = append(out.Warnings, w)
+	if fsrc == nil {
+		if w := cycleWarning(src, expected(plan)); w != "" {
+			out.Warnings = append(out.Warnings, w)
+		}
 	}
 
 	lplan := loadPlan(plan, cfg)
@@ -214,6 +226,13 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		},
 	}
 
+	if doer.Router, err = cfg.router(); err != nil {
+		return nil, err
+	}
+	fd := flowsOver(fsrc, doer, adapter, backend.Request{Model: wire, MinTokens: wl.Request.MinTokens,
+		IgnoreEOS: wl.Request.IgnoreEOS, Extra: cfg.Extra, Headers: headers}, cfg.Sessions.Header, func(r *backend.Request, seq int64) {
+		cfg.Request.apply(r, seq, cfg.Arrival.Seed)
+	})
 	out.Model = shownModel
 	if note, err := warmUp(ctx, cfg, doer, plan); err != nil {
 		return nil, err
@@ -223,10 +242,11 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	if cfg.NoStream {
 		out.Notes = append(out.Notes, NoStreamNote)
 	}
-	out.Notes = append(describe(cfg, shownModel, plan, src, lengths), out.Notes...)
+	out.Notes = append(describe(cfg, shownModel, plan, content(src, fsrc), lengths), out.Notes...)
+	out.Notes = append(out.Notes, spreadNotes(cfg, fsrc, adapter.Name())...)
 	runCfg := map[string]any{
 		"base_url": cfg.BaseURL, "backend": adapter.Name(), "endpoint": cfg.Endpoint, "model": shownModel,
-		"target": cfg.Target, "arrival": plan.String(), "workload": src.String(),
+		"target": cfg.Target, "arrival": plan.String(), "workload": content(src, fsrc).String(),
 		"request_rate": rateJSON(cfg.Arrival.RequestRate), "burstiness": cfg.Arrival.Burstiness,
 		"max_concurrency": cfg.Arrival.MaxConcurrency, "num_prompts": cfg.Arrival.NumPrompts,
 		"duration_seconds": cfg.Arrival.Duration.Seconds(), "seed": cfg.Arrival.Seed,
@@ -235,11 +255,12 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		"dataset": wl.Dataset, "random_input_len": wl.Random.InputLen, "random_output_len": wl.Random.OutputLen,
 		"random_range_ratio": wl.Random.RangeRatio, "random_prefix_len": wl.Random.PrefixLen,
 	}
+	addSpreadConfig(runCfg, cfg)
 	if cfg.NoStream {
 		runCfg["stream"] = false
 	}
 	var scraper *serverview.Recorder
-	if !cfg.NoServerMetrics {
+	if !cfg.NoServerMetrics && !cfg.several() {
 		murl := cfg.MetricsURL
 		if murl == "" {
 			if murl, err = serverview.DefaultMetricsURL(cfg.BaseURL); err != nil {
@@ -251,6 +272,11 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		scraper = serverview.Start(ctx, murl, serverview.Options{Interval: cfg.ScrapeInterval, Model: model, Client: client})
 		defer scraper.Stop() // a no-op once the run has stopped it
 	}
+	eps, err := startScrapers(ctx, cfg, model, client)
+	if err != nil {
+		return nil, err
+	}
+	defer eps.stop() // a no-op once the run has stopped them
 
 	if cfg.Profile {
 		srv.profile(ctx, "/start_profile", out)
@@ -279,7 +305,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	// The first requests (and whatever builds them on first use, such as
 	// the built-in tokenizer) are built before the epoch is chosen, so that
 	// they leave on time.
-	load.PrepareFirst(lplan, doer)
+	prepareFirst(lplan, doer, fsrc)
 	// The header's Start is the instant every record time counts from: by
 	// default a moment after now, once the files below are open, so that
 	// the first requests are not late by the set-up.
@@ -324,7 +350,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	runCtx, stopRun := context.WithCancelCause(ctx)
 	defer stopRun(nil)
 	sum := metrics.NewSummary(cfg.Metrics)
-	prog := newProgress(progress, terminal, expected(plan))
+	prog := newProgress(progress, terminal, expectedRequests(plan, fsrc))
 	vl := newVLLMCollector(cfg.VLLMResult || cfg.VLLMFile.Save || cfg.VLLMFile.Collect, plan.Closed != nil)
 	recs := make(chan *record.Record, 1024)
 	// consumed delivers the consumer's account of the record file.
@@ -376,10 +402,15 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		consumed <- written{fail, measured, lastSeq}
 	}()
 	stopTicker := prog.start()
-	res, runErr := load.Run(runCtx, lplan, observed(doer, obs), recs)
+	send := observed(doer, obs)
+	if fd != nil {
+		fd.send = send
+	}
+	res, runErr := runLoad(runCtx, lplan, send, fd, recs)
 	if scraper != nil {
 		out.ServerSeries = scraper.Stop()
 	}
+	epSeries := eps.stop()
 	if cfg.Profile {
 		srv.profile(context.WithoutCancel(ctx), "/stop_profile", out)
 	}
@@ -443,6 +474,10 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 			}
 		}
 	}
+	if epSeries != nil {
+		w, errs := endpointServers(out, epSeries, cfg.BaseURLs, files.server)
+		out.Warnings, saveErrs = append(out.Warnings, w...), append(saveErrs, errs...)
+	}
 	out.Tokens = doer.TokenCheck()
 	out.Generator = checkGenerator(res, cfg.LagThreshold, plan.Open != nil)
 	out.Warnings = append(out.Warnings, out.Generator.Warnings...)
@@ -459,7 +494,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	if out.Server != nil {
 		serverHits = out.Server.PrefixCacheHitRate
 	}
-	if w := cacheWarning(out.Result, serverHits, wl); w != "" {
+	if w := cacheWarning(out.Result, serverHits, wl); w != "" && fsrc == nil { // a session reuses its history on purpose
 		out.Warnings = append(out.Warnings, w)
 	}
 	if w := retryWarning(out.Result, cfg.NoKeepAlive); w != "" {
@@ -511,7 +546,7 @@ func expected(p arrival.Plan) int {
 	return p.Closed.Count
 }
 
-func describe(cfg Config, model string, p arrival.Plan, src workload.Source, lengths string) []string {
+func describe(cfg Config, model string, p arrival.Plan, src fmt.Stringer, lengths string) []string {
 	var notes []string
 	if cfg.Target != "" {
 		notes = append(notes, "Target: "+cfg.Target)

@@ -21,12 +21,14 @@ type SummaryFile struct {
 	// are in ServerSeries (a promscrape.Series JSON file).
 	Server       *serverview.Comparison `json:"server,omitempty"`
 	ServerSeries string                 `json:"server_series,omitempty"`
-	Warnings     []string               `json:"warnings,omitempty"`
+	// Servers is each endpoint's account of a run spread over several.
+	Servers  []EndpointServer `json:"servers,omitempty"`
+	Warnings []string         `json:"warnings,omitempty"`
 }
 
 func writeSummary(path string, h record.Header, cfg Config, o *Outcome) error {
 	s := SummaryFile{Kind: "goodput.summary", Header: h, Records: o.RecordsPath, Interrupted: o.Run.Interrupted,
-		Result: o.Result, Generator: o.Generator, Tokens: o.Tokens, Server: o.Server, ServerSeries: o.ServerPath,
+		Result: o.Result, Generator: o.Generator, Tokens: o.Tokens, Server: o.Server, ServerSeries: o.ServerPath, Servers: o.Servers,
 		Warnings: o.Warnings}
 	return writeJSON(path, s)
 }

@@ -83,7 +83,7 @@ func warmUp(ctx context.Context, cfg Config, run *load.HTTP, plan arrival.Plan) 
 // returns the source, or nil when the size does not depend on it.
 func fitToDataset(cfg *Config) (workload.Source, error) {
 	wl := cfg.Workload
-	if wl.Dataset == workload.DatasetRandom || !cfg.AllEntries && !cfg.NoOversample && wl.Dataset != workload.DatasetPrefixRepetition {
+	if wl.Dataset == workload.DatasetRandom || cfg.flows() || !cfg.AllEntries && !cfg.NoOversample && wl.Dataset != workload.DatasetPrefixRepetition {
 		return nil, nil
 	}
 	wl.Limit = cfg.Arrival.NumPrompts
@@ -107,9 +107,11 @@ func fitToDataset(cfg *Config) (workload.Source, error) {
 // countFromText counts a successful record's output tokens in its text
 // with tok when the server reported no count (one token per chunk was the
 // fallback), spreading them over the chunks. A count below the number of
-// chunks, which each carried at least one token, is not taken.
+// chunks, which each carried at least one token, is not taken. Nor is a
+// reply with reasoning counted over its chunks: the text holds its answer
+// only (as vLLM's generated text does), so it keeps one token per chunk.
 func countFromText(r *record.Record, tok Tokenizer) {
-	if !r.OK() || r.TokenSource != record.SourceChunks || r.Text == "" {
+	if !r.OK() || r.TokenSource != record.SourceChunks || r.Text == "" || r.ReasoningSource == record.SourceChunks {
 		return
 	}
 	n := tok.Count(r.Text)

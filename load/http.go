@@ -28,6 +28,11 @@ type HTTP struct {
 	Request func(seq int64) (req backend.Request, inputTokens int)
 	// Timeout bounds one request from send to end of stream; 0 means none.
 	Timeout time.Duration
+	// Router, when set, spreads the requests over several endpoints
+	// instead of BaseURL, keeping a session's or task's requests together
+	// by the id in the record (Session, else Task) when its policy says
+	// so, and names each record's endpoint.
+	Router *Router
 
 	mu       sync.Mutex // guards prepared
 	prepared map[int64]prepared
@@ -107,7 +112,18 @@ func (h *HTTP) Do(ctx context.Context, seq int64, rec *record.Record, now func()
 		ctx, cancel = context.WithTimeout(ctx, h.Timeout)
 		defer cancel()
 	}
-	hreq, err := h.Adapter.BuildRequest(ctx, h.BaseURL, h.Endpoint, &req)
+	base := h.BaseURL
+	if h.Router != nil {
+		key := rec.Session
+		if key == "" {
+			key = rec.Task
+		}
+		i := h.Router.Pick(key)
+		defer h.Router.Done(i)
+		base = h.Router.URL(i)
+		rec.Endpoint = base
+	}
+	hreq, err := h.Adapter.BuildRequest(ctx, base, h.Endpoint, &req)
 	if err != nil {
 		rec.Sent = now()
 		rec.End = rec.Sent

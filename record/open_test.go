@@ -44,7 +44,7 @@ func TestOpenSeedsExample(t *testing.T) {
 			if c.Scheduled != ms(200) || c.Sent != ms(200) || c.End != ms(1100) || c.OutputTokens != 3 {
 				t.Errorf("C = %+v", c)
 			}
-			want := []Chunk{{ms(900), 1}, {ms(1000), 1}, {ms(1100), 1}}
+			want := []Chunk{{At: ms(900), Tokens: 1}, {At: ms(1000), Tokens: 1}, {At: ms(1100), Tokens: 1}}
 			if !reflect.DeepEqual(c.Chunks, want) {
 				t.Errorf("C chunks = %v, want %v", c.Chunks, want)
 			}
@@ -65,14 +65,14 @@ func TestOpenVLLMDetailed(t *testing.T) {
 	if r0.Sent != 0 || r0.InputTokens != 32 || r0.OutputTokens != 4 {
 		t.Errorf("r0 = %+v", r0)
 	}
-	want0 := []Chunk{{ms(125), 1}, {ms(145), 1}, {ms(175), 1}, {ms(200), 1}}
+	want0 := []Chunk{{At: ms(125), Tokens: 1}, {At: ms(145), Tokens: 1}, {At: ms(175), Tokens: 1}, {At: ms(200), Tokens: 1}}
 	if !reflect.DeepEqual(r0.Chunks, want0) {
 		t.Errorf("r0 chunks = %v, want %v", r0.Chunks, want0)
 	}
 	// Request 1 started 250 ms later; 3 chunks for 4 tokens: the first
 	// chunk carries the extra token.
 	r1 := recs[1]
-	want1 := []Chunk{{ms(250 + 175), 2}, {ms(250 + 225), 1}, {ms(250 + 235), 1}}
+	want1 := []Chunk{{At: ms(250 + 175), Tokens: 2}, {At: ms(250 + 225), Tokens: 1}, {At: ms(250 + 235), Tokens: 1}}
 	if r1.Sent != ms(250) || !reflect.DeepEqual(r1.Chunks, want1) {
 		t.Errorf("r1 = %+v", r1)
 	}

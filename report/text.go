@@ -39,6 +39,9 @@ type VLLMLines struct {
 	// Peak is vLLM's busiest second of output (chunks in one second) and
 	// most requests in flight at once; nil leaves them out.
 	Peak *Peak
+	// Unit, "session" or "task", says the rate and the cap count those
+	// rather than requests; empty for requests.
+	Unit string
 }
 
 // Peak is the busiest output and concurrency of a run, as vLLM counts them.
@@ -51,7 +54,9 @@ type Peak struct {
 // order: counts, duration, token totals, throughputs, then a block per
 // latency metric with mean, median and the requested percentiles, in
 // milliseconds. goodput's additions (goodput and SLO attainment, client
-// queue, Little's Law, errors) follow vLLM's blocks.
+// queue, Little's Law, errors) follow vLLM's blocks. A run in which
+// requests reasoned adds the TTFA and per-kind TPOT blocks beside TTFT and
+// TPOT, and a Reasoning block (reasoning and answer tokens) after goodput.
 func Text(w io.Writer, res *metrics.Result, o TextOptions) error {
 	p := textblock.New(w)
 	title := o.Title
@@ -76,10 +81,14 @@ func Text(w io.Writer, res *metrics.Result, o TextOptions) error {
 	} else {
 		p.KV("Failed requests:", strconv.FormatInt(c.Failed, 10))
 	}
-	if v.MaxConcurrency != nil {
+	if v.MaxConcurrency != nil && v.Unit != "" {
+		p.KV(fmt.Sprintf("Maximum concurrent %ss:", v.Unit), strconv.Itoa(*v.MaxConcurrency))
+	} else if v.MaxConcurrency != nil {
 		p.KV("Maximum request concurrency:", strconv.Itoa(*v.MaxConcurrency))
 	}
-	if v.RequestRate > 0 && !math.IsInf(v.RequestRate, 1) {
+	if v.RequestRate > 0 && !math.IsInf(v.RequestRate, 1) && v.Unit != "" {
+		p.KV(fmt.Sprintf("%s rate configured (per s):", capitalized(v.Unit)), f2(v.RequestRate))
+	} else if v.RequestRate > 0 && !math.IsInf(v.RequestRate, 1) {
 		p.KV("Request rate configured (RPS):", f2(v.RequestRate))
 	}
 	if c.Retried > 0 {
@@ -104,14 +113,23 @@ func Text(w io.Writer, res *metrics.Result, o TextOptions) error {
 	blocks := []struct {
 		name, title, short string
 		m                  metrics.Metric
+		// beside names the seeds' block a reasoning block goes with: it is
+		// printed for runs with reasoning, when that block or itself is.
+		beside string
 	}{
-		{"ttft", "Time to First Token", "TTFT", metrics.MetricTTFT},
-		{"tpot", "Time per Output Token (excl. 1st token)", "TPOT", metrics.MetricTPOT},
-		{"itl", "Inter-token Latency", "ITL", metrics.MetricITL},
-		{"e2el", "End-to-end Latency", "E2EL", metrics.MetricE2E},
+		{"ttft", "Time to First Token", "TTFT", metrics.MetricTTFT, ""},
+		{"ttfa", "Time to First Answer Token", "TTFA", metrics.MetricTTFA, "ttft"},
+		{"tpot", "Time per Output Token (excl. 1st token)", "TPOT", metrics.MetricTPOT, ""},
+		{"tpot_reasoning", "Time per Output Token, reasoning", "TPOT-R", metrics.MetricTPOTReasoning, "tpot"},
+		{"tpot_answer", "Time per Output Token, answer", "TPOT-A", metrics.MetricTPOTAnswer, "tpot"},
+		{"itl", "Inter-token Latency", "ITL", metrics.MetricITL, ""},
+		{"e2el", "End-to-end Latency", "E2EL", metrics.MetricE2E, ""},
 	}
 	for _, b := range blocks {
-		if o.Metrics == nil || slices.Contains(o.Metrics, b.name) {
+		if b.beside != "" && res.Reasoning == nil {
+			continue
+		}
+		if o.Metrics == nil || slices.Contains(o.Metrics, b.name) || b.beside != "" && slices.Contains(o.Metrics, b.beside) {
 			dist(p, b.title, b.short, res.Distribution(b.m))
 		}
 	}
@@ -123,6 +141,10 @@ func Text(w io.Writer, res *metrics.Result, o TextOptions) error {
 		p.KV("Good output tokens:", fmt.Sprintf("%d of %d", g.GoodOutputTokens, res.Tokens.Output))
 		p.KV("SLO attainment:", fmt.Sprintf("%.2f%% (%d of %d requests%s)", 100*g.Attainment, g.GoodRequests, c.Judged(), canceledNote(c)))
 	}
+	if rs := res.Reasoning; rs != nil {
+		reasoningBlock(p, res, rs)
+	}
+	flowBlocks(p, res)
 	p.Rule('-', "Client")
 	p.KV("Percentile method:", res.Method.String())
 	if d := res.Distribution(metrics.MetricClientQueue); d.Count > 0 {
@@ -180,6 +202,23 @@ func Text(w io.Writer, res *metrics.Result, o TextOptions) error {
 	}
 	p.Rule('=', "")
 	return p.Err()
+}
+
+// reasoningBlock writes what a reasoning model's replies add: how many
+// reasoned, and their tokens split into reasoning and answer.
+func reasoningBlock(p *textblock.Printer, res *metrics.Result, rs *metrics.Reasoning) {
+	p.Rule('-', "Reasoning")
+	p.KV("Requests that reasoned:", fmt.Sprintf("%d of %d", rs.Requests, res.Counts.Completed))
+	if rs.Unanswered > 0 {
+		p.KV("Reasoned without answering:", fmt.Sprintf("%d (no answer token: cut off while thinking)", rs.Unanswered))
+	}
+	p.KV("Reasoning tokens:", strconv.FormatInt(rs.ReasoningTokens, 10))
+	p.KV("Answer tokens:", strconv.FormatInt(rs.AnswerTokens, 10))
+	p.KV("Reasoning token throughput (tok/s):", f2(rs.ReasoningTokensPerSecond))
+	p.KV("Answer token throughput (tok/s):", f2(rs.AnswerTokensPerSecond))
+	if len(rs.TokenSources) > 0 {
+		p.KV("Reasoning token counts from:", sources(rs.TokenSources))
+	}
 }
 
 func sources(m map[string]int64) string {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/goodput-dev/goodput/arrival"
 	"github.com/goodput-dev/goodput/bench"
+	"github.com/goodput-dev/goodput/session"
 	"github.com/goodput-dev/goodput/sim"
 	"github.com/goodput-dev/goodput/sweep"
 	"github.com/goodput-dev/goodput/workload"
@@ -106,10 +107,17 @@ func (c *Config) Validate() error {
 		if _, err := sim.Resolve(*c.Virtual); err != nil {
 			bad("simulator: %w", err)
 		}
-		if a.MaxConcurrency > 0 {
+		// A cap on concurrent sessions is a flow's business, which the
+		// virtual run of flows keeps; a cap on requests is not.
+		flows := session.Enabled(c.Bench.Workload, c.Bench.Sessions)
+		if a.MaxConcurrency > 0 && !flows {
 			bad("--max-concurrency: a virtual-time rate sweep cannot cap requests in flight (sweep --concurrency instead)")
 		}
-		if err := c.Bench.Workload.Validate(); err != nil {
+		if flows {
+			if err := session.Validate(c.Bench.Workload, c.Bench.Sessions); err != nil {
+				errs = append(errs, err)
+			}
+		} else if err := c.Bench.Workload.Validate(); err != nil {
 			errs = append(errs, err)
 		}
 		if err := c.Bench.Metrics.Validate(); err != nil {

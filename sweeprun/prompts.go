@@ -34,7 +34,8 @@ type promptCache struct {
 
 // get returns the first n virtual requests of the workload w (whose Seed
 // selects the set). ids says whether the requests carry their prompts'
-// token ids, which the simulator needs only to find shared prefixes.
+// token ids, which the simulator's prefix cache needs: to find prefixes
+// that prompts share, and the blocks a preempted request had computed.
 func (c *promptCache) get(ctx context.Context, w workload.Config, n int, ids bool) ([]sim.VirtualRequest, workload.Source, error) {
 	var set *promptSet
 	for i, s := range c.sets {

@@ -9,9 +9,11 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/goodput-dev/goodput/backend"
 	"github.com/goodput-dev/goodput/bench"
 	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/session"
 	"github.com/goodput-dev/goodput/sim"
 )
 
@@ -20,6 +22,9 @@ import (
 // send, with no HTTP and no waiting. Records and the summary are written
 // like bench writes them, so that every later step reads them alike.
 func (r *Runner) measureVirtual(ctx context.Context, m Measurement, cfg bench.Config) (*metrics.Result, error) {
+	if session.Enabled(cfg.Workload, cfg.Sessions) {
+		return r.measureVirtualFlows(ctx, m, cfg)
+	}
 	plan, err := cfg.Arrival.Plan()
 	if err != nil {
 		return nil, err
@@ -33,18 +38,25 @@ func (r *Runner) measureVirtual(ctx context.Context, m Measurement, cfg bench.Co
 			return nil, fmt.Errorf("%s: in virtual time a closed loop ends by count: give --num-prompts, not --duration", m.Name())
 		}
 	}
-	protos, src, err := r.prompts.get(ctx, cfg.Workload, n, SharesPrefixes(cfg.Workload))
+	// Prompts go as token ids, as bench sends them to a server that takes
+	// them: the prefix cache then finds shared prefixes, and keeps what a
+	// preempted request had computed, as it does with a real client.
+	protos, src, err := r.prompts.get(ctx, cfg.Workload, n, true)
 	if err != nil {
 		return nil, err
 	}
 	reqs := protos
-	if plan.Open != nil {
+	chat := chatEndpoint(cfg)
+	if plan.Open != nil || chat {
 		// The prompts are shared with other points: give this one its own
-		// copy to carry the arrival times.
+		// copy to carry the arrival times and the endpoint.
 		reqs = make([]sim.VirtualRequest, n)
 		copy(reqs, protos)
 		for i := range reqs {
-			reqs[i].At = plan.Open.Offsets[i]
+			if plan.Open != nil {
+				reqs[i].At = plan.Open.Offsets[i]
+			}
+			reqs[i].Chat = chat
 		}
 	}
 	opts := *r.cfg.Virtual
@@ -121,6 +133,18 @@ func (r *Runner) measureVirtual(ctx context.Context, m Measurement, cfg bench.Co
 		return nil, err
 	}
 	return res, nil
+}
+
+// chatEndpoint reports whether the requests go to the chat endpoint, whose
+// template the simulator's front end renders.
+func chatEndpoint(cfg bench.Config) bool {
+	endpoint := cfg.Endpoint
+	if endpoint == "" {
+		if a, err := backend.Lookup(cfg.Backend); err == nil {
+			endpoint = a.Endpoint()
+		}
+	}
+	return strings.HasSuffix(endpoint, "/chat/completions")
 }
 
 // rateJSON writes an unbounded rate as "inf", which JSON numbers cannot

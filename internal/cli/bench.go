@@ -21,7 +21,6 @@ import (
 	"github.com/goodput-dev/goodput/serverview"
 	"github.com/goodput-dev/goodput/slo"
 	"github.com/goodput-dev/goodput/vllmargs"
-	"github.com/goodput-dev/goodput/workload"
 )
 
 // benchFlags are the flag values of `goodput bench` that need work before
@@ -341,7 +340,7 @@ func summaryOptions(cfg bench.Config, out *bench.Outcome, simulated bool) report
 		}
 		o.Metrics = slices.DeleteFunc(o.Metrics, func(m string) bool { return m == "tpot" || m == "itl" })
 	}
-	v := &report.VLLMLines{RequestRate: cfg.Arrival.RequestRate}
+	v := &report.VLLMLines{RequestRate: cfg.Arrival.RequestRate, Unit: bench.ArrivalUnit(&cfg)}
 	if cfg.VLLMFile.MaxConcurrencyGiven || cfg.Arrival.MaxConcurrency > 0 {
 		c := cfg.Arrival.MaxConcurrency
 		v.MaxConcurrency = &c
@@ -371,7 +370,7 @@ func printOutcome(env *Env, format string, out *bench.Outcome, o report.TextOpti
 		return enc.Encode(map[string]any{
 			"result": out.Result, "generator": out.Generator, "token_check": out.Tokens,
 			"warnings": out.Warnings, "records": out.RecordsPath, "records_written": out.RecordsWritten, "summary": out.SummaryPath,
-			"interrupted": out.Run.Interrupted, "server": out.Server,
+			"interrupted": out.Run.Interrupted, "server": out.Server, "servers": out.Servers,
 		})
 	}
 	if err := report.Text(env.Stdout, out.Result, o); err != nil {
@@ -379,6 +378,14 @@ func printOutcome(env *Env, format string, out *bench.Outcome, o report.TextOpti
 	}
 	if out.Server != nil {
 		if err := serverview.Text(env.Stdout, out.Server); err != nil {
+			return err
+		}
+	}
+	for _, s := range out.Servers {
+		if s.Server == nil {
+			continue
+		}
+		if err := serverview.Text(env.Stdout, s.Server); err != nil {
 			return err
 		}
 	}
@@ -398,6 +405,11 @@ func printOutcome(env *Env, format string, out *bench.Outcome, o report.TextOpti
 	for _, p := range []string{out.SummaryPath, out.VLLMPath, out.ServerPath} {
 		if p != "" {
 			fmt.Fprintf(env.Stdout, "Wrote %s\n", p)
+		}
+	}
+	for _, s := range out.Servers {
+		if s.Path != "" {
+			fmt.Fprintf(env.Stdout, "Wrote %s (%s)\n", s.Path, s.Endpoint)
 		}
 	}
 	return nil
@@ -503,6 +515,7 @@ func shardFromJob(cmd *cobra.Command, env *Env, cfg *bench.Config) error {
 // printBenchPlan prints what a run would send, without a network: the
 // arrival plan with its schedule's statistics, and the workload.
 func printBenchPlan(env *Env, cfg bench.Config) error {
+	cfg.Arrival.Unit = bench.ArrivalUnit(&cfg)
 	plan, err := cfg.Arrival.Plan()
 	if err != nil {
 		return usageErr("%v", err)
@@ -511,7 +524,7 @@ func printBenchPlan(env *Env, cfg bench.Config) error {
 	if wl.Limit == 0 && cfg.Arrival.NumPrompts > 0 {
 		wl.Limit = cfg.Arrival.NumPrompts
 	}
-	src, err := workload.New(wl)
+	src, err := bench.NewContent(cfg, wl)
 	if err != nil {
 		return usageErr("%v", err)
 	}

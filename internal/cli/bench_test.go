@@ -98,6 +98,9 @@ func TestBenchUsageErrors(t *testing.T) {
 		{[]string{"bench", "--extra-body", "[1]"}, "--extra-body"},
 		{[]string{"bench", "--base-url", "127.0.0.1:9", "--num-prompts", "1"}, "--base-url"},
 		{[]string{"bench", "--sim-gpu", "abacus"}, "--sim-gpu"},
+		{[]string{"bench", "--sim-max-num-seqs", "-3"}, "--sim-max-num-seqs -3: must be positive"},
+		{[]string{"bench", "--sim-gpu-memory-utilization", "0"}, "--sim-gpu-memory-utilization 0: must be in (0, 1]"},
+		{[]string{"bench", "--sim-kv-cache-dtype", "int2"}, `--sim-kv-cache-dtype "int2": want one of`},
 		{[]string{"bench", "stray"}, `unexpected argument "stray"`},
 		{[]string{"bench", "--record-label", "x"}, "--label"},
 		// A sweep's list points at goodput sweep.

@@ -33,7 +33,8 @@ Times are seconds from the run's start and latencies milliseconds, exact to
 the nanosecond; a value a request does not define (the TPOT of a one-token
 reply, the TTFT of a failure) is empty (null). --chunks adds chunk_times_s and
 chunk_tokens, every token-bearing chunk's arrival and tokens, from which the
-ITLs can be recomputed. Each label becomes a column label_NAME.
+ITLs can be recomputed, and chunk_reasoning when requests reasoned. Each
+label becomes a column label_NAME.
 
 RUN is a record file (any format analyze reads, "-" for standard input), a
 run's summary file, or a result directory holding one run (or the shards of
@@ -144,6 +145,13 @@ func exportColumnHelp() string {
 	var b strings.Builder
 	for _, c := range export.BaseColumns() {
 		fmt.Fprintf(&b, "  %-16s %s\n", c.Name, c.Doc)
+	}
+	for _, c := range export.PlaceColumns() {
+		fmt.Fprintf(&b, "  %-16s %s (when the run has them)\n", c.Name, c.Doc)
+	}
+	b.WriteString("and, when requests reasoned (a reasoning model's thinking before its answer):\n")
+	for _, c := range export.ReasoningColumns() {
+		fmt.Fprintf(&b, "  %-18s %s\n", c.Name, c.Doc)
 	}
 	return b.String()
 }

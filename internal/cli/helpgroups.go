@@ -38,6 +38,7 @@ var flagGroups = map[string]string{
 	"header": groupTarget, "api-key": groupTarget, "extra-body": groupTarget, "usage": groupTarget,
 	"insecure": groupTarget, "keepalive": groupTarget, "request-timeout": groupTarget, "ready-check-timeout": groupTarget,
 	"metrics-url": groupTarget, "no-server-metrics": groupTarget, "scrape-interval": groupTarget,
+	"base-url-file": groupTarget, "balance": groupTarget, "session-header": groupTarget,
 
 	// How much load, when, and how a sweep chooses its loads.
 	"request-rate": groupLoad, "burstiness": groupLoad, "arrival": groupLoad,
@@ -55,6 +56,8 @@ var flagGroups = map[string]string{
 	"custom-output-len": groupWorkload, "disable-shuffle": groupWorkload, "ignore-eos": groupWorkload,
 	"min-tokens": groupWorkload, "max-tokens": groupWorkload, "no-calibrate": groupWorkload,
 	"prompt-format": groupWorkload,
+	"multi-turn":    groupWorkload, "session-turns": groupWorkload, "session-max-turns": groupWorkload,
+	"think-time": groupWorkload,
 
 	// How the numbers are judged.
 	"goodput": groupSLO, "slo": groupSLO, "gate": groupSLO, "metric-percentiles": groupSLO,
@@ -74,7 +77,10 @@ var flagGroups = map[string]string{
 	// The built-in simulator.
 	"sim-gpu": groupSimulator, "sim-model": groupSimulator, "sim-profile": groupSimulator,
 	"sim-tensor-parallel-size": groupSimulator, "sim-fault": groupSimulator, "sim-seed": groupSimulator,
-	"virtual": groupSimulator,
+	"virtual": groupSimulator, "sim-replicas": groupSimulator, "sim-reasoning": groupSimulator,
+	"sim-max-num-seqs": groupSimulator, "sim-max-num-batched-tokens": groupSimulator, "sim-gpu-memory-utilization": groupSimulator,
+	"sim-block-size": groupSimulator, "sim-enable-chunked-prefill": groupSimulator, "sim-enable-prefix-caching": groupSimulator,
+	"sim-kv-cache-dtype": groupSimulator,
 
 	"help": groupHelp,
 

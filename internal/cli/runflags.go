@@ -25,13 +25,14 @@ type targetFlags struct {
 	extraBody string
 	usage     string
 	labels    []string
+	spread    spreadFlags
 	keepAlive bool
 }
 
 // registerTargetFlags registers the flags that say where load goes and how
 // each request is shaped.
 func registerTargetFlags(fl *pflag.FlagSet, cfg *bench.Config, f *targetFlags) {
-	fl.StringVar(&cfg.BaseURL, "base-url", "", "server base URL, e.g. http://127.0.0.1:8000 (default: start the built-in simulator)")
+	registerSpreadFlags(fl, cfg, &f.spread)
 	fl.StringVar(&cfg.Endpoint, "endpoint", "", "API path (default: the backend's, e.g. /v1/completions)")
 	fl.StringVar(&cfg.Backend, "backend", cfg.Backend, "protocol: "+strings.Join(backend.Names(), ", "))
 	fl.StringVar(&cfg.Model, "model", "", "model name (default: the first of the server's /v1/models)")
@@ -72,14 +73,14 @@ func (f *targetFlags) apply(env *Env, cfg *bench.Config) error {
 	if cfg.Labels, err = parseLabels(f.labels); err != nil {
 		return usageErr("--label: %v", err)
 	}
-	return nil
+	return f.spread.apply(cfg)
 }
 
 // registerWorkloadFlags registers the flags that choose the prompts and the
 // output lengths asked for.
 func registerWorkloadFlags(fl *pflag.FlagSet, cfg *bench.Config) {
 	wl := &cfg.Workload
-	fl.StringVar(&wl.Dataset, "dataset-name", wl.Dataset, "workload: random, sharegpt, custom, sonnet, burstgpt, prefix_repetition, spec_bench or hf")
+	fl.StringVar(&wl.Dataset, "dataset-name", wl.Dataset, "workload: random, sharegpt, custom, sonnet, burstgpt, prefix_repetition, spec_bench, hf, sessions (multi-turn JSON Lines) or agent (agent task graphs)")
 	fl.StringVar(&wl.Path, "dataset-path", "", "the dataset's file (every dataset but random and prefix_repetition)")
 	fl.IntVar(&wl.Random.InputLen, "random-input-len", wl.Random.InputLen, "prompt tokens of the random dataset")
 	fl.IntVar(&wl.Random.OutputLen, "random-output-len", wl.Random.OutputLen, "output tokens of the random dataset")
@@ -101,6 +102,9 @@ type simFlags struct {
 	simTP                        int
 	simFaults                    []string
 	simSeed                      uint64
+	simReplicas                  int
+	simReasoning                 string
+	engine                       simEngineFlags
 }
 
 // registerSimFlags registers the simulator's flags; faults only where the
@@ -114,6 +118,9 @@ func registerSimFlags(fl *pflag.FlagSet, f *simFlags, faults bool) {
 		fl.StringArrayVar(&f.simFaults, "sim-fault", nil, "simulator fault (repeatable): "+sim.FaultKeys)
 	}
 	fl.Uint64Var(&f.simSeed, "sim-seed", 0, "simulator seed")
+	registerSimEngineFlags(fl, &f.engine)
+	fl.IntVar(&f.simReplicas, "sim-replicas", 1, "start this many built-in simulators and spread the load over them (see --balance)")
+	fl.StringVar(&f.simReasoning, "sim-reasoning", "", "simulate a reasoning model: the first tokens of each reply stream as reasoning, on the chat endpoint: "+sim.ReasoningSyntax)
 }
 
 // simFlagsWithServer returns a usage error naming the first simulator flag
@@ -155,19 +162,39 @@ func (f *simFlags) options() (sim.Options, error) {
 	if f.simTP > 0 {
 		opts.Profile.TensorParallel = f.simTP
 	}
+	if f.simReasoning != "" {
+		r, err := sim.ParseReasoning(f.simReasoning)
+		if err != nil {
+			return opts, usageErr("--sim-reasoning: %v", err)
+		}
+		if opts.Profile.Model == (sim.Model{}) {
+			opts.Profile.Model, _ = sim.LookupModel(sim.DefaultModel)
+		}
+		opts.Profile.Model.Reasoning = r
+	}
 	for _, spec := range f.simFaults {
 		if err := opts.Faults.ParseFault(spec); err != nil {
 			return opts, usageErr("--sim-fault: %v", err)
 		}
 	}
-	return opts, nil
+	return opts, f.engine.apply(&opts)
+}
+
+// checkSimReasoning refuses a reasoning simulator behind a protocol that
+// cannot show the reasoning: vLLM, and so the simulator, streams it apart
+// from the answer only on the chat endpoint.
+func checkSimReasoning(opts sim.Options, cfg *bench.Config) error {
+	if r := opts.Profile.Model.Reasoning; r.On() && cfg.Backend != "openai-chat" {
+		return usageErr("--sim-reasoning %s: the simulator streams reasoning apart from the answer on /v1/chat/completions only, as vLLM does; add --backend openai-chat", r)
+	}
+	return nil
 }
 
 // checkWorkload reports bad workload flags, a missing dataset file
 // included, as a usage error: for use before starting a simulator or
 // waiting for a server, so that the mistake is the first thing said.
 func checkWorkload(cfg *bench.Config) error {
-	if err := errors.Join(cfg.Workload.Validate(), cfg.Workload.CheckPath()); err != nil {
+	if err := errors.Join(cfg.ValidateWorkload(), cfg.Workload.CheckPath()); err != nil {
 		return usageErr("%v", err)
 	}
 	return nil
@@ -180,7 +207,10 @@ func startSim(ctx context.Context, env *Env, cfg *bench.Config, f *simFlags) (fu
 	if err != nil {
 		return nil, err
 	}
-	return startSimWith(ctx, env, cfg, opts)
+	if err := checkSimReasoning(opts, cfg); err != nil {
+		return nil, err
+	}
+	return startSims(ctx, env, cfg, opts, f.simReplicas)
 }
 
 // startSimWith starts a simulator built from opts on a free loopback port and

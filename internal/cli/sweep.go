@@ -17,6 +17,7 @@ import (
 
 	"github.com/goodput-dev/goodput/bench"
 	"github.com/goodput-dev/goodput/metrics"
+	"github.com/goodput-dev/goodput/session"
 	"github.com/goodput-dev/goodput/sim"
 	"github.com/goodput-dev/goodput/slo"
 	"github.com/goodput-dev/goodput/sweep"
@@ -259,6 +260,8 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 			return usageErr("--virtual runs the simulator without a server: drop --base-url")
 		case len(f.simFaults) > 0:
 			return usageErr("--sim-fault: faults are injected over HTTP; a virtual-time sweep has none")
+		case f.simReplicas > 1:
+			return usageErr("--sim-replicas: a virtual-time sweep runs one simulated engine; sweep several over HTTP without --virtual")
 		case f.live.listen != "" || f.live.push != "":
 			return usageErr("--metrics-listen, --metrics-push: a virtual-time sweep sends no requests to export")
 		}
@@ -290,14 +293,17 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 		return dryRunSweep(env, rcfg, job, simOpts)
 	}
 	if !f.virtual && cfg.BaseURL == "" {
-		if !sweeprun.SharesPrefixes(cfg.Workload) && !simOpts.DisablePrefixCaching {
+		if err := checkSimReasoning(simOpts, &rcfg.Bench); err != nil {
+			return err
+		}
+		if !sweeprun.SharesPrefixes(cfg.Workload) && !session.Enabled(cfg.Workload, cfg.Sessions) && !simOpts.DisablePrefixCaching && !f.simFlags.engine.prefixCachingGiven() {
 			// Every point sends the same prompts: with no prefix shared
 			// within a point, the cache could only carry one point's
 			// prompts into the next.
 			simOpts.DisablePrefixCaching = true
 			fmt.Fprintln(env.Stderr, "goodput: the simulator's prefix cache is off: these prompts share no prefix within a point, so it could only serve a point from an earlier one's prompts")
 		}
-		stop, err := startSimWith(ctx, env, &rcfg.Bench, simOpts)
+		stop, err := startSims(ctx, env, &rcfg.Bench, simOpts, f.simReplicas)
 		if err != nil {
 			return err
 		}
@@ -323,6 +329,9 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 	}
 	for _, n := range runner.Notes() {
 		fmt.Fprintln(env.Stderr, "goodput: "+n)
+	}
+	if u := bench.ArrivalUnit(&rcfg.Bench); u != "" {
+		fmt.Fprintf(env.Stderr, "goodput: each point's load counts %ss: its rate is %ss per second, its concurrency concurrent %ss (users); the table's req/s columns count their requests\n", u, u, u)
 	}
 	if job.search != nil {
 		out, err := runner.Search(ctx, *job.search, job.repeats, job.options)

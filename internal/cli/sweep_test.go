@@ -378,6 +378,8 @@ func TestSweepUsageErrors(t *testing.T) {
 		{"reserved label", []string{"--label", "point=x"}, "--label point: the sweep sets this label itself"},
 		{"bad slo", []string{"--slo", "ttft<=fast"}, "--slo"},
 		{"bad simulator gpu", []string{"--sim-gpu", "abacus"}, "--sim-gpu"},
+		{"bad simulator block size", []string{"--virtual", "--sim-block-size", "0"}, "--sim-block-size 0: must be positive"},
+		{"bad simulator kv dtype", []string{"--virtual", "--sim-kv-cache-dtype", "int2"}, `--sim-kv-cache-dtype "int2"`},
 		{"stray argument", []string{"now"}, `unexpected argument "now"`},
 		{"missing dataset", []string{"--dataset-name", "custom", "--dataset-path", "no-such.jsonl"}, "--dataset-path: stat no-such.jsonl: no such file"},
 	}
