@@ -168,9 +168,9 @@ func TestRunRejectsBadConfig(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.BaseURL = "localhost:8000"
 	cfg.Backend = "nope"
-	cfg.Warmups = -1
+	cfg.Warmups, cfg.WarmupRequests = -1, -2
 	_, err := Run(t.Context(), cfg, nil, false)
-	for _, want := range []string{"--base-url \"localhost:8000\"", "--backend", "--num-warmups"} {
+	for _, want := range []string{"--base-url \"localhost:8000\"", "--backend", "--warmup-first must be ≥ 0, got -1", "--num-warmups must be ≥ 0, got -2"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("err = %v, want it to mention %s", err, want)
 		}

@@ -142,6 +142,14 @@ func rejectUnknownCommands(c *cobra.Command) {
 	if !c.HasSubCommands() {
 		return
 	}
+	if c.Args != nil {
+		// The command checks its own arguments (goodput sim, which has
+		// subcommands too, names its own mistakes).
+		for _, sub := range c.Commands() {
+			rejectUnknownCommands(sub)
+		}
+		return
+	}
 	c.Args = func(cmd *cobra.Command, args []string) error {
 		if len(args) > 0 {
 			hint := "see " + cmd.CommandPath() + " --help"
