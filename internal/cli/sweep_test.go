@@ -577,3 +577,16 @@ func TestSweepDefaultDirOfSweepsStartedTogether(t *testing.T) {
 		t.Errorf("directories %v; want one …-2 named in the output:\n%s", dirs, stdout)
 	}
 }
+
+// A sweep file that cannot be written is named as the user knows it, not
+// by the temporary file beside it.
+func TestSweepFileErrorNamesTheFile(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "sweep-config.json"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := sweepCmd(t, t.Context(), nil, "--virtual", "--concurrency", "1", "--num-prompts", "2", "--result-dir", dir)
+	if code != ExitTool || !strings.Contains(stderr, filepath.Join(dir, "sweep-config.json")+" is a directory") || strings.Contains(stderr, ".sweep-config.json.") {
+		t.Errorf("exit %d: %s; want 1 naming %s/sweep-config.json and no temporary file", code, stderr, dir)
+	}
+}
