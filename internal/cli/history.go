@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/goodput-dev/goodput/atomicfile"
 	"github.com/goodput-dev/goodput/history"
 	"github.com/goodput-dev/goodput/report"
 )
@@ -245,11 +246,11 @@ operating_request_throughput, goodput_peak, knee_load, …`,
 				return err
 			}
 			if html != "" {
-				err := writeOutput(env, html, func(w io.Writer) error {
+				err := atomicfile.Write(html, func(w io.Writer) error {
 					return report.WriteTrendHTML(w, t.Report(), report.HTMLOptions{Tool: "goodput " + Version})
 				})
 				if err != nil {
-					return err
+					return fmt.Errorf("--html: %w", err)
 				}
 				fmt.Fprintf(env.Stdout, "Wrote %s\n", html)
 				return nil
