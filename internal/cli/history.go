@@ -246,10 +246,13 @@ operating_request_throughput, goodput_peak, knee_load, …`,
 				return err
 			}
 			if html != "" {
-				err := atomicfile.Write(html, func(w io.Writer) error {
+				page := func(w io.Writer) error {
 					return report.WriteTrendHTML(w, t.Report(), report.HTMLOptions{Tool: "goodput " + Version})
-				})
-				if err != nil {
+				}
+				if html == "-" {
+					return writeOutput(env, html, page)
+				}
+				if err := atomicfile.Write(html, page); err != nil {
 					return fmt.Errorf("--html: %w", err)
 				}
 				fmt.Fprintf(env.Stdout, "Wrote %s\n", html)
