@@ -81,7 +81,7 @@ func (s *server) probeIDs(ctx context.Context, a *backend.Adapter, baseURL, endp
 	a.ReadStream(resp, func() int64 { return int64(time.Since(start)) }, &rec)
 	switch {
 	case rec.Error == record.ErrTimeout || (rec.Error == record.ErrCanceled && ctx.Err() == nil):
-		return &timeoutError{what: what, after: lim}
+		return &timeoutError{what: what, after: lim, status: rec.Status}
 	case !rec.OK():
 		why := rec.Msg
 		if why == "" {
