@@ -56,11 +56,11 @@ func registerTargetFlags(fl *pflag.FlagSet, cfg *bench.Config, f *targetFlags) {
 func (f *targetFlags) apply(env *Env, cfg *bench.Config) error {
 	var err error
 	if cfg.Headers, err = backend.ParseHeaders(f.headers); err != nil {
-		return usageErr("--header: %v", err)
+		return usageErr("%v", err) // the error names the flag
 	}
 	if f.extraBody != "" {
 		if cfg.Extra, err = backend.ParseExtra(f.extraBody); err != nil {
-			return usageErr("--extra-body: %v", err)
+			return usageErr("%v", err) // the error names the flag
 		}
 	}
 	if cfg.Usage, err = backend.ParseUsageMode(f.usage); err != nil {
@@ -71,7 +71,7 @@ func (f *targetFlags) apply(env *Env, cfg *bench.Config) error {
 	}
 	cfg.NoKeepAlive = !f.keepAlive
 	if cfg.Labels, err = parseLabels(f.labels); err != nil {
-		return usageErr("--label: %v", err)
+		return usageErr("--record-label: %v", err) // or --label, its other spelling
 	}
 	return f.spread.apply(cfg)
 }
