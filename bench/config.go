@@ -55,7 +55,7 @@ type Config struct {
 	BaseURLs []string
 	Balance  load.Balance
 
-	Warmups        int           // --num-warmups: the first N requests are warm-up
+	Warmups        int           // --warmup-first: the first N requests are warm-up
 	WarmupTime     time.Duration // --warmup-seconds: requests scheduled before this are warm-up
 	RequestTimeout time.Duration // --request-timeout
 	ReadyTimeout   time.Duration // --ready-check-timeout: wait this long for the server to answer
@@ -217,7 +217,7 @@ func (c *Config) Validate() error {
 		errs = append(errs, err)
 	}
 	if c.Warmups < 0 {
-		errs = append(errs, fmt.Errorf("--num-warmups must be ≥ 0, got %d", c.Warmups))
+		errs = append(errs, fmt.Errorf("--warmup-first must be ≥ 0, got %d", c.Warmups))
 	}
 	if c.WarmupRequests < 0 {
 		errs = append(errs, fmt.Errorf("--num-warmups must be ≥ 0, got %d", c.WarmupRequests))

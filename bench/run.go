@@ -88,18 +88,19 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		return nil, err
 	}
 	var files resultFiles
+	var nameStart time.Time
 	if cfg.ResultDir != "" {
 		if err := os.MkdirAll(cfg.ResultDir, 0o755); err != nil {
 			return nil, fmt.Errorf("--result-dir: %w", err)
 		}
 		// Default names carry the run's start: the agreed one of a
 		// sharded run, so that its shards' names match.
-		start := cfg.StartAt
-		if start.IsZero() {
-			start = time.Now()
+		nameStart = cfg.StartAt
+		if nameStart.IsZero() {
+			nameStart = time.Now()
 		}
 		var err error
-		if files, err = chooseFiles(cfg, start); err != nil {
+		if files, err = chooseFiles(cfg, nameStart); err != nil {
 			return nil, err
 		}
 	}
@@ -326,11 +327,23 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	var rw *record.Writer
 	var syncRecords func() error
 	if cfg.ResultDir != "" {
-		out.RecordsPath = files.records
 		recFile, err := openRecordFile(files.records, cfg.Overwrite)
+		for tries := 0; errors.Is(err, ErrResultExists) && cfg.RunName == "" && tries < 100; tries++ {
+			// Another run in the directory took the name the clock chose
+			// since chooseFiles looked (runs started in the same second):
+			// this one takes the next free name, as chooseFiles would.
+			if files, err = chooseFiles(cfg, nameStart); err != nil {
+				return nil, err
+			}
+			if header.Shard != nil {
+				header.Shard.Attempt = files.attempt
+			}
+			recFile, err = openRecordFile(files.records, cfg.Overwrite)
+		}
 		if err != nil {
 			return nil, err
 		}
+		out.RecordsPath = files.records
 		defer recFile.Close()
 		if rw, err = record.NewWriter(recFile, header); err != nil {
 			return nil, fmt.Errorf("%s: %w", out.RecordsPath, err)
@@ -491,7 +504,11 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	case res.Interrupted:
 		out.Warnings = append(out.Warnings, fmt.Sprintf("run interrupted: %d of the planned requests were sent; everything measured is kept", res.Sent))
 	}
-	if w := cacheWarning(out.Result, wl); w != "" && fsrc == nil { // a session reuses its history on purpose
+	var serverHits *float64
+	if out.Server != nil {
+		serverHits = out.Server.PrefixCacheHitRate
+	}
+	if w := cacheWarning(out.Result, serverHits, wl); w != "" && fsrc == nil { // a session reuses its history on purpose
 		out.Warnings = append(out.Warnings, w)
 	}
 	if w := retryWarning(out.Result, cfg.NoKeepAlive); w != "" {

@@ -117,15 +117,27 @@ func (o *Outcome) writeVLLM(cfg Config, v *vllmCollector, model string, start ti
 	if !cfg.VLLMFile.Save {
 		return errs
 	}
-	// vLLM replaces its result file, or appends to it: an earlier run's
-	// file of the same name is not protected, as it is not in vLLM.
+	// vLLM replaces the --result-filename it is given, or appends to it:
+	// that file is not protected, as it is not in vLLM. The default name
+	// carries only the date to the second, so that runs started together
+	// would share it: the later one takes a free name rather than replace
+	// the other's result.
 	path := VLLMResultPath(cfg, model, start)
 	if dir := filepath.Dir(path); dir != "." {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return append(errs, &SaveError{Path: path, Err: err})
 		}
 	}
-	if err := vllmresult.WriteFile(path, vllmresult.Build(run, v.reqs), cfg.VLLMFile.Append); err != nil {
+	obj := vllmresult.Build(run, v.reqs)
+	if cfg.VLLMFile.Name == "" && !cfg.VLLMFile.Append {
+		written, err := vllmresult.WriteNew(path, obj)
+		if err != nil {
+			return append(errs, &SaveError{Path: path, Err: err})
+		}
+		o.ResultPath = written
+		return errs
+	}
+	if err := vllmresult.WriteFile(path, obj, cfg.VLLMFile.Append); err != nil {
 		return append(errs, &SaveError{Path: path, Err: err})
 	}
 	o.ResultPath = path

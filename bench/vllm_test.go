@@ -20,6 +20,7 @@ import (
 
 	"github.com/goodput-dev/goodput/arrival"
 	"github.com/goodput-dev/goodput/backend"
+	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/sim"
 	"github.com/goodput-dev/goodput/vllmresult"
 	"github.com/goodput-dev/goodput/workload"
@@ -396,4 +397,47 @@ func TestRunCountsWithTheTokenizer(t *testing.T) {
 	if tok.calls.Load() == 0 {
 		t.Error("the tokenizer was never asked")
 	}
+}
+
+// Two runs started in the same second share vLLM's default result-file
+// name (its date is to the second): the later run's file takes a free
+// name, and the earlier one's is kept. A --result-filename given is
+// replaced, as vLLM replaces it.
+func TestVLLMFileOfRunsStartedTogether(t *testing.T) {
+	dir := t.TempDir()
+	cfg := DefaultConfig()
+	cfg.Arrival.NumPrompts = 1
+	cfg.VLLMFile = VLLMFile{Save: true, Dir: dir, Backend: "openai"}
+	start := time.Date(2026, 11, 29, 10, 0, 0, 0, time.Local)
+	write := func(cfg Config, run string) *Outcome {
+		t.Helper()
+		cfg.VLLMFile.Metadata = vllmresult.Object{{Key: "run", Value: run}}
+		o := &Outcome{Result: &metrics.Result{}}
+		if errs := o.writeVLLM(cfg, newVLLMCollector(true, false), "m", start, nil, ""); len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		return o
+	}
+	a, b := write(cfg, "first"), write(cfg, "second")
+	want := filepath.Join(dir, "openai-infqps-m-20261129-100000.json")
+	if a.ResultPath != want || b.ResultPath != strings.TrimSuffix(want, ".json")+"-2.json" {
+		t.Fatalf("files %s and %s, want %s and its -2", a.ResultPath, b.ResultPath, want)
+	}
+	if !strings.Contains(readFile(t, a.ResultPath), `"run": "first"`) || !strings.Contains(readFile(t, b.ResultPath), `"run": "second"`) {
+		t.Error("the second run's file replaced the first's")
+	}
+	cfg.VLLMFile.Name = "fixed.json"
+	c, d := write(cfg, "first"), write(cfg, "second")
+	if c.ResultPath != d.ResultPath || c.ResultPath != filepath.Join(dir, "fixed.json") {
+		t.Errorf("--result-filename: %s then %s, want fixed.json both times", c.ResultPath, d.ResultPath)
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

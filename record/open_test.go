@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func readAll(t *testing.T, path string) (*File, []Record) {
@@ -311,5 +312,40 @@ func TestPythonNumbers(t *testing.T) {
 		if got := string(pythonNumbers([]byte(tc.in))); got != tc.want {
 			t.Errorf("pythonNumbers(%s) = %s, want %s", tc.in, got, tc.want)
 		}
+	}
+}
+
+// A file saved with a UTF-8 byte-order mark (PowerShell's Out-File, some
+// editors) reads as the same file without it, in every format.
+func TestOpenSkipsAByteOrderMark(t *testing.T) {
+	for _, name := range []string{"seeds_example.json", "seeds_example.jsonl"} {
+		t.Run(name, func(t *testing.T) {
+			b, err := os.ReadFile(filepath.Join("testdata", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(t.TempDir(), name)
+			if err := os.WriteFile(path, append([]byte("\xef\xbb\xbf"), b...), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, want := readAll(t, filepath.Join("testdata", name))
+			_, got := readAll(t, path)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("with a BOM: %d records %v, want %v", len(got), got, want)
+			}
+		})
+	}
+	// And goodput's own records, through the run header.
+	var buf strings.Builder
+	w, err := NewWriter(&buf, Header{Start: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Tool: "goodput test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(&Record{Seq: 0, Scheduled: 0, Sent: 1, End: 5, OutputTokens: 1, Chunks: []Chunk{{At: 5, Tokens: 1}}, Status: 200})
+	w.Close(Trailer{End: 5})
+	path := filepath.Join(t.TempDir(), "run.jsonl")
+	os.WriteFile(path, []byte("\xef\xbb\xbf"+buf.String()), 0o644)
+	if f, recs := readAll(t, path); f.Format != "goodput" || len(recs) != 1 {
+		t.Errorf("goodput records with a BOM: format %q, %d records", f.Format, len(recs))
 	}
 }

@@ -124,6 +124,20 @@ func (c *Config) Validate() error {
 			errs = append(errs, err)
 		}
 	}
+	if len(errs) == 0 {
+		// Every point is a benchmark: what bench would refuse (a bad
+		// --base-url, --prompt-format or warm-up count) is refused before
+		// the first point, a dry run's included, as at concurrency 1. The
+		// built-in simulator's address stands in for a server not started
+		// yet, or never (in virtual time).
+		pc := c.benchConfig(Measurement{Load: sweep.Load{Mode: sweep.ModeConcurrency, Value: 1}, Repeat: 1})
+		if pc.BaseURL == "" || c.Virtual != nil {
+			pc.BaseURL = "http://127.0.0.1:8000"
+		}
+		if err := pc.Validate(); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	return errors.Join(errs...)
 }
 

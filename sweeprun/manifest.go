@@ -69,6 +69,11 @@ func (r *Runner) settings(mode sweep.Mode) map[string]string {
 		s["trace_length_scale"] = num(w.Trace.LengthScale)
 		s["trace_speedup"] = num(a.Speedup)
 	}
+	if b.WarmupRequests > 0 {
+		// Only when given, so that sweeps measured before the key existed
+		// resume.
+		s["warmup_requests"] = strconv.Itoa(b.WarmupRequests)
+	}
 	if r.cfg.Virtual != nil {
 		s["clock"] = "virtual"
 		info, _ := sim.Resolve(*r.cfg.Virtual) // valid: New checked

@@ -44,7 +44,7 @@ func goodputCell(f Flag) string {
 	case Ignored, Refused:
 		word := f.Handling.String()
 		rest := strings.TrimPrefix(text, word)
-		rest = strings.TrimLeft(rest, ":; ")
+		rest = strings.TrimLeft(rest, ":;, ")
 		if rest == text {
 			return "**" + word + "**: " + text
 		}

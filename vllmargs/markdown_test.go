@@ -71,6 +71,13 @@ func TestMarkdown(t *testing.T) {
 				t.Errorf("%s: %q does not say %s", f.Name, line, f.Handling)
 			}
 		}
+		// The bold word never leaves a dangling punctuation mark behind
+		// it ("**ignored**: , as in vLLM").
+		for _, bad := range []string{"**: ,", "**: ;", "**: :", "** ,"} {
+			if strings.Contains(line, bad) {
+				t.Errorf("%s: %q has %q", f.Name, line, bad)
+			}
+		}
 	}
 	if got := cell("a|b\nc"); got != `a\|b c` {
 		t.Errorf("cell: %q", got)

@@ -1,7 +1,9 @@
 package vllmresult
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path"
@@ -317,6 +319,32 @@ func rpsWord(v float64) string {
 
 // Encode returns o as Python's json.dump writes it.
 func Encode(o Object) []byte { return appendPython(nil, o) }
+
+// WriteNew writes o to a file that did not exist: name, or, when another
+// run's file has it, the first free one of name-2.json, name-3.json, …
+// It returns the path written. A default file name carries only the
+// date to the second, which runs started together share.
+func WriteNew(name string, o Object) (string, error) {
+	stem := strings.TrimSuffix(name, ".json")
+	for n := 1; ; n++ {
+		path := name
+		if n > 1 {
+			path = fmt.Sprintf("%s-%d.json", stem, n)
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrExist) && n < 1000 {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		_, werr := f.Write(Encode(o))
+		if err := errors.Join(werr, f.Close()); err != nil {
+			return "", fmt.Errorf("%s: %w", path, err)
+		}
+		return path, nil
+	}
+}
 
 // WriteFile writes o to name, replacing the file; with appendTo, it adds
 // o as one more line instead, after a newline when the file is not empty,

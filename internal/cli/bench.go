@@ -149,6 +149,15 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 		}
 	}
 	if f.dryRun {
+		// A dry run refuses what the run would: the simulator's address
+		// stands in for the one it would start.
+		check := cfg
+		if check.BaseURL == "" {
+			check.BaseURL = "http://127.0.0.1:8000"
+		}
+		if err := check.Validate(); err != nil {
+			return usageErr("%v", err)
+		}
 		for _, n := range f.vllm.notes {
 			fmt.Fprintf(env.Stderr, "goodput: %s\n", n)
 		}
@@ -295,6 +304,12 @@ func runBenchPrepared(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFl
 	}
 	if c := out.Result.Counts; !out.Run.Interrupted && c.Total > 0 && c.Completed == 0 {
 		return fmt.Errorf("every one of the %d measured requests failed%s", c.Total, firstError(c))
+	}
+	if c := out.Result.Counts; !out.Run.Interrupted && c.Completed > 0 && c.NoToken == c.Completed {
+		// Answers without a token measure no TTFT, TPOT or ITL: a run of
+		// nothing else measured nothing a benchmark is for.
+		return fmt.Errorf("none of the %d measured requests carried an output token (%d failed, %d answered without one), so no latency was measured: check --endpoint, --backend and what the server streams",
+			c.Total, c.Failed, c.NoToken)
 	}
 	if err := reportGates(env, gates, out.Result); err != nil {
 		return err
@@ -480,8 +495,6 @@ func arrivalKind(s string) arrival.Kind { return arrival.Kind(strings.ToLower(s)
 
 func rampKind(s string) arrival.RampKind { return arrival.RampKind(strings.ToLower(s)) }
 
-// printBenchPlan prints what a run would send, without a network: the
-// arrival plan with its schedule's statistics, and the workload.
 // jobIndexEnv is set by Kubernetes in each pod of an Indexed Job: 0, 1, …
 const jobIndexEnv = "JOB_COMPLETION_INDEX"
 
@@ -505,6 +518,8 @@ func shardFromJob(cmd *cobra.Command, env *Env, cfg *bench.Config) error {
 	return nil
 }
 
+// printBenchPlan prints what a run would send, without a network: the
+// arrival plan with its schedule's statistics, and the workload.
 func printBenchPlan(env *Env, cfg bench.Config) error {
 	cfg.Arrival.Unit = bench.ArrivalUnit(&cfg)
 	plan, err := cfg.Arrival.Plan()

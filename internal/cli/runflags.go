@@ -59,11 +59,11 @@ func registerTargetFlags(fl *pflag.FlagSet, cfg *bench.Config, f *targetFlags) {
 func (f *targetFlags) apply(env *Env, cfg *bench.Config) error {
 	var err error
 	if cfg.Headers, err = backend.ParseHeaders(f.headers); err != nil {
-		return usageErr("--header: %v", err)
+		return usageErr("%v", err) // the error names the flag
 	}
 	if f.extraBody != "" {
 		if cfg.Extra, err = backend.ParseExtra(f.extraBody); err != nil {
-			return usageErr("--extra-body: %v", err)
+			return usageErr("%v", err) // the error names the flag
 		}
 	}
 	if cfg.Usage, err = backend.ParseUsageMode(f.usage); err != nil {
@@ -74,7 +74,7 @@ func (f *targetFlags) apply(env *Env, cfg *bench.Config) error {
 	}
 	cfg.NoKeepAlive = !f.keepAlive
 	if cfg.Labels, err = parseLabels(f.labels); err != nil {
-		return usageErr("--label: %v", err)
+		return usageErr("--record-label: %v", err) // or --label, its other spelling
 	}
 	return f.spread.apply(cfg)
 }
@@ -83,8 +83,8 @@ func (f *targetFlags) apply(env *Env, cfg *bench.Config) error {
 // output lengths asked for.
 func registerWorkloadFlags(fl *pflag.FlagSet, cfg *bench.Config) {
 	wl := &cfg.Workload
-	fl.StringVar(&wl.Dataset, "dataset-name", wl.Dataset, "workload: random, sharegpt, custom, trace (a request trace), servegen, sessions (multi-turn JSON Lines) or agent (agent task graphs)")
-	fl.StringVar(&wl.Path, "dataset-path", "", "file of the sharegpt, custom, trace, sessions or agent dataset; servegen: a chunk-N-trace.csv or a directory of them")
+	fl.StringVar(&wl.Dataset, "dataset-name", wl.Dataset, "workload: random, sharegpt, custom, sonnet, burstgpt, prefix_repetition, spec_bench, hf, trace (a request trace), servegen, sessions (multi-turn JSON Lines) or agent (agent task graphs)")
+	fl.StringVar(&wl.Path, "dataset-path", "", "the dataset's file (every dataset but random and prefix_repetition; servegen: a chunk-N-trace.csv or a directory of them)")
 	fl.IntVar(&wl.Random.InputLen, "random-input-len", wl.Random.InputLen, "prompt tokens of the random dataset")
 	fl.IntVar(&wl.Random.OutputLen, "random-output-len", wl.Random.OutputLen, "output tokens of the random dataset")
 	fl.Float64Var(&wl.Random.RangeRatio, "random-range-ratio", wl.Random.RangeRatio, "lengths drawn uniformly in [len·(1−r), len·(1+r)]")
@@ -95,7 +95,7 @@ func registerWorkloadFlags(fl *pflag.FlagSet, cfg *bench.Config) {
 	fl.IntVar(&wl.Request.MinTokens, "min-tokens", 0, "ask for at least this many output tokens")
 	fl.IntVar(&wl.Request.MaxTokens, "max-tokens", 0, "cap every request's output tokens")
 	fl.BoolVar(&cfg.NoCalibrate, "no-calibrate", false, "do not fit random prompt lengths to the server's /tokenize")
-	fl.IntVar(&cfg.Warmups, "num-warmups", 0, "treat the first N requests as warm-up (sent, excluded from statistics)")
+	fl.IntVar(&cfg.Warmups, "num-warmups", 0, "warm-up requests sent before the run, left out of it (not taken from --num-prompts)")
 	fl.DurationVar(&cfg.WarmupTime, "warmup-seconds", 0, "treat requests scheduled in this first span as warm-up")
 
 	fl.StringVar((*string)(&wl.Trace.Format), "trace-format", "", "trace file format: "+trace.Formats+" (default: sniffed from its first line)")

@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -49,6 +51,8 @@ type sweepFlags struct {
 	quiet          bool
 	report         string
 	format         string
+	warmupFirst    int
+	recordLabels   []string
 
 	targetFlags
 	simFlags
@@ -167,7 +171,29 @@ waiting, so a what-if sweep over a GPU and model (--sim-gpu, --sim-model,
 	fl.BoolVar(&f.quiet, "quiet", false, "no live progress within a point")
 	fl.StringVar(&f.report, "report", "", "also write the sweep's self-contained HTML report to this file")
 	fl.StringVar(&f.format, "format", "text", "output: text (a table and the verdict) or json (the sweep file's contents)")
+	// The same words as bench's: --num-warmups are vLLM's extra requests
+	// before each point, --warmup-first goodput's warm-up of a point's
+	// first requests, --record-label the records' labels (--label stays
+	// the old spelling of it, since a sweep writes no vLLM file).
+	fl.Lookup("num-warmups").Usage = "warm-up requests sent before each point, left out of it (not taken from --num-prompts)"
+	fl.IntVar(&f.warmupFirst, "warmup-first", 0, "treat the first N requests of each point as warm-up: sent, excluded from statistics (--num-warmups before it took vLLM's meaning)")
+	fl.StringArrayVar(&f.recordLabels, "record-label", nil, "label every record, as key=value (repeatable)")
+	fl.Lookup("label").Usage = "label every record, as key=value (repeatable; as --record-label)"
 	return cmd
+}
+
+// freeDir returns dir, or when it exists (a sweep started in the same
+// second: the default name has the time to the second, and a virtual
+// sweep takes less), the first of dir-2, dir-3, … that does not.
+func freeDir(base string) string {
+	dir := base
+	for n := 2; n < 1000; n++ {
+		if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		dir = fmt.Sprintf("%s-%d", base, n)
+	}
+	return dir
 }
 
 // sweepJob is what the flags ask for: a plan, or a search.
@@ -200,6 +226,14 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 	}
 	if err := applyReplay(cmd, &cfg); err != nil {
 		return err
+	}
+	f.targetFlags.labels = append(f.targetFlags.labels, f.recordLabels...)
+	if f.warmupFirst < 0 {
+		return usageErr("--warmup-first %d: want 0 or more", f.warmupFirst)
+	}
+	cfg.WarmupRequests, cfg.Warmups = cfg.Warmups, f.warmupFirst
+	if f.virtual && cfg.WarmupRequests > 0 {
+		return usageErr("--num-warmups: a virtual-time sweep starts every point on an idle engine and sends no request to warm; --warmup-first N leaves each point's first N requests out of its statistics")
 	}
 	if err := f.targetFlags.apply(env, &cfg); err != nil {
 		return err
@@ -244,7 +278,7 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 	}
 	dir := f.resultDir
 	if dir == "" {
-		dir = time.Now().Format(sweepDirLayout)
+		dir = freeDir(time.Now().Format(sweepDirLayout))
 	}
 
 	rcfg := sweeprun.Config{
@@ -562,6 +596,9 @@ func pointSize(r *sweeprun.Runner, cfg sweeprun.Config, job sweepJob) string {
 	}
 	if cfg.Bench.Warmups > 0 {
 		parts = append(parts, fmt.Sprintf("the first %d warm-up", cfg.Bench.Warmups))
+	}
+	if cfg.Bench.WarmupRequests > 0 {
+		parts = append(parts, fmt.Sprintf("after %d warm-up requests", cfg.Bench.WarmupRequests))
 	}
 	return strings.Join(parts, ", ")
 }
