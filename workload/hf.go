@@ -285,17 +285,18 @@ func readParquetRows(path string, add func(map[string]any)) (err error) {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	pf, err := parquet.OpenFile(f, fi.Size())
-	if err != nil {
-		return fmt.Errorf("%s: not a Parquet file: %w", path, err)
-	}
 	defer func() {
-		// The reader panics on files whose pages lie about their
-		// contents; that is bad input, not a bug here.
+		// The Parquet library panics on files whose footer or pages lie
+		// about their contents, opening them as well as reading them;
+		// that is bad input, not a bug here.
 		if p := recover(); p != nil {
 			err = fmt.Errorf("%s: unreadable Parquet data: %v", path, p)
 		}
 	}()
+	pf, err := parquet.OpenFile(f, fi.Size())
+	if err != nil {
+		return fmt.Errorf("%s: not a Parquet file: %w", path, err)
+	}
 	r := parquet.NewGenericReader[map[string]any](pf, pf.Schema())
 	defer r.Close()
 	rows := make([]map[string]any, 128)
