@@ -51,7 +51,7 @@ func TestTextFollowsVLLMsOrder(t *testing.T) {
 	}
 	out := b.String()
 	order := []string{
-		"Load: open loop\n= Serving Benchmark Result (built-in simulator) ==\n",
+		"Load: open loop\n==== Serving Benchmark Result (built-in simulator) ====\n",
 		"Successful requests:", "Failed requests:", "Maximum request concurrency:             8",
 		"Request rate configured (RPS):           4.00", "Benchmark duration (s):", "Total input tokens:",
 		"Total generated tokens:", "Request throughput (req/s):", "Request goodput (req/s):                 1.25",
