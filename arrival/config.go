@@ -50,6 +50,19 @@ type Config struct {
 	Burstiness float64
 	// Ramp optionally ramps the rate up to RequestRate (--ramp-up-*).
 	Ramp Ramp
+	// RampEnd, when set, makes the ramp vLLM's (--ramp-up-end-rps): the
+	// rate climbs from Ramp.From to RampEnd over the run's requests,
+	// request i of N at progress i/(N−1), with no steady rate after it
+	// (see RateAt); RequestRate stays infinite and Ramp.Over zero.
+	RampEnd float64
+
+	// Replay, when set, is the run's arrival process: a trace's own times
+	// (--dataset-name trace or servegen), sent open loop. A finite
+	// RequestRate then rescales them to that mean rate; Speedup divides
+	// them instead (--trace-speedup; 0 means 1). A replay is never a
+	// closed loop: MaxConcurrency caps it in flight.
+	Replay  Replay
+	Speedup float64
 
 	// MaxConcurrency caps requests in flight (--max-concurrency); 0 = no cap.
 	// With an infinite RequestRate it alone defines a closed loop.
@@ -68,6 +81,12 @@ type Config struct {
 
 	// Seed makes the schedule reproducible (--seed).
 	Seed uint64
+
+	// Unit names what each arrival is: "" for a request, or "session" or
+	// "task" when each arrival starts a flow of requests. --request-rate
+	// and --num-prompts then count those, and --max-concurrency caps them
+	// (concurrent users). It changes only how the plan is described.
+	Unit string
 }
 
 // DefaultConfig returns the defaults of `vllm bench serve`: infinite rate,
@@ -78,7 +97,7 @@ func DefaultConfig() Config {
 
 // closedLoop reports whether the config describes a closed loop.
 func (c Config) closedLoop() bool {
-	return math.IsInf(c.RequestRate, 1) && c.MaxConcurrency > 0
+	return math.IsInf(c.RequestRate, 1) && c.MaxConcurrency > 0 && c.Replay == nil && !c.rampByRequest()
 }
 
 // Validate reports every problem of the config, each naming its flag.
@@ -114,14 +133,21 @@ func (c Config) Validate() error {
 	if c.Duration < 0 {
 		bad("--duration must be ≥ 0, got %v", c.Duration)
 	}
-	if c.NumPrompts == 0 && c.Duration == 0 {
-		bad("the run is unbounded: give --num-prompts, --duration or both")
+	if c.Replay != nil {
+		// The replay's own length bounds the run.
+		errs = append(errs, c.validateReplay(rateOK)...)
+	} else {
+		if c.Speedup != 0 {
+			bad("--trace-speedup applies only to a replay (--dataset-name trace or servegen)")
+		}
+		if c.NumPrompts == 0 && c.Duration == 0 {
+			bad("the run is unbounded: give --num-prompts, --duration or both")
+		}
+		if rateOK && math.IsInf(c.RequestRate, 1) && c.MaxConcurrency == 0 && c.NumPrompts == 0 {
+			bad("--request-rate inf sends every request at once, so it needs --num-prompts (or --max-concurrency for a closed loop)")
+		}
+		errs = append(errs, c.validateRamp(rateOK)...)
 	}
-	if rateOK && math.IsInf(c.RequestRate, 1) && c.MaxConcurrency == 0 && c.NumPrompts == 0 {
-		bad("--request-rate inf sends every request at once, so it needs --num-prompts (or --max-concurrency for a closed loop)")
-	}
-
-	errs = append(errs, c.validateRamp(rateOK)...)
 
 	if c.Shards < 0 {
 		bad("--shards must be ≥ 0, got %d", c.Shards)
@@ -135,7 +161,7 @@ func (c Config) Validate() error {
 
 	// An open loop bounded only by time must not schedule absurd numbers
 	// of requests; estimate before drawing a single gap.
-	if len(errs) == 0 && !math.IsInf(c.RequestRate, 1) && c.Duration > 0 {
+	if len(errs) == 0 && c.Replay == nil && !math.IsInf(c.RequestRate, 1) && c.Duration > 0 {
 		want := c.profile().integral(c.Duration.Seconds())
 		if c.NumPrompts > 0 {
 			want = min(want, float64(c.NumPrompts))
@@ -152,6 +178,13 @@ func (c Config) validateRamp(rateOK bool) []error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	r := c.Ramp
+	if r.Kind == RampNone && c.RampEnd != 0 {
+		bad("--ramp-up-end-rps needs --ramp-up-strategy")
+		return errs
+	}
+	if c.rampByRequest() {
+		return append(errs, c.validateRequestRamp()...)
+	}
 	switch r.Kind {
 	case RampNone:
 		if r.From != 0 || r.Over != 0 {
@@ -211,7 +244,14 @@ func (c Config) Plan() (Plan, error) {
 		}
 		return Plan{Closed: &cl, Config: c, Total: c.NumPrompts}, nil
 	}
-	s, err := c.schedule()
+	var s Schedule
+	var speed float64
+	var err error
+	if c.Replay != nil {
+		s, speed, err = c.replaySchedule()
+	} else {
+		s, err = c.schedule()
+	}
 	if err != nil {
 		return Plan{}, err
 	}
@@ -221,11 +261,14 @@ func (c Config) Plan() (Plan, error) {
 			return Plan{}, err
 		}
 	}
-	return Plan{Open: &s, Concurrency: c.MaxConcurrency, Config: c, Total: total}, nil
+	return Plan{Open: &s, Concurrency: c.MaxConcurrency, Config: c, Total: total, Speedup: speed}, nil
 }
 
 // schedule draws the whole open-loop schedule; c must be valid.
 func (c Config) schedule() (Schedule, error) {
+	if c.rampByRequest() {
+		return c.requestRampSchedule()
+	}
 	if math.IsInf(c.RequestRate, 1) {
 		return Schedule{Offsets: make([]time.Duration, c.NumPrompts)}, nil
 	}

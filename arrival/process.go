@@ -20,6 +20,7 @@ var (
 	_ Process = Constant{}
 	_ Process = Poisson{}
 	_ Process = Gamma{}
+	_ Process = Weibull{}
 )
 
 // Constant sends requests at perfectly regular intervals.
@@ -54,6 +55,29 @@ func (g Gamma) Gap(rng *rand.Rand) float64 {
 }
 
 func (g Gamma) String() string { return fmt.Sprintf("gamma (burstiness %g)", g.Burstiness) }
+
+// Weibull draws Weibull-distributed gaps of shape Shape scaled to mean 1:
+// below 1 the gaps are burstier than Poisson's (many short, a few very
+// long), 1 is Poisson, above 1 more regular. ServeGen fits it, or Gamma, to
+// the inter-arrival times of production LLM traffic. Shape must be positive
+// and finite.
+type Weibull struct {
+	Shape float64
+}
+
+// Gap draws a Weibull gap of mean 1 by inverting its distribution function.
+func (w Weibull) Gap(rng *rand.Rand) float64 {
+	// 1 − Float64() lies in (0, 1]: the logarithm stays finite.
+	return math.Pow(-math.Log(1-rng.Float64()), 1/w.Shape) / math.Gamma(1+1/w.Shape)
+}
+
+func (w Weibull) String() string { return fmt.Sprintf("weibull (shape %g)", w.Shape) }
+
+// CV returns the coefficient of variation of the gaps.
+func (w Weibull) CV() float64 {
+	g1 := math.Gamma(1 + 1/w.Shape)
+	return math.Sqrt(math.Gamma(1+2/w.Shape)/(g1*g1) - 1)
+}
 
 // gammaVariate draws from the gamma distribution of the given shape and
 // scale 1 with Marsaglia and Tsang's squeeze method (ACM TOMS 26(3), 2000),

@@ -35,6 +35,10 @@ func TestProcessMeanAndCV(t *testing.T) {
 		{Gamma{Burstiness: 2}, 1 / math.Sqrt2},
 		{Gamma{Burstiness: 4}, 0.5},   // smoother than Poisson
 		{Gamma{Burstiness: 100}, 0.1}, // nearly constant
+		{Weibull{Shape: 1}, 1},        // Weibull of shape 1 is Poisson
+		// CV = sqrt(Γ(1+2/k)/Γ(1+1/k)² − 1): 0.5227 for k = 2, 0.3634 for 3.
+		{Weibull{Shape: 2}, 0.5227},
+		{Weibull{Shape: 3}, 0.3634},
 	}
 	for _, tt := range tests {
 		mean, cv := moments(tt.p, n, 11)
@@ -131,6 +135,20 @@ func TestPoissonGapsAreExponential(t *testing.T) {
 		d := ksExponential(scheduleGaps(t, c), rate)
 		if rejected := d > critical; rejected != tt.reject {
 			t.Errorf("%s: KS distance %.4f vs critical %.4f: rejected = %v, want %v", tt.name, d, critical, rejected, tt.reject)
+		}
+	}
+}
+
+func TestWeibullCV(t *testing.T) {
+	for _, tt := range []struct{ shape, cv float64 }{
+		{1, 1},
+		{2, 0.522723},
+		// ServeGen's bursty windows: shape 0.375 is a CV of 3.51.
+		{0.375, 3.506435},
+		{0.5, math.Sqrt(5)},
+	} {
+		if got := (Weibull{Shape: tt.shape}).CV(); math.Abs(got-tt.cv) > 1e-6 {
+			t.Errorf("Weibull{%v}.CV() = %.6f, want %.6f", tt.shape, got, tt.cv)
 		}
 	}
 }

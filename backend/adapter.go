@@ -25,6 +25,8 @@ type Adapter struct {
 	terminator  string // how the protocol ends a stream, for messages
 	build       func(a *Adapter, req *Request) (map[string]any, error)
 	decode      decodeFunc
+	keepText    bool // ReadStream keeps the answer text in the record
+	whole       bool // requests ask for one whole response, not a stream
 }
 
 // registry holds the adapters by --backend name.
@@ -111,6 +113,36 @@ func (a *Adapter) WithUsage(m UsageMode) *Adapter {
 	return &c
 }
 
+// WithText returns a copy of the adapter whose ReadStream keeps the answer
+// text in record.Record.Text (the streamed content, reasoning left out; the
+// final generated_text for TGI). It costs a copy of every answer, so only
+// runs that report the texts should ask for it.
+func (a *Adapter) WithText() *Adapter {
+	c := *a
+	c.keepText = true
+	return &c
+}
+
+// WithoutStreaming returns a copy of the adapter whose requests ask for
+// the whole answer in one response ("stream": false) and whose ReadStream
+// reads that response as one event: the first token is then known only
+// when the answer ends, so TTFT equals the end-to-end latency, and TPOT and
+// ITL are not measured. The OpenAI-style protocols, llama.cpp and Ollama
+// have such responses; TGI's /generate_stream has none, and is an error.
+func (a *Adapter) WithoutStreaming() (*Adapter, error) {
+	if a.name == "tgi" {
+		return nil, fmt.Errorf("backend tgi: non-streaming requests are not supported (%s only streams)", a.endpoint)
+	}
+	c := *a
+	c.whole, c.framing = true, framingWhole
+	c.contentType, c.accept = "application/json", "application/json"
+	c.terminator = "the end of the response"
+	return &c, nil
+}
+
+// Streaming reports whether requests ask for a streamed answer.
+func (a *Adapter) Streaming() bool { return !a.whole }
+
 // URL joins a base URL and an endpoint path (the adapter's default when
 // empty) into the request URL. The base must be an absolute http or https
 // URL; its query, if any, is kept. A base ending in /v1 (the OpenAI SDK
@@ -174,6 +206,14 @@ func (a *Adapter) BuildRequest(ctx context.Context, baseURL, endpoint string, re
 	if err != nil {
 		return nil, fmt.Errorf("backend %s: %w", a.name, err)
 	}
+	if err := a.applyOptions(req, body); err != nil {
+		return nil, fmt.Errorf("backend %s: %w", a.name, err)
+	}
+	if a.whole {
+		// stream_options is refused without streaming (vLLM answers 400).
+		body["stream"] = false
+		delete(body, "stream_options")
+	}
 	mergeExtra(body, req.Extra)
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -200,6 +240,9 @@ func (a *Adapter) BuildRequest(ctx context.Context, baseURL, endpoint string, re
 		for _, v := range vs {
 			hr.Header.Add(k, v)
 		}
+	}
+	if req.RequestID != "" {
+		hr.Header.Set("X-Request-Id", req.RequestID)
 	}
 	return hr, nil
 }

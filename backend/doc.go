@@ -53,4 +53,17 @@
 // The final usage and timings also give, where the server says so, how
 // many prompt tokens it served from its cache and its own prefill and decode
 // time; they go to the record (CachedTokens, ServerPrefill, ServerDecode).
+//
+// # Reasoning
+//
+// Reasoning models stream their thinking before the answer, in a field of
+// its own: reasoning_content (vLLM before 0.11, SGLang, llama.cpp with
+// --reasoning-format, DeepSeek's API), reasoning (vLLM 0.11 and later,
+// OpenRouter, Ollama's /v1) or thinking (Ollama's native API). A chunk
+// whose text was all reasoning is marked record.Chunk.Reasoning; the
+// record's ReasoningTokens comes from the server's count
+// (usage.completion_tokens_details.reasoning_tokens, SGLang's
+// usage.reasoning_tokens) when it fits the stream, else from the
+// reasoning chunks. Thinking left inside the answer text (llama.cpp's
+// --reasoning-format none, /v1/completions) is not told apart.
 package backend

@@ -21,10 +21,41 @@ type event struct {
 	done                bool   // the protocol's terminator: nothing after it is measured
 	failed              bool   // the server reported an error in the stream
 	errMsg              string // its message, when failed
+
+	// text is the answer text the event carried (raw JSON string
+	// contents, escaped when textEsc), for adapters that keep the
+	// generated text; textAll says it is the whole answer so far (TGI's
+	// generated_text) rather than a piece of it.
+	text    []byte
+	textEsc bool
+	textAll bool
+
+	// answer and reasoning say what the output of the event was: answer
+	// text or a tool call, or a reasoning model's thinking
+	// (reasoning_content, reasoning, thinking). An event with both is
+	// answer; one with neither (token ids or a usage rise without text)
+	// continues what came before it (see tally).
+	answer, reasoning bool
+	// reasoningUsage is the reasoning-token count the server reported
+	// (usage.completion_tokens_details.reasoning_tokens); -1 when none.
+	reasoningUsage int
 }
 
 func (e *event) reset() {
-	*e = event{exact: true, usage: -1, prompt: -1, cached: -1, prefillMS: -1, decodeMS: -1}
+	*e = event{exact: true, usage: -1, prompt: -1, cached: -1, prefillMS: -1, decodeMS: -1, reasoningUsage: -1}
+}
+
+// keepText records raw as (a piece of) the answer text.
+func (e *event) keepText(raw []byte, esc bool) {
+	if len(raw) == 0 {
+		return
+	}
+	if e.text != nil {
+		// A second piece in one event (several choices): fall back to
+		// the first, as vLLM's client reads choices[0] only.
+		return
+	}
+	e.text, e.textEsc = raw, esc
 }
 
 // addText counts one token for a choice or message whose text is non-empty.

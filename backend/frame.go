@@ -13,6 +13,7 @@ type framing uint8
 const (
 	framingSSE    framing = iota // text/event-stream: "data:" lines, events end at a blank line
 	framingNDJSON                // one JSON document per line
+	framingWhole                 // the whole body is one JSON document (a non-streamed response)
 )
 
 // MaxEvent is the largest stream event, in bytes, that a stream reader
@@ -128,6 +129,9 @@ func (f *framer) room() ([]byte, error) {
 		// One unterminated line fills the whole buffer.
 		limit := f.max + lineSlack
 		if len(f.buf) >= limit {
+			if f.mode == framingWhole {
+				return nil, &framingError{fmt.Sprintf("response larger than %d bytes", limit)}
+			}
 			return nil, &framingError{fmt.Sprintf("line longer than %d bytes at byte %d", limit, f.off+int64(f.r))}
 		}
 		nb := make([]byte, min(2*len(f.buf), limit))
@@ -151,6 +155,19 @@ func (f *framer) line() ([]byte, bool) {
 			f.r++
 		}
 		f.skipLF = false
+	}
+	if f.mode == framingWhole {
+		// The body is one event, complete only at its end.
+		if !f.eof || f.r == f.w {
+			return nil, false
+		}
+		line := f.buf[f.r:f.w]
+		f.r = f.w
+		if f.first {
+			f.first = false
+			line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
+		}
+		return line, true
 	}
 	p := f.buf[f.r+f.seen : f.w]
 	var i int
@@ -220,6 +237,12 @@ func (f *framer) next() (ev frame, ok bool, err error) {
 				return f.dispatch(), true, nil
 			}
 			return frame{}, false, nil
+		}
+		if f.mode == framingWhole {
+			if len(bytes.TrimSpace(line)) == 0 {
+				continue
+			}
+			return frame{data: line, off: f.lineOff(line)}, true, nil
 		}
 		if f.mode == framingNDJSON {
 			line = bytes.TrimSuffix(line, []byte{'\r'})

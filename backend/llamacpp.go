@@ -59,7 +59,9 @@ func decodeLlamaCpp(d *decoder, p []byte, ev *event) error {
 		switch string(key) {
 		case "content":
 			var raw []byte
-			raw, _, err = s.text()
+			var esc bool
+			raw, esc, err = s.text()
+			ev.keepText(raw, esc)
 			text = len(raw) > 0
 		case "tokens":
 			ids, err = d.countArray()

@@ -34,7 +34,7 @@ func decodeOllama(d *decoder, p []byte, ev *event) error {
 	if err := s.object(); err != nil {
 		return err
 	}
-	text, done := false, false
+	text, thinking, done := false, false, false
 	var reason []byte
 	for first := true; ; first = false {
 		key, ok, err := s.field(first)
@@ -47,8 +47,14 @@ func decodeOllama(d *decoder, p []byte, ev *event) error {
 		switch string(key) {
 		case "response", "thinking":
 			var raw []byte
-			raw, _, err = s.text()
-			text = text || len(raw) > 0
+			var esc bool
+			raw, esc, err = s.text()
+			if string(key) == "response" {
+				ev.keepText(raw, esc)
+				text = text || len(raw) > 0
+			} else {
+				thinking = thinking || len(raw) > 0
+			}
 		case "done":
 			done, err = s.boolean()
 		case "done_reason":
@@ -69,9 +75,10 @@ func decodeOllama(d *decoder, p []byte, ev *event) error {
 	if err := s.end(); err != nil {
 		return err
 	}
-	if text {
+	if text || thinking {
 		ev.addText()
 	}
+	ev.answer, ev.reasoning = text, thinking
 	if done {
 		ev.done = true
 		ev.finish = reason

@@ -200,7 +200,7 @@ func (d *decoder) openAIChoice(ev *event) error {
 	if err := s.object(); err != nil {
 		return err
 	}
-	text, ids := false, 0
+	text, reasoning, ids := false, false, 0
 	for first := true; ; first = false {
 		key, ok, err := s.field(first)
 		if err != nil {
@@ -212,12 +212,15 @@ func (d *decoder) openAIChoice(ev *event) error {
 		switch string(key) {
 		case "text":
 			var raw []byte
-			raw, _, err = s.text()
+			var esc bool
+			raw, esc, err = s.text()
+			ev.keepText(raw, esc)
 			text = text || len(raw) > 0
-		case "delta":
-			var t bool
-			t, err = d.openAIDelta()
-			text = text || t
+		case "delta", "message":
+			// message is a non-streamed answer's whole delta.
+			var t, r bool
+			t, r, err = d.openAIDelta(ev)
+			text, reasoning = text || t, reasoning || r
 		case "token_ids":
 			ids, err = d.countArray()
 		case "finish_reason":
@@ -235,45 +238,57 @@ func (d *decoder) openAIChoice(ev *event) error {
 	switch {
 	case ids > 0:
 		ev.addIDs(ids)
-	case text:
+	case text || reasoning:
 		ev.addText()
 	}
+	ev.answer = ev.answer || text
+	ev.reasoning = ev.reasoning || reasoning
 	return nil
 }
 
-// openAIDelta reads a chat delta and reports whether it carries output:
-// content, reasoning or a tool call. A role-only delta does not.
-func (d *decoder) openAIDelta() (bool, error) {
+// openAIDelta reads a chat delta and reports whether it carries answer
+// output (content or a tool call) and whether it carries reasoning: the
+// reasoning_content of vLLM before 0.11, SGLang, llama.cpp
+// (--reasoning-format) and DeepSeek's API, or the reasoning of later vLLM,
+// OpenRouter and Ollama's /v1. A role-only delta carries neither. Its
+// content is kept in ev as answer text (the thinking is not, as vLLM's
+// generated text leaves it out).
+func (d *decoder) openAIDelta(ev *event) (answer, reasoning bool, err error) {
 	s := &d.s
 	if s.null() {
-		return false, nil
+		return false, false, nil
 	}
 	if err := s.object(); err != nil {
-		return false, err
+		return false, false, err
 	}
-	carries := false
 	for first := true; ; first = false {
 		key, ok, err := s.field(first)
 		if err != nil {
-			return false, err
+			return false, false, err
 		}
 		if !ok {
-			return carries, nil
+			return answer, reasoning, nil
 		}
 		switch string(key) {
 		case "content", "reasoning_content", "reasoning":
 			var raw []byte
-			raw, _, err = s.text()
-			carries = carries || len(raw) > 0
+			var esc bool
+			raw, esc, err = s.text()
+			if string(key) == "content" {
+				ev.keepText(raw, esc)
+				answer = answer || len(raw) > 0
+			} else {
+				reasoning = reasoning || len(raw) > 0
+			}
 		case "tool_calls":
 			var n int
 			n, err = d.countArray()
-			carries = carries || n > 0
+			answer = answer || n > 0
 		default:
 			err = s.skip()
 		}
 		if err != nil {
-			return false, err
+			return false, false, err
 		}
 	}
 }
@@ -323,6 +338,10 @@ func (d *decoder) openAIUsage(ev *event) error {
 			ev.prompt, err = s.count()
 		case "prompt_tokens_details":
 			err = d.promptDetails(ev)
+		case "completion_tokens_details":
+			err = d.completionDetails(ev)
+		case "reasoning_tokens": // SGLang puts it beside the totals
+			ev.reasoningUsage, err = s.count()
 		default:
 			err = s.skip()
 		}
@@ -356,6 +375,32 @@ func (d *decoder) promptDetails(ev *event) error {
 		}
 		if err != nil {
 			return fmt.Errorf("cached_tokens: %w", err)
+		}
+	}
+}
+
+// completionDetails reads usage.completion_tokens_details for its
+// reasoning_tokens (OpenAI, DeepSeek, recent vLLM and SGLang).
+func (d *decoder) completionDetails(ev *event) error {
+	s := &d.s
+	if s.null() {
+		return nil
+	}
+	if err := s.object(); err != nil {
+		return err
+	}
+	for first := true; ; first = false {
+		key, ok, err := s.field(first)
+		if err != nil || !ok {
+			return err
+		}
+		if string(key) == "reasoning_tokens" {
+			ev.reasoningUsage, err = s.count()
+		} else {
+			err = s.skip()
+		}
+		if err != nil {
+			return fmt.Errorf("reasoning_tokens: %w", err)
 		}
 	}
 }

@@ -42,6 +42,20 @@ type Request struct {
 	// "Authorization: Bearer …" here. A Host header sets the request's
 	// Host.
 	Headers http.Header
+
+	// Sampling parameters, sent in the protocol's own fields (see
+	// Sampling); a protocol without a field for one that is set fails.
+	Sampling Sampling
+	// Logprobs asks for this many log probabilities per token (OpenAI
+	// completions' logprobs, chat's top_logprobs, llama.cpp's n_probs);
+	// nil sends nothing.
+	Logprobs *int
+	// ChatTemplateKwargs are sent as chat_template_kwargs, for the server
+	// to apply its chat template with (openai-chat only).
+	ChatTemplateKwargs map[string]any
+	// RequestID, when set, is sent as the x-request-id header, after
+	// Headers, as vLLM's client does.
+	RequestID string
 }
 
 // Message is one chat message.

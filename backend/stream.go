@@ -167,6 +167,7 @@ func (a *Adapter) NewReader(rec *record.Record) *Reader {
 // begin prepares r for a 2xx body of the given content type.
 func (r *Reader) begin(a *Adapter, rec *record.Record, contentType string) {
 	rec.Chunks = rec.Chunks[:0]
+	rec.Text = ""
 	r.s = stream{a: a, f: newFramer(a.framing), t: newTally(), st: Stats{UsageTokens: -1}, rec: rec}
 	r.ctype = contentType
 }
@@ -317,6 +318,8 @@ type stream struct {
 	t   tally
 	st  Stats
 	rec *record.Record
+	// text is the answer text so far, for an adapter that keeps it.
+	text []byte
 }
 
 // events handles every complete event in the buffer, all stamped at. It
@@ -343,12 +346,15 @@ func (s *stream) events(at int64) bool {
 		s.ev.reset()
 		if err := s.a.decode(&s.d, fr.data, &s.ev); err != nil {
 			kind, msg := record.ErrMalformed, fmt.Sprintf("event %d at byte %d: %v: %s", s.st.Events, fr.off, err, snippet(fr.data))
-			if s.f.eof {
+			if s.f.eof && s.a.framing != framingWhole {
 				// The event had no end: the body stopped inside it.
 				kind, msg = record.ErrTruncated, "stream ended inside an event: "+msg
 			}
 			s.fail(kind, msg, at)
 			return false
+		}
+		if s.a.keepText && s.ev.text != nil {
+			s.keep()
 		}
 		s.t.add(&s.ev, at, s.rec)
 		if s.ev.failed {
@@ -400,8 +406,25 @@ func (s *stream) fail(kind record.ErrorKind, msg string, at int64) {
 	s.rec.Error, s.rec.Msg, s.rec.End = kind, msg, at
 }
 
+// keep adds the event's answer text to the stream's.
+func (s *stream) keep() {
+	if s.ev.textAll {
+		s.text = s.text[:0]
+	}
+	if !s.ev.textEsc {
+		s.text = append(s.text, s.ev.text...)
+		return
+	}
+	if t, err := unquote(s.text, s.ev.text); err == nil {
+		s.text = t
+	}
+}
+
 // close settles token counts and the stats.
 func (s *stream) close() {
+	if s.a.keepText {
+		s.rec.Text = string(s.text)
+	}
 	s.t.close(s.rec)
 	s.st.Chunks = len(s.rec.Chunks)
 	s.st.UsageTokens = s.t.usage

@@ -33,6 +33,18 @@ import (
 // and the count agrees with the stream, as on llama.cpp's native
 // /completion, which streams the token with its id.
 //
+// Reasoning models stream their thinking before the answer. An event that
+// carried reasoning text and no answer text makes a reasoning Chunk; one
+// that carried neither (token ids or a usage rise without text, such as the
+// token that ends the thinking, or an end-of-sequence token) continues the
+// kind of the chunk before it, or, at the start, takes the kind of the
+// first chunk with text. When the server reports its reasoning tokens
+// (usage.completion_tokens_details) and a total is spread, the reasoning
+// chunks share the reasoning count and the answer chunks the rest, so each
+// kind's per-token times hold; a count the reasoning chunks cannot hold
+// (fewer tokens than chunks) is not the stream's and is left for the
+// chunks' own sum.
+//
 // A usage block is a running count only when the stream's first event with
 // choices carried one (vLLM's continuous_usage_stats); servers that attach
 // the total to their last content chunk (llama.cpp's /v1) are not mistaken
@@ -51,9 +63,14 @@ type tally struct {
 	// ("stop") on an event without output.
 	quietAt int64
 	stopped bool
+	// reasoning is the last reasoning-token count reported, -1 when none.
+	// leading counts the chunks at the start that carried no text, whose
+	// kind the first chunk with text decides; -1 once one has.
+	reasoning int
+	leading   int
 }
 
-func newTally() tally { return tally{usage: -1, exact: true, quietAt: -1} }
+func newTally() tally { return tally{usage: -1, exact: true, quietAt: -1, reasoning: -1} }
 
 // add applies one event that arrived at time at.
 func (t *tally) add(ev *event, at int64, rec *record.Record) {
@@ -81,12 +98,15 @@ func (t *tally) add(ev *event, at int64, rec *record.Record) {
 		w, exact = ev.tokens, ev.exact
 	}
 	if w > 0 {
-		rec.Chunks = append(rec.Chunks, record.Chunk{At: at, Tokens: int32(w)})
+		rec.Chunks = append(rec.Chunks, record.Chunk{At: at, Tokens: int32(w), Reasoning: t.kind(ev, rec.Chunks)})
 		t.sum += int64(w)
 		t.exact = t.exact && exact
 		t.quietAt = -1
 	} else if t.quietAt < 0 && (ev.finish != nil || (ev.choices && len(rec.Chunks) > 0)) {
 		t.quietAt = at
+	}
+	if ev.reasoningUsage >= 0 {
+		t.reasoning = ev.reasoningUsage
 	}
 	if ev.prompt >= 0 {
 		rec.InputTokens = ev.prompt
@@ -112,16 +132,43 @@ func (t *tally) add(ev *event, at int64, rec *record.Record) {
 	}
 }
 
-// close settles the chunks' token counts and sets OutputTokens and
-// TokenSource (see tally).
+// kind reports whether the chunk that ev makes, after chunks, is
+// reasoning (see tally).
+func (t *tally) kind(ev *event, chunks []record.Chunk) bool {
+	switch {
+	case ev.answer || ev.reasoning:
+		r := !ev.answer
+		if t.leading > 0 {
+			for i := range chunks {
+				chunks[i].Reasoning = r
+			}
+		}
+		t.leading = -1
+		return r
+	case t.leading >= 0:
+		t.leading++
+		return false // until a chunk with text says otherwise
+	}
+	return chunks[len(chunks)-1].Reasoning
+}
+
+// close settles the chunks' token counts and sets OutputTokens,
+// TokenSource and the reasoning count (see tally).
 func (t *tally) close(rec *record.Record) {
 	total := t.usage
 	if t.stopped && t.quietAt >= 0 && total >= 0 && int64(total) == t.sum+1 {
-		rec.Chunks = append(rec.Chunks, record.Chunk{At: t.quietAt, Tokens: 1})
+		// The end-of-sequence token carried no text: it continues the
+		// chunk before it.
+		eos := record.Chunk{At: t.quietAt, Tokens: 1}
+		if n := len(rec.Chunks); n > 0 {
+			eos.Reasoning = rec.Chunks[n-1].Reasoning
+		}
+		rec.Chunks = append(rec.Chunks, eos)
 		t.sum++
 	}
 	chunks := rec.Chunks
 	k := len(chunks)
+	n := -1 // the output count, when not the chunks' sum
 	switch {
 	case k == 0:
 		rec.OutputTokens = 0
@@ -133,7 +180,11 @@ func (t *tally) close(rec *record.Record) {
 	case t.exact && (total < 0 || int64(total) == t.sum):
 		rec.TokenSource = record.SourceUsage
 	case total >= k:
-		spread(chunks, total)
+		if t.spreadByKind(chunks, total) {
+			n = total // hidden reasoning leaves the chunks total − reasoning
+		} else {
+			spread(chunks, total)
+		}
 		rec.TokenSource = record.SourceUsage
 	default:
 		for i := range chunks {
@@ -141,16 +192,93 @@ func (t *tally) close(rec *record.Record) {
 		}
 		rec.TokenSource = record.SourceChunks
 	}
-	n := 0
-	for _, c := range chunks {
-		n += int(c.Tokens)
+	if n < 0 {
+		n = 0
+		for _, c := range chunks {
+			n += int(c.Tokens)
+		}
 	}
 	rec.OutputTokens = n
+	t.settleReasoning(rec)
+}
+
+// spreadByKind spreads a reported total over the chunks kind by kind: the
+// reported reasoning count over the reasoning chunks, the rest over the
+// answer chunks. It reports false, changing nothing, when there is no
+// reasoning count or a kind's chunks cannot hold their share (at least one
+// token each). With reasoning reported but never streamed the answer chunks
+// get only the answer's share.
+func (t *tally) spreadByKind(chunks []record.Chunk, total int) bool {
+	r := t.reasoning
+	if r < 0 || r > total {
+		return false
+	}
+	var kr, ka int
+	for _, c := range chunks {
+		if c.Reasoning {
+			kr++
+		} else {
+			ka++
+		}
+	}
+	if kr > r || ka > total-r || kr == 0 && r == 0 || ka == 0 && total-r > 0 {
+		return false
+	}
+	spreadKind(chunks, true, r)
+	spreadKind(chunks, false, total-r)
+	return true
+}
+
+// settleReasoning sets the record's reasoning count: the server's, when
+// it reported one the reasoning chunks can hold and the output count
+// holds; else the reasoning chunks' sum.
+func (t *tally) settleReasoning(rec *record.Record) {
+	counted, kr := 0, 0
+	for _, c := range rec.Chunks {
+		if c.Reasoning {
+			counted += int(c.Tokens)
+			kr++
+		}
+	}
+	switch r := t.reasoning; {
+	case r > 0 && r >= kr && r <= rec.OutputTokens:
+		rec.ReasoningTokens, rec.ReasoningSource = r, record.SourceUsage
+	case counted > 0:
+		rec.ReasoningTokens, rec.ReasoningSource = counted, record.SourceChunks
+	}
 }
 
 // millis converts a server's milliseconds to nanoseconds, at least 1 so
 // that a timing given as 0 still reads as given.
 func millis(ms float64) int64 { return max(1, int64(math.Round(ms*1e6))) }
+
+// spreadKind spreads total over the chunks whose Reasoning is reasoning,
+// as spread does over all of them; total must be at least their number.
+func spreadKind(chunks []record.Chunk, reasoning bool, total int) {
+	var weights uint64
+	n := 0
+	for _, c := range chunks {
+		if c.Reasoning == reasoning {
+			weights += uint64(c.Tokens)
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	rest := uint64(total - n)
+	var acc, given uint64
+	for i := range chunks {
+		if chunks[i].Reasoning != reasoning {
+			continue
+		}
+		acc += uint64(chunks[i].Tokens)
+		hi, lo := bits.Mul64(rest, acc)
+		due, _ := bits.Div64(hi, lo, weights)
+		chunks[i].Tokens = int32(1 + due - given)
+		given = due
+	}
+}
 
 // spread sets the chunks' tokens to sum to total (≥ len(chunks)): one each,
 // and the rest in proportion to their current weights, by cumulative

@@ -58,7 +58,11 @@ func decodeTGI(d *decoder, p []byte, ev *event) error {
 		case "generated_text":
 			if !s.null() {
 				ev.done = true
-				_, _, err = s.str()
+				var raw []byte
+				var esc bool
+				raw, esc, err = s.str()
+				ev.keepText(raw, esc)
+				ev.textAll = true
 			}
 		case "details":
 			err = d.tgiDetails(ev)

@@ -26,23 +26,33 @@ func retryWarning(res *metrics.Result, noKeepAlive bool) string {
 
 // cacheWarning says when most prompt tokens came from the server's prompt
 // cache by its own account: prefill was mostly skipped, so TTFT reads as a
-// cache hit's, not a new prompt's. A shared prefix (--random-prefix-len)
-// accounts for its share.
-func cacheWarning(res *metrics.Result, wl workload.Config) string {
-	pc := res.PromptCache
-	if pc == nil || pc.PromptTokens == 0 {
-		return ""
-	}
+// cache hit's, not a new prompt's. The account is the responses' (cached
+// tokens in usage, llama.cpp's timings), else serverHits, the prefix-cache
+// hit rate of the server's /metrics over the run (vLLM's, which counts
+// tokens; nil when not scraped): vLLM reports no cached tokens in its
+// responses unless started with --enable-prompt-tokens-details. A shared
+// prefix (--random-prefix-len) accounts for its share.
+func cacheWarning(res *metrics.Result, serverHits *float64, wl workload.Config) string {
 	expected := 0.0
 	if wl.Dataset == workload.DatasetRandom && wl.Random.PrefixLen > 0 {
 		expected = float64(wl.Random.PrefixLen) / float64(wl.Random.PrefixLen+wl.Random.InputLen)
 	}
-	if pc.HitRate <= 0.5 || pc.HitRate <= expected+0.25 {
+	high := func(rate float64) bool { return rate > 0.5 && rate > expected+0.25 }
+	const advice = "A run repeated with the same --seed sends the same prompts; " +
+		"change --seed, or clear the server's cache, to measure new prompts"
+	pc := res.PromptCache
+	if pc == nil || pc.PromptTokens == 0 {
+		if serverHits == nil || !high(*serverHits) {
+			return ""
+		}
+		return fmt.Sprintf("the server's prefix cache served %.0f%% of the prompt tokens it looked up during the run (its /metrics): "+
+			"prefill was mostly skipped, so TTFT is a cache hit's. "+advice, 100**serverHits)
+	}
+	if !high(pc.HitRate) {
 		return ""
 	}
 	return fmt.Sprintf("%.0f%% of the prompt tokens were served from the server's prompt cache (%d of %d, by its responses): "+
-		"prefill was mostly skipped, so TTFT is a cache hit's. A run repeated with the same --seed sends the same prompts; "+
-		"change --seed, or clear the server's cache, to measure new prompts", 100*pc.HitRate, pc.CachedTokens, pc.PromptTokens)
+		"prefill was mostly skipped, so TTFT is a cache hit's. "+advice, 100*pc.HitRate, pc.CachedTokens, pc.PromptTokens)
 }
 
 // cycleWarning says when a dataset of fewer prompts than the run sends is

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/sim"
@@ -21,21 +22,29 @@ func TestCacheWarning(t *testing.T) {
 		return &metrics.PromptCache{Requests: 10, PromptTokens: prompt, CachedTokens: cached, HitRate: float64(cached) / float64(prompt)}
 	}
 	tests := []struct {
-		name string
-		pc   *metrics.PromptCache
-		wl   workload.Config
-		want string // "" for no warning
+		name   string
+		pc     *metrics.PromptCache
+		server *float64 // the server's prefix-cache hit rate, nil if not scraped
+		wl     workload.Config
+		want   string // "" for no warning
 	}{
-		{"a repeated run", pc(2457, 2560), random(64, 0), "96% of the prompt tokens were served from the server's prompt cache (2457 of 2560"},
-		{"new prompts", pc(100, 2560), random(64, 0), ""},
-		{"half", pc(1280, 2560), random(64, 0), ""},
+		{"a repeated run", pc(2457, 2560), nil, random(64, 0), "96% of the prompt tokens were served from the server's prompt cache (2457 of 2560"},
+		{"new prompts", pc(100, 2560), nil, random(64, 0), ""},
+		{"half", pc(1280, 2560), nil, random(64, 0), ""},
 		// A shared prefix of 3/4 of every prompt is expected to hit.
-		{"a prefix explains it", pc(1920, 2560), random(16, 48), ""},
-		{"more than the prefix", pc(2540, 2560), random(48, 16), "99% of the prompt tokens"},
-		{"the server says nothing", nil, random(64, 0), ""},
+		{"a prefix explains it", pc(1920, 2560), nil, random(16, 48), ""},
+		{"more than the prefix", pc(2540, 2560), nil, random(48, 16), "99% of the prompt tokens"},
+		{"the server says nothing", nil, nil, random(64, 0), ""},
+		// vLLM's responses carry no cached tokens by default; its /metrics
+		// say what its prefix cache served.
+		{"only the server's metrics", nil, ptr(0.94), random(64, 0), "the server's prefix cache served 94% of the prompt tokens"},
+		{"the server's metrics, new prompts", nil, ptr(0.02), random(64, 0), ""},
+		{"the server's metrics, a prefix explains it", nil, ptr(0.74), random(16, 48), ""},
+		// The responses' own account wins over the metrics.
+		{"both", pc(100, 2560), ptr(0.94), random(64, 0), ""},
 	}
 	for _, tt := range tests {
-		got := cacheWarning(&metrics.Result{PromptCache: tt.pc}, tt.wl)
+		got := cacheWarning(&metrics.Result{PromptCache: tt.pc}, tt.server, tt.wl)
 		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
 			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
 		}
@@ -82,5 +91,44 @@ func TestCycledDatasetWarns(t *testing.T) {
 	want := "the dataset has 2 prompts and the run sends 6 requests: each prompt goes out about 3 times"
 	if !strings.Contains(strings.Join(out.Warnings, "\n"), want) {
 		t.Errorf("warnings %q, want %q", out.Warnings, want)
+	}
+}
+
+func ptr(v float64) *float64 { return &v }
+
+// A run repeated against the same vLLM-like server with the same seed
+// sends the same prompts; its prefix cache serves them, and the second
+// run says so from the server's metrics, although no response counted a
+// cached token.
+func TestRepeatedRunWarnsOfTheServersPrefixCache(t *testing.T) {
+	url := startSim(t, sim.Options{Seed: 8})
+	cfg := smallConfig(t, url)
+	cfg.Warmups, cfg.ScrapeInterval = 0, 50*time.Millisecond
+	cfg.RunName = ""
+	first, err := Run(t.Context(), cfg, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := Run(t.Context(), cfg, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	warned := func(o *Outcome) bool {
+		for _, w := range o.Warnings {
+			if strings.Contains(w, "the server's prefix cache served") {
+				return true
+			}
+		}
+		return false
+	}
+	if warned(first) {
+		t.Errorf("the first run warned of the cache: %q", first.Warnings)
+	}
+	if !warned(second) {
+		var hits any = "not measured"
+		if second.Server != nil && second.Server.PrefixCacheHitRate != nil {
+			hits = *second.Server.PrefixCacheHitRate
+		}
+		t.Errorf("the repeated run did not warn (server hit rate %v): %q", hits, second.Warnings)
 	}
 }

@@ -15,7 +15,9 @@ import (
 
 	"github.com/goodput-dev/goodput/arrival"
 	"github.com/goodput-dev/goodput/backend"
+	"github.com/goodput-dev/goodput/load"
 	"github.com/goodput-dev/goodput/metrics"
+	"github.com/goodput-dev/goodput/session"
 	"github.com/goodput-dev/goodput/transport"
 	"github.com/goodput-dev/goodput/workload"
 )
@@ -50,8 +52,18 @@ type Config struct {
 
 	Arrival  arrival.Config
 	Workload workload.Config
+	// Sessions shapes multi-turn sessions and agent tasks (--multi-turn,
+	// --dataset-name sessions or agent, --session-turns, --think-time,
+	// --session-header); see session.Config.
+	Sessions session.Config
+	// BaseURLs, when it holds more than one URL, spreads the load over
+	// them (--base-url given several times, or --base-url-file); BaseURL
+	// is then the first. Balance says how (--balance); empty means session
+	// affinity for sessions and tasks, round-robin otherwise.
+	BaseURLs []string
+	Balance  load.Balance
 
-	Warmups        int           // --num-warmups: the first N requests are warm-up
+	Warmups        int           // --warmup-first: the first N requests are warm-up
 	WarmupTime     time.Duration // --warmup-seconds: requests scheduled before this are warm-up
 	RequestTimeout time.Duration // --request-timeout
 	ReadyTimeout   time.Duration // --ready-check-timeout: wait this long for the server to answer
@@ -96,6 +108,34 @@ type Config struct {
 	// Description of the target, printed in the summary (e.g. the
 	// simulator's profile).
 	Target string
+
+	// The settings below are those of `vllm bench serve` that goodput
+	// takes with vLLM's meaning (see package vllmargs).
+
+	// Request shapes every request beyond its prompt.
+	Request RequestOptions
+	// WarmupRequests are sent before the run and left out of it, each the
+	// run's first prompt, at most MaxConcurrency at once (vLLM's
+	// --num-warmups; goodput's own warm-up, Warmups, marks requests of
+	// the run instead).
+	WarmupRequests int
+	// NoStream sends non-streaming requests: the whole answer in one
+	// response, so TTFT equals the end-to-end latency and TPOT and ITL
+	// are not measured (--stream=false).
+	NoStream bool
+	// Profile asks the server to profile the run: POST /start_profile
+	// before it, /stop_profile after it (--profile).
+	Profile bool
+	// AllEntries sends one request per entry of a file dataset
+	// (--num-prompts -1); NoOversample sends at most that many
+	// (--no-oversample).
+	AllEntries   bool
+	NoOversample bool
+	// VLLMFile is vLLM's result file (--save-result).
+	VLLMFile VLLMFile
+	// Tokenizer, when set, counts tokens as the model does (--tokenizer).
+	Tokenizer Tokenizer
+
 	// Observer, when set, follows the run as it goes (goodput's live
 	// Prometheus metrics); nil for none.
 	Observer Observer
@@ -115,6 +155,7 @@ func DefaultConfig() Config {
 		PromptFormat:   PromptAuto,
 		Arrival:        arrival.DefaultConfig(),
 		Workload:       workload.DefaultConfig(),
+		Sessions:       session.DefaultConfig(),
 		RequestTimeout: 6 * time.Hour,
 		ReadyTimeout:   0,
 		Grace:          3 * time.Second,
@@ -150,13 +191,23 @@ func (c *Config) Validate() error {
 	} else if u, err := url.Parse(c.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		errs = append(errs, fmt.Errorf("--base-url %q: want an absolute http:// or https:// URL", c.BaseURL))
 	}
+	errs = append(errs, c.validateEndpoints()...)
 	if _, err := backend.Lookup(c.Backend); err != nil {
 		errs = append(errs, fmt.Errorf("--backend: %w", err))
 	}
-	if err := c.Arrival.Validate(); err != nil {
+	if a, err := backend.Lookup(c.Backend); err == nil && c.NoStream {
+		if _, err := a.WithoutStreaming(); err != nil {
+			errs = append(errs, fmt.Errorf("--stream=false: %w", err))
+		}
+	}
+	a := c.Arrival
+	if c.AllEntries && a.NumPrompts == 0 && a.Duration == 0 {
+		a.NumPrompts = 1 // the dataset's size, known once it is read
+	}
+	if err := a.Validate(); err != nil {
 		errs = append(errs, err)
 	}
-	if err := c.Workload.Validate(); err != nil {
+	if err := c.ValidateWorkload(); err != nil {
 		errs = append(errs, err)
 	} else if err := c.Workload.CheckPath(); err != nil {
 		errs = append(errs, err) // before Run waits for the server
@@ -174,7 +225,13 @@ func (c *Config) Validate() error {
 		errs = append(errs, err)
 	}
 	if c.Warmups < 0 {
-		errs = append(errs, fmt.Errorf("--num-warmups must be ≥ 0, got %d", c.Warmups))
+		errs = append(errs, fmt.Errorf("--warmup-first must be ≥ 0, got %d", c.Warmups))
+	}
+	if c.WarmupRequests < 0 {
+		errs = append(errs, fmt.Errorf("--num-warmups must be ≥ 0, got %d", c.WarmupRequests))
+	}
+	if c.AllEntries && c.Workload.Dataset == workload.DatasetRandom {
+		errs = append(errs, errors.New("--num-prompts -1 takes every entry of a dataset file; the random dataset has none"))
 	}
 	if c.WarmupTime < 0 {
 		errs = append(errs, fmt.Errorf("--warmup-seconds must be ≥ 0, got %v", c.WarmupTime))

@@ -10,7 +10,6 @@ import (
 	"github.com/goodput-dev/goodput/backend"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/tokenizer"
-	"github.com/goodput-dev/goodput/workload"
 )
 
 // takesIDs reports whether a protocol can send a prompt as token ids.
@@ -18,12 +17,13 @@ func takesIDs(a *backend.Adapter) bool {
 	return a.Name() == "openai" || a.Name() == "llamacpp"
 }
 
-// chooseIDs decides whether random prompts go out as token ids, and says
-// why in a note (or, when the probe timed out, a warning). Ids fix every
+// chooseIDs decides whether random prompts go out as token ids, and when
+// they go out as text says why in a note (or, when the probe timed out, a
+// warning); ids are said in the workload line. Ids fix every
 // prompt's length on the server exactly; they are the built-in
 // tokenizer's, which any vocabulary of 32,000 or more tokens holds.
 func chooseIDs(ctx context.Context, cfg Config, srv *server, a *backend.Adapter, model string, h http.Header) (useIDs bool, note, warning string, err error) {
-	if cfg.Workload.Dataset != workload.DatasetRandom {
+	if !cfg.Workload.TokenIDs() || cfg.flows() {
 		return false, "", "", nil
 	}
 	switch cfg.PromptFormat {
@@ -33,7 +33,7 @@ func chooseIDs(ctx context.Context, cfg Config, srv *server, a *backend.Adapter,
 		if !takesIDs(a) {
 			return false, "", "", fmt.Errorf("--prompt-format ids: the %s protocol sends prompts as text (use --backend openai or llamacpp)", a.Name())
 		}
-		return true, "prompts sent as token ids: input lengths are exact", "", nil
+		return true, "", "", nil // the workload line says it: input lengths exact (token ids)
 	}
 	if !takesIDs(a) {
 		return false, "", "", nil
@@ -55,7 +55,7 @@ func chooseIDs(ctx context.Context, cfg Config, srv *server, a *backend.Adapter,
 		}
 		return false, fmt.Sprintf("prompts sent as text: the server did not take a token-id prompt (%v)", err), "", nil
 	}
-	return true, "prompts sent as token ids (the server takes them): input lengths are exact", "", nil
+	return true, "", "", nil // the workload line says it: input lengths exact (token ids)
 }
 
 // probeIDs sends one tiny completion whose prompt is token ids and reports
@@ -80,7 +80,7 @@ func (s *server) probeIDs(ctx context.Context, a *backend.Adapter, baseURL, endp
 	a.ReadStream(resp, func() int64 { return int64(time.Since(start)) }, &rec)
 	switch {
 	case rec.Error == record.ErrTimeout || (rec.Error == record.ErrCanceled && ctx.Err() == nil):
-		return &timeoutError{what: what, after: lim}
+		return &timeoutError{what: what, after: lim, status: rec.Status}
 	case !rec.OK():
 		why := rec.Msg
 		if why == "" {

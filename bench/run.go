@@ -18,7 +18,6 @@ import (
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/serverview"
 	"github.com/goodput-dev/goodput/version"
-	"github.com/goodput-dev/goodput/workload"
 )
 
 // Outcome is what a finished (or interrupted) run produced.
@@ -36,6 +35,14 @@ type Outcome struct {
 	// is empty when its file was not asked for or could not be written.
 	SummaryPath string
 	VLLMPath    string
+	// ResultPath is vLLM's result file (--save-result), where vLLM
+	// writes it.
+	ResultPath string
+	// Model is the model the run asked for (--model or the server's).
+	Model string
+	// VLLM holds vLLM's own summary figures when the run computed them
+	// (a vLLM result file, or VLLMFile.Collect); nil otherwise.
+	VLLM *VLLMFigures
 	// Stopped says why the run stopped before its plan ended other than by
 	// an interruption (the server became unreachable); "" when it did not.
 	// Every record measured is kept, and the record file's trailer marks
@@ -48,6 +55,12 @@ type Outcome struct {
 	Server       *serverview.Comparison
 	ServerSeries *promscrape.Series
 	ServerPath   string
+	// Servers is each endpoint's account of a run spread over several
+	// (Server and ServerSeries are then nil).
+	Servers []EndpointServer
+	// PrefixReuse is a replayed trace's own theoretical prefix reuse over
+	// the requests answered; nil for workloads that do not know theirs.
+	PrefixReuse *PrefixReuse
 	// Header is the run's record header: its start, labels and
 	// configuration, as the record file begins.
 	Header record.Header
@@ -75,23 +88,34 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		return nil, err
 	}
 	var files resultFiles
+	var nameStart time.Time
 	if cfg.ResultDir != "" {
 		if err := os.MkdirAll(cfg.ResultDir, 0o755); err != nil {
 			return nil, fmt.Errorf("--result-dir: %w", err)
 		}
 		// Default names carry the run's start: the agreed one of a
 		// sharded run, so that its shards' names match.
-		start := cfg.StartAt
-		if start.IsZero() {
-			start = time.Now()
+		nameStart = cfg.StartAt
+		if nameStart.IsZero() {
+			nameStart = time.Now()
 		}
 		var err error
-		if files, err = chooseFiles(cfg, start); err != nil {
+		if files, err = chooseFiles(cfg, nameStart); err != nil {
 			return nil, err
 		}
 	}
 	adapter, _ := backend.Lookup(cfg.Backend)
 	adapter = adapter.WithUsage(cfg.Usage)
+	if cfg.VLLMResult || cfg.VLLMFile.Save && cfg.VLLMFile.Detailed || cfg.Tokenizer != nil {
+		adapter = adapter.WithText() // generated_texts, or output tokens counted from text
+	}
+	if cfg.NoStream {
+		whole, err := adapter.WithoutStreaming()
+		if err != nil {
+			return nil, err // Validate said so first
+		}
+		adapter = whole
+	}
 	headers := cfg.Headers.Clone()
 	if headers == nil {
 		headers = http.Header{}
@@ -100,6 +124,11 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		headers.Set("Authorization", "Bearer "+cfg.APIKey)
 	}
 
+	cfg.Arrival.Unit = flowUnit(&cfg)
+	preloaded, err := fitToDataset(&cfg)
+	if err != nil {
+		return nil, err
+	}
 	plan, err := cfg.Arrival.Plan()
 	if err != nil {
 		return nil, err
@@ -129,6 +158,9 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	case err != nil:
 		return nil, err
 	}
+	if err := waitEndpoints(ctx, cfg, client, headers); err != nil {
+		return nil, err
+	}
 	model := cfg.Model
 	shownModel := model
 	switch {
@@ -147,7 +179,12 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	if wl.Limit == 0 && cfg.Arrival.NumPrompts > 0 {
 		wl.Limit = cfg.Arrival.NumPrompts
 	}
-	useIDs, note, warning, err := chooseIDs(ctx, cfg, srv, adapter, model, headers)
+	// The name sent in requests; --served-model-name when it differs.
+	wire := model
+	if cfg.Request.ServedModelName != "" {
+		wire = cfg.Request.ServedModelName
+	}
+	useIDs, note, warning, err := chooseIDs(ctx, cfg, srv, adapter, wire, headers)
 	if err != nil {
 		return nil, err
 	}
@@ -157,24 +194,37 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	if warning != "" {
 		out.Warnings = append(out.Warnings, warning)
 	}
-	src, lengths, warns, err := buildWorkload(ctx, cfg, wl, srv, adapter, model, useIDs)
+	fsrc, err := newFlowSource(cfg, wl)
 	if err != nil {
 		return nil, err
 	}
+	// A file dataset sized to the run (--num-prompts -1) is read already.
+	src, lengths, warns := preloaded, "", []string(nil)
+	if src == nil && fsrc == nil {
+		if src, lengths, warns, err = buildWorkload(ctx, cfg, wl, srv, adapter, wire, useIDs); err != nil {
+			return nil, err
+		}
+	}
 	out.Warnings = append(out.Warnings, warns...)
-	if w := cycleWarning(src, expected(plan)); w != "" {
-		out.Warnings = append(out.Warnings, w)
+	if fsrc == nil {
+		if w := cycleWarning(src, expected(plan)); w != "" {
+			out.Warnings = append(out.Warnings, w)
+		}
 	}
 
 	lplan := loadPlan(plan, cfg)
+	notes := newItemNotes(src)
+	reqOpts := wl.RequestOptions()
 	doer := &load.HTTP{
 		Transport: tr, Adapter: adapter, BaseURL: cfg.BaseURL, Endpoint: cfg.Endpoint, Timeout: cfg.RequestTimeout,
 		Request: func(seq int64) (backend.Request, int) {
 			it := src.Item(seq)
+			notes.put(seq, it)
 			req := backend.Request{
 				Model: model, MaxTokens: it.OutputTokens, MinTokens: wl.Request.MinTokensFor(it),
-				IgnoreEOS: wl.Request.IgnoreEOS, Extra: cfg.Extra, Headers: headers,
+				IgnoreEOS: reqOpts.IgnoreEOS, Extra: cfg.Extra, Headers: headers,
 			}
+			cfg.Request.apply(&req, seq, cfg.Arrival.Seed)
 			switch {
 			case adapter.Name() == "openai-chat":
 				for _, m := range it.Messages() {
@@ -189,20 +239,41 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		},
 	}
 
-	out.Notes = append(describe(cfg, shownModel, plan, src, lengths), out.Notes...)
+	if doer.Router, err = cfg.router(); err != nil {
+		return nil, err
+	}
+	fd := flowsOver(fsrc, doer, adapter, backend.Request{Model: wire, MinTokens: wl.Request.MinTokens,
+		IgnoreEOS: wl.Request.IgnoreEOS, Extra: cfg.Extra, Headers: headers}, cfg.Sessions.Header, func(r *backend.Request, seq int64) {
+		cfg.Request.apply(r, seq, cfg.Arrival.Seed)
+	})
+	out.Model = shownModel
+	if note, err := warmUp(ctx, cfg, doer, plan); err != nil {
+		return nil, err
+	} else if note != "" {
+		out.Notes = append(out.Notes, note)
+	}
+	if cfg.NoStream {
+		out.Notes = append(out.Notes, NoStreamNote)
+	}
+	out.Notes = append(describe(cfg, shownModel, plan, content(src, fsrc), lengths), out.Notes...)
+	out.Notes = append(out.Notes, spreadNotes(cfg, fsrc, adapter.Name())...)
 	runCfg := map[string]any{
 		"base_url": cfg.BaseURL, "backend": adapter.Name(), "endpoint": cfg.Endpoint, "model": shownModel,
-		"target": cfg.Target, "arrival": plan.String(), "workload": src.String(),
+		"target": cfg.Target, "arrival": plan.String(), "workload": content(src, fsrc).String(),
 		"request_rate": rateJSON(cfg.Arrival.RequestRate), "burstiness": cfg.Arrival.Burstiness,
 		"max_concurrency": cfg.Arrival.MaxConcurrency, "num_prompts": cfg.Arrival.NumPrompts,
 		"duration_seconds": cfg.Arrival.Duration.Seconds(), "seed": cfg.Arrival.Seed,
-		"ignore_eos": wl.Request.IgnoreEOS, "min_tokens": wl.Request.MinTokens, "num_warmups": cfg.Warmups,
+		"ignore_eos": reqOpts.IgnoreEOS, "min_tokens": wl.Request.MinTokens, "num_warmups": cfg.Warmups,
 		"warmup_seconds": cfg.WarmupTime.Seconds(), "percentile_method": cfg.Metrics.Method.String(),
 		"dataset": wl.Dataset, "random_input_len": wl.Random.InputLen, "random_output_len": wl.Random.OutputLen,
 		"random_range_ratio": wl.Random.RangeRatio, "random_prefix_len": wl.Random.PrefixLen,
 	}
+	addSpreadConfig(runCfg, cfg)
+	if cfg.NoStream {
+		runCfg["stream"] = false
+	}
 	var scraper *serverview.Recorder
-	if !cfg.NoServerMetrics {
+	if !cfg.NoServerMetrics && !cfg.several() {
 		murl := cfg.MetricsURL
 		if murl == "" {
 			if murl, err = serverview.DefaultMetricsURL(cfg.BaseURL); err != nil {
@@ -214,7 +285,15 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		scraper = serverview.Start(ctx, murl, serverview.Options{Interval: cfg.ScrapeInterval, Model: model, Client: client})
 		defer scraper.Stop() // a no-op once the run has stopped it
 	}
+	eps, err := startScrapers(ctx, cfg, model, client)
+	if err != nil {
+		return nil, err
+	}
+	defer eps.stop() // a no-op once the run has stopped them
 
+	if cfg.Profile {
+		srv.profile(ctx, "/start_profile", out)
+	}
 	header, err := record.NewHeader("goodput "+Version, runCfg)
 	if err != nil {
 		return nil, err
@@ -239,7 +318,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	// The first requests (and whatever builds them on first use, such as
 	// the built-in tokenizer) are built before the epoch is chosen, so that
 	// they leave on time.
-	load.PrepareFirst(lplan, doer)
+	prepareFirst(lplan, doer, fsrc)
 	// So are the connections the start needs, without sending anything.
 	warmErr := load.WarmFirst(ctx, lplan, doer)
 	// The header's Start is the instant every record time counts from: by
@@ -257,11 +336,23 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	var rw *record.Writer
 	var syncRecords func() error
 	if cfg.ResultDir != "" {
-		out.RecordsPath = files.records
 		recFile, err := openRecordFile(files.records, cfg.Overwrite)
+		for tries := 0; errors.Is(err, ErrResultExists) && cfg.RunName == "" && tries < 100; tries++ {
+			// Another run in the directory took the name the clock chose
+			// since chooseFiles looked (runs started in the same second):
+			// this one takes the next free name, as chooseFiles would.
+			if files, err = chooseFiles(cfg, nameStart); err != nil {
+				return nil, err
+			}
+			if header.Shard != nil {
+				header.Shard.Attempt = files.attempt
+			}
+			recFile, err = openRecordFile(files.records, cfg.Overwrite)
+		}
 		if err != nil {
 			return nil, err
 		}
+		out.RecordsPath = files.records
 		defer recFile.Close()
 		if rw, err = record.NewWriter(recFile, header); err != nil {
 			return nil, fmt.Errorf("%s: %w", out.RecordsPath, err)
@@ -274,8 +365,8 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	runCtx, stopRun := context.WithCancelCause(ctx)
 	defer stopRun(nil)
 	sum := metrics.NewSummary(cfg.Metrics)
-	prog := newProgress(progress, terminal, expected(plan))
-	vl := newVLLMCollector(cfg.VLLMResult)
+	prog := newProgress(progress, terminal, expectedRequests(plan, fsrc))
+	vl := newVLLMCollector(cfg.VLLMResult || cfg.VLLMFile.Save || cfg.VLLMFile.Collect, plan.Closed != nil)
 	recs := make(chan *record.Record, 1024)
 	// consumed delivers the consumer's account of the record file.
 	type written struct {
@@ -303,6 +394,10 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 				}
 				r.Labels[k] = v
 			}
+			if cfg.Tokenizer != nil {
+				countFromText(r, cfg.Tokenizer)
+			}
+			notes.take(r)
 			measured++
 			if rw != nil && fail == nil {
 				if err := rw.Write(r); err != nil {
@@ -325,11 +420,19 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		consumed <- written{fail, measured, lastSeq, tokens}
 	}()
 	stopTicker := prog.start()
+	send := observed(doer, obs)
+	if fd != nil {
+		fd.send = send
+	}
 	host := readHost()
-	res, runErr := load.Run(runCtx, lplan, observed(doer, obs), recs)
+	res, runErr := runLoad(runCtx, lplan, send, fd, recs)
 	host.end()
 	if scraper != nil {
 		out.ServerSeries = scraper.Stop()
+	}
+	epSeries := eps.stop()
+	if cfg.Profile {
+		srv.profile(context.WithoutCancel(ctx), "/stop_profile", out)
 	}
 	close(recs)
 	w := <-consumed
@@ -378,10 +481,17 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		}
 	}
 	out.Result = sum.Close()
+	out.PrefixReuse = notes.prefixReuse()
+	if t, ok := src.(interface{ Err() error }); ok && t.Err() != nil {
+		out.Warnings = append(out.Warnings, fmt.Sprintf("the workload could not be read again during the run, and requests after that were sent with a one-token prompt: %v", t.Err()))
+	}
 	if out.ServerSeries != nil {
 		start, end := serverview.RunWindow(res.Epoch, out.Result)
 		if out.Server, err = serverview.Compare(out.ServerSeries, start, end, out.Result); err != nil {
 			out.Warnings = append(out.Warnings, fmt.Sprintf("server metrics: %v", err))
+		}
+		if out.Server != nil && out.PrefixReuse != nil {
+			out.Server.TracePrefixHitRate = &out.PrefixReuse.HitRate
 		}
 		if files.server != "" {
 			if err := writeJSON(files.server, out.ServerSeries); err != nil {
@@ -390,6 +500,10 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 				out.ServerPath = files.server
 			}
 		}
+	}
+	if epSeries != nil {
+		w, errs := endpointServers(out, epSeries, cfg.BaseURLs, files.server)
+		out.Warnings, saveErrs = append(out.Warnings, w...), append(saveErrs, errs...)
 	}
 	out.Tokens = doer.TokenCheck()
 	if res.WarmErr == nil && warmErr != nil {
@@ -408,7 +522,11 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	case res.Interrupted:
 		out.Warnings = append(out.Warnings, fmt.Sprintf("run interrupted: %d of the planned requests were sent; everything measured is kept", res.Sent))
 	}
-	if w := cacheWarning(out.Result, wl); w != "" {
+	var serverHits *float64
+	if out.Server != nil {
+		serverHits = out.Server.PrefixCacheHitRate
+	}
+	if w := cacheWarning(out.Result, serverHits, wl); w != "" && fsrc == nil { // a session reuses its history on purpose
 		out.Warnings = append(out.Warnings, w)
 	}
 	if w := retryWarning(out.Result, cfg.NoKeepAlive); w != "" {
@@ -425,13 +543,11 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 			out.SummaryPath = files.summary
 		}
 	}
-	if files.vllm != "" {
-		if err := vl.write(files.vllm, cfg, model, out.Result); err != nil {
-			saveErrs = append(saveErrs, &SaveError{Path: files.vllm, Err: err})
-		} else {
-			out.VLLMPath = files.vllm
-		}
+	var offsets []time.Duration
+	if plan.Open != nil {
+		offsets = plan.Open.Offsets
 	}
+	saveErrs = append(saveErrs, out.writeVLLM(cfg, vl, model, header.Start, rpsChanges(cfg.Arrival, offsets, header.Start), files.vllm)...)
 	return out, errors.Join(saveErrs...)
 }
 
@@ -462,7 +578,7 @@ func expected(p arrival.Plan) int {
 	return p.Closed.Count
 }
 
-func describe(cfg Config, model string, p arrival.Plan, src workload.Source, lengths string) []string {
+func describe(cfg Config, model string, p arrival.Plan, src fmt.Stringer, lengths string) []string {
 	var notes []string
 	if cfg.Target != "" {
 		notes = append(notes, "Target: "+cfg.Target)

@@ -168,9 +168,9 @@ func TestRunRejectsBadConfig(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.BaseURL = "localhost:8000"
 	cfg.Backend = "nope"
-	cfg.Warmups = -1
+	cfg.Warmups, cfg.WarmupRequests = -1, -2
 	_, err := Run(t.Context(), cfg, nil, false)
-	for _, want := range []string{"--base-url \"localhost:8000\"", "--backend", "--num-warmups"} {
+	for _, want := range []string{"--base-url \"localhost:8000\"", "--backend", "--warmup-first must be ≥ 0, got -1", "--num-warmups must be ≥ 0, got -2"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("err = %v, want it to mention %s", err, want)
 		}
@@ -369,7 +369,9 @@ func TestPromptFormatAuto(t *testing.T) {
 		if out.Result.Counts.Failed != 0 {
 			t.Errorf("reject=%v: %d failed", reject, out.Result.Counts.Failed)
 		}
-		if !reject && (sawIDs.Load() != 7 || sawText.Load() != 0 || !strings.Contains(notes, "prompts sent as token ids")) {
+		// Ids are said once, in the workload line.
+		if !reject && (sawIDs.Load() != 7 || sawText.Load() != 0 || !strings.Contains(notes, "input lengths: exact (token ids)") ||
+			strings.Count(notes, "token ids") != 1) {
 			t.Errorf("server takes ids: %d id prompts (probe + 6), %d text; notes %q", sawIDs.Load(), sawText.Load(), notes)
 		}
 		if reject && (sawIDs.Load() != 1 || sawText.Load() != 6 || !strings.Contains(notes, "prompt must be a string") ||

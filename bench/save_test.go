@@ -252,6 +252,50 @@ func TestRunRefusesToOverwriteAnEarlierRun(t *testing.T) {
 	}
 }
 
+// Runs started together in one directory (a CI matrix, a shell loop with
+// &) may all choose the same default name before any has created it: the
+// one that loses the race to create the record file takes the next free
+// name, as it would have had it looked a moment later, instead of failing
+// with a usage error about a --run-name it never gave.
+func TestDefaultNameTakenBetweenChoosingAndCreating(t *testing.T) {
+	url := startSim(t, sim.Options{Seed: 6})
+	cfg := smallConfig(t, url)
+	cfg.Arrival.NumPrompts = 4
+	cfg.Warmups = 0
+	cfg.RunName = ""
+	cfg.SaveResult = true
+	var rival string
+	orig := openRecordFile
+	openRecordFile = func(path string, overwrite bool) (recordFile, error) {
+		if rival == "" {
+			// The other run creates the file now, between this run's
+			// choice of name and its own create.
+			rival = path
+			if err := os.WriteFile(path, []byte("the other run's records\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return orig(path, overwrite)
+	}
+	t.Cleanup(func() { openRecordFile = orig })
+	out, err := Run(t.Context(), cfg, nil, false)
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if out.RecordsPath == rival || out.RecordsPath != strings.TrimSuffix(rival, ".jsonl")+"-2.jsonl" {
+		t.Errorf("records in %s, want the next free name after %s", out.RecordsPath, rival)
+	}
+	if want := strings.TrimSuffix(out.RecordsPath, ".jsonl") + ".summary.json"; out.SummaryPath != want {
+		t.Errorf("summary in %s, want %s beside the records", out.SummaryPath, want)
+	}
+	if b, _ := os.ReadFile(rival); string(b) != "the other run's records\n" {
+		t.Errorf("the other run's file was changed: %q", b)
+	}
+	if recs, _ := readWhole(t, out.RecordsPath); len(recs) != 4 {
+		t.Errorf("%s: %d records, want 4", out.RecordsPath, len(recs))
+	}
+}
+
 // What a SaveError says, for each way a file can fail.
 func TestSaveErrorWords(t *testing.T) {
 	full := syscall.ENOSPC

@@ -59,9 +59,15 @@ func (s *server) limit(lim time.Duration) time.Duration {
 type timeoutError struct {
 	what  string // "GET http://…/health"
 	after time.Duration
+	// status is the answer's HTTP status when it began but did not end
+	// in time (a stream that stalled); 0 when nothing came back.
+	status int
 }
 
 func (e *timeoutError) Error() string {
+	if e.status != 0 {
+		return fmt.Sprintf("%s: timed out: the answer (status %d) began but did not end within %v", e.what, e.status, e.after.Round(time.Millisecond))
+	}
 	return fmt.Sprintf("%s: timed out: no answer within %v", e.what, e.after.Round(time.Millisecond))
 }
 

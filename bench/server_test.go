@@ -407,3 +407,27 @@ func TestOptionsTheBackendCannotSend(t *testing.T) {
 		}
 	}
 }
+
+// A probe whose answer began (a status, a first event) and then stalled is
+// not called "no answer": its warning says the answer began and did not
+// end.
+func TestProbeThatStallsMidAnswer(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, `data: {"choices":[{"index":0,"text":"a","finish_reason":null}]}`+"\n\n")
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+		case <-time.After(10 * time.Second):
+		}
+	}))
+	t.Cleanup(ts.Close)
+	cfg := DefaultConfig()
+	cfg.BaseURL, cfg.RequestTimeout = ts.URL, 200*time.Millisecond
+	s := newServer(load.NewClient(load.ClientOptions{Conns: 1}), ts.URL, nil, cfg.RequestTimeout)
+	a, _ := backend.Lookup("openai")
+	use, _, warning, err := chooseIDs(t.Context(), cfg, s, a, "m", nil)
+	if err != nil || use || !strings.Contains(warning, "timed out: the answer (status 200) began but did not end within 200ms") {
+		t.Errorf("ids %v, warning %q, err %v; want a warning that the answer began and stalled", use, warning, err)
+	}
+}

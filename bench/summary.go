@@ -21,12 +21,16 @@ type SummaryFile struct {
 	// are in ServerSeries (a promscrape.Series JSON file).
 	Server       *serverview.Comparison `json:"server,omitempty"`
 	ServerSeries string                 `json:"server_series,omitempty"`
-	Warnings     []string               `json:"warnings,omitempty"`
+	// Servers is each endpoint's account of a run spread over several.
+	Servers []EndpointServer `json:"servers,omitempty"`
+	// PrefixReuse is a replayed trace's theoretical prefix reuse.
+	PrefixReuse *PrefixReuse `json:"trace_prefix_reuse,omitempty"`
+	Warnings    []string     `json:"warnings,omitempty"`
 }
 
 func writeSummary(path string, h record.Header, cfg Config, o *Outcome) error {
 	s := SummaryFile{Kind: "goodput.summary", Header: h, Records: o.RecordsPath, Interrupted: o.Run.Interrupted,
-		Result: o.Result, Generator: o.Generator, Tokens: o.Tokens, Server: o.Server, ServerSeries: o.ServerPath,
-		Warnings: o.Warnings}
+		Result: o.Result, Generator: o.Generator, Tokens: o.Tokens, Server: o.Server, ServerSeries: o.ServerPath, Servers: o.Servers,
+		PrefixReuse: o.PrefixReuse, Warnings: o.Warnings}
 	return writeJSON(path, s)
 }

@@ -1,109 +1,156 @@
 package bench
 
 import (
-	"fmt"
-	"strconv"
+	"math"
+	"os"
+	"path/filepath"
 	"time"
 
+	"github.com/goodput-dev/goodput/arrival"
 	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/vllmresult"
 )
 
-// vllmCollector gathers the per-request arrays of a `vllm bench serve
-// --save-result --save-detailed` JSON, so scripts written for that file keep
-// working on goodput's runs.
+// vllmCollector gathers the requests of a run as vLLM's client reports
+// them, for the vLLM result files (--save-result, --format vllm).
 type vllmCollector struct {
 	on         bool
-	inputLens  []int
-	outputLens []int
-	ttfts      []float64
-	itls       [][]float64
-	starts     []float64
-	errors     []string
+	closedLoop bool
+	reqs       []vllmresult.Request
 }
 
-func newVLLMCollector(on bool) *vllmCollector { return &vllmCollector{on: on} }
+func newVLLMCollector(on, closedLoop bool) *vllmCollector {
+	return &vllmCollector{on: on, closedLoop: closedLoop}
+}
 
 func (v *vllmCollector) add(r *record.Record) {
-	if !v.on || r.Warmup {
-		return
+	if v.on && !r.Warmup {
+		v.reqs = append(v.reqs, vllmresult.FromRecord(r, v.closedLoop))
 	}
-	v.inputLens = append(v.inputLens, r.InputTokens)
-	v.starts = append(v.starts, float64(r.Sent)/1e9)
-	itl := []float64{}
-	ttft := 0.0
-	if len(r.Chunks) > 0 {
-		// vLLM measures TTFT from its send time.
-		ttft = float64(r.Chunks[0].At-r.Sent) / 1e9
-		for i := 1; i < len(r.Chunks); i++ {
-			itl = append(itl, float64(r.Chunks[i].At-r.Chunks[i-1].At)/1e9)
-		}
-	}
-	msg := ""
-	out := r.OutputTokens
-	if !r.OK() {
-		msg = fmt.Sprintf("%s: %s", r.Error, r.Msg)
-		out = 0
-	}
-	v.outputLens = append(v.outputLens, out)
-	v.ttfts = append(v.ttfts, ttft)
-	v.itls = append(v.itls, itl)
-	v.errors = append(v.errors, msg)
 }
 
-// write saves the file. The aggregate fields use goodput's definitions
-// (TTFT from the scheduled time); the per-request arrays use vLLM's (TTFT
-// from the send time).
-func (v *vllmCollector) write(path string, cfg Config, model string, res *metrics.Result) error {
-	rate := any(cfg.Arrival.RequestRate)
-	if cfg.Arrival.RequestRate > 1e300 {
-		rate = "inf"
+// vllmRun describes the run for vllmresult. model is the model id,
+// start the run's epoch.
+func vllmRun(cfg Config, model string, start time.Time, res *metrics.Result) vllmresult.Run {
+	f := cfg.VLLMFile
+	run := vllmresult.Run{
+		Date: start, Backend: cfg.Backend, Label: f.Label, ModelID: model, TokenizerID: f.TokenizerID,
+		NumPrompts: f.NumPrompts, Metadata: f.Metadata, RequestRate: cfg.Arrival.RequestRate,
+		Burstiness: cfg.Arrival.Burstiness, Duration: res.Window.Seconds, Metrics: f.Metrics,
+		Percentiles: cfg.Metrics.Percentiles, SLO: f.SLO, Detailed: f.Detailed,
 	}
-	var maxConc any
-	if cfg.Arrival.MaxConcurrency > 0 {
-		maxConc = cfg.Arrival.MaxConcurrency
+	if f.Backend != "" {
+		run.Backend = f.Backend
 	}
-	texts := make([]string, len(v.ttfts))
-	m := map[string]any{
-		"date":                   time.Now().Format("20060102-150405"),
-		"backend":                cfg.Backend,
-		"model_id":               model,
-		"tokenizer_id":           model,
-		"num_prompts":            len(v.ttfts),
-		"request_rate":           rate,
-		"burstiness":             cfg.Arrival.Burstiness,
-		"max_concurrency":        maxConc,
-		"duration":               res.Window.Seconds,
-		"completed":              res.Counts.Completed,
-		"failed":                 res.Counts.Failed,
-		"total_input_tokens":     res.Tokens.Input,
-		"total_output_tokens":    res.Tokens.Output,
-		"request_throughput":     res.Throughput.RequestsPerSecond,
-		"output_throughput":      res.Throughput.OutputTokensPerSecond,
-		"total_token_throughput": res.Throughput.TotalTokensPerSecond,
-		"input_lens":             v.inputLens,
-		"output_lens":            v.outputLens,
-		"ttfts":                  v.ttfts,
-		"itls":                   v.itls,
-		"start_times":            v.starts,
-		"generated_texts":        texts,
-		"errors":                 v.errors,
-		"percentile_method":      res.Method.String(),
+	if run.TokenizerID == "" {
+		run.TokenizerID = model
 	}
-	if g := res.Goodput; g != nil {
-		m["request_goodput"] = g.RequestsPerSecond
+	if f.NoTokenizer {
+		run.TokenizerID = ""
 	}
-	for _, x := range []struct {
-		key string
-		m   metrics.Metric
-	}{{"ttft", metrics.MetricTTFT}, {"tpot", metrics.MetricTPOT}, {"itl", metrics.MetricITL}, {"e2el", metrics.MetricE2E}} {
-		d := res.Distribution(x.m)
-		m["mean_"+x.key+"_ms"] = 1e3 * d.Mean
-		m["median_"+x.key+"_ms"] = 1e3 * d.Median
-		m["std_"+x.key+"_ms"] = 1e3 * d.Std
-		for _, pv := range d.Percentiles {
-			m["p"+strconv.FormatFloat(pv.P, 'f', -1, 64)+"_"+x.key+"_ms"] = 1e3 * pv.Value
+	if f.NumPrompts == 0 {
+		run.NumPrompts = cfg.Arrival.NumPrompts
+	}
+	if run.Metrics == nil {
+		run.Metrics = []string{vllmresult.MetricTTFT, vllmresult.MetricTPOT, vllmresult.MetricITL, vllmresult.MetricE2EL}
+	}
+	if f.MaxConcurrencyGiven || cfg.Arrival.MaxConcurrency > 0 {
+		c := cfg.Arrival.MaxConcurrency
+		run.MaxConcurrency = &c
+	}
+	if a := cfg.Arrival; a.RampEnd != 0 {
+		run.Ramp = &vllmresult.Ramp{Strategy: string(a.Ramp.Kind), Start: a.Ramp.From, End: a.RampEnd}
+	}
+	return run
+}
+
+// rpsChanges returns vLLM's rps_change_events of a ramp over the requests:
+// the start rate at the start, then each whole rate the first time a
+// request is sent at it or above, at that request's scheduled time.
+func rpsChanges(a arrival.Config, offsets []time.Duration, start time.Time) []vllmresult.RPSChange {
+	if a.RampEnd == 0 {
+		return nil
+	}
+	last := int(a.Ramp.From)
+	out := []vllmresult.RPSChange{{RPS: last, At: start}}
+	for i, off := range offsets {
+		r := int(math.Floor(a.RateAt(i)))
+		for v := last + 1; v <= r; v++ {
+			out = append(out, vllmresult.RPSChange{RPS: v, At: start.Add(off)})
+		}
+		last = max(last, r)
+	}
+	return out
+}
+
+// writeVLLM writes the vLLM result files the run asks for: vLLM's own
+// (--save-result) where vLLM writes it, setting o.ResultPath, and
+// goodput's --format vllm copy at formatPath beside the records, setting
+// o.VLLMPath. It returns a *SaveError for each file it could not write.
+func (o *Outcome) writeVLLM(cfg Config, v *vllmCollector, model string, start time.Time, changes []vllmresult.RPSChange, formatPath string) []error {
+	if !v.on {
+		return nil
+	}
+	run := vllmRun(cfg, model, start, o.Result)
+	run.RPSChanges = changes
+	fig := &VLLMFigures{}
+	fig.PeakOutputTokensPerSecond, fig.PeakConcurrentRequests = vllmresult.Peaks(v.reqs)
+	if run.SLO != nil {
+		if g, ok := vllmresult.Build(run, v.reqs).Get("request_goodput"); ok {
+			if f, ok := g.(float64); ok {
+				fig.RequestGoodput = &f
+			}
 		}
 	}
-	return writeJSON(path, m)
+	o.VLLM = fig
+	var errs []error
+	if formatPath != "" {
+		full := run
+		full.Detailed = true
+		if err := vllmresult.WriteFile(formatPath, vllmresult.Build(full, v.reqs), false); err != nil {
+			errs = append(errs, &SaveError{Path: formatPath, Err: err})
+		} else {
+			o.VLLMPath = formatPath
+		}
+	}
+	if !cfg.VLLMFile.Save {
+		return errs
+	}
+	// vLLM replaces the --result-filename it is given, or appends to it:
+	// that file is not protected, as it is not in vLLM. The default name
+	// carries only the date to the second, so that runs started together
+	// would share it: the later one takes a free name rather than replace
+	// the other's result.
+	path := VLLMResultPath(cfg, model, start)
+	if dir := filepath.Dir(path); dir != "." {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return append(errs, &SaveError{Path: path, Err: err})
+		}
+	}
+	obj := vllmresult.Build(run, v.reqs)
+	if cfg.VLLMFile.Name == "" && !cfg.VLLMFile.Append {
+		written, err := vllmresult.WriteNew(path, obj)
+		if err != nil {
+			return append(errs, &SaveError{Path: path, Err: err})
+		}
+		o.ResultPath = written
+		return errs
+	}
+	if err := vllmresult.WriteFile(path, obj, cfg.VLLMFile.Append); err != nil {
+		return append(errs, &SaveError{Path: path, Err: err})
+	}
+	o.ResultPath = path
+	return errs
+}
+
+// VLLMResultPath is where --save-result writes vLLM's file for a run of
+// model started at start: --result-filename, or vLLM's name of it, in
+// --result-dir or the current directory.
+func VLLMResultPath(cfg Config, model string, start time.Time) string {
+	name := cfg.VLLMFile.Name
+	if name == "" {
+		name = vllmresult.FileName(vllmRun(cfg, model, start, &metrics.Result{}))
+	}
+	return filepath.Join(cfg.VLLMFile.Dir, name)
 }

@@ -17,7 +17,11 @@ import (
 func buildWorkload(ctx context.Context, cfg Config, wl workload.Config, srv *server, a *backend.Adapter, model string, useIDs bool) (workload.Source, string, []string, error) {
 	if wl.Dataset != workload.DatasetRandom {
 		src, err := workload.New(wl)
-		return src, "", nil, err
+		lengths := ""
+		if useIDs {
+			lengths = "exact (token ids)"
+		}
+		return src, lengths, nil, err
 	}
 	const builtIn = "the built-in tokenizer's"
 	var warns []string
@@ -34,6 +38,9 @@ func buildWorkload(ctx context.Context, cfg Config, wl workload.Config, srv *ser
 			wl.Counter, lengths = c.Count, c.describe()
 		case ctx.Err() != nil:
 			return nil, "", nil, ctx.Err()
+		case errors.Is(err, errNoTokenizer) && cfg.Tokenizer != nil:
+			wl.Counter = countWith(cfg.Tokenizer)
+			lengths = "--tokenizer's (the server has no /tokenize)"
 		case errors.Is(err, errNoTokenizer):
 			lengths = builtIn + " (the server has no /tokenize)"
 		default:
@@ -53,4 +60,9 @@ func buildWorkload(ctx context.Context, cfg Config, wl workload.Config, srv *ser
 		}
 	}
 	return src, lengths, warns, err
+}
+
+// countWith adapts a Tokenizer to the workload's counter.
+func countWith(tok Tokenizer) func(string) (int, error) {
+	return func(s string) (int, error) { return tok.Count(s), nil }
 }

@@ -92,6 +92,39 @@ var baseColumns = []Column{
 		value: func(r *Row) (any, bool) { return str(r.Message) }},
 }
 
+// reasoningColumns are added when a request reasoned, after the base
+// columns. For a reply without reasoning they read as the seeds' metrics
+// do: TTFA is TTFT and TPOT over the answer is TPOT.
+var reasoningColumns = []Column{
+	{Name: "reasoning_tokens", Kind: KindInt, Doc: "of output_tokens, those a reasoning model spent thinking",
+		value: func(r *Row) (any, bool) { return int64(r.Metrics.ReasoningTokens), true }},
+	{Name: "answer_tokens", Kind: KindInt, Doc: "output_tokens − reasoning_tokens",
+		value: func(r *Row) (any, bool) { return int64(r.Metrics.AnswerTokens), true }},
+	{Name: "reasoning_source", Kind: KindString, Optional: true, Doc: "where reasoning_tokens came from: usage (the server's count) or chunks",
+		value: func(r *Row) (any, bool) { return str(r.ReasoningSource) }},
+	{Name: "first_answer_s", Kind: KindFloat, Optional: true, Doc: "when its first answer token arrived",
+		value: func(r *Row) (any, bool) { return nsSeconds(r.FirstAnswer), r.HasFirstAnswer }},
+	{Name: "ttfa_ms", Kind: KindFloat, Optional: true, Doc: "time to first answer token, from scheduled",
+		value: func(r *Row) (any, bool) { return ms(r.Metrics.TTFA), r.Metrics.HasTTFA }},
+	{Name: "tpot_reasoning_ms", Kind: KindFloat, Optional: true, Doc: "time per output token over the reasoning",
+		value: func(r *Row) (any, bool) { return ms(r.Metrics.TPOTReasoning), r.Metrics.HasTPOTReasoning }},
+	{Name: "tpot_answer_ms", Kind: KindFloat, Optional: true, Doc: "time per output token over the answer",
+		value: func(r *Row) (any, bool) { return ms(r.Metrics.TPOTAnswer), r.Metrics.HasTPOTAnswer }},
+}
+
+// chunkReasoningColumn is added with Options.Chunks when a request
+// reasoned: which chunks were reasoning.
+var chunkReasoningColumn = Column{Name: "chunk_reasoning", Kind: KindIntList, Doc: "1 for each chunk that was reasoning, 0 for an answer chunk",
+	value: func(r *Row) (any, bool) {
+		out := make([]int64, len(r.ChunkReasoning))
+		for i, k := range r.ChunkReasoning {
+			if k {
+				out[i] = 1
+			}
+		}
+		return out, true
+	}}
+
 // chunkColumns are added with Options.Chunks.
 var chunkColumns = []Column{
 	{Name: "chunk_times_s", Kind: KindFloatList, Doc: "arrival of every token-bearing chunk, seconds from the run's start",
@@ -128,3 +161,7 @@ func labelColumn(key string) Column {
 // BaseColumns returns the columns every table has, in order: for help
 // texts and documentation.
 func BaseColumns() []Column { return append([]Column(nil), baseColumns...) }
+
+// ReasoningColumns returns the columns a table of a run in which requests
+// reasoned adds after the base columns, in order.
+func ReasoningColumns() []Column { return append([]Column(nil), reasoningColumns...) }

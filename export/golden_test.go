@@ -33,14 +33,46 @@ func goldenRecords() []record.Record {
 	}
 }
 
+// reasoningRecords are a reasoning model's replies: one that thinks and
+// answers (counted over the chunks), one whose count the server reported
+// (more than it streamed), one cut off while thinking, and one that did
+// not reason.
+func reasoningRecords() []record.Record {
+	ms := int64(time.Millisecond)
+	return []record.Record{
+		{Seq: 0, Scheduled: 0, Sent: 0, End: 101 * ms, InputTokens: 10, OutputTokens: 5, TokenSource: record.SourceUsage, Status: 200, Finish: "stop",
+			ReasoningTokens: 3, ReasoningSource: record.SourceChunks,
+			Chunks: []record.Chunk{{At: 20 * ms, Tokens: 1, Reasoning: true}, {At: 30 * ms, Tokens: 2, Reasoning: true},
+				{At: 80 * ms, Tokens: 1}, {At: 100 * ms, Tokens: 1}}},
+		{Seq: 1, Scheduled: 100 * ms, Sent: 100 * ms, End: 300 * ms, InputTokens: 10, OutputTokens: 9, TokenSource: record.SourceUsage, Status: 200, Finish: "stop",
+			ReasoningTokens: 6, ReasoningSource: record.SourceUsage,
+			Chunks: []record.Chunk{{At: 150 * ms, Tokens: 3, Reasoning: true}, {At: 250 * ms, Tokens: 2}, {At: 290 * ms, Tokens: 1}}},
+		{Seq: 2, Scheduled: 200 * ms, Sent: 200 * ms, End: 260 * ms, InputTokens: 10, OutputTokens: 2, TokenSource: record.SourceChunks, Status: 200, Finish: "length",
+			ReasoningTokens: 2, ReasoningSource: record.SourceChunks,
+			Chunks: []record.Chunk{{At: 230 * ms, Tokens: 1, Reasoning: true}, {At: 250 * ms, Tokens: 1, Reasoning: true}}},
+		{Seq: 3, Scheduled: 300 * ms, Sent: 300 * ms, End: 345 * ms, InputTokens: 10, OutputTokens: 2, TokenSource: record.SourceUsage, Status: 200, Finish: "stop",
+			Chunks: []record.Chunk{{At: 320 * ms, Tokens: 1}, {At: 340 * ms, Tokens: 1}}},
+	}
+}
+
 // TestExportGolden pins every format's bytes for the cases above; rerun
-// with -update when a change is intended.
+// with -update when a change is intended. A run without reasoning has no
+// reasoning columns; one with reasoning has them after the base columns.
 func TestExportGolden(t *testing.T) {
 	cs, err := slo.ParseConditions("ttft<=30ms")
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs := goldenRecords()
+	goldenTables(t, "requests", goldenRecords(), cs)
+	cs, err = slo.ParseConditions("ttfa<=100ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	goldenTables(t, "requests_reasoning", reasoningRecords(), cs)
+}
+
+func goldenTables(t *testing.T, name string, recs []record.Record, cs slo.Conditions) {
+	t.Helper()
 	for _, format := range []string{FormatCSV, FormatJSONL} {
 		tab := NewTable(Options{SLO: cs, Chunks: true})
 		for i := range recs {
@@ -50,7 +82,7 @@ func TestExportGolden(t *testing.T) {
 		if err := tab.Write(&b, format); err != nil {
 			t.Fatal(err)
 		}
-		path := filepath.Join("testdata", "requests."+format)
+		path := filepath.Join("testdata", name+"."+format)
 		if *update {
 			if err := os.MkdirAll("testdata", 0o755); err != nil {
 				t.Fatal(err)

@@ -53,6 +53,12 @@ type Row struct {
 	InputTokens, OutputTokens, Chunks int
 	TokenSource                       string
 
+	// FirstAnswer is when the first answer-bearing chunk arrived, when
+	// HasFirstAnswer; ReasoningSource is the record's.
+	FirstAnswer     int64
+	HasFirstAnswer  bool
+	ReasoningSource string
+
 	// Metrics are the request's latencies, as metrics computes them.
 	Metrics metrics.Request
 	// Good is whether the request met the SLO; HasGood is false without
@@ -60,9 +66,15 @@ type Row struct {
 	Good, HasGood bool
 
 	Labels map[string]string
+	// Session, Turn, Task, Call and Endpoint place the request in a
+	// session, an agent task and among several endpoints (see
+	// record.Record).
+	Session, Task, Call, Endpoint string
+	Turn                          int
 	// ChunkTimes and ChunkTokens are set with Options.Chunks.
-	ChunkTimes  []int64
-	ChunkTokens []int32
+	ChunkTimes     []int64
+	ChunkTokens    []int32
+	ChunkReasoning []bool
 }
 
 // NewRow builds r's row. It keeps r's labels map, not its chunks.
@@ -72,7 +84,8 @@ func NewRow(r *record.Record, o Options) Row {
 		Seq: r.Seq, Warmup: r.Warmup, Outcome: OutcomeOK, Status: r.Status, Finish: r.Finish, Message: r.Msg,
 		Scheduled: r.Scheduled, Sent: r.Sent, End: r.End, HasSent: q.HasSent,
 		InputTokens: r.InputTokens, OutputTokens: q.OutputTokens, Chunks: q.Chunks, TokenSource: string(r.TokenSource),
-		Metrics: q, Labels: r.Labels,
+		Metrics: q, Labels: r.Labels, ReasoningSource: string(r.ReasoningSource),
+		Session: r.Session, Turn: r.Turn, Task: r.Task, Call: r.Call, Endpoint: r.Endpoint,
 	}
 	if !q.OK {
 		row.Outcome = string(r.Error)
@@ -86,9 +99,13 @@ func NewRow(r *record.Record, o Options) Row {
 			row.FirstToken, first = c.At, false
 		}
 		row.LastToken = c.At
+		if !c.Reasoning && !row.HasFirstAnswer {
+			row.FirstAnswer, row.HasFirstAnswer = c.At, true
+		}
 		if o.Chunks {
 			row.ChunkTimes = append(row.ChunkTimes, c.At)
 			row.ChunkTokens = append(row.ChunkTokens, c.Tokens)
+			row.ChunkReasoning = append(row.ChunkReasoning, c.Reasoning)
 		}
 	}
 	if o.SLO != nil {

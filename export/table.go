@@ -28,26 +28,40 @@ var Formats = []string{FormatCSV, FormatParquet, FormatJSONL}
 // is kept in memory because the label columns are known only once every
 // record has been seen.
 type Table struct {
-	o    Options
-	rows []Row
+	o        Options
+	rows     []Row
+	reasoned bool // a row reasoned: the reasoning columns are written
 }
 
 // NewTable returns an empty table.
 func NewTable(o Options) *Table { return &Table{o: o} }
 
 // Add appends r's row.
-func (t *Table) Add(r *record.Record) { t.rows = append(t.rows, NewRow(r, t.o)) }
+func (t *Table) Add(r *record.Record) {
+	row := NewRow(r, t.o)
+	t.reasoned = t.reasoned || row.Metrics.Reasoned
+	t.rows = append(t.rows, row)
+}
 
 // Len returns the number of rows.
 func (t *Table) Len() int { return len(t.rows) }
 
 // Columns returns the table's columns in order: the base columns, the
-// chunk columns when asked for, then one per label key, sorted.
+// reasoning columns when a request reasoned, the chunk columns when asked
+// for, the place columns its rows use (session, turn, task, call,
+// endpoint), then one per label key, sorted.
 func (t *Table) Columns() []Column {
 	cols := BaseColumns()
+	if t.reasoned {
+		cols = append(cols, reasoningColumns...)
+	}
 	if t.o.Chunks {
 		cols = append(cols, chunkColumns...)
+		if t.reasoned {
+			cols = append(cols, chunkReasoningColumn)
+		}
 	}
+	cols = append(cols, usedPlaceColumns(t.rows)...)
 	for _, k := range LabelKeys(t.rows) {
 		cols = append(cols, labelColumn(k))
 	}

@@ -355,3 +355,40 @@ func TestExportEmpty(t *testing.T) {
 		}
 	}
 }
+
+// The reasoning columns read back alike from every format, Parquet
+// included, and rebuild what metrics computes from the records.
+func TestExportReasoningAcrossFormats(t *testing.T) {
+	recs := reasoningRecords()
+	tab := NewTable(Options{Chunks: true})
+	for i := range recs {
+		tab.Add(&recs[i])
+	}
+	read := map[string]func(*testing.T, []byte) []cells{FormatCSV: readCSV, FormatJSONL: readJSONL, FormatParquet: readParquet}
+	for format, readBack := range read {
+		var b bytes.Buffer
+		if err := tab.Write(&b, format); err != nil {
+			t.Fatal(err)
+		}
+		rows := readBack(t, b.Bytes())
+		if len(rows) != len(recs) {
+			t.Fatalf("%s: %d rows", format, len(rows))
+		}
+		for i, c := range rows {
+			q := metrics.Compute(&recs[i])
+			if c.int(t, "reasoning_tokens") != q.ReasoningTokens || c.int(t, "answer_tokens") != q.AnswerTokens {
+				t.Errorf("%s row %d: reasoning %s, answer %s; want %d and %d", format, i, c["reasoning_tokens"], c["answer_tokens"], q.ReasoningTokens, q.AnswerTokens)
+			}
+			if _, has := c["ttfa_ms"]; has != q.HasTTFA {
+				t.Errorf("%s row %d: ttfa_ms %q, want present %v", format, i, c["ttfa_ms"], q.HasTTFA)
+			}
+			var want []string
+			for _, ch := range recs[i].Chunks {
+				want = append(want, map[bool]string{true: "1", false: "0"}[ch.Reasoning])
+			}
+			if got := c["chunk_reasoning"]; got != strings.Join(want, " ") {
+				t.Errorf("%s row %d: chunk_reasoning %q, want %q", format, i, got, strings.Join(want, " "))
+			}
+		}
+	}
+}

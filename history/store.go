@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -44,6 +45,30 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	return open(ctx, dsn, len(migrations))
 }
 
+// OpenExisting is Open for reading a store: a SQLite file that does not
+// exist is an error, not a new empty store, so that a mistyped path is
+// not read as a history without runs.
+func OpenExisting(ctx context.Context, dsn string) (*Store, error) {
+	if DialectOf(dsn) != Postgres && strings.TrimSpace(dsn) != "" {
+		path := sqlitePath(dsn)
+		fi, err := os.Stat(path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, fmt.Errorf("history %s: no such file (bench --history and sweep --history record runs there)", Redact(dsn))
+		case err != nil:
+			return nil, fmt.Errorf("history %s: %w", Redact(dsn), err)
+		case fi.IsDir():
+			return nil, fmt.Errorf("history %s is a directory: give the SQLite file in it", Redact(dsn))
+		}
+	}
+	return Open(ctx, dsn)
+}
+
+// sqlitePath is the file a SQLite store's dsn names.
+func sqlitePath(dsn string) string {
+	return strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite:"), "file:")
+}
+
 // open opens the store and migrates it to version to.
 func open(ctx context.Context, dsn string, to int) (*Store, error) {
 	if strings.TrimSpace(dsn) == "" {
@@ -55,7 +80,7 @@ func open(ctx context.Context, dsn string, to int) (*Store, error) {
 	case Postgres:
 		s.db, err = sql.Open("pgx", dsn)
 	default:
-		path := strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite:"), "file:")
+		path := sqlitePath(dsn)
 		if dir := filepath.Dir(path); dir != "" {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return nil, fmt.Errorf("history %s: %w", s.where, err)

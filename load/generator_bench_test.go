@@ -3,11 +3,13 @@
 package load
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/goodput-dev/goodput/internal/canned"
+	"github.com/goodput-dev/goodput/transport"
 )
 
 // BenchmarkGenerator measures the load generator at the machine's floor,
@@ -115,4 +117,29 @@ func reportGenerator(b *testing.B, m *measured, streams int) {
 	b.ReportMetric(read/max(n1, 1), "wave1-read-ms")
 	b.ReportMetric(float64(m.conns.Late), "late-dials")
 	b.ReportMetric(float64(m.res.Burst.Drain)/1e6, "burst-drain-ms")
+}
+
+// BenchmarkLoops compares one event loop with two on the streams of
+// BenchmarkGenerator (paced at 64, 256 and 1,000 streams, bulk at 256):
+// how many loops read the responses is a trade between wake-ups (CPU per
+// token) and how long a burst of tokens due at once waits for one core.
+func BenchmarkLoops(b *testing.B) {
+	for _, c := range []struct {
+		mode    string
+		itl     time.Duration
+		streams int
+		waves   int
+	}{{"paced", 20 * time.Millisecond, 64, 3}, {"paced", 20 * time.Millisecond, 256, 3},
+		{"paced", 20 * time.Millisecond, 1000, 3}, {"bulk", 0, 256, 20}} {
+		for _, loops := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/%s/loops-%d", c.mode, streamsName(c.streams), loops), func(b *testing.B) {
+				for b.Loop() {
+					r := newRig(b, true, canned.Options{TTFT: 50 * time.Millisecond, ITL: c.itl})
+					opts := ClientOptions{Kind: transport.EventLoop, Conns: c.streams, Loops: loops}
+					m := runCanned(b, r, opts, Plan{Concurrency: c.streams, Count: c.waves * c.streams}, 128)
+					reportGenerator(b, &m, c.streams)
+				}
+			})
+		}
+	}
 }

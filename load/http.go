@@ -28,6 +28,11 @@ type HTTP struct {
 	Request func(seq int64) (req backend.Request, inputTokens int)
 	// Timeout bounds one request from send to end of stream; 0 means none.
 	Timeout time.Duration
+	// Router, when set, spreads the requests over several endpoints
+	// instead of BaseURL, keeping a session's or task's requests together
+	// by the id in the record (Session, else Task) when its policy says
+	// so, and names each record's endpoint.
+	Router *Router
 
 	mu       sync.Mutex // guards prepared
 	prepared map[int64]prepared
@@ -62,6 +67,7 @@ func NewTransport(baseURL string, o ClientOptions) (transport.Transport, error) 
 // prepared is a request built ahead of its send: what Request returned,
 // and the HTTP request the adapter built of it (or why it could not).
 type prepared struct {
+	req      backend.Request
 	inTokens int
 	hreq     *http.Request
 	err      error
@@ -89,7 +95,7 @@ func (h *HTTP) Prepare(seq int64) {
 func (h *HTTP) build(ctx context.Context, seq int64) prepared {
 	req, in := h.Request(seq)
 	hreq, err := h.Adapter.BuildRequest(ctx, h.BaseURL, h.Endpoint, &req)
-	return prepared{inTokens: in, hreq: hreq, err: err}
+	return prepared{req: req, inTokens: in, hreq: hreq, err: err}
 }
 
 // request returns what to send for seq, with ctx: what Prepare built, or
@@ -110,16 +116,27 @@ func (h *HTTP) request(ctx context.Context, seq int64) prepared {
 
 // Warm opens n connections to the server before they are needed; see
 // Warmer.
+// With a Router the n are spread evenly over its endpoints.
 func (h *HTTP) Warm(ctx context.Context, n int) error {
-	target, err := h.Adapter.URL(h.BaseURL, h.Endpoint)
-	if err != nil {
-		return err
+	bases := []string{h.BaseURL}
+	if h.Router != nil {
+		bases = h.Router.URLs()
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, nil)
-	if err != nil {
-		return err
+	each := (n + len(bases) - 1) / len(bases)
+	for _, base := range bases {
+		target, err := h.Adapter.URL(base, h.Endpoint)
+		if err != nil {
+			return err
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, nil)
+		if err != nil {
+			return err
+		}
+		if err := h.Transport.Warm(ctx, req, each); err != nil {
+			return err
+		}
 	}
-	return h.Transport.Warm(ctx, req, n)
+	return nil
 }
 
 // Ahead keeps n spare connections dialled; see Warmer.
@@ -141,6 +158,20 @@ func (h *HTTP) Do(ctx context.Context, seq int64, rec *record.Record, now func()
 	p := h.request(ctx, seq)
 	inTokens := p.inTokens
 	rec.InputTokens = inTokens
+	rec.RequestID = p.req.RequestID
+	if h.Router != nil {
+		// The endpoint is chosen as the request leaves, so the prepared
+		// request is built again for it.
+		key := rec.Session
+		if key == "" {
+			key = rec.Task
+		}
+		i := h.Router.Pick(key)
+		defer h.Router.Done(i)
+		base := h.Router.URL(i)
+		rec.Endpoint = base
+		p.hreq, p.err = h.Adapter.BuildRequest(ctx, base, h.Endpoint, &p.req)
+	}
 	if p.err != nil {
 		rec.Sent = now()
 		rec.End = rec.Sent

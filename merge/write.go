@@ -3,13 +3,16 @@ package merge
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/goodput-dev/goodput/atomicfile"
 	"github.com/goodput-dev/goodput/record"
 )
 
@@ -26,10 +29,21 @@ const LabelShard = "shard"
 // merged, for the header. The file appears whole or not at all: it is
 // written beside path first and renamed.
 func (s *Set) WriteFile(path, tool string, o Options, also func([]record.Record)) (*Report, error) {
-	dir := filepath.Dir(path)
-	body, err := os.CreateTemp(dir, "."+filepath.Base(path)+".records-*")
+	target, fi, err := atomicfile.Resolve(path)
 	if err != nil {
 		return nil, err
+	}
+	dir := filepath.Dir(target)
+	if fi != nil && !fi.Mode().IsRegular() {
+		dir = "" // a device or pipe: the records wait in the temporary directory
+	}
+	body, err := os.CreateTemp(dir, "."+filepath.Base(target)+".records-*")
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // its path is the temporary file's
+		}
+		return nil, fmt.Errorf("create %s: %w", path, err)
 	}
 	defer func() {
 		body.Close()
@@ -60,7 +74,7 @@ func (s *Set) WriteFile(path, tool string, o Options, also func([]record.Record)
 			end = max(end, r.End)
 			buf = append(record.AppendJSON(buf[:0], r), '\n')
 			if _, err := bw.Write(buf); err != nil {
-				return fmt.Errorf("%s: %w", body.Name(), err)
+				return fmt.Errorf("write %s: %w", path, err)
 			}
 			n++
 		}
@@ -70,7 +84,7 @@ func (s *Set) WriteFile(path, tool string, o Options, also func([]record.Record)
 		return nil, err
 	}
 	if err := bw.Flush(); err != nil {
-		return nil, fmt.Errorf("%s: %w", body.Name(), err)
+		return nil, fmt.Errorf("write %s: %w", path, err)
 	}
 	rep, err := s.Report(o)
 	if err != nil {
@@ -79,27 +93,16 @@ func (s *Set) WriteFile(path, tool string, o Options, also func([]record.Record)
 	if _, err := body.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
-	out, err := os.CreateTemp(dir, "."+filepath.Base(path)+".merged-*")
-	if err != nil {
-		return nil, err
-	}
-	tmp := out.Name()
-	defer os.Remove(tmp) // a no-op once renamed
-	if err := s.writeMerged(out, body, tool, rep, n, end); err != nil {
-		out.Close()
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if err := out.Close(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := atomicfile.Write(path, func(w io.Writer) error {
+		return s.writeMerged(w, body, tool, rep, n, end)
+	}); err != nil {
 		return nil, err
 	}
 	return rep, nil
 }
 
 // writeMerged writes the header, the records in body, and the trailer.
-func (s *Set) writeMerged(out *os.File, body io.Reader, tool string, rep *Report, n, end int64) error {
+func (s *Set) writeMerged(out io.Writer, body io.Reader, tool string, rep *Report, n, end int64) error {
 	h := record.Header{Kind: record.KindHeader, Schema: record.SchemaVersion, Start: s.epoch, Tool: tool}
 	if len(s.parts) > 0 {
 		h.Config, h.Labels = s.parts[0].Header.Config, s.parts[0].Header.Labels
@@ -125,10 +128,7 @@ func (s *Set) writeMerged(out *os.File, body io.Reader, tool string, rep *Report
 		return err
 	}
 	w.Write(append(tb, '\n'))
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	return out.Sync()
+	return w.Flush()
 }
 
 // Gaps says in a few words what the run lacks: "shard 3 missing; shard 1

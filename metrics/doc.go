@@ -34,6 +34,19 @@
 // (Result.PromptCache) and its own timings (Result.ServerTimings) are
 // counted from the records' fields of those names.
 //
+// Reasoning models stream their thinking before the answer; a chunk is
+// reasoning when it carried reasoning text and no answer text
+// (record.Chunk.Reasoning). The seeds' metrics above stay as they are, so
+// TTFT is the first token of either kind; named apart, with R of the N
+// tokens reasoning and A = N − R the answer:
+//
+//	TTFA            = first answer-bearing chunk − s
+//	tpot_reasoning  = (last reasoning chunk − first reasoning chunk) / (R − 1), R ≥ 2
+//	tpot_answer     = (last answer chunk − first answer chunk) / (A − 1), A ≥ 2
+//
+// R is the server's count when it gave one, else the reasoning chunks'.
+// For a reply without reasoning TTFA is TTFT and tpot_answer is TPOT.
+//
 // A Summary accumulates records one at a time (Add) without keeping them, so
 // the same code serves a live view (Snapshot) and the final report (Close).
 // It keeps pooled ITL values compactly (two bytes per token in the common

@@ -39,9 +39,10 @@ func FuzzSummary(f *testing.F) {
 			r.Error = kinds[uint64(flags)%uint64(len(kinds))]
 			r.Warmup = flags&0x100 != 0
 			r.OutputTokens = int(int32(flags >> 16))
-			for range uint64(flags>>8) % 9 {
-				r.Chunks = append(r.Chunks, record.Chunk{At: next(), Tokens: int32(next())})
+			for i := range uint64(flags>>8) % 9 {
+				r.Chunks = append(r.Chunks, record.Chunk{At: next(), Tokens: int32(next()), Reasoning: flags>>(48+i)&1 != 0})
 			}
+			r.ReasoningTokens = int(int8(flags >> 56)) // negative and above the output included
 			s.Add(r)
 			if n%8 == 0 {
 				s.Snapshot()
@@ -59,7 +60,10 @@ func FuzzSummary(f *testing.F) {
 		if g := res.Goodput; g.GoodRequests > c.Completed || g.Attainment < 0 || g.Attainment > 1 {
 			t.Fatalf("goodput %+v out of bounds", g)
 		}
-		for _, m := range Metrics() {
+		if rs := res.Reasoning; rs != nil && (rs.Requests > c.Completed || rs.Unanswered > rs.Requests) {
+			t.Fatalf("reasoning %+v out of bounds for %d completed", rs, c.Completed)
+		}
+		for _, m := range append(Metrics(), ReasoningMetrics()...) {
 			d := res.Distribution(m)
 			if d.Count > 0 && (d.Min > d.Median || d.Median > d.Max) {
 				t.Fatalf("%s: min %v, median %v, max %v out of order", m, d.Min, d.Median, d.Max)

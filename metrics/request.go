@@ -20,11 +20,23 @@ const (
 	MetricE2E         Metric = "e2e"          // cK − s
 	MetricClientQueue Metric = "client_queue" // t0 − s
 	MetricTTFTSent    Metric = "ttft_sent"    // c1 − t0
+
+	// Reasoning models: named apart, the seeds' metrics above stay the
+	// default (see ReasoningMetrics).
+	MetricTTFA          Metric = "ttfa"           // first answer-bearing chunk − s
+	MetricTPOTReasoning Metric = "tpot_reasoning" // over the reasoning tokens
+	MetricTPOTAnswer    Metric = "tpot_answer"    // over the answer tokens
 )
 
 // Metrics lists every latency metric in report order.
 func Metrics() []Metric {
 	return []Metric{MetricTTFT, MetricTPOT, MetricITL, MetricInterChunk, MetricE2E, MetricClientQueue, MetricTTFTSent}
+}
+
+// ReasoningMetrics lists the reasoning models' latency metrics in report
+// order. Reports show them for runs in which a request reasoned.
+func ReasoningMetrics() []Metric {
+	return []Metric{MetricTTFA, MetricTPOTReasoning, MetricTPOTAnswer}
 }
 
 // Request is what one record says about one request: its latencies, each
@@ -71,6 +83,29 @@ type Request struct {
 	ITLMax      time.Duration
 	ChunkGapMin time.Duration
 	ChunkGapMax time.Duration
+
+	// Reasoning models (DESIGN.md, "Reasoning streams"). Reasoned says
+	// the reply held reasoning, streamed or only counted by the server.
+	// ReasoningTokens of the OutputTokens were reasoning and AnswerTokens
+	// the rest. TTFA counts from s to the first answer-bearing chunk; for
+	// a reply without reasoning it is TTFT, and TPOTAnswer is TPOT.
+	Reasoned        bool
+	ReasoningTokens int
+	AnswerTokens    int
+
+	HasTTFA bool          // an answer-bearing chunk arrived
+	TTFA    time.Duration // first answer-bearing chunk − s
+
+	// TPOTReasoning is (last reasoning chunk − first)/(ReasoningTokens −
+	// 1), defined when a reasoning chunk arrived and ReasoningTokens ≥ 2;
+	// TPOTAnswer is (last answer chunk − first)/(AnswerTokens − 1), when
+	// an answer chunk arrived and AnswerTokens ≥ 2. A stream that goes
+	// back to thinking after part of its answer counts each span from the
+	// kind's first chunk to its last.
+	HasTPOTReasoning bool
+	TPOTReasoning    time.Duration
+	HasTPOTAnswer    bool
+	TPOTAnswer       time.Duration
 }
 
 // Compute derives the per-request metrics of r. It reads r and keeps nothing.
@@ -185,6 +220,13 @@ func request(r *record.Record, st *chunkStats) Request {
 	} else if q.OK {
 		q.HasE2E = true
 		q.E2E = time.Duration(r.End - r.Scheduled)
+	}
+	if r.ReasoningTokens > 0 {
+		q.reasoning(r)
+	} else {
+		q.AnswerTokens = q.OutputTokens
+		q.HasTTFA, q.TTFA = q.HasFirstToken, q.TTFT
+		q.HasTPOTAnswer, q.TPOTAnswer = q.HasTPOT, q.TPOT
 	}
 	return q
 }

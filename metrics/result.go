@@ -19,6 +19,10 @@ type Result struct {
 	Latency    Latency    `json:"latency"`
 	LittlesLaw LittlesLaw `json:"littles_law"`
 	Series     Series     `json:"series"`
+	// PrefixGroups holds the TTFT of each prefix group, the busiest first,
+	// when records name their group (record.LabelPrefixGroup); nil
+	// otherwise.
+	PrefixGroups []GroupResult `json:"prefix_groups,omitempty"`
 
 	// TokenSources counts completed requests by where their output token
 	// count came from (record.Source values; "unknown" when the record did
@@ -32,6 +36,18 @@ type Result struct {
 	// ServerTimings is the servers' own timing of the completed requests
 	// whose response gave one (llama.cpp's timings); nil when none did.
 	ServerTimings *ServerTimings `json:"server_timings,omitempty"`
+
+	// Reasoning is nil unless a completed request reasoned; then it holds
+	// the reasoning and answer token counts, and Latency the reasoning
+	// metrics.
+	Reasoning *Reasoning `json:"reasoning,omitempty"`
+	// Sessions and Tasks summarise the run's multi-turn sessions and agent
+	// tasks; nil when no record belongs to one.
+	Sessions *Sessions `json:"sessions,omitempty"`
+	Tasks    *Tasks    `json:"tasks,omitempty"`
+	// Endpoints breaks the run down by endpoint, in order of their names,
+	// when its records name several (record.Endpoint); nil otherwise.
+	Endpoints []EndpointResult `json:"endpoints,omitempty"`
 }
 
 // PromptCache is the client's view of the server's prompt (prefix) cache:
@@ -129,6 +145,16 @@ type Latency struct {
 	E2E         Distribution `json:"e2e"`
 	ClientQueue Distribution `json:"client_queue"`
 	TTFTSent    Distribution `json:"ttft_sent"`
+
+	// The reasoning metrics, nil (and absent from JSON) unless a completed
+	// request reasoned: TTFA and TPOT over the answer cover every completed
+	// request (a reply without reasoning has TTFA = TTFT, and TPOT over
+	// its answer = TPOT), TPOT over reasoning the replies that streamed
+	// reasoning. Read them with Result.Distribution, which answers for
+	// runs without reasoning too.
+	TTFA          *Distribution `json:"ttfa,omitempty"`
+	TPOTReasoning *Distribution `json:"tpot_reasoning,omitempty"`
+	TPOTAnswer    *Distribution `json:"tpot_answer,omitempty"`
 }
 
 // Distribution summarises a sample of latencies. Every value is in seconds.
@@ -190,7 +216,8 @@ type SeriesPoint struct {
 }
 
 // Distribution returns the distribution of metric m, or nil for an unknown
-// metric.
+// metric. For a run in which no request reasoned, TTFA is TTFT, TPOT over
+// the answer is TPOT, and TPOT over reasoning is empty.
 func (r *Result) Distribution(m Metric) *Distribution {
 	switch m {
 	case MetricTTFT:
@@ -207,6 +234,21 @@ func (r *Result) Distribution(m Metric) *Distribution {
 		return &r.Latency.ClientQueue
 	case MetricTTFTSent:
 		return &r.Latency.TTFTSent
+	case MetricTTFA:
+		if r.Latency.TTFA == nil {
+			return &r.Latency.TTFT
+		}
+		return r.Latency.TTFA
+	case MetricTPOTAnswer:
+		if r.Latency.TPOTAnswer == nil {
+			return &r.Latency.TPOT
+		}
+		return r.Latency.TPOTAnswer
+	case MetricTPOTReasoning:
+		if r.Latency.TPOTReasoning == nil {
+			return &Distribution{}
+		}
+		return r.Latency.TPOTReasoning
 	}
 	return nil
 }

@@ -39,6 +39,14 @@ type Summary struct {
 	ttft, tpot, e2e, queue, ttftSent store
 	srvPrefill, srvDecode            store // the server's own timings, where given
 
+	// Reasoning replies keep their TTFT and TPOT apart (ttftR, tpotR),
+	// so that TTFA and TPOT over the answer are the union of the other
+	// replies' TTFT and TPOT (equal by definition) with the reasoning
+	// replies' own: a run without reasoning fills none of these.
+	ttftR, tpotR, ttfaR, tpotAnswerR, tpotReasoning     store
+	reasoned, unanswered, reasoningTokens, answerTokens int64
+	reasoningSources                                    map[record.Source]int64
+
 	// ITL and inter-chunk pools. gaps1 holds the gaps closed by one-token
 	// chunks, which are both an ITL and an inter-chunk value. A gap closed
 	// by a chunk of k > 1 tokens goes to gapsK once (inter-chunk) and to
@@ -46,6 +54,12 @@ type Summary struct {
 	gaps1, gapsK, itlK store
 
 	series series
+	groups groups
+
+	// placed holds sessions, tasks and endpoints; leaf marks a Summary of
+	// one endpoint, which breaks nothing down further.
+	placed placed
+	leaf   bool
 }
 
 // NewSummary returns an empty Summary. Options are used as Options.Validate
@@ -60,6 +74,8 @@ func NewSummary(o Options) *Summary {
 		examples: map[record.ErrorKind]string{},
 		sources:  map[record.Source]int64{},
 		series:   series{step: int64(o.SeriesStep)},
+
+		reasoningSources: map[record.Source]int64{},
 	}
 }
 
@@ -107,6 +123,7 @@ func (s *Summary) Add(r *record.Record) {
 	s.series.cover(r.Scheduled, te)
 	s.series.inFlight(r.Scheduled, te)
 	end := &s.series.b[s.series.slot(te)]
+	group := groupOf(r)
 
 	if !q.OK {
 		s.failed++
@@ -115,6 +132,10 @@ func (s *Summary) Add(r *record.Record) {
 			s.examples[q.Error] = r.Msg
 		}
 		end.errors++
+		s.place(r, &q, false)
+		if group != "" {
+			s.groups.add(group, q, false)
+		}
 		return
 	}
 	s.completed++
@@ -136,27 +157,67 @@ func (s *Summary) Add(r *record.Record) {
 			s.srvDecode.add(divRound(r.ServerDecode, int64(q.OutputTokens)))
 		}
 	}
+	// An empty answer has no TTFT, so no SLO on latency can hold.
+	good := q.HasFirstToken && s.opts.Good != nil && s.opts.Good(q)
 	if !q.HasFirstToken {
-		// An empty answer: no TTFT, so no SLO on latency can hold.
 		s.noToken++
-	} else if s.opts.Good != nil && s.opts.Good(q) {
+	} else if good {
 		s.good++
 		s.goodTokens += int64(q.OutputTokens)
+	}
+	if group != "" {
+		s.groups.add(group, q, good)
 	}
 	if q.HasSent {
 		s.queue.add(int64(q.ClientQueue))
 	}
+	ttft, tpot := &s.ttft, &s.tpot
+	if q.Reasoned {
+		ttft, tpot = &s.ttftR, &s.tpotR
+		s.addReasoning(&q, r.ReasoningSource)
+	} else {
+		s.answerTokens += int64(q.OutputTokens)
+	}
 	if q.HasFirstToken {
-		s.ttft.add(int64(q.TTFT))
+		ttft.add(int64(q.TTFT))
 		if q.HasSent {
 			s.ttftSent.add(int64(q.TTFTSent))
 		}
 	}
 	if q.HasTPOT {
-		s.tpot.add(int64(q.TPOT))
+		tpot.add(int64(q.TPOT))
 	}
 	if q.HasE2E {
 		s.e2e.add(int64(q.E2E))
+	}
+	s.place(r, &q, good)
+}
+
+// place hands a record that names a session, a task or an endpoint to the
+// aggregation of those; most records name none and cost one test.
+func (s *Summary) place(r *record.Record, q *Request, good bool) {
+	if r.Session != "" || r.Task != "" || r.Endpoint != "" {
+		s.placed.add(s, r, q, good)
+	}
+}
+
+// addReasoning folds in what a completed reply that reasoned adds; s.mu
+// must be held.
+func (s *Summary) addReasoning(q *Request, src record.Source) {
+	s.reasoned++
+	s.reasoningTokens += int64(q.ReasoningTokens)
+	s.answerTokens += int64(q.AnswerTokens)
+	s.reasoningSources[src]++
+	if q.HasTTFA {
+		s.ttfaR.add(int64(q.TTFA))
+	} else {
+		s.unanswered++
+	}
+	if q.HasTPOTAnswer {
+		s.tpotAnswerR.add(int64(q.TPOTAnswer))
+	}
+	if q.HasTPOTReasoning {
+		s.tpotReasoning.add(int64(q.TPOTReasoning))
 	}
 }
 
@@ -200,7 +261,9 @@ func (s *Summary) Snapshot() *Result {
 	if s.result != nil {
 		return s.result
 	}
-	return s.compute()
+	r := s.compute()
+	s.placed.fill(s, r, false)
+	return r
 }
 
 // Close ends the run and returns its Result. It releases the pooled samples,
@@ -212,10 +275,14 @@ func (s *Summary) Close() *Result {
 	defer s.mu.Unlock()
 	if s.result == nil {
 		s.result = s.compute()
-		for _, st := range []*store{&s.ttft, &s.tpot, &s.e2e, &s.queue, &s.ttftSent, &s.gaps1, &s.gapsK, &s.itlK, &s.srvPrefill, &s.srvDecode} {
+		s.placed.fill(s, s.result, true)
+		s.placed = placed{}
+		for _, st := range []*store{&s.ttft, &s.tpot, &s.e2e, &s.queue, &s.ttftSent, &s.gaps1, &s.gapsK, &s.itlK, &s.srvPrefill, &s.srvDecode,
+			&s.ttftR, &s.tpotR, &s.ttfaR, &s.tpotAnswerR, &s.tpotReasoning} {
 			st.reset()
 		}
 		s.series = series{}
+		s.groups.reset()
 	}
 	return s.result
 }
@@ -286,13 +353,33 @@ func (s *Summary) compute() *Result {
 
 	ps, m := o.Percentiles, o.Method
 	r.Latency = Latency{
-		TTFT:        describe([]*store{&s.ttft}, ps, m),
-		TPOT:        describe([]*store{&s.tpot}, ps, m),
+		TTFT:        describe([]*store{&s.ttft, &s.ttftR}, ps, m),
+		TPOT:        describe([]*store{&s.tpot, &s.tpotR}, ps, m),
 		E2E:         describe([]*store{&s.e2e}, ps, m),
 		ClientQueue: describe([]*store{&s.queue}, ps, m),
 		TTFTSent:    describe([]*store{&s.ttftSent}, ps, m),
 		ITL:         describe([]*store{&s.gaps1, &s.itlK}, ps, m),
 		InterChunk:  describe([]*store{&s.gaps1, &s.gapsK}, ps, m),
+	}
+	if s.reasoned > 0 {
+		ttfa := describe([]*store{&s.ttft, &s.ttfaR}, ps, m)
+		tpotR := describe([]*store{&s.tpotReasoning}, ps, m)
+		tpotA := describe([]*store{&s.tpot, &s.tpotAnswerR}, ps, m)
+		r.Latency.TTFA, r.Latency.TPOTReasoning, r.Latency.TPOTAnswer = &ttfa, &tpotR, &tpotA
+		rs := &Reasoning{
+			Requests: s.reasoned, Unanswered: s.unanswered,
+			ReasoningTokens: s.reasoningTokens, AnswerTokens: s.answerTokens,
+			ReasoningTokensPerSecond: rate(s.reasoningTokens), AnswerTokensPerSecond: rate(s.answerTokens),
+			TokenSources: map[string]int64{},
+		}
+		for k, n := range s.reasoningSources {
+			name := string(k)
+			if name == "" {
+				name = "unknown"
+			}
+			rs.TokenSources[name] += n
+		}
+		r.Reasoning = rs
 	}
 
 	if s.cacheReqs > 0 {
@@ -322,6 +409,7 @@ func (s *Summary) compute() *Result {
 		ll.RelativeGap = max(d, -d) / ll.InFlight
 	}
 
+	r.PrefixGroups = s.groups.results(ps, m)
 	r.Series = Series{Step: float64(s.series.step) / 1e9, Points: []SeriesPoint{}}
 	if s.haveWindow {
 		r.Series.Points = s.series.points(s.start, s.end)

@@ -24,6 +24,7 @@ type Decoder struct {
 	trailer *Trailer
 	long    []byte  // assembles lines longer than the bufio buffer
 	ck      []int32 // tokens per chunk of the record being decoded
+	cr      []int64 // its reasoning runs ("cr")
 	pending []byte  // a record line read while looking for the header
 	eofLine bool    // the line read last ended at EOF, without a newline
 	cut     int     // the number of a last line dropped as cut off; 0 if none
@@ -236,6 +237,7 @@ func (d *Decoder) meta(line []byte) error {
 func (d *Decoder) decodeRecord(line []byte, r *Record) error {
 	*r = Record{Chunks: r.Chunks[:0]}
 	d.ck = d.ck[:0]
+	d.cr = d.cr[:0]
 	s := scanner{b: line}
 	if !s.consume('{') {
 		return s.fail("expected '{' to start a record")
@@ -278,6 +280,22 @@ func (d *Decoder) decodeRecord(line []byte, r *Record) error {
 					d.ck = append(d.ck, int32(v))
 					return nil
 				})
+			case "cr":
+				err = s.intArray(func(v int64) error {
+					if v < 0 || v > 1<<31-1 {
+						return fmt.Errorf("reasoning run %d out of range", v)
+					}
+					d.cr = append(d.cr, v)
+					return nil
+				})
+			case "rt":
+				var v int64
+				v, err = s.int()
+				r.ReasoningTokens = int(v)
+			case "rsrc":
+				var v string
+				v, err = s.string()
+				r.ReasoningSource = Source(v)
 			case "in":
 				var v int64
 				v, err = s.int()
@@ -316,6 +334,20 @@ func (d *Decoder) decodeRecord(line []byte, r *Record) error {
 				r.Msg, err = s.string()
 			case "warm":
 				r.Warmup, err = s.bool()
+			case "rid":
+				r.RequestID, err = s.string()
+			case "sid":
+				r.Session, err = s.string()
+			case "turn":
+				var v int64
+				v, err = s.int()
+				r.Turn = int(v)
+			case "task":
+				r.Task, err = s.string()
+			case "call":
+				r.Call, err = s.string()
+			case "ep":
+				r.Endpoint, err = s.string()
 			case "labels":
 				r.Labels, err = s.stringMap()
 			default:
@@ -348,6 +380,9 @@ func (d *Decoder) decodeRecord(line []byte, r *Record) error {
 			r.Chunks[i].Tokens = d.ck[i]
 		}
 	}
+	if err := applyReasoningRuns(d.cr, r.Chunks); err != nil {
+		return err
+	}
 	at := r.Sent
 	for i := range r.Chunks {
 		at += r.Chunks[i].At
@@ -356,4 +391,25 @@ func (d *Decoder) decodeRecord(line []byte, r *Record) error {
 	// A delta that overflows wraps below the time before it, which Check
 	// refuses as time going backwards.
 	return r.Check()
+}
+
+// applyReasoningRuns marks the chunks that the "cr" runs (see AppendJSON)
+// say were reasoning.
+func applyReasoningRuns(runs []int64, cs []Chunk) error {
+	var total int64
+	for _, n := range runs {
+		total += n // each run is below 2³¹, so no sum of a line's runs overflows
+	}
+	if total > int64(len(cs)) {
+		return fmt.Errorf(`"cr" covers %d chunks but "ct" has %d`, total, len(cs))
+	}
+	i, reasoning := 0, true
+	for _, n := range runs {
+		for range n {
+			cs[i].Reasoning = reasoning
+			i++
+		}
+		reasoning = !reasoning
+	}
+	return nil
 }

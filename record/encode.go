@@ -18,15 +18,25 @@ import (
 //	ct      chunk arrival times: the first is an offset from t0, each later one
 //	        a delta from the previous chunk (delta coding keeps numbers short)
 //	ck      tokens per chunk, omitted when every chunk carried one token
+//	cr      which chunks were reasoning, as lengths of alternating runs
+//	        of chunks, reasoning first: [5] is five reasoning chunks and
+//	        then answer, [0,2,3] two answer chunks, three reasoning, then
+//	        answer; omitted when no chunk was reasoning
 //	in, out input and output tokens
 //	src     token count source (usage, tokenizer, chunks)
 //	cached  prompt tokens the server served from its cache, only when it said
 //	retries sends after the first (a reused connection failed), omitted when 0
 //	prefill_ns, decode_ns  the server's own prompt and output time, when given
+//	rt,rsrc reasoning tokens among out and their source (usage, chunks),
+//	        omitted for a reply without reasoning
 //	status  HTTP status
 //	fin     finish reason
 //	err,msg error kind and message (absent on success)
 //	warm    true for warm-up requests
+//	rid     the x-request-id sent, absent when none
+//	sid,turn  session id and turn number (1-based), absent outside a session
+//	task,call agent task id and call id, absent outside a task
+//	ep      the endpoint (base URL) of a run spread over several, else absent
 //	labels  string map
 //
 // Unknown keys are ignored by the decoder, so later schema additions stay
@@ -67,6 +77,7 @@ func AppendJSON(dst []byte, r *Record) []byte {
 			}
 			dst = append(dst, ']')
 		}
+		dst = appendReasoningRuns(dst, r.Chunks)
 	}
 	dst = append(dst, `,"in":`...)
 	dst = strconv.AppendInt(dst, int64(r.InputTokens), 10)
@@ -92,6 +103,14 @@ func AppendJSON(dst []byte, r *Record) []byte {
 		dst = append(dst, `,"decode_ns":`...)
 		dst = strconv.AppendInt(dst, r.ServerDecode, 10)
 	}
+	if r.ReasoningTokens != 0 {
+		dst = append(dst, `,"rt":`...)
+		dst = strconv.AppendInt(dst, int64(r.ReasoningTokens), 10)
+	}
+	if r.ReasoningSource != "" {
+		dst = append(dst, `,"rsrc":`...)
+		dst = AppendJSONString(dst, string(r.ReasoningSource))
+	}
 	if r.Status != 0 {
 		dst = append(dst, `,"status":`...)
 		dst = strconv.AppendInt(dst, int64(r.Status), 10)
@@ -111,6 +130,11 @@ func AppendJSON(dst []byte, r *Record) []byte {
 	if r.Warmup {
 		dst = append(dst, `,"warm":true`...)
 	}
+	if r.RequestID != "" {
+		dst = append(dst, `,"rid":`...)
+		dst = AppendJSONString(dst, r.RequestID)
+	}
+	dst = appendPlace(dst, r)
 	if len(r.Labels) > 0 {
 		dst = append(dst, `,"labels":{`...)
 		keys := make([]string, 0, len(r.Labels))
@@ -129,6 +153,35 @@ func AppendJSON(dst []byte, r *Record) []byte {
 		dst = append(dst, '}')
 	}
 	return append(dst, '}')
+}
+
+// appendReasoningRuns appends the "cr" key for cs: the lengths of the runs
+// of reasoning and answer chunks, alternating, reasoning first, without
+// the last run when it is answer. Nothing is appended when no chunk was
+// reasoning, so records of models that do not reason stay as they were.
+func appendReasoningRuns(dst []byte, cs []Chunk) []byte {
+	last := -1 // index of the last reasoning chunk
+	for i := len(cs) - 1; i >= 0; i-- {
+		if cs[i].Reasoning {
+			last = i
+			break
+		}
+	}
+	if last < 0 {
+		return dst
+	}
+	dst = append(dst, `,"cr":[`...)
+	reasoning, run := true, 0
+	for _, c := range cs[:last+1] {
+		if c.Reasoning != reasoning {
+			dst = strconv.AppendInt(dst, int64(run), 10)
+			dst = append(dst, ',')
+			reasoning, run = c.Reasoning, 0
+		}
+		run++
+	}
+	dst = strconv.AppendInt(dst, int64(run), 10)
+	return append(dst, ']')
 }
 
 // Writer writes a record file: a Header line, then one line per record, then
@@ -195,4 +248,30 @@ func (w *Writer) Close(t Trailer) error {
 		return w.err
 	}
 	return nil
+}
+
+// appendPlace appends the keys that place r in a session, an agent task
+// and among several endpoints, each only when set.
+func appendPlace(dst []byte, r *Record) []byte {
+	if r.Session != "" {
+		dst = append(dst, `,"sid":`...)
+		dst = AppendJSONString(dst, r.Session)
+	}
+	if r.Turn != 0 {
+		dst = append(dst, `,"turn":`...)
+		dst = strconv.AppendInt(dst, int64(r.Turn), 10)
+	}
+	if r.Task != "" {
+		dst = append(dst, `,"task":`...)
+		dst = AppendJSONString(dst, r.Task)
+	}
+	if r.Call != "" {
+		dst = append(dst, `,"call":`...)
+		dst = AppendJSONString(dst, r.Call)
+	}
+	if r.Endpoint != "" {
+		dst = append(dst, `,"ep":`...)
+		dst = AppendJSONString(dst, r.Endpoint)
+	}
+	return dst
 }

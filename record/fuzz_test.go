@@ -23,6 +23,7 @@ func FuzzOpen(f *testing.F) {
 	f.Add([]byte(`{"ttfts":[0.1,NaN],"itls":[[Infinity],[]],"input_lens":[1,1],"output_lens":[1,1],"start_times":[-Infinity,1]}`))
 	f.Add([]byte(`{"arrival":1,"token_times":[0.5]}` + "\n"))
 	f.Add([]byte(`{"tool":"x","kind":"goodput.run"}` + "\n" + `{"te":3,"seq":0}`))
+	f.Add([]byte(`{"seq":4,"s":1,"t0":2,"te":3,"in":0,"out":0,"sid":"s1","turn":2,"task":"t","call":"c","ep":"http://a"}` + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fl, err := Open("-", bytes.NewReader(data))
 		if err != nil {

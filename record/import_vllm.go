@@ -14,6 +14,8 @@ import (
 // vllmResult holds the per-request arrays of a `vllm bench serve
 // --save-result --save-detailed` JSON. Times are seconds; start_times come
 // from the client's perf_counter, so only their differences mean anything.
+// scheduled_times is goodput's addition to the files it writes: when each
+// request was due, on the clock of start_times.
 type vllmResult struct {
 	Date       string      `json:"date"`
 	Backend    string      `json:"backend"`
@@ -23,6 +25,7 @@ type vllmResult struct {
 	TTFTs      []pyFloat   `json:"ttfts"`
 	ITLs       [][]pyFloat `json:"itls"`
 	StartTimes []pyFloat   `json:"start_times"`
+	Scheduled  []pyFloat   `json:"scheduled_times"`
 	E2Es       []pyFloat   `json:"e2els"`
 	Latencies  []pyFloat   `json:"latencies"`
 	Errors     []string    `json:"errors"`
@@ -59,14 +62,24 @@ func (v *vllmResult) records() ([]Record, error) {
 			return nil, fmt.Errorf("%q has %d entries but \"ttfts\" has %d", name, l, n)
 		}
 	}
-	for name, l := range map[string]int{"start_times": len(v.StartTimes), "errors": len(v.Errors), "e2els": len(v.E2Es), "latencies": len(v.Latencies)} {
+	for name, l := range map[string]int{"start_times": len(v.StartTimes), "scheduled_times": len(v.Scheduled), "errors": len(v.Errors), "e2els": len(v.E2Es), "latencies": len(v.Latencies)} {
 		if l != 0 && l != n {
 			return nil, fmt.Errorf("%q has %d entries but \"ttfts\" has %d", name, l, n)
 		}
 	}
+	if len(v.Scheduled) > 0 && len(v.StartTimes) == 0 {
+		return nil, errors.New(`"scheduled_times" without "start_times"`)
+	}
 	base := math.Inf(1)
 	for i, s := range v.StartTimes {
 		f, err := s.finite(`"start_times"`)
+		if err != nil {
+			return nil, fmt.Errorf("request %d: %w", i, err)
+		}
+		base = math.Min(base, f)
+	}
+	for i, s := range v.Scheduled {
+		f, err := s.finite(`"scheduled_times"`)
 		if err != nil {
 			return nil, fmt.Errorf("request %d: %w", i, err)
 		}
@@ -102,6 +115,13 @@ func (v *vllmResult) record(i int, base float64) (Record, error) {
 			return Record{}, fmt.Errorf("start_times: %w", err)
 		}
 		rec.Scheduled, rec.Sent = s, s
+	}
+	if len(v.Scheduled) > 0 {
+		s, err := seconds(float64(v.Scheduled[i]) - base)
+		if err != nil || s > rec.Sent {
+			return Record{}, fmt.Errorf("scheduled_times: %v is not a time before the send", float64(v.Scheduled[i]))
+		}
+		rec.Scheduled = s
 	}
 	rec.End = rec.Sent
 	if len(v.Errors) > 0 && v.Errors[i] != "" {
@@ -157,7 +177,7 @@ func (v *vllmResult) record(i int, base float64) (Record, error) {
 			break
 		}
 	}
-	if err := spreadTokens(rec.Chunks, rec.OutputTokens); err != nil {
+	if err := SpreadTokens(rec.Chunks, rec.OutputTokens); err != nil {
 		return Record{}, err
 	}
 	if rec.OutputTokens == 0 {
@@ -167,11 +187,11 @@ func (v *vllmResult) record(i int, base float64) (Record, error) {
 	return rec, nil
 }
 
-// spreadTokens gives chunks the total of n tokens when the server counted
-// more tokens than chunks arrived (several tokens per chunk): each chunk
-// keeps at least one and the surplus goes evenly, earlier chunks first.
-// With n ≤ len(chunks) the chunks keep one token each.
-func spreadTokens(chunks []Chunk, n int) error {
+// SpreadTokens gives chunks the total of n tokens when more tokens were
+// counted than chunks arrived (several tokens per chunk): each chunk keeps
+// at least one and the surplus goes evenly, earlier chunks first. With
+// n ≤ len(chunks) the chunks keep one token each.
+func SpreadTokens(chunks []Chunk, n int) error {
 	k := len(chunks)
 	if k == 0 || n <= k {
 		return nil

@@ -154,6 +154,11 @@ func Open(path string, stdin io.Reader) (*File, error) {
 
 func open(r io.Reader, name string) (*File, error) {
 	br := bufio.NewReaderSize(r, 1<<20)
+	// A UTF-8 byte-order mark, which editors and PowerShell put at the
+	// start of a text file, is no part of the JSON.
+	if b, _ := br.Peek(3); bytes.Equal(b, []byte("\xef\xbb\xbf")) {
+		br.Discard(3)
+	}
 	first, err := peekLine(br)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func readAll(t *testing.T, path string) (*File, []Record) {
@@ -44,7 +45,7 @@ func TestOpenSeedsExample(t *testing.T) {
 			if c.Scheduled != ms(200) || c.Sent != ms(200) || c.End != ms(1100) || c.OutputTokens != 3 {
 				t.Errorf("C = %+v", c)
 			}
-			want := []Chunk{{ms(900), 1}, {ms(1000), 1}, {ms(1100), 1}}
+			want := []Chunk{{At: ms(900), Tokens: 1}, {At: ms(1000), Tokens: 1}, {At: ms(1100), Tokens: 1}}
 			if !reflect.DeepEqual(c.Chunks, want) {
 				t.Errorf("C chunks = %v, want %v", c.Chunks, want)
 			}
@@ -65,14 +66,14 @@ func TestOpenVLLMDetailed(t *testing.T) {
 	if r0.Sent != 0 || r0.InputTokens != 32 || r0.OutputTokens != 4 {
 		t.Errorf("r0 = %+v", r0)
 	}
-	want0 := []Chunk{{ms(125), 1}, {ms(145), 1}, {ms(175), 1}, {ms(200), 1}}
+	want0 := []Chunk{{At: ms(125), Tokens: 1}, {At: ms(145), Tokens: 1}, {At: ms(175), Tokens: 1}, {At: ms(200), Tokens: 1}}
 	if !reflect.DeepEqual(r0.Chunks, want0) {
 		t.Errorf("r0 chunks = %v, want %v", r0.Chunks, want0)
 	}
 	// Request 1 started 250 ms later; 3 chunks for 4 tokens: the first
 	// chunk carries the extra token.
 	r1 := recs[1]
-	want1 := []Chunk{{ms(250 + 175), 2}, {ms(250 + 225), 1}, {ms(250 + 235), 1}}
+	want1 := []Chunk{{At: ms(250 + 175), Tokens: 2}, {At: ms(250 + 225), Tokens: 1}, {At: ms(250 + 235), Tokens: 1}}
 	if r1.Sent != ms(250) || !reflect.DeepEqual(r1.Chunks, want1) {
 		t.Errorf("r1 = %+v", r1)
 	}
@@ -311,5 +312,40 @@ func TestPythonNumbers(t *testing.T) {
 		if got := string(pythonNumbers([]byte(tc.in))); got != tc.want {
 			t.Errorf("pythonNumbers(%s) = %s, want %s", tc.in, got, tc.want)
 		}
+	}
+}
+
+// A file saved with a UTF-8 byte-order mark (PowerShell's Out-File, some
+// editors) reads as the same file without it, in every format.
+func TestOpenSkipsAByteOrderMark(t *testing.T) {
+	for _, name := range []string{"seeds_example.json", "seeds_example.jsonl"} {
+		t.Run(name, func(t *testing.T) {
+			b, err := os.ReadFile(filepath.Join("testdata", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(t.TempDir(), name)
+			if err := os.WriteFile(path, append([]byte("\xef\xbb\xbf"), b...), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, want := readAll(t, filepath.Join("testdata", name))
+			_, got := readAll(t, path)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("with a BOM: %d records %v, want %v", len(got), got, want)
+			}
+		})
+	}
+	// And goodput's own records, through the run header.
+	var buf strings.Builder
+	w, err := NewWriter(&buf, Header{Start: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Tool: "goodput test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(&Record{Seq: 0, Scheduled: 0, Sent: 1, End: 5, OutputTokens: 1, Chunks: []Chunk{{At: 5, Tokens: 1}}, Status: 200})
+	w.Close(Trailer{End: 5})
+	path := filepath.Join(t.TempDir(), "run.jsonl")
+	os.WriteFile(path, []byte("\xef\xbb\xbf"+buf.String()), 0o644)
+	if f, recs := readAll(t, path); f.Format != "goodput" || len(recs) != 1 {
+		t.Errorf("goodput records with a BOM: format %q, %d records", f.Format, len(recs))
 	}
 }

@@ -47,11 +47,21 @@ const (
 	ErrOther       ErrorKind = "other"
 )
 
+// LabelPrefixGroup is the label that names a record's prefix group (a
+// system prompt or shared prefix its prompt begins with), for per-group
+// statistics.
+const LabelPrefixGroup = "prefix_group"
+
 // Chunk is one arrival of streamed output that carried at least one token.
 // Role-only and usage-only chunks are not Chunks.
 type Chunk struct {
 	At     int64 // arrival time, ns from the run epoch, taken when the bytes were read
 	Tokens int32 // output tokens it carried (≥ 1)
+	// Reasoning marks a reasoning model's thinking: the chunk carried
+	// reasoning text (reasoning_content, reasoning, thinking) and no
+	// answer text. Every other chunk is answer-bearing (see DESIGN.md,
+	// "Reasoning streams").
+	Reasoning bool
 }
 
 // Record is everything measured about one request.
@@ -97,6 +107,18 @@ type Record struct {
 	ServerPrefill int64
 	ServerDecode  int64
 
+	// ReasoningTokens is how many of OutputTokens were reasoning, 0 for a
+	// reply without any. ReasoningSource says where it came from:
+	// SourceUsage when the server reported it
+	// (usage.completion_tokens_details.reasoning_tokens), SourceChunks
+	// when it is the sum of the reasoning chunks' tokens (whose counts
+	// came from TokenSource); empty when ReasoningTokens is 0 and nothing
+	// was reported. A server may report reasoning it never streamed
+	// (hidden reasoning): ReasoningTokens is then positive with no
+	// reasoning chunk.
+	ReasoningTokens int
+	ReasoningSource Source
+
 	Status int       // HTTP status, 0 if no response arrived
 	Finish string    // finish reason reported by the server ("stop", "length", …)
 	Error  ErrorKind // empty on success
@@ -104,6 +126,27 @@ type Record struct {
 
 	Warmup bool              // excluded from statistics and from the window
 	Labels map[string]string // free-form, e.g. {"point": "c16"} in a sweep
+
+	// RequestID is the x-request-id the request was sent with, so that a
+	// record can be joined with the server's logs; empty when none was.
+	RequestID string
+	// Text is the generated text, kept in memory for runs that ask for it
+	// (vLLM's generated_texts); record files never hold it.
+	Text string
+
+	// Session and Turn place the request in a multi-turn session: the
+	// session's id and the turn's number, 1 for the first. Both are zero
+	// for a request outside any session.
+	Session string
+	Turn    int
+	// Task and Call place the request in an agent task: the task's id and
+	// the call's id within it; empty outside any task.
+	Task string
+	Call string
+	// Endpoint is the base URL the request went to when the run spread its
+	// load over several endpoints; empty when it had one (the run header
+	// names it).
+	Endpoint string
 }
 
 // OK reports whether the request succeeded.
@@ -115,6 +158,18 @@ func (r *Record) FirstToken() (int64, bool) {
 		return 0, false
 	}
 	return r.Chunks[0].At, true
+}
+
+// FirstAnswer returns the arrival of the first answer-bearing chunk (one
+// not marked Reasoning that carried a token) and whether there was one:
+// TTFA counts to it.
+func (r *Record) FirstAnswer() (int64, bool) {
+	for _, c := range r.Chunks {
+		if !c.Reasoning && c.Tokens > 0 {
+			return c.At, true
+		}
+	}
+	return 0, false
 }
 
 // LastToken returns cK and whether the request received any token.

@@ -23,6 +23,14 @@ func sample() []Record {
 			Chunks:      []Chunk{{At: 50, Tokens: 2}, {At: 80, Tokens: 3}},
 			InputTokens: 1, OutputTokens: 5, TokenSource: SourceChunks, Status: 200, Finish: "stop",
 			Warmup: true, Labels: map[string]string{"point": "c16", "z": "quote\" and \\ and \n"},
+			RequestID: "bench-0a1b2c3d-1",
+		},
+		{ // a reasoning model: two reasoning chunks, the answer, reasoning again
+			Seq: 3, Scheduled: 200, Sent: 210, End: 900,
+			Chunks: []Chunk{{At: 300, Tokens: 1, Reasoning: true}, {At: 400, Tokens: 2, Reasoning: true},
+				{At: 500, Tokens: 1}, {At: 600, Tokens: 1, Reasoning: true}, {At: 700, Tokens: 1}},
+			InputTokens: 9, OutputTokens: 6, TokenSource: SourceUsage, ReasoningTokens: 4, ReasoningSource: SourceChunks,
+			Status: 200, Finish: "stop",
 		},
 		{ // a failure with no tokens and an awkward message
 			Seq: 2, Scheduled: 10, Sent: 10, End: 30, Status: 503,
@@ -74,12 +82,11 @@ func TestRoundTrip(t *testing.T) {
 		got = append(got, c)
 	}
 	want := sample()
-	want[2].Msg = "busy \x01 \t ünïcode"
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("records differ:\n got %+v\nwant %+v", got, want)
 	}
 	tr, ok := d.Trailer()
-	if !ok || tr.Records != 3 || !tr.Interrupted || tr.Reason != "signal" || tr.End != 123 {
+	if !ok || tr.Records != 4 || !tr.Interrupted || tr.Reason != "signal" || tr.End != 123 {
 		t.Errorf("trailer = %+v, %v", tr, ok)
 	}
 }
@@ -93,6 +100,121 @@ func TestEncodingIsCompactAndDeltaCoded(t *testing.T) {
 	}
 	if !json.Valid([]byte(got)) {
 		t.Error("not valid JSON")
+	}
+}
+
+// The reasoning chunks are written as run lengths beside the chunk times,
+// and only when a chunk was reasoning: a record of a model that does not
+// reason is written exactly as before.
+func TestReasoningRunsEncoding(t *testing.T) {
+	flags := func(fs ...bool) []Chunk {
+		cs := make([]Chunk, len(fs))
+		for i, f := range fs {
+			cs[i] = Chunk{At: int64(10 * (i + 1)), Tokens: 1, Reasoning: f}
+		}
+		return cs
+	}
+	tests := []struct {
+		name   string
+		chunks []Chunk
+		want   string // the "cr" key as written, "" for none
+	}{
+		// no reasoning: no key at all
+		{"none", flags(false, false, false), ""},
+		// think, then answer: one run, the answer left implicit
+		{"think then answer", flags(true, true, true, false, false), `,"cr":[3]`},
+		// a reply cut off while thinking: every chunk reasoning
+		{"only reasoning", flags(true, true), `,"cr":[2]`},
+		// an answer first, then thinking: an empty reasoning run leads
+		{"answer first", flags(false, false, true, true, true, false), `,"cr":[0,2,3]`},
+		// thinking that resumes after part of the answer
+		{"interleaved", flags(true, false, true, true, false), `,"cr":[1,1,2]`},
+		// one reasoning chunk
+		{"single", flags(true), `,"cr":[1]`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Record{Seq: 1, Sent: 0, End: 100, Chunks: tt.chunks, OutputTokens: len(tt.chunks), TokenSource: SourceChunks}
+			for _, c := range tt.chunks {
+				if c.Reasoning {
+					r.ReasoningTokens++
+				}
+			}
+			if r.ReasoningTokens > 0 {
+				r.ReasoningSource = SourceChunks
+			}
+			line := AppendJSON(nil, &r)
+			got := ""
+			if i := bytes.Index(line, []byte(`,"cr":`)); i >= 0 {
+				j := bytes.IndexByte(line[i:], ']')
+				got = string(line[i : i+j+1])
+			}
+			if got != tt.want {
+				t.Errorf("wrote %s; want the key %q", line, tt.want)
+			}
+			var back Record
+			if err := NewDecoder(bytes.NewReader(line), "r.jsonl").Next(&back); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(back, r) {
+				t.Errorf("read back %+v, want %+v", back, r)
+			}
+		})
+	}
+}
+
+// Files written before reasoning was recorded have no "cr", "rt" or
+// "rsrc": their chunks read as answer, their replies as without
+// reasoning. A file from another writer may put "cr" before "ct".
+func TestReasoningKeysOldAndReordered(t *testing.T) {
+	lines := []struct {
+		name, line string
+		flags      []bool
+		rt         int
+		src        Source
+	}{
+		// an old line: nothing says reasoning
+		{"old", `{"seq":0,"s":0,"t0":5,"te":40,"ct":[5,10,10],"in":3,"out":3,"src":"usage"}`, []bool{false, false, false}, 0, ""},
+		// keys sorted by another tool: cr before ct, rt before src
+		{"sorted keys", `{"cr":[2],"ct":[5,10,10],"in":3,"out":3,"rsrc":"usage","rt":3,"s":0,"seq":0,"src":"usage","t0":5,"te":40}`, []bool{true, true, false}, 3, SourceUsage},
+		// null means absent, for the new keys too
+		{"nulls", `{"seq":0,"t0":5,"te":40,"ct":[5],"cr":null,"rt":null,"rsrc":null,"out":1}`, []bool{false}, 0, ""},
+	}
+	for _, tt := range lines {
+		t.Run(tt.name, func(t *testing.T) {
+			var r Record
+			if err := NewDecoder(strings.NewReader(tt.line), "old.jsonl").Next(&r); err != nil {
+				t.Fatal(err)
+			}
+			var flags []bool
+			for _, c := range r.Chunks {
+				flags = append(flags, c.Reasoning)
+			}
+			if !reflect.DeepEqual(flags, tt.flags) || r.ReasoningTokens != tt.rt || r.ReasoningSource != tt.src {
+				t.Errorf("reasoning %v, rt %d, rsrc %q; want %v, %d, %q", flags, r.ReasoningTokens, r.ReasoningSource, tt.flags, tt.rt, tt.src)
+			}
+		})
+	}
+}
+
+// Bad "cr" values name the key and what is wrong, with the file and line.
+func TestReasoningRunsErrors(t *testing.T) {
+	tests := []struct{ line, want string }{
+		// more reasoning chunks than chunks
+		{`{"seq":0,"t0":5,"te":40,"ct":[5,10],"cr":[1,0,2],"out":2,"rt":2}`, `old.jsonl:1: "cr" covers 3 chunks but "ct" has 2`},
+		// a negative run
+		{`{"seq":0,"ct":[5],"cr":[-1],"out":1}`, "reasoning run -1 out of range"},
+		// not an array
+		{`{"seq":0,"ct":[5],"cr":"1","out":1}`, "old.jsonl:1: "},
+		// reasoning chunks but no reasoning count: impossible
+		{`{"seq":0,"t0":5,"te":40,"ct":[5],"cr":[1],"out":1}`, `"rt" 0 is less than the 1 reasoning chunks`},
+	}
+	for _, tt := range tests {
+		var r Record
+		err := NewDecoder(strings.NewReader(tt.line), "old.jsonl").Next(&r)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: error %v, want it to say %q", tt.line, err, tt.want)
+		}
 	}
 }
 
@@ -273,6 +395,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`{"kind":"goodput.run","schema":1}` + "\n" + `{"seq":1,"ct":[1,2],"ck":[2,3]}`))
 	f.Add([]byte(`{"seq":1,"x":[{"a":"\u00e9"}],"labels":{"a\"b":"c"}}`))
 	f.Add([]byte(`{"seq":-0,"s":-9223372036854775808,"t0":9.2e18}`))
+	f.Add([]byte(`{"seq":2,"ct":[1,2,3],"cr":[0,1,1],"rt":1,"rsrc":"chunks","out":3}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d := NewDecoder(bytes.NewReader(data), "fuzz")
 		var r Record
@@ -291,9 +414,22 @@ func FuzzDecode(f *testing.F) {
 			if err := NewDecoder(bytes.NewReader(b), "again").Next(&back); err != nil {
 				t.Fatalf("re-decoding %s: %v", b, err)
 			}
-			if back.Seq != r.Seq || back.End != r.End || len(back.Chunks) != len(r.Chunks) {
+			if back.Seq != r.Seq || back.End != r.End || len(back.Chunks) != len(r.Chunks) || back.ReasoningTokens != r.ReasoningTokens {
 				t.Fatalf("round trip changed the record: %+v vs %+v", back, r)
 			}
 		}
 	})
+}
+
+func TestGeneratedTextStaysOutOfFiles(t *testing.T) {
+	r := sample()[0]
+	r.Text = "the model's answer"
+	r.RequestID = "id-7"
+	got := string(AppendJSON(nil, &r))
+	if strings.Contains(got, "answer") {
+		t.Errorf("the encoding holds the text: %s", got)
+	}
+	if !strings.HasSuffix(got, `"fin":"length","rid":"id-7"}`) {
+		t.Errorf("the encoding lacks the request id: %s", got)
+	}
 }

@@ -20,9 +20,13 @@ var ErrImpossible = errors.New("impossible record")
 //     was sent);
 //   - a dropped request (never sent) has no chunks and no output tokens,
 //     and its sent and end times are either unset (0) or not before s;
-//   - the sequence number and every token count are ≥ 0, and when the
-//     output count came from the chunks ("src" "chunks") it is their sum;
-//   - the HTTP status is 0 (no response) or a three-digit code.
+//   - the sequence number, the turn number and every token count are ≥ 0,
+//     and when the output count came from the chunks ("src" "chunks") it
+//     is their sum;
+//   - the HTTP status is 0 (no response) or a three-digit code;
+//   - the reasoning tokens are between 0 and the output tokens, at least
+//     one per reasoning chunk, and when counted over the chunks ("rsrc"
+//     "chunks") the reasoning chunks' sum.
 //
 // Readers call Check on every record they yield, so that no analysis ever
 // reports a negative latency or throughput computed from a corrupt file.
@@ -41,6 +45,8 @@ func (r *Record) check() error {
 		return fmt.Errorf(`"in" %d is negative`, r.InputTokens)
 	case r.OutputTokens < 0:
 		return fmt.Errorf(`"out" %d is negative`, r.OutputTokens)
+	case r.Turn < 0:
+		return fmt.Errorf(`"turn" %d is negative`, r.Turn)
 	case r.Status < 0 || r.Status > 999 || (r.Status > 0 && r.Status < 100):
 		return fmt.Errorf(`"status" %d is not an HTTP status`, r.Status)
 	case r.CachedTokens < 0:
@@ -50,12 +56,19 @@ func (r *Record) check() error {
 	case r.ServerPrefill < 0 || r.ServerDecode < 0:
 		return fmt.Errorf(`"prefill_ns" %d or "decode_ns" %d is negative`, r.ServerPrefill, r.ServerDecode)
 	}
-	var tokens int64
+	var tokens, reasoning, reasoningChunks int64
 	for i, c := range r.Chunks {
 		if c.Tokens < 0 {
 			return fmt.Errorf(`"ck"[%d] %d is negative`, i, c.Tokens)
 		}
 		tokens += int64(c.Tokens)
+		if c.Reasoning {
+			reasoning += int64(c.Tokens)
+			reasoningChunks++
+		}
+	}
+	if err := r.checkReasoning(reasoning, reasoningChunks); err != nil {
+		return err
 	}
 	if r.Error == ErrDropped {
 		return r.checkDropped()
@@ -81,6 +94,23 @@ func (r *Record) check() error {
 	}
 	if r.TokenSource == SourceChunks && len(r.Chunks) > 0 && int64(r.OutputTokens) != tokens {
 		return fmt.Errorf(`"out" %d with "src" "chunks" must equal the chunks' %d tokens`, r.OutputTokens, tokens)
+	}
+	return nil
+}
+
+// checkReasoning checks the reasoning count against the output count and
+// against the reasoning chunks, which carry tokens of their sum and number.
+func (r *Record) checkReasoning(tokens, chunks int64) error {
+	rt := int64(r.ReasoningTokens)
+	switch {
+	case rt < 0:
+		return fmt.Errorf(`"rt" %d is negative`, rt)
+	case rt > int64(r.OutputTokens):
+		return fmt.Errorf(`"rt" %d is more than "out" %d: reasoning tokens are output tokens`, rt, r.OutputTokens)
+	case rt < chunks:
+		return fmt.Errorf(`"rt" %d is less than the %d reasoning chunks ("cr")`, rt, chunks)
+	case r.ReasoningSource == SourceChunks && rt != tokens:
+		return fmt.Errorf(`"rt" %d with "rsrc" "chunks" must equal the reasoning chunks' %d tokens`, rt, tokens)
 	}
 	return nil
 }

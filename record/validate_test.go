@@ -60,6 +60,23 @@ func TestCheckAcceptsWhatWritersProduce(t *testing.T) {
 		{"warm-up", func(r *Record) { r.Warmup = true }},
 		// an all-zero record (a hand-written minimal line)
 		{"zero", func(r *Record) { *r = Record{} }},
+		// a reasoning chunk, then the answer, counted over the chunks
+		{"reasoning counted", func(r *Record) {
+			r.Chunks[0].Reasoning = true
+			r.ReasoningTokens, r.ReasoningSource = 1, SourceChunks
+		}},
+		// the server's reasoning count: more than the chunks show, no more than out
+		{"reasoning reported", func(r *Record) {
+			r.Chunks[0].Reasoning = true
+			r.TokenSource, r.OutputTokens, r.ReasoningTokens, r.ReasoningSource = SourceUsage, 7, 7, SourceUsage
+		}},
+		// reasoning reported but never streamed (hidden reasoning)
+		{"reasoning hidden", func(r *Record) { r.ReasoningTokens, r.ReasoningSource = 2, SourceUsage }},
+		// a reply cut off while it was still reasoning: no answer chunk
+		{"reasoning only", func(r *Record) {
+			r.Chunks[0].Reasoning, r.Chunks[1].Reasoning = true, true
+			r.ReasoningTokens, r.ReasoningSource = 3, SourceChunks
+		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -95,6 +112,20 @@ var impossible = []struct {
 	{"negative chunk tokens", func(r *Record) { r.Chunks[1].Tokens = -2 }, `"ck"[1] -2 is negative`},
 	// counted one per chunk, yet a different count
 	{"chunk count", func(r *Record) { r.OutputTokens = 9 }, `"out" 9 with "src" "chunks" must equal the chunks' 3 tokens`},
+	// reasoning tokens are output tokens: never more than them
+	{"reasoning over out", func(r *Record) {
+		r.Chunks[0].Reasoning, r.ReasoningTokens, r.ReasoningSource = true, 4, SourceUsage
+	}, `"rt" 4 is more than "out" 3`},
+	{"negative reasoning", func(r *Record) { r.ReasoningTokens = -1 }, `"rt" -1 is negative`},
+	// every reasoning chunk carried at least one reasoning token
+	{"reasoning chunks uncounted", func(r *Record) {
+		r.Chunks[0].Reasoning, r.Chunks[1].Reasoning = true, true
+		r.ReasoningTokens, r.ReasoningSource = 1, SourceUsage
+	}, `"rt" 1 is less than the 2 reasoning chunks ("cr")`},
+	// counted over the chunks, yet another count
+	{"reasoning count", func(r *Record) {
+		r.Chunks[1].Reasoning, r.ReasoningTokens, r.ReasoningSource = true, 1, SourceChunks
+	}, `"rt" 1 with "rsrc" "chunks" must equal the reasoning chunks' 2 tokens`},
 	// a negative sequence number
 	{"negative seq", func(r *Record) { r.Seq = -1 }, `"seq" -1 is negative`},
 	// an HTTP status no server sends
@@ -222,17 +253,44 @@ func genRecord(rng *rand.Rand, seq int64) Record {
 		r.OutputTokens = tokens + rng.IntN(3)
 	}
 	r.Status, r.Finish = 200, "length"
+	if rng.IntN(3) == 0 {
+		reason(rng, &r)
+	}
 	if rng.IntN(8) == 0 {
 		r.Error, r.Msg = ErrReset, "cut mid-stream"
 	}
 	return r
 }
 
+// reason makes r a reasoning model's reply: runs of reasoning chunks (a
+// leading one, sometimes more between answer chunks), counted over the
+// chunks or reported by the server, or reasoning reported but never
+// streamed.
+func reason(rng *rand.Rand, r *Record) {
+	var sum int
+	interleave := rng.IntN(4) == 0
+	lead := rng.IntN(len(r.Chunks) + 1)
+	for i := range r.Chunks {
+		if i < lead || interleave && rng.IntN(3) == 0 {
+			r.Chunks[i].Reasoning = true
+			sum += int(r.Chunks[i].Tokens)
+		}
+	}
+	r.ReasoningTokens, r.ReasoningSource = sum, SourceChunks
+	if rng.IntN(2) == 0 { // the server's own count, at least the chunks'
+		r.ReasoningSource = SourceUsage
+		r.ReasoningTokens = sum + rng.IntN(r.OutputTokens-sum+1)
+	}
+	if r.ReasoningTokens == 0 && rng.IntN(2) == 0 {
+		r.ReasoningSource = "" // a reply without reasoning says nothing
+	}
+}
+
 // breakRecord makes one invariant of r false, in one of the ways a
 // corrupt or hand-edited file breaks it, and says which.
 func breakRecord(rng *rand.Rand, r *Record) string {
 	for {
-		switch rng.IntN(7) {
+		switch rng.IntN(10) {
 		case 0:
 			if r.Error == ErrDropped {
 				continue
@@ -274,6 +332,18 @@ func breakRecord(rng *rand.Rand, r *Record) string {
 			}
 			r.OutputTokens += 1 + rng.IntN(5)
 			return "a chunk count that is not the chunks'"
+		case 7:
+			r.ReasoningTokens = r.OutputTokens + 1 + rng.IntN(5)
+			return "more reasoning tokens than output tokens"
+		case 8:
+			if r.ReasoningSource != SourceChunks || r.ReasoningTokens == 0 {
+				continue
+			}
+			r.ReasoningTokens--
+			return "a reasoning count that is not the reasoning chunks'"
+		case 9:
+			r.ReasoningTokens = -1 - rng.IntN(1000)
+			return "negative reasoning tokens"
 		}
 	}
 }

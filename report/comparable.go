@@ -29,6 +29,7 @@ const (
 	WarnWarmup           WarningKind = "warmup"            // warm-up excluded in one run, not in the other
 	WarnPercentileMethod WarningKind = "percentile_method" // the runs were reported with different percentile methods
 	WarnLoadShape        WarningKind = "load_shape"        // different arrival process, rate, concurrency or burstiness
+	WarnReasoning        WarningKind = "reasoning"         // one run's replies reasoned, the other's did not
 )
 
 // Thresholds of the comparability checks. They are wide enough that two
@@ -64,6 +65,15 @@ func comparability(runs []*Run) []Warning {
 		}
 		if msg := stopDiffers(a, b, i); msg != "" {
 			add(WarnStopCriteria, "%s", msg)
+		}
+		if ra, rb := a.Result.Reasoning != nil, b.Result.Reasoning != nil; ra != rb {
+			which := func(r bool) string {
+				if r {
+					return "reasoned before answering"
+				}
+				return "did not reason"
+			}
+			add(WarnReasoning, "the baseline's replies %s but run %s's %s: TTFT then times different things (a first thought, a first answer); compare TTFA", which(ra), runLetter(i), which(rb))
 		}
 		if d, ok := lengthsDiffer(a.InputLens, b.InputLens); ok {
 			add(WarnInputLengths, "input lengths differ: mean %s tokens in the baseline, %s in run %s (KS distance %.2f); prefill time, and so TTFT, depends on them",

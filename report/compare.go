@@ -173,7 +173,7 @@ func Compare(runs []*Run, o CompareOptions) (*Comparison, error) {
 	}
 	c := &Comparison{Runs: runs, Method: method, Resamples: o.Resamples, Confidence: o.Confidence, Seed: o.Seed, Pass: true, PointEstimate: o.PointEstimate}
 	stats := bootstrapStats(o.Regressions)
-	reps := bootstrapRuns(runs, o.Resamples, o.Seed, method, stats)
+	reps := bootstrapRuns(runs, bootstrapMetrics(runs, o.Regressions), o.Resamples, o.Seed, method, stats)
 	c.Rows = compareRows(runs, reps, o.Confidence)
 	c.Warnings = comparability(runs)
 	c.Gates = make([][]slo.GateResult, len(runs))
@@ -222,11 +222,24 @@ func bootstrapStats(gates []RegressionGate) []float64 {
 	return ps
 }
 
+// bootstrapMetrics returns the metrics whose percentiles get intervals:
+// comparedMetrics, and TTFA when a run reasoned or a regression gate
+// reads it.
+func bootstrapMetrics(runs []*Run, gates []RegressionGate) []metrics.Metric {
+	ms := comparedMetrics
+	ttfa := slices.ContainsFunc(runs, func(r *Run) bool { return r.Result.Reasoning != nil }) ||
+		slices.ContainsFunc(gates, func(g RegressionGate) bool { return g.Quantity.Metric == metrics.MetricTTFA })
+	if ttfa {
+		ms = append(slices.Clone(ms), metrics.MetricTTFA)
+	}
+	return ms
+}
+
 // gatePercentile returns the percentile a regression gate reads, when it
 // reads one of a compared metric (the median is p50).
 func gatePercentile(g RegressionGate) (float64, bool) {
 	q := g.Quantity
-	if !slices.Contains(comparedMetrics, q.Metric) {
+	if !slices.Contains(comparedMetrics, q.Metric) && q.Metric != metrics.MetricTTFA {
 		return 0, false
 	}
 	switch q.Stat {
@@ -242,7 +255,7 @@ func gatePercentile(g RegressionGate) (float64, bool) {
 // generator is seeded from seed and the run's own values (its
 // fingerprint), never from its place in the list: the verdict on a pair
 // of runs is then the same whichever other runs are compared with them.
-func bootstrapRuns(runs []*Run, n int, seed uint64, m metrics.Method, ps []float64) []replicateSet {
+func bootstrapRuns(runs []*Run, mts []metrics.Metric, n int, seed uint64, m metrics.Method, ps []float64) []replicateSet {
 	out := make([]replicateSet, len(runs))
 	var wg sync.WaitGroup
 	for i, r := range runs {
@@ -250,7 +263,7 @@ func bootstrapRuns(runs []*Run, n int, seed uint64, m metrics.Method, ps []float
 		go func() {
 			defer wg.Done()
 			set := replicateSet{}
-			for _, mt := range comparedMetrics {
+			for _, mt := range mts {
 				// One stream per metric, so that adding a percentile to
 				// resample cannot move another metric's replicates.
 				rng := rand.New(rand.NewPCG(seed, r.fingerprint^metricSalt(mt)))
@@ -263,7 +276,7 @@ func bootstrapRuns(runs []*Run, n int, seed uint64, m metrics.Method, ps []float
 					}
 					est[k] = v
 				}
-				reps := r.samples[mt].replicates(rng, n, ps, est, m)
+				reps := r.samplesOf(mt).replicates(rng, n, ps, est, m)
 				for k, p := range ps {
 					if reps != nil {
 						set[statKey{mt, p}] = reps[k]
@@ -322,8 +335,13 @@ func rowSpecs(runs []*Run) []rowSpec {
 				return r.Result.Goodput.Attainment
 			}, pi: -1})
 	}
-	names := map[metrics.Metric]string{metrics.MetricTTFT: "TTFT", metrics.MetricTPOT: "TPOT", metrics.MetricITL: "ITL", metrics.MetricE2E: "e2e"}
-	for _, mt := range comparedMetrics {
+	names := map[metrics.Metric]string{metrics.MetricTTFT: "TTFT", metrics.MetricTPOT: "TPOT", metrics.MetricITL: "ITL", metrics.MetricE2E: "e2e", metrics.MetricTTFA: "TTFA"}
+	reasoned := slices.ContainsFunc(runs, func(r *Run) bool { return r.Result.Reasoning != nil })
+	mts := comparedMetrics
+	if reasoned {
+		mts = append(slices.Clone(mts), metrics.MetricTTFA)
+	}
+	for _, mt := range mts {
 		for k, p := range comparedPercentiles {
 			specs = append(specs, rowSpec{
 				key: fmt.Sprintf("%s_p%s", mt, pct(p)), label: fmt.Sprintf("%s p%s", names[mt], pct(p)),
@@ -338,11 +356,49 @@ func rowSpecs(runs []*Run) []rowSpec {
 			})
 		}
 	}
+	if reasoned {
+		specs = append(specs, reasoningRows()...)
+	}
 	specs = append(specs,
 		rowSpec{key: "input_tokens_mean", label: "mean input tokens", unit: UnitCount, value: func(r *Run) float64 { return meanOf(r.InputLens) }, pi: -1},
 		rowSpec{key: "output_tokens_mean", label: "mean output tokens", unit: UnitCount, value: func(r *Run) float64 { return meanOf(r.OutputLens) }, pi: -1},
 	)
 	return specs
+}
+
+// reasoningRows are the rows a comparison adds when a run reasoned: TPOT
+// over each kind of token (point estimates), and the reasoning and answer
+// tokens per completed request. A run without reasoning has TPOT over the
+// answer = TPOT, no TPOT over reasoning (NaN) and no reasoning tokens.
+func reasoningRows() []rowSpec {
+	p50 := func(mt metrics.Metric) func(r *Run) float64 {
+		return func(r *Run) float64 {
+			if d := r.Result.Distribution(mt); d.Count > 0 {
+				return d.Median
+			}
+			return math.NaN()
+		}
+	}
+	perRequest := func(tokens func(*metrics.Reasoning) int64, without func(r *Run) int64) func(r *Run) float64 {
+		return func(r *Run) float64 {
+			n := r.Result.Counts.Completed
+			if n == 0 {
+				return math.NaN()
+			}
+			if rs := r.Result.Reasoning; rs != nil {
+				return float64(tokens(rs)) / float64(n)
+			}
+			return float64(without(r)) / float64(n)
+		}
+	}
+	return []rowSpec{
+		{key: "tpot_reasoning_p50", label: "TPOT over reasoning p50", unit: UnitSeconds, better: -1, value: p50(metrics.MetricTPOTReasoning), pi: -1},
+		{key: "tpot_answer_p50", label: "TPOT over the answer p50", unit: UnitSeconds, better: -1, value: p50(metrics.MetricTPOTAnswer), pi: -1},
+		{key: "reasoning_tokens_mean", label: "mean reasoning tokens", unit: UnitCount, pi: -1,
+			value: perRequest(func(rs *metrics.Reasoning) int64 { return rs.ReasoningTokens }, func(*Run) int64 { return 0 })},
+		{key: "answer_tokens_mean", label: "mean answer tokens", unit: UnitCount, pi: -1,
+			value: perRequest(func(rs *metrics.Reasoning) int64 { return rs.AnswerTokens }, func(r *Run) int64 { return r.Result.Tokens.Output })},
+	}
 }
 
 func meanOf(xs []int32) float64 {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"slices"
 )
 
 // Fine bins: binsPerDecade bins of equal ratio per power of ten, from
@@ -47,6 +48,13 @@ func (h *Histogram) Add(v float64, weight int64) {
 		h.bins = make([]int64, histBins)
 	}
 	h.bins[binOf(v)] += weight
+}
+
+// clone returns an independent copy of h.
+func (h *Histogram) clone() *Histogram {
+	c := *h
+	c.bins = slices.Clone(h.bins)
+	return &c
 }
 
 // Count returns the number of values added.

@@ -18,16 +18,39 @@ import (
 // the values beyond its range).
 const maxBars = 60
 
-// latencyCharts are the histograms of a run report, in order.
-var latencyCharts = []struct {
+// latencyChart is one histogram of a run report.
+type latencyChart struct {
 	m           metrics.Metric
 	title, axis string
 	what        string
-}{
+}
+
+// latencyCharts are the histograms of a run report, in order.
+var latencyCharts = []latencyChart{
 	{metrics.MetricTTFT, "Time to first token", "TTFT (ms)", "requests"},
 	{metrics.MetricTPOT, "Time per output token", "TPOT (ms)", "requests"},
 	{metrics.MetricITL, "Inter-token latency (every token)", "ITL (ms)", "tokens"},
 	{metrics.MetricE2E, "End-to-end latency", "e2e (ms)", "requests"},
+}
+
+// ttfaChart is drawn after TTFT's for a run in which a request reasoned.
+var ttfaChart = latencyChart{metrics.MetricTTFA, "Time to first answer token (after the reasoning)", "TTFA (ms)", "requests"}
+
+// chartsOf returns the histograms to draw for run.
+func chartsOf(run *Run) []latencyChart {
+	if run.Result.Reasoning == nil {
+		return latencyCharts
+	}
+	return slices.Insert(slices.Clone(latencyCharts), 1, ttfaChart)
+}
+
+// tableMetrics returns the metrics of run's latency table.
+func tableMetrics(run *Run) []metrics.Metric {
+	ms := metrics.Metrics()
+	if run.Result.Reasoning != nil {
+		ms = append(ms, metrics.ReasoningMetrics()...)
+	}
+	return ms
 }
 
 // WriteRunHTML writes run as one self-contained HTML page: the verdict
@@ -55,7 +78,7 @@ func WriteRunHTML(w io.Writer, run *Run, o HTMLOptions) error {
 	requests := sloSection(&p, run)
 	workloadSection(&p, run)
 	latencySection(&p, run)
-	requestsSection(&p, run)
+	requestsSection(&p, run, o.LongGap)
 	timelineSection(&p, run)
 	serverSection(&p, run)
 	errorSection(&p, run)
@@ -184,7 +207,7 @@ func runCards(run *Run) []card {
 	if g := res.Goodput; g != nil {
 		cards = append(cards, card{"Goodput", num(g.OutputTokensPerSecond) + " tok/s", "attainment " + percent(g.Attainment)})
 	}
-	for _, lc := range latencyCharts {
+	for _, lc := range chartsOf(run) {
 		d := res.Distribution(lc.m)
 		short := strings.Fields(lc.axis)[0]
 		cards = append(cards, card{short + " p50", seconds(d.Median), "p99 " + seconds(pctOr(d, 99))})
@@ -200,7 +223,7 @@ func latencySection(p *page, run *Run) {
 	p.section("latency", "Latency")
 	p.intro(fmt.Sprintf("Distributions over completed requests; TTFT counts from each request's scheduled time, so a lagging client cannot hide queueing. Dashed lines mark percentiles (%s), a red line the SLO.", res.Method))
 	p.gridStart()
-	for _, lc := range latencyCharts {
+	for _, lc := range chartsOf(run) {
 		d := res.Distribution(lc.m)
 		var ms []marker
 		for _, pv := range d.Percentiles {
@@ -229,7 +252,7 @@ func latencySection(p *page, run *Run) {
 	head = append(head, "max")
 	var rows [][]cell
 	same := sameDistribution(res.Distribution(metrics.MetricITL), res.Distribution(metrics.MetricInterChunk))
-	for _, m := range metrics.Metrics() {
+	for _, m := range tableMetrics(run) {
 		d := res.Distribution(m)
 		name := string(m)
 		switch {
@@ -259,7 +282,20 @@ func latencySection(p *page, run *Run) {
 	if same && res.Distribution(metrics.MetricITL).Count > 0 {
 		p.intro("Every chunk carried one token, so the per-token ITL and the inter-chunk latency are the same numbers: one row shows both.")
 	}
+	if rs := res.Reasoning; rs != nil {
+		p.intro(reasoningNote(res, rs))
+	}
 	p.sectionEnd()
+}
+
+// reasoningNote says in words what the reasoning rows and chart show.
+func reasoningNote(res *metrics.Result, rs *metrics.Reasoning) string {
+	s := fmt.Sprintf("%d of %d completed requests reasoned before answering: %d reasoning and %d answer tokens (%s and %s tok/s). TTFT counts to the first token of either kind, TTFA to the first answer token; tpot_reasoning and tpot_answer are TPOT over each kind.",
+		rs.Requests, res.Counts.Completed, rs.ReasoningTokens, rs.AnswerTokens, num(rs.ReasoningTokensPerSecond), num(rs.AnswerTokensPerSecond))
+	if rs.Unanswered > 0 {
+		s += fmt.Sprintf(" %d never answered (cut off while thinking) and have no TTFA.", rs.Unanswered)
+	}
+	return s
 }
 
 // sameDistribution reports whether two distributions hold the same
@@ -365,9 +401,9 @@ func timelineSection(p *page, run *Run) {
 }
 
 // requestsSection draws the per-request timeline.
-func requestsSection(p *page, run *Run) {
+func requestsSection(p *page, run *Run, longGap float64) {
 	p.section("requests", "Requests")
-	f, stride := requestTimeline(run)
+	f, stride := requestTimeline(run, longGap)
 	intro := "Each request is a bar from when it was due to its last token, in order of its scheduled time: where requests queued in the client, waited for a first token, or stalled mid-stream. Hover over a bar for its numbers."
 	if stride > 1 {
 		intro += fmt.Sprintf(" Every %s request of %d is drawn.", ordinal(stride), run.Result.Counts.Total)

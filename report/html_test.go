@@ -496,3 +496,24 @@ func TestReportSize100k(t *testing.T) {
 		t.Errorf("%d hover bands over the time charts, want at most %d", n, 5*maxTimePoints)
 	}
 }
+
+// A gap threshold from the caller (vLLM's --timeline-itl-thresholds) marks
+// the request timeline's gaps instead of the run's own choice.
+func TestRunHTMLTakesTheTimelineGap(t *testing.T) {
+	run := richRun(t)
+	for _, tt := range []struct {
+		gap  float64
+		want string
+	}{
+		{0.05, "gap over 50 ms"},
+		{2, "gap over 2 s"},
+	} {
+		var b bytes.Buffer
+		if err := WriteRunHTML(&b, run, HTMLOptions{LongGap: tt.gap}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), tt.want) {
+			t.Errorf("LongGap %v: the timeline's legend lacks %q", tt.gap, tt.want)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -205,6 +206,50 @@ func RunRecords(path string) (string, error) {
 	return file, nil
 }
 
+// RunFiles is RunRecords for the commands that merge the shards of a run
+// (analyze, export): a result directory that holds only the record files
+// of one sharded run (bench's default names, NAME-shardK-of-N.jsonl and
+// their retries' …-attemptA.jsonl) gives all of them.
+func RunFiles(path string) ([]string, error) {
+	file, err := RunRecords(path)
+	if err == nil {
+		return []string{file}, nil
+	}
+	if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {
+		entries, rerr := os.ReadDir(path)
+		if rerr != nil {
+			return nil, rerr
+		}
+		var records []string
+		for _, e := range entries {
+			if !e.IsDir() && strings.HasSuffix(e.Name(), RecordsSuffix) {
+				records = append(records, filepath.Join(path, e.Name()))
+			}
+		}
+		if shards := shardsOfOneRun(records); len(shards) > 1 {
+			return shards, nil
+		}
+	}
+	return nil, err
+}
+
+// shardName is bench's default name of a shard's records.
+var shardName = regexp.MustCompile(`^(.+)-shard[0-9]+-of-([0-9]+)(-attempt[0-9]+)?\.jsonl$`)
+
+// shardsOfOneRun returns files when every one is named as a shard of the
+// same run (one stem, one shard count), nil otherwise.
+func shardsOfOneRun(files []string) []string {
+	var stem, count string
+	for i, f := range files {
+		m := shardName.FindStringSubmatch(filepath.Base(f))
+		if m == nil || i > 0 && (m[1] != stem || m[2] != count) {
+			return nil
+		}
+		stem, count = m[1], m[2]
+	}
+	return files
+}
+
 // sniff says what the JSON file at path holds (see sniffJSON).
 func sniff(path string) (string, error) {
 	f, err := os.Open(path)
@@ -311,6 +356,8 @@ func locateDir(dir string) (kind, file string, err error) {
 		return "", "", fmt.Errorf("%s: several sweep files (%s): name one", dir, baseNames(sweeps))
 	case len(records) == 1:
 		return KindRun, records[0], nil
+	case len(records) > 1 && len(shardsOfOneRun(records)) > 0:
+		return "", "", fmt.Errorf("%s holds the shards of one run (%s): goodput merge %s --output FILE merges them into one file (goodput analyze and export read the directory as one run)", dir, baseNames(records), dir)
 	case len(records) > 1:
 		return "", "", fmt.Errorf("%s: several runs (%s): name one", dir, baseNames(records))
 	}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -93,6 +94,12 @@ func WriteRunMarkdown(w io.Writer, run *Run) error {
 			[]string{"goodput", fixed(g.OutputTokensPerSecond, 2) + " tok/s"},
 			[]string{"SLO attainment", fmt.Sprintf("%s (%d of %d requests met %s%s)", percent(g.Attainment), g.GoodRequests, c.Judged(), g.SLO, canceledNote(c))})
 	}
+	if rs := res.Reasoning; rs != nil {
+		rows = append(rows,
+			[]string{"requests that reasoned", fmt.Sprintf("%d of %d (%d never answered)", rs.Requests, c.Completed, rs.Unanswered)},
+			[]string{"reasoning / answer tokens", fmt.Sprintf("%d / %d (%s / %s tok/s)", rs.ReasoningTokens, rs.AnswerTokens,
+				fixed(rs.ReasoningTokensPerSecond, 2), fixed(rs.AnswerTokensPerSecond, 2))})
+	}
 	if ll := res.LittlesLaw; ll.InFlight > 0 {
 		rows = append(rows, []string{"Little's Law", fmt.Sprintf("L = %s, λ·W̄ = %s (gap %s)", fixed(ll.InFlight, 2), fixed(ll.RateTimesLatency, 2), percent(ll.RelativeGap))})
 	}
@@ -110,7 +117,12 @@ func WriteRunMarkdown(w io.Writer, run *Run) error {
 		right[i] = true
 	}
 	rows = nil
-	for _, mt := range []metrics.Metric{metrics.MetricTTFT, metrics.MetricTPOT, metrics.MetricITL, metrics.MetricE2E} {
+	mts := []metrics.Metric{metrics.MetricTTFT, metrics.MetricTPOT, metrics.MetricITL, metrics.MetricE2E}
+	if res.Reasoning != nil {
+		mts = slices.Insert(mts, 1, metrics.MetricTTFA)
+		mts = slices.Insert(mts, 3, metrics.MetricTPOTReasoning, metrics.MetricTPOTAnswer)
+	}
+	for _, mt := range mts {
 		d := res.Distribution(mt)
 		row := []string{string(mt), strconv.FormatInt(d.Count, 10)}
 		if d.Count == 0 {
@@ -131,6 +143,29 @@ func WriteRunMarkdown(w io.Writer, run *Run) error {
 	}
 	m.table(head, right, rows)
 	m.p("Percentiles: %s interpolation.\n\n", res.Method)
+
+	if gs := res.PrefixGroups; len(gs) > 0 {
+		rows = nil
+		for _, g := range gs {
+			row := []string{mdCell(g.Group), strconv.FormatInt(g.Requests, 10), strconv.FormatInt(g.TTFT.Count, 10)}
+			if d := g.TTFT; d.Count > 0 {
+				row = append(row, ms(d.Mean), ms(d.Median))
+				for _, p := range res.Percentiles {
+					if p != 50 {
+						v, _ := d.Percentile(p)
+						row = append(row, ms(v))
+					}
+				}
+				row = append(row, ms(d.Max))
+			} else {
+				for range head[2:] {
+					row = append(row, "n/a")
+				}
+			}
+			rows = append(rows, row)
+		}
+		m.table(append([]string{"prefix group", "requests"}, append([]string{"TTFT (ms) count"}, head[2:]...)...), append([]bool{false}, right...), rows)
+	}
 
 	if len(run.Errors) > 0 {
 		rows = nil

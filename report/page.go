@@ -47,6 +47,11 @@ type HTMLOptions struct {
 	// Tool names the program in the footer, e.g. "goodput 1.2.0";
 	// empty means "goodput".
 	Tool string
+	// LongGap, when above 0, is the gap between chunks (seconds) above
+	// which the request timeline marks a request's longest gap, instead
+	// of its own choice from the run (vLLM's upper
+	// --timeline-itl-thresholds).
+	LongGap float64
 }
 
 // page writes an HTML document. The markup is also well-formed XML (every

@@ -39,9 +39,10 @@ func longGap(res *metrics.Result) float64 {
 // queue), amber from sent to the first token, then blue to the last token
 // when the request met the SLO, purple when it missed it, red when it
 // failed; a black mark shows its longest gap between chunks when that gap
-// was long. It is what vLLM's --plot-timeline shows, with the client's
+// was long: above gapMin seconds, or, when gapMin is 0, above longGap's
+// choice. It is what vLLM's --plot-timeline shows, with the client's
 // queue and the SLO added. It returns the frame and the stride.
-func requestTimeline(run *Run) (*frame, int) {
+func requestTimeline(run *Run, gapMin float64) (*frame, int) {
 	// Sort indices, not spans: a long run's spans are megabytes.
 	order := make([]int32, len(run.Requests))
 	for i := range order {
@@ -75,7 +76,9 @@ func requestTimeline(run *Run) (*frame, int) {
 		f.printf(`<text class="empty" x="%s" y="%s" text-anchor="middle">no requests</text>`, px(f.w/2), px(f.h/2))
 		return f, stride
 	}
-	gapMin := longGap(run.Result)
+	if gapMin <= 0 {
+		gapMin = longGap(run.Result)
+	}
 	x := func(ns int64) float64 { return f.x.pos(float64(ns) / 1e9) }
 	seg := func(class string, a, b int64, y, hh float64) {
 		x0, x1 := x(a), x(b)

@@ -60,7 +60,9 @@ type Run struct {
 	GatesOK bool
 
 	// Latency holds the distribution of each of TTFT, TPOT, ITL (pooled,
-	// per token) and e2e over completed requests, for histograms.
+	// per token) and e2e over completed requests, for histograms; and of
+	// TTFA and TPOT over reasoning and over the answer when a request
+	// reasoned.
 	Latency map[metrics.Metric]*Histogram
 	// Lag is the client's own queueing (sent − scheduled) over time.
 	Lag LagSeries
@@ -140,6 +142,9 @@ type RunBuilder struct {
 	warmAll bool // Metrics.IncludeWarmup
 	// spanSeen counts the measured requests offered to run.Requests.
 	spanSeen int64
+	// reasoned is set by the first completed reply that reasoned (see
+	// startReasoning).
+	reasoned bool
 }
 
 // maxRequestSpans bounds the request spans a Run keeps (about 25 MB); a
@@ -249,16 +254,62 @@ func (b *RunBuilder) Add(r *record.Record) {
 		v := d.Seconds()
 		run.Latency[m].Add(v, 1)
 		b.one[0] = v
-		run.samples[m].add(key, b.one[:], nil)
+		if s := run.samples[m]; s != nil {
+			s.add(key, b.one[:], nil)
+		}
+	}
+	if q.Reasoned && !b.reasoned {
+		b.startReasoning()
 	}
 	single(metrics.MetricTTFT, q.HasFirstToken, q.TTFT)
 	single(metrics.MetricTPOT, q.HasTPOT, q.TPOT)
 	single(metrics.MetricE2E, q.HasE2E, q.E2E)
+	if b.reasoned {
+		single(metrics.MetricTTFA, q.HasTTFA, q.TTFA)
+		if q.HasTPOTReasoning {
+			run.Latency[metrics.MetricTPOTReasoning].Add(q.TPOTReasoning.Seconds(), 1)
+		}
+		if q.HasTPOTAnswer {
+			run.Latency[metrics.MetricTPOTAnswer].Add(q.TPOTAnswer.Seconds(), 1)
+		}
+	}
 	b.itl, b.itlW = itls(r.Chunks, b.itl[:0], b.itlW[:0])
 	for i, v := range b.itl {
 		run.Latency[metrics.MetricITL].Add(v, int64(b.itlW[i]))
 	}
 	run.samples[metrics.MetricITL].add(key, b.itl, b.itlW)
+}
+
+// startReasoning begins the reasoning metrics at the first completed
+// reply that reasoned. Every reply before it had no reasoning, so its TTFA
+// was its TTFT and its TPOT over the answer its TPOT: the new histograms
+// (and TTFA's values for resampling) start as copies of those, and a run
+// that never reasons keeps none of them.
+func (b *RunBuilder) startReasoning() {
+	b.reasoned = true
+	run := b.run
+	run.Latency[metrics.MetricTTFA] = run.Latency[metrics.MetricTTFT].clone()
+	run.Latency[metrics.MetricTPOTAnswer] = run.Latency[metrics.MetricTPOT].clone()
+	run.Latency[metrics.MetricTPOTReasoning] = &Histogram{}
+	run.samples[metrics.MetricTTFA] = run.samples[metrics.MetricTTFT].clone()
+}
+
+// sampled returns the metrics whose values run keeps for resampling:
+// comparedMetrics, and TTFA when a request reasoned.
+func (run *Run) sampled() []metrics.Metric {
+	if run.samples[metrics.MetricTTFA] == nil {
+		return comparedMetrics
+	}
+	return append(slices.Clone(comparedMetrics), metrics.MetricTTFA)
+}
+
+// samplesOf returns the values kept of metric m. A run in which nothing
+// reasoned answers TTFA with TTFT's, which are the same.
+func (run *Run) samplesOf(m metrics.Metric) *sampleSet {
+	if s := run.samples[m]; s != nil || m != metrics.MetricTTFA {
+		return s
+	}
+	return run.samples[metrics.MetricTTFT]
 }
 
 // itls appends the per-token ITLs of a request's chunks, in seconds, with
@@ -307,7 +358,7 @@ func (b *RunBuilder) Close() *Run {
 	block := blockSize(run.Result)
 	h := fnv.New64a()
 	var buf [8]byte
-	for _, m := range comparedMetrics {
+	for _, m := range run.sampled() {
 		s := run.samples[m]
 		s.finish(block)
 		h.Write([]byte(m))

@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -62,6 +63,14 @@ func (s *sampleSet) add(key uint64, vals []float64, wts []int32) {
 	for len(s.vals) > s.budget && len(s.keys) > 1 {
 		s.thin()
 	}
+}
+
+// clone returns an independent copy of s, which finish must not have
+// been called on.
+func (s *sampleSet) clone() *sampleSet {
+	c := *s
+	c.vals, c.req, c.wt, c.keys = slices.Clone(s.vals), slices.Clone(s.req), slices.Clone(s.wt), slices.Clone(s.keys)
+	return &c
 }
 
 // thin raises the level by one and drops the requests it no longer keeps.

@@ -15,24 +15,61 @@ import (
 // TextOptions adds context to the terminal summary.
 type TextOptions struct {
 	Title string // heading; default "Serving Benchmark Result"
-	// Notes are printed after the heading, one per line (run description,
-	// generator warnings).
+	// Notes are printed before the heading, one per line (run description,
+	// generator warnings), as vLLM prints its configuration before its
+	// box.
 	Notes []string
+	// Metrics names the latency blocks to print, by vLLM's
+	// --percentile-metrics names (ttft, tpot, itl, e2el); nil prints all
+	// four.
+	Metrics []string
+	// VLLM, when set, adds the lines of vLLM's summary that need more than
+	// the Result, each in vLLM's place.
+	VLLM *VLLMLines
 }
 
-// Text writes res in the layout `vllm bench serve` users know: counts,
-// duration, token totals, throughputs, goodput, then a block per latency
-// metric with mean, median and the requested percentiles, in milliseconds.
-// goodput's additions (errors, client queue, Little's Law) follow.
+// VLLMLines are lines of `vllm bench serve`'s summary that the Result
+// alone cannot give.
+type VLLMLines struct {
+	MaxConcurrency *int    // "Maximum request concurrency", when capped
+	RequestRate    float64 // "Request rate configured (RPS)", when finite and > 0
+	// RequestGoodput is vLLM's request goodput (its --goodput, TTFT from
+	// the send), printed after the request throughput; nil leaves it out.
+	RequestGoodput *float64
+	// Peak is vLLM's busiest second of output (chunks in one second) and
+	// most requests in flight at once; nil leaves them out.
+	Peak *Peak
+	// Unit, "session" or "task", says the rate and the cap count those
+	// rather than requests; empty for requests.
+	Unit string
+}
+
+// Peak is the busiest output and concurrency of a run, as vLLM counts them.
+type Peak struct {
+	OutputTokensPerSecond float64
+	ConcurrentRequests    int
+}
+
+// Text writes res in the layout `vllm bench serve` users know, in vLLM's
+// order: counts, duration, token totals, throughputs, then a block per
+// latency metric with mean, median and the requested percentiles, in
+// milliseconds. goodput's additions (goodput and SLO attainment, client
+// queue, Little's Law, errors) follow vLLM's blocks. A run in which
+// requests reasoned adds the TTFA and per-kind TPOT blocks beside TTFT and
+// TPOT, and a Reasoning block (reasoning and answer tokens) after goodput.
 func Text(w io.Writer, res *metrics.Result, o TextOptions) error {
 	p := textblock.New(w)
 	title := o.Title
 	if title == "" {
 		title = "Serving Benchmark Result"
 	}
-	p.Rule('=', " "+title+" ")
 	for _, n := range o.Notes {
 		p.Line(n)
+	}
+	p.Rule('=', " "+title+" ")
+	v := o.VLLM
+	if v == nil {
+		v = &VLLMLines{}
 	}
 	c := res.Counts
 	p.KV("Successful requests:", strconv.FormatInt(c.Completed, 10))
@@ -44,6 +81,16 @@ func Text(w io.Writer, res *metrics.Result, o TextOptions) error {
 	} else {
 		p.KV("Failed requests:", strconv.FormatInt(c.Failed, 10))
 	}
+	if v.MaxConcurrency != nil && v.Unit != "" {
+		p.KV(fmt.Sprintf("Maximum concurrent %ss:", v.Unit), strconv.Itoa(*v.MaxConcurrency))
+	} else if v.MaxConcurrency != nil {
+		p.KV("Maximum request concurrency:", strconv.Itoa(*v.MaxConcurrency))
+	}
+	if v.RequestRate > 0 && !math.IsInf(v.RequestRate, 1) && v.Unit != "" {
+		p.KV(fmt.Sprintf("%s rate configured (per s):", capitalized(v.Unit)), f2(v.RequestRate))
+	} else if v.RequestRate > 0 && !math.IsInf(v.RequestRate, 1) {
+		p.KV("Request rate configured (RPS):", f2(v.RequestRate))
+	}
 	if c.Retried > 0 {
 		p.KV("Retried on a new connection:", fmt.Sprintf("%d (a kept-alive connection closed before any byte)", c.Retried))
 	}
@@ -54,8 +101,38 @@ func Text(w io.Writer, res *metrics.Result, o TextOptions) error {
 	p.KV("Total input tokens:", strconv.FormatInt(res.Tokens.Input, 10))
 	p.KV("Total generated tokens:", strconv.FormatInt(res.Tokens.Output, 10))
 	p.KV("Request throughput (req/s):", f2(res.Throughput.RequestsPerSecond))
+	if v.RequestGoodput != nil {
+		p.KV("Request goodput (req/s):", f2(*v.RequestGoodput))
+	}
 	p.KV("Output token throughput (tok/s):", f2(res.Throughput.OutputTokensPerSecond))
-	p.KV("Total Token throughput (tok/s):", f2(res.Throughput.TotalTokensPerSecond))
+	if v.Peak != nil {
+		p.KV("Peak output token throughput (tok/s):", f2(v.Peak.OutputTokensPerSecond))
+		p.KV("Peak concurrent requests:", f2(float64(v.Peak.ConcurrentRequests)))
+	}
+	p.KV("Total token throughput (tok/s):", f2(res.Throughput.TotalTokensPerSecond))
+	blocks := []struct {
+		name, title, short string
+		m                  metrics.Metric
+		// beside names the seeds' block a reasoning block goes with: it is
+		// printed for runs with reasoning, when that block or itself is.
+		beside string
+	}{
+		{"ttft", "Time to First Token", "TTFT", metrics.MetricTTFT, ""},
+		{"ttfa", "Time to First Answer Token", "TTFA", metrics.MetricTTFA, "ttft"},
+		{"tpot", "Time per Output Token (excl. 1st token)", "TPOT", metrics.MetricTPOT, ""},
+		{"tpot_reasoning", "Time per Output Token, reasoning", "TPOT-R", metrics.MetricTPOTReasoning, "tpot"},
+		{"tpot_answer", "Time per Output Token, answer", "TPOT-A", metrics.MetricTPOTAnswer, "tpot"},
+		{"itl", "Inter-token Latency", "ITL", metrics.MetricITL, ""},
+		{"e2el", "End-to-end Latency", "E2EL", metrics.MetricE2E, ""},
+	}
+	for _, b := range blocks {
+		if b.beside != "" && res.Reasoning == nil {
+			continue
+		}
+		if o.Metrics == nil || slices.Contains(o.Metrics, b.name) || b.beside != "" && slices.Contains(o.Metrics, b.beside) {
+			dist(p, b.title, b.short, res.Distribution(b.m))
+		}
+	}
 	if g := res.Goodput; g != nil {
 		p.Rule('-', "Goodput")
 		p.KV("SLO:", g.SLO)
@@ -64,23 +141,19 @@ func Text(w io.Writer, res *metrics.Result, o TextOptions) error {
 		p.KV("Good output tokens:", fmt.Sprintf("%d of %d", g.GoodOutputTokens, res.Tokens.Output))
 		p.KV("SLO attainment:", fmt.Sprintf("%.2f%% (%d of %d requests%s)", 100*g.Attainment, g.GoodRequests, c.Judged(), canceledNote(c)))
 	}
-	blocks := []struct {
-		title, short string
-		m            metrics.Metric
-	}{
-		{"Time to First Token", "TTFT", metrics.MetricTTFT},
-		{"Time per Output Token (excl. 1st token)", "TPOT", metrics.MetricTPOT},
-		{"Inter-token Latency", "ITL", metrics.MetricITL},
-		{"End-to-end Latency", "E2EL", metrics.MetricE2E},
+	if rs := res.Reasoning; rs != nil {
+		reasoningBlock(p, res, rs)
 	}
-	for _, b := range blocks {
-		dist(p, b.title, b.short, res.Distribution(b.m))
-	}
+	flowBlocks(p, res)
+	prefixGroups(p, res)
 	p.Rule('-', "Client")
 	p.KV("Percentile method:", res.Method.String())
 	if d := res.Distribution(metrics.MetricClientQueue); d.Count > 0 {
 		p.KV("Mean client queue (ms):", f2(1e3*d.Mean))
 		p.KV("Max client queue (ms):", f2(1e3*d.Max))
+	}
+	if d := res.Distribution(metrics.MetricTTFTSent); d.Count > 0 {
+		p.KV("Mean TTFT from send (ms):", f2(1e3*d.Mean))
 	}
 	if ic, itl := res.Latency.InterChunk, res.Latency.ITL; ic.Count > 0 && ic.Count != itl.Count {
 		p.KV("Mean inter-chunk latency (ms):", f2(1e3*ic.Mean))
@@ -132,6 +205,23 @@ func Text(w io.Writer, res *metrics.Result, o TextOptions) error {
 	return p.Err()
 }
 
+// reasoningBlock writes what a reasoning model's replies add: how many
+// reasoned, and their tokens split into reasoning and answer.
+func reasoningBlock(p *textblock.Printer, res *metrics.Result, rs *metrics.Reasoning) {
+	p.Rule('-', "Reasoning")
+	p.KV("Requests that reasoned:", fmt.Sprintf("%d of %d", rs.Requests, res.Counts.Completed))
+	if rs.Unanswered > 0 {
+		p.KV("Reasoned without answering:", fmt.Sprintf("%d (no answer token: cut off while thinking)", rs.Unanswered))
+	}
+	p.KV("Reasoning tokens:", strconv.FormatInt(rs.ReasoningTokens, 10))
+	p.KV("Answer tokens:", strconv.FormatInt(rs.AnswerTokens, 10))
+	p.KV("Reasoning token throughput (tok/s):", f2(rs.ReasoningTokensPerSecond))
+	p.KV("Answer token throughput (tok/s):", f2(rs.AnswerTokensPerSecond))
+	if len(rs.TokenSources) > 0 {
+		p.KV("Reasoning token counts from:", sources(rs.TokenSources))
+	}
+}
+
 func sources(m map[string]int64) string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -179,4 +269,36 @@ func canceledNote(c metrics.Counts) string {
 		return ""
 	}
 	return fmt.Sprintf("; the %d canceled at the interrupt are outside it", c.Canceled)
+}
+
+// shownGroups is how many prefix groups the terminal summary lists; the
+// JSON summary holds every one.
+const shownGroups = 12
+
+// prefixGroups writes the TTFT of each prefix group, the busiest first:
+// mean, median and the highest percentile asked for, in milliseconds.
+func prefixGroups(p *textblock.Printer, res *metrics.Result) {
+	gs := res.PrefixGroups
+	if len(gs) == 0 {
+		return
+	}
+	p.Rule('-', "TTFT by Prefix Group")
+	top := 0.0
+	for _, q := range res.Percentiles {
+		top = max(top, q)
+	}
+	for i, g := range gs {
+		if i == shownGroups {
+			p.KV(fmt.Sprintf("%d more groups:", len(gs)-shownGroups), "in the JSON summary (prefix_groups)")
+			break
+		}
+		v := fmt.Sprintf("%d requests, no first token", g.Requests)
+		if d := g.TTFT; d.Count > 0 {
+			v = fmt.Sprintf("%d requests, mean %s, median %s", g.Requests, f2(1e3*d.Mean), f2(1e3*d.Median))
+			if pv, ok := d.Percentile(top); ok && top != 50 {
+				v += fmt.Sprintf(", P%s %s", pct(top), f2(1e3*pv))
+			}
+		}
+		p.KV(g.Group+" (ms):", v)
+	}
 }

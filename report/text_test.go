@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -27,6 +28,49 @@ func TestTextErrorsComeWithAReason(t *testing.T) {
 	}
 	if !strings.Contains(out, "timeout:") || strings.Contains(out, "1 (first:") {
 		t.Errorf("a kind without a message should show its count alone:\n%s", out)
+	}
+}
+
+// The summary keeps vLLM's sections in vLLM's order, its configuration
+// lines where vLLM prints them, and goodput's blocks after vLLM's.
+func TestTextFollowsVLLMsOrder(t *testing.T) {
+	conc, good := 8, 1.25
+	res := &metrics.Result{
+		Counts:  metrics.Counts{Total: 4, Completed: 4},
+		Goodput: &metrics.Goodput{SLO: "ttft<=500ms"},
+		Latency: metrics.Latency{TTFT: metrics.Distribution{Count: 4, Mean: 0.1}},
+	}
+	var b strings.Builder
+	err := Text(&b, res, TextOptions{
+		Title: "Serving Benchmark Result (built-in simulator)", Notes: []string{"Load: open loop"},
+		Metrics: []string{"ttft", "e2el"},
+		VLLM:    &VLLMLines{MaxConcurrency: &conc, RequestRate: 4, RequestGoodput: &good, Peak: &Peak{OutputTokensPerSecond: 96, ConcurrentRequests: 3}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	order := []string{
+		"Load: open loop\n==== Serving Benchmark Result (built-in simulator) ====\n",
+		"Successful requests:", "Failed requests:", "Maximum request concurrency:             8",
+		"Request rate configured (RPS):           4.00", "Benchmark duration (s):", "Total input tokens:",
+		"Total generated tokens:", "Request throughput (req/s):", "Request goodput (req/s):                 1.25",
+		"Output token throughput (tok/s):", "Peak output token throughput (tok/s):    96.00",
+		"Peak concurrent requests:                3.00", "Total token throughput (tok/s):",
+		"Time to First Token", "End-to-end Latency", "Goodput", "Client", "==================================================",
+	}
+	at := 0
+	for _, w := range order {
+		i := strings.Index(out[at:], w)
+		if i < 0 {
+			t.Fatalf("%q missing or out of order in:\n%s", w, out)
+		}
+		at += i + len(w)
+	}
+	for _, absent := range []string{"Time per Output Token", "Inter-token Latency"} {
+		if strings.Contains(out, absent) {
+			t.Errorf("--percentile-metrics left out %q:\n%s", absent, out)
+		}
 	}
 }
 
@@ -84,6 +128,102 @@ func TestTextSaysCanceledRequestsAreOutsideAttainment(t *testing.T) {
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("summary lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
+// A run whose requests reasoned says how many did, splits their tokens,
+// and adds TTFA and TPOT per kind beside the seeds' blocks; a run without
+// reasoning prints none of it.
+func TestTextShowsReasoningOnlyWhenThereWasSome(t *testing.T) {
+	ttfa := metrics.Distribution{Count: 3, Mean: 1.2, Median: 1.0, Percentiles: []metrics.PercentileValue{{P: 50, Value: 1.0}, {P: 99, Value: 2.25}}}
+	tr := metrics.Distribution{Count: 2, Mean: 0.02, Median: 0.02}
+	ta := metrics.Distribution{Count: 3, Mean: 0.035, Median: 0.03}
+	res := &metrics.Result{
+		Counts: metrics.Counts{Total: 3, Completed: 3},
+		Tokens: metrics.Tokens{Output: 90},
+		Latency: metrics.Latency{TTFT: metrics.Distribution{Count: 3, Mean: 0.1, Median: 0.1},
+			TTFA: &ttfa, TPOTReasoning: &tr, TPOTAnswer: &ta},
+		Reasoning: &metrics.Reasoning{Requests: 2, Unanswered: 1, ReasoningTokens: 60, AnswerTokens: 30,
+			ReasoningTokensPerSecond: 30, AnswerTokensPerSecond: 15, TokenSources: map[string]int64{"usage": 2}},
+	}
+	var b strings.Builder
+	if err := Text(&b, res, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"Requests that reasoned:", "2 of 3",
+		"Reasoned without answering:", "1 (no answer token: cut off while thinking)",
+		"Reasoning tokens:", "60", "Answer tokens:", "30",
+		"Reasoning token throughput (tok/s):", "30.00", "Answer token throughput (tok/s):", "15.00",
+		"Reasoning token counts from:", "usage 2",
+		"Time to First Answer Token", "Mean TTFA (ms):", "1200.00", "Median TTFA (ms):", "1000.00", "P99 TTFA (ms):", "2250.00",
+		"Time per Output Token, reasoning", "Mean TPOT-R (ms):", "20.00",
+		"Time per Output Token, answer", "Mean TPOT-A (ms):", "35.00",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	if i, j := strings.Index(out, "Time to First Token"), strings.Index(out, "Time to First Answer Token"); i < 0 || j < i {
+		t.Errorf("TTFA should follow TTFT:\n%s", out)
+	}
+
+	res.Reasoning, res.Latency.TTFA, res.Latency.TPOTReasoning, res.Latency.TPOTAnswer = nil, nil, nil, nil
+	b.Reset()
+	if err := Text(&b, res, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, absent := range []string{"Reasoning", "TTFA", "TPOT-R", "TPOT-A", "Answer"} {
+		if strings.Contains(b.String(), absent) {
+			t.Errorf("a run without reasoning mentions %q:\n%s", absent, b.String())
+		}
+	}
+}
+
+func TestTextPrefixGroups(t *testing.T) {
+	res := &metrics.Result{Percentiles: []float64{50, 99}, PrefixGroups: []metrics.GroupResult{
+		{Group: "system-1", Requests: 40, Completed: 40, TTFT: metrics.Distribution{Count: 40, Mean: 0.0452, Median: 0.041,
+			Percentiles: []metrics.PercentileValue{{P: 50, Value: 0.041}, {P: 99, Value: 0.0803}}}},
+		{Group: "system-2", Requests: 3, Completed: 0},
+	}}
+	var b strings.Builder
+	if err := Text(&b, res, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"TTFT by Prefix Group",
+		"system-1 (ms):                           40 requests, mean 45.20, median 41.00, P99 80.30",
+		"system-2 (ms):                           3 requests, no first token"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, b.String())
+		}
+	}
+	// The groups past the first 12 are left to the JSON summary.
+	for i := range 20 {
+		res.PrefixGroups = append(res.PrefixGroups, metrics.GroupResult{Group: fmt.Sprintf("g%d", i), Requests: 1})
+	}
+	b.Reset()
+	_ = Text(&b, res, TextOptions{})
+	if !strings.Contains(b.String(), "10 more groups:") || strings.Contains(b.String(), "g10 (ms)") {
+		t.Errorf("summary of 22 groups:\n%s", b.String())
+	}
+}
+
+func TestMarkdownPrefixGroups(t *testing.T) {
+	res := &metrics.Result{Percentiles: []float64{50, 99}, PrefixGroups: []metrics.GroupResult{
+		{Group: "system-1", Requests: 40, Completed: 40, TTFT: metrics.Distribution{Count: 40, Mean: 0.0452, Median: 0.041, Max: 0.09,
+			Percentiles: []metrics.PercentileValue{{P: 50, Value: 0.041}, {P: 99, Value: 0.0803}}}},
+		{Group: "system-2", Requests: 3},
+	}}
+	var b strings.Builder
+	if err := WriteRunMarkdown(&b, &Run{Name: "r", Result: res}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| prefix group | requests | TTFT (ms) count | mean | median | p99 | max |",
+		"| system-1 | 40 | 40 | 45.20 | 41.00 | 80.30 | 90.00 |", "| system-2 | 3 | 0 | n/a | n/a | n/a | n/a |"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, b.String())
 		}
 	}
 }

@@ -48,6 +48,10 @@ type Comparison struct {
 	// PrefixCacheHitRate is the fraction of prefix-cache lookups (tokens,
 	// for vLLM) that hit over the window.
 	PrefixCacheHitRate *float64 `json:"prefix_cache_hit_rate,omitempty"`
+	// TracePrefixHitRate is a replayed trace's own theoretical hit rate
+	// over the run's requests, set by the caller that knows it, to read
+	// beside PrefixCacheHitRate; nil otherwise.
+	TracePrefixHitRate *float64 `json:"trace_prefix_hit_rate,omitempty"`
 	// ClientCacheHitRate is the same seen from the client: the prompt
 	// tokens the responses said came from the cache, over the completed
 	// requests whose responses said (metrics.PromptCache).

@@ -2,6 +2,7 @@ package serverview
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -26,6 +27,31 @@ func TestAgreesWithSimulator(t *testing.T) {
 	if raceEnabled {
 		t.Skip("timing comparison: the race detector slows the client's HTTP path far beyond loopback overhead")
 	}
+	// The client and the simulator share this process, so a machine busy
+	// with other work can stall one behind the other by more than the
+	// stall watch sees; the timing checks are measured up to three times,
+	// each against the same bounds, so that a real disagreement fails all
+	// three.
+	var fails []string
+	for attempt := 1; attempt <= 3; attempt++ {
+		if fails = agreeWithSimulator(t); fails == nil {
+			return
+		}
+		for _, f := range fails {
+			t.Logf("attempt %d: %s", attempt, f)
+		}
+	}
+	for _, f := range fails {
+		t.Error(f)
+	}
+}
+
+// agreeWithSimulator measures one run against a fresh simulator and returns
+// what disagreed, nil when nothing did.
+func agreeWithSimulator(t *testing.T) []string {
+	t.Helper()
+	var fails []string
+	fail := func(format string, args ...any) { fails = append(fails, fmt.Sprintf(format, args...)) }
 	_, base := simtest.Serve(t, sim.Options{Seed: 1})
 	metricsURL, err := DefaultMetricsURL(base + "/v1")
 	if err != nil {
@@ -58,50 +84,52 @@ func TestAgreesWithSimulator(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(c.Missing) != 0 || len(c.Notes) != 0 {
-		t.Errorf("missing %q, notes %q; want neither from the simulator", c.Missing, c.Notes)
+		fail("missing %q, notes %q; want neither from the simulator", c.Missing, c.Notes)
 	}
 	// Every request's first token and every token fell between the
 	// bracketing scrapes.
 	if c.TTFT.ServerObservations != 160 {
-		t.Errorf("server saw %v first tokens, want 160", c.TTFT.ServerObservations)
+		fail("server saw %v first tokens, want 160", c.TTFT.ServerObservations)
 	}
 	if g, cl := c.GenerationTokens, c.ClientOutputTokens; g == nil || cl == nil || g.Count != 160*16 || cl.Count != 160*16 {
-		t.Errorf("generated tokens: server %+v, client %+v; want 2560 each", g, cl)
+		fail("generated tokens: server %+v, client %+v; want 2560 each", g, cl)
 	}
 	for _, q := range []struct {
 		name string
 		qc   *QuantileComparison
 	}{{"p50", c.TTFT.P50}, {"p99", c.TTFT.P99}} {
 		if q.qc == nil || q.qc.Server == nil || q.qc.Client == nil || q.qc.Gap == nil {
-			t.Fatalf("ttft %s = %+v: want both sides and a gap", q.name, q.qc)
+			fail("ttft %s = %+v: want both sides and a gap", q.name, q.qc)
+			continue
 		}
 		e, client := *q.qc.Server, *q.qc.Client
 		// The server's clock starts later and stops earlier than the
 		// client's, so the client's percentile cannot be below the
 		// server's bucket, and exceeds it by the loopback overhead at most.
 		if client < e.Lower || client > e.Upper+overhead.Seconds() {
-			t.Errorf("ttft %s: client %.1f ms outside the server's bucket [%.1f, %.1f] ms + %v",
+			fail("ttft %s: client %.1f ms outside the server's bucket [%.1f, %.1f] ms + %v",
 				q.name, 1e3*client, 1e3*e.Lower, 1e3*e.Upper, overhead)
 		}
 		if q.qc.Gap.Upper < 0 || q.qc.Gap.Lower > overhead.Seconds() {
-			t.Errorf("ttft %s gap %+v: want a range that holds a small non-negative gap", q.name, *q.qc.Gap)
+			fail("ttft %s gap %+v: want a range that holds a small non-negative gap", q.name, *q.qc.Gap)
 		}
 	}
 	// 32 clients on 256 sequences: a request waits at most for the next
 	// step, so queueing is a sliver of latency, and the decode phase
 	// dominates a 16-token request.
 	if c.Running == nil || c.Running.Peak < 1 || c.Running.Peak > 32 || c.Waiting == nil {
-		t.Errorf("running %+v, waiting %+v; want up to 32 running", c.Running, c.Waiting)
+		fail("running %+v, waiting %+v; want up to 32 running", c.Running, c.Waiting)
 	}
 	if len(c.Phases) != 3 || c.Phases[0].Share >= QueueShareLow || c.Phases[2].Share < c.Phases[1].Share {
-		t.Errorf("phases = %+v, want a small queue share and decode longer than prefill", c.Phases)
+		fail("phases = %+v, want a small queue share and decode longer than prefill", c.Phases)
 	}
 	if c.Status.Level != LevelOK {
-		t.Errorf("status = %+v, want ok", c.Status)
+		fail("status = %+v, want ok", c.Status)
 	}
 	t.Logf("server TTFT p50 %.1f ms [%.0f, %.0f], client %.1f ms; p99 %.1f ms [%.0f, %.0f], client %.1f ms; %s",
 		1e3*c.TTFT.P50.Server.Value, 1e3*c.TTFT.P50.Server.Lower, 1e3*c.TTFT.P50.Server.Upper, 1e3**c.TTFT.P50.Client,
 		1e3*c.TTFT.P99.Server.Value, 1e3*c.TTFT.P99.Server.Lower, 1e3*c.TTFT.P99.Server.Upper, 1e3**c.TTFT.P99.Client, c.Status.Text)
+	return fails
 }
 
 // measure runs load against the simulator at base while recording its

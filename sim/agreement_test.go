@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"net/http"
@@ -43,6 +44,33 @@ func TestVirtualAndWallClockAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A TTFT is a whole number of engine steps of about 140 ms after the
+	// request's arrival, so a few milliseconds of lost time at the wrong
+	// moment move a request by a step and its TTFT by 60 %; with other
+	// work on the machine that can move a median by more than 5 % once in
+	// a while. The wall-clock run is therefore measured up to three times,
+	// each against the same thresholds: a systematic difference fails all
+	// three.
+	var failures []string
+	for attempt := 1; attempt <= 3; attempt++ {
+		failures = agreement(t, virtual, opts, reqs)
+		if failures == nil {
+			return
+		}
+		for _, f := range failures {
+			t.Logf("attempt %d: %s", attempt, f)
+		}
+	}
+	for _, f := range failures {
+		t.Error(f)
+	}
+}
+
+// agreement measures reqs over HTTP once and returns the TTFT and TPOT
+// percentiles that differ from virtual by more than 5 %, nil when none
+// does. It skips the test when the machine was too busy to keep time.
+func agreement(t *testing.T, virtual []record.Record, opts Options, reqs []VirtualRequest) []string {
+	t.Helper()
 	wall, timing := runOverHTTP(t, opts, reqs)
 	// The comparison means something only if both sides kept time: when
 	// other work starves this machine's two cores, the engine loop or the
@@ -58,6 +86,7 @@ func TestVirtualAndWallClockAgree(t *testing.T) {
 			timing.P50, lag)
 	}
 
+	var failures []string
 	for _, tt := range []struct {
 		name string
 		of   func([]record.Record) []float64
@@ -68,12 +97,13 @@ func TestVirtualAndWallClockAgree(t *testing.T) {
 		for _, p := range []float64{50, 90} {
 			v, w := percentile(tt.of(virtual), p), percentile(tt.of(wall), p)
 			if diff := math.Abs(w-v) / v; diff > 0.05 {
-				t.Errorf("%s p%.0f: virtual %.2f ms, wall clock %.2f ms: %.1f %% apart, want ≤ 5 %%", tt.name, p, v, w, 100*diff)
+				failures = append(failures, fmt.Sprintf("%s p%.0f: virtual %.2f ms, wall clock %.2f ms: %.1f %% apart, want ≤ 5 %%", tt.name, p, v, w, 100*diff))
 			} else {
 				t.Logf("%s p%.0f: virtual %.2f ms, wall clock %.2f ms (%.1f %% apart)", tt.name, p, v, w, 100*diff)
 			}
 		}
 	}
+	return failures
 }
 
 // runOverHTTP serves opts in wall-clock time and sends reqs as streaming

@@ -21,19 +21,34 @@
 // when prefilling) within a budget of max_num_batched_tokens, decodes first
 // since they come first in the running list; then waiting sequences are
 // admitted, their prompts prefilled in chunks from what is left of the
-// budget, while fewer than max_num_seqs run. The KV cache is paged in blocks
-// of 16 tokens; its size is
+// budget (or only whole, without chunked prefill), while fewer than
+// max_num_seqs run. Both limits default to vLLM's for the GPU: 8192 tokens
+// and 1024 sequences on GPUs of 70 GiB or more other than the A100, 2048
+// and 256 on the others (16384 and 8192 tokens for the offline LLM class).
+// The KV cache is paged in blocks of 16 tokens (--block-size); its size is
 //
-//	blocks = (GPU memory × gpu_memory_utilization − weight bytes per GPU) ÷ (16 × KV bytes per token per GPU)
+//	blocks = (GPU memory × gpu_memory_utilization − weights − reserve) ÷ (block size × KV bytes per token)
+//
+// per GPU, where the reserve is what vLLM's profiling run finds in use: the
+// CUDA context, workspaces and graphs, the activations of
+// max_num_batched_tokens tokens and the logits of max_num_seqs sequences.
 //
 // A sequence that cannot get a block for its next tokens preempts the most
 // recently admitted running sequence, whose blocks are freed and which goes
 // back to the front of the waiting queue to recompute its prompt and output
 // later. With prefix caching (on by default, as in vLLM v1) the full blocks
 // of a prompt are identified by chained hashes; a new request reuses the
-// blocks of its longest cached prefix and skips their prefill. Cached blocks
-// nobody uses stay in the cache until their memory is needed, least recently
-// used first.
+// blocks of its longest cached prefix and skips their prefill, and a
+// preempted one finds what it had computed unless it was evicted. Cached
+// blocks nobody uses stay in the cache until their memory is needed, least
+// recently used first. Prompts given as text or as token ids are hashed
+// alike; a virtual request given only as a length has nothing to hash.
+//
+// Between a request's arrival and the engine sits the API server's front
+// end, a queue: its work per request (parsing, tokenizing, rendering a
+// chat template) is done one request at a time, so a burst of requests
+// reaches the engine one by one, and a fixed latency follows (see
+// Calibration).
 //
 // # Output length
 //
@@ -48,23 +63,43 @@
 //
 // # Cost model
 //
-// A step's duration is
+// A step's duration is its overheads and its real work, bound by compute or
+// memory:
 //
-//	StepOverhead + seqs × SeqOverhead + max(FLOPs ÷ (peak × MFU), bytes ÷ (bandwidth × MBU)) [+ all-reduce]
+//	StepOverhead + seqs × SeqOverhead
+//	  + max(linear FLOPs ÷ (peak × MFU), weight bytes ÷ (bandwidth × MBU))
+//	  + max(attention FLOPs ÷ (peak × MFU × attention efficiency), KV bytes ÷ (bandwidth × MBU))
+//	  [+ all-reduce]
 //
-// where FLOPs ≈ 2 × params × tokens computed + attention FLOPs (which grow
-// with each token's context), and bytes ≈ weight bytes + the KV cache read
-// and written for every running context. Decoding is therefore bound by
-// memory (reading the weights once per step, shared by the whole batch)
-// until the batch is large, and prefill by compute. Tensor parallelism
+// The linear FLOPs are 2 × the active parameters per token computed, less
+// the embedding table (a lookup) and the LM head (only for the sequences
+// that sample), which counts apart; the weight bytes are every dense weight
+// once per step and, for a mixture of experts, the experts the step's
+// tokens are routed to; attention counts each token's context (within its
+// window, for sliding-window layers) and the KV bytes every sequence's
+// context. Decoding is therefore bound by memory until the batch is large,
+// and prefill by compute. MBU and MFU are the GPU's own, fitted per family
+// to published measurements; FP8 weights compute at the FP8 peak where the
+// GPU has one, and quantized formats read fewer bytes. Tensor parallelism
 // splits weights, FLOPs and KV heads over the GPUs and adds two ring
 // all-reduces of the activations per layer; the formula is on costModel.
-// DefaultCalibration documents how the efficiencies and overheads were
-// fitted to public measurements of Llama-3.1-8B on an H100.
+// DefaultCalibration documents the fit; package calibration compares the
+// simulator with every published point, and package fit fits the
+// calibration to a server of one's own.
 //
-// Built-in profiles cover the A100-80GB, H100-SXM, H200, L4, L40S, RTX-4090
-// and MI300X, and Llama-3.1-8B, Llama-3.1-70B, Qwen2.5-7B, Qwen2.5-0.5B and
-// Mistral-7B; a profile file (LoadProfile) describes others.
+// Built-in profiles cover the GPUs and models that GPUs and Models list,
+// each with the source of its figures; a profile file (LoadProfile)
+// describes others.
+//
+// # Reasoning
+//
+// A model profile's Reasoning makes the model think before it answers: the
+// first tokens of each reply (a fixed number, a range drawn per reply, or
+// a share of it) stream on /v1/chat/completions as reasoning deltas, as
+// vLLM streams a reasoning model's thinking, and every usage block counts
+// them in completion_tokens_details.reasoning_tokens. They cost decode
+// steps like any other token; only their place in the stream differs.
+// Virtual-time records mark the same chunks as reasoning.
 //
 // # Text
 //

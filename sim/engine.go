@@ -16,10 +16,12 @@ import (
 type engine struct {
 	cost       *costModel
 	kv         *kvCache
+	front      *frontEnd // nil: requests are schedulable when they arrive (offline)
+	block      int       // tokens per KV cache block
+	chunked    bool      // prompts may prefill over several steps
 	maxSeqs    int
 	maxBatched int
-	outMean    float64       // mean natural output length
-	reqDelay   time.Duration // request overhead before a sequence is schedulable
+	outMean    float64 // mean natural output length
 	rng        *rand.Rand
 	m          *metrics // nil: no Prometheus metrics (virtual time)
 
@@ -57,7 +59,10 @@ type engineCounts struct {
 type engineConfig struct {
 	profile    Profile
 	blocks     int
+	blockSize  int
 	caching    bool
+	chunked    bool
+	offline    bool
 	maxSeqs    int
 	maxBatched int
 	outMean    float64
@@ -65,16 +70,24 @@ type engineConfig struct {
 }
 
 func newEngine(c engineConfig, m *metrics) *engine {
-	return &engine{
+	e := &engine{
 		cost:       newCostModel(c.profile),
 		kv:         newKVCache(c.blocks, c.caching),
+		block:      c.blockSize,
+		chunked:    c.chunked,
 		maxSeqs:    c.maxSeqs,
 		maxBatched: c.maxBatched,
 		outMean:    c.outMean,
-		reqDelay:   c.profile.Calibration.RequestOverhead,
 		rng:        rand.New(rand.NewPCG(c.seed, 0x51b)),
 		m:          m,
 	}
+	if e.block == 0 {
+		e.block = BlockSize
+	}
+	if !c.offline {
+		e.front = newFrontEnd(c.profile.Calibration, c.seed)
+	}
+	return e
 }
 
 // idle reports whether the engine has nothing to run or wait for.
@@ -89,14 +102,18 @@ func (e *engine) nextReady() (time.Duration, bool) {
 	return e.waiting.front().ready, true
 }
 
-// enqueue hands a new sequence to the engine. It becomes schedulable after
-// the request overhead. Sequences must be enqueued in arrival order.
+// enqueue hands a new sequence to the engine. It becomes schedulable when
+// the front end has passed it on (see frontEnd). Sequences must be enqueued
+// in arrival order.
 func (e *engine) enqueue(s *seq) {
 	s.decideLength(e.rng, e.outMean)
 	if e.kv.caching && s.prompt != nil {
-		s.hashes = blockHashes(s.prompt)
+		s.hashes = blockHashes(s.prompt, e.block)
 	}
-	s.ready = s.arrival + e.reqDelay
+	s.ready = s.arrival
+	if e.front != nil {
+		s.ready = e.front.admit(s.arrival, s.promptLen, s.chat)
+	}
 	s.scheduled = -1
 	s.state = stateWaiting
 	e.waiting.pushBack(s)
@@ -149,7 +166,7 @@ func (e *engine) step(now time.Duration) (time.Duration, bool) {
 			break // s itself was preempted, and it was the last one
 		}
 		e.sched = append(e.sched, scheduled{s, n})
-		shape.add(s.computed, n)
+		e.cost.add(&shape, s.computed, n, s.computed+n == s.tokens())
 		budget -= n
 	}
 	if e.counts.preemptions > before {
@@ -164,7 +181,7 @@ func (e *engine) step(now time.Duration) (time.Duration, bool) {
 		}
 		e.waiting.popFront()
 		n := e.sched[len(e.sched)-1].n
-		shape.add(s.computed, n)
+		e.cost.add(&shape, s.computed, n, s.computed+n == s.tokens())
 		budget -= n
 	}
 	if len(e.sched) == 0 {
@@ -186,7 +203,7 @@ func (e *engine) step(now time.Duration) (time.Duration, bool) {
 // false when s itself had to be preempted.
 func (e *engine) makeRoom(s *seq, upto int) bool {
 	for {
-		need := ceilDiv(upto, blockSize) - len(s.blocks)
+		need := ceilDiv(upto, e.block) - len(s.blocks)
 		if need <= 0 {
 			return true
 		}
@@ -226,11 +243,16 @@ func (e *engine) admit(s *seq, budget int, now time.Duration) bool {
 	tokens := s.tokens()
 	// At least one token is always computed, to produce the next token's
 	// logits, so a fully cached prompt still recomputes its last block.
-	hashes := s.hashes[:min(len(s.hashes), (tokens-1)/blockSize)]
+	hashes := s.hashes[:min(len(s.hashes), (tokens-1)/e.block)]
 	hit := e.kv.lookup(hashes)
 	hits := hashes[:hit]
-	n := min(tokens-hit*blockSize, budget)
-	need := ceilDiv(hit*blockSize+n, blockSize) - hit
+	n := min(tokens-hit*e.block, budget)
+	if !e.chunked && n < tokens-hit*e.block {
+		// Without chunked prefill a prompt is computed in one step or
+		// waits for a step with room for all of it.
+		return false
+	}
+	need := ceilDiv(hit*e.block+n, e.block) - hit
 	// Cached blocks nobody references sit on the free list; taking them
 	// leaves fewer to allocate from.
 	if need+e.kv.freeAmong(hits) > e.kv.free() {
@@ -239,11 +261,11 @@ func (e *engine) admit(s *seq, budget int, now time.Duration) bool {
 	if s.blocks == nil {
 		// Room for the whole answer: the table then never regrows. The
 		// cache size bounds it, whatever max_tokens says.
-		s.blocks = make([]int32, 0, min(ceilDiv(s.promptLen+s.target, blockSize), e.kv.total()))
+		s.blocks = make([]int32, 0, min(ceilDiv(s.promptLen+s.target, e.block), e.kv.total()))
 	}
 	s.blocks = e.kv.acquire(s.blocks[:0], hits)
 	s.blocks, _ = e.kv.allocate(s.blocks, need)
-	s.computed = hit * blockSize
+	s.computed = hit * e.block
 	s.registered = hit
 	s.state = stateRunning
 	e.running = append(e.running, s)
@@ -266,7 +288,7 @@ func (e *engine) finishStep(end time.Duration) {
 	for _, x := range e.sched {
 		s := x.s
 		s.computed += x.n
-		if upto := min(min(s.computed, s.promptLen)/blockSize, len(s.hashes)); s.registered < upto {
+		if upto := min(min(s.computed, s.promptLen)/e.block, len(s.hashes)); s.registered < upto {
 			for b := s.registered; b < upto; b++ {
 				e.kv.register(s.blocks[b], s.hashes[b])
 			}
@@ -315,4 +337,11 @@ func (e *engine) finishStep(end time.Duration) {
 	e.m.stepped(len(e.running), e.waiting.len(), e.kv.usage())
 }
 
-func ceilDiv(a, b int) int { return (a + b - 1) / b }
+// ceilDiv is ⌈a ÷ b⌉ for a ≥ 0 and b > 0, without the overflow of a + b − 1.
+func ceilDiv(a, b int) int {
+	q := a / b
+	if a%b != 0 {
+		q++
+	}
+	return q
+}

@@ -6,14 +6,13 @@ import (
 )
 
 // testEngine is an engine for Llama-3.1-8B on an H100 with the given
-// scheduler limits and KV cache size, and no request overhead, so that a
-// sequence enqueued at t is schedulable at t.
+// scheduler limits and KV cache size, and no front end, so that a sequence
+// enqueued at t is schedulable at t.
 func testEngine(t testing.TB, blocks, maxSeqs, maxBatched int, caching bool) *engine {
 	t.Helper()
-	p := profileOf(t, "H100", "Llama-3.1-8B", 1)
-	p.Calibration.RequestOverhead = 0
 	return newEngine(engineConfig{
-		profile: p, blocks: blocks, caching: caching,
+		profile: profileOf(t, "H100", "Llama-3.1-8B", 1), blocks: blocks, blockSize: BlockSize,
+		caching: caching, chunked: true, offline: true,
 		maxSeqs: maxSeqs, maxBatched: maxBatched, outMean: 256, seed: 1,
 	}, nil)
 }
@@ -25,14 +24,14 @@ func fixed(id int64, n, out int) *seq {
 }
 
 // withPrompt is a sequence whose prompt is the given token ids.
-func withPrompt(id int64, prompt []int32, out int) *seq {
+func withPrompt(id int64, prompt []int, out int) *seq {
 	return &seq{id: id, prompt: prompt, promptLen: len(prompt), maxTokens: out, ignoreEOS: true}
 }
 
-func ids(n, from int) []int32 {
-	out := make([]int32, n)
+func ids(n, from int) []int {
+	out := make([]int, n)
 	for i := range out {
-		out[i] = int32(from + i)
+		out[i] = from + i
 	}
 	return out
 }
@@ -199,11 +198,11 @@ func TestSequenceThatCannotGrowPreemptsItself(t *testing.T) {
 
 func TestPrefixCacheSkipsCachedBlocks(t *testing.T) {
 	shared := ids(64, 100)
-	longer := append(append([]int32(nil), shared...), ids(10, 5000)...)
+	longer := append(append([]int(nil), shared...), ids(10, 5000)...)
 	tests := []struct {
 		name     string
 		caching  bool
-		second   []int32
+		second   []int
 		wantN    int // tokens the second request prefills
 		wantHits int64
 	}{
@@ -277,7 +276,7 @@ func TestEmissionAndFinish(t *testing.T) {
 
 func TestWaitingRequestsWaitUntilReady(t *testing.T) {
 	e := testEngine(t, 100, 10, 8192, false)
-	e.reqDelay = 5 * time.Millisecond
+	e.front = newFrontEnd(Calibration{RequestOverhead: 5 * time.Millisecond}, 1)
 	s := fixed(1, 10, 1)
 	s.arrival = time.Second
 	e.enqueue(s)

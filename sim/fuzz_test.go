@@ -1,11 +1,13 @@
 package sim
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -112,4 +114,99 @@ func FuzzRequestBodies(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzFullRequestPath drives arbitrary bodies through the whole request
+// path of a running server: HTTP body, validation, admission to the engine
+// and the steps that produce the answer. The engine runs on a clock that
+// jumps to each step's end, and max_model_len is small, so that every
+// accepted request finishes in a few steps. Whatever the body, the answer
+// is a well-formed error or a complete answer within max_model_len, it
+// comes back without hanging, and the engine goes on running.
+func FuzzFullRequestPath(f *testing.F) {
+	for _, s := range []string{
+		`{"prompt":"hi","max_tokens":3,"ignore_eos":true}`,
+		`{"prompt":"hi","max_tokens":9223372036854775807,"ignore_eos":true}`,
+		`{"prompt":[1,2,3],"max_tokens":9223372036854775806,"min_tokens":9223372036854775806}`,
+		`{"prompt":"x","min_tokens":9223372036854775807}`,
+		`{"prompt":"x","max_tokens":-9223372036854775808}`,
+		`{"prompt":"x","seed":-9223372036854775808,"max_tokens":5}`,
+		`{"prompt":[[7,8]],"stream":true,"stream_options":{"include_usage":true,"continuous_usage_stats":true}}`,
+		`{"messages":[{"role":"user","content":"hi"}],"max_completion_tokens":9223372036854775807}`,
+		`{"messages":[{"role":"user","content":"hi"}],"stream":true}`,
+		`{"prompt":[31999],"max_tokens":1}`, `{"prompt":[2147483648]}`, `{"prompt":"` + strings.Repeat("long ", 100) + `"}`,
+	} {
+		f.Add(s)
+	}
+	clk := &lateClock{}
+	s, err := New(Options{Profile: fastProfile(f), MaxModelLen: 64, MaxBodyBytes: 1 << 12, Clock: clk})
+	if err != nil {
+		f.Fatal(err)
+	}
+	if err := s.Start(context.Background()); err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { s.Close() })
+	f.Fuzz(func(t *testing.T, body string) {
+		for _, path := range []string{"/v1/completions", "/v1/chat/completions"} {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			w := httptest.NewRecorder()
+			s.ServeHTTP(w, httptest.NewRequestWithContext(ctx, http.MethodPost, path, strings.NewReader(body)))
+			hung := ctx.Err() != nil
+			cancel()
+			if hung {
+				t.Fatalf("POST %s %q: no answer within 10 s", path, body)
+			}
+			select {
+			case <-s.done:
+				t.Fatalf("POST %s %q: the engine stopped", path, body)
+			default:
+			}
+			switch w.Code {
+			case http.StatusBadRequest, http.StatusNotFound, http.StatusRequestEntityTooLarge:
+				if !json.Valid(w.Body.Bytes()) {
+					t.Fatalf("POST %s %q: error %d is not JSON: %q", path, body, w.Code, w.Body.String())
+				}
+			case http.StatusOK:
+				checkAnswer(t, path, body, w)
+			default:
+				t.Fatalf("POST %s %q: status %d: %s", path, body, w.Code, w.Body.String())
+			}
+		}
+	})
+}
+
+// checkAnswer checks a 200 answer of the fuzzed server: a JSON body, or a
+// stream of JSON events ending in [DONE], whose completion fits in
+// max_model_len (64).
+func checkAnswer(t *testing.T, path, body string, w *httptest.ResponseRecorder) {
+	t.Helper()
+	if !strings.HasPrefix(w.Header().Get("Content-Type"), "text/event-stream") {
+		var out struct {
+			Usage struct {
+				Prompt     int `json:"prompt_tokens"`
+				Completion int `json:"completion_tokens"`
+			} `json:"usage"`
+		}
+		if err := json.Unmarshal(w.Body.Bytes(), &out); err != nil {
+			t.Fatalf("POST %s %q: answer is not JSON: %v", path, body, err)
+		}
+		if u := out.Usage; u.Completion < 1 || u.Prompt < 1 || u.Prompt+u.Completion > 64 {
+			t.Fatalf("POST %s %q: usage %+v beyond max_model_len 64", path, body, u)
+		}
+		return
+	}
+	events := strings.Split(strings.TrimSuffix(w.Body.String(), "\n\n"), "\n\n")
+	if len(events) < 2 || events[len(events)-1] != "data: [DONE]" {
+		t.Fatalf("POST %s %q: stream does not end with [DONE]: %q", path, body, w.Body.String())
+	}
+	if len(events) > 64+3 { // a role chunk, a token per chunk, usage, [DONE]
+		t.Fatalf("POST %s %q: %d events, more than max_model_len allows", path, body, len(events))
+	}
+	for _, e := range events[:len(events)-1] {
+		data, ok := strings.CutPrefix(e, "data: ")
+		if !ok || !json.Valid([]byte(data)) {
+			t.Fatalf("POST %s %q: event %q is not a JSON data line", path, body, e)
+		}
+	}
 }

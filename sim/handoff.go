@@ -18,6 +18,11 @@ type stream struct {
 	progress atomic.Uint64 // tokens | doneBit | finish code << finishShift
 	first    chan struct{} // closed with the first published progress
 	started  bool          // engine-owned: first is closed
+	// length and stopped are the reply's planned length and whether it
+	// ends by itself ("stop"), written by the engine before it publishes
+	// the first progress: a reader that has seen progress sees them.
+	length  int
+	stopped bool
 }
 
 // Layout of stream.progress.
@@ -33,6 +38,9 @@ func newStream() *stream { return &stream{first: make(chan struct{})} }
 
 // emit runs on the engine goroutine and never blocks it.
 func (st *stream) emit(q *seq, _ time.Duration) {
+	if !st.started {
+		st.length, st.stopped = q.target, q.finish == finishStop
+	}
 	v := uint64(q.generated)
 	if q.state == stateFinished {
 		v |= doneBit

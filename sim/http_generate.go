@@ -64,6 +64,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 // generate validates lengths, applies faults, runs the request through the
 // engine and answers it, streamed or whole.
 func (s *Server) generate(w http.ResponseWriter, r *http.Request, p generationParams, maxTokens *int, prompt []int, chat bool) {
+	s.session.note(r)
 	asked := 0
 	if maxTokens != nil {
 		asked = *maxTokens
@@ -104,11 +105,12 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p generationPa
 	st := newStream()
 	q := &seq{
 		id:        id,
-		prompt:    toInt32(prompt),
+		prompt:    prompt,
 		promptLen: len(prompt),
 		maxTokens: g.maxTokens,
 		minTokens: g.minTokens,
 		ignoreEOS: g.ignoreEOS,
+		chat:      chat,
 		sink:      st,
 	}
 	if g.seed != nil {
@@ -193,6 +195,9 @@ func (x *exchange) streamAnswer() {
 		if !ok {
 			return
 		}
+		if written == 0 && n > 0 {
+			f.setReasoning(x.thinking())
+		}
 		buf = buf[:0]
 		for written < n {
 			pos := written + 1
@@ -243,6 +248,17 @@ func (x *exchange) streamAnswer() {
 	}
 }
 
+// thinking returns how many of the reply's first tokens are reasoning: the
+// model profile's Reasoning, on the chat endpoint only (vLLM's reasoning
+// parsers split chat replies; completions stream the thinking as text).
+// Valid once the stream has published progress.
+func (x *exchange) thinking() int {
+	if !x.g.chat {
+		return 0
+	}
+	return x.s.cfg.reasoning.tokens(x.st.length, x.st.stopped, x.s.cfg.engine.seed, x.q.id)
+}
+
 // at reports whether a fault planned for chunk position want strikes at
 // chunk pos: at its position, or at the last chunk when the stream is
 // shorter than planned.
@@ -283,15 +299,29 @@ func (x *exchange) wholeAnswer() {
 		dropConnection(rc)
 		return
 	}
-	var text []byte
+	var text, thought []byte
+	think := 0
+	if n > 0 {
+		think = min(x.thinking(), n)
+	}
 	for i := range n {
-		text = x.text.appendToken(text, i)
+		if i < think {
+			thought = x.text.appendToken(thought, i)
+		} else {
+			text = x.text.appendToken(text, i)
+		}
 	}
 	u := usage{PromptTokens: len(x.g.prompt), CompletionTokens: n, TotalTokens: len(x.g.prompt) + n}
 	var body any
 	if x.g.chat {
+		msg := chatMsgBody{Role: "assistant", Content: string(text), ToolCalls: []any{}}
+		if think > 0 {
+			r := string(thought)
+			msg.Reasoning = &r
+			u.CompletionTokensDetails = &completionDetails{ReasoningTokens: think}
+		}
 		body = chatResponse{ID: x.id, Object: "chat.completion", Created: x.s.created, Model: x.s.cfg.model, Usage: u,
-			Choices: []chatChoice{{Message: chatMsgBody{Role: "assistant", Content: string(text), ToolCalls: []any{}}, FinishReason: finish}}}
+			Choices: []chatChoice{{Message: msg, FinishReason: finish}}}
 	} else {
 		body = completionResponse{ID: x.id, Object: "text_completion", Created: x.s.created, Model: x.s.cfg.model, Usage: u,
 			Choices: []completionChoice{{Text: string(text), FinishReason: finish}}}

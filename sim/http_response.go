@@ -63,6 +63,12 @@ type usage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	TotalTokens      int `json:"total_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
+	// CompletionTokensDetails counts a reasoning model's reasoning tokens.
+	CompletionTokensDetails *completionDetails `json:"completion_tokens_details,omitempty"`
+}
+
+type completionDetails struct {
+	ReasoningTokens int `json:"reasoning_tokens"`
 }
 
 // Non-streaming responses.
@@ -101,9 +107,10 @@ type chatChoice struct {
 }
 
 type chatMsgBody struct {
-	Role      string `json:"role"`
-	Content   string `json:"content"`
-	ToolCalls []any  `json:"tool_calls"`
+	Role      string  `json:"role"`
+	Content   string  `json:"content"`
+	Reasoning *string `json:"reasoning,omitempty"` // a reasoning model's thinking
+	ToolCalls []any   `json:"tool_calls"`
 }
 
 // chunkFormat builds the SSE events of one streamed response. Events are
@@ -114,6 +121,10 @@ type chunkFormat struct {
 	head       []byte // `data: {"id":…,"object":…,"created":…,"model":…,"choices":`
 	promptLen  int
 	continuous bool // usage on every chunk
+	// reasons says the reply's first thinking tokens are reasoning, which
+	// every usage block counts (completion_tokens_details).
+	reasons  bool
+	thinking int
 }
 
 func newChunkFormat(chat bool, id string, created int64, model string, promptLen int, continuous bool) *chunkFormat {
@@ -140,11 +151,22 @@ func (f *chunkFormat) appendRole(dst []byte) []byte {
 	return f.appendTail(dst, 0)
 }
 
+// setReasoning makes the first thinking tokens of the reply reasoning
+// (chat only).
+func (f *chunkFormat) setReasoning(thinking int) {
+	f.reasons, f.thinking = f.chat && thinking > 0, thinking
+}
+
 // appendToken appends a content chunk carrying text, the completion's
-// tokens-th token; finish is "" until the last one.
+// tokens-th token (a reasoning delta while tokens ≤ the reply's thinking
+// tokens); finish is "" until the last one.
 func (f *chunkFormat) appendToken(dst []byte, text []byte, tokens int, finish string) []byte {
 	dst = append(dst, f.head...)
-	if f.chat {
+	if f.chat && f.reasons && tokens <= f.thinking {
+		dst = append(dst, `[{"index":0,"delta":{"reasoning":`...)
+		dst = record.AppendJSONString(dst, text)
+		dst = append(dst, `},"logprobs":null,"finish_reason":`...)
+	} else if f.chat {
 		dst = append(dst, `[{"index":0,"delta":{"content":`...)
 		dst = record.AppendJSONString(dst, text)
 		dst = append(dst, `},"logprobs":null,"finish_reason":`...)
@@ -195,6 +217,11 @@ func (f *chunkFormat) appendUsageField(dst []byte, tokens int) []byte {
 	dst = strconv.AppendInt(dst, int64(f.promptLen+tokens), 10)
 	dst = append(dst, `,"completion_tokens":`...)
 	dst = strconv.AppendInt(dst, int64(tokens), 10)
+	if f.reasons {
+		dst = append(dst, `,"completion_tokens_details":{"reasoning_tokens":`...)
+		dst = strconv.AppendInt(dst, int64(min(tokens, f.thinking)), 10)
+		dst = append(dst, '}')
+	}
 	return append(dst, '}')
 }
 

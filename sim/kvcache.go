@@ -1,13 +1,10 @@
 package sim
 
-// blockSize is the number of tokens in one KV cache block (vLLM's default).
-const blockSize = 16
-
 // noBlock marks the end of the free list.
 const noBlock = -1
 
 // kvCache is the paged KV cache: a fixed pool of blocks, each holding the KV
-// of blockSize tokens, with reference counts and an optional prefix cache.
+// of a block size's worth of tokens, with reference counts and an optional prefix cache.
 //
 // Blocks whose reference count is zero sit on a free list in LRU order:
 // allocation takes the head (least recently freed), freeing appends to the
@@ -170,7 +167,7 @@ func (c *kvCache) register(b int32, h uint64) {
 // blockHashes returns the chained hashes of the full blocks of prompt: block
 // i's hash covers block i's tokens and, through the previous hash, every
 // token before them, so equal hashes mean equal prefixes.
-func blockHashes(prompt []int32) []uint64 {
+func blockHashes(prompt []int, blockSize int) []uint64 {
 	n := len(prompt) / blockSize
 	if n == 0 {
 		return nil

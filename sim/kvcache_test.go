@@ -133,36 +133,36 @@ func TestCachingDisabled(t *testing.T) {
 }
 
 func TestBlockHashesAreChained(t *testing.T) {
-	base := make([]int32, 48)
+	base := make([]int, 48)
 	for i := range base {
-		base[i] = int32(i)
+		base[i] = i
 	}
 	same := slices.Clone(base)
 	diverge := slices.Clone(base)
 	diverge[20] = 9999 // inside the second block
-	shifted := append([]int32{7}, base[:47]...)
+	shifted := append([]int{7}, base[:47]...)
 
-	h := blockHashes(base)
+	h := blockHashes(base, BlockSize)
 	if len(h) != 3 {
 		t.Fatalf("48 tokens give %d block hashes, want 3", len(h))
 	}
-	if !slices.Equal(blockHashes(same), h) {
+	if !slices.Equal(blockHashes(same, BlockSize), h) {
 		t.Error("equal prompts hash differently")
 	}
-	d := blockHashes(diverge)
+	d := blockHashes(diverge, BlockSize)
 	if d[0] != h[0] || d[1] == h[1] || d[2] == h[2] {
 		t.Errorf("a change in block 1 must change blocks 1 and 2 only: same %v, %v, %v",
 			d[0] == h[0], d[1] == h[1], d[2] == h[2])
 	}
-	if s := blockHashes(shifted); s[1] == h[1] {
+	if s := blockHashes(shifted, BlockSize); s[1] == h[1] {
 		t.Error("shifted prompt shares a block hash: hashes must cover the whole prefix")
 	}
 	for _, n := range []int{0, 1, 15} {
-		if got := blockHashes(base[:n]); got != nil {
+		if got := blockHashes(base[:n], BlockSize); got != nil {
 			t.Errorf("%d tokens (no full block) give %v, want nil", n, got)
 		}
 	}
-	if got := len(blockHashes(base[:31])); got != 1 {
+	if got := len(blockHashes(base[:31], BlockSize)); got != 1 {
 		t.Errorf("31 tokens give %d hashes, want 1 (only full blocks)", got)
 	}
 }

@@ -178,11 +178,13 @@ func TestTokenBuckets(t *testing.T) {
 }
 
 func TestKVExhaustionPreempts(t *testing.T) {
-	// A 1 GiB GPU at 0.95 leaves 163 blocks (2,608 tokens) after the 0.5B
-	// model's weights; twelve requests growing to 350 tokens need 4,200.
+	// A 1.064 GiB GPU at 0.95 leaves 98 blocks (1,568 tokens) after the
+	// 0.5B model's weights and the reserve (5 % of its memory, and the
+	// activations and logits of 512 batched tokens and 12 sequences);
+	// twelve requests growing to 350 tokens need 4,200.
 	p := fastProfile(t)
-	p.GPU = GPU{Name: "tiny", MemoryGiB: 1, BandwidthTBps: 4.8, TFLOPS: 989}
-	_, ts := startServer(t, Options{Profile: p, GPUMemoryUtilization: 0.95})
+	p.GPU = GPU{Name: "tiny", MemoryGiB: 1.064, BandwidthTBps: 4.8, TFLOPS: 989}
+	_, ts := startServer(t, Options{Profile: p, GPUMemoryUtilization: 0.95, MaxNumBatchedTokens: 512, MaxNumSeqs: 12})
 	var wg sync.WaitGroup
 	results := make([]streamResult, 12)
 	for i := range results {
@@ -273,10 +275,10 @@ func TestPrefixCachingLowersTTFT(t *testing.T) {
 // the same requests as e2e, and their sums add up to its sum.
 func TestPhasesObservedAtFinish(t *testing.T) {
 	p := profileOf(t, "H100", "Llama-3.1-8B", 1)
-	p.Calibration.RequestOverhead = 0
 	m := newMetrics("m", 4096)
 	// One sequence at a time: the second waits in the queue for the first.
-	e := newEngine(engineConfig{profile: p, blocks: 1000, maxSeqs: 1, maxBatched: 8192, outMean: 256, seed: 1}, m)
+	e := newEngine(engineConfig{profile: p, blocks: 1000, blockSize: BlockSize, chunked: true, offline: true,
+		maxSeqs: 1, maxBatched: 8192, outMean: 256, seed: 1}, m)
 	e.enqueue(fixed(1, 100, 8))
 	e.enqueue(fixed(2, 100, 8))
 	hist := func(name string) (count uint64, sum float64) {

@@ -18,8 +18,9 @@ import (
 // a model the built-in tables lack, and may recalibrate the cost model:
 //
 //	gpu: H100                 # a built-in name, or an object:
-//	# gpu: {name: B200, memory_gib: 180, bandwidth_tbps: 8, tflops: 2250,
-//	#       link_gbps: 900, allreduce_latency_us: 5}
+//	# gpu: {name: B300, memory_gib: 288, bandwidth_tbps: 8, tflops: 2250,
+//	#       fp8_tflops: 4500, link_gbps: 900, allreduce_latency_us: 5,
+//	#       mbu: 0.8, mfu: 0.35}
 //	model:
 //	  name: my-13b
 //	  layers: 40
@@ -30,13 +31,23 @@ import (
 //	  params_b: 13
 //	  dtype_bytes: 2
 //	  max_model_len: 4096
+//	  vocab_size: 32000       # optional: see Model for the rest (experts,
+//	  intermediate_size: 13824 # sliding window, MLA, weight formats)
 //	tensor_parallel_size: 2
+//	kv_cache_dtype: fp8       # vLLM's --kv-cache-dtype
+//	engine:                   # the server's limits, vLLM's names; flags override them
+//	  max_num_seqs: 256
+//	  max_num_batched_tokens: 2048
 //	calibration:              # any subset; the rest stays as it was
-//	  mfu: 0.45
+//	  mfu: 0.45               # override the GPU's own efficiencies
 //	  mbu: 0.75
+//	  attention_efficiency: 1.5
 //	  step_overhead: 300us
-//	  seq_overhead: 200us
-//	  request_overhead: 4ms
+//	  seq_overhead: 30us
+//	  request_overhead: 1ms
+//	  front_end_service: 1ms
+//	  front_end_per_token: 2us
+//	  chat_template: 20ms
 //
 // Every key is optional; what the file leaves out comes from the profile it
 // is applied to.
@@ -44,15 +55,21 @@ type profileFile struct {
 	GPU            yaml.Node        `yaml:"gpu"`
 	Model          yaml.Node        `yaml:"model"`
 	TensorParallel *int             `yaml:"tensor_parallel_size"`
+	KVCacheDType   *string          `yaml:"kv_cache_dtype"`
+	Engine         *EngineSettings  `yaml:"engine"`
 	Calibration    *calibrationFile `yaml:"calibration"`
 }
 
 type calibrationFile struct {
-	MFU             *float64       `yaml:"mfu"`
-	MBU             *float64       `yaml:"mbu"`
-	StepOverhead    *time.Duration `yaml:"step_overhead"`
-	SeqOverhead     *time.Duration `yaml:"seq_overhead"`
-	RequestOverhead *time.Duration `yaml:"request_overhead"`
+	MFU                 *float64       `yaml:"mfu,omitempty"`
+	MBU                 *float64       `yaml:"mbu,omitempty"`
+	AttentionEfficiency *float64       `yaml:"attention_efficiency,omitempty"`
+	StepOverhead        *time.Duration `yaml:"step_overhead,omitempty"`
+	SeqOverhead         *time.Duration `yaml:"seq_overhead,omitempty"`
+	RequestOverhead     *time.Duration `yaml:"request_overhead,omitempty"`
+	FrontEndService     *time.Duration `yaml:"front_end_service,omitempty"`
+	FrontEndPerToken    *time.Duration `yaml:"front_end_per_token,omitempty"`
+	ChatTemplate        *time.Duration `yaml:"chat_template,omitempty"`
 }
 
 // LoadProfile reads the profile file at path and applies it to base (see
@@ -96,15 +113,31 @@ func ParseProfile(name string, data []byte, base Profile) (Profile, error) {
 		}
 		p.TensorParallel = *f.TensorParallel
 	}
+	if f.KVCacheDType != nil {
+		if !ValidKVCacheDType(*f.KVCacheDType) {
+			return Profile{}, fmt.Errorf("%s: kv_cache_dtype %q: want one of %s", name, *f.KVCacheDType, KVCacheDTypes)
+		}
+		p.KVCacheDType = *f.KVCacheDType
+	}
+	if e := f.Engine; e != nil {
+		if e.MaxNumSeqs < 0 || e.MaxNumBatchedTokens < 0 || e.MaxModelLen < 0 || e.BlockSize < 0 || !(e.GPUMemoryUtilization >= 0 && e.GPUMemoryUtilization <= 1) {
+			return Profile{}, fmt.Errorf("%s: engine %+v: settings must not be negative, and gpu_memory_utilization at most 1", name, *e)
+		}
+		p.Engine = *e
+	}
 	if c := f.Calibration; c != nil {
 		if p.Calibration == (Calibration{}) {
 			p.Calibration = DefaultCalibration
 		}
 		set(&p.Calibration.MFU, c.MFU)
 		set(&p.Calibration.MBU, c.MBU)
+		set(&p.Calibration.AttentionEfficiency, c.AttentionEfficiency)
 		set(&p.Calibration.StepOverhead, c.StepOverhead)
 		set(&p.Calibration.SeqOverhead, c.SeqOverhead)
 		set(&p.Calibration.RequestOverhead, c.RequestOverhead)
+		set(&p.Calibration.FrontEndService, c.FrontEndService)
+		set(&p.Calibration.FrontEndPerToken, c.FrontEndPerToken)
+		set(&p.Calibration.ChatTemplate, c.ChatTemplate)
 	}
 	return p, nil
 }
@@ -181,4 +214,56 @@ func sortedKeys(m map[string]bool) string {
 	}
 	slices.Sort(keys)
 	return strings.Join(keys, ", ")
+}
+
+// FormatProfile writes p as a profile file that ParseProfile reads back to
+// p: the GPU and model by their built-in names when they are the built-in
+// ones, else in full, and every calibration figure. comment, when not
+// empty, heads the file as comment lines.
+func FormatProfile(p Profile, comment string) ([]byte, error) {
+	type out struct {
+		GPU            any             `yaml:"gpu"`
+		Model          any             `yaml:"model"`
+		TensorParallel int             `yaml:"tensor_parallel_size"`
+		KVCacheDType   string          `yaml:"kv_cache_dtype,omitempty"`
+		Engine         *EngineSettings `yaml:"engine,omitempty"`
+		Calibration    calibrationFile `yaml:"calibration"`
+	}
+	o := out{GPU: p.GPU, Model: p.Model, TensorParallel: max(p.TensorParallel, 1), KVCacheDType: p.KVCacheDType}
+	if p.Engine != (EngineSettings{}) {
+		o.Engine = &p.Engine
+	}
+	if g, err := LookupGPU(p.GPU.Name); err == nil && g == p.GPU {
+		o.GPU = g.Name
+	}
+	if m, err := LookupModel(p.Model.Name); err == nil && m == p.Model {
+		o.Model = m.Name
+	}
+	c := p.Calibration
+	o.Calibration = calibrationFile{
+		AttentionEfficiency: &c.AttentionEfficiency,
+		StepOverhead:        &c.StepOverhead, SeqOverhead: &c.SeqOverhead, RequestOverhead: &c.RequestOverhead,
+		FrontEndService: &c.FrontEndService, FrontEndPerToken: &c.FrontEndPerToken, ChatTemplate: &c.ChatTemplate,
+	}
+	if c.MFU > 0 {
+		o.Calibration.MFU = &c.MFU
+	}
+	if c.MBU > 0 {
+		o.Calibration.MBU = &c.MBU
+	}
+	var b bytes.Buffer
+	for _, line := range strings.Split(strings.TrimSpace(comment), "\n") {
+		if line != "" {
+			b.WriteString("# " + line + "\n")
+		}
+	}
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(o); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }

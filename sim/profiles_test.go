@@ -11,11 +11,13 @@ func TestKVBytesPerToken(t *testing.T) {
 		model string
 		want  int64
 	}{
-		{"Llama-3.1-8B", 128 << 10},  // 2 × 32 layers × 8 KV heads × 128 × 2 bytes, DESIGN's figure
-		{"Qwen2.5-7B", 56 << 10},     // 2 × 28 × 4 × 128 × 2, DESIGN's figure
-		{"Llama-3.1-70B", 320 << 10}, // 2 × 80 × 8 × 128 × 2
-		{"Qwen2.5-0.5B", 12 << 10},   // 2 × 24 × 2 × 64 × 2
-		{"Mistral-7B", 128 << 10},    // same attention shape as Llama-3.1-8B
+		{"Llama-3.1-8B", 128 << 10},          // 2 × 32 layers × 8 KV heads × 128 × 2 bytes, DESIGN's figure
+		{"Qwen2.5-7B", 56 << 10},             // 2 × 28 × 4 × 128 × 2, DESIGN's figure
+		{"Llama-3.1-70B", 320 << 10},         // 2 × 80 × 8 × 128 × 2
+		{"Qwen2.5-0.5B", 12 << 10},           // 2 × 24 × 2 × 64 × 2
+		{"Mistral-7B", 128 << 10},            // same attention shape as Llama-3.1-8B
+		{"DeepSeek-V3", 61 * 576 * 2},        // MLA: one latent of 512 + 64 per layer
+		{"gpt-oss-20b", 12 * 2 * 8 * 64 * 2}, // only the 12 full-attention layers keep every token
 	}
 	for _, tt := range tests {
 		m, err := LookupModel(tt.model)
@@ -29,9 +31,23 @@ func TestKVBytesPerToken(t *testing.T) {
 }
 
 func TestWeightBytes(t *testing.T) {
-	m, _ := LookupModel("Llama-3.1-8B")
-	if got, want := m.WeightBytes(), 16.06e9; math.Abs(got-want) > 1 {
-		t.Errorf("Llama-3.1-8B bf16 weights = %v bytes, want %v", got, want)
+	tests := []struct {
+		model string
+		want  float64
+	}{
+		{"Llama-3.1-8B", 16.06e9},                                // 8.03 B × 2 bytes
+		{"Llama-3.1-8B-FP8", 8.03e9},                             // 1 byte each
+		{"Llama-3.1-8B-AWQ", 8.03e9 * (0.5 + 1.0/64)},            // 4 bits and a 16-bit scale per 128
+		{"gpt-oss-20b", (20.9-19.1)*1e9*2 + 19.1e9*(0.5+1.0/32)}, // BF16 attention, MXFP4 experts
+	}
+	for _, tt := range tests {
+		m, err := LookupModel(tt.model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.WeightBytes(); math.Abs(got-tt.want) > 1e3 {
+			t.Errorf("%s weights = %v bytes, want %v", tt.model, got, tt.want)
+		}
 	}
 }
 
@@ -51,7 +67,11 @@ func TestLookupGPU(t *testing.T) {
 		{"h200", "H200"},           // not confused with H100
 		{"", ""},                   // empty
 		{"h1000", ""},              // near miss
-		{"B200", ""},               // not built in: use a profile file
+		{"B200", "B200"},           // Blackwell
+		{"gaudi 3", "Gaudi3"},      // spaced
+		{"h100 pcie", "H100-PCIe"}, // form factor
+		{"a100-40gb", "A100-40GB"}, // the smaller A100
+		{"B300", ""},               // not built in: use a profile file
 	}
 	for _, tt := range tests {
 		g, err := LookupGPU(tt.in)
@@ -77,9 +97,13 @@ func TestLookupModel(t *testing.T) {
 		{"Qwen/Qwen2.5-7B-Instruct", "Qwen2.5-7B"},                  // Qwen
 		{"qwen2.5-0.5b", "Qwen2.5-0.5B"},                            // lower case
 		{"mistralai/Mistral-7B-Instruct-v0.3", "Mistral-7B"},        // version suffix after -Instruct
-		{"", ""},            // empty
-		{"Llama-3.1-8", ""}, // truncated
-		{"gpt-4", ""},       // unknown
+		{"Qwen/Qwen3-30B-A3B", "Qwen3-30B-A3B"},                     // MoE
+		{"Qwen/Qwen3-8B-FP8", "Qwen3-8B-FP8"},                       // quantized: the base shape with FP8 weights
+		{"meta-llama/Llama-3.3-70B-Instruct", "Llama-3.1-70B"},      // same shape, another name
+		{"openai/gpt-oss-120b", "gpt-oss-120b"},                     // sliding window and MXFP4 experts
+		{"", ""},                                                    // empty
+		{"Llama-3.1-8", ""},                                         // truncated
+		{"gpt-4", ""},                                               // unknown
 	}
 	for _, tt := range tests {
 		m, err := LookupModel(tt.in)
@@ -97,12 +121,22 @@ func TestLookupModel(t *testing.T) {
 
 func TestBuiltinsAreSortedAndValid(t *testing.T) {
 	gpus, models := GPUs(), Models()
-	if len(gpus) != 7 || len(models) != 5 {
-		t.Fatalf("%d GPUs and %d models built in, want 7 and 5", len(gpus), len(models))
+	if len(gpus) != 22 || len(models) != 18 {
+		t.Fatalf("%d GPUs and %d models built in, want 22 and 18", len(gpus), len(models))
 	}
 	for i := 1; i < len(gpus); i++ {
 		if gpus[i-1].Name >= gpus[i].Name {
 			t.Errorf("GPUs not sorted: %q before %q", gpus[i-1].Name, gpus[i].Name)
+		}
+	}
+	for _, g := range gpus {
+		if g.Source == "" || g.MBU == 0 || g.MFU == 0 {
+			t.Errorf("%s: source %q, MBU %v, MFU %v; want all given", g.Name, g.Source, g.MBU, g.MFU)
+		}
+	}
+	for _, m := range models {
+		if m.Source == "" || m.VocabSize == 0 || m.IntermediateSize == 0 {
+			t.Errorf("%s: source %q, vocab %d, intermediate %d; want all given", m.Name, m.Source, m.VocabSize, m.IntermediateSize)
 		}
 	}
 	for _, g := range gpus {
@@ -117,7 +151,7 @@ func TestBuiltinsAreSortedAndValid(t *testing.T) {
 
 func TestProfileString(t *testing.T) {
 	p := Profile{GPU: mustGPU(t, "H100"), Model: mustModel(t, "Llama-3.1-70B"), TensorParallel: 4, Calibration: DefaultCalibration}
-	want := "Llama-3.1-70B on H100-SXM ×4 (tensor parallel): 80 GiB, 3.35 TB/s, 989 TFLOP/s; MFU 0.50, MBU 0.80"
+	want := "Llama-3.1-70B on H100-SXM ×4 (tensor parallel): 80 GiB, 3.35 TB/s, 989 TFLOP/s; MFU 0.30, MBU 0.85"
 	if got := p.String(); got != want {
 		t.Errorf("String() = %q\nwant       %q", got, want)
 	}

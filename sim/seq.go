@@ -36,12 +36,13 @@ type sink interface {
 // to the engine. Every other field is owned by the engine goroutine; other
 // goroutines learn about progress only through sink.emit.
 type seq struct {
-	id        int64   // the creator's handle: request number or record index
-	prompt    []int32 // prompt token ids; nil when only promptLen is known
+	id        int64 // the creator's handle: request number or record index
+	prompt    []int // prompt token ids, the creator's (read only); nil when only promptLen is known
 	promptLen int
 	maxTokens int
 	minTokens int
 	ignoreEOS bool
+	chat      bool   // rendered through the chat template by the front end
 	seeded    bool   // seed holds the request's own seed for its output length
 	seed      uint64 //
 	arrival   time.Duration

@@ -28,6 +28,7 @@ type Server struct {
 	mux     *http.ServeMux
 	created int64 // Unix seconds, the "created" of every response
 	lag     lagRecorder
+	session *sessionLog
 
 	nextID  atomic.Int64
 	waiting atomic.Int64                  // the engine's waiting queue, published each step
@@ -67,6 +68,7 @@ func New(opts Options) (*Server, error) {
 		closing: make(chan struct{}),
 	}
 	s.eng = newEngine(c.engine, s.m)
+	s.session = newSessionLog(s.m.reg)
 	tick := make(chan struct{})
 	s.tick.Store(&tick)
 	s.routes()
@@ -137,15 +139,15 @@ type Info struct {
 	Model               string // served model name
 	MaxModelLen         int
 	KVBlocks            int // KV cache blocks of BlockSize tokens
+	BlockSize           int
 	KVTokens            int // tokens the KV cache holds
 	MaxNumSeqs          int
 	MaxNumBatchedTokens int
 	PrefixCaching       bool
+	ChunkedPrefill      bool
+	Offline             bool // vLLM's offline LLM class: no front end
 	Faults              Faults
 }
-
-// BlockSize is the number of tokens in a KV cache block.
-const BlockSize = blockSize
 
 // Resolve applies defaults to opts and reports the configuration a server or
 // virtual run built from them would have, or why they are invalid.
@@ -163,10 +165,13 @@ func (c config) info() Info {
 		Model:               c.model,
 		MaxModelLen:         c.maxModelLen,
 		KVBlocks:            c.engine.blocks,
+		BlockSize:           c.engine.blockSize,
 		KVTokens:            c.kvTokens,
 		MaxNumSeqs:          c.engine.maxSeqs,
 		MaxNumBatchedTokens: c.engine.maxBatched,
 		PrefixCaching:       c.engine.caching,
+		ChunkedPrefill:      c.engine.chunked,
+		Offline:             c.engine.offline,
 		Faults:              c.faults,
 	}
 }
@@ -176,11 +181,23 @@ func (i Info) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "profile: %s\n", i.Profile)
 	fmt.Fprintf(&b, "model: %s (max model len %d)\n", i.Model, i.MaxModelLen)
-	fmt.Fprintf(&b, "kv cache: %d blocks of %d tokens (%d tokens), prefix caching %s\n",
-		i.KVBlocks, BlockSize, i.KVTokens, onOff(i.PrefixCaching))
-	fmt.Fprintf(&b, "scheduler: max num seqs %d, max num batched tokens %d\n", i.MaxNumSeqs, i.MaxNumBatchedTokens)
+	fmt.Fprintf(&b, "kv cache: %d blocks of %d tokens (%d tokens, %s), prefix caching %s\n",
+		i.KVBlocks, i.BlockSize, i.KVTokens, kvFormat(i.Profile), onOff(i.PrefixCaching))
+	fmt.Fprintf(&b, "scheduler: max num seqs %d, max num batched tokens %d, chunked prefill %s\n",
+		i.MaxNumSeqs, i.MaxNumBatchedTokens, onOff(i.ChunkedPrefill))
+	if r := i.Profile.Model.Reasoning; r.On() {
+		fmt.Fprintf(&b, "reasoning: %s, streamed as reasoning on /v1/chat/completions\n", r.describe())
+	}
 	fmt.Fprintf(&b, "faults: %s", i.Faults)
 	return b.String()
+}
+
+// kvFormat names the KV cache's element format.
+func kvFormat(p Profile) string {
+	if d := p.KVCacheDType; d != "" && d != "auto" {
+		return d
+	}
+	return fmt.Sprintf("%d-bit", int(8*p.kvElemBytes()))
 }
 
 func onOff(b bool) string {

@@ -20,13 +20,17 @@ func checkLengths(promptLen, maxTokens, minTokens, maxModelLen int) (int, error)
 		return 0, fmt.Errorf("this model's maximum context length is %d tokens, however your request has %d input tokens: reduce the length of the input",
 			maxModelLen, promptLen)
 	}
+	// promptLen < maxModelLen from here on, so room cannot overflow. The sum
+	// asked for may: max_tokens can be as large as an int holds, hence the
+	// comparison with room and the sum in uint64 (two values below 2⁶³).
+	room := maxModelLen - promptLen
 	if maxTokens == 0 {
-		maxTokens = maxModelLen - promptLen
+		maxTokens = room
 	}
 	switch {
-	case promptLen+maxTokens > maxModelLen:
+	case maxTokens > room:
 		return 0, fmt.Errorf("this model's maximum context length is %d tokens, however you requested %d tokens (%d in the input, %d in the completion): reduce the length of the input or of the completion",
-			maxModelLen, promptLen+maxTokens, promptLen, maxTokens)
+			maxModelLen, uint64(promptLen)+uint64(maxTokens), promptLen, maxTokens)
 	case minTokens < 0:
 		return 0, fmt.Errorf("min_tokens must be greater than or equal to 0, got %d", minTokens)
 	case minTokens > maxTokens:

@@ -24,6 +24,9 @@ type VirtualRequest struct {
 	MaxTokens    int  // output cap; 0 means up to max_model_len
 	MinTokens    int  // output floor
 	IgnoreEOS    bool // run to MaxTokens
+	// Chat marks a request sent to /v1/chat/completions: the front end
+	// renders its messages with the chat template before tokenizing them.
+	Chat bool
 }
 
 // VirtualPlan is a virtual-time run's workload.
@@ -33,6 +36,14 @@ type VirtualPlan struct {
 	// Concurrency requests arrive at time zero and each completion sends the
 	// next request at once. Zero sends each request at its At (open loop).
 	Concurrency int
+	// Follow, when set, makes an open-loop run grow as it goes, for
+	// requests that depend on others (the turns of a session): it is
+	// called with each request's record, as it completes or is refused and
+	// before emit sees it, and returns the requests that become known
+	// then. Each arrives at its At, or at once if that is already past; the
+	// requests Follow returns take the sequence numbers after every request
+	// before them, in the order returned. It needs Concurrency 0.
+	Follow func(done *record.Record) []VirtualRequest
 }
 
 // RunVirtual simulates reqs arriving at their At times on the engine that
@@ -95,6 +106,9 @@ func StreamVirtual(ctx context.Context, opts Options, plan VirtualPlan, emit fun
 	if plan.Concurrency < 0 {
 		return fmt.Errorf("concurrency %d: must not be negative", plan.Concurrency)
 	}
+	if plan.Follow != nil && plan.Concurrency != 0 {
+		return errors.New("a run that follows its requests must be open-loop (concurrency 0)")
+	}
 	v := &virtualRun{
 		cfg:  c,
 		reqs: plan.Requests,
@@ -102,6 +116,7 @@ func StreamVirtual(ctx context.Context, opts Options, plan VirtualPlan, emit fun
 		emit: emit,
 		seqs: make([]seq, len(plan.Requests)),
 	}
+	v.follow = plan.Follow
 	v.eng.trace = true
 	return v.run(ctx, plan.Concurrency)
 }
@@ -116,6 +131,9 @@ type virtualRun struct {
 	seqs []seq          // one per request, indexed like reqs
 	rec  record.Record  // the record being emitted
 	buf  []record.Chunk // its chunks
+
+	follow   func(*record.Record) []VirtualRequest // VirtualPlan.Follow
+	released []VirtualRequest                      // what follow returned, not yet in the send order
 }
 
 func (v *virtualRun) run(ctx context.Context, concurrency int) error {
@@ -142,6 +160,7 @@ func (v *virtualRun) run(ctx context.Context, concurrency int) error {
 				return nil
 			}
 			if err := v.refuse(i, at, err); err != nil || concurrency == 0 {
+				order = v.admit(order, next, at)
 				return err
 			}
 		}
@@ -200,6 +219,7 @@ func (v *virtualRun) run(ctx context.Context, concurrency int) error {
 			if err := v.complete(s); err != nil {
 				return err
 			}
+			order = v.admit(order, next, now)
 			if concurrency > 0 {
 				if err := send(now); err != nil {
 					return err
@@ -231,11 +251,10 @@ func (v *virtualRun) submit(i int, at time.Duration) error {
 		maxTokens: maxTokens,
 		minTokens: q.MinTokens,
 		ignoreEOS: q.IgnoreEOS,
+		chat:      q.Chat,
 		arrival:   at,
 	}
-	if q.Prompt != nil {
-		s.prompt = toInt32(q.Prompt)
-	}
+	s.prompt = q.Prompt // read only: the engine hashes its blocks
 	v.eng.enqueue(s)
 	return nil
 }
@@ -257,7 +276,7 @@ func (v *virtualRun) refuse(i int, at time.Duration, why error) error {
 	if q.Prompt != nil {
 		v.rec.InputTokens = len(q.Prompt)
 	}
-	return v.emit(&v.rec)
+	return v.emitRecord()
 }
 
 // complete emits the record of finished sequence s: one chunk per token at
@@ -270,6 +289,12 @@ func (v *virtualRun) complete(s *seq) error {
 		}
 	}
 	v.buf = chunks
+	// A reasoning model's first tokens are reasoning, as a chat client
+	// reads them from the server (see Reasoning).
+	think := min(v.cfg.reasoning.tokens(s.target, s.finish == finishStop, v.cfg.engine.seed, s.id), len(chunks))
+	for i := range think {
+		chunks[i].Reasoning = true
+	}
 	v.rec = record.Record{
 		Seq:          s.id,
 		Scheduled:    int64(s.arrival),
@@ -282,14 +307,9 @@ func (v *virtualRun) complete(s *seq) error {
 		Status:       http.StatusOK,
 		Finish:       s.finish,
 	}
-	v.seqs[s.id] = seq{} // let the block table and step runs go
-	return v.emit(&v.rec)
-}
-
-func toInt32(ids []int) []int32 {
-	out := make([]int32, len(ids))
-	for i, id := range ids {
-		out[i] = int32(id)
+	if think > 0 {
+		v.rec.ReasoningTokens, v.rec.ReasoningSource = think, record.SourceUsage
 	}
-	return out
+	v.seqs[s.id] = seq{} // let the block table and step runs go
+	return v.emitRecord()
 }

@@ -36,20 +36,22 @@ func TestVirtualRecordShape(t *testing.T) {
 	if last, _ := r.LastToken(); r.End != last {
 		t.Errorf("end %d, last token %d: want equal", r.End, last)
 	}
-	// The first token comes after the request overhead and one prefill
-	// step of 200 tokens, exactly as the cost model says.
+	// The first token comes after the front end and one prefill step of
+	// 200 tokens, exactly as the front end and the cost model say.
 	c := newCostModel(profileOf(t, "H100", "Llama-3.1-8B", 1))
-	var prefill batchShape
-	prefill.add(0, 200)
-	want := time.Second + DefaultCalibration.RequestOverhead + c.duration(prefill)
+	ready := newFrontEnd(DefaultCalibration, 0).admit(time.Second, 200, false)
+	want := ready + c.duration(prefillShape(c, 200, true))
 	if got := time.Duration(r.Chunks[0].At); got != want {
 		t.Errorf("first token at %v, want %v", got, want)
 	}
+	// The front end costs its latency, and at least half its mean service
+	// time (the service varies by ±50 %).
+	if min := time.Second + DefaultCalibration.RequestOverhead + (DefaultCalibration.FrontEndService+200*DefaultCalibration.FrontEndPerToken)/2; ready < min {
+		t.Errorf("ready at %v, want at least %v", ready, min)
+	}
 	// Every later token is one batch-1 decode step.
-	var decode batchShape
-	decode.add(200, 1)
-	if gap := time.Duration(r.Chunks[1].At - r.Chunks[0].At); gap != c.duration(decode) {
-		t.Errorf("second token after %v, want one decode step of %v", gap, c.duration(decode))
+	if gap := time.Duration(r.Chunks[1].At - r.Chunks[0].At); gap != c.duration(decodeShape(c, 1, 200)) {
+		t.Errorf("second token after %v, want one decode step of %v", gap, c.duration(decodeShape(c, 1, 200)))
 	}
 }
 
@@ -60,7 +62,11 @@ func TestVirtualOpenLoopOrderAndIdleGaps(t *testing.T) {
 		{At: 10 * time.Second, PromptTokens: 10, MaxTokens: 5, IgnoreEOS: true},
 		{At: 0, PromptTokens: 10, MaxTokens: 5, IgnoreEOS: true},
 	}
-	recs, err := RunVirtual(Options{}, reqs)
+	// Without the front end's service time, whose draws vary it, two
+	// identical requests on an idle engine take exactly as long.
+	cal := DefaultCalibration
+	cal.FrontEndService, cal.FrontEndPerToken = 0, 0
+	recs, err := RunVirtual(Options{Profile: Profile{Calibration: cal}}, reqs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,15 +217,14 @@ func TestVirtualOutputLengthDistribution(t *testing.T) {
 	}
 }
 
-// TestReferencePoints checks the calibration against DESIGN.md's public
-// reference points for Llama-3.1-8B bf16 on one H100 with short chat
-// prompts.
+// TestReferencePoints checks one request's decode and first token against
+// the reference points for Llama-3.1-8B bf16 on one H100 with short chat
+// prompts (concurrency 1: TPOT 6.48 ms, TTFT 14 ms). Before the cost model
+// was refitted under load the simulator gave 6.51 ms per token there; it
+// must stay within 5 % of that. The points under load are in the
+// calibration report (package calibration).
 func TestReferencePoints(t *testing.T) {
 	c1, err := RunVirtualClosed(Options{}, 1, shortChat(20, 1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c16, err := RunVirtualClosed(Options{}, 16, shortChat(160, 2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,20 +233,14 @@ func TestReferencePoints(t *testing.T) {
 		got, want float64
 		tolerance float64 // relative
 	}{
-		{"concurrency 1 TPOT (ms)", percentile(tpots(c1), 50), 6.5, 0.20},
+		{"concurrency 1 TPOT (ms)", percentile(tpots(c1), 50), 6.51, 0.05},
 		{"concurrency 1 TTFT (ms)", percentile(ttfts(c1), 50), 14, 0.30},
-		// At concurrency 1 throughput is at most 1/TPOT ≈ 154 tok/s; the
-		// reference's 122 also counts client gaps between requests that a
-		// closed loop without think time does not have, hence the wider band.
-		{"concurrency 1 output tok/s", throughput(c1), 122, 0.35},
-		{"concurrency 16 output tok/s", throughput(c16), 1380, 0.25},
-		{"concurrency 16 TPOT (ms)", percentile(tpots(c16), 50), 11, 0.25},
 	}
 	for _, tt := range tests {
 		if math.Abs(tt.got-tt.want)/tt.want > tt.tolerance {
-			t.Errorf("%s = %.1f, want %.1f ± %.0f %%", tt.name, tt.got, tt.want, tt.tolerance*100)
+			t.Errorf("%s = %.2f, want %.2f ± %.0f %%", tt.name, tt.got, tt.want, tt.tolerance*100)
 		} else {
-			t.Logf("%s = %.1f (reference %.1f)", tt.name, tt.got, tt.want)
+			t.Logf("%s = %.2f (reference %.2f)", tt.name, tt.got, tt.want)
 		}
 	}
 }
@@ -252,7 +251,7 @@ func TestConcurrencySweepHasAKnee(t *testing.T) {
 	levels := []int{1, 4, 16, 64, 256, 1024}
 	var thr, ttft, tpot []float64
 	for _, c := range levels {
-		recs, err := RunVirtualClosed(Options{}, c, shortChat(3*c+20, uint64(c)))
+		recs, err := RunVirtualClosed(Options{MaxNumSeqs: 256}, c, shortChat(3*c+20, uint64(c)))
 		if err != nil {
 			t.Fatal(err)
 		}

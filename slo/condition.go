@@ -17,6 +17,11 @@ import (
 // itl or inter_chunk constrains every gap of the request: "itl<=200ms"
 // means no per-token ITL exceeded 200 ms (the largest is compared) and
 // "itl>=1ms" means none fell below 1 ms (the smallest is compared).
+//
+// ttfa is the exception: a request that sent no answer token at all (a
+// reasoning model cut off while thinking) never answered, so a ttfa
+// condition does not hold for it. For a reply without reasoning ttfa is
+// ttft and tpot_answer is tpot; tpot_reasoning holds vacuously for it.
 type Condition struct {
 	Metric metrics.Metric
 	Op     Op
@@ -54,6 +59,12 @@ func (c Condition) Holds(q metrics.Request) bool {
 		if c.Op.upper() {
 			v = q.ChunkGapMax
 		}
+	case metrics.MetricTTFA:
+		return q.HasTTFA && holds(int64(q.TTFA), c.Op, int64(c.Bound))
+	case metrics.MetricTPOTReasoning:
+		v, ok = q.TPOTReasoning, q.HasTPOTReasoning
+	case metrics.MetricTPOTAnswer:
+		v, ok = q.TPOTAnswer, q.HasTPOTAnswer
 	default:
 		return false // ParseConditions admits no other metric
 	}
@@ -109,9 +120,13 @@ var conditionMetrics = map[string]metrics.Metric{
 	"e2el":         metrics.MetricE2E,
 	"client_queue": metrics.MetricClientQueue,
 	"ttft_sent":    metrics.MetricTTFTSent,
+
+	"ttfa":           metrics.MetricTTFA,
+	"tpot_reasoning": metrics.MetricTPOTReasoning,
+	"tpot_answer":    metrics.MetricTPOTAnswer,
 }
 
-const conditionMetricsHelp = "want ttft, tpot, itl, inter_chunk, e2e, client_queue or ttft_sent"
+const conditionMetricsHelp = "want ttft, tpot, itl, inter_chunk, e2e, client_queue, ttft_sent, or for reasoning models ttfa, tpot_reasoning, tpot_answer"
 
 // ParseConditions parses a per-request SLO in either of two forms:
 //
@@ -123,7 +138,9 @@ const conditionMetricsHelp = "want ttft, tpot, itl, inter_chunk, e2e, client_que
 // second is the form `vllm bench serve --goodput` takes: name:value pairs
 // separated by spaces, values in milliseconds, each meaning "at most".
 // Metrics are ttft, tpot, itl, inter_chunk, e2e (also e2el), client_queue
-// and ttft_sent. Values must be exact to the nanosecond. Errors give the
+// and ttft_sent, and for reasoning models ttfa (time to the first answer
+// token), tpot_reasoning and tpot_answer (TPOT over the reasoning and over
+// the answer tokens). Values must be exact to the nanosecond. Errors give the
 // column of the problem.
 func ParseConditions(s string) (Conditions, error) {
 	sc := newScanner("slo", s)

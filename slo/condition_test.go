@@ -38,6 +38,11 @@ func TestParseConditions(t *testing.T) {
 			{metrics.MetricTTFT, LE, 500 * time.Microsecond}, {metrics.MetricTPOT, LE, 12250 * time.Microsecond}}},
 		{"a range on one metric", "ttft>=10ms,ttft<=1s", Conditions{
 			{metrics.MetricTTFT, GE, 10 * ms}, {metrics.MetricTTFT, LE, time.Second}}},
+		{"reasoning metrics", "ttfa<=2s,tpot_reasoning<=20ms,tpot_answer<50ms", Conditions{
+			{metrics.MetricTTFA, LE, 2 * time.Second}, {metrics.MetricTPOTReasoning, LE, 20 * ms},
+			{metrics.MetricTPOTAnswer, LT, 50 * ms}}},
+		{"reasoning metrics, vllm form", "ttfa:2000 tpot_answer:50", Conditions{
+			{metrics.MetricTTFA, LE, 2 * time.Second}, {metrics.MetricTPOTAnswer, LE, 50 * ms}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -78,7 +83,7 @@ func TestParseConditionsErrors(t *testing.T) {
 		{"   ", `slo "   ": at column 4: empty (want conditions like ttft<=500ms,tpot<=50ms)`},
 		{"ttft<=500", `slo "ttft<=500": at column 10: missing unit after 500 (want ns, us, ms, s, m)`},
 		{"ttft<=500 ms", `slo "ttft<=500 ms": at column 10: missing unit after 500 (want ns, us, ms, s, m)`},
-		{"latency<=1s", `slo "latency<=1s": at column 1: unknown metric "latency" (want ttft, tpot, itl, inter_chunk, e2e, client_queue or ttft_sent)`},
+		{"latency<=1s", `slo "latency<=1s": at column 1: unknown metric "latency" (want ttft, tpot, itl, inter_chunk, e2e, client_queue, ttft_sent, or for reasoning models ttfa, tpot_reasoning, tpot_answer)`},
 		{"ttft=1s", `slo "ttft=1s": at column 5: want <=, <, >= or >, not '='`},
 		{"ttft 1s", `slo "ttft 1s": at column 6: want <=, <, >= or > here, found '1'`},
 		{"ttft<=-1s", `slo "ttft<=-1s": at column 7: want a number without a sign, found '-'`},
@@ -162,6 +167,58 @@ func TestConditionsGood(t *testing.T) {
 	}
 	if (Condition{Metric: "bogus", Op: LE, Bound: time.Hour}).Holds(full) {
 		t.Error("a condition on an unknown metric held")
+	}
+}
+
+// The reasoning conditions read their own values; ttfa does not hold for
+// a reply that never answered.
+func TestConditionsGoodReasoning(t *testing.T) {
+	ms := func(v int) time.Duration { return time.Duration(v) * time.Millisecond }
+	// Thought from 100 ms, answered at 1.5 s: TPOT over reasoning 20 ms,
+	// over the answer 40 ms.
+	thought := metrics.Request{OK: true, HasSent: true, HasFirstToken: true, HasTPOT: true, HasE2E: true,
+		TTFT: ms(100), TPOT: ms(30), E2E: ms(2000), Reasoned: true, ReasoningTokens: 70, AnswerTokens: 13,
+		HasTTFA: true, TTFA: ms(1500), HasTPOTReasoning: true, TPOTReasoning: ms(20), HasTPOTAnswer: true, TPOTAnswer: ms(40)}
+	// Cut off while thinking: no answer token.
+	cut := thought
+	cut.HasTTFA, cut.TTFA, cut.HasTPOTAnswer, cut.TPOTAnswer, cut.AnswerTokens = false, 0, false, 0, 0
+	// No reasoning: TTFA is TTFT, no TPOT over reasoning.
+	plain := metrics.Request{OK: true, HasSent: true, HasFirstToken: true, HasTPOT: true, HasE2E: true,
+		TTFT: ms(300), TPOT: ms(25), E2E: ms(900), HasTTFA: true, TTFA: ms(300), HasTPOTAnswer: true, TPOTAnswer: ms(25)}
+	failed := thought
+	failed.OK, failed.Error = false, record.ErrReset
+
+	tests := []struct {
+		name string
+		slo  string
+		q    metrics.Request
+		want bool
+	}{
+		{"ttfa within", "ttfa<=1500ms", thought, true},                  // equal passes <=
+		{"ttfa over", "ttfa<=1499ms", thought, false},                   // one ms late
+		{"ttft is still the first token", "ttft<=100ms", thought, true}, // thinking counts
+		{"ttfa, not ttft, sees the thinking", "ttft<=2s,ttfa<=1s", thought, false},
+		{"tpot over reasoning", "tpot_reasoning<=20ms", thought, true},
+		{"tpot over reasoning, strict", "tpot_reasoning<20ms", thought, false},
+		{"tpot over the answer", "tpot_answer<=40ms,tpot<=30ms", thought, true},
+		{"tpot over the answer, one over", "tpot_answer<=39ms", thought, false},
+		{"never answered: no ttfa in time", "ttfa<=10s", cut, false},
+		{"never answered: even a lower bound fails", "ttfa>=0s", cut, false},
+		{"never answered: tpot_answer vacuous", "tpot_answer<=1ns", cut, true},
+		{"no reasoning: ttfa is ttft", "ttfa<=300ms", plain, true},
+		{"no reasoning: ttfa is ttft, over", "ttfa<300ms", plain, false},
+		{"no reasoning: tpot_reasoning vacuous", "tpot_reasoning<=1ns", plain, true},
+		{"no reasoning: tpot_answer is tpot", "tpot_answer<=25ms", plain, true},
+		{"failed is never good", "ttfa<=10s", failed, false},
+	}
+	for _, tt := range tests {
+		cs, err := ParseConditions(tt.slo)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if got := cs.Good(tt.q); got != tt.want {
+			t.Errorf("%s: %q Good = %v, want %v", tt.name, tt.slo, got, tt.want)
+		}
 	}
 }
 

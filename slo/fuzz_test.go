@@ -12,6 +12,7 @@ func FuzzParseConditions(f *testing.F) {
 		"client_queue<1µs, ttft_sent>=1.5s inter_chunk>0ns",
 		"ttft<=9223372036.854775807s",
 		"ttft<=5xx", "", ",", "ttft<=", "ttft:", "e2e<=1.0000000001m", "TTFT <= 2m",
+		"ttfa<=2s,tpot_reasoning<20ms,tpot_answer>=1ms", "ttfa:2000",
 	} {
 		f.Add(s)
 	}
@@ -40,6 +41,7 @@ func FuzzParseGate(f *testing.F) {
 		"p99(ttft)<=500ms", "p99.9(itl)<0.1s", "mean(tpot)<40ms", "max(e2e)<=10s",
 		"attainment>=0.9", "attainment>=90%", "goodput>=1000", "error_rate<=0.01",
 		"p0(e2el)>=1ns", "std(itl)<5us", "p101(ttft)<1s", "p(ttft)", "goodput>=1e3", "",
+		"p90(ttfa)<=2s", "mean(tpot_reasoning)<20ms", "max(tpot_answer)<=1s",
 	} {
 		f.Add(s)
 	}

@@ -293,7 +293,10 @@ const gateHelp = "want pNN(metric), mean(…), median(…), min(…), max(…), 
 //
 // Latency gates name a statistic (pNN with NN in [0, 100], mean, median,
 // min, max, std) of a metric (ttft, tpot, itl, inter_chunk, e2e,
-// client_queue, ttft_sent) and compare it with a duration. Scalar gates
+// client_queue, ttft_sent; ttfa, tpot_reasoning, tpot_answer for
+// reasoning models) and compare it with a duration. A run without
+// reasoning answers ttfa and tpot_answer with ttft's and tpot's values;
+// a tpot_reasoning gate then fails, having nothing to read. Scalar gates
 // compare a run-wide number with a plain decimal; attainment and error_rate
 // also take a percentage. Errors give the column of the problem.
 func ParseGate(s string) (Gate, error) {

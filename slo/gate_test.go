@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/goodput-dev/goodput/metrics"
+	"github.com/goodput-dev/goodput/record"
 )
 
 func TestParseGate(t *testing.T) {
@@ -28,6 +29,9 @@ func TestParseGate(t *testing.T) {
 		{"max(e2e)<=10s", Gate{Stat: StatMax, Metric: metrics.MetricE2E, Op: LE, Bound: 10 * time.Second}, "max(e2e)<=10s"},
 		{"min(inter_chunk)>0ns", Gate{Stat: StatMin, Metric: metrics.MetricInterChunk, Op: GT, Bound: 0}, "min(inter_chunk)>0s"},
 		{"std(itl)<5ms", Gate{Stat: StatStd, Metric: metrics.MetricITL, Op: LT, Bound: 5 * ms}, "std(itl)<5ms"},
+		{"p99(ttfa)<=2s", Gate{Stat: StatPercentile, P: 99, Metric: metrics.MetricTTFA, Op: LE, Bound: 2 * time.Second}, "p99(ttfa)<=2s"},
+		{"mean(tpot_reasoning)<20ms", Gate{Stat: StatMean, Metric: metrics.MetricTPOTReasoning, Op: LT, Bound: 20 * ms}, "mean(tpot_reasoning)<20ms"},
+		{"max(tpot_answer)<=0.1s", Gate{Stat: StatMax, Metric: metrics.MetricTPOTAnswer, Op: LE, Bound: 100 * ms}, "max(tpot_answer)<=100ms"},
 		{"attainment>=0.9", Gate{Stat: StatScalar, Scalar: Attainment, Op: GE, Value: 0.9}, "attainment>=0.9"},
 		{"attainment >= 90%", Gate{Stat: StatScalar, Scalar: Attainment, Op: GE, Value: 0.9}, "attainment>=0.9"},
 		{"goodput>=1000", Gate{Stat: StatScalar, Scalar: Goodput, Op: GE, Value: 1000}, "goodput>=1000"},
@@ -70,7 +74,7 @@ func TestParseGateErrors(t *testing.T) {
 		{"p99x(ttft)<=1s", `gate "p99x(ttft)<=1s": at column 1: unknown metric "p99x" (want pNN(metric), mean(…), median(…), min(…), max(…), std(…) or attainment, goodput, request_goodput, throughput, request_throughput, input_throughput, total_throughput, error_rate)`},
 		{"p99 ttft<=1s", `gate "p99 ttft<=1s": at column 5: want '(' and a metric after p99, found 't'`},
 		{"p99()<=1s", `gate "p99()<=1s": at column 5: want a metric name, found ')'`},
-		{"p99(latency)<=1s", `gate "p99(latency)<=1s": at column 5: unknown metric "latency" (want ttft, tpot, itl, inter_chunk, e2e, client_queue or ttft_sent)`},
+		{"p99(latency)<=1s", `gate "p99(latency)<=1s": at column 5: unknown metric "latency" (want ttft, tpot, itl, inter_chunk, e2e, client_queue, ttft_sent, or for reasoning models ttfa, tpot_reasoning, tpot_answer)`},
 		{"p99(ttft<=1s", `gate "p99(ttft<=1s": at column 9: want ')', found '<'`},
 		{"p99(ttft)<=500", `gate "p99(ttft)<=500": at column 15: missing unit after 500 (want ns, us, ms, s, m)`},
 		{"p99(ttft)==1s", `gate "p99(ttft)==1s": at column 10: want <=, <, >= or >, not '='`},
@@ -219,6 +223,79 @@ func TestGateEval(t *testing.T) {
 	}
 	if _, ok := (Gates{}).Eval(res); !ok {
 		t.Error("no gates did not pass")
+	}
+}
+
+// reasoningRecords are three replies, all scheduled and sent at 0 (ms):
+// one thinks at 100 and 150 and answers at 1000 and 1100, one thinks at
+// 200, 300 and 400 and answers at 2000 and 2100, one does not reason and
+// answers at 50 and 90. TTFA: 1.0, 2.0 and 0.05 s; TTFT 0.1, 0.2, 0.05 s;
+// TPOT over reasoning 50 and 100 ms; over the answer 100, 100 and 40 ms.
+func reasoningRecords() []*record.Record {
+	mk := func(think []int64, answer ...int64) *record.Record {
+		r := &record.Record{}
+		for _, a := range think {
+			r.Chunks = append(r.Chunks, record.Chunk{At: a * 1e6, Tokens: 1, Reasoning: true})
+		}
+		for _, a := range answer {
+			r.Chunks = append(r.Chunks, record.Chunk{At: a * 1e6, Tokens: 1})
+		}
+		r.OutputTokens, r.ReasoningTokens = len(r.Chunks), len(think)
+		if len(think) > 0 {
+			r.ReasoningSource = record.SourceChunks
+		}
+		r.End = r.Chunks[len(r.Chunks)-1].At
+		return r
+	}
+	return []*record.Record{mk([]int64{100, 150}, 1000, 1100), mk([]int64{200, 300, 400}, 2000, 2100), mk(nil, 50, 90)}
+}
+
+// Gates on the reasoning metrics pass and fail on the run's own numbers;
+// a run without reasoning answers ttfa with ttft's.
+func TestGateEvalReasoning(t *testing.T) {
+	o := metrics.Options{Percentiles: []float64{50, 90}}
+	s := metrics.NewSummary(o)
+	for _, r := range reasoningRecords() {
+		s.Add(r)
+	}
+	res := s.Close()
+	plain := metrics.NewSummary(o)
+	for _, r := range seedRecords() {
+		plain.Add(r)
+	}
+	noReasoning := plain.Close()
+
+	tests := []struct {
+		gate     string
+		r        *metrics.Result
+		pass     bool
+		measured float64
+		problem  string
+	}{
+		{"p50(ttfa)<=1s", res, true, 1.0, ""}, // the median of 0.05, 1.0, 2.0; equal passes
+		{"p50(ttfa)<1s", res, false, 1.0, ""}, // but not <
+		{"p90(ttfa)<=2s", res, true, 1.8, ""}, // linear: 1.0 + 0.8 × (2.0 − 1.0)
+		{"p90(ttfa)<=1.5s", res, false, 1.8, ""},
+		{"p90(ttft)<=1.5s", res, true, 0.18, ""}, // the thinking hides from TTFT
+		{"max(ttfa)<=2s", res, true, 2.0, ""},
+		{"mean(tpot_reasoning)<=75ms", res, true, 0.075, ""},
+		{"mean(tpot_reasoning)<75ms", res, false, 0.075, ""},
+		{"min(tpot_answer)>=40ms", res, true, 0.04, ""},
+		{"max(tpot_answer)<100ms", res, false, 0.1, ""},
+		{"p50(ttfa)<=500ms", noReasoning, true, 0.5, ""}, // TTFT's median
+		{"max(tpot_answer)<=100ms", noReasoning, true, 0.1, ""},
+		{"mean(tpot_reasoning)<=1s", noReasoning, false, 0, "no tpot_reasoning values were measured"},
+	}
+	for _, tt := range tests {
+		g, err := ParseGate(tt.gate)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := g.Eval(tt.r)
+		if got.Pass != tt.pass || !near(got.Measured, tt.measured) ||
+			(tt.problem == "") != (got.Problem == "") || !strings.Contains(got.Problem, tt.problem) {
+			t.Errorf("%s: %+v; want pass %v, measured %v, problem %q", tt.gate, got, tt.pass, tt.measured, tt.problem)
+		}
 	}
 }
 

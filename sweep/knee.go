@@ -47,7 +47,7 @@ func PowerKnee(points []Point, o Options) Pick {
 	}
 	switch {
 	case valid < 2:
-		return none("needs at least 2 loads with a %s and a positive %s; have %d", o.Throughput.Label(), o.Latency.Label(), valid)
+		return none("needs at least 2 loads with %s and a positive %s; have %d", o.Throughput.Label(), o.Latency.Label(), valid)
 	case bestScore <= 0:
 		return none("no load delivered any %s", o.Throughput.Label())
 	case best == len(points)-1:
@@ -82,7 +82,7 @@ func CurvatureKnee(points []Point, o Options) Pick {
 		}
 	}
 	if len(pts) < 3 {
-		return none("needs at least 3 loads with a %s and a %s; have %d", o.Throughput.Label(), o.Latency.Label(), len(pts))
+		return none("needs at least 3 loads with %s and %s; have %d", o.Throughput.Label(), o.Latency.Label(), len(pts))
 	}
 	xlo, xhi, ylo, yhi := pts[0].x, pts[0].x, pts[0].y, pts[0].y
 	for _, p := range pts[1:] {

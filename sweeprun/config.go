@@ -10,6 +10,7 @@ import (
 
 	"github.com/goodput-dev/goodput/arrival"
 	"github.com/goodput-dev/goodput/bench"
+	"github.com/goodput-dev/goodput/session"
 	"github.com/goodput-dev/goodput/sim"
 	"github.com/goodput-dev/goodput/sweep"
 	"github.com/goodput-dev/goodput/workload"
@@ -75,7 +76,7 @@ func (c *Config) Validate() error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	a := c.Bench.Arrival
-	if a.NumPrompts <= 0 && a.Duration <= 0 {
+	if a.NumPrompts <= 0 && a.Duration <= 0 && a.Replay == nil {
 		bad("--num-prompts or --duration: each point needs a number of requests or a duration")
 	}
 	if a.NumPrompts < 0 {
@@ -106,13 +107,34 @@ func (c *Config) Validate() error {
 		if _, err := sim.Resolve(*c.Virtual); err != nil {
 			bad("simulator: %w", err)
 		}
-		if a.MaxConcurrency > 0 {
+		// A cap on concurrent sessions is a flow's business, which the
+		// virtual run of flows keeps; a cap on requests is not.
+		flows := session.Enabled(c.Bench.Workload, c.Bench.Sessions)
+		if a.MaxConcurrency > 0 && !flows {
 			bad("--max-concurrency: a virtual-time rate sweep cannot cap requests in flight (sweep --concurrency instead)")
 		}
-		if err := c.Bench.Workload.Validate(); err != nil {
+		if flows {
+			if err := session.Validate(c.Bench.Workload, c.Bench.Sessions); err != nil {
+				errs = append(errs, err)
+			}
+		} else if err := c.Bench.Workload.Validate(); err != nil {
 			errs = append(errs, err)
 		}
 		if err := c.Bench.Metrics.Validate(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) == 0 {
+		// Every point is a benchmark: what bench would refuse (a bad
+		// --base-url, --prompt-format or warm-up count) is refused before
+		// the first point, a dry run's included, as at concurrency 1. The
+		// built-in simulator's address stands in for a server not started
+		// yet, or never (in virtual time).
+		pc := c.benchConfig(Measurement{Load: sweep.Load{Mode: sweep.ModeConcurrency, Value: 1}, Repeat: 1})
+		if pc.BaseURL == "" || c.Virtual != nil {
+			pc.BaseURL = "http://127.0.0.1:8000"
+		}
+		if err := pc.Validate(); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -125,6 +147,9 @@ func (c *Config) Validate() error {
 func (c *Config) checkPlan(mode sweep.Mode, auto bool) error {
 	if mode == sweep.ModeConcurrency && c.Bench.Arrival.MaxConcurrency > 0 {
 		return errors.New("--max-concurrency: a concurrency sweep sets the concurrency of each point itself")
+	}
+	if c.Virtual != nil && c.Bench.Arrival.Replay != nil && (mode == sweep.ModeConcurrency || auto) {
+		return errors.New("--concurrency: a replay in virtual time keeps the trace's arrivals, which a cap in flight cannot hold back there; sweep --request-rate, which rescales the trace to each rate")
 	}
 	if c.Virtual != nil && c.Bench.Arrival.Duration > 0 && (mode == sweep.ModeConcurrency || auto) {
 		return errors.New("--duration: in virtual time a closed loop (a concurrency load, or an auto sweep's synchronous point) ends by count: give --num-prompts instead")

@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 
+	"github.com/goodput-dev/goodput/atomicfile"
 	"github.com/goodput-dev/goodput/sweep"
 )
 
@@ -39,24 +40,13 @@ func writeJSONFile(path string, v any) error {
 	return writeFileAtomic(path, append(b, '\n'))
 }
 
+// writeFileAtomic writes data to path through a file beside it renamed
+// into place; errors name path, not the temporary file.
 func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), path)
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("%s: %w", path, werr)
-	}
-	return nil
+	return atomicfile.Write(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
 }
 
 // writeSweep writes the sweep summary of points as sweep.json and sweep.csv

@@ -13,6 +13,7 @@ import (
 
 	"github.com/goodput-dev/goodput/sim"
 	"github.com/goodput-dev/goodput/sweep"
+	"github.com/goodput-dev/goodput/workload"
 )
 
 // manifestSchema is the version of sweep-config.json.
@@ -57,6 +58,21 @@ func (r *Runner) settings(mode sweep.Mode) map[string]string {
 		"seed":               strconv.FormatUint(a.Seed, 10),
 		"num_warmups":        strconv.Itoa(b.Warmups),
 		"warmup_seconds":     b.WarmupTime.String(),
+	}
+	if w.Dataset == workload.DatasetTrace {
+		// Only a replay's manifest has these, so that sweeps of other
+		// workloads resume as before.
+		s["trace_format"] = string(w.Trace.Format)
+		s["trace_start"] = w.Trace.Start.String()
+		s["trace_duration"] = w.Trace.Duration.String()
+		s["trace_block_size"] = strconv.Itoa(w.Trace.BlockSize)
+		s["trace_length_scale"] = num(w.Trace.LengthScale)
+		s["trace_speedup"] = num(a.Speedup)
+	}
+	if b.WarmupRequests > 0 {
+		// Only when given, so that sweeps measured before the key existed
+		// resume.
+		s["warmup_requests"] = strconv.Itoa(b.WarmupRequests)
 	}
 	if r.cfg.Virtual != nil {
 		s["clock"] = "virtual"

@@ -24,6 +24,9 @@ type promptSet struct {
 	seed uint64
 	src  workload.Source
 	reqs []sim.VirtualRequest
+	// groups holds each request's prefix group when the source names any
+	// (workload.Item.Group), nil otherwise.
+	groups []string
 }
 
 // promptCache holds the most recently used prompt sets, newest first. It is
@@ -33,9 +36,11 @@ type promptCache struct {
 }
 
 // get returns the first n virtual requests of the workload w (whose Seed
-// selects the set). ids says whether the requests carry their prompts'
-// token ids, which the simulator needs only to find shared prefixes.
-func (c *promptCache) get(ctx context.Context, w workload.Config, n int, ids bool) ([]sim.VirtualRequest, workload.Source, error) {
+// selects the set), and their prefix groups (nil when the source has
+// none). ids says whether the requests carry their prompts' token ids,
+// which the simulator's prefix cache needs: to find prefixes that prompts
+// share, and the blocks a preempted request had computed.
+func (c *promptCache) get(ctx context.Context, w workload.Config, n int, ids bool) ([]sim.VirtualRequest, []string, workload.Source, error) {
 	var set *promptSet
 	for i, s := range c.sets {
 		if s.seed == w.Seed {
@@ -48,15 +53,19 @@ func (c *promptCache) get(ctx context.Context, w workload.Config, n int, ids boo
 	if set == nil {
 		src, err := workload.New(w)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		set = &promptSet{seed: w.Seed, src: src}
 		c.sets = append([]*promptSet{set}, c.sets[:min(len(c.sets), maxPromptSets-1)]...)
 	}
-	if err := set.grow(ctx, n, ids, w.Request); err != nil {
-		return nil, nil, err
+	if err := set.grow(ctx, n, ids, w.RequestOptions()); err != nil {
+		return nil, nil, nil, err
 	}
-	return set.reqs[:n], set.src, nil
+	var groups []string
+	if set.groups != nil {
+		groups = set.groups[:n]
+	}
+	return set.reqs[:n], groups, set.src, nil
 }
 
 // grow generates requests up to n, spread over every CPU: sources are safe
@@ -68,6 +77,9 @@ func (s *promptSet) grow(ctx context.Context, n int, ids bool, req workload.Requ
 	}
 	reqs := make([]sim.VirtualRequest, n)
 	copy(reqs, s.reqs)
+	groups := make([]string, n)
+	copy(groups, s.groups)
+	var grouped atomic.Bool
 	const chunk = 256
 	var next atomic.Int64
 	next.Store(int64(from))
@@ -83,7 +95,11 @@ func (s *promptSet) grow(ctx context.Context, n int, ids bool, req workload.Requ
 					return
 				}
 				for i := lo; i < min(lo+chunk, n); i++ {
-					reqs[i] = virtualRequest(s.src.Item(int64(i)), ids, req)
+					it := s.src.Item(int64(i))
+					reqs[i] = virtualRequest(it, ids, req)
+					if groups[i] = it.Group; it.Group != "" {
+						grouped.Store(true)
+					}
 				}
 			}
 		}()
@@ -93,6 +109,9 @@ func (s *promptSet) grow(ctx context.Context, n int, ids bool, req workload.Requ
 		return err
 	}
 	s.reqs = reqs
+	if grouped.Load() || s.groups != nil {
+		s.groups = groups
+	}
 	return nil
 }
 

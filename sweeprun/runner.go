@@ -29,6 +29,7 @@ type Runner struct {
 	used map[string]map[int]bool
 
 	prompts  promptCache  // virtual time: prompts per seed
+	flows    flowCache    // virtual time: the sessions or tasks of the last seed
 	client   *http.Client // over HTTP: the idle checks
 	noGauges bool         // over HTTP: the server cannot be waited for
 	measured int

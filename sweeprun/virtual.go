@@ -9,9 +9,11 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/goodput-dev/goodput/backend"
 	"github.com/goodput-dev/goodput/bench"
 	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/session"
 	"github.com/goodput-dev/goodput/sim"
 )
 
@@ -20,6 +22,9 @@ import (
 // send, with no HTTP and no waiting. Records and the summary are written
 // like bench writes them, so that every later step reads them alike.
 func (r *Runner) measureVirtual(ctx context.Context, m Measurement, cfg bench.Config) (*metrics.Result, error) {
+	if session.Enabled(cfg.Workload, cfg.Sessions) {
+		return r.measureVirtualFlows(ctx, m, cfg)
+	}
 	plan, err := cfg.Arrival.Plan()
 	if err != nil {
 		return nil, err
@@ -33,18 +38,25 @@ func (r *Runner) measureVirtual(ctx context.Context, m Measurement, cfg bench.Co
 			return nil, fmt.Errorf("%s: in virtual time a closed loop ends by count: give --num-prompts, not --duration", m.Name())
 		}
 	}
-	protos, src, err := r.prompts.get(ctx, cfg.Workload, n, SharesPrefixes(cfg.Workload))
+	// Prompts go as token ids, as bench sends them to a server that takes
+	// them: the prefix cache then finds shared prefixes, and keeps what a
+	// preempted request had computed, as it does with a real client.
+	protos, groups, src, err := r.prompts.get(ctx, cfg.Workload, n, true)
 	if err != nil {
 		return nil, err
 	}
 	reqs := protos
-	if plan.Open != nil {
+	chat := chatEndpoint(cfg)
+	if plan.Open != nil || chat {
 		// The prompts are shared with other points: give this one its own
-		// copy to carry the arrival times.
+		// copy to carry the arrival times and the endpoint.
 		reqs = make([]sim.VirtualRequest, n)
 		copy(reqs, protos)
 		for i := range reqs {
-			reqs[i].At = plan.Open.Offsets[i]
+			if plan.Open != nil {
+				reqs[i].At = plan.Open.Offsets[i]
+			}
+			reqs[i].Chat = chat
 		}
 	}
 	opts := *r.cfg.Virtual
@@ -56,7 +68,7 @@ func (r *Runner) measureVirtual(ctx context.Context, m Measurement, cfg bench.Co
 		"request_rate": rateJSON(cfg.Arrival.RequestRate), "max_concurrency": cfg.Arrival.MaxConcurrency,
 		"burstiness": cfg.Arrival.Burstiness, "num_prompts": cfg.Arrival.NumPrompts, "seed": cfg.Arrival.Seed,
 		"simulator_seed": opts.Seed, "num_warmups": cfg.Warmups, "warmup_seconds": cfg.WarmupTime.Seconds(),
-		"percentile_method": cfg.Metrics.Method.String(), "ignore_eos": cfg.Workload.Request.IgnoreEOS,
+		"percentile_method": cfg.Metrics.Method.String(), "ignore_eos": cfg.Workload.IgnoreEOS(),
 	})
 	if err != nil {
 		return nil, err
@@ -87,6 +99,9 @@ func (r *Runner) measureVirtual(ctx context.Context, m Measurement, cfg bench.Co
 	emit := func(rec *record.Record) error {
 		rec.Warmup = rec.Seq < warmups || rec.Scheduled < warmupTime
 		rec.Labels = cfg.Labels // shared and read-only: the writer and the summary only read it
+		if groups != nil && groups[rec.Seq] != "" {
+			rec.Labels = withGroup(cfg.Labels, groups[rec.Seq])
+		}
 		end = max(end, rec.End)
 		if rw != nil {
 			if err := rw.Write(rec); err != nil {
@@ -123,6 +138,18 @@ func (r *Runner) measureVirtual(ctx context.Context, m Measurement, cfg bench.Co
 	return res, nil
 }
 
+// chatEndpoint reports whether the requests go to the chat endpoint, whose
+// template the simulator's front end renders.
+func chatEndpoint(cfg bench.Config) bool {
+	endpoint := cfg.Endpoint
+	if endpoint == "" {
+		if a, err := backend.Lookup(cfg.Backend); err == nil {
+			endpoint = a.Endpoint()
+		}
+	}
+	return strings.HasSuffix(endpoint, "/chat/completions")
+}
+
 // rateJSON writes an unbounded rate as "inf", which JSON numbers cannot
 // hold.
 func rateJSON(v float64) any {
@@ -130,4 +157,14 @@ func rateJSON(v float64) any {
 		return "inf"
 	}
 	return v
+}
+
+// withGroup returns labels and the prefix group label, in a map of its own.
+func withGroup(labels map[string]string, group string) map[string]string {
+	out := make(map[string]string, len(labels)+1)
+	for k, v := range labels {
+		out[k] = v
+	}
+	out[record.LabelPrefixGroup] = group
+	return out
 }

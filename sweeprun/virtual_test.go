@@ -39,21 +39,24 @@ func TestVirtualKneeNearSaturation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A per-sequence cost of 250 µs puts B* well below the batch at which
+	// prefill and compute would matter, where the derivation holds.
+	withSeqCost := func(d time.Duration) sim.Calibration {
+		c := sim.DefaultCalibration
+		c.SeqOverhead = d
+		return c
+	}
 	tests := []struct {
 		name string
 		opts sim.Options
 	}{
-		// The default profile, Llama-3.1-8B on an H100: B* ≈ 24.
-		{"h100", sim.Options{}},
+		// Llama-3.1-8B on an H100: B* ≈ 27.
+		{"h100", sim.Options{Profile: sim.Profile{Calibration: withSeqCost(250 * time.Microsecond)}}},
 		// Less bandwidth makes reading the weights dearer, so the fixed
-		// cost of a step is shared by more sequences: B* ≈ 38.
-		{"a100", sim.Options{Profile: sim.Profile{GPU: a100}}},
-		// A dearer sequence saturates the batch sooner: B* ≈ 6.
-		{"costly sequences", sim.Options{Profile: sim.Profile{Calibration: func() sim.Calibration {
-			c := sim.DefaultCalibration
-			c.SeqOverhead = time.Millisecond
-			return c
-		}()}}},
+		// cost of a step is shared by more sequences: B* ≈ 40.
+		{"a100", sim.Options{Profile: sim.Profile{GPU: a100, Calibration: withSeqCost(250 * time.Microsecond)}}},
+		// A dearer sequence saturates the batch sooner: B* ≈ 7.
+		{"costly sequences", sim.Options{Profile: sim.Profile{Calibration: withSeqCost(time.Millisecond)}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -76,14 +79,15 @@ func kneeNearSaturation(t *testing.T, opts sim.Options) {
 		t.Fatal(err)
 	}
 	p := info.Profile
-	byteRate := p.GPU.BandwidthTBps * 1e12 * p.Calibration.MBU
+	mbu, mfu := p.Efficiency()
+	byteRate := p.GPU.BandwidthTBps * 1e12 * mbu
 	meanContext := float64(input) + float64(output)/2
 	a := p.Calibration.StepOverhead.Seconds() + p.Model.WeightBytes()/byteRate
 	b := p.Calibration.SeqOverhead.Seconds() + float64(p.Model.KVBytesPerToken())*meanContext/byteRate
 	saturation := a / b
 	// The model must be memory-bound there for the derivation to hold:
 	// the FLOPs of B* tokens take less time than reading the weights.
-	flopRate := p.GPU.TFLOPS * 1e12 * p.Calibration.MFU
+	flopRate := p.GPU.TFLOPS * 1e12 * mfu
 	if compute := 2 * p.Model.ParamsB * 1e9 * saturation / flopRate; compute >= p.Model.WeightBytes()/byteRate {
 		t.Fatalf("decode at B* = %.1f is compute-bound (%.2f ms): the derivation does not apply", saturation, 1e3*compute)
 	}
@@ -131,10 +135,10 @@ func kneeNearSaturation(t *testing.T, opts sim.Options) {
 	}
 }
 
-// TestVirtualPromptIDs checks the shortcut the virtual runner takes: random
-// prompts without a shared prefix go to the simulator as lengths only,
-// because their token ids can match no cached block. The run must be the
-// same as with the ids; with a shared prefix the ids matter, and the runs
+// TestVirtualPromptIDs checks what the token ids of prompts change: random
+// prompts without a shared prefix, on an engine with room for them all, run
+// alike with and without ids, as their ids can match no cached block; with
+// a shared prefix the ids let the cache skip its prefill, and the runs
 // differ, which shows the comparison can fail.
 func TestVirtualPromptIDs(t *testing.T) {
 	run := func(w workload.Config, ids bool) []record.Record {
@@ -320,5 +324,75 @@ func TestVirtualRateSweep(t *testing.T) {
 	// light load's.
 	if pts[2].Mean.TTFT.P99 < 10*pts[0].Mean.TTFT.P99 {
 		t.Errorf("unbounded rate: p99 TTFT %v, light load %v", pts[2].Mean.TTFT.P99, pts[0].Mean.TTFT.P99)
+	}
+}
+
+// TestVirtualSweepSendsPromptIDs runs a point whose requests do not fit in
+// the KV cache together, so that the engine preempts: a preempted request
+// finds the blocks it had computed in the prefix cache only if its prompt
+// came as ids, as it does from a real client. The runner's records must be
+// those of the run with ids, and differ from a run without them.
+func TestVirtualSweepSendsPromptIDs(t *testing.T) {
+	l4, err := sim.LookupGPU("L4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := sim.Options{Profile: sim.Profile{GPU: l4}, GPUMemoryUtilization: 0.8, Seed: 1}
+	dir := filepath.Join(t.TempDir(), "sweep")
+	cfg := virtualConfig(dir)
+	cfg.Virtual = &opts
+	cfg.Bench.Arrival.NumPrompts = 48
+	cfg.Bench.Workload.Random.InputLen, cfg.Bench.Workload.Random.OutputLen = 1200, 400
+	r, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Run(t.Context(), sweep.Plan{Mode: sweep.ModeConcurrency, Loads: []sweep.Load{sweep.Concurrency(32)}}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := record.Open(filepath.Join(dir, "c32.jsonl"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var swept []int64
+	for {
+		var rec record.Record
+		if err := f.Next(&rec); err != nil {
+			break
+		}
+		swept = append(swept, rec.End)
+	}
+	direct := func(ids bool) []int64 {
+		src, err := workload.New(cfg.Bench.Workload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var reqs []sim.VirtualRequest
+		// As many as the point sent: a sweep sends at least MinRounds ×
+		// the concurrency.
+		for _, it := range workload.Items(src, len(swept)) {
+			reqs = append(reqs, virtualRequest(it, ids, cfg.Bench.Workload.Request))
+		}
+		o := opts
+		o.Seed = Measurement{Load: sweep.Concurrency(32), Repeat: 1}.Seed(opts.Seed)
+		recs, err := sim.RunVirtualClosed(o, 32, reqs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ends []int64
+		for _, rec := range recs {
+			ends = append(ends, rec.End)
+		}
+		return ends
+	}
+	sorted := func(xs []int64) []int64 { xs = slices.Clone(xs); slices.Sort(xs); return xs }
+	withIDs, withoutIDs := sorted(direct(true)), sorted(direct(false))
+	if slices.Equal(withIDs, withoutIDs) {
+		t.Fatal("the workload preempts nothing: ids and lengths run alike, so the check below cannot fail")
+	}
+	if got := sorted(swept); !slices.Equal(got, withIDs) {
+		t.Errorf("the sweep's point ran as without ids (last end %v; with ids %v, without %v)",
+			time.Duration(got[len(got)-1]), time.Duration(withIDs[len(withIDs)-1]), time.Duration(withoutIDs[len(withoutIDs)-1]))
 	}
 }

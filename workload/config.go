@@ -13,7 +13,36 @@ const (
 	DatasetRandom   = "random"
 	DatasetShareGPT = "sharegpt"
 	DatasetCustom   = "custom"
+	// The datasets of `vllm bench serve` beyond the first three.
+	DatasetSonnet           = "sonnet"
+	DatasetBurstGPT         = "burstgpt"
+	DatasetPrefixRepetition = "prefix_repetition"
+	DatasetSpecBench        = "spec_bench"
+	DatasetHF               = "hf"
+	// DatasetTrace replays a trace file's rows at their timestamps.
+	DatasetTrace = "trace"
 )
+
+// datasetNames lists the --dataset-name values, for messages.
+const datasetNames = "random, sharegpt, custom, sonnet, burstgpt, prefix_repetition, spec_bench, hf, trace or servegen"
+
+// RefusedDataset returns why goodput refuses a --dataset-name vLLM takes,
+// or "" for one goodput has or does not know.
+func RefusedDataset(name string) string { return refusedDatasets[name] }
+
+// refusedDatasets are `vllm bench serve` datasets goodput does not have,
+// with the reason.
+var refusedDatasets = map[string]string{
+	"random-mm":     "multimodal datasets are not supported",
+	"custom_image":  "multimodal datasets are not supported",
+	"custom_mm":     "multimodal datasets are not supported",
+	"sharegpt4v":    "multimodal datasets are not supported",
+	"custom_audio":  "audio datasets are not supported",
+	"random-rerank": "rerank benchmarks are not supported",
+	"timed_trace":   "vLLM's timed_trace is not read: replay a trace with --dataset-name trace (Mooncake, Azure, BurstGPT or goodput's JSON Lines)",
+	"speed_bench":   "the SPEED-Bench dataset is not supported",
+	"txt-slices":    "the txt-slices dataset is not supported: give the slices as a custom dataset",
+}
 
 // Limits that turn typos into errors instead of exhausted memory.
 const (
@@ -42,7 +71,16 @@ type Config struct {
 	Random   RandomConfig
 	ShareGPT ShareGPTConfig
 	Custom   CustomConfig
-	Request  Request
+	Trace    TraceConfig
+	// SystemPrompts puts a shared system prompt before every prompt
+	// (--system-prompts); Count 0 for none.
+	SystemPrompts SystemPromptConfig
+	Request       Request
+
+	Sonnet           SonnetConfig
+	PrefixRepetition PrefixRepetitionConfig
+	SpecBench        SpecBenchConfig
+	HF               HFConfig
 
 	// Counter, when set, calibrates the random dataset against a server's
 	// tokenizer (see Random). Other datasets do not use it.
@@ -78,6 +116,12 @@ func DefaultConfig() Config {
 		Random:   RandomConfig{InputLen: 1024, OutputLen: 128},
 		ShareGPT: ShareGPTConfig{MinInputLen: 4, MinOutputLen: 4, MaxInputLen: 1024, MaxTotalLen: 2048},
 		Custom:   CustomConfig{OutputLen: 256},
+
+		SystemPrompts: SystemPromptConfig{Len: 256, Zipf: 1},
+
+		Sonnet:           SonnetConfig{InputLen: 550, OutputLen: 150, PrefixLen: 200},
+		PrefixRepetition: PrefixRepetitionConfig{PrefixLen: 256, SuffixLen: 256, NumPrefixes: 10, OutputLen: 128},
+		SpecBench:        SpecBenchConfig{OutputLen: 256},
 	}
 }
 
@@ -91,6 +135,13 @@ func (c Config) Validate() error {
 			bad("--dataset-path is not used by --dataset-name random")
 		}
 		errs = append(errs, c.Random.validate()...)
+	case DatasetTrace:
+		if c.Path == "" {
+			bad("--dataset-name trace needs --dataset-path, the trace file")
+		}
+		errs = append(errs, c.Trace.validate()...)
+	case DatasetServeGen:
+		errs = append(errs, c.validateServeGen()...)
 	case DatasetShareGPT, DatasetCustom:
 		if c.Path == "" {
 			bad("--dataset-name %s needs --dataset-path", c.Dataset)
@@ -100,12 +151,27 @@ func (c Config) Validate() error {
 		} else if c.Custom.OutputLen < 1 || c.Custom.OutputLen > MaxOutputTokens {
 			bad("--custom-output-len must be in [1, %d], got %d", MaxOutputTokens, c.Custom.OutputLen)
 		}
+	case DatasetSonnet, DatasetBurstGPT, DatasetSpecBench, DatasetHF:
+		if c.Path == "" {
+			bad("--dataset-name %s needs --dataset-path", c.Dataset)
+		}
+		errs = append(errs, c.validateVLLMDataset()...)
+	case DatasetPrefixRepetition:
+		if c.Path != "" {
+			bad("--dataset-path is not used by --dataset-name prefix_repetition")
+		}
+		errs = append(errs, c.validateVLLMDataset()...)
 	default:
-		bad("--dataset-name %q is unknown: want random, sharegpt or custom", c.Dataset)
+		if why, ok := refusedDatasets[c.Dataset]; ok {
+			bad("--dataset-name %s: %s", c.Dataset, why)
+		} else {
+			bad("--dataset-name %q is unknown: want %s", c.Dataset, datasetNames)
+		}
 	}
 	if c.Limit < 0 {
 		bad("--num-prompts must be ≥ 0, got %d", c.Limit)
 	}
+	errs = append(errs, c.SystemPrompts.validate(c.Dataset)...)
 	if err := c.Request.Validate(); err != nil {
 		errs = append(errs, err)
 	}
@@ -162,16 +228,43 @@ func (s ShareGPTConfig) validate() []error {
 
 // New validates the config and builds its Source: it reads and filters the
 // dataset file, or prepares the random generator (calibrating it when a
-// Counter is set). After New returns, the source does no I/O.
+// Counter is set), and puts the system prompts before it when asked. After
+// New returns, only a trace reads its file again (see Trace).
 func New(c Config) (Source, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
+	src, err := newSource(c)
+	if err != nil {
+		return nil, err
+	}
+	if c.SystemPrompts.Count > 0 {
+		return NewSystemPrompts(src, c)
+	}
+	return src, nil
+}
+
+// newSource builds the dataset's own source; c is valid.
+func newSource(c Config) (Source, error) {
 	switch c.Dataset {
 	case DatasetRandom:
 		return NewRandom(c)
 	case DatasetShareGPT:
 		return openDataset(c, ReadShareGPT)
+	case DatasetSonnet:
+		return openDataset(c, ReadSonnet)
+	case DatasetBurstGPT:
+		return openDataset(c, ReadBurstGPT)
+	case DatasetSpecBench:
+		return openDataset(c, ReadSpecBench)
+	case DatasetHF:
+		return OpenHF(c)
+	case DatasetPrefixRepetition:
+		return NewPrefixRepetition(c)
+	case DatasetTrace:
+		return NewTrace(c)
+	case DatasetServeGen:
+		return NewServeGen(c)
 	default:
 		return openDataset(c, ReadCustom)
 	}
@@ -184,11 +277,19 @@ func (c Config) CheckPath() error {
 	if c.Dataset == DatasetRandom || c.Path == "" {
 		return nil
 	}
+	if c.Dataset == DatasetHF && refusedHF(c.hfName()) != "" {
+		return nil // Validate says why
+	}
 	fi, err := os.Stat(c.Path)
+	if err != nil && c.Dataset == DatasetHF && hubID(c.Path) {
+		return fmt.Errorf("--dataset-path %s: no such file; it reads as a Hugging Face dataset id, and goodput reads only a local copy: "+
+			"download it (huggingface-cli download --repo-type dataset %s --local-dir DIR), then give one of its .jsonl or .parquet files as --dataset-path and --hf-name %s",
+			c.Path, c.Path, c.Path)
+	}
 	if err != nil {
 		return fmt.Errorf("--dataset-path: %w", err)
 	}
-	if fi.IsDir() {
+	if fi.IsDir() && c.Dataset != DatasetServeGen {
 		return fmt.Errorf("--dataset-path %s: is a directory, want a file", c.Path)
 	}
 	return nil

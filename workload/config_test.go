@@ -12,7 +12,9 @@ func TestValidateRejects(t *testing.T) {
 		change func(*Config)
 		want   string
 	}{
-		{"unknown dataset", func(c *Config) { c.Dataset = "sonnet" }, `--dataset-name "sonnet" is unknown: want random, sharegpt or custom`},
+		{"unknown dataset", func(c *Config) { c.Dataset = "sonnets" }, `--dataset-name "sonnets" is unknown: want random, sharegpt, custom, sonnet, burstgpt, prefix_repetition, spec_bench, hf, trace or servegen`},
+		// vLLM's multimodal datasets are refused with the reason.
+		{"multimodal dataset", func(c *Config) { c.Dataset = "random-mm" }, `--dataset-name random-mm: multimodal datasets are not supported`},
 		{"empty dataset", func(c *Config) { c.Dataset = "" }, `--dataset-name "" is unknown`},
 		{"path with random", func(c *Config) { c.Path = "x.json" }, "--dataset-path is not used by --dataset-name random"},
 		{"sharegpt without path", func(c *Config) { c.Dataset = DatasetShareGPT }, "--dataset-name sharegpt needs --dataset-path"},

@@ -3,6 +3,7 @@ package workload
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Item is the content of one request.
@@ -22,6 +23,16 @@ type Item struct {
 	// OutputTokens is the number of tokens to ask for (max_tokens): the
 	// expected output length.
 	OutputTokens int
+	// ReusableTokens is how many of the prompt's tokens a prefix cache
+	// holding every earlier request's prompt would serve, where the
+	// dataset knows it (a trace with hash ids, see Trace); 0 otherwise.
+	ReusableTokens int
+	// Group names the prefix group the prompt belongs to (a system prompt,
+	// a shared prefix) for per-group statistics; "" for none.
+	Group string
+	// System is the system prompt Prompt begins with, which a chat
+	// request sends as a message of its own (see Messages); "" for none.
+	System string
 }
 
 // Message is one chat message.
@@ -31,8 +42,12 @@ type Message struct {
 }
 
 // Messages returns the item as a chat conversation: the prompt as the one
-// user message.
+// user message, after its system prompt as a system message when it has
+// one.
 func (it Item) Messages() []Message {
+	if it.System != "" && strings.HasPrefix(it.Prompt, it.System) {
+		return []Message{{Role: "system", Content: it.System}, {Role: "user", Content: it.Prompt[len(it.System):]}}
+	}
 	return []Message{{Role: "user", Content: it.Prompt}}
 }
 

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -23,7 +22,7 @@ be judged again with another SLO, other percentiles or another percentile
 method without re-running it.
 
 It reads goodput record files (JSON Lines, "-" for standard input), result
-directories holding one run, run summary files, the seeds' simple request log ({"arrival": s, "token_times": [s, ...]} as a JSON array
+directories holding one run (or the shards of one run), run summary files, the seeds' simple request log ({"arrival": s, "token_times": [s, ...]} as a JSON array
 or JSON Lines), and vllm bench serve results saved with --save-result
 --save-detailed. Several goodput files (the shards of one run) are merged on
 their common clock.`,
@@ -85,15 +84,17 @@ their common clock.`,
 // run header are placed on the clock of the earliest one, so the shards of a
 // run merge exactly; the merge's account of the shards joins the notes.
 func analyzeFiles(env *Env, files []string, opts metrics.Options) (*metrics.Result, []string, error) {
-	files = slices.Clone(files)
-	for i, name := range files {
-		// A result directory or a summary file stands for its run's records.
-		file, err := report.RunRecords(name)
+	var all []string
+	for _, name := range files {
+		// A result directory or a summary file stands for its run's
+		// records; the directory of a sharded run for every shard's.
+		fs, err := report.RunFiles(name)
 		if err != nil {
 			return nil, nil, err
 		}
-		files[i] = file
+		all = append(all, fs...)
 	}
+	files = all
 	set, err := merge.Open(files, env.Stdin)
 	if err != nil {
 		return nil, nil, err

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,7 +20,7 @@ import (
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/serverview"
 	"github.com/goodput-dev/goodput/slo"
-	"github.com/goodput-dev/goodput/workload"
+	"github.com/goodput-dev/goodput/vllmargs"
 )
 
 // benchFlags are the flag values of `goodput bench` that need work before
@@ -36,6 +38,7 @@ type benchFlags struct {
 	targetFlags
 	simFlags
 	metrics metricsFlags
+	vllm    vllmFlags
 	live    liveFlags
 	hist    historyFlags
 }
@@ -67,8 +70,26 @@ generator, not the server, was the limit.`,
       --random-input-len 512 --random-output-len 128 --goodput ttft:500 tpot:50
   goodput bench --base-url http://127.0.0.1:8000 --backend openai-chat --max-concurrency 32 \
       --dataset-name sharegpt --dataset-path ShareGPT_V3.json --result-dir runs --save-result`,
-		Args: goodputArgs(&f.metrics),
+		// The flags are parsed here, after a vllm bench serve command line
+		// is put in goodput's spelling (abbreviations, underscores, several
+		// values after one flag); see package vllmargs.
+		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			cmd.InitDefaultHelpFlag()
+			line, err := vllmargs.Translate(args, cmd.Flags())
+			if err != nil {
+				return usageErr("%s: %v", cmd.CommandPath(), err)
+			}
+			if err := cmd.Flags().Parse(line.Args); err != nil {
+				return usageErr("%s: %v", cmd.CommandPath(), err)
+			}
+			if help, _ := cmd.Flags().GetBool("help"); help {
+				return cmd.Help()
+			}
+			if err := goodputArgs(&f.metrics)(cmd, cmd.Flags().Args()); err != nil {
+				return err
+			}
+			f.vllm.line = line
 			return run(cmd, env, cfg, &f)
 		},
 	}
@@ -108,6 +129,11 @@ generator, not the server, was the limit.`,
 	f.hist.register(fl)
 
 	f.metrics.register(cmd, true)
+	registerVLLMFlags(fl, &cfg, &f.vllm)
+	// Two flags keep vLLM's meaning in bench (see docs/vllm.md).
+	fl.Lookup("label").Usage = "prefix of vLLM's result file name (default: the backend); key=value labels the records, as --record-label"
+	fl.Lookup("num-warmups").Usage = "warm-up requests sent before the run, left out of it (not taken from --num-prompts)"
+	fl.Lookup("save-result").Usage = "write vLLM's result JSON (in --result-dir or the current directory), goodput's records and JSON summary beside it"
 	return cmd
 }
 
@@ -118,11 +144,23 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 	}
 	if cfg.BaseURL == "" {
 		// A newcomer's first run should answer in seconds.
-		if !cmd.Flags().Changed("num-prompts") && !cmd.Flags().Changed("duration") {
+		if !cmd.Flags().Changed("num-prompts") && !cmd.Flags().Changed("duration") && !replaysWhole(cmd, &cfg) {
 			cfg.Arrival.NumPrompts = simDefaultPrompts
 		}
 	}
 	if f.dryRun {
+		// A dry run refuses what the run would: the simulator's address
+		// stands in for the one it would start.
+		check := cfg
+		if check.BaseURL == "" {
+			check.BaseURL = "http://127.0.0.1:8000"
+		}
+		if err := check.Validate(); err != nil {
+			return usageErr("%v", err)
+		}
+		for _, n := range f.vllm.notes {
+			fmt.Fprintf(env.Stderr, "goodput: %s\n", n)
+		}
 		return printBenchPlan(env, cfg)
 	}
 	return runBenchPrepared(cmd, env, cfg, f, gates)
@@ -153,6 +191,12 @@ func prepareBench(cmd *cobra.Command, env *Env, cfg *bench.Config, f *benchFlags
 	cfg.Workload.Seed = cfg.Arrival.Seed
 	cfg.Arrival.Arrival = arrivalKind(f.arrival)
 	cfg.Arrival.Ramp.Kind = rampKind(f.ramp)
+	notes, err := f.vllm.apply(cmd, cfg, &f.targetFlags, &f.metrics)
+	if err != nil {
+		return nil, err
+	}
+	f.vllm.notes = notes
+	cfg.VLLMFile.Collect = f.vllm.line.VLLMStyle
 	if err := f.targetFlags.apply(env, cfg); err != nil {
 		return nil, err
 	}
@@ -183,13 +227,17 @@ func prepareBench(cmd *cobra.Command, env *Env, cfg *bench.Config, f *benchFlags
 	if cmd.Flags().Changed("duration") && !cmd.Flags().Changed("num-prompts") {
 		cfg.Arrival.NumPrompts = 0 // the duration alone bounds the run
 	}
+	if err := applyReplay(cmd, cfg); err != nil {
+		return nil, err
+	}
 	return gates, nil
 }
 
 // runBenchPrepared is runBench past its preparation.
 func runBenchPrepared(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags, gates slo.Gates) error {
 	ctx := cmd.Context()
-	if cfg.BaseURL == "" {
+	simulated := cfg.BaseURL == ""
+	if simulated {
 		if err := checkWorkload(&cfg); err != nil {
 			return err
 		}
@@ -198,6 +246,9 @@ func runBenchPrepared(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFl
 			return err
 		}
 		defer stop()
+	}
+	for _, n := range f.vllm.notes {
+		fmt.Fprintf(env.Stderr, "goodput: %s\n", n)
 	}
 	if err := cfg.Validate(); err != nil {
 		return usageErr("%v", err)
@@ -227,7 +278,7 @@ func runBenchPrepared(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFl
 	}
 	// A run that measured always prints its summary, even when some file
 	// could not be written (err then says which, and how much is on disk).
-	if perr := printOutcome(env, f.format, out); perr != nil || err != nil {
+	if perr := printOutcome(env, f.format, out, summaryOptions(cfg, out, simulated)); perr != nil || err != nil {
 		return errors.Join(err, perr)
 	}
 	said := env.Stdout
@@ -235,6 +286,14 @@ func runBenchPrepared(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFl
 		said = env.Stderr // standard output is one JSON document
 	}
 	histErr := hist.bench(ctx, said, &cfg, out)
+	if f.vllm.plotTimeline {
+		// vLLM colours gaps by two thresholds; the timeline marks the
+		// gaps above the upper one.
+		th, _ := timelineThresholds(f.vllm.timelineITL)
+		if err := writeHTMLReportWith(env, out.RecordsPath, timelinePath(cfg, out), cfg.Metrics, report.HTMLOptions{LongGap: th[1] / 1e3}); err != nil {
+			return errors.Join(histErr, err)
+		}
+	}
 	if f.report != "" {
 		if err := writeHTMLReport(env, out.RecordsPath, f.report, cfg.Metrics); err != nil {
 			return err
@@ -246,6 +305,12 @@ func runBenchPrepared(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFl
 	if c := out.Result.Counts; !out.Run.Interrupted && c.Total > 0 && c.Completed == 0 {
 		return fmt.Errorf("every one of the %d measured requests failed%s", c.Total, firstError(c))
 	}
+	if c := out.Result.Counts; !out.Run.Interrupted && c.Completed > 0 && c.NoToken == c.Completed {
+		// Answers without a token measure no TTFT, TPOT or ITL: a run of
+		// nothing else measured nothing a benchmark is for.
+		return fmt.Errorf("none of the %d measured requests carried an output token (%d failed, %d answered without one), so no latency was measured: check --endpoint, --backend and what the server streams",
+			c.Total, c.Failed, c.NoToken)
+	}
 	if err := reportGates(env, gates, out.Result); err != nil {
 		return err
 	}
@@ -255,17 +320,63 @@ func runBenchPrepared(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFl
 	return histErr
 }
 
-func printOutcome(env *Env, format string, out *bench.Outcome) error {
+// summaryOptions shapes the terminal summary: vLLM's lines where the run
+// has their figures, and the built-in simulator named in the title.
+func summaryOptions(cfg bench.Config, out *bench.Outcome, simulated bool) report.TextOptions {
+	o := report.TextOptions{Notes: out.Notes}
+	if simulated {
+		o.Title = "Serving Benchmark Result (built-in simulator)"
+	}
+	for _, m := range cfg.VLLMFile.Metrics {
+		switch m {
+		case "ttft", "tpot", "itl", "e2el":
+			o.Metrics = append(o.Metrics, m)
+		}
+	}
+	if len(cfg.VLLMFile.Metrics) > 0 && o.Metrics == nil {
+		o.Metrics = []string{} // only queue metrics: goodput prints those in its client block
+	}
+	if cfg.NoStream {
+		// A whole answer has no token times: TPOT and ITL are not measured.
+		if o.Metrics == nil {
+			o.Metrics = []string{"ttft", "e2el"}
+		}
+		o.Metrics = slices.DeleteFunc(o.Metrics, func(m string) bool { return m == "tpot" || m == "itl" })
+	}
+	v := &report.VLLMLines{RequestRate: cfg.Arrival.RequestRate, Unit: bench.ArrivalUnit(&cfg)}
+	if cfg.VLLMFile.MaxConcurrencyGiven || cfg.Arrival.MaxConcurrency > 0 {
+		c := cfg.Arrival.MaxConcurrency
+		v.MaxConcurrency = &c
+	}
+	if f := out.VLLM; f != nil {
+		v.RequestGoodput = f.RequestGoodput
+		v.Peak = &report.Peak{OutputTokensPerSecond: f.PeakOutputTokensPerSecond, ConcurrentRequests: f.PeakConcurrentRequests}
+	}
+	o.VLLM = v
+	return o
+}
+
+// timelinePath is where --plot-timeline writes the run's report: beside
+// vLLM's result file, its .json replaced by .timeline.html, as vLLM does.
+func timelinePath(cfg bench.Config, out *bench.Outcome) string {
+	p := out.ResultPath
+	if p == "" {
+		p = bench.VLLMResultPath(cfg, out.Model, out.Run.Epoch)
+	}
+	return strings.TrimSuffix(p, filepath.Ext(p)) + ".timeline.html"
+}
+
+func printOutcome(env *Env, format string, out *bench.Outcome, o report.TextOptions) error {
 	if format == "json" {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(map[string]any{
 			"result": out.Result, "generator": out.Generator, "token_check": out.Tokens,
 			"warnings": out.Warnings, "records": out.RecordsPath, "records_written": out.RecordsWritten, "summary": out.SummaryPath,
-			"interrupted": out.Run.Interrupted, "server": out.Server,
+			"interrupted": out.Run.Interrupted, "server": out.Server, "servers": out.Servers, "trace_prefix_reuse": out.PrefixReuse,
 		})
 	}
-	if err := report.Text(env.Stdout, out.Result, report.TextOptions{Notes: out.Notes}); err != nil {
+	if err := report.Text(env.Stdout, out.Result, o); err != nil {
 		return err
 	}
 	if out.Server != nil {
@@ -273,16 +384,35 @@ func printOutcome(env *Env, format string, out *bench.Outcome) error {
 			return err
 		}
 	}
+	for _, s := range out.Servers {
+		if s.Server == nil {
+			continue
+		}
+		if err := serverview.Text(env.Stdout, s.Server); err != nil {
+			return err
+		}
+	}
+	if out.PrefixReuse != nil && (out.Server == nil || out.Server.TracePrefixHitRate == nil) {
+		fmt.Fprintf(env.Stdout, "Trace's theoretical prefix hit rate: %s\n", out.PrefixReuse)
+	}
 	for _, w := range out.Warnings {
 		fmt.Fprintf(env.Stdout, "WARNING: %s\n", w)
 	}
 	fmt.Fprintln(env.Stdout, out.Generator.Line())
+	if out.ResultPath != "" {
+		fmt.Fprintf(env.Stdout, "Wrote %s\n", out.ResultPath)
+	}
 	if out.RecordsPath != "" {
 		fmt.Fprintf(env.Stdout, "Wrote %s (%d records)\n", out.RecordsPath, out.RecordsWritten)
 	}
 	for _, p := range []string{out.SummaryPath, out.VLLMPath, out.ServerPath} {
 		if p != "" {
 			fmt.Fprintf(env.Stdout, "Wrote %s\n", p)
+		}
+	}
+	for _, s := range out.Servers {
+		if s.Path != "" {
+			fmt.Fprintf(env.Stdout, "Wrote %s (%s)\n", s.Path, s.Endpoint)
 		}
 	}
 	return nil
@@ -362,8 +492,6 @@ func arrivalKind(s string) arrival.Kind { return arrival.Kind(strings.ToLower(s)
 
 func rampKind(s string) arrival.RampKind { return arrival.RampKind(strings.ToLower(s)) }
 
-// printBenchPlan prints what a run would send, without a network: the
-// arrival plan with its schedule's statistics, and the workload.
 // jobIndexEnv is set by Kubernetes in each pod of an Indexed Job: 0, 1, …
 const jobIndexEnv = "JOB_COMPLETION_INDEX"
 
@@ -387,7 +515,10 @@ func shardFromJob(cmd *cobra.Command, env *Env, cfg *bench.Config) error {
 	return nil
 }
 
+// printBenchPlan prints what a run would send, without a network: the
+// arrival plan with its schedule's statistics, and the workload.
 func printBenchPlan(env *Env, cfg bench.Config) error {
+	cfg.Arrival.Unit = bench.ArrivalUnit(&cfg)
 	plan, err := cfg.Arrival.Plan()
 	if err != nil {
 		return usageErr("%v", err)
@@ -396,7 +527,7 @@ func printBenchPlan(env *Env, cfg bench.Config) error {
 	if wl.Limit == 0 && cfg.Arrival.NumPrompts > 0 {
 		wl.Limit = cfg.Arrival.NumPrompts
 	}
-	src, err := workload.New(wl)
+	src, err := bench.NewContent(cfg, wl)
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -407,6 +538,9 @@ func printBenchPlan(env *Env, cfg bench.Config) error {
 	fmt.Fprintf(env.Stdout, "Target: %s (%s)\nLoad: %s\nWorkload: %s\n", target, cfg.Backend, strings.TrimRight(plan.String(), "\n"), src.String())
 	if cfg.Warmups > 0 {
 		fmt.Fprintf(env.Stdout, "Warm-up: the first %d requests are excluded from statistics\n", cfg.Warmups)
+	}
+	if cfg.WarmupRequests > 0 {
+		fmt.Fprintf(env.Stdout, "Warm-up: %d requests sent before the run, left out of it\n", cfg.WarmupRequests)
 	}
 	if cfg.WarmupTime > 0 {
 		fmt.Fprintf(env.Stdout, "Warm-up: requests scheduled in the first %v are excluded from statistics\n", cfg.WarmupTime)

@@ -3,12 +3,14 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/goodput-dev/goodput/internal/simtest"
@@ -72,7 +74,7 @@ func TestBenchDryRunSendsNothing(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	for _, want := range []string{"Load: open loop: poisson arrivals at 5 req/s", "schedule: 100 requests",
-		"Workload: random: input 1024 tokens, output 128 tokens", "the first 5 requests are excluded", "Dry run: nothing was sent."} {
+		"Workload: random: input 1024 tokens, output 128 tokens", "Warm-up: 5 requests sent before the run, left out of it", "Dry run: nothing was sent."} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -92,12 +94,16 @@ func TestBenchUsageErrors(t *testing.T) {
 		{[]string{"bench", "--request-rate", "-1"}, "--request-rate"},
 		{[]string{"bench", "--format", "xml"}, `--format "xml"`},
 		{[]string{"bench", "--format", "vllm"}, "give --result-dir"},
-		{[]string{"bench", "--header", "no-separator"}, "--header"},
-		{[]string{"bench", "--extra-body", "[1]"}, "--extra-body"},
+		// The flag is named once, not twice ("--header: --header 1 …").
+		{[]string{"bench", "--header", "no-separator"}, `goodput: --header 1 "no-separator": want Name=value`},
+		{[]string{"bench", "--extra-body", "[1]"}, "goodput: --extra-body: want a JSON object, got an array"},
 		{[]string{"bench", "--base-url", "127.0.0.1:9", "--num-prompts", "1"}, "--base-url"},
 		{[]string{"bench", "--sim-gpu", "abacus"}, "--sim-gpu"},
+		{[]string{"bench", "--sim-max-num-seqs", "-3"}, "--sim-max-num-seqs -3: must be positive"},
+		{[]string{"bench", "--sim-gpu-memory-utilization", "0"}, "--sim-gpu-memory-utilization 0: must be in (0, 1]"},
+		{[]string{"bench", "--sim-kv-cache-dtype", "int2"}, `--sim-kv-cache-dtype "int2": want one of`},
 		{[]string{"bench", "stray"}, `unexpected argument "stray"`},
-		{[]string{"bench", "--label", "x"}, "--label"},
+		{[]string{"bench", "--record-label", "x"}, `--record-label: "x": want key=value`},
 		// A sweep's list points at goodput sweep.
 		{[]string{"bench", "--max-concurrency", "1,4,16"}, "bench runs one load; to measure several, run goodput sweep --concurrency 1,4,16"},
 		{[]string{"bench", "--max-concurrency", "four"}, "want a whole number of requests"},
@@ -194,6 +200,33 @@ func TestBenchEveryRequestFailed(t *testing.T) {
 		t.Errorf("exit %d, %q; want 1 and why", code, errOut)
 	}
 	if !strings.Contains(out, "Failed requests:                         3") {
+		t.Errorf("the summary is not printed first:\n%s", out)
+	}
+}
+
+// A run whose answers all carried no token (a server streaming only
+// [DONE], or events goodput cannot read as text) measured no latency:
+// it exits 1 after its summary, as a run of failures does, instead of 0.
+func TestBenchNoAnswerCarriedAToken(t *testing.T) {
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/health" {
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		if n.Add(1)%2 == 0 {
+			http.Error(w, `{"error":{"message":"busy"}}`, http.StatusInternalServerError)
+			return
+		}
+		io.WriteString(w, "data: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	out, errOut, code := run(t, "", "bench", "--base-url", srv.URL, "--model", "m", "--num-prompts", "4", "--max-concurrency", "1",
+		"--prompt-format", "text", "--no-calibrate", "--no-server-metrics", "--quiet")
+	if code != ExitTool || !strings.Contains(errOut, "none of the 4 measured requests carried an output token (2 failed, 2 answered without one)") {
+		t.Errorf("exit %d, %q; want 1 and why", code, errOut)
+	}
+	if !strings.Contains(out, "of which empty (no token):             2") {
 		t.Errorf("the summary is not printed first:\n%s", out)
 	}
 }

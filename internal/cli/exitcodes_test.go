@@ -66,6 +66,20 @@ func TestExitCodes(t *testing.T) {
 		{"simulator flag with a server", append(slices.Clone(bench), "--sim-gpu", "A100"), ExitUsage, "--sim-gpu configures the built-in simulator, which does not run with --base-url"},
 		{"simulator fault with a server", append(slices.Clone(bench), "--sim-fault", "error_rate=0.5"), ExitUsage, "--sim-fault configures the built-in simulator"},
 		{"sweep simulator flag with a server", []string{"sweep", "--base-url", url, "--concurrency", "1", "--sim-seed", "3", "--dry-run"}, ExitUsage, "--sim-seed configures the built-in simulator"},
+		{"simulator engine flag with a server", append(slices.Clone(bench), "--sim-max-num-seqs", "64"), ExitUsage, "--sim-max-num-seqs configures the built-in simulator"},
+		{"sweep simulator engine flag with a server", []string{"sweep", "--base-url", url, "--concurrency", "1", "--sim-block-size", "32", "--dry-run"}, ExitUsage, "--sim-block-size configures the built-in simulator"},
+		// a dry run refuses what the run would, bench's and sweep's
+		{"bench dry run, negative warm-ups", []string{"bench", "--dry-run", "--num-warmups", "-5"}, ExitUsage, "--num-warmups must be ≥ 0, got -5"},
+		{"bench dry run, not an http URL", []string{"bench", "--dry-run", "--base-url", "ftp://x"}, ExitUsage, `--base-url "ftp://x": want an absolute http://`},
+		{"sweep dry run, bad prompt format", []string{"sweep", "--dry-run", "--prompt-format", "bogus"}, ExitUsage, `--prompt-format "bogus"`},
+		{"virtual sweep, negative warm-ups", []string{"sweep", "--virtual", "--concurrency", "1", "--num-prompts", "2", "--num-warmups", "-5",
+			"--result-dir", filepath.Join(t.TempDir(), "s")}, ExitUsage, "--num-warmups must be ≥ 0, got -5"},
+		// a word that names no command, at the top and under history
+		// (which would print its help and exit 0), and an argument to a
+		// command that takes none
+		{"unknown command", []string{"bnech"}, ExitUsage, `unknown command "bnech" for "goodput" (did you mean bench?)`},
+		{"unknown history command", []string{"history", "lsit", "--history", p("none.db")}, ExitUsage, `unknown command "lsit" for "goodput history"`},
+		{"argument to version", []string{"version", "extra"}, ExitUsage, `unknown command "extra"`},
 		{"same run name", append(slices.Clone(bench), "--result-dir", runs, "--run-name", "mine"), ExitUsage,
 			filepath.Join(runs, "mine.jsonl") + " already exists (an earlier run's): give another --run-name, or --overwrite"},
 

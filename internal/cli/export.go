@@ -4,12 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/goodput-dev/goodput/export"
+	"github.com/goodput-dev/goodput/merge"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/slo"
@@ -31,10 +33,12 @@ Times are seconds from the run's start and latencies milliseconds, exact to
 the nanosecond; a value a request does not define (the TPOT of a one-token
 reply, the TTFT of a failure) is empty (null). --chunks adds chunk_times_s and
 chunk_tokens, every token-bearing chunk's arrival and tokens, from which the
-ITLs can be recomputed. Each label becomes a column label_NAME.
+ITLs can be recomputed, and chunk_reasoning when requests reasoned. Each
+label becomes a column label_NAME.
 
 RUN is a record file (any format analyze reads, "-" for standard input), a
-run's summary file, or a result directory holding one run. The good column
+run's summary file, or a result directory holding one run (or the shards of
+one run, read on their merged clock). The good column
 uses --slo, by default the SLO the run was judged with (from its summary
 file), else ` + DefaultSLO + `; --slo none leaves it empty.`,
 		Example: `  goodput export runs/base.jsonl -o requests.csv
@@ -48,34 +52,22 @@ file), else ` + DefaultSLO + `; --slo none leaves it empty.`,
 			if err != nil {
 				return err
 			}
-			file, err := report.RunRecords(args[0])
+			files, err := report.RunFiles(args[0])
 			if err != nil {
 				return fmt.Errorf("export: %w", err)
 			}
 			o := export.Options{Chunks: chunks}
-			if o.SLO, err = exportSLO(cmd, file, sloExpr); err != nil {
+			if o.SLO, err = exportSLO(cmd, files[0], sloExpr); err != nil {
 				return err
 			}
-			f, err := record.Open(file, env.Stdin)
-			if err != nil {
-				return fmt.Errorf("export: %w", err)
-			}
-			defer f.Close()
 			tab := export.NewTable(o)
-			var r record.Record
-			for {
-				err := f.Next(&r)
-				if errors.Is(err, io.EOF) {
-					break
-				}
-				if err != nil {
+			if len(files) > 1 {
+				// The shards of one run, on their merged clock.
+				if err := exportShards(env, tab, files); err != nil {
 					return fmt.Errorf("export: %w", err)
 				}
-				tab.Add(&r)
-				r = record.Record{} // a row keeps the labels map
-			}
-			if n := f.CutNote(); n != "" {
-				fmt.Fprintf(env.Stderr, "goodput: %s\n", n)
+			} else if err := exportFile(env, tab, files[0]); err != nil {
+				return fmt.Errorf("export: %w", err)
 			}
 			if err := writeOutput(env, out, func(w io.Writer) error { return tab.Write(w, format) }); err != nil {
 				return err
@@ -94,11 +86,72 @@ file), else ` + DefaultSLO + `; --slo none leaves it empty.`,
 	return cmd
 }
 
+// exportFile adds every record of one file to tab.
+func exportFile(env *Env, tab *export.Table, file string) error {
+	f, err := record.Open(file, env.Stdin)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var r record.Record
+	for {
+		err := f.Next(&r)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		tab.Add(&r)
+		r = record.Record{} // a row keeps the labels map
+	}
+	if n := f.CutNote(); n != "" {
+		fmt.Fprintf(env.Stderr, "goodput: %s\n", n)
+	}
+	return nil
+}
+
+// exportShards adds the records of a sharded run's files to tab, on the
+// run's one clock, and says what the merge found missing or partial.
+func exportShards(env *Env, tab *export.Table, files []string) error {
+	set, err := merge.Open(files, env.Stdin)
+	if err != nil {
+		return err
+	}
+	defer set.Close()
+	err = set.Each(func(_ int, recs []record.Record) error {
+		for i := range recs {
+			r := recs[i]
+			r.Labels = maps.Clone(r.Labels) // a row keeps the map; the batch is reused
+			tab.Add(&r)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	rep, err := set.Report(merge.Options{})
+	if err != nil {
+		return err
+	}
+	for _, w := range rep.Warnings {
+		fmt.Fprintf(env.Stderr, "goodput: WARNING: %s\n", w)
+	}
+	return nil
+}
+
 // exportColumnHelp lists the columns for the command's help.
 func exportColumnHelp() string {
 	var b strings.Builder
 	for _, c := range export.BaseColumns() {
 		fmt.Fprintf(&b, "  %-16s %s\n", c.Name, c.Doc)
+	}
+	for _, c := range export.PlaceColumns() {
+		fmt.Fprintf(&b, "  %-16s %s (when the run has them)\n", c.Name, c.Doc)
+	}
+	b.WriteString("and, when requests reasoned (a reasoning model's thinking before its answer):\n")
+	for _, c := range export.ReasoningColumns() {
+		fmt.Fprintf(&b, "  %-18s %s\n", c.Name, c.Doc)
 	}
 	return b.String()
 }

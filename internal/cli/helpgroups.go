@@ -38,13 +38,14 @@ var flagGroups = map[string]string{
 	"header": groupTarget, "api-key": groupTarget, "extra-body": groupTarget, "usage": groupTarget,
 	"insecure": groupTarget, "keepalive": groupTarget, "transport": groupTarget, "dial-ahead": groupTarget, "request-timeout": groupTarget, "ready-check-timeout": groupTarget,
 	"metrics-url": groupTarget, "no-server-metrics": groupTarget, "scrape-interval": groupTarget,
+	"base-url-file": groupTarget, "balance": groupTarget, "session-header": groupTarget,
 
 	// How much load, when, and how a sweep chooses its loads.
 	"request-rate": groupLoad, "burstiness": groupLoad, "arrival": groupLoad,
 	"ramp-up-strategy": groupLoad, "ramp-up-start-rps": groupLoad, "ramp-up-duration": groupLoad,
 	"max-concurrency": groupLoad, "num-prompts": groupLoad, "duration": groupLoad, "seed": groupLoad,
 	"shard": groupLoad, "shards": groupLoad, "start-at": groupLoad, "num-warmups": groupLoad,
-	"warmup-seconds": groupLoad, "lag-threshold": groupLoad,
+	"warmup-seconds": groupLoad, "warmup-first": groupLoad, "lag-threshold": groupLoad,
 	"concurrency": groupLoad, "points": groupLoad, "refine": groupLoad, "spacing": groupLoad,
 	"auto-max-concurrency": groupLoad, "repeats": groupLoad, "no-early-stop": groupLoad, "early-stop": groupLoad,
 	"min-rounds": groupLoad, "idle-timeout": groupLoad,
@@ -54,7 +55,12 @@ var flagGroups = map[string]string{
 	"random-output-len": groupWorkload, "random-range-ratio": groupWorkload, "random-prefix-len": groupWorkload,
 	"custom-output-len": groupWorkload, "disable-shuffle": groupWorkload, "ignore-eos": groupWorkload,
 	"min-tokens": groupWorkload, "max-tokens": groupWorkload, "no-calibrate": groupWorkload,
-	"prompt-format": groupWorkload,
+	"prompt-format": groupWorkload, "trace-format": groupWorkload, "trace-start": groupWorkload,
+	"trace-duration": groupWorkload, "trace-block-size": groupWorkload, "trace-length-scale": groupWorkload,
+	"trace-speedup": groupLoad, "system-prompts": groupWorkload, "system-prompt-len": groupWorkload,
+	"system-prompt-zipf": groupWorkload,
+	"multi-turn":         groupWorkload, "session-turns": groupWorkload, "session-max-turns": groupWorkload,
+	"think-time": groupWorkload,
 
 	// How the numbers are judged.
 	"goodput": groupSLO, "slo": groupSLO, "gate": groupSLO, "metric-percentiles": groupSLO,
@@ -74,9 +80,32 @@ var flagGroups = map[string]string{
 	// The built-in simulator.
 	"sim-gpu": groupSimulator, "sim-model": groupSimulator, "sim-profile": groupSimulator,
 	"sim-tensor-parallel-size": groupSimulator, "sim-fault": groupSimulator, "sim-seed": groupSimulator,
-	"virtual": groupSimulator,
+	"virtual": groupSimulator, "sim-replicas": groupSimulator, "sim-reasoning": groupSimulator,
+	"sim-max-num-seqs": groupSimulator, "sim-max-num-batched-tokens": groupSimulator, "sim-gpu-memory-utilization": groupSimulator,
+	"sim-block-size": groupSimulator, "sim-enable-chunked-prefill": groupSimulator, "sim-enable-prefix-caching": groupSimulator,
+	"sim-kv-cache-dtype": groupSimulator,
 
 	"help": groupHelp,
+
+	// Flags of vllm bench serve that bench takes with vLLM's meaning.
+	"host": groupTarget, "port": groupTarget, "served-model-name": groupTarget, "request-id-prefix": groupTarget,
+	"temperature": groupTarget, "top-p": groupTarget, "top-k": groupTarget, "min-p": groupTarget,
+	"frequency-penalty": groupTarget, "presence-penalty": groupTarget, "repetition-penalty": groupTarget,
+	"logprobs": groupTarget, "chat-template-kwargs": groupTarget, "lora-modules": groupTarget,
+	"lora-assignment": groupTarget, "profile": groupTarget, "stream": groupTarget,
+	"ramp-up-end-rps": groupLoad,
+	"input-len":       groupWorkload, "output-len": groupWorkload, "no-oversample": groupWorkload,
+	"tokenizer": groupWorkload, "tokenizer-mode": groupWorkload, "trust-remote-code": groupWorkload,
+	"skip-tokenizer-init": groupWorkload, "sharegpt-output-len": groupWorkload,
+	"sonnet-input-len": groupWorkload, "sonnet-output-len": groupWorkload, "sonnet-prefix-len": groupWorkload,
+	"prefix-repetition-prefix-len": groupWorkload, "prefix-repetition-suffix-len": groupWorkload,
+	"prefix-repetition-num-prefixes": groupWorkload, "prefix-repetition-output-len": groupWorkload,
+	"spec-bench-output-len": groupWorkload, "spec-bench-category": groupWorkload,
+	"hf-name": groupWorkload, "hf-output-len": groupWorkload, "hf-split": groupWorkload, "hf-subset": groupWorkload,
+	"percentile-metrics": groupSLO,
+	"save-detailed":      groupOutput, "append-result": groupOutput, "result-filename": groupOutput,
+	"metadata": groupOutput, "record-label": groupOutput, "plot-timeline": groupOutput,
+	"timeline-itl-thresholds": groupOutput,
 }
 
 // loadCommands are the commands whose --help groups their flags: they

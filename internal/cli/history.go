@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/goodput-dev/goodput/atomicfile"
 	"github.com/goodput-dev/goodput/history"
 	"github.com/goodput-dev/goodput/report"
 )
@@ -42,7 +43,7 @@ and check work within those. check compares a run (the latest, by default)
 with the last --baselines comparable runs before it and exits with code 3
 when a metric got worse than in every one of them, beyond --tolerance and,
 for p50 and p99 latencies, beyond compare's bootstrap interval.`,
-		Example: `  goodput bench --history runs.db --label branch=main
+		Example: `  goodput bench --history runs.db --record-label branch=main
   goodput history list --history runs.db --label branch=main
   goodput history show 12 --history runs.db
   goodput history trend ttft_p99 --history runs.db --html trend.html
@@ -83,7 +84,9 @@ func (q *historyQuery) open(cmd *cobra.Command, env *Env) (*history.Store, histo
 	if dsn == "" {
 		return nil, f, usageErr("%s: no history: give --history (a SQLite file or a postgres:// URL) or set $%s", cmd.CommandPath(), history.EnvStore)
 	}
-	s, err := history.Open(cmd.Context(), dsn)
+	// Every history command reads: a file that is not there is a mistake,
+	// not an empty history.
+	s, err := history.OpenExisting(cmd.Context(), dsn)
 	return s, f, err
 }
 
@@ -243,11 +246,14 @@ operating_request_throughput, goodput_peak, knee_load, …`,
 				return err
 			}
 			if html != "" {
-				err := writeOutput(env, html, func(w io.Writer) error {
+				page := func(w io.Writer) error {
 					return report.WriteTrendHTML(w, t.Report(), report.HTMLOptions{Tool: "goodput " + Version})
-				})
-				if err != nil {
-					return err
+				}
+				if html == "-" {
+					return writeOutput(env, html, page)
+				}
+				if err := atomicfile.Write(html, page); err != nil {
+					return fmt.Errorf("--html: %w", err)
 				}
 				fmt.Fprintf(env.Stdout, "Wrote %s\n", html)
 				return nil

@@ -2,11 +2,15 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/goodput-dev/goodput/history"
 )
 
 // TestHistoryBenchListTrend records two bench runs of the built-in
@@ -162,6 +166,12 @@ func TestHistorySweepCheck(t *testing.T) {
 
 func TestHistoryUsage(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "h.db")
+	s, err := history.Open(t.Context(), db) // an empty store
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	missing := filepath.Join(t.TempDir(), "typo.db")
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -174,6 +184,10 @@ func TestHistoryUsage(t *testing.T) {
 		{"bad label", []string{"history", "list", "--history", db, "--label", "nokey"}, ExitUsage, "--label"},
 		{"bad run id", []string{"history", "show", "x", "--history", db}, ExitUsage, "want a run id"},
 		{"missing run", []string{"history", "show", "7", "--history", db}, ExitTool, "no such run"},
+		// a store that does not exist is not read as an empty one (nor
+		// created by reading it)
+		{"missing store", []string{"history", "list", "--history", missing}, ExitTool, "history " + missing + ": no such file"},
+		{"directory as store", []string{"history", "list", "--history", filepath.Dir(missing)}, ExitTool, "is a directory"},
 		{"empty store", []string{"history", "check", "--history", db}, ExitTool, "no recorded run matches"},
 		{"bad tolerance", []string{"history", "check", "--history", db, "--tolerance", "-5%"}, ExitUsage, "--tolerance"},
 		{"zero baselines", []string{"history", "check", "--history", db, "--baselines", "0"}, ExitUsage, "--baselines"},
@@ -188,6 +202,9 @@ func TestHistoryUsage(t *testing.T) {
 		if code != tc.code || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%s: exit %d, want %d with %q: %s", tc.name, code, tc.code, tc.want, stderr)
 		}
+	}
+	if _, err := os.Stat(missing); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("reading %s created it: %v", missing, err)
 	}
 }
 

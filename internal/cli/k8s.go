@@ -337,9 +337,10 @@ func benchForK8s(f *k8sFlags, args []string, o *kube.Options, start *time.Time) 
 		*start = cfg.StartAt
 	}
 	drop := map[string]bool{"shards": true, "start-at": true, "gate": true}
-	if !fs.Changed("base-url") {
-		// No server named: the shards load an in-cluster simulator, with the
-		// simulator flags the command gives.
+	if cfg.BaseURL == "" {
+		// No server named (by --base-url, or vLLM's --host and --port):
+		// the shards load an in-cluster simulator, with the simulator flags
+		// the command gives.
 		sim, err := simForK8s(bf)
 		if err != nil {
 			return k8sPlan{}, err

@@ -106,6 +106,28 @@ func TestK8sSimulatorAndDataset(t *testing.T) {
 	}
 }
 
+// vLLM's --host and --port name the server as --base-url does: the
+// shards load it, and no simulator is deployed in its place.
+func TestK8sHostAndPortNameTheServer(t *testing.T) {
+	out, errOut, code := run(t, "", "k8s", "--shards", "2", "--name", "vl", "--", "bench", "--host", "vllm.serving",
+		"--port", "8000", "--request-rate", "10", "--num-prompts", "100")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	got := kubetest.Decode(t, []byte(out))
+	if len(got.Deployments) != 0 || len(got.Services) != 0 {
+		t.Errorf("objects %v: want no simulator for a named server", got.Order)
+	}
+	args := got.Jobs["vl"].Spec.Template.Spec.Containers[0].Args
+	want := []string{"bench", "--host", "vllm.serving", "--port", "8000", "--request-rate", "10", "--num-prompts", "100", "--shards", "2"}
+	if !slices.Equal(args[:len(want)], want) || slices.Contains(args, "--base-url") {
+		t.Errorf("shard args %q\nwant prefix %q and no --base-url", args, want)
+	}
+	if strings.Contains(out, "in-cluster goodput sim") {
+		t.Errorf("the heading still names an in-cluster simulator:\n%s", out[:min(len(out), 600)])
+	}
+}
+
 func TestK8sSweep(t *testing.T) {
 	out, errOut, code := run(t, "", "k8s", "--name", "sw", "--", "sweep", "--base-url", "http://vllm:8000", "--concurrency", "1,4,16", "--num-prompts", "200")
 	if code != ExitOK {
@@ -142,7 +164,7 @@ func TestK8sUsage(t *testing.T) {
 		{[]string{"k8s", "--shards", "2", "--start-at", "2020-01-01T00:00:00Z", "--", "bench", "--base-url", "http://a:1"}, "is in the past"},
 		{[]string{"k8s", "--shards", "2", "--start-at", "soon", "--", "bench", "--base-url", "http://a:1"}, `--start-at "soon"`},
 		{[]string{"k8s", "--shards", "2", "--", "bench", "--base-url", "http://a:1", "--request-rate", "fast"}, "the bench command: --request-rate"},
-		{[]string{"k8s", "--shards", "2", "--", "bench", "--no-such-flag"}, "the bench command: unknown flag: --no-such-flag"},
+		{[]string{"k8s", "--shards", "2", "--", "bench", "--no-such-flag"}, "the bench command: bench: --no-such-flag: unknown flag"},
 		{[]string{"k8s", "--shards", "8", "--", "bench", "--base-url", "http://a:1", "--max-concurrency", "4"}, "--shards 8 exceeds --max-concurrency 4"},
 		{[]string{"k8s", "--shards", "2", "--", "bench", "--dataset-name", "custom", "--dataset-path", "/no/such.jsonl"}, "/no/such.jsonl"},
 		{[]string{"k8s", "--shards", "2", "--dataset-claim", "d", "--", "bench", "--base-url", "http://a:1"}, "--dataset-claim: the command names no --dataset-path"},

@@ -46,7 +46,7 @@ func TestBenchMetricsListen(t *testing.T) {
 	env := &Env{Stdout: out, Stderr: errOut, Stdin: strings.NewReader(""), Getenv: func(string) string { return "" }}
 	root := NewRoot(env)
 	root.SetArgs([]string{"bench", "--metrics-listen", "127.0.0.1:0", "--metrics-linger", "30s", "--request-rate", "25",
-		"--num-prompts", "50", "--random-input-len", "64", "--random-output-len", "16", "--ignore-eos", "--num-warmups", "3",
+		"--num-prompts", "50", "--random-input-len", "64", "--random-output-len", "16", "--ignore-eos", "--warmup-first", "3",
 		"--goodput", "ttft:300", "--result-dir", dir, "--run-name", "live", "--quiet", "--no-server-metrics"})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

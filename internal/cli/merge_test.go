@@ -155,3 +155,31 @@ func TestMergeUsage(t *testing.T) {
 		}
 	}
 }
+
+// The result directory of a sharded run is one run to the commands that
+// read runs: analyze and export merge its shards, as merge does; report,
+// which reads one file, says to merge them first.
+func TestShardDirectoryIsOneRun(t *testing.T) {
+	dir := t.TempDir()
+	for k := range 3 {
+		writeShardFile(t, dir, k, 3, 12, false)
+	}
+	out, stderr, code := run(t, "", "analyze", dir)
+	if code != ExitOK || !strings.Contains(out, "Shards: 3 of 3; 12 of 12 planned requests measured") || !strings.Contains(out, "Successful requests:                     12") {
+		t.Errorf("analyze %s: exit %d\n%s%s", dir, code, out, stderr)
+	}
+	out, stderr, code = run(t, "", "export", dir)
+	if rows := strings.Count(out, "\n"); code != ExitOK || rows != 13 {
+		t.Errorf("export %s: exit %d, %d lines; want a header and 12 rows\n%s", dir, code, rows, stderr)
+	}
+	_, stderr, code = run(t, "", "report", dir, "-o", filepath.Join(t.TempDir(), "r.html"))
+	if code != ExitTool || !strings.Contains(stderr, "holds the shards of one run") || !strings.Contains(stderr, "goodput merge "+dir) {
+		t.Errorf("report %s: exit %d: %s; want 1 pointing to goodput merge", dir, code, stderr)
+	}
+	// A missing shard is said, by export as by analyze.
+	os.Remove(filepath.Join(dir, "goodput-20261129-100000-shard1-of-3.jsonl"))
+	_, stderr, code = run(t, "", "export", dir)
+	if code != ExitOK || !strings.Contains(stderr, "shard 1 of 3 is missing") {
+		t.Errorf("export with shard 1 gone: exit %d: %s", code, stderr)
+	}
+}

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/goodput-dev/goodput/atomicfile"
 	"github.com/goodput-dev/goodput/export"
 	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/record"
@@ -186,7 +186,9 @@ func runOptions(mo metrics.Options, gates slo.Gates) (report.RunOptions, error) 
 }
 
 // writeOutput writes to the file out ("-" or empty: standard output)
-// through write, replacing the file only once everything was written.
+// through write, replacing the file only once everything was written; a
+// device or pipe (/dev/stdout) is written through, a symbolic link keeps
+// pointing where it did.
 func writeOutput(env *Env, out string, write func(io.Writer) error) error {
 	if out == "" || out == "-" {
 		bw := bufio.NewWriter(env.Stdout)
@@ -195,29 +197,7 @@ func writeOutput(env *Env, out string, write func(io.Writer) error) error {
 		}
 		return bw.Flush()
 	}
-	dir := filepath.Dir(out)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(out)+".*")
-	if err != nil {
-		return fmt.Errorf("--output: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	bw := bufio.NewWriter(tmp)
-	if err := write(bw); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("--output %s: %w", out, err)
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return fmt.Errorf("--output %s: %w", out, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("--output %s: %w", out, err)
-	}
-	if err := os.Rename(tmp.Name(), out); err != nil {
+	if err := atomicfile.Write(out, write); err != nil {
 		return fmt.Errorf("--output: %w", err)
 	}
 	return nil
@@ -300,6 +280,12 @@ func writeRecordCSV(env *Env, file, out string, cs slo.Conditions) error {
 // is read with mo's percentiles, method and SLO, so that the page agrees
 // with the summary just printed.
 func writeHTMLReport(env *Env, input, out string, mo metrics.Options) error {
+	return writeHTMLReportWith(env, input, out, mo, report.HTMLOptions{})
+}
+
+// writeHTMLReportWith is writeHTMLReport with options for the run's page
+// (Tool is set here).
+func writeHTMLReportWith(env *Env, input, out string, mo metrics.Options, ho report.HTMLOptions) error {
 	kind, file, err := report.Locate(input)
 	if err != nil {
 		return fmt.Errorf("--report: %w", err)
@@ -315,10 +301,13 @@ func writeHTMLReport(env *Env, input, out string, mo metrics.Options) error {
 	if err != nil {
 		return fmt.Errorf("--report: %w", err)
 	}
-	err = writeOutput(env, out, func(w io.Writer) error {
-		return report.WriteRunHTML(w, run, report.HTMLOptions{Tool: "goodput " + Version})
+	err = atomicfile.Write(out, func(w io.Writer) error {
+		ho.Tool = "goodput " + Version
+		return report.WriteRunHTML(w, run, ho)
 	})
-	if err == nil {
+	if err != nil {
+		err = fmt.Errorf("--report: %w", err)
+	} else {
 		fmt.Fprintf(env.Stdout, "Wrote %s\n", out)
 	}
 	return err

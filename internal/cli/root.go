@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -87,7 +88,8 @@ func NewRoot(env *Env) *cobra.Command {
 OpenAI-compatible API) and reports TTFT, TPOT/ITL, end-to-end latency,
 throughput and goodput (the throughput that met its SLO) at percentiles.
 
-Exit codes: 0 ok, 1 tool error, 2 usage error, 3 an SLO gate failed.`,
+Exit codes: 0 ok, 1 tool error, 2 usage error, 3 an SLO gate failed (or
+history check found a regression), 130 interrupted.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// --version is a flag of our own: cobra's Version would print it
@@ -128,7 +130,45 @@ Exit codes: 0 ok, 1 tool error, 2 usage error, 3 an SLO gate failed.`,
 			groupFlagHelp(c)
 		}
 	}
+	rejectUnknownCommands(root)
 	return root
+}
+
+// rejectUnknownCommands makes a word that names no subcommand a usage
+// error (exit code 2) wherever commands have subcommands: cobra's own
+// error would exit 1, and a parent without a run function would print its
+// help and exit 0, as if `goodput history lsit` had worked.
+func rejectUnknownCommands(c *cobra.Command) {
+	if !c.HasSubCommands() {
+		return
+	}
+	if c.Args != nil {
+		// The command checks its own arguments (goodput sim, which has
+		// subcommands too, names its own mistakes).
+		for _, sub := range c.Commands() {
+			rejectUnknownCommands(sub)
+		}
+		return
+	}
+	c.Args = func(cmd *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			hint := "see " + cmd.CommandPath() + " --help"
+			if cmd.SuggestionsMinimumDistance <= 0 {
+				cmd.SuggestionsMinimumDistance = 2 // cobra's own default
+			}
+			if near := cmd.SuggestionsFor(args[0]); len(near) > 0 {
+				hint = "did you mean " + strings.Join(near, " or ") + "?"
+			}
+			return usageErr("unknown command %q for %q (%s)", args[0], cmd.CommandPath(), hint)
+		}
+		return nil
+	}
+	if c.RunE == nil && c.Run == nil {
+		c.RunE = func(cmd *cobra.Command, args []string) error { return cmd.Help() }
+	}
+	for _, sub := range c.Commands() {
+		rejectUnknownCommands(sub)
+	}
 }
 
 func newVersionCmd(env *Env) *cobra.Command {
@@ -139,7 +179,7 @@ func newVersionCmd(env *Env) *cobra.Command {
 toolchain recorded them (or as stamped at link time), then the commit time,
 the Go version and the platform. The first line is what --version prints and
 what run headers and reports carry.`,
-		Args: cobra.NoArgs,
+		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return writeVersion(env.Stdout, version.Get())
 		},

@@ -7,12 +7,15 @@ import (
 	"net"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/goodput-dev/goodput/backend"
 	"github.com/goodput-dev/goodput/bench"
 	"github.com/goodput-dev/goodput/sim"
+	"github.com/goodput-dev/goodput/trace"
 	"github.com/goodput-dev/goodput/transport"
+	"github.com/goodput-dev/goodput/workload"
 )
 
 // The flags below are shared by the commands that send load (bench and
@@ -26,6 +29,7 @@ type targetFlags struct {
 	extraBody string
 	usage     string
 	labels    []string
+	spread    spreadFlags
 	keepAlive bool
 	transport string
 	dialAhead bool
@@ -34,7 +38,7 @@ type targetFlags struct {
 // registerTargetFlags registers the flags that say where load goes and how
 // each request is shaped.
 func registerTargetFlags(fl *pflag.FlagSet, cfg *bench.Config, f *targetFlags) {
-	fl.StringVar(&cfg.BaseURL, "base-url", "", "server base URL, e.g. http://127.0.0.1:8000 (default: start the built-in simulator)")
+	registerSpreadFlags(fl, cfg, &f.spread)
 	fl.StringVar(&cfg.Endpoint, "endpoint", "", "API path (default: the backend's, e.g. /v1/completions)")
 	fl.StringVar(&cfg.Backend, "backend", cfg.Backend, "protocol: "+strings.Join(backend.Names(), ", "))
 	fl.StringVar(&cfg.Model, "model", "", "model name (default: the first of the server's /v1/models)")
@@ -60,11 +64,11 @@ func registerTargetFlags(fl *pflag.FlagSet, cfg *bench.Config, f *targetFlags) {
 func (f *targetFlags) apply(env *Env, cfg *bench.Config) error {
 	var err error
 	if cfg.Headers, err = backend.ParseHeaders(f.headers); err != nil {
-		return usageErr("--header: %v", err)
+		return usageErr("%v", err) // the error names the flag
 	}
 	if f.extraBody != "" {
 		if cfg.Extra, err = backend.ParseExtra(f.extraBody); err != nil {
-			return usageErr("--extra-body: %v", err)
+			return usageErr("%v", err) // the error names the flag
 		}
 	}
 	if cfg.Usage, err = backend.ParseUsageMode(f.usage); err != nil {
@@ -79,17 +83,17 @@ func (f *targetFlags) apply(env *Env, cfg *bench.Config) error {
 	}
 	cfg.ColdConnections = !f.dialAhead
 	if cfg.Labels, err = parseLabels(f.labels); err != nil {
-		return usageErr("--label: %v", err)
+		return usageErr("--record-label: %v", err) // or --label, its other spelling
 	}
-	return nil
+	return f.spread.apply(cfg)
 }
 
 // registerWorkloadFlags registers the flags that choose the prompts and the
 // output lengths asked for.
 func registerWorkloadFlags(fl *pflag.FlagSet, cfg *bench.Config) {
 	wl := &cfg.Workload
-	fl.StringVar(&wl.Dataset, "dataset-name", wl.Dataset, "workload: random, sharegpt or custom")
-	fl.StringVar(&wl.Path, "dataset-path", "", "file of the sharegpt or custom dataset")
+	fl.StringVar(&wl.Dataset, "dataset-name", wl.Dataset, "workload: random, sharegpt, custom, sonnet, burstgpt, prefix_repetition, spec_bench, hf, trace (a request trace), servegen, sessions (multi-turn JSON Lines) or agent (agent task graphs)")
+	fl.StringVar(&wl.Path, "dataset-path", "", "the dataset's file (every dataset but random and prefix_repetition; servegen: a chunk-N-trace.csv or a directory of them)")
 	fl.IntVar(&wl.Random.InputLen, "random-input-len", wl.Random.InputLen, "prompt tokens of the random dataset")
 	fl.IntVar(&wl.Random.OutputLen, "random-output-len", wl.Random.OutputLen, "output tokens of the random dataset")
 	fl.Float64Var(&wl.Random.RangeRatio, "random-range-ratio", wl.Random.RangeRatio, "lengths drawn uniformly in [len·(1−r), len·(1+r)]")
@@ -100,8 +104,43 @@ func registerWorkloadFlags(fl *pflag.FlagSet, cfg *bench.Config) {
 	fl.IntVar(&wl.Request.MinTokens, "min-tokens", 0, "ask for at least this many output tokens")
 	fl.IntVar(&wl.Request.MaxTokens, "max-tokens", 0, "cap every request's output tokens")
 	fl.BoolVar(&cfg.NoCalibrate, "no-calibrate", false, "do not fit random prompt lengths to the server's /tokenize")
-	fl.IntVar(&cfg.Warmups, "num-warmups", 0, "treat the first N requests as warm-up (sent, excluded from statistics)")
+	fl.IntVar(&cfg.Warmups, "num-warmups", 0, "warm-up requests sent before the run, left out of it (not taken from --num-prompts)")
 	fl.DurationVar(&cfg.WarmupTime, "warmup-seconds", 0, "treat requests scheduled in this first span as warm-up")
+
+	fl.StringVar((*string)(&wl.Trace.Format), "trace-format", "", "trace file format: "+trace.Formats+" (default: sniffed from its first line)")
+	fl.DurationVar(&wl.Trace.Start, "trace-start", 0, "replay the trace from this long after its first row (servegen: after the start of its period)")
+	fl.DurationVar(&wl.Trace.Duration, "trace-duration", 0, "replay only this long a window of the trace (default: to its end)")
+	fl.IntVar(&wl.Trace.BlockSize, "trace-block-size", 0, "prompt tokens per hash id of the trace (default 512, Mooncake's)")
+	fl.Float64Var(&wl.Trace.LengthScale, "trace-length-scale", 0, "scale the trace's prompt and output lengths, and its blocks, by this factor (default 1)")
+	fl.IntVar(&wl.SystemPrompts.Count, "system-prompts", 0, "put one of this many shared system prompts before every prompt (0: none)")
+	fl.IntVar(&wl.SystemPrompts.Len, "system-prompt-len", wl.SystemPrompts.Len, "tokens of each system prompt")
+	fl.Float64Var(&wl.SystemPrompts.Zipf, "system-prompt-zipf", wl.SystemPrompts.Zipf, "Zipf exponent of the system prompts' popularity: the k-th most used is chosen ∝ 1/k^s (0: uniformly)")
+	fl.Float64Var(&cfg.Arrival.Speedup, "trace-speedup", 0, "replay the trace this many times faster (default 1); --request-rate R instead rescales it to a mean of R req/s")
+}
+
+// applyReplay gives the run the arrivals its dataset brings, a trace's
+// timestamps: an open loop of their own. A trace is replayed whole unless
+// --num-prompts or --duration cuts it. It also refuses the system prompts'
+// shape without --system-prompts.
+func applyReplay(cmd *cobra.Command, cfg *bench.Config) error {
+	if cfg.Workload.SystemPrompts.Count == 0 {
+		for _, f := range []string{"system-prompt-len", "system-prompt-zipf"} {
+			if cmd.Flags().Changed(f) {
+				return usageErr("--%s shapes the system prompts of --system-prompts N: give it too", f)
+			}
+		}
+	}
+	cfg.Arrival.Replay = cfg.Workload.Arrivals()
+	if replaysWhole(cmd, cfg) {
+		cfg.Arrival.NumPrompts = 0
+	}
+	return nil
+}
+
+// replaysWhole reports whether the run replays a whole trace: no
+// --num-prompts default applies to it.
+func replaysWhole(cmd *cobra.Command, cfg *bench.Config) bool {
+	return cfg.Workload.Dataset == workload.DatasetTrace && !cmd.Flags().Changed("num-prompts")
 }
 
 // simFlags describe the built-in simulator.
@@ -110,6 +149,9 @@ type simFlags struct {
 	simTP                        int
 	simFaults                    []string
 	simSeed                      uint64
+	simReplicas                  int
+	simReasoning                 string
+	engine                       simEngineFlags
 }
 
 // registerSimFlags registers the simulator's flags; faults only where the
@@ -123,6 +165,9 @@ func registerSimFlags(fl *pflag.FlagSet, f *simFlags, faults bool) {
 		fl.StringArrayVar(&f.simFaults, "sim-fault", nil, "simulator fault (repeatable): "+sim.FaultKeys)
 	}
 	fl.Uint64Var(&f.simSeed, "sim-seed", 0, "simulator seed")
+	registerSimEngineFlags(fl, &f.engine)
+	fl.IntVar(&f.simReplicas, "sim-replicas", 1, "start this many built-in simulators and spread the load over them (see --balance)")
+	fl.StringVar(&f.simReasoning, "sim-reasoning", "", "simulate a reasoning model: the first tokens of each reply stream as reasoning, on the chat endpoint: "+sim.ReasoningSyntax)
 }
 
 // simFlagsWithServer returns a usage error naming the first simulator flag
@@ -164,19 +209,39 @@ func (f *simFlags) options() (sim.Options, error) {
 	if f.simTP > 0 {
 		opts.Profile.TensorParallel = f.simTP
 	}
+	if f.simReasoning != "" {
+		r, err := sim.ParseReasoning(f.simReasoning)
+		if err != nil {
+			return opts, usageErr("--sim-reasoning: %v", err)
+		}
+		if opts.Profile.Model == (sim.Model{}) {
+			opts.Profile.Model, _ = sim.LookupModel(sim.DefaultModel)
+		}
+		opts.Profile.Model.Reasoning = r
+	}
 	for _, spec := range f.simFaults {
 		if err := opts.Faults.ParseFault(spec); err != nil {
 			return opts, usageErr("--sim-fault: %v", err)
 		}
 	}
-	return opts, nil
+	return opts, f.engine.apply(&opts)
+}
+
+// checkSimReasoning refuses a reasoning simulator behind a protocol that
+// cannot show the reasoning: vLLM, and so the simulator, streams it apart
+// from the answer only on the chat endpoint.
+func checkSimReasoning(opts sim.Options, cfg *bench.Config) error {
+	if r := opts.Profile.Model.Reasoning; r.On() && cfg.Backend != "openai-chat" {
+		return usageErr("--sim-reasoning %s: the simulator streams reasoning apart from the answer on /v1/chat/completions only, as vLLM does; add --backend openai-chat", r)
+	}
+	return nil
 }
 
 // checkWorkload reports bad workload flags, a missing dataset file
 // included, as a usage error: for use before starting a simulator or
 // waiting for a server, so that the mistake is the first thing said.
 func checkWorkload(cfg *bench.Config) error {
-	if err := errors.Join(cfg.Workload.Validate(), cfg.Workload.CheckPath()); err != nil {
+	if err := errors.Join(cfg.ValidateWorkload(), cfg.Workload.CheckPath()); err != nil {
 		return usageErr("%v", err)
 	}
 	return nil
@@ -189,7 +254,10 @@ func startSim(ctx context.Context, env *Env, cfg *bench.Config, f *simFlags) (fu
 	if err != nil {
 		return nil, err
 	}
-	return startSimWith(ctx, env, cfg, opts)
+	if err := checkSimReasoning(opts, cfg); err != nil {
+		return nil, err
+	}
+	return startSims(ctx, env, cfg, opts, f.simReplicas)
 }
 
 // startSimWith starts a simulator built from opts on a free loopback port and
@@ -220,7 +288,7 @@ func startSimWith(ctx context.Context, env *Env, cfg *bench.Config, opts sim.Opt
 	if f := info.Faults.String(); f != "none" {
 		cfg.Target += ", faults: " + f
 	}
-	fmt.Fprintf(env.Stderr, "goodput: no --base-url: benchmarking the built-in simulator at %s\n%s\n", cfg.BaseURL, indent(info.String()))
+	fmt.Fprintf(env.Stderr, "goodput: no server given (--base-url): benchmarking the built-in simulator at %s, not a real server\n%s\n", cfg.BaseURL, indent(info.String()))
 	return func() {
 		cancel()
 		srv.Close()

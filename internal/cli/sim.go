@@ -22,8 +22,12 @@ type simServeFlags struct {
 	tensorParallel            int
 	prefixCaching             bool
 	noPrefixCaching           bool
+	chunkedPrefill            bool
+	noChunkedPrefill          bool
+	kvCacheDType              string
 	faults                    []string
 	list                      bool
+	reasoning                 string
 }
 
 func newSimCmd(env *Env) *cobra.Command {
@@ -45,6 +49,7 @@ test clients: ` + sim.FaultKeys + `.`,
   goodput sim --gpu A100 --model Qwen/Qwen2.5-7B-Instruct --port 8001
   goodput sim --gpu H100 --model Llama-3.1-70B --tensor-parallel-size 4
   goodput sim --profile b200.yaml --fault error-rate=0.01 --fault stall=2s@0.01
+  goodput sim --reasoning 200-600      # think for 200 to 600 tokens before answering
   goodput sim --list`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
@@ -70,9 +75,13 @@ test clients: ` + sim.FaultKeys + `.`,
 	fl.StringVar(&f.gpu, "gpu", sim.DefaultGPU, "GPU to simulate (see --list)")
 	fl.StringVar(&f.profile, "profile", "", "profile file (YAML or JSON) describing another GPU, model or calibration; --gpu, --model and --tensor-parallel-size given as flags override it")
 	fl.IntVar(&f.tensorParallel, "tensor-parallel-size", 1, "GPUs the model is split over")
-	fl.IntVar(&opts.MaxNumSeqs, "max-num-seqs", sim.DefaultMaxNumSeqs, "most sequences running at once")
-	fl.IntVar(&opts.MaxNumBatchedTokens, "max-num-batched-tokens", sim.DefaultMaxNumBatchedTokens, "most tokens computed in one engine step (vLLM v1 online serving default)")
-	fl.Float64Var(&opts.GPUMemoryUtilization, "gpu-memory-utilization", sim.DefaultGPUMemoryUtilization, "fraction of GPU memory for weights and KV cache")
+	fl.IntVar(&opts.MaxNumSeqs, "max-num-seqs", 0, "most sequences running at once (default: vLLM's for the GPU: 1024 on GPUs of 70 GiB or more but the A100, else 256)")
+	fl.IntVar(&opts.MaxNumBatchedTokens, "max-num-batched-tokens", 0, "most tokens computed in one engine step (default: vLLM's for the GPU: 8192 on GPUs of 70 GiB or more but the A100, else 2048)")
+	fl.Float64Var(&opts.GPUMemoryUtilization, "gpu-memory-utilization", sim.DefaultGPUMemoryUtilization, "fraction of GPU memory for weights, activations and KV cache")
+	fl.IntVar(&opts.BlockSize, "block-size", sim.BlockSize, "tokens per KV cache block")
+	fl.BoolVar(&f.chunkedPrefill, "enable-chunked-prefill", true, "prefill long prompts in chunks within max-num-batched-tokens")
+	fl.BoolVar(&f.noChunkedPrefill, "no-enable-chunked-prefill", false, "prefill every prompt in one step (vLLM's spelling)")
+	fl.StringVar(&f.kvCacheDType, "kv-cache-dtype", "auto", "KV cache format: "+sim.KVCacheDTypes)
 	fl.IntVar(&opts.MaxModelLen, "max-model-len", 0, "most prompt plus output tokens per request (default: the model's limit, or what the KV cache holds)")
 	fl.BoolVar(&f.prefixCaching, "enable-prefix-caching", true, "reuse the KV cache of shared prompt prefixes")
 	fl.BoolVar(&f.noPrefixCaching, "no-enable-prefix-caching", false, "turn prefix caching off (vLLM's spelling)")
@@ -80,7 +89,9 @@ test clients: ` + sim.FaultKeys + `.`,
 	fl.Uint64Var(&opts.Seed, "seed", 0, "seed for output lengths, generated text and faults")
 	fl.StringVar(&opts.APIKey, "api-key", "", "require this key as a Bearer token on /v1")
 	fl.StringArrayVar(&f.faults, "fault", nil, "inject a fault (repeatable): "+sim.FaultKeys)
+	fl.StringVar(&f.reasoning, "reasoning", "", "simulate a reasoning model: the first tokens of each reply stream as reasoning on /v1/chat/completions, as vLLM's reasoning parsers split them: "+sim.ReasoningSyntax)
 	fl.BoolVar(&f.list, "list", false, "list the built-in GPUs and models and exit")
+	cmd.AddCommand(newSimCalibrateCmd(env), newSimFitCmd(env))
 	return cmd
 }
 
@@ -120,6 +131,41 @@ func (f *simServeFlags) apply(cmd *cobra.Command, opts *sim.Options) error {
 		return usageErr("--enable-prefix-caching=%v contradicts --no-enable-prefix-caching", f.prefixCaching)
 	}
 	opts.DisablePrefixCaching = !f.prefixCaching || f.noPrefixCaching
+	if fl.Changed("enable-chunked-prefill") && fl.Changed("no-enable-chunked-prefill") && f.chunkedPrefill == f.noChunkedPrefill {
+		return usageErr("--enable-chunked-prefill=%v contradicts --no-enable-chunked-prefill", f.chunkedPrefill)
+	}
+	opts.DisableChunkedPrefill = !f.chunkedPrefill || f.noChunkedPrefill
+	if !sim.ValidKVCacheDType(f.kvCacheDType) {
+		return usageErr("--kv-cache-dtype %q: want one of %s", f.kvCacheDType, sim.KVCacheDTypes)
+	}
+	if f.profile == "" || fl.Changed("kv-cache-dtype") {
+		opts.Profile.KVCacheDType = f.kvCacheDType
+	}
+	if f.profile != "" {
+		// Left at their defaults, these leave room for the profile's own
+		// engine settings.
+		if !fl.Changed("gpu-memory-utilization") {
+			opts.GPUMemoryUtilization = 0
+		}
+		if !fl.Changed("block-size") {
+			opts.BlockSize = 0
+		}
+	}
+	switch {
+	case opts.MaxNumSeqs < 0:
+		return usageErr("--max-num-seqs %d: must be positive", opts.MaxNumSeqs)
+	case opts.MaxNumBatchedTokens < 0:
+		return usageErr("--max-num-batched-tokens %d: must be positive", opts.MaxNumBatchedTokens)
+	case opts.BlockSize < 0 || fl.Changed("block-size") && opts.BlockSize < 1:
+		return usageErr("--block-size %d: must be positive", opts.BlockSize)
+	}
+	if fl.Changed("reasoning") {
+		r, err := sim.ParseReasoning(f.reasoning)
+		if err != nil {
+			return usageErr("--reasoning: %w", err)
+		}
+		opts.Profile.Model.Reasoning = r
+	}
 	for _, spec := range f.faults {
 		if err := opts.Faults.ParseFault(spec); err != nil {
 			return usageErr("--fault: %w", err)

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/goodput-dev/goodput/sim"
 )
 
 // simOutput is a buffer the running command writes while the test reads.
@@ -82,7 +84,7 @@ func TestSimServesUntilCancelled(t *testing.T) {
 		"goodput sim: serving Qwen/Qwen2.5-0.5B-Instruct at " + url,
 		"profile: Qwen2.5-0.5B on H200",
 		"prefix caching on",
-		"max num seqs 256, max num batched tokens 8192",
+		"max num seqs 1024, max num batched tokens 8192, chunked prefill on",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("banner lacks %q:\n%s", want, out)
@@ -173,7 +175,7 @@ func TestSimUsageErrors(t *testing.T) {
 		wantCode int
 		wantErr  string
 	}{
-		{"unknown gpu", []string{"--gpu", "B200"}, ExitUsage, `--gpu: unknown gpu "B200"`},
+		{"unknown gpu", []string{"--gpu", "B300"}, ExitUsage, `--gpu: unknown gpu "B300"`},
 		{"unknown model", []string{"--model", "gpt-4"}, ExitUsage, `--model: unknown model "gpt-4"`},
 		{"port too large", []string{"--port", "70000"}, ExitUsage, "--port 70000"},
 		{"negative port", []string{"--port", "-1"}, ExitUsage, "--port -1"},
@@ -184,6 +186,13 @@ func TestSimUsageErrors(t *testing.T) {
 		{"contradicting cache flags", []string{"--enable-prefix-caching=true", "--no-enable-prefix-caching"}, ExitUsage, "contradicts"},
 		{"bad utilization", []string{"--gpu-memory-utilization", "1.5"}, ExitUsage, "gpu memory utilization 1.5"},
 		{"not a number", []string{"--max-num-seqs", "many"}, ExitUsage, "invalid argument"},
+		{"negative max num seqs", []string{"--max-num-seqs", "-1"}, ExitUsage, "--max-num-seqs -1: must be positive"},
+		{"negative batched tokens", []string{"--max-num-batched-tokens", "-5"}, ExitUsage, "--max-num-batched-tokens -5: must be positive"},
+		{"zero block size", []string{"--block-size", "0"}, ExitUsage, "--block-size 0: must be positive"},
+		{"unknown kv cache dtype", []string{"--kv-cache-dtype", "fp4"}, ExitUsage, `--kv-cache-dtype "fp4": want one of auto, fp8`},
+		{"contradicting chunked prefill flags", []string{"--enable-chunked-prefill=true", "--no-enable-chunked-prefill"}, ExitUsage, "--enable-chunked-prefill=true contradicts"},
+		{"prompts beyond the step without chunking", []string{"--no-enable-chunked-prefill", "--max-num-batched-tokens", "2048", "--max-model-len", "4096"}, ExitUsage,
+			"max num batched tokens 2048: below max model len 4096"},
 		{"positional argument", []string{"extra"}, ExitUsage, `goodput sim takes no arguments, got ["extra"]`},
 		{"port in use", []string{"--port", busyPort}, ExitTool, "address already in use"},
 	}
@@ -191,6 +200,130 @@ func TestSimUsageErrors(t *testing.T) {
 		_, errOut, code := run(t, "", append([]string{"sim"}, tt.args...)...)
 		if code != tt.wantCode || !strings.Contains(errOut, tt.wantErr) {
 			t.Errorf("%s: exit %d, stderr %q; want %d and %q", tt.name, code, errOut, tt.wantCode, tt.wantErr)
+		}
+	}
+}
+
+func TestSimEngineFlags(t *testing.T) {
+	// vLLM's names, vLLM's meanings: a 32-token block, an FP8 KV cache
+	// (twice the tokens of the default's), 64 sequences, and whole-prompt
+	// prefill, which raises the step's budget to max model len.
+	_, out, stop := startSimCmd(t, "--port", "0", "--gpu", "a100", "--max-num-seqs", "64", "--block-size", "32",
+		"--kv-cache-dtype", "fp8", "--no-enable-chunked-prefill", "--max-model-len", "16384", "--gpu-memory-utilization", "0.8")
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`kv cache: \d+ blocks of 32 tokens \(\d+ tokens, fp8\), prefix caching on`),
+		regexp.MustCompile(`max num seqs 64, max num batched tokens 16384, chunked prefill off`),
+		regexp.MustCompile(`Llama-3.1-8B on A100-80GB`),
+	} {
+		if !want.MatchString(out.String()) {
+			t.Errorf("banner does not match %v:\n%s", want, out)
+		}
+	}
+	if code := stop(); code != ExitOK {
+		t.Errorf("exit code %d after cancel, want 0", code)
+	}
+}
+
+func TestSimCalibrate(t *testing.T) {
+	dir := t.TempDir()
+	points := filepath.Join(dir, "points.tsv")
+	table := "id\tsource\tgpu\tmodel\tprecision\tin_len\tout_len\tconcurrency_or_rate\tpub_out_tok_s\tpub_ttft_ms\tpub_ttft_stat\tpub_tpot_ms\tpub_tpot_stat\tnotes\n" +
+		"one\tsomewhere\tH100-SXM\tLlama-3.1-8B-Instruct\tBF16\t128-384\t192-320\tc=1\t150\t15\tmean\t6.5\tmean\t20 prompts\n"
+	if err := os.WriteFile(points, []byte(table), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := run(t, "", "sim", "calibrate", "--points", points)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`one\s+output tok/s\s+150\.0\s+\d+\.\d\s+[+-]\d+\.\d %`),
+		regexp.MustCompile(`one\s+TPOT ms\s+mean\s+6\.50\s+6\.\d\d\s+[+-]\d\.\d %`),
+		regexp.MustCompile(`TTFT ms\s+1\s+\d+\.\d %`),
+	} {
+		if !want.MatchString(out) {
+			t.Errorf("report does not match %v:\n%s", want, out)
+		}
+	}
+	// Goals missed: exit 3, saying which.
+	out, _, code = run(t, "", "sim", "calibrate", "--points", points, "--max-median-error", "0.0001")
+	if code != ExitGateFail || !strings.Contains(out, "short of the goal: output tok/s: median absolute error") {
+		t.Errorf("tight goal: exit %d, output:\n%s", code, out)
+	}
+	for _, tt := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no points", nil, ExitUsage, "--points: give the table"},
+		{"missing file", []string{"--points", filepath.Join(dir, "none.tsv")}, ExitTool, "no such file"},
+		{"bad reasons", []string{"--points", points, "--reasons", points}, ExitTool, "--reasons: "},
+		{"unknown gpu in a point", []string{"--points", writeFile(t, dir, "bad.tsv", strings.Replace(table, "H100-SXM", "Z80", 1))}, ExitTool, `one: unknown gpu "Z80"`},
+	} {
+		_, errOut, code := run(t, "", append([]string{"sim", "calibrate"}, tt.args...)...)
+		if code != tt.code || !strings.Contains(errOut, tt.want) {
+			t.Errorf("%s: exit %d, %q; want %d and %q", tt.name, code, errOut, tt.code, tt.want)
+		}
+	}
+}
+
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestSimFit(t *testing.T) {
+	data := "../../sim/fit/testdata/llamacpp/"
+	output := filepath.Join(t.TempDir(), "fitted.yaml")
+	args := []string{"sim", "fit", "--profile", data + "profile.yaml", "--max-num-batched-tokens", "2048", "--max-evals", "60",
+		data + "c1-r1.jsonl", data + "c2-r1.jsonl", data + "c4-r1.jsonl", "--hold-out", data + "c6-r1.jsonl", "-o", output}
+	out, errOut, code := run(t, "", args...)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	// llama-server's 4 slots come from its metrics, as nobody said.
+	if !strings.Contains(errOut, "max num seqs 4, from the server's metrics") {
+		t.Errorf("stderr %q does not say where max num seqs came from", errOut)
+	}
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`c=1\s+fitted\s+1\s+output tok/s\s+\d+`),
+		regexp.MustCompile(`c=6\s+held out\s+1\s+TPOT ms\s+\d`),
+		regexp.MustCompile(`median \|error\|, held out: output tok/s \d+\.\d %`),
+		regexp.MustCompile(`Wrote .*fitted.yaml`),
+	} {
+		if !want.MatchString(out) {
+			t.Errorf("output does not match %v:\n%s", want, out)
+		}
+	}
+	// The profile reads back, with the server's engine limits, and runs.
+	p, err := sim.LoadProfile(output, sim.Profile{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := sim.Resolve(sim.Options{Profile: p})
+	if err != nil || info.MaxNumSeqs != 4 || info.MaxNumBatchedTokens != 2048 || p.Model.Name != "tiny-llama" {
+		t.Errorf("fitted profile: %+v, %v; want tiny-llama with 4 seqs and 2048 tokens", info, err)
+	}
+	for _, tt := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no records", []string{"-o", output}, ExitUsage, "give the record files to fit"},
+		{"no output", []string{data + "c1-r1.jsonl"}, ExitUsage, "--output: give the file"},
+		{"unknown parameter", []string{data + "c1-r1.jsonl", "-o", output, "--params", "mbu,warp"}, ExitUsage, `--params "warp"`},
+		{"missing file", []string{data + "none.jsonl", "-o", output}, ExitTool, "no such file"},
+		{"unknown gpu", []string{data + "c1-r1.jsonl", "-o", output, "--gpu", "Z80"}, ExitUsage, `--gpu: unknown gpu "Z80"`},
+	} {
+		_, errOut, code := run(t, "", append([]string{"sim", "fit"}, tt.args...)...)
+		if code != tt.code || !strings.Contains(errOut, tt.want) {
+			t.Errorf("%s: exit %d, %q; want %d and %q", tt.name, code, errOut, tt.code, tt.want)
 		}
 	}
 }

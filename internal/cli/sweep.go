@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/goodput-dev/goodput/bench"
 	"github.com/goodput-dev/goodput/metrics"
+	"github.com/goodput-dev/goodput/session"
 	"github.com/goodput-dev/goodput/sim"
 	"github.com/goodput-dev/goodput/slo"
 	"github.com/goodput-dev/goodput/sweep"
@@ -48,6 +51,8 @@ type sweepFlags struct {
 	quiet          bool
 	report         string
 	format         string
+	warmupFirst    int
+	recordLabels   []string
 
 	targetFlags
 	simFlags
@@ -125,6 +130,7 @@ waiting, so a what-if sweep over a GPU and model (--sim-gpu, --sim-model,
 	fl := cmd.Flags()
 	registerTargetFlags(fl, &cfg, &f.targetFlags)
 	registerWorkloadFlags(fl, &cfg)
+	registerPrefixRepetitionFlags(fl, &cfg.Workload)
 	registerSimFlags(fl, &f.simFlags, true)
 	f.metrics.register(cmd, true)
 	f.live.register(fl)
@@ -165,7 +171,29 @@ waiting, so a what-if sweep over a GPU and model (--sim-gpu, --sim-model,
 	fl.BoolVar(&f.quiet, "quiet", false, "no live progress within a point")
 	fl.StringVar(&f.report, "report", "", "also write the sweep's self-contained HTML report to this file")
 	fl.StringVar(&f.format, "format", "text", "output: text (a table and the verdict) or json (the sweep file's contents)")
+	// The same words as bench's: --num-warmups are vLLM's extra requests
+	// before each point, --warmup-first goodput's warm-up of a point's
+	// first requests, --record-label the records' labels (--label stays
+	// the old spelling of it, since a sweep writes no vLLM file).
+	fl.Lookup("num-warmups").Usage = "warm-up requests sent before each point, left out of it (not taken from --num-prompts)"
+	fl.IntVar(&f.warmupFirst, "warmup-first", 0, "treat the first N requests of each point as warm-up: sent, excluded from statistics (--num-warmups before it took vLLM's meaning)")
+	fl.StringArrayVar(&f.recordLabels, "record-label", nil, "label every record, as key=value (repeatable)")
+	fl.Lookup("label").Usage = "label every record, as key=value (repeatable; as --record-label)"
 	return cmd
+}
+
+// freeDir returns dir, or when it exists (a sweep started in the same
+// second: the default name has the time to the second, and a virtual
+// sweep takes less), the first of dir-2, dir-3, … that does not.
+func freeDir(base string) string {
+	dir := base
+	for n := 2; n < 1000; n++ {
+		if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		dir = fmt.Sprintf("%s-%d", base, n)
+	}
+	return dir
 }
 
 // sweepJob is what the flags ask for: a plan, or a search.
@@ -196,6 +224,17 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 	if cmd.Flags().Changed("duration") && !cmd.Flags().Changed("num-prompts") {
 		cfg.Arrival.NumPrompts = 0 // the duration alone bounds each point
 	}
+	if err := applyReplay(cmd, &cfg); err != nil {
+		return err
+	}
+	f.targetFlags.labels = append(f.targetFlags.labels, f.recordLabels...)
+	if f.warmupFirst < 0 {
+		return usageErr("--warmup-first %d: want 0 or more", f.warmupFirst)
+	}
+	cfg.WarmupRequests, cfg.Warmups = cfg.Warmups, f.warmupFirst
+	if f.virtual && cfg.WarmupRequests > 0 {
+		return usageErr("--num-warmups: a virtual-time sweep starts every point on an idle engine and sends no request to warm; --warmup-first N leaves each point's first N requests out of its statistics")
+	}
 	if err := f.targetFlags.apply(env, &cfg); err != nil {
 		return err
 	}
@@ -225,6 +264,8 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 			return usageErr("--virtual runs the simulator without a server: drop --base-url")
 		case len(f.simFaults) > 0:
 			return usageErr("--sim-fault: faults are injected over HTTP; a virtual-time sweep has none")
+		case f.simReplicas > 1:
+			return usageErr("--sim-replicas: a virtual-time sweep runs one simulated engine; sweep several over HTTP without --virtual")
 		case f.live.listen != "" || f.live.push != "":
 			return usageErr("--metrics-listen, --metrics-push: a virtual-time sweep sends no requests to export")
 		}
@@ -237,7 +278,7 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 	}
 	dir := f.resultDir
 	if dir == "" {
-		dir = time.Now().Format(sweepDirLayout)
+		dir = freeDir(time.Now().Format(sweepDirLayout))
 	}
 
 	rcfg := sweeprun.Config{
@@ -256,14 +297,17 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 		return dryRunSweep(env, rcfg, job, simOpts)
 	}
 	if !f.virtual && cfg.BaseURL == "" {
-		if !sweeprun.SharesPrefixes(cfg.Workload) && !simOpts.DisablePrefixCaching {
+		if err := checkSimReasoning(simOpts, &rcfg.Bench); err != nil {
+			return err
+		}
+		if !sweeprun.SharesPrefixes(cfg.Workload) && !session.Enabled(cfg.Workload, cfg.Sessions) && !simOpts.DisablePrefixCaching && !f.simFlags.engine.prefixCachingGiven() {
 			// Every point sends the same prompts: with no prefix shared
 			// within a point, the cache could only carry one point's
 			// prompts into the next.
 			simOpts.DisablePrefixCaching = true
 			fmt.Fprintln(env.Stderr, "goodput: the simulator's prefix cache is off: these prompts share no prefix within a point, so it could only serve a point from an earlier one's prompts")
 		}
-		stop, err := startSimWith(ctx, env, &rcfg.Bench, simOpts)
+		stop, err := startSims(ctx, env, &rcfg.Bench, simOpts, f.simReplicas)
 		if err != nil {
 			return err
 		}
@@ -289,6 +333,9 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 	}
 	for _, n := range runner.Notes() {
 		fmt.Fprintln(env.Stderr, "goodput: "+n)
+	}
+	if u := bench.ArrivalUnit(&rcfg.Bench); u != "" {
+		fmt.Fprintf(env.Stderr, "goodput: each point's load counts %ss: its rate is %ss per second, its concurrency concurrent %ss (users); the table's req/s columns count their requests\n", u, u, u)
 	}
 	if job.search != nil {
 		out, err := runner.Search(ctx, *job.search, job.repeats, job.options)
@@ -549,6 +596,9 @@ func pointSize(r *sweeprun.Runner, cfg sweeprun.Config, job sweepJob) string {
 	}
 	if cfg.Bench.Warmups > 0 {
 		parts = append(parts, fmt.Sprintf("the first %d warm-up", cfg.Bench.Warmups))
+	}
+	if cfg.Bench.WarmupRequests > 0 {
+		parts = append(parts, fmt.Sprintf("after %d warm-up requests", cfg.Bench.WarmupRequests))
 	}
 	return strings.Join(parts, ", ")
 }

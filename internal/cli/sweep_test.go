@@ -3,7 +3,14 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io"
+	"log"
 	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +20,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goodput-dev/goodput/internal/simtest"
+	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/sim"
 	"github.com/goodput-dev/goodput/sweep"
 	"github.com/goodput-dev/goodput/sweeprun"
 )
@@ -368,6 +378,8 @@ func TestSweepUsageErrors(t *testing.T) {
 		{"reserved label", []string{"--label", "point=x"}, "--label point: the sweep sets this label itself"},
 		{"bad slo", []string{"--slo", "ttft<=fast"}, "--slo"},
 		{"bad simulator gpu", []string{"--sim-gpu", "abacus"}, "--sim-gpu"},
+		{"bad simulator block size", []string{"--virtual", "--sim-block-size", "0"}, "--sim-block-size 0: must be positive"},
+		{"bad simulator kv dtype", []string{"--virtual", "--sim-kv-cache-dtype", "int2"}, `--sim-kv-cache-dtype "int2"`},
 		{"stray argument", []string{"now"}, `unexpected argument "now"`},
 		{"missing dataset", []string{"--dataset-name", "custom", "--dataset-path", "no-such.jsonl"}, "--dataset-path: stat no-such.jsonl: no such file"},
 	}
@@ -434,5 +446,147 @@ func TestSweepFormatJSON(t *testing.T) {
 	}
 	if _, errOut, code := sweepCmd(t, t.Context(), nil, "--virtual", "--format", "yaml"); code != ExitUsage || !strings.Contains(errOut, `--format "yaml"`) {
 		t.Errorf("exit %d %s", code, errOut)
+	}
+}
+
+// countingProxy serves the simulator through a proxy that counts the
+// completions it is sent.
+func countingProxy(t *testing.T) (string, *atomic.Int64) {
+	t.Helper()
+	_, base := simtest.Serve(t, sim.Options{Seed: 4})
+	target, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.FlushInterval = -1 // stream as the server does
+	proxy.ErrorLog = log.New(io.Discard, "", 0)
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.URL.Path == "/v1/completions" {
+			n.Add(1)
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL, &n
+}
+
+// sweep spells warm-ups and labels as bench does: --num-warmups are
+// vLLM's extra requests before each point, left out of it; --warmup-first
+// marks a point's own first requests; --record-label (and --label, its
+// old spelling) labels the records.
+func TestSweepWarmupsAndLabelsAsBench(t *testing.T) {
+	t.Run("num-warmups", func(t *testing.T) {
+		base, sent := countingProxy(t)
+		dir := t.TempDir()
+		_, stderr, code := sweepCmd(t, t.Context(), nil, "--base-url", base, "--concurrency", "1,2", "--num-prompts", "4",
+			"--min-rounds", "0", "--random-input-len", "16", "--random-output-len", "4", "--num-warmups", "2",
+			"--record-label", "team=a", "--label", "branch=main", "--idle-timeout", "0", "--quiet", "--result-dir", dir)
+		if code != ExitOK {
+			t.Fatalf("exit %d\n%s", code, stderr)
+		}
+		for _, point := range []string{"c1", "c2"} {
+			recs := readRecords(t, filepath.Join(dir, point+".jsonl"))
+			if len(recs) != 4 {
+				t.Errorf("%s: %d records, want the 4 of --num-prompts", point, len(recs))
+			}
+			for _, r := range recs {
+				if r.Warmup || r.Labels["team"] != "a" || r.Labels["branch"] != "main" {
+					t.Errorf("%s seq %d: warmup %v, labels %v; want no warm-up and both labels", point, r.Seq, r.Warmup, r.Labels)
+					break
+				}
+			}
+		}
+		// Each point: its 2 warm-ups, then its 4 requests (the token-id
+		// probe is one more completion, sent once per point).
+		if got := sent.Load(); got < 2*(2+4) || got > 2*(2+4+1) {
+			t.Errorf("the server got %d completions, want 2 points × (2 warm-ups + 4) and at most a probe each", got)
+		}
+	})
+	t.Run("warmup-first", func(t *testing.T) {
+		dir := t.TempDir()
+		_, stderr, code := sweepCmd(t, t.Context(), nil, "--virtual", "--concurrency", "1", "--num-prompts", "5",
+			"--min-rounds", "0", "--warmup-first", "2", "--result-dir", dir)
+		if code != ExitOK {
+			t.Fatalf("exit %d\n%s", code, stderr)
+		}
+		warm := 0
+		recs := readRecords(t, filepath.Join(dir, "c1.jsonl"))
+		for _, r := range recs {
+			if r.Warmup {
+				warm++
+			}
+		}
+		if len(recs) != 5 || warm != 2 {
+			t.Errorf("%d records, %d warm-up; want 5 and the first 2", len(recs), warm)
+		}
+	})
+	t.Run("num-warmups with --virtual", func(t *testing.T) {
+		_, stderr, code := sweepCmd(t, t.Context(), nil, "--virtual", "--concurrency", "1", "--num-warmups", "2")
+		if code != ExitUsage || !strings.Contains(stderr, "--num-warmups") || !strings.Contains(stderr, "--warmup-first") {
+			t.Errorf("exit %d: %s; want 2 pointing to --warmup-first", code, stderr)
+		}
+	})
+}
+
+// readRecords reads every record of a record file.
+func readRecords(t *testing.T, path string) []record.Record {
+	t.Helper()
+	f, err := record.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []record.Record
+	for {
+		var r record.Record
+		err := f.Next(&r)
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		out = append(out, r)
+	}
+}
+
+// Without --result-dir a sweep's directory is named for the second it
+// started in; a second sweep started in the same second (a virtual one
+// takes less) gets the next free name instead of a refusal about a
+// --result-dir it never gave.
+func TestSweepDefaultDirOfSweepsStartedTogether(t *testing.T) {
+	t.Chdir(t.TempDir())
+	now := time.Now()
+	for i := range 3 { // this second and the next two: wherever the sweep starts
+		name := now.Add(time.Duration(i) * time.Second).Format(sweepDirLayout)
+		if err := os.Mkdir(name, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(name, "c1.summary.json"), []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stdout, stderr, code := sweepCmd(t, t.Context(), nil, "--virtual", "--concurrency", "1", "--num-prompts", "4")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	dirs, _ := filepath.Glob("sweep-*-2")
+	if len(dirs) != 1 || !strings.Contains(stdout, "Wrote "+dirs[0]+"/sweep.json") {
+		t.Errorf("directories %v; want one …-2 named in the output:\n%s", dirs, stdout)
+	}
+}
+
+// A sweep file that cannot be written is named as the user knows it, not
+// by the temporary file beside it.
+func TestSweepFileErrorNamesTheFile(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "sweep-config.json"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := sweepCmd(t, t.Context(), nil, "--virtual", "--concurrency", "1", "--num-prompts", "2", "--result-dir", dir)
+	if code != ExitTool || !strings.Contains(stderr, filepath.Join(dir, "sweep-config.json")+" is a directory") || strings.Contains(stderr, ".sweep-config.json.") {
+		t.Errorf("exit %d: %s; want 1 naming %s/sweep-config.json and no temporary file", code, stderr, dir)
 	}
 }

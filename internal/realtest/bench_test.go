@@ -167,12 +167,15 @@ func TestRepeatedRunWarnsOfThePromptCache(t *testing.T) {
 
 // One slot, 32 requests in flight: the client sees TTFT in seconds against
 // a prefill of milliseconds, the server 31 requests deferred, and the
-// status says it is queueing.
+// status says it is queueing. Replies are 128 tokens long so that each
+// takes about 0.1 s even on a fast machine, and the 31 ahead of a request
+// make its TTFT seconds, as the queueing rule asks (32-token replies gave
+// 0.9 s on a quiet machine, and the status read "at capacity").
 func TestOverloadShowsTheQueue(t *testing.T) {
 	eachTransport(t, func(t *testing.T, tf []string) {
 		s := sharedServer(t, 1)
-		out, _ := bench(t, s.URL, 0, append([]string{"--max-concurrency", "32", "--num-prompts", "96", "--random-input-len", "64",
-			"--random-output-len", "32", "--ignore-eos", "--prompt-format", "ids", "--scrape-interval", "250ms", "--seed", "9"}, tf...)...)
+		out, _ := bench(t, s.URL, 0, append([]string{"--max-concurrency", "32", "--num-prompts", "64", "--random-input-len", "64",
+			"--random-output-len", "128", "--ignore-eos", "--prompt-format", "ids", "--scrape-interval", "250ms", "--seed", "9"}, tf...)...)
 		res := out.Result
 		if res.Counts.Failed != 0 || res.ServerTimings == nil {
 			t.Fatalf("counts %+v, server timings %+v", res.Counts, res.ServerTimings)

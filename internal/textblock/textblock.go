@@ -62,13 +62,12 @@ func (p *Printer) List(key string, items []string) {
 
 // Rule writes title centred in a line of Width characters c, the extra
 // one, if any, on the right; an empty title gives a plain rule. A title
-// that leaves less than one c a side is written alone.
+// too long for that gets a few c a side and makes the line longer.
 func (p *Printer) Rule(c byte, title string) {
-	n := Width - utf8.RuneCountInString(title)
-	if n < 2 {
-		p.Line(title)
-		return
-	}
+	// A title too long for Width still gets minFill characters on each
+	// side, so that it reads as a rule, not as a stray line.
+	const minFill = 4
+	n := max(Width-utf8.RuneCountInString(title), 2*minFill)
 	left := n / 2
 	p.Line(strings.Repeat(string(c), left) + title + strings.Repeat(string(c), n-left))
 }

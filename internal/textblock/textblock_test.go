@@ -22,12 +22,13 @@ func TestRule(t *testing.T) {
 		// Width counts characters, not bytes: a title with "ü" (two bytes)
 		// still makes a line of exactly Width characters.
 		{"multi-byte title", '-', "Zeit für Tokens", strings.Repeat("-", 17) + "Zeit für Tokens" + strings.Repeat("-", 18)},
-		// 48 characters leave exactly one a side.
-		{"one a side", '-', strings.Repeat("x", 48), "-" + strings.Repeat("x", 48) + "-"},
-		// 49 characters would leave none on the left: the title alone.
-		{"too long for a side", '-', strings.Repeat("x", 49), strings.Repeat("x", 49)},
-		// Longer than Width: written alone, never cut.
-		{"longer than the rule", '-', strings.Repeat("y", 60), strings.Repeat("y", 60)},
+		// 42 characters leave exactly four a side.
+		{"four a side", '-', strings.Repeat("x", 42), "----" + strings.Repeat("x", 42) + "----"},
+		// 48 characters would leave one a side: they get four, and the
+		// line is longer than Width, never a title without its rule.
+		{"one a side", '-', strings.Repeat("x", 48), "----" + strings.Repeat("x", 48) + "----"},
+		// Longer than Width: four a side, never cut.
+		{"longer than the rule", '-', strings.Repeat("y", 60), "----" + strings.Repeat("y", 60) + "----"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

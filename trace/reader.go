@@ -1,0 +1,171 @@
+package trace
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+)
+
+// Reasons a row is skipped rather than replayed.
+const (
+	skipNoInput  = "without prompt tokens"
+	skipNoOutput = "without output tokens (failed requests)"
+)
+
+// Reader streams the rows of one trace file in order, in constant memory
+// whatever the file's length. Create it with NewReader or Open; it is not
+// safe for concurrent use.
+//
+// Rows that cannot be replayed, without prompt or output tokens (BurstGPT
+// keeps its failed requests so), are skipped and counted by reason (see
+// Skipped); anything else that is wrong with a row, and a row earlier than
+// the one before it, is an error naming the file and line, because a row
+// silently dropped would change the workload.
+type Reader struct {
+	name    string
+	format  Format
+	dec     decoder
+	closer  io.Closer // the file Open opened, nil otherwise
+	started bool
+	origin  time.Duration // the first row's own time
+	prev    time.Duration // the last row's own time
+	prevAt  int           // its line
+	skipped map[string]int
+}
+
+// decoder reads the rows of one format. next returns the next row with its
+// time in the format's own origin, or why it is to be skipped; io.EOF at the
+// end. The row's HashIDs may be reused by the following call.
+type decoder interface {
+	next() (row Row, own time.Duration, skip string, err error)
+}
+
+// NewReader reads a trace of format f from r; FormatAuto sniffs the format
+// from the first line. name labels errors ("name:line: …").
+func NewReader(r io.Reader, name string, f Format) (*Reader, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	f, err := ParseFormat(string(f))
+	if err != nil {
+		return nil, err
+	}
+	if f == FormatAuto {
+		var err error
+		if f, err = sniffReader(br); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	rd := &Reader{name: name, format: f, skipped: map[string]int{}}
+	switch f {
+	case FormatMooncake:
+		rd.dec = newMooncake(br, name)
+	case FormatJSONL:
+		rd.dec = newJSONL(br, name)
+	case FormatAzure:
+		rd.dec, err = newAzure(br, name)
+	case FormatBurstGPT:
+		rd.dec, err = newBurstGPT(br, name)
+	default:
+		return nil, fmt.Errorf("--trace-format %q is unknown: want %s", string(f), Formats)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return rd, nil
+}
+
+// Open opens the trace file at path; the caller must Close the Reader.
+func Open(path string, f Format) (*Reader, error) {
+	file, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("--dataset-path: %w", err)
+	}
+	r, err := NewReader(file, path, f)
+	if err != nil {
+		file.Close()
+		return nil, err
+	}
+	r.closer = file
+	return r, nil
+}
+
+// Close closes the file Open opened; it does nothing for a NewReader.
+func (r *Reader) Close() error {
+	if r.closer == nil {
+		return nil
+	}
+	return r.closer.Close()
+}
+
+// Format returns the trace's format, sniffed or given.
+func (r *Reader) Format() Format { return r.format }
+
+// Skipped returns how many rows were skipped so far, by reason.
+func (r *Reader) Skipped() map[string]int { return r.skipped }
+
+// Next returns the next replayable row, or io.EOF after the last. Row.At
+// counts from the file's first row, skipped or not.
+func (r *Reader) Next() (Row, error) {
+	for {
+		row, own, skip, err := r.dec.next()
+		if err != nil {
+			return Row{}, err
+		}
+		if !r.started {
+			r.started, r.origin, r.prev = true, own, own
+		}
+		if own < r.prev {
+			return Row{}, fmt.Errorf("%s:%d: arrives %v before the row on line %d: a trace must be sorted by time",
+				r.name, row.Line, r.prev-own, r.prevAt)
+		}
+		r.prev, r.prevAt = own, row.Line
+		at := own - r.origin
+		if at > maxTime {
+			return Row{}, fmt.Errorf("%s:%d: arrives %v after the first row, more than %v", r.name, row.Line, at, maxTime)
+		}
+		if skip != "" {
+			r.skipped[skip]++
+			continue
+		}
+		row.At = at
+		return row, nil
+	}
+}
+
+// sniffReader peeks at the first non-blank line of br and sniffs its format.
+func sniffReader(br *bufio.Reader) (Format, error) {
+	head, err := br.Peek(br.Size())
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return "", err
+	}
+	for len(head) > 0 {
+		line, rest, _ := bytes.Cut(head, []byte("\n"))
+		if len(bytes.TrimSpace(line)) > 0 {
+			return Sniff(line)
+		}
+		head = rest
+	}
+	return Sniff(nil)
+}
+
+// checkTokens checks a row's token count, naming its field.
+func checkTokens(field string, n int64) error {
+	if n < 0 || n > MaxTokens {
+		return fmt.Errorf("%s %d is outside [0, %d]", field, n, MaxTokens)
+	}
+	return nil
+}
+
+// skipReason says why a row of these lengths cannot be replayed, "" if it can.
+func skipReason(input, output int) string {
+	switch {
+	case input == 0:
+		return skipNoInput
+	case output == 0:
+		return skipNoOutput
+	}
+	return ""
+}

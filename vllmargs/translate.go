@@ -1,0 +1,287 @@
+package vllmargs
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// Result is a command line in goodput's spelling.
+type Result struct {
+	// Args are the arguments for goodput's flag parser: every flag spelled
+	// out in full with dashes, one value per occurrence.
+	Args []string
+	// Notes say what the translation did that changes nothing measured
+	// but that the user should know: flags ignored, flags renamed.
+	Notes []string
+	// VLLMStyle reports that the command line is written for vLLM: it
+	// uses a flag goodput has only for vLLM's sake (Flag.VLLMOnly), a
+	// renamed or ignored one, an abbreviation, an underscore spelling or
+	// several values after one flag. Callers apply vLLM's defaults that
+	// differ from goodput's only to such command lines.
+	VLLMStyle bool
+	// Because names the first spelling that made the line VLLMStyle, for
+	// messages ("--host").
+	Because string
+}
+
+// Error lists every problem of one command line.
+type Error struct {
+	Problems []string
+}
+
+func (e *Error) Error() string {
+	if len(e.Problems) == 1 {
+		return e.Problems[0]
+	}
+	return fmt.Sprintf("%d problems with the command line:\n  %s", len(e.Problems), strings.Join(e.Problems, "\n  "))
+}
+
+// Translate rewrites args, the arguments of `goodput bench` (or of `vllm
+// bench serve`) after the command name, into goodput's spelling. fs holds
+// goodput's own flags: those not in Flags pass through unchanged, and both
+// sets count for abbreviations and suggestions. Arguments that are not
+// flags, and everything after "--", pass through. The returned error is an
+// *Error listing every unknown, ambiguous, misused and refused flag; the
+// Result is then incomplete.
+func Translate(args []string, fs *pflag.FlagSet) (Result, error) {
+	t := translator{fs: fs, names: knownNames(fs)}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			t.out.Args = append(t.out.Args, args[i:]...)
+			break
+		}
+		if !strings.HasPrefix(a, "--") {
+			t.out.Args = append(t.out.Args, a) // a value, a positional argument or a short flag
+			continue
+		}
+		i = t.flag(args, i)
+	}
+	if len(t.problems) > 0 {
+		return t.out, &Error{Problems: t.problems}
+	}
+	return t.out, nil
+}
+
+// translator is the state of one Translate call.
+type translator struct {
+	fs       *pflag.FlagSet
+	names    []string // every known flag name, sorted
+	out      Result
+	problems []string
+}
+
+// vllmStyle marks the line as written for vLLM, remembering the first
+// reason.
+func (t *translator) vllmStyle(because string) {
+	if !t.out.VLLMStyle {
+		t.out.VLLMStyle, t.out.Because = true, because
+	}
+}
+
+func (t *translator) problem(format string, args ...any) {
+	t.problems = append(t.problems, fmt.Sprintf(format, args...))
+}
+
+// flag handles the flag at args[i] and returns the index of the last
+// argument it consumed.
+func (t *translator) flag(args []string, i int) int {
+	spelled, val, hasVal := strings.Cut(args[i][2:], "=")
+	name := strings.ReplaceAll(spelled, "_", "-")
+	if name != spelled {
+		t.vllmStyle("--" + spelled)
+	}
+	canon, ok := t.resolve(name)
+	if !ok {
+		// Skip the value an unknown flag seems to have, so that it is not
+		// reported again as an unexpected argument.
+		if !hasVal && i+1 < len(args) && !looksLikeFlag(args[i+1]) {
+			i++
+		}
+		return i
+	}
+	if canon != name {
+		t.vllmStyle("--" + spelled)
+	}
+	vf, inTable := Lookup(canon)
+	gf := t.fs.Lookup(canon)
+	arity := vf.Arity
+	if !inTable {
+		arity = One
+		if gf.NoOptDefVal != "" {
+			arity = Bool
+		}
+	}
+	var vals []string
+	switch arity {
+	case Bool:
+		if hasVal {
+			vals = []string{val}
+		}
+	case One:
+		switch {
+		case hasVal:
+			vals = []string{val}
+		case i+1 < len(args):
+			i++
+			vals = []string{args[i]}
+		default:
+			t.problem("--%s: needs a value", canon)
+			return i
+		}
+	case Many:
+		if hasVal {
+			vals = []string{val}
+		}
+		for i+1 < len(args) && !looksLikeFlag(args[i+1]) {
+			i++
+			vals = append(vals, args[i])
+		}
+		if len(vals) > 1 {
+			t.vllmStyle("--" + canon + " with several values")
+		}
+	}
+	if !inTable {
+		t.emit(canon, arity, vals)
+		return i
+	}
+	if vf.VLLMOnly {
+		t.vllmStyle("--" + canon)
+	}
+	if vf.Refuse != nil {
+		for _, v := range vals {
+			if why := vf.Refuse(v); why != "" {
+				t.problem("--%s %s: refused: %s", canon, v, why)
+				return i
+			}
+		}
+	}
+	switch vf.Handling {
+	case Native:
+		if gf == nil {
+			t.problem("--%s: goodput has no such flag here", canon)
+			return i
+		}
+		t.emit(canon, arity, vals)
+	case Renamed:
+		t.vllmStyle("--" + canon)
+		for k, v := range vals {
+			if vf.Convert == nil {
+				continue
+			}
+			c, err := vf.Convert(v)
+			if err != nil {
+				t.problem("--%s: %v", canon, err)
+				return i
+			}
+			vals[k] = c
+		}
+		to := t.fs.Lookup(vf.To)
+		if to == nil {
+			t.problem("--%s: goodput has no --%s here", canon, vf.To)
+			return i
+		}
+		toArity := One
+		if to.NoOptDefVal != "" {
+			toArity = Bool
+		}
+		t.emit(vf.To, toArity, vals)
+		t.out.Notes = append(t.out.Notes, fmt.Sprintf("--%s is goodput's --%s", canon, vf.To))
+	case Ignored:
+		t.vllmStyle("--" + canon)
+		t.out.Notes = append(t.out.Notes, fmt.Sprintf("--%s %s", canon, vf.Goodput))
+	case Refused:
+		if vf.Allow != nil && vf.Allow(vals) {
+			return i
+		}
+		given := "--" + canon
+		if len(vals) > 0 {
+			given += " " + strings.Join(vals, " ")
+		}
+		t.problem("%s: %s", given, vf.Goodput)
+	}
+	return i
+}
+
+// emit appends one goodput flag occurrence per value.
+func (t *translator) emit(name string, arity Arity, vals []string) {
+	if arity == Bool && len(vals) == 0 {
+		t.out.Args = append(t.out.Args, "--"+name)
+		return
+	}
+	for _, v := range vals {
+		t.out.Args = append(t.out.Args, "--"+name+"="+v)
+	}
+}
+
+// resolve finds the flag name stands for: itself, or the one known flag it
+// abbreviates, as argparse allows. It reports a problem and false when
+// there is none or more than one.
+func (t *translator) resolve(name string) (string, bool) {
+	if _, ok := Lookup(name); ok || t.fs.Lookup(name) != nil {
+		return name, true
+	}
+	var cands []string
+	for _, n := range t.names {
+		if strings.HasPrefix(n, name) {
+			cands = append(cands, n)
+		}
+	}
+	switch {
+	case len(cands) == 1 && name != "":
+		return cands[0], true
+	case len(cands) > 1 && name != "":
+		shown := cands
+		if len(shown) > 4 {
+			shown = shown[:4]
+		}
+		t.problem("--%s: ambiguous, it could be --%s%s", name, strings.Join(shown, ", --"), more(len(cands)-len(shown)))
+	default:
+		if s := nearest(name, t.names); s != "" {
+			t.problem("--%s: unknown flag (did you mean --%s?)", name, s)
+		} else {
+			t.problem("--%s: unknown flag", name)
+		}
+	}
+	return "", false
+}
+
+func more(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" or %d more", n)
+}
+
+// knownNames returns every flag name of Flags and fs, sorted, without
+// duplicates.
+func knownNames(fs *pflag.FlagSet) []string {
+	seen := map[string]bool{}
+	for _, f := range Flags {
+		seen[f.Name] = true
+	}
+	fs.VisitAll(func(f *pflag.Flag) {
+		if !f.Hidden {
+			seen[f.Name] = true
+		}
+	})
+	names := make([]string, 0, len(seen))
+	for n := range seen {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// looksLikeFlag reports whether a starts another flag rather than being a
+// value: it starts with "-" and is not a negative number.
+func looksLikeFlag(a string) bool {
+	if len(a) < 2 || a[0] != '-' {
+		return false
+	}
+	c := a[1]
+	return !(c >= '0' && c <= '9' || c == '.')
+}

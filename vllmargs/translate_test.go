@@ -1,0 +1,232 @@
+package vllmargs
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+)
+
+// benchFlags is a small stand-in for goodput bench's flag set: what the
+// translator needs to know is each flag's name and whether it is a switch.
+func benchFlags() *pflag.FlagSet {
+	fs := pflag.NewFlagSet("bench", pflag.ContinueOnError)
+	for _, n := range []string{"base-url", "host", "port", "model", "backend", "request-rate", "num-prompts",
+		"dataset-name", "dataset-path", "random-input-len", "random-output-len", "random-prefix-len", "label",
+		"max-concurrency", "ready-check-timeout", "seed", "slo", "record-label", "result-dir"} {
+		fs.String(n, "", "")
+	}
+	for _, n := range []string{"header", "goodput", "metadata", "lora-modules"} {
+		fs.StringArray(n, nil, "")
+	}
+	for _, n := range []string{"ignore-eos", "quiet", "save-result", "save-detailed", "dry-run", "help"} {
+		fs.Bool(n, false, "")
+	}
+	return fs
+}
+
+func TestTranslate(t *testing.T) {
+	tests := []struct {
+		name  string
+		args  []string
+		want  []string
+		vllm  bool   // want VLLMStyle
+		notes string // a note that must be among Result.Notes
+	}{
+		// goodput's own command lines pass through, spelled with "=".
+		{"goodput line", []string{"--base-url", "http://h:1", "--slo", "ttft<=1s", "--quiet", "x"},
+			[]string{"--base-url=http://h:1", "--slo=ttft<=1s", "--quiet", "x"}, false, ""},
+		// A value may start with "-" (vLLM's --num-prompts -1).
+		{"negative value", []string{"--num-prompts", "-1"}, []string{"--num-prompts=-1"}, false, ""},
+		// argparse takes any unambiguous prefix, and FlexibleArgumentParser underscores.
+		{"abbreviation", []string{"--random-input", "2048", "--num-prompt", "5"},
+			[]string{"--random-input-len=2048", "--num-prompts=5"}, true, ""},
+		{"underscores", []string{"--dataset_path=a.json", "--dataset_name", "sharegpt"},
+			[]string{"--dataset-path=a.json", "--dataset-name=sharegpt"}, true, ""},
+		// Several values after one flag become one occurrence each.
+		{"nargs", []string{"--header", "a=b", "c=d", "--goodput", "ttft:500", "tpot:50", "--quiet"},
+			[]string{"--header=a=b", "--header=c=d", "--goodput=ttft:500", "--goodput=tpot:50", "--quiet"}, true, ""},
+		// A lone value keeps goodput's style.
+		{"one value of many", []string{"--header", "a=b"}, []string{"--header=a=b"}, false, ""},
+		// nargs="*" may be empty.
+		{"empty nargs", []string{"--metadata", "--quiet"}, []string{"--quiet"}, true, ""},
+		// Renamed flags become goodput's, converting the value.
+		{"renamed", []string{"--ready-check-timeout-sec", "600", "--endpoint-type", "openai-chat", "--disable-tqdm"},
+			[]string{"--ready-check-timeout=600s", "--backend=openai-chat", "--quiet"}, true, "--disable-tqdm is goodput's --quiet"},
+		// Ignored flags vanish with a note.
+		{"ignored", []string{"--no-stream", "--use-beam-search", "--quiet"}, []string{"--quiet"}, true, "--no-stream ignored"},
+		// A refused flag at the value that asks for nothing is accepted.
+		{"refused at default", []string{"--random-batch-size", "1", "--probe-request-rate", "0"}, nil, false, ""},
+		// A vLLM-only flag marks the line.
+		{"vllm-only", []string{"--host", "localhost"}, []string{"--host=localhost"}, true, ""},
+		// After "--" nothing is translated.
+		{"double dash", []string{"--quiet", "--", "--random_input", "x"}, []string{"--quiet", "--", "--random_input", "x"}, false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := Translate(tt.args, benchFlags())
+			if err != nil {
+				t.Fatalf("Translate: %v", err)
+			}
+			if !reflect.DeepEqual(r.Args, tt.want) {
+				t.Errorf("args = %q, want %q", r.Args, tt.want)
+			}
+			if r.VLLMStyle != tt.vllm {
+				t.Errorf("VLLMStyle = %v (because %q), want %v", r.VLLMStyle, r.Because, tt.vllm)
+			}
+			if tt.notes != "" && !strings.Contains(strings.Join(r.Notes, "\n"), tt.notes) {
+				t.Errorf("notes %q lack %q", r.Notes, tt.notes)
+			}
+		})
+	}
+}
+
+func TestTranslateReportsEveryProblemAtOnce(t *testing.T) {
+	_, err := Translate([]string{
+		"--requst-rate", "5", // a typo
+		"--random", "3", // ambiguous
+		"--random-batch-size", "4", // refused at a value that asks for embeddings
+		"--dataset-name", "random",
+		"--self-timed", // refused outright
+		"--model",      // no value
+	}, benchFlags())
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatalf("err = %v, want an *Error", err)
+	}
+	want := []string{
+		"--requst-rate: unknown flag (did you mean --request-rate?)",
+		"--random: ambiguous, it could be --random-batch-size, --random-input-len, --random-mm-base-items-per-request, --random-mm-bucket-config or 5 more",
+		"--random-batch-size 4: refused unless 1: embedding benchmarks are not supported",
+		"--self-timed: refused: the timed_trace dataset is not supported",
+		"--model: needs a value",
+	}
+	if !reflect.DeepEqual(e.Problems, want) {
+		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(e.Problems, "\n"), strings.Join(want, "\n"))
+	}
+	if !strings.HasPrefix(err.Error(), "5 problems with the command line:\n  --requst-rate") {
+		t.Errorf("message: %s", err)
+	}
+}
+
+func TestTranslateUnknownWithoutNeighbour(t *testing.T) {
+	_, err := Translate([]string{"--zzzzzzzzzzzz"}, benchFlags())
+	if err == nil || err.Error() != "--zzzzzzzzzzzz: unknown flag" {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestFlagsTableIsSortedAndComplete(t *testing.T) {
+	for i, f := range Flags {
+		if i > 0 && Flags[i-1].Name >= f.Name {
+			t.Errorf("Flags not sorted at %q after %q", f.Name, Flags[i-1].Name)
+		}
+		if f.VLLM == "" || f.Goodput == "" {
+			t.Errorf("--%s: the docs need both descriptions", f.Name)
+		}
+		if (f.Handling == Renamed) != (f.To != "") {
+			t.Errorf("--%s: To is for renamed flags only", f.Name)
+		}
+		if f.Allow != nil && f.Handling != Refused {
+			t.Errorf("--%s: Allow is for refused flags only", f.Name)
+		}
+	}
+}
+
+func TestSeconds(t *testing.T) {
+	for _, tt := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{"600", "600s", true},
+		{"0", "0s", true},
+		{"1.5", "1.5s", true},
+		{"-1", "", false}, // negative
+		{"ten", "", false},
+		{"", "", false},
+	} {
+		got, err := seconds(tt.in)
+		if (err == nil) != tt.ok || got != tt.want {
+			t.Errorf("seconds(%q) = %q, %v", tt.in, got, err)
+		}
+	}
+}
+
+func TestDistance(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0},
+		{"abc", "", 3},
+		{"requst-rate", "request-rate", 1},
+		{"kitten", "sitting", 3},
+	} {
+		if got := distance(tt.a, tt.b); got != tt.want {
+			t.Errorf("distance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
+
+func FuzzTranslate(f *testing.F) {
+	f.Add("--header a=b c=d --random_in 5 -- x")
+	f.Add("--goodput ttft:500 --num-prompts -1 --requst")
+	f.Fuzz(func(t *testing.T, line string) {
+		r, err := Translate(strings.Fields(line), benchFlags())
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) || len(e.Problems) == 0 {
+				t.Fatalf("error %v is not a list of problems", err)
+			}
+			return
+		}
+		// A translated line translates to itself: goodput's spelling is
+		// a fixed point.
+		again, err := Translate(r.Args, benchFlags())
+		if err != nil {
+			t.Fatalf("retranslating %q: %v", r.Args, err)
+		}
+		if !reflect.DeepEqual(again.Args, r.Args) && len(r.Args) > 0 {
+			t.Fatalf("not a fixed point: %q → %q", r.Args, again.Args)
+		}
+	})
+}
+
+func TestForcesIgnoreEOS(t *testing.T) {
+	for _, tt := range []struct {
+		dataset, backend string
+		want             bool
+	}{
+		{"random", "vllm", true},
+		{"random", "openai-chat", true},
+		{"sharegpt", "vllm", false}, // datasets with real answers stop where they stop
+		{"random", "tgi", false},    // not an OpenAI backend
+	} {
+		if got := ForcesIgnoreEOS(tt.dataset, tt.backend); got != tt.want {
+			t.Errorf("ForcesIgnoreEOS(%s, %s) = %v", tt.dataset, tt.backend, got)
+		}
+	}
+}
+
+func TestTranslateRefusesValuesGoodputLacks(t *testing.T) {
+	fs := benchFlags()
+	_, err := Translate([]string{"--backend", "openai-audio", "--dataset-name", "custom_audio", "--endpoint-type=vllm-rerank"}, fs)
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatalf("err = %v", err)
+	}
+	want := []string{
+		"--backend openai-audio: refused: audio benchmarks are not supported",
+		"--dataset-name custom_audio: refused: audio datasets are not supported",
+		"--endpoint-type vllm-rerank: refused: rerank benchmarks are not supported",
+	}
+	if !reflect.DeepEqual(e.Problems, want) {
+		t.Errorf("problems %q", e.Problems)
+	}
+	// The values goodput has pass.
+	if _, err := Translate([]string{"--backend", "vllm", "--dataset-name", "sonnet"}, fs); err != nil {
+		t.Error(err)
+	}
+}

@@ -1,0 +1,107 @@
+package vllmresult
+
+import (
+	"math"
+	"slices"
+
+	"github.com/goodput-dev/goodput/metrics"
+)
+
+// Stat is one metric's summary as vLLM prints and saves it, in
+// milliseconds.
+type Stat struct {
+	Mean, Median, Std float64
+	Percentiles       []metrics.PercentileValue
+}
+
+// stat summarises values (seconds) the way vLLM does with NumPy: mean,
+// median, population standard deviation and linear-interpolation
+// percentiles, all ×1000; an empty sample gives zeros, as np.mean(0) does.
+func stat(values []float64, ps []float64) Stat {
+	var s Stat
+	if len(values) == 0 {
+		for _, p := range ps {
+			s.Percentiles = append(s.Percentiles, metrics.PercentileValue{P: p})
+		}
+		return s
+	}
+	sorted := slices.Clone(values)
+	slices.Sort(sorted)
+	sum := 0.0
+	for _, v := range sorted {
+		sum += v
+	}
+	mean := sum / float64(len(sorted))
+	m2 := 0.0
+	for _, v := range sorted {
+		m2 += (v - mean) * (v - mean)
+	}
+	s.Mean = 1e3 * mean
+	s.Std = 1e3 * math.Sqrt(m2/float64(len(sorted)))
+	s.Median = 1e3 * metrics.Percentile(sorted, 50, metrics.Linear)
+	for _, p := range ps {
+		s.Percentiles = append(s.Percentiles, metrics.PercentileValue{P: p, Value: 1e3 * metrics.Percentile(sorted, p, metrics.Linear)})
+	}
+	return s
+}
+
+// Peaks returns vLLM's max_output_tokens_per_s and max_concurrent_requests
+// of the requests (see peakOutput).
+func Peaks(reqs []Request) (tokensPerSecond float64, concurrent int) { return peakOutput(reqs) }
+
+// peakOutput returns vLLM's max_output_tokens_per_s and
+// max_concurrent_requests over the successful requests: the most chunks
+// that arrived within one second-long bucket counted from the earliest
+// send (vLLM counts each chunk as one token), and the most requests in
+// flight at once, each from its send to its last token, a departure
+// counted before an arrival at the same instant.
+func peakOutput(reqs []Request) (tokensPerSecond float64, concurrent int) {
+	minStart, maxEnd := math.Inf(1), math.Inf(-1)
+	for _, q := range reqs {
+		if q.Success {
+			minStart = min(minStart, q.Start)
+			maxEnd = max(maxEnd, q.Start+q.Latency)
+		}
+	}
+	if math.IsInf(minStart, 1) {
+		return 0, 0
+	}
+	buckets := make([]int, int(math.Ceil(maxEnd-minStart))+1)
+	type event struct {
+		at    float64
+		delta int
+	}
+	var events []event
+	for _, q := range reqs {
+		if !q.Success {
+			continue
+		}
+		t := q.Start + q.TTFT
+		count := func(t float64) {
+			if b := int(t - minStart); b >= 0 && b < len(buckets) {
+				buckets[b]++
+			}
+		}
+		count(t)
+		for _, g := range q.ITL {
+			t += g
+			count(t)
+		}
+		events = append(events, event{q.Start, 1}, event{q.Start + q.Latency, -1})
+	}
+	slices.SortFunc(events, func(a, b event) int {
+		switch {
+		case a.at < b.at:
+			return -1
+		case a.at > b.at:
+			return 1
+		}
+		return a.delta - b.delta // departures first
+	})
+	cur := 0
+	for _, e := range events {
+		cur += e.delta
+		concurrent = max(concurrent, cur)
+	}
+	return float64(slices.Max(buckets)), concurrent
+}

@@ -1,0 +1,322 @@
+package workload
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/goodput-dev/goodput/internal/jsonerr"
+	"github.com/goodput-dev/goodput/tokenizer"
+)
+
+// hfFormat says where one Hugging Face dataset keeps its prompts, as
+// `vllm bench serve --dataset-name hf` reads that dataset.
+type hfFormat struct {
+	// prompt returns a row's prompt, or "" to skip the row.
+	prompt func(row map[string]any) string
+	// answer returns the reference answer whose length is the output
+	// length; nil means the fixed output length below.
+	answer func(row map[string]any) string
+	output int // output tokens without an answer
+	// With answers, rows outside these bounds (vLLM's is_valid_sequence)
+	// are skipped: prompt and answer of at least 4 tokens, prompt at most
+	// maxPrompt, both at most maxTotal.
+	maxPrompt, maxTotal int
+}
+
+// text returns row[key] when it is a string.
+func text(row map[string]any, key string) string {
+	s, _ := row[key].(string)
+	return s
+}
+
+// hfTurn returns the text of element i of a list of strings or of
+// {"from"/"role", "value"/"content"} messages.
+func hfTurn(v any, i int) string {
+	list, _ := v.([]any)
+	if i >= len(list) {
+		return ""
+	}
+	switch x := list[i].(type) {
+	case string:
+		return x
+	case map[string]any:
+		if s := text(x, "value"); s != "" {
+			return s
+		}
+		return text(x, "content")
+	}
+	return ""
+}
+
+var (
+	conversationFormat = hfFormat{
+		prompt:    func(r map[string]any) string { return hfTurn(r["conversations"], 0) },
+		answer:    func(r map[string]any) string { return hfTurn(r["conversations"], 1) },
+		maxPrompt: 1024, maxTotal: 2048,
+	}
+	aimoFormat = hfFormat{
+		prompt:    func(r map[string]any) string { return text(r, "problem") },
+		answer:    func(r map[string]any) string { return text(r, "solution") },
+		maxPrompt: 2048, maxTotal: 32000,
+	}
+	mlperfFormat = hfFormat{
+		// vLLM sends the system prompt and the question as two chat
+		// messages; goodput sends one prompt holding both.
+		prompt: func(r map[string]any) string {
+			if q := text(r, "question"); q != "" {
+				return strings.TrimSpace(text(r, "system_prompt") + "\n\n" + q)
+			}
+			return ""
+		},
+		answer:    func(r map[string]any) string { return text(r, "output") },
+		maxPrompt: 1024, maxTotal: 2048,
+	}
+)
+
+// hfFormats are the text datasets `vllm bench serve` knows by name.
+var hfFormats = map[string]hfFormat{
+	"Aeala/ShareGPT_Vicuna_unfiltered": conversationFormat,
+	"likaixin/InstructCoder": {prompt: func(r map[string]any) string {
+		if text(r, "instruction") == "" {
+			return ""
+		}
+		return text(r, "input") + "\n\n" + text(r, "instruction") + " Just output the code, do not include any explanation."
+	}, output: 200},
+	"philschmid/mt-bench":                  {prompt: func(r map[string]any) string { return hfTurn(r["turns"], 0) }, output: 256},
+	"AI-MO/aimo-validation-aime":           aimoFormat,
+	"AI-MO/NuminaMath-1.5":                 aimoFormat,
+	"AI-MO/NuminaMath-CoT":                 aimoFormat,
+	"mgoin/mlperf-inference-llama2-data":   mlperfFormat,
+	"mgoin/mlperf-inference-llama3.1-data": mlperfFormat,
+}
+
+// hfRefused are datasets of vLLM's hf list goodput cannot send, with why.
+var hfRefused = map[string]string{
+	"lmarena-ai/VisionArena-Chat":                       "multimodal datasets are not supported",
+	"lmarena-ai/vision-arena-bench-v0.1":                "multimodal datasets are not supported",
+	"lmms-lab/LLaVA-OneVision-Data":                     "multimodal datasets are not supported",
+	"yale-nlp/MMVU":                                     "multimodal datasets are not supported",
+	"Lin-Chen/MMStar":                                   "multimodal datasets are not supported",
+	"openslr/librispeech_asr":                           "audio datasets are not supported",
+	"facebook/voxpopuli":                                "audio datasets are not supported",
+	"LIUM/tedlium":                                      "audio datasets are not supported",
+	"edinburghcstr/ami":                                 "audio datasets are not supported",
+	"speechcolab/gigaspeech":                            "audio datasets are not supported",
+	"kensho/spgispeech":                                 "audio datasets are not supported",
+	"vdaita/edit_5k_char":                               "the Blazedit dataset is not supported",
+	"vdaita/edit_10k_char":                              "the Blazedit dataset is not supported",
+	"zed-industries/zeta":                               "the next-edit-prediction dataset is not supported",
+	"gorilla-llm/Berkeley-Function-Calling-Leaderboard": "the BFCL tool-calling dataset is not supported",
+}
+
+// refusedHF returns why goodput cannot send the named dataset, or "".
+func refusedHF(name string) string { return hfRefused[name] }
+
+// hfName is the dataset's hub id: --hf-name, else the path when it reads
+// as one.
+func (c Config) hfName() string {
+	if c.HF.Name != "" {
+		return c.HF.Name
+	}
+	return c.Path
+}
+
+// genericPromptKeys are the columns tried, in order, for a dataset goodput
+// does not know by name.
+var genericPromptKeys = []string{"prompt", "question", "problem", "instruction", "input", "text"}
+
+// genericFormat finds the prompt in the first column of genericPromptKeys
+// a row has, or the first turn of "conversations" or "turns".
+var genericFormat = hfFormat{prompt: func(r map[string]any) string {
+	for _, k := range genericPromptKeys {
+		if s := text(r, k); s != "" {
+			return s
+		}
+	}
+	if s := hfTurn(r["conversations"], 0); s != "" {
+		return s
+	}
+	return hfTurn(r["turns"], 0)
+}, output: 256}
+
+// OpenHF reads a local file of a Hugging Face dataset (--dataset-name hf):
+// JSON Lines, a JSON array, or Parquet (by the .parquet extension). The
+// dataset's id (--hf-name, or the path) picks how rows become prompts, as
+// vLLM reads that dataset: ShareGPT conversations (the first human turn,
+// and the reply's length as the output length), InstructCoder, MT-Bench,
+// the AIMO and NuminaMath sets, MLPerf. Any other dataset takes its prompt
+// from the first of the columns prompt, question, problem, instruction,
+// input, text, or the first turn of conversations or turns, and asks for
+// 256 tokens. --hf-output-len replaces every output length. Lengths count
+// on the built-in tokenizer; vLLM applies the model's chat template to
+// some of these prompts on the client, goodput does not.
+func OpenHF(c Config) (*Dataset, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	format, known := hfFormats[c.hfName()]
+	if !known {
+		format = genericFormat
+	}
+	label := "hf " + c.Path
+	if c.HF.Name != "" {
+		label = "hf " + c.HF.Name + " (" + c.Path + ")"
+	}
+	coll := newCollector(c)
+	add := func(row map[string]any) {
+		coll.entry()
+		p := format.prompt(row)
+		if p == "" {
+			coll.skip("without a prompt")
+			return
+		}
+		in := tokenizer.Count(p)
+		out := c.HF.OutputLen
+		if out == 0 && format.answer != nil {
+			out = tokenizer.Count(format.answer(row))
+			if in < 4 || out < 4 || in > format.maxPrompt || in+out > format.maxTotal {
+				coll.skip("outside vLLM's length bounds")
+				return
+			}
+		}
+		if out == 0 {
+			out = format.output
+		}
+		coll.add(Item{Prompt: p, InputTokens: in, OutputTokens: c.Request.capOutput(min(out, MaxOutputTokens))})
+	}
+	var err error
+	if strings.EqualFold(filepath.Ext(c.Path), ".parquet") {
+		err = readParquetRows(c.Path, add)
+	} else {
+		err = readJSONRows(c.Path, add)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return coll.dataset(label)
+}
+
+// readJSONRows calls add for every object of a JSON Lines file, or of a
+// file holding one JSON array of objects.
+func readJSONRows(path string, add func(map[string]any)) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("--dataset-path: %w", err)
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 1<<16)
+	first, err := peekNonSpace(br)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if first == '[' {
+		dec := json.NewDecoder(br)
+		if _, err := dec.Token(); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		for i := 0; dec.More(); i++ {
+			var row map[string]any
+			if err := dec.Decode(&row); err != nil {
+				return fmt.Errorf("%s: entry %d (byte %d): %w", path, i, dec.InputOffset(), jsonerr.Plain(err))
+			}
+			add(row)
+		}
+		return nil
+	}
+	sc := bufio.NewScanner(br)
+	sc.Buffer(make([]byte, 0, 64<<10), MaxCustomLine)
+	line := 0
+	for sc.Scan() {
+		line++
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		var row map[string]any
+		if err := json.Unmarshal(b, &row); err != nil {
+			return fmt.Errorf("%s:%d: %w", path, line, jsonerr.Plain(err))
+		}
+		add(row)
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return fmt.Errorf("%s:%d: line longer than %d MiB", path, line+1, MaxCustomLine>>20)
+		}
+		return fmt.Errorf("%s:%d: %w", path, line+1, err)
+	}
+	return nil
+}
+
+// peekNonSpace returns the first byte that is not white space, leaving it
+// unread; io.EOF for an empty file.
+func peekNonSpace(br *bufio.Reader) (byte, error) {
+	for {
+		b, err := br.ReadByte()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return 0, errors.New("empty file, want JSON Lines, a JSON array or Parquet")
+			}
+			return 0, err
+		}
+		if b != ' ' && b != '\t' && b != '\n' && b != '\r' {
+			return b, br.UnreadByte()
+		}
+	}
+}
+
+// readParquetRows calls add for every row of a Parquet file, as a map
+// shaped as JSON would decode it.
+func readParquetRows(path string, add func(map[string]any)) (err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("--dataset-path: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	defer func() {
+		// The Parquet library panics on files whose footer or pages lie
+		// about their contents, opening them as well as reading them;
+		// that is bad input, not a bug here.
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%s: unreadable Parquet data: %v", path, p)
+		}
+	}()
+	pf, err := parquet.OpenFile(f, fi.Size())
+	if err != nil {
+		return fmt.Errorf("%s: not a Parquet file: %w", path, err)
+	}
+	r := parquet.NewGenericReader[map[string]any](pf, pf.Schema())
+	defer r.Close()
+	rows := make([]map[string]any, 128)
+	for {
+		for i := range rows {
+			rows[i] = map[string]any{}
+		}
+		n, err := r.Read(rows)
+		for _, row := range rows[:n] {
+			add(row)
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		if n == 0 {
+			// A reader that neither reads nor ends would loop for ever.
+			return fmt.Errorf("%s: unreadable Parquet data: no rows and no end", path)
+		}
+	}
+}

@@ -1,0 +1,306 @@
+package workload
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/goodput-dev/goodput/tokenizer"
+)
+
+func vllmConfig(dataset, path string, limit int) Config {
+	c := DefaultConfig()
+	c.Dataset, c.Path, c.Limit, c.Seed = dataset, path, limit, 1
+	return c
+}
+
+func TestSonnet(t *testing.T) {
+	c := vllmConfig(DatasetSonnet, "testdata/sonnet_small.txt", 20)
+	c.Sonnet = SonnetConfig{InputLen: 120, OutputLen: 30, PrefixLen: 40}
+	src, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src.Len() != 20 {
+		t.Fatalf("Len = %d, want one prompt per request", src.Len())
+	}
+	first := ""
+	for i := range 20 {
+		it := src.Item(int64(i))
+		if !strings.HasPrefix(it.Prompt, sonnetBase+"Shall I compare thee to a summer's day?\n") {
+			t.Errorf("prompt %d does not start with the instruction and the shared first lines: %q", i, it.Prompt[:60])
+		}
+		if it.InputTokens > 120 || it.InputTokens != tokenizer.Count(it.Prompt) || it.OutputTokens != 30 {
+			t.Errorf("item %d: %d input tokens, %d output", i, it.InputTokens, it.OutputTokens)
+		}
+		if i == 0 {
+			first = it.Prompt
+		} else if it.Prompt == first && i == 1 {
+			t.Error("the random lines do not differ between prompts")
+		}
+	}
+	// The same seed draws the same prompts.
+	again, _ := New(c)
+	if again.Item(7).Prompt != src.Item(7).Prompt {
+		t.Error("not reproducible")
+	}
+}
+
+func TestSonnetErrors(t *testing.T) {
+	empty := filepath.Join(t.TempDir(), "empty.txt")
+	os.WriteFile(empty, nil, 0o644)
+	for _, tt := range []struct {
+		name string
+		edit func(*Config)
+		want string
+	}{
+		{"no lines", func(c *Config) { c.Path = empty }, "no poem lines"},
+		{"input below the instruction", func(c *Config) { c.Sonnet.InputLen = 5; c.Sonnet.PrefixLen = 0 }, "must be above the instruction's"},
+		{"prefix above input", func(c *Config) { c.Sonnet.PrefixLen = 600 }, "--sonnet-prefix-len 600 exceeds --sonnet-input-len 550"},
+		{"no output", func(c *Config) { c.Sonnet.OutputLen = 0 }, "--sonnet-output-len must be in [1,"},
+		{"no path", func(c *Config) { c.Path = "" }, "--dataset-name sonnet needs --dataset-path"},
+	} {
+		c := vllmConfig(DatasetSonnet, "testdata/sonnet_small.txt", 3)
+		tt.edit(&c)
+		if _, err := New(c); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: err = %v, want %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+func TestBurstGPT(t *testing.T) {
+	c := vllmConfig(DatasetBurstGPT, "testdata/burstgpt_small.csv", 0)
+	src, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := src.(*Dataset)
+	// Of six rows, two GPT-4 rows with a response: 417→276 and 27→42 and 8→312.
+	st := d.Stats()
+	if st.Entries != 6 || st.Kept != 3 || st.Skipped["of another model than GPT-4"] != 2 || st.Skipped["without a response"] != 1 {
+		t.Fatalf("stats %+v", st)
+	}
+	lens := map[int]int{}
+	for i := range d.Len() {
+		it := d.Item(int64(i))
+		lens[it.InputTokens] = it.OutputTokens
+		if len(it.PromptTokenIDs) != it.InputTokens || tokenizer.Count(it.Prompt) != it.InputTokens {
+			t.Errorf("prompt of %d tokens has %d ids, counts %d", it.InputTokens, len(it.PromptTokenIDs), tokenizer.Count(it.Prompt))
+		}
+	}
+	if lens[417] != 276 || lens[27] != 42 || lens[8] != 312 {
+		t.Errorf("lengths %v", lens)
+	}
+}
+
+func TestBurstGPTBadFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct{ body, want string }{
+		{"", "empty file"},
+		{"Timestamp,Model\n1,GPT-4\n", `no "Request tokens" column`},
+		{"Model,Request tokens,Response tokens\nGPT-4,ten,3\n", "bad.csv:2: token counts"},
+		{"Model,Request tokens,Response tokens\nGPT-3,1,3\n", "no usable entry among 1"},
+	} {
+		p := filepath.Join(dir, "bad.csv")
+		os.WriteFile(p, []byte(tt.body), 0o644)
+		if _, err := New(vllmConfig(DatasetBurstGPT, p, 0)); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q: err = %v, want %q", tt.body, err, tt.want)
+		}
+	}
+}
+
+func TestPrefixRepetition(t *testing.T) {
+	c := vllmConfig(DatasetPrefixRepetition, "", 23)
+	c.PrefixRepetition = PrefixRepetitionConfig{PrefixLen: 16, SuffixLen: 8, NumPrefixes: 5, OutputLen: 12}
+	src, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 5 prefixes × ⌊23/5⌋ = 20 prompts, as vLLM makes.
+	if src.Len() != 20 {
+		t.Fatalf("Len = %d", src.Len())
+	}
+	prefixes := map[string]int{}
+	for i := range 20 {
+		it := src.Item(int64(i))
+		if it.InputTokens != 24 || len(it.PromptTokenIDs) != 24 || it.OutputTokens != 12 {
+			t.Fatalf("item %d: %d tokens (%d ids), output %d", i, it.InputTokens, len(it.PromptTokenIDs), it.OutputTokens)
+		}
+		prefixes[tokenizer.Decode(it.PromptTokenIDs[:16])]++
+	}
+	if len(prefixes) != 5 {
+		t.Errorf("%d distinct prefixes", len(prefixes))
+	}
+	for p, n := range prefixes {
+		if n != 4 {
+			t.Errorf("prefix %q used %d times, want 4", p[:10], n)
+		}
+	}
+	c.Limit = 4
+	if _, err := New(c); err == nil || !strings.Contains(err.Error(), "--num-prompts 4 is below --prefix-repetition-num-prefixes 5") {
+		t.Errorf("err = %v", err)
+	}
+	c.Limit, c.Path = 10, "x"
+	if _, err := New(c); err == nil || !strings.Contains(err.Error(), "--dataset-path is not used by --dataset-name prefix_repetition") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestSpecBench(t *testing.T) {
+	c := vllmConfig(DatasetSpecBench, "testdata/spec_bench_small.jsonl", 0)
+	c.SpecBench.Category = "writing"
+	src, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := src.(*Dataset)
+	if d.Len() != 2 || d.Stats().Skipped["of another category"] != 2 {
+		t.Fatalf("kept %d, stats %+v", d.Len(), d.Stats())
+	}
+	for i := range 2 {
+		it := d.Item(int64(i))
+		if it.OutputTokens != 256 || !(strings.HasPrefix(it.Prompt, "Compose") || strings.HasPrefix(it.Prompt, "Draft")) {
+			t.Errorf("item %d: %q, %d", i, it.Prompt, it.OutputTokens)
+		}
+	}
+	bad := filepath.Join(t.TempDir(), "q.jsonl")
+	os.WriteFile(bad, []byte("{\"category\": \"x\", \"turns\": []}\n"), 0o644)
+	if _, err := New(vllmConfig(DatasetSpecBench, bad, 0)); err == nil || !strings.Contains(err.Error(), `q.jsonl:1: no "turns"`) {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestHFKnownAndGenericDatasets(t *testing.T) {
+	tests := []struct {
+		name, path, hfName string
+		outputLen          int
+		wantItems          int
+		prefix             string
+		wantOut            int // output tokens of the first item; -1: from the answer
+	}{
+		// MT-Bench: the first turn, 256 tokens.
+		{"mt-bench", "testdata/hf_mtbench_small.jsonl", "philschmid/mt-bench", 0, 2, "", 256},
+		// AIMO: the problem, the solution's length; a problem of one token is skipped as vLLM does.
+		{"aimo", "testdata/hf_aimo_small.jsonl", "AI-MO/aimo-validation-aime", 0, 2, "", -1},
+		// --hf-output-len replaces it.
+		{"aimo with output", "testdata/hf_aimo_small.jsonl", "AI-MO/aimo-validation-aime", 64, 3, "", 64},
+		// An unknown dataset: the "problem" column, 256 tokens.
+		{"generic", "testdata/hf_aimo_small.jsonl", "", 0, 3, "", 256},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := vllmConfig(DatasetHF, tt.path, 0)
+			c.HF = HFConfig{Name: tt.hfName, OutputLen: tt.outputLen}
+			c.NoShuffle = true
+			src, err := New(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if src.Len() != tt.wantItems {
+				t.Fatalf("Len = %d, want %d (%s)", src.Len(), tt.wantItems, src)
+			}
+			it := src.Item(0)
+			want := tt.wantOut
+			if want < 0 {
+				want = tokenizer.Count("Write 360 = 2^3 3^2 5. A square divisor takes even exponents: 2 choices for 2, 2 for 3, 1 for 5, so 4 divisors: 1, 4, 9 and 36.")
+			}
+			if it.OutputTokens != want || it.Prompt == "" || it.InputTokens != tokenizer.Count(it.Prompt) {
+				t.Errorf("item 0: %q, %d in, %d out (want %d)", it.Prompt, it.InputTokens, it.OutputTokens, want)
+			}
+		})
+	}
+}
+
+func TestHFParquet(t *testing.T) {
+	type turn struct {
+		From  string `parquet:"from"`
+		Value string `parquet:"value"`
+	}
+	type row struct {
+		ID            string `parquet:"id"`
+		Conversations []turn `parquet:"conversations,list"`
+	}
+	path := filepath.Join(t.TempDir(), "train-00000-of-00001.parquet")
+	rows := []row{
+		{"a", []turn{{"human", "Tell me how tides come about, in plain words please."}, {"gpt", "The moon's pull raises the sea on the near side of the Earth and the far side too."}}},
+		{"b", []turn{{"human", "Only a question with no answer here"}}}, // fewer than two turns
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := parquet.Write(f, rows); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	c := vllmConfig(DatasetHF, path, 0)
+	c.HF.Name = "Aeala/ShareGPT_Vicuna_unfiltered"
+	src, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src.Len() != 1 {
+		t.Fatalf("Len = %d: %s", src.Len(), src)
+	}
+	it := src.Item(0)
+	if !strings.HasPrefix(it.Prompt, "Tell me how tides") || it.OutputTokens != tokenizer.Count(rows[0].Conversations[1].Value) {
+		t.Errorf("item %+v", it)
+	}
+	// A file that is not Parquet says so.
+	bad := filepath.Join(t.TempDir(), "x.parquet")
+	os.WriteFile(bad, []byte("PAR1 not really"), 0o644)
+	if _, err := New(vllmConfig(DatasetHF, bad, 0)); err == nil || !strings.Contains(err.Error(), "not a Parquet file") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestHFRefusalsAndHubIDs(t *testing.T) {
+	c := vllmConfig(DatasetHF, "testdata/hf_mtbench_small.jsonl", 0)
+	c.HF.Name = "lmarena-ai/VisionArena-Chat"
+	if _, err := New(c); err == nil || !strings.Contains(err.Error(), "--hf-name lmarena-ai/VisionArena-Chat: multimodal datasets are not supported") {
+		t.Errorf("err = %v", err)
+	}
+	hub := vllmConfig(DatasetHF, "likaixin/InstructCoder", 0)
+	err := hub.CheckPath()
+	if err == nil || !strings.Contains(err.Error(), "huggingface-cli download --repo-type dataset likaixin/InstructCoder") {
+		t.Errorf("err = %v", err)
+	}
+	for _, tt := range []struct {
+		s    string
+		want bool
+	}{
+		{"likaixin/InstructCoder", true},
+		{"org/name.jsonl", false}, // a file
+		{"./org/name", false},
+		{"a/b/c", false},
+		{"name", false},
+	} {
+		if got := hubID(tt.s); got != tt.want {
+			t.Errorf("hubID(%q) = %v", tt.s, got)
+		}
+	}
+}
+
+func TestHFJSONArrayAndBadLines(t *testing.T) {
+	dir := t.TempDir()
+	arr := filepath.Join(dir, "a.json")
+	os.WriteFile(arr, []byte(` [{"question": "How far is the moon?"}, {"other": 1}]`), 0o644)
+	src, err := New(vllmConfig(DatasetHF, arr, 0))
+	if err != nil || src.Len() != 1 || src.Item(0).Prompt != "How far is the moon?" {
+		t.Fatalf("%v %v", err, src)
+	}
+	for _, tt := range []struct{ body, want string }{
+		{"", "empty file"},
+		{"{\"prompt\": \"ok\"}\n{not json\n", "b.jsonl:2:"},
+		{"[{\"prompt\": 3}, ", "entry 1"},
+	} {
+		p := filepath.Join(dir, "b.jsonl")
+		os.WriteFile(p, []byte(tt.body), 0o644)
+		if _, err := New(vllmConfig(DatasetHF, p, 0)); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q: err = %v, want %q", tt.body, err, tt.want)
+		}
+	}
+}
