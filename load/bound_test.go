@@ -2,8 +2,10 @@ package load
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -148,9 +150,14 @@ type preparer struct{ *slowStart }
 
 func (p preparer) Prepare(seq int64) {
 	p.mu.Lock()
-	p.prepared = append(p.prepared, seq)
+	done := p.built[seq]
+	if !done {
+		p.prepared = append(p.prepared, seq)
+	}
 	p.mu.Unlock()
-	p.build(seq)
+	if !done {
+		p.build(seq)
+	}
 }
 
 var _ Preparer = preparer{}
@@ -214,6 +221,100 @@ func TestLagCountsBuildTimeAndTheStart(t *testing.T) {
 		}
 		if res.StartLag != 40*time.Millisecond {
 			t.Errorf("start lag %v, want 40ms", res.StartLag)
+		}
+	})
+}
+
+// orderLog is a Preparer and Doer that notes, in order, each request's
+// build (its first Prepare: later ones find it built) and each send.
+type orderLog struct {
+	mu     sync.Mutex // guards events and built
+	events []string
+	built  map[int64]bool
+}
+
+func (o *orderLog) note(e string) {
+	o.mu.Lock()
+	o.events = append(o.events, e)
+	o.mu.Unlock()
+}
+
+func (o *orderLog) Prepare(seq int64) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.built == nil {
+		o.built = map[int64]bool{}
+	}
+	if !o.built[seq] {
+		o.built[seq] = true
+		o.events = append(o.events, fmt.Sprint("build ", seq))
+	}
+}
+
+func (o *orderLog) Do(ctx context.Context, seq int64, rec *record.Record, now func() int64) {
+	rec.Sent = now()
+	o.note(fmt.Sprint("send ", seq))
+	time.Sleep(time.Millisecond)
+	rec.End = now()
+}
+
+// The start-up burst takes every request it needs at once, and Run then
+// refills what it keeps ready. Building the refill then would take the CPU
+// the burst's sends need: it is built before the epoch with the burst's
+// own, and nothing more is built until the burst is out.
+func TestNothingIsBuiltDuringTheBurst(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		for _, p := range []Plan{
+			{Concurrency: 20, Count: 80, FineWait: virtualTime},                                               // closed loop: 20 workers' first requests
+			{Offsets: make([]time.Duration, 20), FineWait: virtualTime},                                       // open loop, all at once
+			{Offsets: append(make([]time.Duration, 20), 5*time.Second, 5*time.Second), FineWait: virtualTime}, // a burst, then more
+		} {
+			o := &orderLog{}
+			_, recs := collect(t, t.Context(), p, o)
+			if len(recs) != p.total() {
+				t.Fatalf("plan %+v: %d records", p, len(recs))
+			}
+			burst := p.burstSize()
+			first := min(p.total(), p.prepareAhead()+min(burst, p.prepareAhead()))
+			sends, built := 0, 0
+			for _, e := range o.events {
+				var seq int
+				switch {
+				case strings.HasPrefix(e, "send "):
+					sends++
+				case strings.HasPrefix(e, "build "):
+					fmt.Sscan(strings.TrimPrefix(e, "build "), &seq)
+					if seq != built {
+						t.Fatalf("plan %+v: built out of order: %v", p, o.events)
+					}
+					built++
+					if seq < first && sends > 0 {
+						t.Fatalf("plan %+v: request %d built after the first send, want before the epoch: %v", p, seq, o.events)
+					}
+					if seq >= first && sends < burst {
+						t.Fatalf("plan %+v: request %d built after %d of the burst's %d sends: %v", p, seq, sends, burst, o.events)
+					}
+				}
+			}
+			if built != p.total() || sends != p.total() {
+				t.Errorf("plan %+v: %d built, %d sent, want %d", p, built, sends, p.total())
+			}
+		}
+	})
+}
+
+// A burst larger than the requests prepared ahead is built as it goes:
+// 3,000 workers, over the 2,048 built before the epoch, all get their
+// first request.
+func TestABurstLargerThanThePreparedOnes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := Plan{Concurrency: 3000, Count: 3000, FineWait: virtualTime}
+		if p.burstSize() <= p.firstPrepared() {
+			t.Fatalf("burst %d within the %d built first", p.burstSize(), p.firstPrepared())
+		}
+		_, recs := collect(t, t.Context(), p, &orderLog{})
+		if len(recs) != 3000 {
+			t.Fatalf("%d records", len(recs))
 		}
 	})
 }

@@ -208,6 +208,20 @@ func (p *Plan) prepareAhead() int {
 	return n
 }
 
+// burstSize is how many requests make the run's start-up burst, due at
+// its first moment together: a closed loop's workers, an open loop's
+// requests that share its first offset; 1 when there is none.
+func (p *Plan) burstSize() int {
+	if len(p.Offsets) == 0 {
+		return max(p.workers(), 1)
+	}
+	n := 1
+	for n < len(p.Offsets) && p.Offsets[n] == p.Offsets[0] {
+		n++
+	}
+	return n
+}
+
 // startRequests is how many requests count as the start of a run for
 // Result.StartLag: the first round of every worker, at least 16.
 func (p *Plan) startRequests() int { return max(p.workers(), 16) }
@@ -222,9 +236,23 @@ func PrepareFirst(p Plan, do Doer) {
 	if !ok {
 		return
 	}
-	for i := range p.prepareAhead() {
+	for i := range p.firstPrepared() {
 		pr.Prepare(p.seq(i))
 	}
+}
+
+// firstPrepared is how many requests PrepareFirst builds: those Run keeps
+// ready ahead, and as many more as the start-up burst takes (up to as many
+// again). The burst takes its requests at once, and Run then refills what
+// it keeps ready; were the refill built then, it would take the CPU the
+// burst's sends need.
+func (p *Plan) firstPrepared() int {
+	ahead := p.prepareAhead()
+	n := ahead + min(p.burstSize(), ahead)
+	if t := p.total(); t > 0 {
+		n = min(n, t)
+	}
+	return n
 }
 
 // startConns returns how many connections the start of p needs: a closed
@@ -376,6 +404,8 @@ func Run(ctx context.Context, p Plan, do Doer, out chan<- *record.Record) (Resul
 // token per request prepared, in order: the k-th token received means
 // request k is ready. It keeps at most p.prepareAhead() requests ready
 // beyond those taken, and stops when ctx ends; done closes when it has.
+// Requests PrepareFirst built already cost it only a look (see
+// Preparer).
 func prepare(ctx context.Context, p Plan, pr Preparer) (ready <-chan struct{}, done <-chan struct{}) {
 	ahead := p.prepareAhead()
 	tokens := make(chan struct{}, ahead) // owned by the goroutine below, which never closes it
@@ -493,12 +523,8 @@ func (r *runner) open(ctx context.Context) {
 	}
 	var lag burstLag
 	since := func() time.Duration { return time.Duration(r.now()) }
-	if offs := r.plan.Offsets; len(offs) > 1 && offs[1] == offs[0] {
-		n := 1
-		for n < len(offs) && offs[n] == offs[0] {
-			n++
-		}
-		r.burst.begin(n, int64(offs[0]))
+	if n := r.plan.burstSize(); n > 1 {
+		r.burst.begin(n, int64(r.plan.Offsets[0]))
 	}
 	warmer, _ := r.do.(Warmer)
 	// soon is the first request not due within AheadWindow; asked is the

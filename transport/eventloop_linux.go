@@ -40,13 +40,15 @@ type eventLoop struct {
 }
 
 // loopsFor returns how many event loops serve a process with procs Go
-// processors: one per processor, up to 8. A loop reads its connections
-// one after the other, so a burst of tokens due at once (every stream of
-// a batch decoded together) waits for one core; a loop per processor
-// reads it on all of them. On 2 cores that costs a few µs of CPU per
-// token more than one loop (more wake-ups) and halves the burst's read
-// delay (BENCHMARKS.md).
-func loopsFor(procs int) int { return max(1, min(procs, 8)) }
+// processors: one per two processors, up to 8. A loop reads its
+// connections one after the other, so a burst of tokens due at once (every
+// stream of a batch decoded together) waits for one core; more loops read
+// it on more cores, but each wakes on its own, and the request goroutines
+// and the runtime need processors too. Measured side by side on 2 cores
+// (BenchmarkLoops, BENCHMARKS.md), one loop costs 5–20 % less CPU per
+// paced token than two; two cut a bulk burst's read delay by about a
+// fifth.
+func loopsFor(procs int) int { return max(1, min(procs/2, 8)) }
 
 func newEventLoop(o Options) (Transport, error) {
 	t := &eventLoop{o: o, dialer: &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second},
