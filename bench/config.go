@@ -108,6 +108,9 @@ type Config struct {
 	// Description of the target, printed in the summary (e.g. the
 	// simulator's profile).
 	Target string
+	// ServerInProcess says that the server runs in this process (the
+	// built-in simulator), sharing its Go processors with the client.
+	ServerInProcess bool
 
 	// The settings below are those of `vllm bench serve` that goodput
 	// takes with vLLM's meaning (see package vllmargs).

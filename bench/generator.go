@@ -56,13 +56,23 @@ type Generator struct {
 	SaturatedSeconds int     `json:"saturated_seconds"`
 	Samples          int     `json:"machine_samples"`
 	Cores            int     `json:"cores"`
-	// ServerLocal says that the server's address is this machine's.
-	ServerLocal bool `json:"server_on_this_machine"`
+	// ServerLocal says that the server's address is this machine's;
+	// ServerInProcess that it runs in this very process (the built-in
+	// simulator).
+	ServerLocal     bool `json:"server_on_this_machine"`
+	ServerInProcess bool `json:"server_in_this_process,omitempty"`
 
 	Connections Connections `json:"connections"`
 
 	Threshold float64 `json:"threshold_seconds"`
-	Limited   bool    `json:"generator_limited"`
+	// Limited says that the generator's own lateness limited the run:
+	// requests left later than scheduled, so the offered load was lower
+	// than planned (or the process was short of CPU throughout).
+	Limited bool `json:"generator_limited"`
+	// LateReads says that the server's bytes waited in the kernel longer
+	// than the threshold (p99) before this process read them: the load was
+	// offered as planned, but chunk timestamps carry that error.
+	LateReads bool `json:"reads_late,omitempty"`
 
 	Warnings []string `json:"warnings,omitempty"`
 }
@@ -99,13 +109,14 @@ type selfCheck struct {
 	open      bool // an open loop
 	conns     transport.Stats
 	// The process and the machine during the run; cpu 0 where not read.
-	cpu, wall   time.Duration
-	tokens      int64
-	cores       int
-	busy        float64   // the machine's cores' busy share, -1 unknown
-	samples     []float64 // busy share per second
-	sched       time.Duration
-	serverLocal bool
+	cpu, wall       time.Duration
+	tokens          int64
+	cores           int
+	busy            float64   // the machine's cores' busy share, -1 unknown
+	samples         []float64 // busy share per second
+	sched           time.Duration
+	serverLocal     bool
+	serverInProcess bool
 }
 
 // saturated is the busy share at which a second counts as saturated.
@@ -126,7 +137,7 @@ func quantiles(d []time.Duration) (p50, p99, mx float64) {
 // checkGenerator judges the run's own health.
 func checkGenerator(c selfCheck) Generator {
 	g := Generator{Threshold: c.threshold.Seconds(), Cores: c.cores, MachineBusy: c.busy,
-		ServerLocal: c.serverLocal, Samples: len(c.samples), SchedLatencyP99: c.sched.Seconds()}
+		ServerLocal: c.serverLocal || c.serverInProcess, ServerInProcess: c.serverInProcess, Samples: len(c.samples), SchedLatencyP99: c.sched.Seconds()}
 	g.LagP50, g.LagP99, g.LagMax = quantiles(c.run.Lag)
 	g.StartLag = c.run.StartLag.Seconds()
 	if b := c.run.Burst; b.Requests > 1 {
@@ -178,10 +189,10 @@ func checkGenerator(c selfCheck) Generator {
 	}
 	switch {
 	case g.Reads > 0 && g.ReadDelayP99 > max(th, 0.001):
-		g.Limited = true
+		g.LateReads = true
 		g.Warnings = append(g.Warnings, fmt.Sprintf(
-			"this process read the server's bytes late: they waited in the kernel p99 %.2f ms (max %.2f ms) before it read them, so its chunk timestamps are late by that much; %s",
-			1e3*g.ReadDelayP99, 1e3*g.ReadDelayMax, g.cpuCause()))
+			"this process read the server's bytes late: they waited in the kernel p99 %.2f ms (median %.3f ms, max %.2f ms) before it read them, so chunk timestamps (ITL, TPOT) are late by up to that much; %s",
+			1e3*g.ReadDelayP99, 1e3*g.ReadDelayP50, 1e3*g.ReadDelayMax, g.readCause()))
 	case g.Reads == 0 && g.SchedLatencyP99 > max(2*th, 0.002):
 		g.Limited = true
 		g.Warnings = append(g.Warnings, fmt.Sprintf(
@@ -249,6 +260,29 @@ func (g *Generator) cpuCause() string {
 	return fmt.Sprintf("the machine was not saturated (%s): look for pauses (garbage collection, a throttled container)", g.busyText())
 }
 
+// readCause says why bytes waited before they were read, from the
+// machine's load and what shares it.
+func (g *Generator) readCause() string {
+	if g.MachineBusy >= 0 && g.saturated() {
+		return g.cpuCause()
+	}
+	why := "the late reads come when many streams' tokens arrive together (a server decodes its whole batch in one step) and this process reads them one after another"
+	switch {
+	case g.ServerInProcess:
+		why += ", while the built-in simulator, in this very process, writes the same batch on the same Go processors"
+	case g.ServerLocal:
+		why += fmt.Sprintf(", while the server writes the same batch on the same %d cores", g.Cores)
+	}
+	if g.MachineBusy >= 0 {
+		why = fmt.Sprintf("the machine was not saturated (%s): %s", g.busyText(), why)
+	}
+	why += "; more cores for the client shorten the wait (GOMAXPROCS, a machine of its own, or fewer streams per process with --shard/--shards)"
+	if g.ReadDelayMax > max(10*g.ReadDelayP99, 0.02) {
+		why += fmt.Sprintf("; the longest wait (%.1f ms) looks like a pause of the process (garbage collection, a throttled container)", 1e3*g.ReadDelayMax)
+	}
+	return why
+}
+
 // procsHint suggests more Go processors than cores when the process runs
 // with fewer than 8 and GOMAXPROCS was not chosen: on a small machine a
 // client that spends its time in read syscalls keeps up better so
@@ -263,9 +297,12 @@ func procsHint() string {
 // Line is the self-check in one line for the text summary.
 func (g *Generator) Line() string {
 	var b strings.Builder
-	if g.Limited {
+	switch {
+	case g.Limited:
 		b.WriteString("Generator: limited the run (see the warnings)")
-	} else {
+	case g.LateReads:
+		b.WriteString("Generator: kept up with the schedule, read late (see the warnings)")
+	default:
 		b.WriteString("Generator: kept up")
 	}
 	fmt.Fprintf(&b, " (p99 dispatch lag %.3f ms", 1e3*g.LagP99)

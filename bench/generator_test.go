@@ -107,31 +107,54 @@ func TestCheckGeneratorReportsTheStartBurst(t *testing.T) {
 
 // "Short of CPU" quotes what the shortage did to the timestamps: how long
 // bytes waited in the kernel before they were read, where the transport
-// measured it, else how long goroutines waited for a processor. The
-// advice follows the machine's load.
+// measured it, else how long goroutines waited for a processor. Late reads
+// leave the offered load as planned: they say so, and the run is not
+// called generator-limited for them. The cause follows the machine's load
+// and the delays' shape.
 func TestCheckGeneratorShortOfCPU(t *testing.T) {
-	late := &transport.Delays{}
-	for range 970 {
-		late.Add(80 * time.Microsecond)
+	delays := func(fast, slow int, slowBy time.Duration, extra ...time.Duration) *transport.Delays {
+		d := &transport.Delays{}
+		for range fast {
+			d.Add(80 * time.Microsecond)
+		}
+		for range slow {
+			d.Add(slowBy)
+		}
+		for _, e := range extra {
+			d.Add(e)
+		}
+		return d
 	}
-	for range 30 {
-		late.Add(6 * time.Millisecond)
-	}
+	bursts := delays(970, 30, 6*time.Millisecond)
 	lag := lagsOf(100, 100*time.Microsecond)
 	tests := []struct {
-		name  string
-		check selfCheck
-		want  []string // in the one warning
+		name      string
+		check     selfCheck
+		lateReads bool     // else limited
+		want      []string // in the one warning
+		not       []string
 	}{
 		{"read delay on a saturated shared machine",
-			selfCheck{conns: transport.Stats{ReadDelay: late}, busy: 0.97, samples: []float64{0.99, 0.98, 0.96, 0.5}, cores: 2, serverLocal: true},
-			[]string{"waited in the kernel p99 6.", "chunk timestamps are late by that much", "the server shares this machine"}},
-		{"read delay on a quiet machine",
-			selfCheck{conns: transport.Stats{ReadDelay: late}, busy: 0.3, cores: 16},
-			[]string{"waited in the kernel p99 6.", "the machine was not saturated (30 % busy on average"}},
+			selfCheck{conns: transport.Stats{ReadDelay: bursts}, busy: 0.97, samples: []float64{0.99, 0.98, 0.96, 0.5}, cores: 2, serverLocal: true}, true,
+			[]string{"waited in the kernel p99 6.", "chunk timestamps (ITL, TPOT) are late by up to that much", "the server shares this machine"}, []string{"arrive together"}},
+		{"bursts of reads on a quiet machine",
+			selfCheck{conns: transport.Stats{ReadDelay: bursts}, busy: 0.3, cores: 16}, true,
+			[]string{"waited in the kernel p99 6.", "median 0.08", "the machine was not saturated (30 % busy", "arrive together", "one after another", "GOMAXPROCS"}, []string{"pause", "server writes"}},
+		{"bursts of reads beside a local server",
+			selfCheck{conns: transport.Stats{ReadDelay: bursts}, busy: 0.05, cores: 2, serverLocal: true}, true,
+			[]string{"arrive together", "the server writes the same batch on the same 2 cores"}, nil},
+		{"the built-in simulator in this process",
+			selfCheck{conns: transport.Stats{ReadDelay: delays(0, 1000, 2*time.Millisecond)}, busy: 0.03, cores: 2, serverInProcess: true}, true,
+			[]string{"the built-in simulator, in this very process, writes the same batch"}, []string{"pause", "server writes"}},
+		{"every read late on a quiet machine",
+			selfCheck{conns: transport.Stats{ReadDelay: delays(0, 1000, 3*time.Millisecond)}, busy: 0.3, cores: 16}, true,
+			[]string{"waited in the kernel p99 3.", "the machine was not saturated (30 % busy on average", "arrive together"}, []string{"pause"}},
+		{"a pause",
+			selfCheck{conns: transport.Stats{ReadDelay: delays(970, 30, 6*time.Millisecond, 90*time.Millisecond)}, busy: 0.3, cores: 16}, true,
+			[]string{"arrive together", "looks like a pause of the process"}, nil},
 		{"no read delay: the scheduler's latency",
-			selfCheck{sched: 7 * time.Millisecond, busy: -1},
-			[]string{"goroutines waited p99 7.00 ms for a processor", "the machine's load could not be read"}},
+			selfCheck{sched: 7 * time.Millisecond, busy: -1}, false,
+			[]string{"goroutines waited p99 7.00 ms for a processor", "the machine's load could not be read"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -144,16 +167,22 @@ func TestCheckGeneratorShortOfCPU(t *testing.T) {
 					short = w
 				}
 			}
-			if !g.Limited || short == "" {
-				t.Fatalf("limited %v, warnings %q", g.Limited, g.Warnings)
+			if short == "" || g.LateReads != tt.lateReads || g.Limited == tt.lateReads {
+				t.Fatalf("limited %v, late reads %v, warnings %q", g.Limited, g.LateReads, g.Warnings)
 			}
 			for _, w := range tt.want {
 				if !strings.Contains(short, w) {
 					t.Errorf("warning %q lacks %q", short, w)
 				}
 			}
-			if strings.Contains(short, "timer") {
-				t.Errorf("warning %q speaks of timers", short)
+			for _, w := range append(tt.not, "timer") {
+				if strings.Contains(short, w) {
+					t.Errorf("warning %q says %q", short, w)
+				}
+			}
+			line := g.Line()
+			if tt.lateReads != strings.Contains(line, "kept up with the schedule, read late") {
+				t.Errorf("summary line %q", line)
 			}
 		})
 	}

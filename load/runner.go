@@ -197,10 +197,12 @@ func (p *Plan) seq(i int) int64 {
 // it sends next: enough for a burst of every worker at once, within
 // bounds on the memory prepared prompts hold.
 func (p *Plan) prepareAhead() int {
+	// At least a start-up burst's requests, which are taken at once.
 	n := p.workers()
 	if n == 0 {
 		n = 256
 	}
+	n = max(n, p.burstSize())
 	n = min(max(n, 16), 1024)
 	if t := p.total(); t > 0 {
 		n = min(n, t)
@@ -527,16 +529,17 @@ func (r *runner) open(ctx context.Context) {
 		r.burst.begin(n, int64(r.plan.Offsets[0]))
 	}
 	warmer, _ := r.do.(Warmer)
-	// soon is the first request not due within AheadWindow; asked is the
-	// most Ahead was told. Spares the load no longer needs are not
-	// closed, so Ahead is told only of a rise.
+	// soon is the first request not due within AheadWindow; asked is what
+	// Ahead was last told. It is told of a fall too: spares already
+	// dialled stay open, but a taken one is no longer replaced, so that a
+	// burst does not leave as many spares again behind it.
 	soon, asked := 0, -1
 	for i, off := range r.plan.Offsets {
 		if warmer != nil {
 			for soon < len(r.plan.Offsets) && r.plan.Offsets[soon] <= off+AheadWindow {
 				soon++
 			}
-			if n := soon - i; n > asked {
+			if n := soon - i; n != asked {
 				warmer.Ahead(n)
 				asked = n
 			}

@@ -75,3 +75,47 @@ func TestRunOpensConnectionsBeforeTheStart(t *testing.T) {
 		}
 	})
 }
+
+// A burst of an open loop (every request due at once) is given its
+// connections before the start, and leaves no burst of spares behind it:
+// once its requests have taken their connections, only the few spares of
+// the default are dialled, not as many again.
+func TestABurstLeavesNoBurstOfSpares(t *testing.T) {
+	const n = 40
+	eachTransport(t, func(t *testing.T, kind transport.Kind) {
+		var opened atomic.Int64
+		srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			time.Sleep(50 * time.Millisecond)
+			fmt.Fprint(w, `data: {"choices":[{"index":0,"text":" a","finish_reason":"length"}]}`+"\n\ndata: [DONE]\n\n")
+		}))
+		srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+			if s == http.StateNew {
+				opened.Add(1)
+			}
+		}
+		srv.Start()
+		defer srv.Close()
+		a, _ := backend.Lookup("openai")
+		tr := newTransport(t, kind, srv.URL, ClientOptions{Conns: n})
+		d := &HTTP{Transport: tr, Adapter: a, BaseURL: srv.URL,
+			Request: func(int64) (backend.Request, int) { return backend.Request{Prompt: "x", MaxTokens: 1}, 1 }}
+		out := make(chan *record.Record, n)
+		if _, err := Run(t.Context(), Plan{Offsets: make([]time.Duration, n)}, d, out); err != nil {
+			t.Fatal(err)
+		}
+		close(out)
+		for r := range out {
+			if !r.OK() {
+				t.Fatalf("%s %s", r.Error, r.Msg)
+			}
+		}
+		s := tr.Stats()
+		if s.Warmed != n || s.Late != 0 {
+			t.Errorf("%+v: want %d opened before the start, none dialled when due", s, n)
+		}
+		if s.Ahead > 4 {
+			t.Errorf("%d connections dialled during the run for a burst of %d that had its own (%+v)", s.Ahead, n, s)
+		}
+	})
+}

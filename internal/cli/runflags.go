@@ -285,6 +285,7 @@ func startSimWith(ctx context.Context, env *Env, cfg *bench.Config, opts sim.Opt
 	cfg.BaseURL = "http://" + ln.Addr().String()
 	info := srv.Info()
 	cfg.Target = "built-in simulator: " + describeProfile(info.Profile)
+	cfg.ServerInProcess = true
 	if f := info.Faults.String(); f != "none" {
 		cfg.Target += ", faults: " + f
 	}
