@@ -37,22 +37,9 @@ func TestRunOpensConnectionsBeforeTheStart(t *testing.T) {
 	eachTransport(t, func(t *testing.T, kind transport.Kind) {
 		for _, p := range plans {
 			for _, cold := range []bool{false, true} {
-				var opened atomic.Int64
-				srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-					w.Header().Set("Content-Type", "text/event-stream")
-					time.Sleep(30 * time.Millisecond)
-					fmt.Fprint(w, `data: {"choices":[{"index":0,"text":" a","finish_reason":"length"}]}`+"\n\ndata: [DONE]\n\n")
-				}))
-				srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-					if s == http.StateNew {
-						opened.Add(1)
-					}
-				}
-				srv.Start()
-				a, _ := backend.Lookup("openai")
+				srv, opened := dialCounter(30 * time.Millisecond)
 				tr := newTransport(t, kind, srv.URL, ClientOptions{Conns: max(p.plan.Concurrency, 12), Cold: cold})
-				d := &HTTP{Transport: tr, Adapter: a, BaseURL: srv.URL,
-					Request: func(int64) (backend.Request, int) { return backend.Request{Prompt: "x", MaxTokens: 1}, 1 }}
+				d := oneTokenDoer(tr, srv.URL)
 				out := make(chan *record.Record, 64)
 				if _, err := Run(t.Context(), p.plan, d, out); err != nil {
 					t.Fatal(err)
@@ -83,23 +70,10 @@ func TestRunOpensConnectionsBeforeTheStart(t *testing.T) {
 func TestABurstLeavesNoBurstOfSpares(t *testing.T) {
 	const n = 40
 	eachTransport(t, func(t *testing.T, kind transport.Kind) {
-		var opened atomic.Int64
-		srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "text/event-stream")
-			time.Sleep(50 * time.Millisecond)
-			fmt.Fprint(w, `data: {"choices":[{"index":0,"text":" a","finish_reason":"length"}]}`+"\n\ndata: [DONE]\n\n")
-		}))
-		srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-			if s == http.StateNew {
-				opened.Add(1)
-			}
-		}
-		srv.Start()
+		srv, _ := dialCounter(50 * time.Millisecond)
 		defer srv.Close()
-		a, _ := backend.Lookup("openai")
 		tr := newTransport(t, kind, srv.URL, ClientOptions{Conns: n})
-		d := &HTTP{Transport: tr, Adapter: a, BaseURL: srv.URL,
-			Request: func(int64) (backend.Request, int) { return backend.Request{Prompt: "x", MaxTokens: 1}, 1 }}
+		d := oneTokenDoer(tr, srv.URL)
 		out := make(chan *record.Record, n)
 		if _, err := Run(t.Context(), Plan{Offsets: make([]time.Duration, n)}, d, out); err != nil {
 			t.Fatal(err)
@@ -118,4 +92,29 @@ func TestABurstLeavesNoBurstOfSpares(t *testing.T) {
 			t.Errorf("%d connections dialled during the run for a burst of %d that had its own (%+v)", s.Ahead, n, s)
 		}
 	})
+}
+
+// dialCounter starts a server that answers every request with one token
+// after wait, and counts the connections it accepts.
+func dialCounter(wait time.Duration) (*httptest.Server, *atomic.Int64) {
+	opened := &atomic.Int64{}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		time.Sleep(wait)
+		fmt.Fprint(w, `data: {"choices":[{"index":0,"text":" a","finish_reason":"length"}]}`+"\n\ndata: [DONE]\n\n")
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			opened.Add(1)
+		}
+	}
+	srv.Start()
+	return srv, opened
+}
+
+// oneTokenDoer sends every request for one token through tr to url.
+func oneTokenDoer(tr transport.Transport, url string) *HTTP {
+	a, _ := backend.Lookup("openai")
+	return &HTTP{Transport: tr, Adapter: a, BaseURL: url,
+		Request: func(int64) (backend.Request, int) { return backend.Request{Prompt: "x", MaxTokens: 1}, 1 }}
 }
