@@ -293,8 +293,9 @@ func checkLayout(t *testing.T, v layoutView) {
 	}
 }
 
-// TestBrowserOpensReports opens a run report, a sweep report and a compare
-// page in headless Chromium and checks, from the page as laid out, what a
+// TestBrowserOpensReports opens a run report, the report of a run of
+// sessions over two endpoints, a sweep report and a compare page in
+// headless Chromium and checks, from the page as laid out, what a
 // reader would: every chart drawn at a visible size, no two labels of a
 // chart over each other, a legend entry for every stacked segment, tables
 // visible or scrollable (on a narrow window too), one timeline bar per
@@ -308,6 +309,11 @@ func TestBrowserOpensReports(t *testing.T) {
 	var runPage bytes.Buffer
 	run := richRun(t)
 	if err := WriteRunHTML(&runPage, run, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var sessionsPage bytes.Buffer
+	sessions := sessionsRun(t)
+	if err := WriteRunHTML(&sessionsPage, sessions, HTMLOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	var sweepPage bytes.Buffer
@@ -342,6 +348,24 @@ func TestBrowserOpensReports(t *testing.T) {
 				t.Errorf("%d stacked segments, want queue, prefill and decode", l.Segments)
 			}
 			if want := int(run.Result.Counts.Total); l.Requests != want || want != 400 {
+				t.Errorf("%d timeline bars for %d requests", l.Requests, want)
+			}
+		}},
+		{"sessions", sessionsPage.Bytes(), func(t *testing.T, v pageView, l layoutView) {
+			// The run's own eleven charts (no server series) and TTFT by
+			// turn, whose p50 and p99 have a point per turn.
+			if v.Charts != 12 || v.Drawn != 12 || l.Exports != 12 {
+				t.Errorf("%d charts, %d drawn, %d exportable; want 12 of each", v.Charts, v.Drawn, l.Exports)
+			}
+			if v.Points != 2*4 {
+				t.Errorf("%d points, want p50 and p99 of 4 turns", v.Points)
+			}
+			// The SLO's bounds on the TTFT and TPOT histograms and on
+			// the turns chart, checked against the data.
+			if l.Labels != 3 {
+				t.Errorf("%d reference labels checked, want the SLO's three", l.Labels)
+			}
+			if want := int(sessions.Result.Counts.Total); l.Requests != want || want != 160 {
 				t.Errorf("%d timeline bars for %d requests", l.Requests, want)
 			}
 		}},
