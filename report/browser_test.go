@@ -294,8 +294,8 @@ func checkLayout(t *testing.T, v layoutView) {
 }
 
 // TestBrowserOpensReports opens a run report, the report of a run of
-// sessions over two endpoints, a sweep report and a compare page in
-// headless Chromium and checks, from the page as laid out, what a
+// sessions over two endpoints, a sweep report and two compare pages (of
+// plain runs, and of runs of sessions) in headless Chromium and checks, from the page as laid out, what a
 // reader would: every chart drawn at a visible size, no two labels of a
 // chart over each other, a legend entry for every stacked segment, tables
 // visible or scrollable (on a narrow window too), one timeline bar per
@@ -325,6 +325,15 @@ func TestBrowserOpensReports(t *testing.T) {
 	}
 	var comparePage bytes.Buffer
 	if err := WriteCompareHTML(&comparePage, goldenComparison(t), HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var sessionsCompare bytes.Buffer
+	h, slower := sessionsRecords(t, 4, 30*time.Millisecond, func(i int) int { return (i * 7) % 45 })
+	sc, err := Compare([]*Run{sessions, build(h, slower, RunOptions{SLO: sessions.SLO})}, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteCompareHTML(&sessionsCompare, sc, HTMLOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -395,6 +404,16 @@ func TestBrowserOpensReports(t *testing.T) {
 			}
 			if v.Title != "goodput compare: base vs slower vs shorter" || l.Tables != 1 {
 				t.Errorf("title %q, %d difference tables", v.Title, l.Tables)
+			}
+		}},
+		{"compare-sessions", sessionsCompare.Bytes(), func(t *testing.T, v pageView, l layoutView) {
+			if v.Charts != 5 || v.Drawn != 5 || l.Exports != 5 {
+				t.Errorf("%d charts, %d drawn, %d exportable; want 5 of each", v.Charts, v.Drawn, l.Exports)
+			}
+			// The differences chart's points: eight latencies and the
+			// session duration's p50 and p99, each with its interval.
+			if v.Points != 10 {
+				t.Errorf("%d difference points, want 10", v.Points)
 			}
 		}},
 	}

@@ -274,17 +274,25 @@ func TestRunPageWithoutFlows(t *testing.T) {
 }
 
 // sessionsRun is a run of 40 four-turn sessions over two endpoints, with
-// an SLO: session i starts at i × 150 ms, and each turn goes out 200 ms
-// after the previous one ended. A turn's TTFT grows with its number (a
-// history the server did not cache) and with the session; each reply is
-// 10 tokens 15 ms apart.
+// an SLO (see sessionsRecords).
 func sessionsRun(t testing.TB) *Run {
+	t.Helper()
+	h, recs := sessionsRecords(t, 4, 0, func(i int) int { return (i * 7) % 45 })
+	return build(h, recs, RunOptions{SLO: mustSLO(t, "ttft<=100ms,tpot<=20ms")})
+}
+
+// sessionsRecords are 40 sessions of turns turns over two endpoints:
+// session i starts at i × 150 ms, and each turn goes out 200 ms after the
+// previous one ended. Turn k's TTFT is 20 + 10·k + offset(i) ms, plus
+// slower (a history the server did not cache, a session's own luck, a
+// slower server); each reply is 10 tokens 15 ms apart.
+func sessionsRecords(t testing.TB, turns int, slower time.Duration, offset func(i int) int) (record.Header, []record.Record) {
 	t.Helper()
 	var recs []record.Record
 	for i := range 40 {
 		at := int64(i) * 150e6
-		for k := 1; k <= 4; k++ {
-			first := at + int64(20+10*k+(i*7)%45)*1e6
+		for k := 1; k <= turns; k++ {
+			first := at + int64(20+10*k+offset(i))*1e6 + int64(slower)
 			r := record.Record{Seq: int64(len(recs)), Scheduled: at, Sent: at, InputTokens: 300 * k, OutputTokens: 10,
 				TokenSource: record.SourceUsage, Status: 200, Finish: "length",
 				Session: "s" + strconv.Itoa(i), Turn: k, Endpoint: []string{"http://127.0.0.1:8001", "http://127.0.0.1:8002"}[i%2]}
@@ -301,5 +309,5 @@ func sessionsRun(t testing.TB) *Run {
 		t.Fatal(err)
 	}
 	h.Start = time.Date(2025, 4, 5, 6, 7, 8, 0, time.UTC)
-	return build(h, recs, RunOptions{SLO: mustSLO(t, "ttft<=100ms,tpot<=20ms")})
+	return h, recs
 }
