@@ -1,7 +1,9 @@
 package metrics
 
 import (
+	"cmp"
 	"slices"
+	"time"
 
 	"github.com/goodput-dev/goodput/record"
 )
@@ -238,4 +240,45 @@ func (p *placed) fill(s *Summary, r *Result, closing bool) {
 type EndpointResult struct {
 	Endpoint string  `json:"endpoint"`
 	Result   *Result `json:"result"`
+}
+
+// Flow is one session's or agent task's own account, as Sessions and
+// Tasks count it: what a comparison resamples, one flow at a time.
+type Flow struct {
+	ID    string
+	Start int64 // the earliest scheduled time of its requests, ns
+	// Span is the end of its last request − Start: the session duration
+	// or task completion time that Sessions.Duration and Tasks.Completion
+	// describe.
+	Span         time.Duration
+	Requests     int64
+	OutputTokens int64 // of its successful requests
+	// Good is set when every request met the per-request SLO (never
+	// without one); its OutputTokens then count toward flow goodput.
+	Good     bool
+	Failed   bool
+	Canceled bool
+}
+
+// Flows returns the sessions and the agent tasks of the records added so
+// far, each in order of Start (then ID). Close releases them: a caller
+// that wants both the flows and the Result calls Flows first.
+func (s *Summary) Flows() (sessions, tasks []Flow) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.placed.sessions.list(), s.placed.tasks.list()
+}
+
+// list returns a's flows in order of their first scheduled time.
+func (a *flowAgg) list() []Flow {
+	if len(a.flows) == 0 {
+		return nil
+	}
+	out := make([]Flow, 0, len(a.flows))
+	for id, f := range a.flows {
+		out = append(out, Flow{ID: id, Start: f.first, Span: time.Duration(span(f.first, f.last)), Requests: f.requests,
+			OutputTokens: f.tokens, Good: !f.bad && !f.failed, Failed: f.failed, Canceled: f.canceled})
+	}
+	slices.SortFunc(out, func(x, y Flow) int { return cmp.Or(cmp.Compare(x.Start, y.Start), cmp.Compare(x.ID, y.ID)) })
+	return out
 }

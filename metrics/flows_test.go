@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/goodput-dev/goodput/internal/workedexample"
 	"github.com/goodput-dev/goodput/record"
@@ -76,6 +77,59 @@ func TestTasksWorkedExample(t *testing.T) {
 	}
 	if tk := res.Tasks; tk.Requests != 7 || tk.Goodput.Attainment != 2.0/3 {
 		t.Errorf("%d calls, attainment %v; want 7, 2/3", tk.Requests, tk.Goodput.Attainment)
+	}
+}
+
+// TestFlowsListsEachSession: the sessions worked example's three
+// sessions, each with the span, tokens and verdict the example works out,
+// in order of their first turn; the tasks example's three tasks beside
+// none; and nothing after Close.
+func TestFlowsListsEachSession(t *testing.T) {
+	ex := readExample(t, "sessions_worked_example.txt")
+	s := NewSummary(Options{Good: seedSLO})
+	for _, r := range ex.Records() {
+		s.Add(r)
+	}
+	sessions, tasks := s.Flows()
+	want := []Flow{
+		// A: 0 to 1.02 s, 3 + 4 tokens, both turns good
+		{ID: "A", Start: 0, Span: 1020 * time.Millisecond, Requests: 2, OutputTokens: 7, Good: true},
+		// B: 0.1 to 1.08 s; its first turn's TTFT of 0.6 s broke it
+		{ID: "B", Start: 100e6, Span: 980 * time.Millisecond, Requests: 2, OutputTokens: 5},
+		// C: 0.2 to 1.2 s; its last turn's TPOT of 0.2 s broke it
+		{ID: "C", Start: 200e6, Span: 1000 * time.Millisecond, Requests: 3, OutputTokens: 7},
+	}
+	if !slices.Equal(sessions, want) || tasks != nil {
+		t.Errorf("sessions %+v tasks %+v; want %+v and none", sessions, tasks, want)
+	}
+	s.Close()
+	if sessions, _ := s.Flows(); sessions != nil {
+		t.Errorf("after Close: %+v", sessions)
+	}
+
+	ex = readExample(t, "tasks_worked_example.txt")
+	s = NewSummary(Options{Good: seedSLO})
+	for _, r := range ex.Records() {
+		s.Add(r)
+	}
+	sessions, tasks = s.Flows()
+	var good []string
+	for _, f := range tasks {
+		if f.Good {
+			good = append(good, f.ID)
+		}
+	}
+	// T1 0–1.07 s, T2 0.05–1.01 s, T3 0.3–0.44 s: T2's plan was late.
+	if sessions != nil || len(tasks) != 3 || tasks[1].Span != 960*time.Millisecond || !slices.Equal(good, []string{"T1", "T3"}) {
+		t.Errorf("sessions %+v tasks %+v", sessions, tasks)
+	}
+	// Without an SLO no flow is good.
+	s = NewSummary(Options{})
+	for _, r := range ex.Records() {
+		s.Add(r)
+	}
+	if _, tasks := s.Flows(); slices.ContainsFunc(tasks, func(f Flow) bool { return f.Good }) {
+		t.Errorf("a task is good without an SLO: %+v", tasks)
 	}
 }
 

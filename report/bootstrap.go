@@ -140,17 +140,54 @@ func (s *sampleSet) replicates(rng *rand.Rand, n int, ps, est []float64, m metri
 	}
 	counts := make([]int32, k)
 	for b := range n {
-		clear(counts)
-		for range k {
-			counts[rng.IntN(k)]++
-		}
-		total := s.size(counts)
+		total := s.draw(rng, counts)
 		for i, p := range ps {
 			v := s.quantile(counts, total, p, m)
 			// The deviation from the sample's own estimate, scaled to the
 			// whole run, added to the whole run's estimate.
 			out[i][b] = est[i] + sc*(v-base[i])
 		}
+	}
+	return out
+}
+
+// draw fills counts with one bootstrap resample of s's clusters (how
+// many times each is drawn) and returns the resample's number of values.
+func (s *sampleSet) draw(rng *rand.Rand, counts []int32) int64 {
+	clear(counts)
+	k := len(counts)
+	for range k {
+		counts[rng.IntN(k)]++
+	}
+	return s.size(counts)
+}
+
+// mean returns the mean of the resample in which request j appears
+// counts[j] times, of total values.
+func (s *sampleSet) mean(counts []int32, total int64) float64 {
+	var sum float64
+	for i, v := range s.vals {
+		sum += float64(s.weight(counts, i)) * v
+	}
+	return sum / float64(total)
+}
+
+// meanReplicates draws n bootstrap resamples of s's requests and returns
+// the n values of f × their mean, each moved towards est (the statistic
+// on the whole run) as replicates moves a percentile: a flow goodput is f
+// = flows ÷ W times the mean good tokens per flow. It returns nil for a
+// set without values.
+func (s *sampleSet) meanReplicates(rng *rand.Rand, n int, f, est float64) []float64 {
+	if s == nil || len(s.vals) == 0 {
+		return nil
+	}
+	base := f * s.mean(nil, s.size(nil))
+	sc := s.scale()
+	out := make([]float64, n)
+	counts := make([]int32, s.clusters())
+	for b := range out {
+		total := s.draw(rng, counts)
+		out[b] = est + sc*(f*s.mean(counts, total)-base)
 	}
 	return out
 }

@@ -293,8 +293,9 @@ func checkLayout(t *testing.T, v layoutView) {
 	}
 }
 
-// TestBrowserOpensReports opens a run report, a sweep report and a compare
-// page in headless Chromium and checks, from the page as laid out, what a
+// TestBrowserOpensReports opens a run report, the report of a run of
+// sessions over two endpoints, a sweep report and two compare pages (of
+// plain runs, and of runs of sessions) in headless Chromium and checks, from the page as laid out, what a
 // reader would: every chart drawn at a visible size, no two labels of a
 // chart over each other, a legend entry for every stacked segment, tables
 // visible or scrollable (on a narrow window too), one timeline bar per
@@ -310,6 +311,11 @@ func TestBrowserOpensReports(t *testing.T) {
 	if err := WriteRunHTML(&runPage, run, HTMLOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	var sessionsPage bytes.Buffer
+	sessions := sessionsRun(t)
+	if err := WriteRunHTML(&sessionsPage, sessions, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	var sweepPage bytes.Buffer
 	sw := simpleSweep(t)
 	ctx := SweepContext{Target: "built-in simulator: Llama-3.1-8B on H100-SXM", Workload: "random: input 512 tokens, output 256 tokens, seed 0",
@@ -319,6 +325,15 @@ func TestBrowserOpensReports(t *testing.T) {
 	}
 	var comparePage bytes.Buffer
 	if err := WriteCompareHTML(&comparePage, goldenComparison(t), HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var sessionsCompare bytes.Buffer
+	h, slower := sessionsRecords(t, 4, 30*time.Millisecond, func(i int) int { return (i * 7) % 45 })
+	sc, err := Compare([]*Run{sessions, build(h, slower, RunOptions{SLO: sessions.SLO})}, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteCompareHTML(&sessionsCompare, sc, HTMLOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -342,6 +357,24 @@ func TestBrowserOpensReports(t *testing.T) {
 				t.Errorf("%d stacked segments, want queue, prefill and decode", l.Segments)
 			}
 			if want := int(run.Result.Counts.Total); l.Requests != want || want != 400 {
+				t.Errorf("%d timeline bars for %d requests", l.Requests, want)
+			}
+		}},
+		{"sessions", sessionsPage.Bytes(), func(t *testing.T, v pageView, l layoutView) {
+			// The run's own eleven charts (no server series) and TTFT by
+			// turn, whose p50 and p99 have a point per turn.
+			if v.Charts != 12 || v.Drawn != 12 || l.Exports != 12 {
+				t.Errorf("%d charts, %d drawn, %d exportable; want 12 of each", v.Charts, v.Drawn, l.Exports)
+			}
+			if v.Points != 2*4 {
+				t.Errorf("%d points, want p50 and p99 of 4 turns", v.Points)
+			}
+			// The SLO's bounds on the TTFT and TPOT histograms and on
+			// the turns chart, checked against the data.
+			if l.Labels != 3 {
+				t.Errorf("%d reference labels checked, want the SLO's three", l.Labels)
+			}
+			if want := int(sessions.Result.Counts.Total); l.Requests != want || want != 160 {
 				t.Errorf("%d timeline bars for %d requests", l.Requests, want)
 			}
 		}},
@@ -371,6 +404,16 @@ func TestBrowserOpensReports(t *testing.T) {
 			}
 			if v.Title != "goodput compare: base vs slower vs shorter" || l.Tables != 1 {
 				t.Errorf("title %q, %d difference tables", v.Title, l.Tables)
+			}
+		}},
+		{"compare-sessions", sessionsCompare.Bytes(), func(t *testing.T, v pageView, l layoutView) {
+			if v.Charts != 5 || v.Drawn != 5 || l.Exports != 5 {
+				t.Errorf("%d charts, %d drawn, %d exportable; want 5 of each", v.Charts, v.Drawn, l.Exports)
+			}
+			// The differences chart's points: eight latencies and the
+			// session duration's p50 and p99, each with its interval.
+			if v.Points != 10 {
+				t.Errorf("%d difference points, want 10", v.Points)
 			}
 		}},
 	}

@@ -283,6 +283,9 @@ type axisSpec struct {
 	tick func(v, step float64) string
 	// lo and hi, when hi > lo, fix the range instead of fitting the data.
 	lo, hi float64
+	// step is the least step between ticks (1 for whole numbers); 0 for
+	// any.
+	step float64
 }
 
 // curveChart draws curves of points, such as latency against throughput
@@ -465,7 +468,7 @@ func placeLabel(f *frame, x, y, r, w float64, data, labels []box) (float64, floa
 // fitAxis returns the scale for values vs drawn on an axis like a.
 func fitAxis(a axisSpec, vs []float64) scale {
 	if a.hi > a.lo {
-		return scale{lo: a.lo, hi: a.hi, log: a.log}
+		return scale{lo: a.lo, hi: a.hi, log: a.log, minStep: a.step}
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, v := range vs {
@@ -484,7 +487,7 @@ func fitAxis(a axisSpec, vs []float64) scale {
 		lo = math.Min(lo, 0)
 	}
 	l, h := niceRange(lo, hi, 5)
-	return scale{lo: l, hi: h}
+	return scale{lo: l, hi: h, minStep: a.step}
 }
 
 // segment is one part of a stacked bar.

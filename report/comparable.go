@@ -97,6 +97,7 @@ func comparability(runs []*Run) []Warning {
 		if msg := loadDiffers(a, b, i); msg != "" {
 			add(WarnLoadShape, "%s", msg)
 		}
+		out = append(out, flowWarnings(a, b, i)...)
 	}
 	return out
 }

@@ -283,6 +283,7 @@ func bootstrapRuns(runs []*Run, mts []metrics.Metric, n int, seed uint64, m metr
 					}
 				}
 			}
+			flowReplicates(set, r, seed, n, m, ps)
 			out[i] = set
 		}()
 	}
@@ -306,7 +307,7 @@ type rowSpec struct {
 	// metric and p name the bootstrapped statistic, when there is one.
 	metric metrics.Metric
 	p      float64
-	pi     int // index into comparedPercentiles; -1 for none
+	pi     int // index into comparedPercentiles; -1 for no interval
 }
 
 func rowSpecs(runs []*Run) []rowSpec {
@@ -359,6 +360,7 @@ func rowSpecs(runs []*Run) []rowSpec {
 	if reasoned {
 		specs = append(specs, reasoningRows()...)
 	}
+	specs = append(specs, flowRows(runs)...)
 	specs = append(specs,
 		rowSpec{key: "input_tokens_mean", label: "mean input tokens", unit: UnitCount, value: func(r *Run) float64 { return meanOf(r.InputLens) }, pi: -1},
 		rowSpec{key: "output_tokens_mean", label: "mean output tokens", unit: UnitCount, value: func(r *Run) float64 { return meanOf(r.OutputLens) }, pi: -1},

@@ -125,8 +125,8 @@ func WriteCompareText(w io.Writer, c *Comparison) error {
 		}
 		m.p("\n")
 	}
-	m.p("Percentiles: %s. Intervals: %s %% bootstrap over requests (%d resamples, seed %d); noise means the interval holds zero.\n",
-		c.Method, conf, c.Resamples, c.Seed)
+	m.p("Percentiles: %s. Intervals: %s %% bootstrap over requests (%d resamples, seed %d); noise means the interval holds zero.%s\n",
+		c.Method, conf, c.Resamples, c.Seed, flowNote(c))
 	if len(c.Warnings) > 0 {
 		m.p("\nComparability warnings:\n")
 		for _, wn := range c.Warnings {
@@ -248,8 +248,8 @@ func WriteCompareMarkdown(w io.Writer, c *Comparison) error {
 		rows = append(rows, row)
 	}
 	m.table(head, right, rows)
-	m.p("Percentiles: %s. Intervals: %s %% bootstrap over requests (%d resamples, seed %d); noise means the interval holds zero.\n\n",
-		c.Method, conf, c.Resamples, c.Seed)
+	m.p("Percentiles: %s. Intervals: %s %% bootstrap over requests (%d resamples, seed %d); noise means the interval holds zero.%s\n\n",
+		c.Method, conf, c.Resamples, c.Seed, flowNote(c))
 	if len(c.Warnings) > 0 {
 		m.p("**Comparability warnings**\n\n")
 		for _, wn := range c.Warnings {

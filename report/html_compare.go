@@ -53,7 +53,7 @@ func WriteCompareHTML(w io.Writer, c *Comparison, o HTMLOptions) error {
 	p.sectionEnd()
 
 	p.section("differences", "Differences")
-	p.intro(fmt.Sprintf("Each run against the baseline A. A difference whose %s %% interval holds zero is noise: the runs' own spread could make it. Intervals come from resampling each run's requests in blocks (requests in flight together share the server's state).", pct(100*c.Confidence)))
+	p.intro(fmt.Sprintf("Each run against the baseline A. A difference whose %s %% interval holds zero is noise: the runs' own spread could make it. Intervals come from resampling each run's requests in blocks (requests in flight together share the server's state).%s", pct(100*c.Confidence), flowNote(c)))
 	head := []string{"metric"}
 	for i := range c.Runs {
 		head = append(head, runLetter(i))

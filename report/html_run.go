@@ -55,8 +55,9 @@ func tableMetrics(run *Run) []metrics.Metric {
 
 // WriteRunHTML writes run as one self-contained HTML page: the verdict
 // against its SLO and gates, headline numbers, latency histograms with
-// percentile markers and the SLO, the run over time, the server's view when
-// its series was saved, errors, and the configuration. The page loads
+// percentile markers and the SLO, its sessions (with TTFT by turn), agent
+// tasks and endpoints when it had them, the run over time, the server's
+// view when its series was saved, errors, and the configuration. The page loads
 // nothing; its one script lets the reader try other SLO bounds on the
 // embedded per-request figures and save charts.
 func WriteRunHTML(w io.Writer, run *Run, o HTMLOptions) error {
@@ -78,6 +79,7 @@ func WriteRunHTML(w io.Writer, run *Run, o HTMLOptions) error {
 	requests := sloSection(&p, run)
 	workloadSection(&p, run)
 	latencySection(&p, run)
+	flowSections(&p, run)
 	requestsSection(&p, run, o.LongGap)
 	timelineSection(&p, run)
 	serverSection(&p, run)
@@ -207,6 +209,7 @@ func runCards(run *Run) []card {
 	if g := res.Goodput; g != nil {
 		cards = append(cards, card{"Goodput", num(g.OutputTokensPerSecond) + " tok/s", "attainment " + percent(g.Attainment)})
 	}
+	cards = append(cards, flowCards(res)...)
 	for _, lc := range chartsOf(run) {
 		d := res.Distribution(lc.m)
 		short := strings.Fields(lc.axis)[0]

@@ -99,6 +99,9 @@ type Run struct {
 	Notes []string
 
 	samples map[metrics.Metric]*sampleSet
+	// sessions and tasks keep the run's flows for resampling; nil when it
+	// had none.
+	sessions, tasks *flowSamples
 	// fingerprint is a hash of the values kept for resampling: it seeds
 	// the run's bootstrap, so that a run is resampled alike in every
 	// comparison it takes part in.
@@ -343,7 +346,10 @@ func (b *RunBuilder) Close() *Run {
 		return run
 	}
 	b.closed = true
+	sessions, tasks := b.sum.Flows()
 	run.Result = b.sum.Close()
+	run.sessions = newFlowSamples(sessions, run.Result.Window.Seconds, b.opts.SampleBudget, b.rng)
+	run.tasks = newFlowSamples(tasks, run.Result.Window.Seconds, b.opts.SampleBudget, b.rng)
 	run.Gates, run.GatesOK = b.opts.Gates.Eval(run.Result)
 	if len(b.opts.Gates) == 0 {
 		run.Gates, run.GatesOK = nil, true
@@ -478,13 +484,18 @@ func floorDivInt(a, b int64) int64 {
 // number of requests in flight (Little's L) keep those together, capped so
 // that a run still has at least minBlocks blocks to resample.
 func blockSize(res *metrics.Result) int {
+	return blockOf(res.LittlesLaw.InFlight, res.Counts.Total)
+}
+
+// blockOf is the block size for n things of which l were in flight on
+// average: ⌈l⌉, at most n ÷ minBlocks, at least 1.
+func blockOf(l float64, n int64) int {
 	const minBlocks = 20
-	l := res.LittlesLaw.InFlight
 	if !(l > 1) || math.IsInf(l, 0) {
 		return 1
 	}
 	b := int(math.Ceil(l))
-	if limit := int(res.Counts.Total / minBlocks); b > limit {
+	if limit := int(n / minBlocks); b > limit {
 		b = max(limit, 1)
 	}
 	return b

@@ -25,6 +25,9 @@ type scale struct {
 	lo, hi float64 // data
 	a, b   float64 // pixels
 	log    bool
+	// minStep is the least step between linear ticks: 1 on an axis of
+	// whole numbers (turns), which has no tick between them.
+	minStep float64
 }
 
 // pos returns the pixel position of v, clamped to the scale's ends so that
@@ -67,6 +70,7 @@ func (s scale) ticks(n int) ([]float64, float64) {
 	if step <= 0 {
 		return []float64{s.lo}, 0
 	}
+	step = max(step, s.minStep)
 	var out []float64
 	for v := math.Ceil(s.lo/step-1e-9) * step; v <= s.hi+step*1e-9; v += step {
 		if math.Abs(v) < step*1e-9 {

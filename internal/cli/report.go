@@ -46,8 +46,9 @@ NAME.summary.json and, when the server's metrics were saved, NAME.server.json.
 HTML (the default) is one file that loads nothing from the network and runs
 no script: it opens offline, today and in ten years, and prints. A run's page
 has the verdict against the SLO and gates, latency histograms with percentile
-markers and the SLO, the run over time, the server's view, errors and the
-configuration; a sweep's has the latency-throughput curves with the knee,
+markers and the SLO, its sessions (TTFT by turn, session goodput), agent tasks
+and endpoints when it had them, the run over time, the server's view, errors
+and the configuration; a sweep's has the latency-throughput curves with the knee,
 goodput peak and operating point marked, and every load's numbers.
 
 Markdown suits pull requests and issues. CSV is one row per request for a run
