@@ -10,8 +10,9 @@ import (
 )
 
 // TestSessionsOnThePages: a multi-turn run over two servers, with an SLO.
-// The page bench --report writes and the one goodput report writes from
-// the records show the summary's session figures and the endpoints;
+// The page bench --report writes, the one goodput report writes from the
+// records and the Markdown report show the summary's session figures and
+// the endpoints;
 // goodput compare sets the sessions of two runs side by side.
 func TestSessionsOnThePages(t *testing.T) {
 	_, a := simtest.Serve(t, sim.Options{Seed: 1})
@@ -53,6 +54,22 @@ func TestSessionsOnThePages(t *testing.T) {
 			if !strings.Contains(html, want) {
 				t.Errorf("%s lacks %q", filepath.Base(path), want)
 			}
+		}
+	}
+	// The Markdown report has the same figures.
+	md, errOut, code := run(t, "", "report", records, "--format", "markdown")
+	if code != 0 {
+		t.Fatalf("report --format markdown: exit %d\n%s", code, errOut)
+	}
+	for _, want := range []string{
+		"### Sessions\n", "| sessions | 6 |", "| turns | 18 (3.00 per session) |",
+		"| good sessions (every turn good) | " + summaryField(out, "Good sessions (every request good):") + " |",
+		"| session goodput (tok/s) | " + summaryField(out, "Session goodput (tok/s):") + " |",
+		"| 1 | 6 | " + turn1[0] + " | " + turn1[2] + " | " + turn1[4] + " |",
+		"### Endpoints\n", "| " + a + " |", "| " + b + " |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the Markdown report lacks %q:\n%s", want, md)
 		}
 	}
 	cmp, errOut, code := run(t, "", "compare", records, records)
