@@ -268,8 +268,11 @@ func (g Gate) measure(r *metrics.Result) (float64, string) {
 			}
 			return r.Counts.ErrorRate, ""
 		}
-		if v, ok := flowScalar(r, g.Scalar); ok {
-			return v, ""
+		if g.Scalar.flow() != "" {
+			if v, ok := flowScalar(r, g.Scalar); ok {
+				return v, ""
+			}
+			return 0, fmt.Sprintf("%s needs a per-request SLO (--goodput)", g.Scalar)
 		}
 		return 0, fmt.Sprintf("unknown scalar %q", g.Scalar)
 	}
@@ -304,8 +307,8 @@ func (g Gate) measure(r *metrics.Result) (float64, string) {
 	return 0, fmt.Sprintf("unknown statistic %d", int(g.Stat))
 }
 
-// flowScalar reads a scalar of r's sessions or tasks, which r has with
-// their goodput; ok is false for another scalar or a missing goodput.
+// flowScalar reads a scalar of r's sessions or tasks, which r must have;
+// ok is false when they were not judged (no SLO).
 func flowScalar(r *metrics.Result, s Scalar) (v float64, ok bool) {
 	var g *metrics.FlowGoodput
 	switch s.flow() {

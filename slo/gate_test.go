@@ -431,6 +431,9 @@ func TestGateEvalFlows(t *testing.T) {
 		{"session_attainment>=0.5", unjudged, false, 0, "session_attainment needs a per-request SLO"},
 		// A session's duration needs no SLO.
 		{"p50(session_duration)<=1s", unjudged, true, 1.00, ""},
+		// A result whose tasks went unjudged though its requests were
+		// (one read from a summary written by hand, say).
+		{"task_attainment>=0.5", &metrics.Result{Goodput: &metrics.Goodput{}, Tasks: &metrics.Tasks{}}, false, 0, "task_attainment needs a per-request SLO"},
 	}
 	for _, tt := range tests {
 		g, err := ParseGate(tt.gate)
