@@ -37,6 +37,15 @@ type Tasks struct {
 	Goodput *FlowGoodput `json:"goodput,omitempty"`
 }
 
+// The spans of sessions and agent tasks, named as a latency metric is so
+// that a gate can read their statistics (p99(session_duration)). They are
+// not per-request metrics: Metrics does not list them, and a condition of
+// the per-request SLO cannot name them.
+const (
+	MetricSessionDuration Metric = "session_duration" // Sessions.Duration
+	MetricTaskCompletion  Metric = "task_completion"  // Tasks.Completion
+)
+
 // FlowCounts counts the sessions or tasks of a run.
 type FlowCounts struct {
 	Count    int64 `json:"count"`    // sessions (tasks) with at least one measured request

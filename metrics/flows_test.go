@@ -80,6 +80,39 @@ func TestTasksWorkedExample(t *testing.T) {
 	}
 }
 
+// TestFlowSpansByName: Distribution answers the names gates read the
+// sessions' durations and the tasks' completion times by, empty for a run
+// without them.
+func TestFlowSpansByName(t *testing.T) {
+	sessions := summarize(t, Options{}, readExample(t, "sessions_worked_example.txt").Records()...)
+	tasks := summarize(t, Options{}, readExample(t, "tasks_worked_example.txt").Records()...)
+	for _, tc := range []struct {
+		name string
+		res  *Result
+		m    Metric
+		want *Distribution // nil: an empty distribution
+	}{
+		{"sessions' durations", sessions, MetricSessionDuration, &sessions.Sessions.Duration},
+		{"tasks' completion times", tasks, MetricTaskCompletion, &tasks.Tasks.Completion},
+		// A run of calls has no sessions, a run of turns no tasks.
+		{"no sessions", tasks, MetricSessionDuration, nil},
+		{"no tasks", sessions, MetricTaskCompletion, nil},
+	} {
+		d := tc.res.Distribution(tc.m)
+		switch {
+		case d == nil:
+			t.Errorf("%s: nil", tc.name)
+		case tc.want != nil && (d != tc.want || d.Count != 3):
+			t.Errorf("%s: %+v, want the result's own, of 3 flows", tc.name, d)
+		case tc.want == nil && d.Count != 0:
+			t.Errorf("%s: %+v, want an empty distribution", tc.name, d)
+		}
+	}
+	if slices.Contains(Metrics(), MetricSessionDuration) || slices.Contains(Metrics(), MetricTaskCompletion) {
+		t.Error("the flows' spans are listed among the per-request metrics")
+	}
+}
+
 // TestFlowsListsEachSession: the sessions worked example's three
 // sessions, each with the span, tokens and verdict the example works out,
 // in order of their first turn; the tasks example's three tasks beside

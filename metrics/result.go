@@ -217,7 +217,9 @@ type SeriesPoint struct {
 
 // Distribution returns the distribution of metric m, or nil for an unknown
 // metric. For a run in which no request reasoned, TTFA is TTFT, TPOT over
-// the answer is TPOT, and TPOT over reasoning is empty.
+// the answer is TPOT, and TPOT over reasoning is empty. The sessions'
+// durations and the tasks' completion times are empty for a run without
+// them.
 func (r *Result) Distribution(m Metric) *Distribution {
 	switch m {
 	case MetricTTFT:
@@ -249,6 +251,16 @@ func (r *Result) Distribution(m Metric) *Distribution {
 			return &Distribution{}
 		}
 		return r.Latency.TPOTReasoning
+	case MetricSessionDuration:
+		if r.Sessions == nil {
+			return &Distribution{}
+		}
+		return &r.Sessions.Duration
+	case MetricTaskCompletion:
+		if r.Tasks == nil {
+			return &Distribution{}
+		}
+		return &r.Tasks.Completion
 	}
 	return nil
 }

@@ -36,7 +36,9 @@ type CompareOptions struct {
 	// regression gate is judged as the comparison judges the difference:
 	// one whose bootstrap interval holds zero is noise and counts as no
 	// change, so a gate never fails on a difference the same output calls
-	// noise. Quantities without an interval (throughput, attainment, a
+	// noise. The percentiles of the latencies and of the sessions' and
+	// tasks' spans have intervals, as do the sessions' and tasks' goodput
+	// and attainment; other quantities (throughput, request attainment, a
 	// mean) are judged on their point estimates, and the result says so.
 	Regressions []RegressionGate
 	// PointEstimate judges every regression gate on the point estimates
@@ -215,8 +217,8 @@ type replicateSet map[statKey][]float64
 func bootstrapStats(gates []RegressionGate) []float64 {
 	ps := slices.Clone(comparedPercentiles)
 	for _, g := range gates {
-		if p, ok := gatePercentile(g); ok && !slices.Contains(ps, p) {
-			ps = append(ps, p)
+		if k, ok := gateStat(g); ok && g.Quantity.Stat != slo.StatScalar && !slices.Contains(ps, k.p) {
+			ps = append(ps, k.p)
 		}
 	}
 	return ps
@@ -235,20 +237,24 @@ func bootstrapMetrics(runs []*Run, gates []RegressionGate) []metrics.Metric {
 	return ms
 }
 
-// gatePercentile returns the percentile a regression gate reads, when it
-// reads one of a compared metric (the median is p50).
-func gatePercentile(g RegressionGate) (float64, bool) {
+// gateStat returns the resampled statistic a regression gate reads, when
+// there is one: a percentile of a compared metric (the median is p50), or
+// of the sessions' (tasks') span, or their goodput or attainment.
+func gateStat(g RegressionGate) (statKey, bool) {
 	q := g.Quantity
-	if !slices.Contains(comparedMetrics, q.Metric) && q.Metric != metrics.MetricTTFA {
-		return 0, false
+	if k, ok := flowGateStat(q); ok {
+		return k, true
+	}
+	if q.Stat == slo.StatScalar || !slices.Contains(comparedMetrics, q.Metric) && q.Metric != metrics.MetricTTFA {
+		return statKey{}, false
 	}
 	switch q.Stat {
 	case slo.StatPercentile:
-		return q.P, true
+		return statKey{q.Metric, q.P}, true
 	case slo.StatMedian:
-		return 50, true
+		return statKey{q.Metric, 50}, true
 	}
-	return 0, false
+	return statKey{}, false
 }
 
 // bootstrapRuns resamples each run on its own goroutine. Each run's
@@ -464,14 +470,13 @@ func judgeRegression(res *RegressionResult, base, run replicateSet, o CompareOpt
 	if res.Problem != "" {
 		return
 	}
-	p, ok := gatePercentile(res.Gate)
+	k, ok := gateStat(res.Gate)
 	if !ok {
 		if !o.PointEstimate {
 			res.Note = "no interval for this quantity: judged on the point estimate"
 		}
 		return
 	}
-	k := statKey{res.Gate.Quantity.Metric, p}
 	a, b := base[k], run[k]
 	if a == nil || b == nil {
 		return
@@ -481,7 +486,11 @@ func judgeRegression(res *RegressionResult, base, run replicateSet, o CompareOpt
 		return
 	}
 	res.HasCI, res.Lo, res.Hi, res.Confidence = true, lo, hi, o.Confidence
-	res.Verdict = judge(Diff{Lo: lo, Hi: hi}, -1)
+	better := 1
+	if res.Gate.higherIsWorse() {
+		better = -1
+	}
+	res.Verdict = judge(Diff{Lo: lo, Hi: hi}, better)
 	if o.PointEstimate {
 		return
 	}

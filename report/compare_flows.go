@@ -7,16 +7,24 @@ import (
 	"slices"
 
 	"github.com/goodput-dev/goodput/metrics"
+	"github.com/goodput-dev/goodput/slo"
 )
 
 // The statistics of sessions and agent tasks a comparison resamples. They
-// are not metrics of a request: the names only key their replicates.
+// are not metrics of a request: the spans are named as gates name them,
+// and the other names only key their replicates.
 const (
-	statSessionDuration metrics.Metric = "session_duration"
-	statSessionGoodput  metrics.Metric = "session_goodput"
-	statTaskCompletion  metrics.Metric = "task_completion"
-	statTaskGoodput     metrics.Metric = "task_goodput"
+	statSessionDuration   = metrics.MetricSessionDuration
+	statSessionGoodput    = metrics.Metric(slo.SessionGoodput)
+	statSessionAttainment = metrics.Metric(slo.SessionAttainment)
+	statTaskCompletion    = metrics.MetricTaskCompletion
+	statTaskGoodput       = metrics.Metric(slo.TaskGoodput)
+	statTaskAttainment    = metrics.Metric(slo.TaskAttainment)
 )
+
+// flowStats names one kind of flow's resampled statistics: the span's
+// percentiles, and goodput and attainment (as p 0).
+type flowStats struct{ span, goodput, attainment metrics.Metric }
 
 // WarnFlows says one run replayed sessions (or agent tasks) and the other
 // did not, or that their sessions differ in shape.
@@ -28,8 +36,11 @@ const maxTurnsGap = 0.1
 
 // flowView reads one kind of flow of a run.
 type flowView struct {
-	kind          flowKind
-	span, goodput metrics.Metric // the statistics' names
+	kind  flowKind
+	stats flowStats
+	// goodput and attainment are the gates' names of the flows' goodput
+	// and attainment.
+	goodput, attainment slo.Scalar
 	// counts returns the run's counts, span distribution and goodput,
 	// and whether it had flows of the kind.
 	counts  func(*metrics.Result) (metrics.FlowCounts, *metrics.Distribution, *metrics.FlowGoodput, bool)
@@ -37,13 +48,13 @@ type flowView struct {
 }
 
 var flowViews = []flowView{
-	{sessionKind, statSessionDuration, statSessionGoodput, func(r *metrics.Result) (metrics.FlowCounts, *metrics.Distribution, *metrics.FlowGoodput, bool) {
+	{sessionKind, flowStats{statSessionDuration, statSessionGoodput, statSessionAttainment}, slo.SessionGoodput, slo.SessionAttainment, func(r *metrics.Result) (metrics.FlowCounts, *metrics.Distribution, *metrics.FlowGoodput, bool) {
 		if s := r.Sessions; s != nil {
 			return s.FlowCounts, &s.Duration, s.Goodput, true
 		}
 		return metrics.FlowCounts{}, nil, nil, false
 	}, func(r *Run) *flowSamples { return r.sessions }},
-	{taskKind, statTaskCompletion, statTaskGoodput, func(r *metrics.Result) (metrics.FlowCounts, *metrics.Distribution, *metrics.FlowGoodput, bool) {
+	{taskKind, flowStats{statTaskCompletion, statTaskGoodput, statTaskAttainment}, slo.TaskGoodput, slo.TaskAttainment, func(r *metrics.Result) (metrics.FlowCounts, *metrics.Distribution, *metrics.FlowGoodput, bool) {
 		if t := r.Tasks; t != nil {
 			return t.FlowCounts, &t.Completion, t.Goodput, true
 		}
@@ -75,7 +86,7 @@ func flowReplicates(set replicateSet, r *Run, seed uint64, n int, m metrics.Meth
 				est[k] = math.NaN()
 			}
 		}
-		v.samples(r).replicates(set, v.span, v.goodput, stream, n, ps, est, m, g)
+		v.samples(r).replicates(set, v.stats, stream, n, ps, est, m, g)
 	}
 }
 
@@ -118,13 +129,14 @@ func flowRows(runs []*Run) []rowSpec {
 				return g.Attainment
 			}
 			specs = append(specs,
-				// pi 0 marks a bootstrapped statistic; p 0 keys goodput's.
-				rowSpec{key: k.unit + "_goodput", label: k.unit + " goodput", unit: UnitTokensPS, better: 1, metric: v.goodput, pi: 0, value: read(goodput)},
-				rowSpec{key: k.unit + "_attainment", label: k.unit + " attainment", unit: UnitFraction, better: 1, pi: -1, value: read(attainment)})
+				// pi 0 marks a bootstrapped statistic; p 0 keys goodput's
+				// and attainment's.
+				rowSpec{key: k.unit + "_goodput", label: k.unit + " goodput", unit: UnitTokensPS, better: 1, metric: v.stats.goodput, pi: 0, value: read(goodput)},
+				rowSpec{key: k.unit + "_attainment", label: k.unit + " attainment", unit: UnitFraction, better: 1, metric: v.stats.attainment, pi: 0, value: read(attainment)})
 		}
 		for i, p := range comparedPercentiles {
-			specs = append(specs, rowSpec{key: fmt.Sprintf("%s_p%s", v.span, pct(p)), label: fmt.Sprintf("%s p%s", k.span, pct(p)),
-				unit: UnitSeconds, better: -1, metric: v.span, p: p, pi: i,
+			specs = append(specs, rowSpec{key: fmt.Sprintf("%s_p%s", v.stats.span, pct(p)), label: fmt.Sprintf("%s p%s", k.span, pct(p)),
+				unit: UnitSeconds, better: -1, metric: v.stats.span, p: p, pi: i,
 				value: read(func(_ metrics.FlowCounts, d *metrics.Distribution, _ *metrics.FlowGoodput) float64 {
 					if x, ok := d.Percentile(p); ok && d.Count > 0 {
 						return x
@@ -134,6 +146,24 @@ func flowRows(runs []*Run) []rowSpec {
 		}
 	}
 	return specs
+}
+
+// flowGateStat returns the resampled statistic of a gate on the flows'
+// goodput, attainment or span (a percentile; the median is p50).
+func flowGateStat(q slo.Gate) (statKey, bool) {
+	for _, v := range flowViews {
+		switch {
+		case q.Stat == slo.StatScalar && q.Scalar == v.goodput:
+			return statKey{v.stats.goodput, 0}, true
+		case q.Stat == slo.StatScalar && q.Scalar == v.attainment:
+			return statKey{v.stats.attainment, 0}, true
+		case q.Metric == v.stats.span && q.Stat == slo.StatPercentile:
+			return statKey{v.stats.span, q.P}, true
+		case q.Metric == v.stats.span && q.Stat == slo.StatMedian:
+			return statKey{v.stats.span, 50}, true
+		}
+	}
+	return statKey{}, false
 }
 
 // flowWarnings says where run b's sessions (tasks) cannot be set against

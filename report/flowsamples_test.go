@@ -78,7 +78,7 @@ func TestFlowSamples(t *testing.T) {
 	}
 	set := replicateSet{}
 	rng := func(metrics.Metric) *rand.Rand { return rand.New(rand.NewPCG(4, 4)) }
-	s.replicates(set, statSessionDuration, statSessionGoodput, rng, 100, []float64{50, 99}, []float64{1, 1}, metrics.Linear, &metrics.FlowGoodput{OutputTokensPerSecond: 60})
+	s.replicates(set, flowStats{statSessionDuration, statSessionGoodput, statSessionAttainment}, rng, 100, []float64{50, 99}, []float64{1, 1}, metrics.Linear, &metrics.FlowGoodput{OutputTokensPerSecond: 60, Attainment: 0.5})
 	// Every span is 1 s: each replicate of a percentile is 1 s.
 	for _, p := range []float64{50, 99} {
 		if r := set[statKey{statSessionDuration, p}]; len(r) != 100 || slices.Min(r) != 1 || slices.Max(r) != 1 {
@@ -88,12 +88,27 @@ func TestFlowSamples(t *testing.T) {
 	if r := set[statKey{statSessionGoodput, 0}]; len(r) != 100 || math.Abs(mean(r)-60) > 3 {
 		t.Errorf("goodput replicates centre on %v", mean(r))
 	}
+	// Attainment: 50 of 100 good.
+	if r := set[statKey{statSessionAttainment, 0}]; len(r) != 100 || math.Abs(mean(r)-0.5) > 0.05 || slices.Min(r) == slices.Max(r) {
+		t.Errorf("attainment replicates centre on %v, from %v to %v", mean(r), slices.Min(r), slices.Max(r))
+	}
 	// Without an SLO there is no goodput to resample; without flows,
 	// nothing at all.
 	set = replicateSet{}
-	s.replicates(set, statSessionDuration, statSessionGoodput, rng, 10, []float64{50}, []float64{1}, metrics.Linear, nil)
+	s.replicates(set, flowStats{statSessionDuration, statSessionGoodput, statSessionAttainment}, rng, 10, []float64{50}, []float64{1}, metrics.Linear, nil)
 	if _, ok := set[statKey{statSessionGoodput, 0}]; ok || len(set) != 1 {
 		t.Errorf("without an SLO: %v", set)
+	}
+	// A flow cut by an interrupt is outside attainment, as in metrics:
+	// 50 good of the 75 others.
+	for i := range fs {
+		fs[i].Canceled = i%4 == 1
+	}
+	if s := newFlowSamples(fs, 10, 1<<20, rand.New(rand.NewPCG(1, 1))); s.judged.mean(nil, s.judged.size(nil)) != 50.0/75 {
+		t.Errorf("attainment from the kept flows %v, want 50/75", s.judged.mean(nil, s.judged.size(nil)))
+	}
+	for i := range fs {
+		fs[i].Canceled = false
 	}
 	if newFlowSamples(nil, 10, 1, rand.New(rand.NewPCG(1, 1))) != nil {
 		t.Error("samples of no flows")

@@ -60,39 +60,27 @@ func flowVerdict(res *metrics.Result, k flowKind, c metrics.FlowCounts, g *metri
 // distribution of a run's sessions (tasks).
 func flowFigures(p *page, res *metrics.Result, k flowKind, c metrics.FlowCounts, span *metrics.Distribution, g *metrics.FlowGoodput) {
 	p.text("p", "lead", flowVerdict(res, k, c, g))
-	p.intro(fmt.Sprintf("A %s is good only when every one of its %s met the per-request SLO; %s goodput is the output tokens of good %s over the run's window W. %s is the end of a %s's last %s minus the scheduled time of its first. The SLO explorer above moves per-request figures only.",
-		k.unit, k.parts, k.unit, k.units, capitalized(k.span), k.unit, k.part))
-	per := "n/a"
-	if c.Count > 0 {
-		per = f2(float64(c.Requests) / float64(c.Count))
+	p.intro(flowDefinition(k) + " The SLO explorer above moves per-request figures only.")
+	pageTable(p, "flows", flowFigureTable(k, c, g))
+	if t, ok := flowSpanTable(k, span); ok {
+		pageTable(p, "spans", t)
 	}
-	rows := [][]cell{
-		{{s: k.units, class: "l"}, {s: strconv.FormatInt(c.Count, 10)}},
-		{{s: k.parts, class: "l"}, {s: fmt.Sprintf("%d (%s per %s)", c.Requests, per, k.unit)}},
-		{{s: k.units + " with a failed " + k.part, class: "l"}, {s: strconv.FormatInt(c.Failed, 10)}},
-	}
-	if c.Canceled > 0 {
-		rows = append(rows, []cell{{s: k.units + " cut by the interrupt (outside attainment)", class: "l"}, {s: strconv.FormatInt(c.Canceled, 10)}})
-	}
-	if g != nil {
-		rows = append(rows,
-			[]cell{{s: fmt.Sprintf("good %s (every %s good)", k.units, k.part), class: "l"}, {s: fmt.Sprintf("%d of %d (%.2f%%)", g.Good, c.Judged(), 100*g.Attainment)}},
-			[]cell{{s: k.unit + " goodput (tok/s)", class: "l"}, {s: f2(g.OutputTokensPerSecond)}},
-			[]cell{{s: "good " + k.units + " per second", class: "l"}, {s: f2(g.PerSecond)}})
-	}
-	p.table("flows", []string{"figure", "value"}, rows)
-	if span.Count == 0 {
-		return
-	}
-	head := []string{k.span + " (s)", "count", "mean", "median"}
-	row := []cell{{s: k.span, class: "l"}, {s: strconv.FormatInt(span.Count, 10)}, {s: f2(span.Mean)}, {s: f2(span.Median)}}
-	for _, pv := range span.Percentiles {
-		if pv.P != 50 {
-			head = append(head, "p"+pct(pv.P))
-			row = append(row, cell{s: f2(pv.Value)})
+}
+
+// pageTable writes t as a table of class, its first column a name and the
+// others numbers.
+func pageTable(p *page, class string, t flowTable) {
+	rows := make([][]cell, len(t.rows))
+	for i, r := range t.rows {
+		for j, v := range r {
+			c := cell{s: v}
+			if j == 0 {
+				c.class = "l"
+			}
+			rows[i] = append(rows[i], c)
 		}
 	}
-	p.table("spans", append(head, "max"), [][]cell{append(row, cell{s: f2(span.Max)})})
+	p.table(class, t.head, rows)
 }
 
 // tailP returns the percentile a page shows beside the median of a
@@ -152,16 +140,11 @@ func turnsFigures(p *page, run *Run, turns []metrics.TurnTTFT) {
 		{name: "p50", class: "s0", pts: mid, bare: bare},
 		{name: "p" + pct(tp), class: "s1", pts: tail, dashed: true, bare: bare},
 	}, nil, refs...))
-	head := []string{"turn", "turns measured", "mean (ms)", "median (ms)", "p" + pct(tp) + " (ms)"}
-	var rows [][]cell
-	for i, t := range turns[:min(len(turns), maxTurnLines)] {
-		d := &turns[i].TTFT
-		rows = append(rows, []cell{{s: strconv.Itoa(t.Turn), class: "l"}, {s: strconv.FormatInt(d.Count, 10)}, {s: ms(d.Mean)}, {s: ms(d.Median)}, {s: ms(tailOf(d, tp))}})
-	}
+	t, more := turnTable(turns, tp)
 	p.w("<div>")
-	p.table("turns", head, rows)
-	if n := len(turns) - len(rows); n > 0 {
-		p.intro(fmt.Sprintf("%d more turns are in the chart and the JSON summary.", n))
+	pageTable(p, "turns", t)
+	if more > 0 {
+		p.intro(fmt.Sprintf("%d more turns are in the chart and the JSON summary.", more))
 	}
 	p.w("</div>")
 	p.gridEnd()
@@ -171,34 +154,8 @@ func turnsFigures(p *page, run *Run, turns []metrics.TurnTTFT) {
 // run of its own over its own window, as the summary does.
 func endpointsSection(p *page, res *metrics.Result) {
 	p.section("endpoints", "Endpoints")
-	p.intro(fmt.Sprintf("The run's requests by the endpoint that served them (%d endpoints), each measured as a run of its own over its own window, so their rates need not add up to the whole run's.", len(res.Endpoints)))
-	slo := res.Goodput != nil
-	head := []string{"endpoint", "requests", "failed", "req/s", "output tok/s"}
-	if slo {
-		head = append(head, "goodput (tok/s)", "attainment")
-	}
-	tp := tailP(res.Percentiles)
-	head = append(head, "TTFT p50 (ms)", "TTFT p"+pct(tp)+" (ms)", "TPOT p50 (ms)")
-	var rows [][]cell
-	for _, e := range res.Endpoints {
-		r := e.Result
-		row := []cell{{s: e.Endpoint, class: "l"}, {s: strconv.FormatInt(r.Counts.Total, 10)}, {s: strconv.FormatInt(r.Counts.Failed, 10)},
-			{s: f2(r.Throughput.RequestsPerSecond)}, {s: f2(r.Throughput.OutputTokensPerSecond)}}
-		if slo {
-			if g := r.Goodput; g != nil {
-				row = append(row, cell{s: f2(g.OutputTokensPerSecond)}, cell{s: percent(g.Attainment)})
-			} else {
-				row = append(row, cell{s: "n/a"}, cell{s: "n/a"})
-			}
-		}
-		if d := &r.Latency.TTFT; d.Count > 0 {
-			row = append(row, cell{s: ms(d.Median)}, cell{s: ms(tailOf(d, tp))}, cell{s: ms(r.Latency.TPOT.Median)})
-		} else {
-			row = append(row, cell{s: "n/a"}, cell{s: "n/a"}, cell{s: "n/a"})
-		}
-		rows = append(rows, row)
-	}
-	p.table("endpoints", head, rows)
+	p.intro(endpointsIntro(res))
+	pageTable(p, "endpoints", endpointTable(res))
 	p.sectionEnd()
 }
 

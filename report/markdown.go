@@ -57,8 +57,9 @@ func mdCell(s string) string {
 }
 
 // WriteRunMarkdown writes run as Markdown for a pull request or an issue:
-// the verdict, headline numbers, a latency table in milliseconds, errors
-// and the configuration.
+// the verdict, headline numbers, a latency table in milliseconds, the
+// sessions, agent tasks and endpoints when the run had them, errors and
+// the configuration.
 func WriteRunMarkdown(w io.Writer, run *Run) error {
 	if run == nil || run.Result == nil {
 		return fmt.Errorf("markdown report: no run")
@@ -166,6 +167,8 @@ func WriteRunMarkdown(w io.Writer, run *Run) error {
 		}
 		m.table(append([]string{"prefix group", "requests"}, append([]string{"TTFT (ms) count"}, head[2:]...)...), append([]bool{false}, right...), rows)
 	}
+
+	flowMarkdown(m, run)
 
 	if len(run.Errors) > 0 {
 		rows = nil

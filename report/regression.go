@@ -14,9 +14,12 @@ import (
 // RegressionGate fails a run that got worse than the baseline by more than
 // a relative limit, for CI: regression(p99(ttft))<=10% fails when p99 TTFT
 // rose by more than 10 %. The quantity is anything a slo gate reads (a
-// latency statistic such as p99(ttft) or mean(e2e), or a run-wide number
-// such as throughput or attainment). For latencies and the error rate a
-// rise is a regression; for throughput, goodput and attainment a fall is.
+// latency statistic such as p99(ttft) or mean(e2e), a run-wide number
+// such as throughput or attainment, or a figure of the run's sessions or
+// agent tasks: session_goodput, session_attainment, p99(session_duration),
+// task_goodput, task_attainment, p50(task_completion)). For latencies,
+// spans and the error rate a rise is a regression; for throughput,
+// goodput and attainment a fall is.
 type RegressionGate struct {
 	// Quantity says what is compared; its Op and bound are not used.
 	Quantity slo.Gate
@@ -36,6 +39,7 @@ func IsRegressionGate(s string) bool {
 //
 //	regression(p99(ttft))<=10%   regression(p99 ttft) <= 10%
 //	regression(mean(e2e))<0.05  regression(throughput)<=5%
+//	regression(session_goodput)<=5%  regression(p99 task_completion)<=10%
 //
 // The limit is a percentage or a fraction. Errors name the column where
 // the expression went wrong.
@@ -133,7 +137,7 @@ func parseQuantity(inner string) (slo.Gate, error) {
 	if errors.As(lerr, &se) {
 		return slo.Gate{}, fmt.Errorf("%q: %w", inner, se.Err)
 	}
-	return slo.Gate{}, fmt.Errorf("%q is not a latency statistic (p99(ttft), mean(e2e)) or a run-wide number (throughput, goodput, attainment)", inner)
+	return slo.Gate{}, fmt.Errorf("%q is not a latency statistic (p99(ttft), mean(e2e), p99(session_duration)) or a run-wide number (throughput, goodput, attainment, session_goodput, task_attainment)", inner)
 }
 
 // String writes the gate as ParseRegressionGate reads it.
@@ -247,7 +251,7 @@ func (r RegressionResult) String() string {
 	}
 	s := fmt.Sprintf("%s: %s → %s (%s)", r.Gate, f(r.Base), f(r.Measured), signedPercent(r.Regression))
 	if r.HasCI {
-		s += fmt.Sprintf(", %s %% CI of Δ [%s, %s] ms, %s", pct(100*r.Confidence), signedMS(r.Lo), signedMS(r.Hi), r.Verdict)
+		s += fmt.Sprintf(", %s %% CI of Δ %s, %s", pct(100*r.Confidence), intervalText(r.Gate.Quantity, r.Lo, r.Hi), r.Verdict)
 	}
 	if r.Note != "" {
 		s += "; " + r.Note
@@ -255,5 +259,15 @@ func (r RegressionResult) String() string {
 	return s + ": " + verdict
 }
 
-// signedMS writes seconds as signed milliseconds with two decimals.
-func signedMS(v float64) string { return fmt.Sprintf("%+.2f", 1e3*v) }
+// intervalText writes the interval [lo, hi] of a difference of quantity
+// q in its unit: milliseconds for a latency or a span, percentage points
+// for an attainment, tokens per second for a goodput.
+func intervalText(q slo.Gate, lo, hi float64) string {
+	switch {
+	case q.Stat != slo.StatScalar:
+		return fmt.Sprintf("[%+.2f, %+.2f] ms", 1e3*lo, 1e3*hi)
+	case q.Scalar == slo.SessionAttainment || q.Scalar == slo.TaskAttainment || q.Scalar == slo.Attainment:
+		return fmt.Sprintf("[%+.1f, %+.1f] pp", 100*lo, 100*hi)
+	}
+	return fmt.Sprintf("[%+.1f, %+.1f] tok/s", lo, hi)
+}

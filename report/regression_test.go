@@ -26,6 +26,11 @@ func TestParseRegressionGate(t *testing.T) {
 		{in: "regression(throughput)<=5%", want: "regression(throughput)<=5%", limit: 0.05},
 		// Upper case keyword and spaces everywhere.
 		{in: "  Regression( p50 tpot )  <=  2.5 % ", want: "regression(p50(tpot))<=2.5%", limit: 0.025},
+		// The sessions' and agent tasks' figures.
+		{in: "regression(session_goodput)<=5%", want: "regression(session_goodput)<=5%", limit: 0.05},
+		{in: "regression(p99 session_duration) <= 10%", want: "regression(p99(session_duration))<=10%", limit: 0.1},
+		{in: "regression(median(task_completion))<0.2", want: "regression(median(task_completion))<20%", limit: 0.2},
+		{in: "regression(task_attainment)<=1%", want: "regression(task_attainment)<=1%", limit: 0.01},
 		// A negative limit demands an improvement.
 		{in: "regression(p99.9(itl))<=-5%", want: "regression(p99.9(itl))<=-5%", limit: -0.05},
 		// Sad paths, each naming where it went wrong.
@@ -36,6 +41,8 @@ func TestParseRegressionGate(t *testing.T) {
 		{in: "regression(p99(latency))<=10%", err: "unknown metric"},
 		{in: "regression(p101(ttft))<=10%", err: "column 12"},
 		{in: "regression(vibes)<=10%", err: "column 12"},
+		{in: "regression(session_goodputs)<=10%", err: `column 12: "session_goodputs": unknown metric "session_goodputs" (want pNN(metric)`},
+		{in: "regression(p99 session_attainment)<=10%", err: `unknown metric "session_attainment"`},
 		{in: "regression(p99 ttft) == 10%", err: "want a comparison"},
 		{in: "regression(p99 ttft) <=", err: "want a limit"},
 		{in: "regression(p99 ttft) <= ten%", err: `limit "ten%" is not a number`},
@@ -172,6 +179,7 @@ func FuzzParseRegressionGate(f *testing.F) {
 		"regression(p99 ttft) <= 10%", "regression(p99(ttft))<=0.1", "regression(throughput)>=-5%",
 		"regression(", "regression())", "regression((((", "regression(p99 ttft)<=", "regression(mean(e2e))<1e9",
 		"regression(p99.999(itl))<=1%", "regression(goodput) > 0",
+		"regression(session_goodput)<=5%", "regression(p99 session_duration)<=10%", "regression(task_attainment)<1%",
 	} {
 		f.Add(s)
 	}

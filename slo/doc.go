@@ -11,6 +11,7 @@
 //
 //	p99(ttft)<=500ms  mean(tpot)<40ms  max(e2e)<=10s  attainment>=0.9  goodput>=1000
 //	p90(ttfa)<=2s     mean(tpot_reasoning)<=20ms
+//	session_goodput>=100  session_attainment>=80%  p99(task_completion)<=60s
 //
 // Errors say where the expression went wrong, by column.
 package slo

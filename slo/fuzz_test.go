@@ -42,6 +42,8 @@ func FuzzParseGate(f *testing.F) {
 		"attainment>=0.9", "attainment>=90%", "goodput>=1000", "error_rate<=0.01",
 		"p0(e2el)>=1ns", "std(itl)<5us", "p101(ttft)<1s", "p(ttft)", "goodput>=1e3", "",
 		"p90(ttfa)<=2s", "mean(tpot_reasoning)<20ms", "max(tpot_answer)<=1s",
+		"session_goodput>=100", "session_attainment>=80%", "p99(session_duration)<=30s",
+		"task_goodput>0.5", "task_attainment<=1", "median(task_completion)<1m",
 	} {
 		f.Add(s)
 	}

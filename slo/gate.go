@@ -42,16 +42,80 @@ const (
 	InputThroughput   Scalar = "input_throughput"   // input tokens per second
 	TotalThroughput   Scalar = "total_throughput"   // input + output tokens per second
 	ErrorRate         Scalar = "error_rate"         // failed / all requests, 0–1
+
+	// A run's multi-turn sessions and agent tasks (metrics.Sessions,
+	// metrics.Tasks): one is good when every one of its requests is.
+	SessionGoodput    Scalar = "session_goodput"    // output tokens of good sessions per second
+	SessionAttainment Scalar = "session_attainment" // good / judged sessions, 0–1
+	TaskGoodput       Scalar = "task_goodput"       // output tokens of good tasks per second
+	TaskAttainment    Scalar = "task_attainment"    // good / judged tasks, 0–1
 )
 
-var scalars = []Scalar{Attainment, Goodput, RequestGoodput, Throughput, RequestThroughput, InputThroughput, TotalThroughput, ErrorRate}
+var scalars = []Scalar{Attainment, Goodput, RequestGoodput, Throughput, RequestThroughput, InputThroughput, TotalThroughput, ErrorRate,
+	SessionGoodput, SessionAttainment, TaskGoodput, TaskAttainment}
 
 // fraction reports whether the scalar is a ratio in [0, 1], which may be
 // written as a percentage.
-func (s Scalar) fraction() bool { return s == Attainment || s == ErrorRate }
+func (s Scalar) fraction() bool {
+	return s == Attainment || s == ErrorRate || s == SessionAttainment || s == TaskAttainment
+}
 
 // needsSLO reports whether the scalar exists only with a per-request SLO.
-func (s Scalar) needsSLO() bool { return s == Attainment || s == Goodput || s == RequestGoodput }
+func (s Scalar) needsSLO() bool {
+	return s == Attainment || s == Goodput || s == RequestGoodput || s.flow() != ""
+}
+
+// flow returns "sessions" or "tasks" for a scalar of a run's sessions or
+// agent tasks, and "" for the others.
+func (s Scalar) flow() string {
+	switch s {
+	case SessionGoodput, SessionAttainment:
+		return "sessions"
+	case TaskGoodput, TaskAttainment:
+		return "tasks"
+	}
+	return ""
+}
+
+// gateMetrics are the metrics a latency gate may name: those of a
+// condition, and the spans of sessions and agent tasks, which belong to a
+// whole session (task) rather than to a request.
+var gateMetrics = func() map[string]metrics.Metric {
+	m := map[string]metrics.Metric{
+		"session_duration": metrics.MetricSessionDuration,
+		"task_completion":  metrics.MetricTaskCompletion,
+	}
+	for k, v := range conditionMetrics {
+		m[k] = v
+	}
+	return m
+}()
+
+const gateMetricsHelp = "want ttft, tpot, itl, inter_chunk, e2e, client_queue, ttft_sent, for reasoning models ttfa, tpot_reasoning, tpot_answer, or for sessions and agent tasks session_duration, task_completion"
+
+// flowOf returns "sessions" or "tasks" for the span of a run's sessions
+// or agent tasks, and "" for a per-request metric.
+func flowOf(m metrics.Metric) string {
+	switch m {
+	case metrics.MetricSessionDuration:
+		return "sessions"
+	case metrics.MetricTaskCompletion:
+		return "tasks"
+	}
+	return ""
+}
+
+// noFlows says that r has none of the sessions (tasks) that what reads,
+// or "" when it has them.
+func noFlows(r *metrics.Result, kind, what string) string {
+	switch {
+	case kind == "sessions" && r.Sessions == nil:
+		return fmt.Sprintf("%s reads a run's sessions and this run has none (replay some with --multi-turn or --dataset-name sessions)", what)
+	case kind == "tasks" && r.Tasks == nil:
+		return fmt.Sprintf("%s reads a run's agent tasks and this run has none (replay some with --dataset-name agent)", what)
+	}
+	return ""
+}
 
 // Gate is a pass/fail check on a run, such as p99(ttft)<=500ms or
 // attainment>=0.9.
@@ -177,6 +241,9 @@ func (g Gate) measure(r *metrics.Result) (float64, string) {
 		return 0, "no result"
 	}
 	if g.Stat == StatScalar {
+		if p := noFlows(r, g.Scalar.flow(), string(g.Scalar)); p != "" {
+			return 0, p
+		}
 		if g.Scalar.needsSLO() && r.Goodput == nil {
 			return 0, fmt.Sprintf("%s needs a per-request SLO (--goodput)", g.Scalar)
 		}
@@ -201,7 +268,16 @@ func (g Gate) measure(r *metrics.Result) (float64, string) {
 			}
 			return r.Counts.ErrorRate, ""
 		}
+		if g.Scalar.flow() != "" {
+			if v, ok := flowScalar(r, g.Scalar); ok {
+				return v, ""
+			}
+			return 0, fmt.Sprintf("%s needs a per-request SLO (--goodput)", g.Scalar)
+		}
 		return 0, fmt.Sprintf("unknown scalar %q", g.Scalar)
+	}
+	if p := noFlows(r, flowOf(g.Metric), string(g.Metric)); p != "" {
+		return 0, p
 	}
 	d := r.Distribution(g.Metric)
 	if d == nil {
@@ -229,6 +305,25 @@ func (g Gate) measure(r *metrics.Result) (float64, string) {
 		return d.Std, ""
 	}
 	return 0, fmt.Sprintf("unknown statistic %d", int(g.Stat))
+}
+
+// flowScalar reads a scalar of r's sessions or tasks, which r must have;
+// ok is false when they were not judged (no SLO).
+func flowScalar(r *metrics.Result, s Scalar) (v float64, ok bool) {
+	var g *metrics.FlowGoodput
+	switch s.flow() {
+	case "sessions":
+		g = r.Sessions.Goodput
+	case "tasks":
+		g = r.Tasks.Goodput
+	}
+	if g == nil {
+		return 0, false
+	}
+	if s == SessionAttainment || s == TaskAttainment {
+		return g.Attainment, true
+	}
+	return g.OutputTokensPerSecond, true
 }
 
 // Gates is a list of gates, all of which must pass.
@@ -284,21 +379,28 @@ func (gs Gates) Eval(r *metrics.Result) (results []GateResult, ok bool) {
 	return results, ok
 }
 
-const gateHelp = "want pNN(metric), mean(…), median(…), min(…), max(…), std(…) or attainment, goodput, request_goodput, throughput, request_throughput, input_throughput, total_throughput, error_rate"
+const gateHelp = "want pNN(metric), mean(…), median(…), min(…), max(…), std(…) or attainment, goodput, request_goodput, throughput, request_throughput, input_throughput, total_throughput, error_rate, session_goodput, session_attainment, task_goodput, task_attainment"
 
 // ParseGate parses one gate:
 //
 //	p99(ttft)<=500ms   p99.9(itl)<100ms   mean(tpot)<40ms   max(e2e)<=10s
 //	attainment>=0.9    attainment>=90%    goodput>=1000     error_rate<=0.01
+//	session_attainment>=80%   p99(session_duration)<=30s   task_goodput>=50
 //
 // Latency gates name a statistic (pNN with NN in [0, 100], mean, median,
 // min, max, std) of a metric (ttft, tpot, itl, inter_chunk, e2e,
 // client_queue, ttft_sent; ttfa, tpot_reasoning, tpot_answer for
-// reasoning models) and compare it with a duration. A run without
-// reasoning answers ttfa and tpot_answer with ttft's and tpot's values;
-// a tpot_reasoning gate then fails, having nothing to read. Scalar gates
-// compare a run-wide number with a plain decimal; attainment and error_rate
-// also take a percentage. Errors give the column of the problem.
+// reasoning models; session_duration and task_completion, the spans of a
+// run's sessions and agent tasks) and compare it with a duration. A run
+// without reasoning answers ttfa and tpot_answer with ttft's and tpot's
+// values; a tpot_reasoning gate then fails, having nothing to read.
+// Scalar gates compare a run-wide number with a plain decimal:
+// attainment, goodput, request_goodput, the throughputs, error_rate, and
+// session_goodput, session_attainment, task_goodput and task_attainment
+// for a run's sessions and agent tasks (with an SLO: a session or task is
+// good when every one of its requests is). The attainments and error_rate
+// also take a percentage. A gate on sessions (tasks) fails, saying so, on
+// a run without them. Errors give the column of the problem.
 func ParseGate(s string) (Gate, error) {
 	sc := newScanner("gate", s)
 	g, err := parseGate(sc)
@@ -381,12 +483,12 @@ func parseGate(sc *scanner) (Gate, error) {
 		sc.skipSpace()
 		ms := sc.pos
 		m := sc.word()
-		mm, ok := conditionMetrics[m]
+		mm, ok := gateMetrics[m]
 		if !ok {
 			if m == "" {
 				return Gate{}, sc.errorf(ms, "want a metric name, found %s", sc.describe())
 			}
-			return Gate{}, sc.errAt(ms, fmt.Errorf("%w %q (%s)", ErrUnknownMetric, m, conditionMetricsHelp))
+			return Gate{}, sc.errAt(ms, fmt.Errorf("%w %q (%s)", ErrUnknownMetric, m, gateMetricsHelp))
 		}
 		g.Metric = mm
 		sc.skipSpace()

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goodput-dev/goodput/internal/workedexample"
 	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/record"
 )
@@ -42,6 +43,14 @@ func TestParseGate(t *testing.T) {
 		{"total_throughput>=1", Gate{Stat: StatScalar, Scalar: TotalThroughput, Op: GE, Value: 1}, "total_throughput>=1"},
 		{"error_rate<=0.01", Gate{Stat: StatScalar, Scalar: ErrorRate, Op: LE, Value: 0.01}, "error_rate<=0.01"},
 		{"error_rate<=1%", Gate{Stat: StatScalar, Scalar: ErrorRate, Op: LE, Value: 0.01}, "error_rate<=0.01"},
+		// The sessions' and agent tasks' figures.
+		{"session_goodput>=100", Gate{Stat: StatScalar, Scalar: SessionGoodput, Op: GE, Value: 100}, "session_goodput>=100"},
+		{"session_attainment >= 80%", Gate{Stat: StatScalar, Scalar: SessionAttainment, Op: GE, Value: 0.8}, "session_attainment>=0.8"},
+		{"p99(session_duration)<=30s", Gate{Stat: StatPercentile, P: 99, Metric: metrics.MetricSessionDuration, Op: LE, Bound: 30 * time.Second}, "p99(session_duration)<=30s"},
+		{"median(session_duration)<2.5s", Gate{Stat: StatMedian, Metric: metrics.MetricSessionDuration, Op: LT, Bound: 2500 * ms}, "median(session_duration)<2.5s"},
+		{"task_goodput>50.5", Gate{Stat: StatScalar, Scalar: TaskGoodput, Op: GT, Value: 50.5}, "task_goodput>50.5"},
+		{"task_attainment>=0.75", Gate{Stat: StatScalar, Scalar: TaskAttainment, Op: GE, Value: 0.75}, "task_attainment>=0.75"},
+		{"p50(task_completion)<=1m", Gate{Stat: StatPercentile, P: 50, Metric: metrics.MetricTaskCompletion, Op: LE, Bound: time.Minute}, "p50(task_completion)<=1m"},
 	}
 	for _, tt := range tests {
 		got, err := ParseGate(tt.in)
@@ -67,14 +76,19 @@ func TestParseGateErrors(t *testing.T) {
 		want string
 	}{
 		{"p99(ttft)<=5xx", `gate "p99(ttft)<=5xx": at column 13: unknown unit "xx" (want ns, us, ms, s, m)`},
-		{"", `gate "": at column 1: want pNN(metric), mean(…), median(…), min(…), max(…), std(…) or attainment, goodput, request_goodput, throughput, request_throughput, input_throughput, total_throughput, error_rate, found end of input`},
+		{"", `gate "": at column 1: want pNN(metric), mean(…), median(…), min(…), max(…), std(…) or attainment, goodput, request_goodput, throughput, request_throughput, input_throughput, total_throughput, error_rate, session_goodput, session_attainment, task_goodput, task_attainment, found end of input`},
 		{"p101(ttft)<=1s", `gate "p101(ttft)<=1s": at column 2: percentile 101: out of range (want 0 to 100)`},
 		{"p(ttft)<=1s", `gate "p(ttft)<=1s": at column 2: want a number, found '('`},
 		{"p99.(ttft)<=1s", `gate "p99.(ttft)<=1s": at column 5: want digits after the decimal point, found '('`},
-		{"p99x(ttft)<=1s", `gate "p99x(ttft)<=1s": at column 1: unknown metric "p99x" (want pNN(metric), mean(…), median(…), min(…), max(…), std(…) or attainment, goodput, request_goodput, throughput, request_throughput, input_throughput, total_throughput, error_rate)`},
+		{"p99x(ttft)<=1s", `gate "p99x(ttft)<=1s": at column 1: unknown metric "p99x" (want pNN(metric), mean(…), median(…), min(…), max(…), std(…) or attainment, goodput, request_goodput, throughput, request_throughput, input_throughput, total_throughput, error_rate, session_goodput, session_attainment, task_goodput, task_attainment)`},
 		{"p99 ttft<=1s", `gate "p99 ttft<=1s": at column 5: want '(' and a metric after p99, found 't'`},
 		{"p99()<=1s", `gate "p99()<=1s": at column 5: want a metric name, found ')'`},
-		{"p99(latency)<=1s", `gate "p99(latency)<=1s": at column 5: unknown metric "latency" (want ttft, tpot, itl, inter_chunk, e2e, client_queue, ttft_sent, or for reasoning models ttfa, tpot_reasoning, tpot_answer)`},
+		{"p99(latency)<=1s", `gate "p99(latency)<=1s": at column 5: unknown metric "latency" (want ttft, tpot, itl, inter_chunk, e2e, client_queue, ttft_sent, for reasoning models ttfa, tpot_reasoning, tpot_answer, or for sessions and agent tasks session_duration, task_completion)`},
+		// A session's figures are not a latency, nor a latency a session's.
+		{"p99(session_goodput)<=1s", `gate "p99(session_goodput)<=1s": at column 5: unknown metric "session_goodput" (want ttft, tpot, itl, inter_chunk, e2e, client_queue, ttft_sent, for reasoning models ttfa, tpot_reasoning, tpot_answer, or for sessions and agent tasks session_duration, task_completion)`},
+		{"session_duration<=1s", `gate "session_duration<=1s": at column 1: unknown metric "session_duration" (want pNN(metric), mean(…), median(…), min(…), max(…), std(…) or attainment, goodput, request_goodput, throughput, request_throughput, input_throughput, total_throughput, error_rate, session_goodput, session_attainment, task_goodput, task_attainment)`},
+		{"session_attainment>=150%", `gate "session_attainment>=150%": at column 21: session_attainment 150%: out of range (want 0 to 1, or 0% to 100%)`},
+		{"task_goodput>=50%", `gate "task_goodput>=50%": at column 17: task_goodput takes no percentage`},
 		{"p99(ttft<=1s", `gate "p99(ttft<=1s": at column 9: want ')', found '<'`},
 		{"p99(ttft)<=500", `gate "p99(ttft)<=500": at column 15: missing unit after 500 (want ns, us, ms, s, m)`},
 		{"p99(ttft)==1s", `gate "p99(ttft)==1s": at column 10: want <=, <, >= or >, not '='`},
@@ -85,7 +99,7 @@ func TestParseGateErrors(t *testing.T) {
 		{"goodput>=-1", `gate "goodput>=-1": at column 10: want a number without a sign, found '-'`},
 		{"goodput>=1e3", `gate "goodput>=1e3": at column 11: unexpected 'e' after the gate`},
 		{"goodput>=1" + strings.Repeat("0", 400), `out of range`},
-		{"ttft<=1s", `gate "ttft<=1s": at column 1: unknown metric "ttft" (want pNN(metric), mean(…), median(…), min(…), max(…), std(…) or attainment, goodput, request_goodput, throughput, request_throughput, input_throughput, total_throughput, error_rate)`},
+		{"ttft<=1s", `gate "ttft<=1s": at column 1: unknown metric "ttft" (want pNN(metric), mean(…), median(…), min(…), max(…), std(…) or attainment, goodput, request_goodput, throughput, request_throughput, input_throughput, total_throughput, error_rate, session_goodput, session_attainment, task_goodput, task_attainment)`},
 		{"mean(ttft)", `gate "mean(ttft)": at column 11: want <=, <, >= or > here, found end of input`},
 	}
 	for _, tt := range tests {
@@ -352,5 +366,88 @@ func TestGateResultJSON(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(`{"gate":"p99(ttft)<=5xx"}`), &back); err == nil {
 		t.Error("a bad gate unmarshalled without error")
+	}
+}
+
+// exampleResult summarizes one of the hand-worked examples in
+// metrics/testdata, with the seeds' SLO when slo is set.
+func exampleResult(t *testing.T, name string, slo bool) *metrics.Result {
+	t.Helper()
+	ex, err := workedexample.Read("../metrics/testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := metrics.Options{}
+	if slo {
+		cs, err := ParseConditions("ttft<=500ms,tpot<=50ms")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs.Apply(&o)
+	}
+	s := metrics.NewSummary(o)
+	for _, r := range ex.Records() {
+		s.Add(r)
+	}
+	return s.Close()
+}
+
+// TestGateEvalFlows checks the gates on sessions and agent tasks against
+// the worked examples: 1 of 3 sessions good, 7 tokens over W = 1.20 s,
+// durations 0.98, 1.00 and 1.02 s; 2 of 3 tasks good, 15 tokens over
+// 1.07 s, completions 0.14, 0.96 and 1.07 s. A run without sessions
+// (tasks), or without an SLO, fails the gate and says why.
+func TestGateEvalFlows(t *testing.T) {
+	sessions := exampleResult(t, "sessions_worked_example.txt", true)
+	tasks := exampleResult(t, "tasks_worked_example.txt", true)
+	unjudged := exampleResult(t, "sessions_worked_example.txt", false)
+	tests := []struct {
+		gate     string
+		r        *metrics.Result
+		pass     bool
+		measured float64
+		problem  string // substring; empty means none
+	}{
+		{"session_goodput>=5.8", sessions, true, 7 / 1.2, ""},
+		{"session_goodput>=5.9", sessions, false, 7 / 1.2, ""},
+		{"session_attainment>=33%", sessions, true, 1.0 / 3, ""},
+		{"session_attainment>=0.5", sessions, false, 1.0 / 3, ""},
+		{"p50(session_duration)<=1s", sessions, true, 1.00, ""},
+		// Linear between 1.00 and 1.02 s at rank 1.98 of 0–2.
+		{"p99(session_duration)<1s", sessions, false, 1.0196, ""},
+		{"max(session_duration)<=1.02s", sessions, true, 1.02, ""},
+		{"mean(session_duration)<=1s", sessions, true, 1.00, ""},
+		{"task_goodput>=14", tasks, true, 15 / 1.07, ""},
+		{"task_attainment>=70%", tasks, false, 2.0 / 3, ""},
+		{"median(task_completion)<=0.96s", tasks, true, 0.96, ""},
+		{"p99(task_completion)<=1s", tasks, false, 1.0678, ""},
+		// Sad paths: the flows are missing, or not judged.
+		{"session_goodput>=1", tasks, false, 0, "session_goodput reads a run's sessions and this run has none (replay some with --multi-turn or --dataset-name sessions)"},
+		{"session_attainment>=0.5", tasks, false, 0, "session_attainment reads a run's sessions and this run has none"},
+		{"p99(session_duration)<=1s", tasks, false, 0, "session_duration reads a run's sessions and this run has none"},
+		{"task_goodput>=1", sessions, false, 0, "task_goodput reads a run's agent tasks and this run has none (replay some with --dataset-name agent)"},
+		{"p50(task_completion)<=1s", sessions, false, 0, "task_completion reads a run's agent tasks and this run has none"},
+		{"session_goodput>=1", unjudged, false, 0, "session_goodput needs a per-request SLO (--goodput)"},
+		{"session_attainment>=0.5", unjudged, false, 0, "session_attainment needs a per-request SLO"},
+		// A session's duration needs no SLO.
+		{"p50(session_duration)<=1s", unjudged, true, 1.00, ""},
+		// A result whose tasks went unjudged though its requests were
+		// (one read from a summary written by hand, say).
+		{"task_attainment>=0.5", &metrics.Result{Goodput: &metrics.Goodput{}, Tasks: &metrics.Tasks{}}, false, 0, "task_attainment needs a per-request SLO"},
+	}
+	for _, tt := range tests {
+		g, err := ParseGate(tt.gate)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := g.Eval(tt.r)
+		if got.Pass != tt.pass || !near(got.Measured, tt.measured) ||
+			(tt.problem == "") != (got.Problem == "") || !strings.Contains(got.Problem, tt.problem) {
+			t.Errorf("%s: %+v; want pass %v, measured %v, problem %q", tt.gate, got, tt.pass, tt.measured, tt.problem)
+		}
+	}
+	// A session's span is no per-request condition.
+	if _, err := ParseConditions("session_duration<=30s"); err == nil || !strings.Contains(err.Error(), `unknown metric "session_duration"`) {
+		t.Errorf("a per-request SLO on session_duration: %v", err)
 	}
 }

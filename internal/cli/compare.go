@@ -45,14 +45,23 @@ Runs are record files (any format analyze reads) or result directories, all
 read with the same SLO and percentiles. --gate takes the gates bench does,
 checked on every run after the baseline, and regression gates against the
 baseline, such as 'regression(p99 ttft) <= 10%' (a rise of latency or error
-rate, or a fall of throughput, goodput or attainment, is a regression). A
-regression gate on a percentile is judged as its row is: a difference whose
-interval holds zero is noise and counts as no change, so the gate never fails
-on what the table calls noise. --point-estimate judges every regression gate
-on the point estimates instead; the output says which was done. The command
-exits with code 3 when a gate fails.`,
+rate, or a fall of throughput, goodput or attainment, is a regression).
+
+Runs of sessions or agent tasks can be gated on them: session_goodput,
+session_attainment and the statistics of session_duration, and likewise
+task_goodput, task_attainment and task_completion, as in
+'regression(session_goodput) <= 5%' or 'regression(p99 session_duration) <= 10%'.
+A gate on sessions (tasks) fails, saying so, when a run has none.
+
+A regression gate on a percentile, or on the sessions' or tasks' goodput or
+attainment, is judged as its row is: a difference whose interval holds zero
+is noise and counts as no change, so the gate never fails on what the table
+calls noise. --point-estimate judges every regression gate on the point
+estimates instead; the output says which was done. The command exits with
+code 3 when a gate fails.`,
 		Example: `  goodput compare main.jsonl pr.jsonl
   goodput compare base/ new/ --gate 'regression(p99 ttft) <= 10%' --gate 'regression(throughput) <= 5%'
+  goodput compare main-chat.jsonl pr-chat.jsonl --gate 'regression(session_goodput) <= 5%' --gate 'regression(p99 session_duration) <= 10%'
   goodput compare a.jsonl b.jsonl c.jsonl --format markdown >> $GITHUB_STEP_SUMMARY
   goodput compare base/ new/ -o compare.html   # a self-contained page with the intervals drawn`,
 		RunE: func(cmd *cobra.Command, args []string) error {

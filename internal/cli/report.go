@@ -51,7 +51,9 @@ and endpoints when it had them, the run over time, the server's view, errors
 and the configuration; a sweep's has the latency-throughput curves with the knee,
 goodput peak and operating point marked, and every load's numbers.
 
-Markdown suits pull requests and issues. CSV is one row per request for a run
+Markdown suits pull requests and issues: the verdict, headline numbers and
+latency table, and the same tables of sessions, agent tasks and endpoints as
+the page when the run had them. CSV is one row per request for a run
 (the table goodput export writes) and one row per load for a sweep.
 
 Without --slo or --goodput a run is judged against the SLO it was run with

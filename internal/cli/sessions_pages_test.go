@@ -10,9 +10,10 @@ import (
 )
 
 // TestSessionsOnThePages: a multi-turn run over two servers, with an SLO.
-// The page bench --report writes and the one goodput report writes from
-// the records show the summary's session figures and the endpoints;
-// goodput compare sets the sessions of two runs side by side.
+// The page bench --report writes, the one goodput report writes from the
+// records and the Markdown report show the summary's session figures and
+// the endpoints; goodput compare sets the sessions of two runs side by
+// side, and gates on them.
 func TestSessionsOnThePages(t *testing.T) {
 	_, a := simtest.Serve(t, sim.Options{Seed: 1})
 	_, b := simtest.Serve(t, sim.Options{Seed: 2})
@@ -55,6 +56,22 @@ func TestSessionsOnThePages(t *testing.T) {
 			}
 		}
 	}
+	// The Markdown report has the same figures.
+	md, errOut, code := run(t, "", "report", records, "--format", "markdown")
+	if code != 0 {
+		t.Fatalf("report --format markdown: exit %d\n%s", code, errOut)
+	}
+	for _, want := range []string{
+		"### Sessions\n", "| sessions | 6 |", "| turns | 18 (3.00 per session) |",
+		"| good sessions (every turn good) | " + summaryField(out, "Good sessions (every request good):") + " |",
+		"| session goodput (tok/s) | " + summaryField(out, "Session goodput (tok/s):") + " |",
+		"| 1 | 6 | " + turn1[0] + " | " + turn1[2] + " | " + turn1[4] + " |",
+		"### Endpoints\n", "| " + a + " |", "| " + b + " |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the Markdown report lacks %q:\n%s", want, md)
+		}
+	}
 	cmp, errOut, code := run(t, "", "compare", records, records)
 	if code != 0 {
 		t.Fatalf("compare: exit %d\n%s", code, errOut)
@@ -63,5 +80,32 @@ func TestSessionsOnThePages(t *testing.T) {
 		if !strings.Contains(cmp, want) {
 			t.Errorf("compare lacks %q:\n%s", want, cmp)
 		}
+	}
+
+	// Gates on the sessions: the run against itself passes every one,
+	// its differences zero; a run without sessions fails, saying why.
+	cmp, errOut, code = run(t, "", "compare", records, records, "--gate", "regression(session_goodput) <= 5%",
+		"--gate", "regression(p99 session_duration) <= 0%", "--gate", "session_attainment>=0")
+	if code != ExitOK {
+		t.Fatalf("compare with session gates: exit %d\n%s\n%s", code, errOut, cmp)
+	}
+	for _, want := range []string{
+		"B: session_attainment>=0: measured ",
+		"B against A: regression(session_goodput)<=5%: ",
+		"B against A: regression(p99(session_duration))<=0%: ",
+		"[+0.00, +0.00] ms, noise; within the noise, counted as no change: pass", "PASS: all 3 gates passed.",
+	} {
+		if !strings.Contains(cmp, want) {
+			t.Errorf("compare with session gates lacks %q:\n%s", want, cmp)
+		}
+	}
+	h, recs := simRun(t, "H100-SXM", 50, 5, 1)
+	plain := writeRunFiles(t, dir, "plain", h, recs, "")
+	cmp, errOut, code = run(t, "", "compare", records, plain, "--gate", "regression(session_goodput) <= 5%")
+	if code != ExitGateFail || !strings.Contains(errOut, "1 of 1 gates failed") {
+		t.Errorf("a session gate on a run without sessions: exit %d, want %d\n%s", code, ExitGateFail, errOut)
+	}
+	if want := "B against A: regression(session_goodput)<=5%: fail: session_goodput reads a run's sessions and this run has none"; !strings.Contains(cmp, want) {
+		t.Errorf("compare lacks %q:\n%s", want, cmp)
 	}
 }
