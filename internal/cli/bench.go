@@ -274,6 +274,12 @@ func runBenchPrepared(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFl
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
 	if out == nil {
+		if ctx.Err() != nil {
+			// Interrupted before the run began (waiting for the server to
+			// be ready, discovering its model, tokenizing): nothing was
+			// measured, and an interruption is not a failure.
+			return &ExitError{Code: ExitInterrupt, Err: errors.New("interrupted before the run started; nothing was measured")}
+		}
 		return err
 	}
 	// A run that measured always prints its summary, even when some file

@@ -1,11 +1,15 @@
 package cli
 
 import (
+	"bytes"
+	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/goodput-dev/goodput/internal/simtest"
 	"github.com/goodput-dev/goodput/sim"
@@ -97,5 +101,47 @@ func TestExitCodes(t *testing.T) {
 	// --overwrite replaces the earlier run.
 	if _, errOut, code := run(t, "", append(slices.Clone(bench), "--result-dir", runs, "--run-name", "mine", "--overwrite")...); code != ExitOK {
 		t.Errorf("--overwrite: exit %d: %s", code, errOut)
+	}
+}
+
+// Interrupted before the run starts (here while waiting for a server that
+// accepts connections and never answers its readiness check), bench exits
+// 130 saying nothing was measured, as an interruption during the run does,
+// not 1 with "context canceled".
+func TestBenchInterruptedBeforeTheRun(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		var conns []net.Conn // held open, never answered
+		defer func() {
+			for _, c := range conns {
+				c.Close()
+			}
+		}()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns = append(conns, c)
+		}
+	}()
+	ctx, cancel := context.WithCancel(t.Context())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	var out, errb bytes.Buffer
+	env := &Env{Stdout: &out, Stderr: &errb, Stdin: strings.NewReader(""), Getenv: func(string) string { return "" }}
+	root := NewRoot(env)
+	root.SetArgs([]string{"bench", "--base-url", "http://" + ln.Addr().String(), "--model", "m",
+		"--num-prompts", "2", "--no-calibrate", "--ready-check-timeout-sec", "30"})
+	start := time.Now()
+	err = root.ExecuteContext(ctx)
+	if code := Code(err); code != ExitInterrupt || !strings.Contains(err.Error(), "interrupted before the run started") {
+		t.Errorf("exit %d, %v; want %d, interrupted before the run started", code, err, ExitInterrupt)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("took %v to stop after the interruption", d)
 	}
 }
