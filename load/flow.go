@@ -121,12 +121,7 @@ func RunFlows(ctx context.Context, p Plan, fl Flows, out chan<- *record.Record) 
 	if fl == nil {
 		return Result{}, errors.New("no flows to run")
 	}
-	if p.Grace <= 0 {
-		p.Grace = 3 * time.Second
-	}
-	if p.FineWait == 0 {
-		p.FineWait = DefaultFineWait
-	}
+	p.setDefaults()
 	wait := finesleep.NewWaiter(p.FineWait)
 	defer wait.Close()
 	epoch, err := waitEpoch(ctx, p.Epoch, wait)
@@ -135,18 +130,9 @@ func RunFlows(ctx context.Context, p Plan, fl Flows, out chan<- *record.Record) 
 	}
 	r := &flowRunner{plan: p, flows: fl, out: out, epoch: epoch, waiters: make(chan *finesleep.Waiter, waiterPool)}
 	defer r.closeWaiters()
-	r.reqCtx, r.cancelReqs = context.WithCancel(context.WithoutCancel(ctx))
-	defer r.cancelReqs()
-	stopGrace := context.AfterFunc(ctx, func() {
-		t := time.NewTimer(p.Grace)
-		defer t.Stop()
-		select {
-		case <-t.C:
-			r.cancelReqs()
-		case <-r.reqCtx.Done():
-		}
-	})
-	defer stopGrace()
+	var stop func()
+	r.reqCtx, r.cancelReqs, stop = requestContext(ctx, p.Grace)
+	defer stop()
 
 	if len(p.Offsets) > 0 {
 		r.open(ctx, wait)
@@ -157,9 +143,7 @@ func RunFlows(ctx context.Context, p Plan, fl Flows, out chan<- *record.Record) 
 	r.nodes.Wait()
 	res := Result{Epoch: r.epoch, Sent: r.sent.Load(), Interrupted: ctx.Err() != nil, End: r.now(),
 		Lag: r.lag.all(), StartRequests: p.startRequests()}
-	for _, l := range res.Lag[:min(len(res.Lag), p.startRequests())] {
-		res.StartLag = max(res.StartLag, l)
-	}
+	res.StartLag = res.startLag()
 	return res, nil
 }
 

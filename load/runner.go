@@ -340,12 +340,7 @@ func Run(ctx context.Context, p Plan, do Doer, out chan<- *record.Record) (Resul
 	if err := p.Validate(); err != nil {
 		return Result{}, err
 	}
-	if p.Grace <= 0 {
-		p.Grace = 3 * time.Second
-	}
-	if p.FineWait == 0 {
-		p.FineWait = DefaultFineWait
-	}
+	p.setDefaults()
 	wait := finesleep.NewWaiter(p.FineWait)
 	defer wait.Close()
 	r := &runner{plan: p, do: do, out: out, wait: wait}
@@ -367,20 +362,9 @@ func Run(ctx context.Context, p Plan, do Doer, out chan<- *record.Record) (Resul
 		return Result{Epoch: epoch, Interrupted: true}, nil
 	}
 	r.epoch = epoch
-	r.reqCtx, r.cancelReqs = context.WithCancel(context.WithoutCancel(ctx))
-	defer r.cancelReqs()
-
-	// After an interruption, in-flight requests get Grace to finish.
-	stopGrace := context.AfterFunc(ctx, func() {
-		t := time.NewTimer(p.Grace)
-		defer t.Stop()
-		select {
-		case <-t.C:
-			r.cancelReqs()
-		case <-r.reqCtx.Done():
-		}
-	})
-	defer stopGrace()
+	var stop func()
+	r.reqCtx, r.cancelReqs, stop = requestContext(ctx, p.Grace)
+	defer stop()
 
 	if len(p.Offsets) > 0 {
 		r.open(ctx)
@@ -395,10 +379,48 @@ func Run(ctx context.Context, p Plan, do Doer, out chan<- *record.Record) (Resul
 	}
 	res := Result{Epoch: r.epoch, Sent: r.sent, Interrupted: ctx.Err() != nil, End: r.now(),
 		Lag: r.lag.all(), StartRequests: p.startRequests(), WarmErr: warmErr, Burst: r.burst.result()}
-	for _, l := range res.Lag[:min(len(res.Lag), p.startRequests())] {
-		res.StartLag = max(res.StartLag, l)
-	}
+	res.StartLag = res.startLag()
 	return res, nil
+}
+
+// setDefaults fills in the Grace and FineWait left zero.
+func (p *Plan) setDefaults() {
+	if p.Grace <= 0 {
+		p.Grace = 3 * time.Second
+	}
+	if p.FineWait == 0 {
+		p.FineWait = DefaultFineWait
+	}
+}
+
+// requestContext returns the context requests are sent with: it outlives
+// ctx by grace, so that after an interruption the requests in flight get
+// grace to finish. cancel ends it at once; stop, which the caller must
+// call when the run is over, ends it and its watch of ctx.
+func requestContext(ctx context.Context, grace time.Duration) (reqCtx context.Context, cancel context.CancelFunc, stop func()) {
+	reqCtx, cancel = context.WithCancel(context.WithoutCancel(ctx))
+	stopGrace := context.AfterFunc(ctx, func() {
+		t := time.NewTimer(grace)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			cancel()
+		case <-reqCtx.Done():
+		}
+	})
+	return reqCtx, cancel, func() {
+		stopGrace()
+		cancel()
+	}
+}
+
+// startLag returns the largest Lag of the run's first StartRequests.
+func (r *Result) startLag() time.Duration {
+	var m time.Duration
+	for _, l := range r.Lag[:min(len(r.Lag), r.StartRequests)] {
+		m = max(m, l)
+	}
+	return m
 }
 
 // prepare calls pr.Prepare for each request of p in schedule order, past
