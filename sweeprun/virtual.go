@@ -1,12 +1,8 @@
 package sweeprun
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/goodput-dev/goodput/backend"
@@ -62,80 +58,26 @@ func (r *Runner) measureVirtual(ctx context.Context, m Measurement, cfg bench.Co
 	opts := *r.cfg.Virtual
 	opts.Seed = m.Seed(opts.Seed)
 
-	load, _, _ := strings.Cut(plan.String(), "\n")
-	header, err := record.NewHeader("goodput "+bench.Version, map[string]any{
-		"virtual": true, "target": r.target, "arrival": load, "workload": src.String(),
-		"request_rate": rateJSON(cfg.Arrival.RequestRate), "max_concurrency": cfg.Arrival.MaxConcurrency,
-		"burstiness": cfg.Arrival.Burstiness, "num_prompts": cfg.Arrival.NumPrompts, "seed": cfg.Arrival.Seed,
-		"simulator_seed": opts.Seed, "num_warmups": cfg.Warmups, "warmup_seconds": cfg.WarmupTime.Seconds(),
-		"percentile_method": cfg.Metrics.Method.String(), "ignore_eos": cfg.Workload.IgnoreEOS(),
-	})
+	header, err := r.virtualHeader(plan, cfg, src, opts.Seed, map[string]any{"ignore_eos": cfg.Workload.IgnoreEOS()})
 	if err != nil {
 		return nil, err
 	}
-	header.Labels = cfg.Labels
-
-	var (
-		rw      *record.Writer
-		buf     *bufio.Writer
-		f       *os.File
-		recPath string
-	)
-	if r.cfg.Dir != "" {
-		recPath = filepath.Join(r.cfg.Dir, m.Name()+".jsonl")
-		if f, err = os.Create(recPath); err != nil {
-			return nil, fmt.Errorf("--result-dir: %w", err)
-		}
-		defer f.Close()
-		buf = bufio.NewWriterSize(f, 1<<20)
-		if rw, err = record.NewWriter(buf, header); err != nil {
-			return nil, fmt.Errorf("%s: %w", recPath, err)
-		}
+	out, err := openVirtualOut(r.cfg.Dir, m.Name(), header, cfg.Metrics)
+	if err != nil {
+		return nil, err
 	}
-
-	sum := metrics.NewSummary(cfg.Metrics)
+	defer out.close()
 	warmups, warmupTime := int64(cfg.Warmups), int64(cfg.WarmupTime)
-	var end int64
 	emit := func(rec *record.Record) error {
 		rec.Warmup = rec.Seq < warmups || rec.Scheduled < warmupTime
 		rec.Labels = cfg.Labels // shared and read-only: the writer and the summary only read it
 		if groups != nil && groups[rec.Seq] != "" {
 			rec.Labels = withGroup(cfg.Labels, groups[rec.Seq])
 		}
-		end = max(end, rec.End)
-		if rw != nil {
-			if err := rw.Write(rec); err != nil {
-				return fmt.Errorf("%s: %w", recPath, err)
-			}
-		}
-		sum.Add(rec)
-		return nil
+		return out.add(rec)
 	}
 	err = sim.StreamVirtual(ctx, opts, sim.VirtualPlan{Requests: reqs, Concurrency: concurrency}, emit)
-	if err != nil {
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			return nil, fmt.Errorf("%s interrupted: %w", m.Name(), err)
-		}
-		return nil, fmt.Errorf("%s: simulator: %w", m.Name(), err)
-	}
-	res := sum.Close()
-	if rw == nil {
-		return res, nil
-	}
-	if err := rw.Close(record.Trailer{End: end}); err != nil {
-		return nil, fmt.Errorf("%s: %w", recPath, err)
-	}
-	if err := buf.Flush(); err != nil {
-		return nil, fmt.Errorf("%s: %w", recPath, err)
-	}
-	if err := f.Close(); err != nil {
-		return nil, fmt.Errorf("%s: %w", recPath, err)
-	}
-	sf := bench.SummaryFile{Kind: summaryKind, Header: header, Records: recPath, Result: res}
-	if err := writeJSONFile(filepath.Join(r.cfg.Dir, m.Name()+summarySuffix), sf); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return out.finish(err)
 }
 
 // chatEndpoint reports whether the requests go to the chat endpoint, whose

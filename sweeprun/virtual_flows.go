@@ -1,14 +1,9 @@
 package sweeprun
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/goodput-dev/goodput/arrival"
@@ -73,76 +68,23 @@ func (r *Runner) measureVirtualFlows(ctx context.Context, m Measurement, cfg ben
 	opts.Seed = m.Seed(opts.Seed)
 	d := newVirtualFlows(src, plan, cfg)
 
-	load, _, _ := strings.Cut(plan.String(), "\n")
-	header, err := record.NewHeader("goodput "+bench.Version, map[string]any{
-		"virtual": true, "target": r.target, "arrival": load, "workload": src.String(),
-		"request_rate": rateJSON(cfg.Arrival.RequestRate), "max_concurrency": cfg.Arrival.MaxConcurrency,
-		"burstiness": cfg.Arrival.Burstiness, "num_prompts": cfg.Arrival.NumPrompts, "seed": cfg.Arrival.Seed,
-		"simulator_seed": opts.Seed, "num_warmups": cfg.Warmups, "warmup_seconds": cfg.WarmupTime.Seconds(),
-		"percentile_method": cfg.Metrics.Method.String(), "ignore_eos": cfg.Workload.Request.IgnoreEOS,
-		"think_time": cfg.Sessions.Think.String(), "session_turns": cfg.Sessions.Turns.String(),
-	})
+	header, err := r.virtualHeader(plan, cfg, src, opts.Seed, map[string]any{"ignore_eos": cfg.Workload.Request.IgnoreEOS,
+		"think_time": cfg.Sessions.Think.String(), "session_turns": cfg.Sessions.Turns.String()})
 	if err != nil {
 		return nil, err
 	}
-	header.Labels = cfg.Labels
-
-	var (
-		rw      *record.Writer
-		buf     *bufio.Writer
-		f       *os.File
-		recPath string
-	)
-	if r.cfg.Dir != "" {
-		recPath = filepath.Join(r.cfg.Dir, m.Name()+".jsonl")
-		if f, err = os.Create(recPath); err != nil {
-			return nil, fmt.Errorf("--result-dir: %w", err)
-		}
-		defer f.Close()
-		buf = bufio.NewWriterSize(f, 1<<20)
-		if rw, err = record.NewWriter(buf, header); err != nil {
-			return nil, fmt.Errorf("%s: %w", recPath, err)
-		}
+	out, err := openVirtualOut(r.cfg.Dir, m.Name(), header, cfg.Metrics)
+	if err != nil {
+		return nil, err
 	}
-	sum := metrics.NewSummary(cfg.Metrics)
-	var end int64
+	defer out.close()
 	emit := func(rec *record.Record) error {
 		d.place(rec)
 		rec.Labels = cfg.Labels
-		end = max(end, rec.End)
-		if rw != nil {
-			if err := rw.Write(rec); err != nil {
-				return fmt.Errorf("%s: %w", recPath, err)
-			}
-		}
-		sum.Add(rec)
-		return nil
+		return out.add(rec)
 	}
 	err = sim.StreamVirtual(ctx, opts, sim.VirtualPlan{Requests: d.start(), Follow: d.follow}, emit)
-	if err != nil {
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			return nil, fmt.Errorf("%s interrupted: %w", m.Name(), err)
-		}
-		return nil, fmt.Errorf("%s: simulator: %w", m.Name(), err)
-	}
-	res := sum.Close()
-	if rw == nil {
-		return res, nil
-	}
-	if err := rw.Close(record.Trailer{End: end}); err != nil {
-		return nil, fmt.Errorf("%s: %w", recPath, err)
-	}
-	if err := buf.Flush(); err != nil {
-		return nil, fmt.Errorf("%s: %w", recPath, err)
-	}
-	if err := f.Close(); err != nil {
-		return nil, fmt.Errorf("%s: %w", recPath, err)
-	}
-	sf := bench.SummaryFile{Kind: summaryKind, Header: header, Records: recPath, Result: res}
-	if err := writeJSONFile(filepath.Join(r.cfg.Dir, m.Name()+summarySuffix), sf); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return out.finish(err)
 }
 
 // virtualFlows drives a virtual-time run of flows: it starts flows as the
