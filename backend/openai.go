@@ -353,54 +353,46 @@ func (d *decoder) openAIUsage(ev *event) error {
 
 // promptDetails reads usage.prompt_tokens_details for its cached_tokens.
 func (d *decoder) promptDetails(ev *event) error {
-	s := &d.s
-	if s.null() {
-		return nil
+	n, ok, err := d.detailCount("cached_tokens")
+	if ok && n >= 0 {
+		ev.cached = n
 	}
-	if err := s.object(); err != nil {
-		return err
-	}
-	for first := true; ; first = false {
-		key, ok, err := s.field(first)
-		if err != nil || !ok {
-			return err
-		}
-		if string(key) == "cached_tokens" {
-			var n int
-			if n, err = s.count(); err == nil && n >= 0 {
-				ev.cached = n
-			}
-		} else {
-			err = s.skip()
-		}
-		if err != nil {
-			return fmt.Errorf("cached_tokens: %w", err)
-		}
-	}
+	return err
 }
 
 // completionDetails reads usage.completion_tokens_details for its
 // reasoning_tokens (OpenAI, DeepSeek, recent vLLM and SGLang).
 func (d *decoder) completionDetails(ev *event) error {
+	n, ok, err := d.detailCount("reasoning_tokens")
+	if ok {
+		ev.reasoningUsage = n
+	}
+	return err
+}
+
+// detailCount reads a usage details object (or null) for the count under
+// key want, skipping the rest; ok says it was there.
+func (d *decoder) detailCount(want string) (n int, ok bool, err error) {
 	s := &d.s
 	if s.null() {
-		return nil
+		return 0, false, nil
 	}
 	if err := s.object(); err != nil {
-		return err
+		return 0, false, err
 	}
 	for first := true; ; first = false {
-		key, ok, err := s.field(first)
-		if err != nil || !ok {
-			return err
+		key, more, err := s.field(first)
+		if err != nil || !more {
+			return n, ok, err
 		}
-		if string(key) == "reasoning_tokens" {
-			ev.reasoningUsage, err = s.count()
+		if string(key) == want {
+			n, err = s.count()
+			ok = err == nil
 		} else {
 			err = s.skip()
 		}
 		if err != nil {
-			return fmt.Errorf("reasoning_tokens: %w", err)
+			return n, ok, fmt.Errorf("%s: %w", want, err)
 		}
 	}
 }
