@@ -201,13 +201,13 @@ func describeFlows(name string, kind Kind, st Stats, sample []*Flow) string {
 // shape describes flows: calls per flow, new input and output tokens per
 // call, and the waits between calls.
 func shape(kind Kind, flows []*Flow) string {
-	calls, in, out := lengths{}, lengths{}, lengths{}
+	calls, in, out := workload.LengthRange{}, workload.LengthRange{}, workload.LengthRange{}
 	var waits []time.Duration
 	for _, f := range flows {
-		calls.add(len(f.Calls))
+		calls.Add(len(f.Calls))
 		for _, c := range f.Calls {
-			in.add(c.InputTokens)
-			out.add(c.OutputTokens)
+			in.Add(c.InputTokens)
+			out.Add(c.OutputTokens)
 			for _, d := range c.After {
 				waits = append(waits, d.Wait)
 			}
@@ -231,28 +231,4 @@ func shape(kind Kind, flows []*Flow) string {
 		s += fmt.Sprintf("; %s %v–%v (mean %v)", what, waits[0], waits[len(waits)-1], (sum / time.Duration(len(waits))).Round(time.Millisecond))
 	}
 	return s
-}
-
-// lengths accumulates min, max and mean of counts.
-type lengths struct {
-	n, lo, hi int
-	sum       float64
-}
-
-func (r *lengths) add(v int) {
-	if r.n == 0 || v < r.lo {
-		r.lo = v
-	}
-	if r.n == 0 || v > r.hi {
-		r.hi = v
-	}
-	r.n++
-	r.sum += float64(v)
-}
-
-func (r lengths) String() string {
-	if r.n == 0 {
-		return "none"
-	}
-	return fmt.Sprintf("%d–%d (mean %.1f)", r.lo, r.hi, r.sum/float64(r.n))
 }

@@ -66,22 +66,24 @@ func (d *Dataset) String() string {
 		}
 		b.WriteByte(')')
 	}
-	in, out := lengthRange{}, lengthRange{}
+	in, out := LengthRange{}, LengthRange{}
 	for _, it := range d.items {
-		in.add(it.InputTokens)
-		out.add(it.OutputTokens)
+		in.Add(it.InputTokens)
+		out.Add(it.OutputTokens)
 	}
 	fmt.Fprintf(&b, "; input tokens %s; output tokens %s", in, out)
 	return b.String()
 }
 
-// lengthRange accumulates min, max and mean of token lengths.
-type lengthRange struct {
+// LengthRange accumulates the least, greatest and mean of counts (token
+// lengths, calls per session), for a description.
+type LengthRange struct {
 	n, lo, hi int
 	sum       float64
 }
 
-func (r *lengthRange) add(v int) {
+// Add counts v.
+func (r *LengthRange) Add(v int) {
 	if r.n == 0 || v < r.lo {
 		r.lo = v
 	}
@@ -92,7 +94,8 @@ func (r *lengthRange) add(v int) {
 	r.sum += float64(v)
 }
 
-func (r lengthRange) String() string {
+// String says "lo–hi (mean m)", or "none".
+func (r LengthRange) String() string {
 	if r.n == 0 {
 		return "none"
 	}

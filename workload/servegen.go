@@ -95,7 +95,7 @@ type ServeGen struct {
 	scale    float64
 	path     string
 	window   string
-	in, out  lengthRange
+	in, out  LengthRange
 }
 
 var _ Source = (*ServeGen)(nil)
@@ -129,8 +129,8 @@ func NewServeGen(c Config) (*ServeGen, error) {
 		if in > MaxPromptTokens {
 			return nil, fmt.Errorf("%s: a prompt of %d tokens exceeds the limit of %d: lower --trace-length-scale", c.Path, in, MaxPromptTokens)
 		}
-		s.in.add(in)
-		s.out.add(out)
+		s.in.Add(in)
+		s.out.Add(out)
 	}
 	return s, nil
 }
