@@ -1,7 +1,6 @@
 package session
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -17,7 +16,7 @@ import (
 )
 
 // MaxLine bounds one line of a sessions or tasks file.
-const MaxLine = 64 << 20
+const MaxLine = workload.MaxCustomLine
 
 // sessionLine is one line of a sessions file. Pointers tell a missing
 // field from a zero one.
@@ -55,7 +54,7 @@ type turnLine struct {
 func ReadSessions(r io.Reader, name string, wc workload.Config, c Config) (Source, error) {
 	col := newCollector(wc)
 	ids := map[string]bool{}
-	err := eachLine(r, name, func(line int, text []byte) error {
+	err := workload.EachLine(r, name, func(line int, text []byte) error {
 		col.entry()
 		var l sessionLine
 		if err := json.Unmarshal(text, &l); err != nil {
@@ -160,7 +159,7 @@ type callLine struct {
 func ReadTasks(r io.Reader, name string, wc workload.Config, c Config) (Source, error) {
 	col := newCollector(wc)
 	ids := map[string]bool{}
-	err := eachLine(r, name, func(line int, text []byte) error {
+	err := workload.EachLine(r, name, func(line int, text []byte) error {
 		col.entry()
 		var l taskLine
 		if err := json.Unmarshal(text, &l); err != nil {
@@ -253,31 +252,6 @@ func (cl callLine) idOr(j int) *string {
 	}
 	s := fmt.Sprintf("c%d", j)
 	return &s
-}
-
-// eachLine calls f with each non-blank line of r and its number, and
-// wraps f's error with name:line.
-func eachLine(r io.Reader, name string, f func(line int, text []byte) error) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), MaxLine)
-	line := 0
-	for sc.Scan() {
-		line++
-		text := bytes.TrimSpace(sc.Bytes())
-		if len(text) == 0 {
-			continue
-		}
-		if err := f(line, text); err != nil {
-			return fmt.Errorf("%s:%d: %w", name, line, err)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return fmt.Errorf("%s:%d: line longer than %d MiB", name, line+1, MaxLine>>20)
-		}
-		return fmt.Errorf("%s:%d: %w", name, line+1, err)
-	}
-	return nil
 }
 
 // message reads a call's user message and output length.

@@ -1,8 +1,6 @@
 package workload
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -32,28 +30,18 @@ type customLine struct {
 // line would change the workload. name labels errors.
 func ReadCustom(r io.Reader, name string, c Config) (*Dataset, error) {
 	label := "custom " + name
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), MaxCustomLine)
 	col := newCollector(c)
-	line := 0
-	for sc.Scan() {
-		line++
-		text := bytes.TrimSpace(sc.Bytes())
-		if len(text) == 0 {
-			continue
-		}
+	err := EachLine(r, name, func(_ int, text []byte) error {
 		col.entry()
 		it, err := c.customItem(text)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
+			return err
 		}
 		col.add(it)
-	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, fmt.Errorf("%s:%d: line longer than %d MiB", name, line+1, MaxCustomLine>>20)
-		}
-		return nil, fmt.Errorf("%s:%d: %w", name, line+1, err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return col.dataset(label)
 }

@@ -2,7 +2,6 @@ package workload
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -232,28 +231,14 @@ func readJSONRows(path string, add func(map[string]any)) error {
 		}
 		return nil
 	}
-	sc := bufio.NewScanner(br)
-	sc.Buffer(make([]byte, 0, 64<<10), MaxCustomLine)
-	line := 0
-	for sc.Scan() {
-		line++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
+	return EachLine(br, path, func(_ int, b []byte) error {
 		var row map[string]any
 		if err := json.Unmarshal(b, &row); err != nil {
-			return fmt.Errorf("%s:%d: %w", path, line, jsonerr.Plain(err))
+			return jsonerr.Plain(err)
 		}
 		add(row)
-	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return fmt.Errorf("%s:%d: line longer than %d MiB", path, line+1, MaxCustomLine>>20)
-		}
-		return fmt.Errorf("%s:%d: %w", path, line+1, err)
-	}
-	return nil
+		return nil
+	})
 }
 
 // peekNonSpace returns the first byte that is not white space, leaving it
