@@ -33,10 +33,7 @@ type eventLoop struct {
 	next   atomic.Uint32 // the loop the next connection joins
 	late   Delays        // kernel arrival to read, every loop's reads
 
-	mu     sync.Mutex // guards pools, spare and closed
-	pools  map[string]*pool[*conn]
-	spare  int
-	closed bool
+	pools *pools[*conn]
 }
 
 // loopsFor returns how many event loops serve a process with procs Go
@@ -52,7 +49,7 @@ func loopsFor(procs int) int { return max(1, min(procs, 8)) }
 
 func newEventLoop(o Options) (Transport, error) {
 	t := &eventLoop{o: o, dialer: &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second},
-		pools: map[string]*pool[*conn]{}, spare: o.spare()}
+		pools: newPools[*conn](o)}
 	n := o.Loops
 	if n <= 0 {
 		n = loopsFor(runtime.GOMAXPROCS(0))
@@ -70,18 +67,11 @@ func newEventLoop(o Options) (Transport, error) {
 
 // poolFor returns the pool of connections to addr, nil once closed.
 func (t *eventLoop) poolFor(addr string) *pool[*conn] {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.closed {
-		return nil
-	}
-	p, ok := t.pools[addr]
-	if !ok {
-		p = newPool(nil, connIdle, dropConn, t.o.Cold, t.spare, t.o.Conns)
+	return t.pools.get(addr, func(spare int) *pool[*conn] {
+		p := newPool(nil, connIdle, dropConn, t.o.Cold, spare, t.o.Conns)
 		p.dial = func(ctx context.Context) (*conn, error) { return t.dial(ctx, addr, p) }
-		t.pools[addr] = p
-	}
-	return p
+		return p
+	})
 }
 
 // connIdle reports whether a pooled connection can be handed out: idle,
@@ -240,53 +230,24 @@ func (t *eventLoop) Warm(ctx context.Context, req *http.Request, n int) error {
 	if p == nil {
 		return errClosed
 	}
-	err := p.warm(ctx, n)
-	t.mu.Lock()
-	spare := t.spare
-	t.mu.Unlock()
-	p.setSpare(spare)
-	return err
+	return t.pools.warm(ctx, p, n)
 }
 
 // Ahead keeps n spare connections, at least the default (see Transport).
-func (t *eventLoop) Ahead(n int) {
-	t.mu.Lock()
-	t.spare = max(n, t.o.spare())
-	spare := t.spare
-	pools := make([]*pool[*conn], 0, len(t.pools))
-	for _, p := range t.pools {
-		pools = append(pools, p)
-	}
-	t.mu.Unlock()
-	for _, p := range pools {
-		p.setSpare(spare)
-	}
-}
+func (t *eventLoop) Ahead(n int) { t.pools.ahead(n) }
 
 // Stats returns the counts so far.
 func (t *eventLoop) Stats() Stats {
 	s := Stats{Kind: EventLoop, DialAhead: !t.o.Cold, ReadDelay: &t.late}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for _, p := range t.pools {
-		p.stats(&s)
-	}
+	t.pools.stats(&s)
 	return s
 }
 
 // Close closes every connection, failing the exchanges still under way,
 // and stops the loops.
 func (t *eventLoop) Close() error {
-	t.mu.Lock()
-	if t.closed {
-		t.mu.Unlock()
+	if !t.pools.close(true) {
 		return nil
-	}
-	t.closed = true
-	pools := t.pools
-	t.mu.Unlock()
-	for _, p := range pools {
-		p.close()
 	}
 	for _, l := range t.loops {
 		for _, c := range l.all() {

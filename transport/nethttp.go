@@ -39,14 +39,12 @@ type netHTTP struct {
 	freshOnce sync.Once
 	fresh     *http.Client
 
-	mu    sync.Mutex // guards pools and spare
-	pools map[string]*pool[net.Conn]
-	spare int
+	pools *pools[net.Conn]
 }
 
 func newNetHTTP(o Options) *netHTTP {
 	h := &netHTTP{o: o, dialer: &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second},
-		pools: map[string]*pool[net.Conn]{}, spare: o.spare()}
+		pools: newPools[net.Conn](o)}
 	h.client = &http.Client{Transport: newHTTPTransport(o, h.dialContext)}
 	return h
 }
@@ -102,11 +100,7 @@ func sniffDial(dial func(ctx context.Context, network, addr string) (net.Conn, e
 
 // poolFor returns the pool of connections to addr.
 func (h *netHTTP) poolFor(network, addr string) *pool[net.Conn] {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	key := network + " " + addr
-	p, ok := h.pools[key]
-	if !ok {
+	return h.pools.get(network+" "+addr, func(spare int) *pool[net.Conn] {
 		dial := func(ctx context.Context) (net.Conn, error) {
 			c, err := h.dialer.DialContext(ctx, network, addr)
 			if err != nil {
@@ -114,10 +108,8 @@ func (h *netHTTP) poolFor(network, addr string) *pool[net.Conn] {
 			}
 			return &sniffConn{Conn: c}, nil
 		}
-		p = newPool(dial, idleAlive, func(c net.Conn) { c.Close() }, h.o.Cold, h.spare, h.o.Conns)
-		h.pools[key] = p
-	}
-	return p
+		return newPool(dial, idleAlive, func(c net.Conn) { c.Close() }, h.o.Cold, spare, h.o.Conns)
+	})
 }
 
 // dialContext is the http.Transport's dialer: a connection from the pool.
@@ -128,50 +120,22 @@ func (h *netHTTP) dialContext(ctx context.Context, network, addr string) (net.Co
 
 // Warm opens n connections to req's server (see Transport).
 func (h *netHTTP) Warm(ctx context.Context, req *http.Request, n int) error {
-	p := h.poolFor("tcp", hostPort(req))
-	err := p.warm(ctx, n)
-	h.mu.Lock()
-	spare := h.spare
-	h.mu.Unlock()
-	p.setSpare(spare)
-	return err
+	return h.pools.warm(ctx, h.poolFor("tcp", hostPort(req)), n)
 }
 
 // Ahead keeps n spare connections, at least the default (see Transport).
-func (h *netHTTP) Ahead(n int) {
-	h.mu.Lock()
-	h.spare = max(n, h.o.spare())
-	spare := h.spare
-	pools := make([]*pool[net.Conn], 0, len(h.pools))
-	for _, p := range h.pools {
-		pools = append(pools, p)
-	}
-	h.mu.Unlock()
-	for _, p := range pools {
-		p.setSpare(spare)
-	}
-}
+func (h *netHTTP) Ahead(n int) { h.pools.ahead(n) }
 
 // Stats returns the counts so far.
 func (h *netHTTP) Stats() Stats {
 	s := Stats{Kind: NetHTTP, DialAhead: !h.o.Cold}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for _, p := range h.pools {
-		p.stats(&s)
-	}
+	h.pools.stats(&s)
 	return s
 }
 
 // Close closes idle connections and stops the diallers.
 func (h *netHTTP) Close() error {
-	h.mu.Lock()
-	pools := h.pools
-	h.pools = map[string]*pool[net.Conn]{}
-	h.mu.Unlock()
-	for _, p := range pools {
-		p.close()
-	}
+	h.pools.close(false)
 	h.client.CloseIdleConnections()
 	if h.fresh != nil {
 		h.fresh.CloseIdleConnections()
