@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -94,7 +95,11 @@ func (h *HTTP) Prepare(seq int64) {
 // build asks Request for seq and builds its HTTP request with ctx.
 func (h *HTTP) build(ctx context.Context, seq int64) prepared {
 	req, in := h.Request(seq)
-	hreq, err := h.Adapter.BuildRequest(ctx, h.BaseURL, h.Endpoint, &req)
+	base := h.BaseURL
+	if h.Router != nil {
+		base = h.Router.URL(0) // retargeted when sent (see Do)
+	}
+	hreq, err := h.Adapter.BuildRequest(ctx, base, h.Endpoint, &req)
 	return prepared{req: req, inTokens: in, hreq: hreq, err: err}
 }
 
@@ -112,6 +117,26 @@ func (h *HTTP) request(ctx context.Context, seq int64) prepared {
 		p.hreq = p.hreq.WithContext(ctx)
 	}
 	return p
+}
+
+// retarget returns hreq sent to base instead, its body as encoded.
+func (h *HTTP) retarget(hreq *http.Request, base string) (*http.Request, error) {
+	target, err := h.Adapter.URL(base, h.Endpoint)
+	if err != nil {
+		return nil, err
+	}
+	u, err := url.Parse(target)
+	if err != nil {
+		return nil, err
+	}
+	out := hreq.Clone(hreq.Context())
+	out.URL, out.Host = u, u.Host
+	if hreq.GetBody != nil {
+		if out.Body, err = hreq.GetBody(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // Warm opens n connections to the server before they are needed; see
@@ -170,7 +195,9 @@ func (h *HTTP) Do(ctx context.Context, seq int64, rec *record.Record, now func()
 		defer h.Router.Done(i)
 		base := h.Router.URL(i)
 		rec.Endpoint = base
-		p.hreq, p.err = h.Adapter.BuildRequest(ctx, base, h.Endpoint, &p.req)
+		if p.err == nil {
+			p.hreq, p.err = h.retarget(p.hreq, base)
+		}
 	}
 	if p.err != nil {
 		rec.Sent = now()
