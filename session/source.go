@@ -116,19 +116,15 @@ func (l *list) sample() []*Flow {
 	return out
 }
 
-// collector gathers a file's usable flows while it streams by, keeping a
-// uniform sample of at most limit of them (reservoir sampling), so memory
-// stays bounded by --num-prompts however large the file is.
+// collector gathers a file's usable flows while it streams by, keeping
+// them in a workload.Reservoir, and counts what it saw.
 type collector struct {
-	limit   int
-	shuffle bool
-	rng     *rand.Rand
-	entries []entry
+	entries *workload.Reservoir[entry]
 	stats   Stats
 }
 
 func newCollector(wc workload.Config) *collector {
-	return &collector{limit: wc.Limit, shuffle: !wc.NoShuffle, rng: rand.New(rand.NewPCG(wc.Seed, rngSample)),
+	return &collector{entries: workload.NewReservoir[entry](wc.Limit, !wc.NoShuffle, rand.New(rand.NewPCG(wc.Seed, rngSample))),
 		stats: Stats{Skipped: map[string]int{}}}
 }
 
@@ -136,28 +132,18 @@ func (c *collector) entry()             { c.stats.Entries++ }
 func (c *collector) skip(reason string) { c.stats.Skipped[reason]++ }
 
 func (c *collector) add(e entry) {
-	seen := c.stats.Usable
 	c.stats.Usable++
-	switch {
-	case c.limit == 0 || seen < c.limit:
-		c.entries = append(c.entries, e)
-	case c.shuffle:
-		if j := c.rng.IntN(seen + 1); j < c.limit {
-			c.entries[j] = e
-		}
-	}
+	c.entries.Add(e)
 }
 
 // list finishes collection; it fails when nothing was usable.
 func (c *collector) list(name string, kind Kind, wc workload.Config, sc Config) (*list, error) {
-	if len(c.entries) == 0 {
+	entries := c.entries.Kept()
+	if len(entries) == 0 {
 		return nil, fmt.Errorf("%s: no usable %s among %d entries%s", name, kind, c.stats.Entries, c.skippedText())
 	}
-	if c.shuffle {
-		c.rng.Shuffle(len(c.entries), func(i, j int) { c.entries[i], c.entries[j] = c.entries[j], c.entries[i] })
-	}
-	c.stats.Kept = len(c.entries)
-	l := &list{name: name, kind: kind, entries: c.entries, seed: wc.Seed, think: sc.Think, stats: c.stats}
+	c.stats.Kept = len(entries)
+	l := &list{name: name, kind: kind, entries: entries, seed: wc.Seed, think: sc.Think, stats: c.stats}
 	for _, e := range l.entries {
 		l.most = max(l.most, len(e.flow.Calls))
 	}

@@ -102,23 +102,17 @@ func (r LengthRange) String() string {
 	return fmt.Sprintf("%d–%d (mean %.1f)", r.lo, r.hi, r.sum/float64(r.n))
 }
 
-// collector gathers a dataset's usable items while a file streams by. With
-// a limit it keeps a uniform sample of that size (reservoir sampling), so
-// memory stays bounded by --num-prompts however large the file is.
+// collector gathers a dataset's usable items while a file streams by,
+// keeping them in a Reservoir, and counts what it saw.
 type collector struct {
-	limit   int  // 0 = keep all
-	shuffle bool // false: file order, and the first limit items
-	rng     *rand.Rand
-	items   []Item
-	stats   DatasetStats
+	items *Reservoir[Item]
+	stats DatasetStats
 }
 
 func newCollector(c Config) *collector {
 	return &collector{
-		limit:   c.Limit,
-		shuffle: !c.NoShuffle,
-		rng:     rand.New(rand.NewPCG(c.Seed, rngDataset)),
-		stats:   DatasetStats{Skipped: map[string]int{}},
+		items: NewReservoir[Item](c.Limit, !c.NoShuffle, rand.New(rand.NewPCG(c.Seed, rngDataset))),
+		stats: DatasetStats{Skipped: map[string]int{}},
 	}
 }
 
@@ -130,31 +124,19 @@ func (c *collector) skip(reason string) { c.stats.Skipped[reason]++ }
 
 // add offers a usable item.
 func (c *collector) add(it Item) {
-	seen := c.stats.Usable
 	c.stats.Usable++
-	switch {
-	case c.limit == 0 || seen < c.limit:
-		c.items = append(c.items, it)
-	case c.shuffle:
-		// Algorithm R: item number seen replaces a kept one with
-		// probability limit/(seen+1).
-		if j := c.rng.IntN(seen + 1); j < c.limit {
-			c.items[j] = it
-		}
-	}
+	c.items.Add(it)
 }
 
 // dataset finishes collection. It fails when nothing was usable, since a run
 // without prompts cannot start.
 func (c *collector) dataset(name string) (*Dataset, error) {
-	if len(c.items) == 0 {
+	items := c.items.Kept()
+	if len(items) == 0 {
 		return nil, fmt.Errorf("%s: no usable entry among %d (%s)", name, c.stats.Entries, c.skippedText())
 	}
-	if c.shuffle {
-		c.rng.Shuffle(len(c.items), func(i, j int) { c.items[i], c.items[j] = c.items[j], c.items[i] })
-	}
-	c.stats.Kept = len(c.items)
-	return &Dataset{name: name, items: c.items, stats: c.stats}, nil
+	c.stats.Kept = len(items)
+	return &Dataset{name: name, items: items, stats: c.stats}, nil
 }
 
 func (c *collector) skippedText() string {
