@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"strings"
 	"testing"
 	"time"
 	"unsafe"
@@ -34,52 +35,136 @@ func TestMain(m *testing.M) {
 // system call that blocks: the runtime hands the thread's processor on
 // and takes it back at every wake-up), and parked, as the event loop
 // waits (the epoll set in the runtime's poller, the calls that cannot
-// block made raw). cpu-µs/read is this process's CPU time per read that
-// returned bytes; reads/token how many it took per token. Compare
-// BenchmarkGenerator's cpu-µs/token, which does all the rest.
+// block made raw). The uring variants read the same streams with io_uring
+// instead (see readFloorUring). cpu-µs/read is this process's CPU time
+// per read that returned bytes; reads/token how many it took per token.
+// Compare BenchmarkGenerator's cpu-µs/token, which does all the rest.
 func BenchmarkReadFloor(b *testing.B) {
-	for _, wait := range []string{"blocking", "parked"} {
+	for _, wait := range []string{"blocking", "parked", "uring", "uring-blocking"} {
 		for _, streams := range []int{64, 256, 1000} {
 			b.Run(fmt.Sprint(wait, "/", streams, "-streams"), func(b *testing.B) {
 				for b.Loop() {
-					readFloor(b, streams, wait == "parked")
+					f := dialFloor(b, streams, false)
+					cpu0 := cpuload.Self()
+					switch wait {
+					case "blocking", "parked":
+						readFloor(b, f, wait == "parked")
+					default:
+						readFloorUring(b, f, wait == "uring")
+					}
+					cpu := cpuload.Self() - cpu0
+					f.close(b)
+					b.ReportMetric(float64(cpu.Nanoseconds())/1e3/float64(f.reads), "cpu-µs/read")
+					b.ReportMetric(float64(f.reads)/float64(streams*128), "reads/token")
+					if strings.HasPrefix(wait, "uring") {
+						b.ReportMetric(float64(f.rearms)/float64(streams), "rearms/stream")
+					}
 				}
 			})
 		}
 	}
 }
 
-func readFloor(b *testing.B, streams int, parked bool) {
-	r := canned.StartChild(b, canned.Options{TTFT: 50 * time.Millisecond, ITL: 20 * time.Millisecond})
+// floorRun is one run of the floor: a canned server, a connection per
+// stream, and what has been read of each.
+type floorRun struct {
+	remote *canned.Remote
+	req    []byte
+	fds    []int // by stream
+	tails  []streamTail
+	kept   [][]byte // by stream, every byte read; nil unless asked for
+	reads  int      // reads that returned bytes, before their stream's end
+	ended  int      // streams whose end was read
+	rearms int      // receives armed again (io_uring only)
+}
+
+// dialFloor starts a canned server and dials streams connections to it,
+// their requests not yet sent. keep keeps every byte read. Close it.
+func dialFloor(tb testing.TB, streams int, keep bool) *floorRun {
+	r := canned.StartChild(tb, canned.Options{TTFT: 50 * time.Millisecond, ITL: 20 * time.Millisecond})
 	u, _ := url.Parse(r.URL)
-	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
-	if err != nil {
-		b.Fatal(err)
+	f := &floorRun{remote: r, tails: make([]streamTail, streams),
+		req: []byte("POST /v1/completions HTTP/1.1\r\nHost: " + u.Host + "\r\nContent-Length: 18\r\n\r\n{\"max_tokens\":128}")}
+	if keep {
+		f.kept = make([][]byte, streams)
 	}
-	defer unix.Close(epfd)
-	req := []byte("POST /v1/completions HTTP/1.1\r\nHost: " + u.Host + "\r\nContent-Length: 18\r\n\r\n{\"max_tokens\":128}")
-	fds := make([]int, 0, streams)
 	for range streams {
 		c, err := net.Dial("tcp", u.Host)
 		if err != nil {
-			b.Fatal(err)
+			tb.Fatal(err)
 		}
 		raw, _ := c.(*net.TCPConn).SyscallConn()
 		var fd int
 		raw.Control(func(f uintptr) { fd, _ = unix.FcntlInt(f, unix.F_DUPFD_CLOEXEC, 0) })
 		c.Close()
-		fds = append(fds, fd)
-		unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, fd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(fd)})
+		f.fds = append(f.fds, fd)
 	}
-	cpu0 := cpuload.Self()
-	for _, fd := range fds {
-		unix.Write(fd, req)
+	return f
+}
+
+// send writes every stream's request.
+func (f *floorRun) send() {
+	for _, fd := range f.fds {
+		unix.Write(fd, f.req)
 	}
-	// Each stream ends with "0\r\n\r\n"; the loop counts the ends.
+}
+
+// took counts a read of p on stream i and reports whether it was the
+// stream's end.
+func (f *floorRun) took(i int, p []byte) bool {
+	f.reads++
+	if f.kept != nil {
+		f.kept[i] = append(f.kept[i], p...)
+	}
+	if f.tails[i].add(p) {
+		f.ended++
+		return true
+	}
+	return false
+}
+
+// close closes the connections and stops the server.
+func (f *floorRun) close(tb testing.TB) {
+	for _, fd := range f.fds {
+		unix.Close(fd)
+	}
+	if _, err := f.remote.Stop(); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// streamTail holds the last bytes of a stream, to find its end: each
+// stream ends with "0\r\n\r\n", which a read may split.
+type streamTail struct {
+	last [5]byte
+	n    int
+}
+
+// add appends p and reports whether the stream now ends with its end.
+func (t *streamTail) add(p []byte) bool {
+	var w [10]byte
+	n := copy(w[:], t.last[:t.n])
+	n += copy(w[n:], p[max(0, len(p)-5):])
+	t.n = copy(t.last[:], w[max(0, n-5):n])
+	return string(t.last[:t.n]) == "0\r\n\r\n"
+}
+
+// readFloor reads f's streams to their ends with epoll, parked in the
+// runtime's poller or blocking in epoll_wait.
+func readFloor(tb testing.TB, f *floorRun, parked bool) {
+	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer unix.Close(epfd)
+	for i, fd := range f.fds {
+		// The event's data is the stream's index; the read takes the fd.
+		unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, fd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(fd), Pad: int32(i)})
+	}
+	streams := len(f.fds)
+	f.send()
 	buf := make([]byte, 64<<10)
 	evs := make([]unix.EpollEvent, 256)
-	reads, ended := 0, 0
-	tail := make(map[int32][]byte, streams)
 	handle := func(evs []unix.EpollEvent) {
 		for _, ev := range evs {
 			r, _, e := unix.RawSyscall(unix.SYS_READ, uintptr(ev.Fd), uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))
@@ -87,24 +172,20 @@ func readFloor(b *testing.B, streams int, parked bool) {
 			if e != 0 || k <= 0 {
 				continue
 			}
-			reads++
-			t := append(tail[ev.Fd], buf[max(0, k-5):k]...)
-			tail[ev.Fd] = t[max(0, len(t)-5):]
-			if string(tail[ev.Fd]) == "0\r\n\r\n" {
-				ended++
+			if f.took(int(ev.Pad), buf[:k]) {
 				unix.EpollCtl(epfd, unix.EPOLL_CTL_DEL, int(ev.Fd), nil)
 			}
 		}
 	}
 	if parked {
 		unix.SetNonblock(epfd, true)
-		f := os.NewFile(uintptr(dup(b, epfd)), "floor")
-		defer f.Close()
-		rc, err := f.SyscallConn()
+		file := os.NewFile(uintptr(dup(tb, epfd)), "floor")
+		defer file.Close()
+		rc, err := file.SyscallConn()
 		if err != nil {
-			b.Fatal(err)
+			tb.Fatal(err)
 		}
-		for ended < streams {
+		for f.ended < streams {
 			rc.Read(func(uintptr) bool {
 				for {
 					r, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(epfd), uintptr(unsafe.Pointer(&evs[0])), uintptr(len(evs)), 0, 0, 0)
@@ -112,40 +193,31 @@ func readFloor(b *testing.B, streams int, parked bool) {
 						continue
 					}
 					if e != 0 || r == 0 {
-						return ended >= streams
+						return f.ended >= streams
 					}
 					handle(evs[:r])
 				}
 			})
 		}
 	} else {
-		for ended < streams {
+		for f.ended < streams {
 			n, err := unix.EpollWait(epfd, evs, -1)
 			if err == unix.EINTR {
 				continue
 			}
 			if err != nil {
-				b.Fatal(err)
+				tb.Fatal(err)
 			}
 			handle(evs[:n])
 		}
 	}
-	cpu := cpuload.Self() - cpu0
-	for _, fd := range fds {
-		unix.Close(fd)
-	}
-	if _, err := r.Stop(); err != nil {
-		b.Fatal(err)
-	}
-	b.ReportMetric(float64(cpu.Nanoseconds())/1e3/float64(reads), "cpu-µs/read")
-	b.ReportMetric(float64(reads)/float64(streams*128), "reads/token")
 }
 
 // dup duplicates fd, so that the runtime's file may close its own.
-func dup(b *testing.B, fd int) int {
+func dup(tb testing.TB, fd int) int {
 	d, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	return d
 }
