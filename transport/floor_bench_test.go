@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 	"unsafe"
@@ -37,7 +38,9 @@ func TestMain(m *testing.M) {
 // waits (the epoll set in the runtime's poller, the calls that cannot
 // block made raw). The uring variants read the same streams with io_uring
 // instead (see readFloorUring). cpu-µs/read is this process's CPU time
-// per read that returned bytes; reads/token how many it took per token.
+// per read that returned bytes; reads/token how many it took per token;
+// switches/read the context switches of this process's threads per read,
+// which is where the variants differ most.
 // Compare BenchmarkGenerator's cpu-µs/token, which does all the rest.
 func BenchmarkReadFloor(b *testing.B) {
 	for _, wait := range []string{"blocking", "parked", "uring", "uring-blocking"} {
@@ -45,17 +48,18 @@ func BenchmarkReadFloor(b *testing.B) {
 			b.Run(fmt.Sprint(wait, "/", streams, "-streams"), func(b *testing.B) {
 				for b.Loop() {
 					f := dialFloor(b, streams, false)
-					cpu0 := cpuload.Self()
+					cpu0, sw0 := cpuload.Self(), switches()
 					switch wait {
 					case "blocking", "parked":
 						readFloor(b, f, wait == "parked")
 					default:
 						readFloorUring(b, f, wait == "uring")
 					}
-					cpu := cpuload.Self() - cpu0
+					cpu, sw := cpuload.Self()-cpu0, switches()-sw0
 					f.close(b)
 					b.ReportMetric(float64(cpu.Nanoseconds())/1e3/float64(f.reads), "cpu-µs/read")
 					b.ReportMetric(float64(f.reads)/float64(streams*128), "reads/token")
+					b.ReportMetric(float64(sw)/float64(f.reads), "switches/read")
 					if strings.HasPrefix(wait, "uring") {
 						b.ReportMetric(float64(f.rearms)/float64(streams), "rearms/stream")
 					}
@@ -63,6 +67,16 @@ func BenchmarkReadFloor(b *testing.B) {
 			})
 		}
 	}
+}
+
+// switches returns the context switches, voluntary or not, of every
+// thread of this process so far.
+func switches() int64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return ru.Nvcsw + ru.Nivcsw
 }
 
 // floorRun is one run of the floor: a canned server, a connection per

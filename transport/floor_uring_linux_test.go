@@ -41,6 +41,15 @@ const floorDeadline = 2 * time.Minute
 // with IORING_SETUP_DEFER_TASKRUN, so that the kernel completes receives
 // in that wait instead of interrupting the thread to do it.
 //
+// Parked cannot use DEFER_TASKRUN: the receives' work then waits for the
+// owning thread to enter the kernel, and the ring's fd does not become
+// readable meanwhile, so a parked reader never wakes (tried on 6.18: no
+// stream got a byte before the deadline). Without it, the kernel does a
+// receive's work in the thread that submitted it, woken for that, before
+// the completion makes the ring readable and the poller wakes the reader:
+// more wake-ups per token than epoll's one, which is what switches/read
+// shows.
+//
 // It skips tb where the kernel has no io_uring or refuses it.
 func readFloorUring(tb testing.TB, f *floorRun, parked bool) {
 	streams := len(f.fds)
