@@ -2,6 +2,7 @@ package workload
 
 import (
 	"bufio"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -258,6 +259,34 @@ func peekNonSpace(br *bufio.Reader) (byte, error) {
 	}
 }
 
+// checkParquetFrame returns an error unless r, of the given size, is framed
+// as a plaintext Parquet file: "PAR1" at both ends and a footer length that
+// fits between them. The Parquet library allocates the footer length it
+// reads before comparing it with the file's size, so eight lying bytes at
+// the end of a file would otherwise cost up to 4 GiB of memory.
+func checkParquetFrame(r io.ReaderAt, size int64) error {
+	const magic = "PAR1"
+	if size < 12 {
+		return fmt.Errorf("%d bytes, shorter than the 12 of an empty Parquet frame", size)
+	}
+	var head, tail [4]byte
+	if _, err := r.ReadAt(head[:], 0); err != nil {
+		return err
+	}
+	var end [8]byte
+	if _, err := r.ReadAt(end[:], size-8); err != nil {
+		return err
+	}
+	copy(tail[:], end[4:])
+	if string(head[:]) != magic || string(tail[:]) != magic {
+		return fmt.Errorf("want %q at the start and the end, have %q and %q", magic, head[:], tail[:])
+	}
+	if footer := int64(binary.LittleEndian.Uint32(end[:4])); footer > size-12 {
+		return fmt.Errorf("its footer claims %d bytes, more than the file's %d", footer, size)
+	}
+	return nil
+}
+
 // readParquetRows calls add for every row of a Parquet file, as a map
 // shaped as JSON would decode it.
 func readParquetRows(path string, add func(map[string]any)) (err error) {
@@ -278,6 +307,9 @@ func readParquetRows(path string, add func(map[string]any)) (err error) {
 			err = fmt.Errorf("%s: unreadable Parquet data: %v", path, p)
 		}
 	}()
+	if err := checkParquetFrame(f, fi.Size()); err != nil {
+		return fmt.Errorf("%s: not a Parquet file: %w", path, err)
+	}
 	pf, err := parquet.OpenFile(f, fi.Size())
 	if err != nil {
 		return fmt.Errorf("%s: not a Parquet file: %w", path, err)
