@@ -2,7 +2,6 @@ package workload
 
 import (
 	"bufio"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -259,34 +258,6 @@ func peekNonSpace(br *bufio.Reader) (byte, error) {
 	}
 }
 
-// checkParquetFrame returns an error unless r, of the given size, is framed
-// as a plaintext Parquet file: "PAR1" at both ends and a footer length that
-// fits between them. The Parquet library allocates the footer length it
-// reads before comparing it with the file's size, so eight lying bytes at
-// the end of a file would otherwise cost up to 4 GiB of memory.
-func checkParquetFrame(r io.ReaderAt, size int64) error {
-	const magic = "PAR1"
-	if size < 12 {
-		return fmt.Errorf("%d bytes, shorter than the 12 of an empty Parquet frame", size)
-	}
-	var head, tail [4]byte
-	if _, err := r.ReadAt(head[:], 0); err != nil {
-		return err
-	}
-	var end [8]byte
-	if _, err := r.ReadAt(end[:], size-8); err != nil {
-		return err
-	}
-	copy(tail[:], end[4:])
-	if string(head[:]) != magic || string(tail[:]) != magic {
-		return fmt.Errorf("want %q at the start and the end, have %q and %q", magic, head[:], tail[:])
-	}
-	if footer := int64(binary.LittleEndian.Uint32(end[:4])); footer > size-12 {
-		return fmt.Errorf("its footer claims %d bytes, more than the file's %d", footer, size)
-	}
-	return nil
-}
-
 // readParquetRows calls add for every row of a Parquet file, as a map
 // shaped as JSON would decode it.
 func readParquetRows(path string, add func(map[string]any)) (err error) {
@@ -310,16 +281,26 @@ func readParquetRows(path string, add func(map[string]any)) (err error) {
 	if err := checkParquetFrame(f, fi.Size()); err != nil {
 		return fmt.Errorf("%s: not a Parquet file: %w", path, err)
 	}
-	pf, err := parquet.OpenFile(f, fi.Size())
+	// Reading rows in order needs neither the page index nor the bloom
+	// filters, and both are read at offsets and lengths the file states.
+	pf, err := parquet.OpenFile(f, fi.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
 		return fmt.Errorf("%s: not a Parquet file: %w", path, err)
+	}
+	if err := checkParquetPages(f, fi.Size(), pf.Metadata()); err != nil {
+		return fmt.Errorf("%s: unreadable Parquet data: %w", path, err)
 	}
 	r := parquet.NewGenericReader[map[string]any](pf, pf.Schema())
 	defer r.Close()
 	rows := make([]map[string]any, 128)
+	for i := range rows {
+		rows[i] = map[string]any{}
+	}
 	for {
-		for i := range rows {
-			rows[i] = map[string]any{}
+		// add keeps nothing of a row, so its map is cleared and reused: a
+		// file of many empty rows costs no allocation per row.
+		for _, row := range rows {
+			clear(row)
 		}
 		n, err := r.Read(rows)
 		for _, row := range rows[:n] {

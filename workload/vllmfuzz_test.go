@@ -145,8 +145,10 @@ func totalAlloc() uint64 {
 }
 
 // allocLimit is the most that reading an n-byte dataset file may
-// allocate: a fixed allowance for the readers' buffers, plus room for a
-// compressed file to expand a hundredfold.
+// allocate: room for the readers' buffers and for the pages the Parquet
+// checks let a file claim in all (pageBudgetFloor), and for a compressed
+// file to expand a thousandfold. What it catches are claims past that,
+// which no small file can back.
 func allocLimit(n int) uint64 {
-	return 64<<20 + 100*uint64(n)
+	return 2<<30 + 1000*uint64(n)
 }
