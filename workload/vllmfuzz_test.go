@@ -3,6 +3,7 @@ package workload
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -121,11 +122,33 @@ func FuzzReadHFParquet(f *testing.F) {
 		if err := os.WriteFile(p, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
+		before := totalAlloc()
 		c := vllmConfig(DatasetHF, p, 0)
 		src, err := New(c)
+		// A size the file claims but does not hold must not be allocated:
+		// on a CI machine a few such bytes are an out-of-memory crash.
+		if got, limit := totalAlloc()-before, allocLimit(len(data)); got > limit {
+			t.Fatalf("reading %d bytes allocated %d MiB, more than %d MiB (err %v)", len(data), got>>20, limit>>20, err)
+		}
 		if err != nil {
 			return
 		}
 		checkDataset(t, src.(*Dataset), c)
 	})
+}
+
+// totalAlloc is the bytes this process has allocated so far.
+func totalAlloc() uint64 {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.TotalAlloc
+}
+
+// allocLimit is the most that reading an n-byte dataset file may
+// allocate: room for the readers' buffers and for the pages the Parquet
+// checks let a file claim in all (pageBudgetFloor), and for a compressed
+// file to expand a thousandfold. What it catches are claims past that,
+// which no small file can back.
+func allocLimit(n int) uint64 {
+	return 2<<30 + 1000*uint64(n)
 }
