@@ -188,7 +188,7 @@ func cmp(a, b error) error {
 
 // TestUringFloorReadsWhatEpollReads checks the uring floor against the
 // epoll floor: four streams, every one read to its end, in bytes the
-// same as epoll's, each with its 128 tokens.
+// same as epoll's, each with its 128 tokens, and no file left open.
 func TestUringFloorReadsWhatEpollReads(t *testing.T) {
 	const streams = 4
 	read := func(name string) [][]byte {
@@ -212,13 +212,26 @@ func TestUringFloorReadsWhatEpollReads(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"uring", "uring-blocking"} {
+		fds := openFiles(t)
 		got := read(name)
+		if n := openFiles(t); n != fds {
+			t.Errorf("%s: %d files open after the run, %d before", name, n, fds)
+		}
 		for i := range want {
 			if string(got[i]) != string(want[i]) {
 				t.Errorf("%s: stream %d read %d bytes, not the %d epoll read:\n%q\nwant\n%q", name, i, len(got[i]), len(want[i]), got[i], want[i])
 			}
 		}
 	}
+}
+
+// openFiles counts this process's open files.
+func openFiles(t *testing.T) int {
+	es, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(es)
 }
 
 // countTokens counts the completion events of a canned stream.
