@@ -13,7 +13,9 @@
 //     an epoll set of its own, level-triggered, one read per readiness
 //     event into the loop's buffer; the response is parsed in place and
 //     the body handed to the Receiver from the loop, so a token costs one
-//     read and no goroutine wake-up (see eventloop_linux.go);
+//     read and no goroutine wake-up (see eventloop_linux.go). io_uring's
+//     multishot receive was measured beside it and costs more per token
+//     (BenchmarkReadFloor; BENCHMARKS.md, "io_uring");
 //   - net/http, for TLS, HTTP/2, proxies and other systems: a reading
 //     goroutine per response, as net/http reads.
 //
