@@ -349,11 +349,10 @@ func Run(ctx context.Context, p Plan, do Doer, out chan<- *record.Record) (Resul
 		// even the first burst waits for them.
 		PrepareFirst(p, do)
 		prepCtx, stopPreparing := context.WithCancel(ctx)
-		var done <-chan struct{}
-		r.ready, done = prepare(prepCtx, p, pr)
+		r.ready = prepare(prepCtx, p, pr)
 		defer func() {
 			stopPreparing()
-			<-done // no Prepare runs once Run has returned
+			<-r.ready.done // no Prepare runs once Run has returned
 		}()
 	}
 	warmErr := WarmFirst(ctx, p, do)
@@ -423,37 +422,6 @@ func (r *Result) startLag() time.Duration {
 	return m
 }
 
-// prepare calls pr.Prepare for each request of p in schedule order, past
-// the ones PrepareFirst did, and returns a channel that delivers one
-// token per request prepared, in order: the k-th token received means
-// request k is ready. It keeps at most p.prepareAhead() requests ready
-// beyond those taken, and stops when ctx ends; done closes when it has.
-// Requests PrepareFirst built already cost it only a look (see
-// Preparer).
-func prepare(ctx context.Context, p Plan, pr Preparer) (ready <-chan struct{}, done <-chan struct{}) {
-	ahead := p.prepareAhead()
-	tokens := make(chan struct{}, ahead) // owned by the goroutine below, which never closes it
-	for range ahead {
-		tokens <- struct{}{} // prepared by PrepareFirst
-	}
-	stopped := make(chan struct{})
-	go func() {
-		defer close(stopped)
-		for i := ahead; p.total() == 0 || i < p.total(); i++ {
-			if ctx.Err() != nil {
-				return
-			}
-			pr.Prepare(p.seq(i))
-			select {
-			case tokens <- struct{}{}:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	return tokens, stopped
-}
-
 type runner struct {
 	plan       Plan
 	do         Doer
@@ -466,24 +434,16 @@ type runner struct {
 	wait       *finesleep.Waiter // used only by the scheduling goroutine
 	lag        lags
 	burst      burstWatch
-	// ready delivers a token per request prepared, in schedule order, when
-	// the Doer is a Preparer; nil otherwise. Whoever takes request i takes
-	// the i-th token first.
-	ready <-chan struct{}
+	// ready hands out the requests prepared, in schedule order, when the
+	// Doer is a Preparer; nil otherwise. Whoever takes request i takes the
+	// i-th one first.
+	ready *readyQueue
 }
 
 // prepared waits until the next request in schedule order is prepared. It
 // reports false if ctx ends first.
 func (r *runner) prepared(ctx context.Context) bool {
-	if r.ready == nil {
-		return true
-	}
-	select {
-	case <-r.ready:
-		return true
-	case <-ctx.Done():
-		return false
-	}
+	return r.ready == nil || r.ready.take(ctx)
 }
 
 // send hands request i to the Doer and adds the time the Doer took to send
