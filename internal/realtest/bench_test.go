@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -137,13 +138,23 @@ func TestIgnoreEOSIsExact(t *testing.T) {
 	})
 }
 
+// seedsUsed counts the seeds freshSeed has given out.
+var seedsUsed atomic.Int64
+
+// freshSeed returns a --seed that no other run of this process uses, far
+// from the small literal seeds of the other tests, so that its random
+// prompts are new to a shared server's prompt cache.
+func freshSeed() string { return fmt.Sprint(1<<20 + seedsUsed.Add(1)) }
+
 // A run repeated with the same seed sends the same prompts, which the
 // server then serves from its prompt cache: the second run says so.
 func TestRepeatedRunWarnsOfThePromptCache(t *testing.T) {
 	eachTransport(t, func(t *testing.T, tf []string) {
 		s := sharedServer(t, 4)
-		// A seed of its own per transport: the other's prompts are cached.
-		seed := fmt.Sprint(4242 + len(t.Name()))
+		// A seed no earlier run against the shared server used: the other
+		// transport's prompts, and those of this test run before under
+		// -count, are in its cache.
+		seed := freshSeed()
 		args := append([]string{"--max-concurrency", "2", "--num-prompts", "8", "--random-input-len", "256", "--random-output-len", "4",
 			"--prompt-format", "ids", "--seed", seed}, tf...)
 		first, _ := bench(t, s.URL, 0, args...)
