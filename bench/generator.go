@@ -166,26 +166,43 @@ func checkGenerator(c selfCheck) Generator {
 	}
 
 	th := g.Threshold
-	if g.LagP99 > th {
+	// The start-up burst is judged by how long it took to send (below),
+	// the rest of the run by its lag: a pause between two of the burst's
+	// sends is the burst's, and where every request was in it (vLLM's
+	// default, all at once) the run has no lag of its own to judge.
+	past, pastWhat := c.run.Lag, ""
+	if g.Burst != nil {
+		past, pastWhat = past[min(len(past), g.Burst.Requests):], " past the start-up burst"
+	}
+	_, pastP99, pastMax := quantiles(past)
+	if pastP99 > th {
 		g.Limited = true
 		what := "requests went out late"
 		if !c.open {
 			what = "workers were slow to send the next request"
 		}
 		g.Warnings = append(g.Warnings, fmt.Sprintf(
-			"the generator, not the server, limited this run: %s (p99 dispatch lag %.2f ms, max %.2f ms, threshold %.2f ms). TTFT still counts from the scheduled times, but the offered load was lower than planned: %s.",
-			what, 1e3*g.LagP99, 1e3*g.LagMax, 1e3*th, g.advice()))
+			"the generator, not the server, limited this run: %s (p99 dispatch lag%s %.2f ms, max %.2f ms, threshold %.2f ms). TTFT still counts from the scheduled times, but the offered load was lower than planned: %s.",
+			what, pastWhat, 1e3*pastP99, 1e3*pastMax, 1e3*th, g.advice()))
 	}
-	if g.StartLag > th && g.LagP99 <= th {
+	// A burst that covers the run's start has said how its start went.
+	startIsBurst := g.Burst != nil && g.Burst.Requests >= c.run.StartRequests
+	if g.StartLag > th && pastP99 <= th && !startIsBurst {
 		g.Limited = true
 		g.Warnings = append(g.Warnings, fmt.Sprintf(
 			"the first requests went out late (up to %.2f ms, threshold %.2f ms): the generator was slow to start, and their TTFT and client queue include it",
 			1e3*g.StartLag, 1e3*th))
 	}
 	if b := g.Burst; b != nil && b.DrainSeconds > max(10*th, 0.01) {
+		after := fmt.Sprintf("Later requests went out on time; to leave the burst out of the statistics, give --num-warmups %d.", b.Requests)
+		if len(past) == 0 {
+			after = "It was the whole run: a finite --request-rate spreads the requests out."
+		} else if pastP99 > th {
+			after = fmt.Sprintf("To leave the burst out of the statistics, give --num-warmups %d.", b.Requests)
+		}
 		g.Warnings = append(g.Warnings, fmt.Sprintf(
-			"the start-up burst of %d requests due at once took %.1f ms to send: the last of them waited that long in this client, and their TTFT includes it. Later requests went out on time; to leave the burst out of the statistics, give --num-warmups %d.",
-			b.Requests, 1e3*b.DrainSeconds, b.Requests))
+			"the start-up burst of %d requests due at once took %.1f ms to send: the last of them waited that long in this client, and their TTFT includes it. %s",
+			b.Requests, 1e3*b.DrainSeconds, after))
 	}
 	switch {
 	case g.Reads > 0 && g.ReadDelayP99 > max(th, 0.001):

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -287,6 +288,44 @@ func (d *burstDoer) Do(_ context.Context, _ int64, rec *record.Record, now func(
 	d.turn <- struct{}{}
 	time.Sleep(2 * time.Second)
 	rec.End = now()
+}
+
+// A run that is one burst (vLLM's default: every request at once) is
+// judged by the time the burst took, not by the pauses between its sends:
+// two 5 ms pauses among 200 sends are the burst's 23.5 ms, not a generator
+// that limited the run. Requests after a burst are judged by their own lag.
+func TestARunThatIsOneBurstIsJudgedAsABurst(t *testing.T) {
+	burst := lagsOf(200, 90*time.Microsecond)
+	burst[60], burst[61], burst[140] = 5*time.Millisecond, 5*time.Millisecond, 2*time.Millisecond
+	tests := []struct {
+		name    string
+		lag     []time.Duration
+		limited bool
+		warns   []string // each in one warning, in order
+	}{
+		{"all at once", burst, false,
+			[]string{"the start-up burst of 200 requests due at once took 23.5 ms to send: the last of them waited that long in this client, and their TTFT includes it. It was the whole run: a finite --request-rate"}},
+		{"a burst, then 1,000 on time", append(slices.Clone(burst), lagsOf(1000, 100*time.Microsecond)...), false,
+			[]string{"took 23.5 ms to send: the last of them waited that long in this client, and their TTFT includes it. Later requests went out on time; to leave the burst out of the statistics, give --num-warmups 200."}},
+		{"a burst, then 1,000 late", append(slices.Clone(burst), lagsOf(1000, 3*time.Millisecond)...), true,
+			[]string{"p99 dispatch lag past the start-up burst 3.00 ms, max 3.00 ms",
+				"took 23.5 ms to send: the last of them waited that long in this client, and their TTFT includes it. To leave the burst out of the statistics, give --num-warmups 200."}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			run := load.Result{Lag: tt.lag, StartLag: 5 * time.Millisecond, StartRequests: 16,
+				Burst: load.Burst{Requests: 200, Drain: 23500 * time.Microsecond}}
+			g := checkGenerator(selfCheck{run: run, threshold: time.Millisecond, open: true})
+			if g.Limited != tt.limited || len(g.Warnings) != len(tt.warns) {
+				t.Fatalf("limited %v, warnings %q; want limited %v and %d warnings", g.Limited, g.Warnings, tt.limited, len(tt.warns))
+			}
+			for k, w := range tt.warns {
+				if !strings.Contains(g.Warnings[k], w) {
+					t.Errorf("warning %d = %q, want it to say %q", k, g.Warnings[k], w)
+				}
+			}
+		})
+	}
 }
 
 // A 256-stream closed loop starts with a burst: every worker's first
