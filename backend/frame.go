@@ -299,3 +299,22 @@ func (f *framer) dispatch() frame {
 // finish marks the end of the body, so that next also returns an
 // unterminated last line and an event missing its blank line.
 func (f *framer) finish() { f.eof = true }
+
+// ReserveBuffers puts n read buffers in the pool the stream readers take
+// theirs from, each page written once, so that n responses read at once
+// (a start-up burst's) neither allocate nor fault in their buffers while
+// they are being read. Call it before a run's start; sync.Pool keeps them
+// until its second garbage collection.
+func ReserveBuffers(n int) {
+	bufs := make([]*[]byte, n)
+	for i := range bufs {
+		bufs[i] = bufPool.Get().(*[]byte)
+		b := *bufs[i]
+		for k := 0; k < len(b); k += 4096 {
+			b[k] = 0
+		}
+	}
+	for _, p := range bufs {
+		bufPool.Put(p)
+	}
+}

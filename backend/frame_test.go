@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -244,4 +246,33 @@ func TestFramerPoolsOnlyDefaultBuffers(t *testing.T) {
 		t.Fatalf("buffer is %d bytes, want at least %d", len(f.buf), len(in))
 	}
 	f.release()
+}
+
+// The buffers ReserveBuffers makes are the ones the next stream readers
+// take: n framers made after it allocate next to no read buffer of their
+// own (without it, all n: 2 MiB).
+func TestReservedBuffersAreTakenWithoutAllocating(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(-1)) // a collection would empty the pool
+	const n = 64
+	ReserveBuffers(n)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	framers := make([]*framer, n)
+	for i := range framers {
+		framers[i] = newFramer(framingSSE)
+	}
+	runtime.ReadMemStats(&after)
+	// n framers of their own, and not n buffers of 32 KiB: at most a few,
+	// since sync.Pool gives a goroutine that moved to another processor
+	// every buffer but the one kept private to the first (and a parallel
+	// test may take one).
+	if got, most := after.TotalAlloc-before.TotalAlloc, uint64(n/4*initialBuffer); got >= most {
+		t.Errorf("%d framers after ReserveBuffers(%d) allocated %d bytes, want less than %d (%d buffers)", n, n, got, most, n/4)
+	}
+	for _, f := range framers {
+		if len(f.buf) != initialBuffer {
+			t.Fatalf("a framer's buffer has %d bytes, want %d", len(f.buf), initialBuffer)
+		}
+		f.release()
+	}
 }

@@ -139,10 +139,14 @@ func (h *HTTP) retarget(hreq *http.Request, base string) (*http.Request, error) 
 	return out, nil
 }
 
-// Warm opens n connections to the server before they are needed; see
-// Warmer.
-// With a Router the n are spread evenly over its endpoints.
+// Warm opens n connections to the server before they are needed, and
+// makes the read buffers of n responses; see Warmer. With a Router the n
+// connections are spread evenly over its endpoints.
 func (h *HTTP) Warm(ctx context.Context, n int) error {
+	// The start's responses are read at once: buffers made while their
+	// first tokens arrive made the first wave read them late
+	// (BenchmarkFirstWave, wave1-read-ms).
+	backend.ReserveBuffers(n)
 	bases := []string{h.BaseURL}
 	if h.Router != nil {
 		bases = h.Router.URLs()
