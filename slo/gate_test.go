@@ -184,13 +184,7 @@ func TestGateEval(t *testing.T) {
 	plain := noSLO.Close()
 	empty := metrics.NewSummary(metrics.Options{Good: cs.Good}).Close()
 
-	tests := []struct {
-		gate     string
-		r        *metrics.Result
-		pass     bool
-		measured float64
-		problem  string // substring; empty means none
-	}{
+	tests := []gateCase{
 		{"p99(ttft)<=500ms", res, false, 0.696, ""}, // linear p99 is 0.696 s
 		{"p99(ttft)<=700ms", res, true, 0.696, ""},
 		{"p50(ttft)<=500ms", res, true, 0.5, ""}, // equal passes <=
@@ -219,17 +213,7 @@ func TestGateEval(t *testing.T) {
 		{"error_rate<=0.5", empty, false, 0, "no requests were measured"},
 		{"p99(ttft)<=1s", nil, false, 0, "no result"},
 	}
-	for _, tt := range tests {
-		g, err := ParseGate(tt.gate)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := g.Eval(tt.r)
-		if got.Pass != tt.pass || !near(got.Measured, tt.measured) ||
-			(tt.problem == "") != (got.Problem == "") || !strings.Contains(got.Problem, tt.problem) {
-			t.Errorf("%s: %+v; want pass %v, measured %v, problem %q", tt.gate, got, tt.pass, tt.measured, tt.problem)
-		}
-	}
+	checkGateCases(t, tests)
 
 	results, ok := gates.Eval(res)
 	if ok || len(results) != 2 || results[0].Pass || !results[1].Pass {
@@ -279,13 +263,7 @@ func TestGateEvalReasoning(t *testing.T) {
 	}
 	noReasoning := plain.Close()
 
-	tests := []struct {
-		gate     string
-		r        *metrics.Result
-		pass     bool
-		measured float64
-		problem  string
-	}{
+	tests := []gateCase{
 		{"p50(ttfa)<=1s", res, true, 1.0, ""}, // the median of 0.05, 1.0, 2.0; equal passes
 		{"p50(ttfa)<1s", res, false, 1.0, ""}, // but not <
 		{"p90(ttfa)<=2s", res, true, 1.8, ""}, // linear: 1.0 + 0.8 × (2.0 − 1.0)
@@ -300,6 +278,23 @@ func TestGateEvalReasoning(t *testing.T) {
 		{"max(tpot_answer)<=100ms", noReasoning, true, 0.1, ""},
 		{"mean(tpot_reasoning)<=1s", noReasoning, false, 0, "no tpot_reasoning values were measured"},
 	}
+	checkGateCases(t, tests)
+}
+
+// gateCase is one gate evaluated on one result: whether it passes, the
+// value it measured, and a substring of the problem it reports ("" for
+// none).
+type gateCase struct {
+	gate     string
+	r        *metrics.Result
+	pass     bool
+	measured float64
+	problem  string
+}
+
+// checkGateCases parses and evaluates each case's gate.
+func checkGateCases(t *testing.T, tests []gateCase) {
+	t.Helper()
 	for _, tt := range tests {
 		g, err := ParseGate(tt.gate)
 		if err != nil {
@@ -401,13 +396,7 @@ func TestGateEvalFlows(t *testing.T) {
 	sessions := exampleResult(t, "sessions_worked_example.txt", true)
 	tasks := exampleResult(t, "tasks_worked_example.txt", true)
 	unjudged := exampleResult(t, "sessions_worked_example.txt", false)
-	tests := []struct {
-		gate     string
-		r        *metrics.Result
-		pass     bool
-		measured float64
-		problem  string // substring; empty means none
-	}{
+	tests := []gateCase{
 		{"session_goodput>=5.8", sessions, true, 7 / 1.2, ""},
 		{"session_goodput>=5.9", sessions, false, 7 / 1.2, ""},
 		{"session_attainment>=33%", sessions, true, 1.0 / 3, ""},
@@ -435,17 +424,7 @@ func TestGateEvalFlows(t *testing.T) {
 		// (one read from a summary written by hand, say).
 		{"task_attainment>=0.5", &metrics.Result{Goodput: &metrics.Goodput{}, Tasks: &metrics.Tasks{}}, false, 0, "task_attainment needs a per-request SLO"},
 	}
-	for _, tt := range tests {
-		g, err := ParseGate(tt.gate)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := g.Eval(tt.r)
-		if got.Pass != tt.pass || !near(got.Measured, tt.measured) ||
-			(tt.problem == "") != (got.Problem == "") || !strings.Contains(got.Problem, tt.problem) {
-			t.Errorf("%s: %+v; want pass %v, measured %v, problem %q", tt.gate, got, tt.pass, tt.measured, tt.problem)
-		}
-	}
+	checkGateCases(t, tests)
 	// A session's span is no per-request condition.
 	if _, err := ParseConditions("session_duration<=30s"); err == nil || !strings.Contains(err.Error(), `unknown metric "session_duration"`) {
 		t.Errorf("a per-request SLO on session_duration: %v", err)
