@@ -119,22 +119,14 @@ func TestRunPageShowsSessions(t *testing.T) {
 		t.Errorf("verdict %v, want %q", lead, want)
 	}
 	figs := tableRows(t, doc, "sessions", "flows")
-	for _, tc := range []struct{ page, summary, want string }{
-		{"sessions", "", "3"},
-		{"turns", "", "7 (2.33 per session)"},
-		{"sessions with a failed turn", "", "0"},
-		{"good sessions (every turn good)", "Good sessions (every request good):", "1 of 3 (33.33%)"},
-		{"session goodput (tok/s)", "Session goodput (tok/s):", "5.83"},
-		// 1 good session over 1.20 s
-		{"good sessions per second", "", "0.83"},
-	} {
-		got := figureOf(t, figs, tc.page)
+	for _, tc := range sessionFigures {
+		got := figureOf(t, figs, tc.label)
 		if got != tc.want {
-			t.Errorf("%s: page shows %q, want %q", tc.page, got, tc.want)
+			t.Errorf("%s: page shows %q, want %q", tc.label, got, tc.want)
 		}
 		if tc.summary != "" {
 			if s := summaryValue(t, run, tc.summary); s != got {
-				t.Errorf("%s: page shows %q, the summary %q", tc.page, got, s)
+				t.Errorf("%s: page shows %q, the summary %q", tc.label, got, s)
 			}
 		}
 	}

@@ -84,22 +84,14 @@ func TestRunMarkdownShowsSessions(t *testing.T) {
 	if want := "\n3 sessions of 7 turns: 1 of 3 good (every turn met the SLO ttft<=500ms,tpot<=50ms), session goodput 5.83 tok/s (attainment 33.3 %), against a request goodput of 12.50 tok/s.\n"; !strings.Contains(sec, want) {
 		t.Errorf("no verdict %q in:\n%s", want, sec)
 	}
-	for _, tc := range []struct{ md, summary, want string }{
-		{"sessions", "", "3"},
-		{"turns", "", "7 (2.33 per session)"},
-		{"sessions with a failed turn", "", "0"},
-		{"good sessions (every turn good)", "Good sessions (every request good):", "1 of 3 (33.33%)"},
-		{"session goodput (tok/s)", "Session goodput (tok/s):", "5.83"},
-		// 1 good session over 1.20 s
-		{"good sessions per second", "", "0.83"},
-	} {
-		got := mdFigure(t, sec, tc.md)
+	for _, tc := range sessionFigures {
+		got := mdFigure(t, sec, tc.label)
 		if got != tc.want {
-			t.Errorf("%s: %q, want %q", tc.md, got, tc.want)
+			t.Errorf("%s: %q, want %q", tc.label, got, tc.want)
 		}
 		if tc.summary != "" {
 			if s := summaryValue(t, run, tc.summary); s != got {
-				t.Errorf("%s: Markdown %q, the summary %q", tc.md, got, s)
+				t.Errorf("%s: Markdown %q, the summary %q", tc.label, got, s)
 			}
 		}
 	}
