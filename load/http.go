@@ -189,8 +189,8 @@ func (h *HTTP) Do(ctx context.Context, seq int64, rec *record.Record, now func()
 	rec.InputTokens = inTokens
 	rec.RequestID = p.req.RequestID
 	if h.Router != nil {
-		// The endpoint is chosen as the request leaves, so the prepared
-		// request is built again for it.
+		// The endpoint is chosen as the request leaves: the prepared
+		// request, built for the first endpoint, is pointed at it.
 		key := rec.Session
 		if key == "" {
 			key = rec.Task
@@ -199,7 +199,7 @@ func (h *HTTP) Do(ctx context.Context, seq int64, rec *record.Record, now func()
 		defer h.Router.Done(i)
 		base := h.Router.URL(i)
 		rec.Endpoint = base
-		if p.err == nil {
+		if p.err == nil && base != h.Router.URL(0) {
 			p.hreq, p.err = h.retarget(p.hreq, base)
 		}
 	}
