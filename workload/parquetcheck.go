@@ -40,15 +40,16 @@ func checkParquetFrame(r io.ReaderAt, size int64) error {
 	if size < 12 {
 		return fmt.Errorf("%d bytes, shorter than the 12 of an empty Parquet frame", size)
 	}
-	var head, end [8]byte
-	if _, err := r.ReadAt(head[:4], 0); err != nil {
+	var head [4]byte
+	var end [8]byte // the footer's length, then the magic
+	if _, err := r.ReadAt(head[:], 0); err != nil {
 		return err
 	}
 	if _, err := r.ReadAt(end[:], size-8); err != nil {
 		return err
 	}
-	if string(head[:4]) != magic || string(end[4:]) != magic {
-		return fmt.Errorf("want %q at the start and the end, have %q and %q", magic, head[:4], end[4:])
+	if string(head[:]) != magic || string(end[4:]) != magic {
+		return fmt.Errorf("want %q at the start and the end, have %q and %q", magic, head[:], end[4:])
 	}
 	n := int64(binary.LittleEndian.Uint32(end[:4]))
 	if n > size-12 {
@@ -236,7 +237,7 @@ func thriftValue(b []byte, t byte, depth int) (int, error) {
 	case compactUUID:
 		return thriftFixed(b, 16)
 	case compactBinary:
-		return thriftSized(b, 1, func(b []byte, n uint64) (int, error) { return thriftFixed(b, n) })
+		return thriftSized(b, 1, thriftFixed)
 	case compactStruct:
 		return thriftStruct(b, depth+1)
 	case compactList, compactSet:
