@@ -36,12 +36,15 @@ func (s *pools[C]) get(key string, mk func(spare int) *pool[C]) *pool[C] {
 	return p
 }
 
-// warm opens n connections in p, then has it keep the spares asked for.
+// warm opens n connections in p and the spares beyond them, then has it
+// keep the spares asked for. The start's requests, taking n, leave the
+// spares idle: the dialler, which tops them up once they run short, has
+// nothing to dial while the start-up burst goes out.
 func (s *pools[C]) warm(ctx context.Context, p *pool[C], n int) error {
-	err := p.warm(ctx, n)
 	s.mu.Lock()
 	spare := s.spare
 	s.mu.Unlock()
+	err := p.warm(ctx, n+spare)
 	p.setSpare(spare)
 	return err
 }
