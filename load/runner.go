@@ -356,8 +356,10 @@ func Run(ctx context.Context, p Plan, do Doer, out chan<- *record.Record) (Resul
 		}()
 	}
 	warmErr := WarmFirst(ctx, p, do)
+	r.hire(ctx)
 	epoch, err := waitEpoch(ctx, p.Epoch, wait)
 	if err != nil {
+		r.dismiss()
 		return Result{Epoch: epoch, Interrupted: true}, nil
 	}
 	r.epoch = epoch
@@ -368,7 +370,7 @@ func Run(ctx context.Context, p Plan, do Doer, out chan<- *record.Record) (Resul
 	if len(p.Offsets) > 0 {
 		r.open(ctx)
 	} else {
-		r.closed(ctx)
+		r.closed()
 	}
 	r.wg.Wait()
 	// A burst's requests are as late as each was sent after the one
@@ -438,6 +440,17 @@ type runner struct {
 	// Doer is a Preparer; nil otherwise. Whoever takes request i takes the
 	// i-th one first.
 	ready *readyQueue
+
+	// The goroutines of the start (see hire): start is closed to set them
+	// going, once the epoch is known; queue feeds an open loop's senders
+	// (the capped loop's, or the first crewed requests' of an uncapped
+	// one), and is closed by the scheduler.
+	start  chan struct{}
+	queue  chan queued
+	crewed int
+
+	mu   sync.Mutex // guards next, and the order in which requests take their prepared token
+	next int        // the closed loop's next request
 }
 
 // prepared waits until the next request in schedule order is prepared. It
@@ -476,40 +489,46 @@ type queued struct {
 	rec *record.Record
 }
 
-// open sends request i at epoch + Offsets[i]: on its own goroutine without
-// a cap; with one, through a queue served by as many senders as can ever
-// be in flight, so that requests waiting for a slot cost a queue entry,
-// not a goroutine each.
+// serve sends the requests of queue until it is closed: an open loop's
+// sender when it has a cap.
+func (r *runner) serve(ctx context.Context, queue <-chan queued) {
+	for q := range queue {
+		r.sendQueued(ctx, q)
+	}
+}
+
+// sendQueued sends q, or, when ctx ended while it waited for a sender,
+// records it as never sent, and delivers it.
+func (r *runner) sendQueued(ctx context.Context, q queued) {
+	if ctx.Err() != nil {
+		// Interrupted before it could leave: never sent.
+		q.rec.Sent, q.rec.End = r.now(), r.now()
+		q.rec.Error, q.rec.Msg = record.ErrCanceled, "interrupted while waiting for a concurrency slot"
+	} else {
+		// The wait in the queue is client queue: it delays Sent, not
+		// Scheduled.
+		r.send(q.i, q.rec)
+	}
+	r.deliver(q.rec)
+}
+
+// open sends request i at epoch + Offsets[i]: with a cap, through the
+// queue its senders serve (as many as can ever be in flight), so that
+// requests waiting for a slot cost a queue entry, not a goroutine each;
+// without one, the start-up burst through the queue of its crew (see
+// hire), and every later request on its own goroutine.
 func (r *runner) open(ctx context.Context) {
-	var queue chan queued
-	if n := r.plan.workers(); n > 0 {
+	capped := r.plan.workers() > 0
+	if r.queue != nil {
 		// The scheduler owns queue and closes it when it stops.
-		queue = make(chan queued, len(r.plan.Offsets))
-		defer close(queue)
-		for range n {
-			r.wg.Add(1)
-			go func() {
-				defer r.wg.Done()
-				for q := range queue {
-					if ctx.Err() != nil {
-						// Interrupted before it could leave: never sent.
-						q.rec.Sent, q.rec.End = r.now(), r.now()
-						q.rec.Error, q.rec.Msg = record.ErrCanceled, "interrupted while waiting for a concurrency slot"
-					} else {
-						// The wait in the queue is client queue: it delays
-						// Sent, not Scheduled.
-						r.send(q.i, q.rec)
-					}
-					r.deliver(q.rec)
-				}
-			}()
-		}
+		defer close(r.queue)
 	}
 	var lag burstLag
 	since := func() time.Duration { return time.Duration(r.now()) }
 	if n := r.plan.burstSize(); n > 1 {
 		r.burst.begin(n, int64(r.plan.Offsets[0]))
 	}
+	close(r.start)
 	warmer, _ := r.do.(Warmer)
 	// soon is the first request not due within AheadWindow; asked is what
 	// Ahead was last told. It is told of a fall too: spares already
@@ -532,8 +551,8 @@ func (r *runner) open(ctx context.Context) {
 		r.lag.set(i, lag.of(off, time.Duration(r.now())))
 		rec := &record.Record{Seq: r.plan.seq(i), Scheduled: int64(off), Warmup: r.warm(i, off)}
 		r.sent++
-		if queue != nil {
-			queue <- queued{i, rec} // never blocks: it holds every request
+		if capped || i < r.crewed {
+			r.queue <- queued{i, rec} // never blocks: it holds every request it is given
 			continue
 		}
 		r.wg.Add(1)
@@ -546,59 +565,59 @@ func (r *runner) open(ctx context.Context) {
 }
 
 // closed keeps its workers busy (Concurrency, or Count when fewer: no more
-// can ever be in flight). A worker's next request is scheduled at the
-// moment its previous one finished.
-func (r *runner) closed(ctx context.Context) {
-	var mu sync.Mutex // guards next, and the order in which requests take their prepared token
-	next := 0
-	take := func() (int, bool) {
-		mu.Lock()
-		defer mu.Unlock()
-		if ctx.Err() != nil || (r.plan.Count > 0 && next >= r.plan.Count) ||
-			(r.plan.Duration > 0 && time.Duration(r.now()) >= r.plan.Duration) {
-			return 0, false
-		}
-		if !r.prepared(ctx) {
-			return 0, false
-		}
-		next++
-		return next - 1, true
-	}
+// can ever be in flight), started by hire, and returns when they are
+// done. A worker's next request is scheduled at the moment its previous
+// one finished.
+func (r *runner) closed() {
 	// Every worker's first request is due at the epoch: together they are
 	// the start-up burst (see Result.Burst).
-	n := r.plan.workers()
-	r.burst.begin(n, 0)
-	var workers sync.WaitGroup
-	for range n {
-		workers.Add(1)
-		go func() {
-			defer workers.Done()
-			var sched int64 // the epoch
-			first := true
-			for {
-				i, ok := take()
-				if !ok {
-					return
-				}
-				rec := &record.Record{Seq: r.plan.seq(i), Scheduled: sched, Warmup: r.warm(i, time.Duration(sched))}
-				if first {
-					r.burst.member(i)
-					first = false
-				}
-				r.lag.set(i, time.Duration(r.now()-sched))
-				r.send(i, rec)
-				// The slot freed when the response ended; the next request
-				// is due then, however long delivery takes.
-				sched = r.now()
-				if rec.End != 0 {
-					sched = rec.End
-				}
-				r.deliver(rec)
-			}
-		}()
+	r.burst.begin(r.plan.workers(), 0)
+	close(r.start)
+	r.wg.Wait()
+	r.sent = int64(r.next)
+}
+
+// take returns the index of the closed loop's next request, when the run
+// is to send one, once it is prepared.
+func (r *runner) take(ctx context.Context) (int, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if ctx.Err() != nil || (r.plan.Count > 0 && r.next >= r.plan.Count) ||
+		(r.plan.Duration > 0 && time.Duration(r.now()) >= r.plan.Duration) {
+		return 0, false
 	}
-	workers.Wait()
-	r.sent = int64(next)
+	if !r.prepared(ctx) {
+		return 0, false
+	}
+	r.next++
+	return r.next - 1, true
+}
+
+// work is a closed loop's worker: it sends requests one after the other
+// until take says no more.
+func (r *runner) work(ctx context.Context) {
+	var sched int64 // the epoch
+	first := true
+	for {
+		i, ok := r.take(ctx)
+		if !ok {
+			return
+		}
+		rec := &record.Record{Seq: r.plan.seq(i), Scheduled: sched, Warmup: r.warm(i, time.Duration(sched))}
+		if first {
+			r.burst.member(i)
+			first = false
+		}
+		r.lag.set(i, time.Duration(r.now()-sched))
+		r.send(i, rec)
+		// The slot freed when the response ended; the next request is
+		// due then, however long delivery takes.
+		sched = r.now()
+		if rec.End != 0 {
+			sched = rec.End
+		}
+		r.deliver(rec)
+	}
 }
 
 // deliver hands rec to the consumer. The consumer must keep reading until

@@ -1,0 +1,150 @@
+package load
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/transport"
+)
+
+// A send through either transport grows a new goroutine's stack, and a
+// goroutine whose stack growStack grew sends without growing it further.
+// A stack that grows is copied to a new place, so a local variable's
+// address before and after a call says whether the call grew it.
+func TestASendFitsTheGrownStack(t *testing.T) {
+	srv, _ := dialCounter(time.Millisecond)
+	defer srv.Close()
+	eachTransport(t, func(t *testing.T, kind transport.Kind) {
+		const n = 50
+		d := oneTokenDoer(newTransport(t, kind, srv.URL, ClientOptions{Conns: n}), srv.URL)
+		if err := d.Warm(t.Context(), n); err != nil {
+			t.Fatal(err)
+		}
+		// moved returns how many of n goroutines that each ran grow, then
+		// a send, had their stack moved by the send.
+		moved := func(grow bool) int {
+			var wg sync.WaitGroup
+			var mu sync.Mutex
+			count := 0
+			for i := range n {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if grow {
+						growStack()
+					}
+					var here byte
+					before := uintptr(unsafe.Pointer(&here))
+					rec := &record.Record{Seq: int64(i)}
+					d.Do(context.Background(), int64(i), rec, func() int64 { return 0 })
+					if !rec.OK() {
+						t.Errorf("request %d: %s %s", i, rec.Error, rec.Msg)
+					}
+					if uintptr(unsafe.Pointer(&here)) != before {
+						mu.Lock()
+						count++
+						mu.Unlock()
+					}
+				}()
+			}
+			wg.Wait()
+			return count
+		}
+		if m := moved(false); m != n {
+			t.Errorf("%d of %d sends from a new goroutine moved its stack, want every one: growStack would be no use", m, n)
+		}
+		if m := moved(true); m != 0 {
+			t.Errorf("%d of %d sends after growStack moved the stack, want none", m, n)
+		}
+	})
+}
+
+// Run starts the goroutines its start sends from before the epoch, and
+// they are all waiting by then: a closed loop's workers, a capped open
+// loop's senders, one per request of an uncapped open loop's start-up
+// burst. While Run waits for an epoch 300 ms away, as many more
+// goroutines as those run as before it; once it returns, none is left.
+func TestTheStartsGoroutinesWaitBeforeTheEpoch(t *testing.T) {
+	plans := []struct {
+		name string
+		plan Plan
+		want int
+	}{
+		{"closed loop of 40", Plan{Concurrency: 40, Count: 80}, 40},
+		{"open loop capped at 30", Plan{Offsets: make([]time.Duration, 50), Concurrency: 30}, 30},
+		{"open loop, a burst of 50", Plan{Offsets: append(make([]time.Duration, 50), time.Millisecond)}, 50},
+	}
+	for _, tt := range plans {
+		before := runtime.NumGoroutine()
+		tt.plan.Epoch = time.Now().Add(300 * time.Millisecond)
+		do := DoerFunc(func(ctx context.Context, seq int64, rec *record.Record, now func() int64) {
+			rec.Sent = now()
+			rec.End = rec.Sent
+		})
+		out := make(chan *record.Record, 200)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			if _, err := Run(t.Context(), tt.plan, do, out); err != nil {
+				t.Error(err)
+			}
+		}()
+		time.Sleep(150 * time.Millisecond)
+		// The goroutine above, which runs Run, is not the start's.
+		if got := runtime.NumGoroutine() - before - 1; got < tt.want {
+			t.Errorf("%s: %d goroutines more while Run waits for its epoch, want at least %d", tt.name, got, tt.want)
+		}
+		<-done
+		close(out)
+		n := 0
+		for r := range out {
+			if r.Sent < 0 {
+				t.Errorf("%s: request %d sent before the epoch", tt.name, r.Seq)
+			}
+			n++
+		}
+		if n != len(tt.plan.Offsets) && n != tt.plan.Count {
+			t.Errorf("%s: %d records", tt.name, n)
+		}
+		for deadline := time.Now().Add(time.Second); runtime.NumGoroutine() > before && time.Now().Before(deadline); {
+			time.Sleep(time.Millisecond)
+		}
+		if got := runtime.NumGoroutine(); got > before {
+			t.Errorf("%s: %d goroutines left after Run, %d before", tt.name, got, before)
+		}
+	}
+}
+
+// An interrupted wait for the epoch ends the goroutines of the start: Run
+// returns, sends nothing and leaves none behind.
+func TestTheStartsGoroutinesEndWhenTheWaitIsInterrupted(t *testing.T) {
+	for _, plan := range []Plan{
+		{Concurrency: 40, Count: 80},
+		{Offsets: make([]time.Duration, 50), Concurrency: 30},
+		{Offsets: make([]time.Duration, 50)},
+	} {
+		before := runtime.NumGoroutine()
+		plan.Epoch = time.Now().Add(time.Hour)
+		ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+		sent := atomic.Int64{}
+		do := DoerFunc(func(ctx context.Context, seq int64, rec *record.Record, now func() int64) { sent.Add(1) })
+		out := make(chan *record.Record, 200)
+		res, err := Run(ctx, plan, do, out)
+		cancel()
+		if err != nil || !res.Interrupted || sent.Load() != 0 || len(out) != 0 {
+			t.Errorf("%+v: err %v, interrupted %v, %d sent, %d records", plan, err, res.Interrupted, sent.Load(), len(out))
+		}
+		for deadline := time.Now().Add(time.Second); runtime.NumGoroutine() > before && time.Now().Before(deadline); {
+			time.Sleep(time.Millisecond)
+		}
+		if got := runtime.NumGoroutine(); got > before {
+			t.Errorf("%+v: %d goroutines left after Run, %d before", plan, got, before)
+		}
+	}
+}
