@@ -66,13 +66,21 @@ func NewTransport(baseURL string, o ClientOptions) (transport.Transport, error) 
 }
 
 // prepared is a request built ahead of its send: what Request returned,
-// and the HTTP request the adapter built of it (or why it could not).
+// and the HTTP request the adapter built of it (or why it could not);
+// enc is that request encoded for the wire, when the transport can and
+// its body is at most encodeAhead bytes.
 type prepared struct {
 	req      backend.Request
 	inTokens int
 	hreq     *http.Request
+	enc      *transport.Encoded
 	err      error
 }
+
+// encodeAhead is the largest body a prepared request is encoded with: a
+// prepared request encoded holds its body twice, and for a long prompt
+// the copy, not the rest of the encoding, is the cost.
+const encodeAhead = 16 << 10
 
 // Prepare builds request seq ahead of its send, its body encoded, so that
 // Do need not; see Preparer.
@@ -84,6 +92,10 @@ func (h *HTTP) Prepare(seq int64) {
 		return
 	}
 	p := h.build(context.Background(), seq)
+	if enc, ok := h.Transport.(transport.Encoder); ok && p.err == nil && p.hreq.ContentLength <= encodeAhead {
+		// An error here is met again when the request is sent, and told.
+		p.enc, _ = enc.Encode(p.hreq)
+	}
 	h.mu.Lock()
 	if h.prepared == nil {
 		h.prepared = map[int64]prepared{}
@@ -113,7 +125,7 @@ func (h *HTTP) request(ctx context.Context, seq int64) prepared {
 	if !ok {
 		return h.build(ctx, seq)
 	}
-	if p.hreq != nil {
+	if p.hreq != nil && p.enc == nil {
 		p.hreq = p.hreq.WithContext(ctx)
 	}
 	return p
@@ -200,7 +212,8 @@ func (h *HTTP) Do(ctx context.Context, seq int64, rec *record.Record, now func()
 		base := h.Router.URL(i)
 		rec.Endpoint = base
 		if p.err == nil && base != h.Router.URL(0) {
-			p.hreq, p.err = h.retarget(p.hreq, base)
+			p.hreq, p.err = h.retarget(p.hreq.WithContext(ctx), base)
+			p.enc = nil // encoded for the first endpoint
 		}
 	}
 	if p.err != nil {
@@ -211,8 +224,14 @@ func (h *HTTP) Do(ctx context.Context, seq int64, rec *record.Record, now func()
 	}
 	hreq := p.hreq
 	rd := h.Adapter.NewReader(rec)
+	var ex transport.Exchange
+	var err error
 	rec.Sent = now()
-	ex, err := h.Transport.Do(ctx, hreq, now, rd)
+	if p.enc != nil {
+		ex, err = h.Transport.(transport.Encoder).Send(ctx, p.enc, now, rd)
+	} else {
+		ex, err = h.Transport.Do(ctx, hreq, now, rd)
+	}
 	if ex.Retried {
 		rec.Retries++
 		h.retried.Add(1)

@@ -152,6 +152,38 @@ func (t *eventLoop) Do(ctx context.Context, req *http.Request, now func() int64,
 		return ex, urlError(req, err)
 	}
 	defer releaseWire(wire)
+	return t.exchange(ctx, req, wire.Bytes(), keep, now, r)
+}
+
+// Encode puts req in its wire form (see Encoder).
+func (t *eventLoop) Encode(req *http.Request) (*Encoded, error) {
+	if !strings.EqualFold(req.URL.Scheme, "http") {
+		return nil, urlError(req, fmt.Errorf("the event loop speaks plain-text HTTP/1.1, not %s://", req.URL.Scheme))
+	}
+	keep := !t.o.NoKeepAlive && !req.Close
+	var buf bytes.Buffer
+	if err := appendRequest(&buf, req, !keep); err != nil {
+		return nil, urlError(req, err)
+	}
+	return &Encoded{Req: req, wire: buf.Bytes(), keep: keep, by: t}, nil
+}
+
+// Send sends e as Do sends its request (see Encoder).
+func (t *eventLoop) Send(ctx context.Context, e *Encoded, now func() int64, r Receiver) (Exchange, error) {
+	if e.by != t {
+		return Exchange{}, urlError(e.Req, errors.New("the request was encoded by another transport"))
+	}
+	if err := ctx.Err(); err != nil {
+		return Exchange{}, urlError(e.Req, err)
+	}
+	return t.exchange(ctx, e.Req, e.wire, e.keep, now, r)
+}
+
+// exchange sends req, as wire, and pushes its response to r: on a pooled
+// connection, and once more on a new one when that failed before any
+// answer byte (see Transport).
+func (t *eventLoop) exchange(ctx context.Context, req *http.Request, wire []byte, keep bool, now func() int64, r Receiver) (Exchange, error) {
+	var ex Exchange
 	addr := hostPort(req)
 	p := t.poolFor(addr)
 	if p == nil {
@@ -161,7 +193,7 @@ func (t *eventLoop) Do(ctx context.Context, req *http.Request, now func() int64,
 	if err != nil {
 		return ex, urlError(req, err)
 	}
-	answered, err := c.exchange(ctx, req, wire.Bytes(), now, r, keep)
+	answered, err := c.exchange(ctx, req, wire, now, r, keep)
 	if err != nil && ctx.Err() != nil {
 		err = ctx.Err() // the exchange failed because its context ended
 	}

@@ -78,9 +78,9 @@ type Exchange struct {
 // concurrent use; Close it when done.
 type Transport interface {
 	Do(ctx context.Context, req *http.Request, now func() int64, r Receiver) (Exchange, error)
-	// Warm opens connections until n are ready to req's server, or ctx
-	// ends; it sends nothing. It returns the first dial error, if every
-	// attempt failed.
+	// Warm opens connections until n are ready to req's server, and the
+	// spares beyond them (see Options.Spare), or ctx ends; it sends
+	// nothing. It returns the first dial error, if every attempt failed.
 	Warm(ctx context.Context, req *http.Request, n int) error
 	// Ahead sets how many spare connections to keep dialled, beyond
 	// those in use, from now on: the requests due soon. It does nothing
@@ -91,6 +91,31 @@ type Transport interface {
 	// Close closes every idle connection and stops the transport's
 	// goroutines. Requests still in flight end with errors.
 	Close() error
+}
+
+// Encoder is implemented by a transport that sends a request as bytes it
+// can make before the request is due (the event loop): Encode makes them,
+// and Send sends them as Do sends the request, so that the send costs
+// only its write. A run's start-up burst sends its requests encoded, so
+// that no encoding takes the CPU its writes need (BENCHMARKS.md, "The
+// start's goroutines before the epoch").
+type Encoder interface {
+	// Encode returns req in its wire form. req's body must be readable
+	// again through GetBody (as http.NewRequest makes it of a
+	// bytes.Reader) if the request is to be sent again after a pooled
+	// connection failed; req must not change until its Send returns.
+	Encode(req *http.Request) (*Encoded, error)
+	// Send sends e, which Encode of this transport made, as Do sends its
+	// request; it may be called once.
+	Send(ctx context.Context, e *Encoded, now func() int64, r Receiver) (Exchange, error)
+}
+
+// Encoded is a request in the wire form an Encoder made.
+type Encoded struct {
+	Req  *http.Request // the request it is
+	wire []byte
+	keep bool // the connection may carry another request after it
+	by   Transport
 }
 
 // Kind names a transport.
