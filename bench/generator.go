@@ -32,8 +32,10 @@ type Generator struct {
 
 	// ReadDelay is how long response bytes waited in the kernel before
 	// the generator read them, from the kernel's receive timestamps (the
-	// event-loop transport on Linux): the error it added to its chunk
-	// timestamps. Reads is how many reads were measured; 0 when none.
+	// event-loop transport on Linux), which are also the chunks' times:
+	// the wait is how late the generator learned of them, not an error
+	// on their timestamps. Reads is how many reads were measured; 0 when
+	// none.
 	ReadDelayP50 float64 `json:"read_delay_p50_seconds,omitempty"`
 	ReadDelayP99 float64 `json:"read_delay_p99_seconds,omitempty"`
 	ReadDelayMax float64 `json:"read_delay_max_seconds,omitempty"`
@@ -208,7 +210,7 @@ func checkGenerator(c selfCheck) Generator {
 	case g.Reads > 0 && g.ReadDelayP99 > max(th, 0.001):
 		g.LateReads = true
 		g.Warnings = append(g.Warnings, fmt.Sprintf(
-			"this process read the server's bytes late: they waited in the kernel p99 %.2f ms (median %.3f ms, max %.2f ms) before it read them, so chunk timestamps (ITL, TPOT) are late by up to that much; %s",
+			"this process read the server's bytes late: they waited in the kernel p99 %.2f ms (median %.3f ms, max %.2f ms) before it read them. Chunk timestamps are the kernel's arrival times and leave the wait out, but a closed loop's next request, due when the response before it ended, went out only once that end was read; %s",
 			1e3*g.ReadDelayP99, 1e3*g.ReadDelayP50, 1e3*g.ReadDelayMax, g.readCause()))
 	case g.Reads == 0 && g.SchedLatencyP99 > max(2*th, 0.002):
 		g.Limited = true

@@ -55,7 +55,7 @@ const LabelPrefixGroup = "prefix_group"
 // Chunk is one arrival of streamed output that carried at least one token.
 // Role-only and usage-only chunks are not Chunks.
 type Chunk struct {
-	At     int64 // arrival time, ns from the run epoch, taken when the bytes were read
+	At     int64 // arrival time, ns from the run epoch: when the bytes reached the machine (the kernel's receive timestamp), else when they were read
 	Tokens int32 // output tokens it carried (≥ 1)
 	// Reasoning marks a reasoning model's thinking: the chunk carried
 	// reasoning text (reasoning_content, reasoning, thinking) and no

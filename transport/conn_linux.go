@@ -109,6 +109,10 @@ func (c *conn) ready(events uint32) {
 // now idle and should go back to its pool.
 func (c *conn) readLocked() bool {
 	n, stamp, errno := c.l.recv(c.fd)
+	var wall int64
+	if stamp != 0 {
+		wall = time.Now().UnixNano()
+	}
 	var at int64
 	if c.now != nil {
 		at = c.now()
@@ -130,7 +134,7 @@ func (c *conn) readLocked() bool {
 			return false
 		}
 		if stamp != 0 {
-			c.l.noteDelay(stamp, time.Now().UnixNano())
+			at = c.arrival(at, stamp, wall)
 		}
 		return c.feedLocked(c.l.buf[:n], at)
 	case n == 0:
@@ -146,6 +150,23 @@ func (c *conn) readLocked() bool {
 	}
 	c.brokenLocked(err, at)
 	return false
+}
+
+// arrival returns when the bytes of a read at at (the exchange's clock)
+// arrived: at less how long they waited in the socket, from the kernel's
+// receive stamp of the read's last bytes (wall-clock ns) to the wall
+// clock after the read. So a token's time is when it reached this
+// machine, not when the loop got to it: a burst of tokens read one after
+// the other keeps each one's own time. It is never before the exchange
+// began or the read before; a wait the wall clock makes impossible (set
+// meanwhile) leaves at as it is.
+func (c *conn) arrival(at, stamp, wall int64) int64 {
+	c.l.noteDelay(stamp, wall)
+	wait := wall - stamp
+	if wait <= 0 || wait >= int64(time.Minute) {
+		return at
+	}
+	return max(at-wait, c.at)
 }
 
 // feedLocked hands bytes read at at to the exchange.
@@ -441,6 +462,7 @@ func (c *conn) exchange(ctx context.Context, req *http.Request, wire []byte, now
 	done := make(chan error, 1)
 	c.state, c.r, c.now, c.done, c.keep, c.used = stBusy, r, now, done, keep, true
 	c.headerDone, c.answered, c.drained, c.room, c.filled, c.writeErr = false, false, 0, nil, 0, nil
+	c.at = now() // no read of the exchange is timed before it began
 	c.parser.reset(req)
 	if err := c.writeLocked(wire); err != nil {
 		c.failLocked(err)

@@ -40,8 +40,10 @@ import (
 // Receiver takes one response as its transport reads it. The transport
 // calls Header once, when the status line and header have arrived; then,
 // for each read of body bytes, Buffer for where to put them and Filled with
-// how many it put there and when it read them (ns of the clock Do was
-// given, taken right after the read returned, before any parsing); then
+// how many it put there and when they arrived (ns of the clock Do was
+// given: the event loop takes the kernel's receive timestamp of the
+// read's last bytes, net/http the time right after the read returned,
+// before any parsing); then
 // End once: when the body ended (io.EOF), failed (the error), or after the
 // Receiver declined more, by an empty Buffer or a false Filled (any error,
 // which it then ignores). Calls never overlap; they may come from another
