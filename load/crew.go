@@ -19,6 +19,12 @@ const maxCrew = 4096
 // those sends need (BENCHMARKS.md, "The start's goroutines before the
 // epoch").
 func (r *runner) hire(ctx context.Context) {
+	// What building the first requests left for the collector is
+	// collected now, rather than by a collection that starts while the
+	// burst goes out and takes its CPU; and before the goroutines start,
+	// since a collection shrinks a stack that waits using a quarter of
+	// it, as theirs will.
+	runtime.GC()
 	p := &r.plan
 	r.start = make(chan struct{})
 	switch {
@@ -36,10 +42,6 @@ func (r *runner) hire(ctx context.Context) {
 			}
 		})
 	}
-	// What building the first requests left for the collector is
-	// collected now, rather than by a collection that starts while the
-	// burst goes out and takes its CPU.
-	runtime.GC()
 }
 
 // spawn starts n goroutines that grow their stacks, wait for r.start and
