@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -69,11 +70,32 @@ func TestASendFitsTheGrownStack(t *testing.T) {
 	})
 }
 
+// crewWaiting counts the goroutines started by hire that wait for the
+// epoch, from every goroutine's stack.
+func crewWaiting() int {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	waiting := 0
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "load.(*runner).spawn.func") && strings.Contains(g, "chan receive") {
+			waiting++
+		}
+	}
+	return waiting
+}
+
 // Run starts the goroutines its start sends from before the epoch, and
 // they are all waiting by then: a closed loop's workers, a capped open
 // loop's senders, one per request of an uncapped open loop's start-up
-// burst. While Run waits for an epoch 300 ms away, as many more
-// goroutines as those run as before it; once it returns, none is left.
+// burst. While Run waits for an epoch 300 ms away, they wait; once it
+// returns, none is left.
 func TestTheStartsGoroutinesWaitBeforeTheEpoch(t *testing.T) {
 	plans := []struct {
 		name string
@@ -85,7 +107,6 @@ func TestTheStartsGoroutinesWaitBeforeTheEpoch(t *testing.T) {
 		{"open loop, a burst of 50", Plan{Offsets: append(make([]time.Duration, 50), time.Millisecond)}, 50},
 	}
 	for _, tt := range plans {
-		before := runtime.NumGoroutine()
 		tt.plan.Epoch = time.Now().Add(300 * time.Millisecond)
 		do := DoerFunc(func(ctx context.Context, seq int64, rec *record.Record, now func() int64) {
 			rec.Sent = now()
@@ -100,9 +121,8 @@ func TestTheStartsGoroutinesWaitBeforeTheEpoch(t *testing.T) {
 			}
 		}()
 		time.Sleep(150 * time.Millisecond)
-		// The goroutine above, which runs Run, is not the start's.
-		if got := runtime.NumGoroutine() - before - 1; got < tt.want {
-			t.Errorf("%s: %d goroutines more while Run waits for its epoch, want at least %d", tt.name, got, tt.want)
+		if got := crewWaiting(); got != tt.want {
+			t.Errorf("%s: %d goroutines wait for the epoch, want %d", tt.name, got, tt.want)
 		}
 		<-done
 		close(out)
@@ -116,11 +136,8 @@ func TestTheStartsGoroutinesWaitBeforeTheEpoch(t *testing.T) {
 		if n != len(tt.plan.Offsets) && n != tt.plan.Count {
 			t.Errorf("%s: %d records", tt.name, n)
 		}
-		for deadline := time.Now().Add(time.Second); runtime.NumGoroutine() > before && time.Now().Before(deadline); {
-			time.Sleep(time.Millisecond)
-		}
-		if got := runtime.NumGoroutine(); got > before {
-			t.Errorf("%s: %d goroutines left after Run, %d before", tt.name, got, before)
+		if got := crewWaiting(); got != 0 {
+			t.Errorf("%s: %d goroutines of the start left after Run", tt.name, got)
 		}
 	}
 }
@@ -133,7 +150,6 @@ func TestTheStartsGoroutinesEndWhenTheWaitIsInterrupted(t *testing.T) {
 		{Offsets: make([]time.Duration, 50), Concurrency: 30},
 		{Offsets: make([]time.Duration, 50)},
 	} {
-		before := runtime.NumGoroutine()
 		plan.Epoch = time.Now().Add(time.Hour)
 		ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
 		sent := atomic.Int64{}
@@ -144,11 +160,8 @@ func TestTheStartsGoroutinesEndWhenTheWaitIsInterrupted(t *testing.T) {
 		if err != nil || !res.Interrupted || sent.Load() != 0 || len(out) != 0 {
 			t.Errorf("%+v: err %v, interrupted %v, %d sent, %d records", plan, err, res.Interrupted, sent.Load(), len(out))
 		}
-		for deadline := time.Now().Add(time.Second); runtime.NumGoroutine() > before && time.Now().Before(deadline); {
-			time.Sleep(time.Millisecond)
-		}
-		if got := runtime.NumGoroutine(); got > before {
-			t.Errorf("%+v: %d goroutines left after Run, %d before", plan, got, before)
+		if got := crewWaiting(); got != 0 {
+			t.Errorf("%+v: %d goroutines of the start left after Run", plan, got)
 		}
 	}
 }
