@@ -235,6 +235,12 @@ func (r *Reader) Filled(n int, at int64) bool {
 	return true
 }
 
+// ReadAt takes the time the read whose bytes the next Filled hands over
+// returned, where that is later than their arrival (see
+// transport.ReadTimer): the record's End is then the time the terminator
+// was read.
+func (r *Reader) ReadAt(t int64) { r.s.readAt = t }
+
 // End concludes the record: the body ended at at, cleanly when err is
 // io.EOF or nil, else broken by err. It does nothing once the Reader declined
 // more.
@@ -320,6 +326,9 @@ type stream struct {
 	rec *record.Record
 	// text is the answer text so far, for an adapter that keeps it.
 	text []byte
+	// readAt is when the read of the bytes at hand returned, where the
+	// transport tells it apart from their arrival (see Reader.ReadAt).
+	readAt int64
 }
 
 // events handles every complete event in the buffer, all stamped at. It
@@ -362,7 +371,9 @@ func (s *stream) events(at int64) bool {
 			return false
 		}
 		if s.ev.done {
-			s.rec.End = at
+			// The stream ended for the client when it read the
+			// terminator, at or after its arrival.
+			s.rec.End = max(at, s.readAt)
 			return false
 		}
 	}

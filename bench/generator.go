@@ -210,7 +210,7 @@ func checkGenerator(c selfCheck) Generator {
 	case g.Reads > 0 && g.ReadDelayP99 > max(th, 0.001):
 		g.LateReads = true
 		g.Warnings = append(g.Warnings, fmt.Sprintf(
-			"this process read the server's bytes late: they waited in the kernel p99 %.2f ms (median %.3f ms, max %.2f ms) before it read them. Chunk timestamps are the kernel's arrival times and leave the wait out, but a closed loop's next request, due when the response before it ended, went out only once that end was read; %s",
+			"this process read the server's bytes late: they waited in the kernel p99 %.2f ms (median %.3f ms, max %.2f ms) before it read them. Chunk timestamps are the kernel's arrival times and leave the wait out, but a closed loop's next request is due once the response before it was read, so the wait lowered the load offered by as much; %s",
 			1e3*g.ReadDelayP99, 1e3*g.ReadDelayP50, 1e3*g.ReadDelayMax, g.readCause()))
 	case g.Reads == 0 && g.SchedLatencyP99 > max(2*th, 0.002):
 		g.Limited = true

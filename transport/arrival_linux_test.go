@@ -15,7 +15,9 @@ import (
 // The event loop times a chunk by when it reached this machine (the
 // kernel's receive stamp), not by when the loop got to read it: with the
 // loop held up for 100 ms by the Receiver of the first chunk, the second,
-// written 5 ms after the first, still carries its own arrival time.
+// written 5 ms after the first, still carries its own arrival time. The
+// stream's end is timed when it was read, when the client could act on
+// it (a closed loop sends its next request then).
 func TestAChunkReadLateKeepsItsArrivalTime(t *testing.T) {
 	const hold = 100 * time.Millisecond
 	now := clock()
@@ -45,6 +47,10 @@ func TestAChunkReadLateKeepsItsArrivalTime(t *testing.T) {
 	at, w := time.Duration(rec.Chunks[1].At), time.Duration(written[1].Load())
 	if at < w || at >= w+hold/2 {
 		t.Errorf("the second chunk, written at %v and read after the loop was held %v, is timed %v: want its arrival", w, hold, at)
+	}
+	// The end is timed when the client learned of it: after the hold.
+	if end, w0 := time.Duration(rec.End), time.Duration(written[0].Load()); end < w0+hold {
+		t.Errorf("the stream's end, read after the loop was held %v from %v, is timed %v: want the time it was read", hold, w0, end)
 	}
 	if s := tr.Stats(); s.ReadDelay.Count() == 0 || s.ReadDelay.Max() < hold/2 {
 		t.Errorf("read delays: %d, the longest %v; want the held read's wait counted", s.ReadDelay.Count(), s.ReadDelay.Max())

@@ -50,16 +50,18 @@ type conn struct {
 	writeErr error  // why the request could not be written in full
 
 	// The exchange under way.
-	r          Receiver // nil once it has ended or the Receiver declined more
+	r          Receiver  // nil once it has ended or the Receiver declined more
+	rt         ReadTimer // r, when it is one
 	now        func() int64
 	done       chan error // gets the outcome once: nil after r.End, else why no response came
 	sig        outcome    // the outcome, to be sent on its channel once mu is released
 	parser     respParser
 	headerDone bool
-	answered   bool // a response byte came
-	keep       bool // the connection may serve another request after this one
-	drained    int  // body bytes discarded after the Receiver declined more
-	at         int64
+	answered   bool   // a response byte came
+	keep       bool   // the connection may serve another request after this one
+	drained    int    // body bytes discarded after the Receiver declined more
+	at         int64  // when this read's bytes arrived (see arrival)
+	readAt     int64  // when this read returned: the time End is given
 	room       []byte // the Receiver's buffer this read fills
 	filled     int
 	sinkFn     func([]byte) // c.sink, bound once
@@ -133,6 +135,7 @@ func (c *conn) readLocked() bool {
 			c.deadIdleLocked()
 			return false
 		}
+		c.readAt = at
 		if stamp != 0 {
 			at = c.arrival(at, stamp, wall)
 		}
@@ -240,6 +243,9 @@ func (c *conn) sink(data []byte) {
 // flushRoomLocked tells the Receiver what this read put in its buffer.
 func (c *conn) flushRoomLocked() {
 	if c.r != nil && c.filled > 0 {
+		if c.rt != nil {
+			c.rt.ReadAt(c.readAt)
+		}
 		more := c.r.Filled(c.filled, c.at)
 		c.room, c.filled = nil, 0
 		if !more {
@@ -258,7 +264,7 @@ func (c *conn) declineLocked() {
 	if d, ok := r.(Drainer); ok {
 		drain = d.Drain()
 	}
-	r.End(nil, c.at)
+	r.End(nil, c.readAt)
 	c.state = stDrain
 	if !drain {
 		c.keep = false
@@ -271,7 +277,7 @@ func (c *conn) declineLocked() {
 func (c *conn) endedLocked() bool {
 	if r := c.r; r != nil {
 		c.r = nil
-		r.End(io.EOF, c.at)
+		r.End(io.EOF, c.readAt)
 		c.signal(nil)
 	}
 	if !c.keep || c.p == nil || c.drained > drainLimit {
@@ -279,7 +285,7 @@ func (c *conn) endedLocked() bool {
 		return false
 	}
 	c.state = stIdle
-	c.now, c.headerDone, c.drained, c.room, c.filled = nil, false, 0, nil, 0
+	c.now, c.rt, c.headerDone, c.drained, c.room, c.filled = nil, nil, false, 0, nil, 0
 	c.parser.reset(nil)
 	return true
 }
@@ -297,7 +303,7 @@ func (c *conn) eofLocked(at int64) {
 			c.failLocked(err)
 		case err == nil:
 			c.keep = false
-			c.at = at
+			c.at, c.readAt = at, at
 			c.endedLocked()
 		default:
 			c.brokenLocked(err, at)
@@ -461,8 +467,10 @@ func (c *conn) exchange(ctx context.Context, req *http.Request, wire []byte, now
 	}
 	done := make(chan error, 1)
 	c.state, c.r, c.now, c.done, c.keep, c.used = stBusy, r, now, done, keep, true
+	c.rt, _ = r.(ReadTimer)
 	c.headerDone, c.answered, c.drained, c.room, c.filled, c.writeErr = false, false, 0, nil, 0, nil
 	c.at = now() // no read of the exchange is timed before it began
+	c.readAt = c.at
 	c.parser.reset(req)
 	if err := c.writeLocked(wire); err != nil {
 		c.failLocked(err)

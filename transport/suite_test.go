@@ -218,6 +218,13 @@ type onFilled struct {
 	f    func()
 }
 
+// ReadAt passes the read's time on (see transport.ReadTimer).
+func (o *onFilled) ReadAt(t int64) {
+	if rt, ok := o.Receiver.(transport.ReadTimer); ok {
+		rt.ReadAt(t)
+	}
+}
+
 func (o *onFilled) Filled(n int, at int64) bool {
 	more := o.Receiver.Filled(n, at)
 	o.once.Do(o.f)

@@ -44,9 +44,11 @@ import (
 // given: the event loop takes the kernel's receive timestamp of the
 // read's last bytes, net/http the time right after the read returned,
 // before any parsing); then
-// End once: when the body ended (io.EOF), failed (the error), or after the
-// Receiver declined more, by an empty Buffer or a false Filled (any error,
-// which it then ignores). Calls never overlap; they may come from another
+// End once, with the time the read that ended the exchange returned (when
+// the client learned of the end, not when its bytes arrived): when the
+// body ended (io.EOF), failed (the error), or after the Receiver declined
+// more, by an empty Buffer or a false Filled (any error, which it then
+// ignores). Calls never overlap; they may come from another
 // goroutine than Do's. backend.Reader is the Receiver of goodput's
 // protocol adapters.
 type Receiver interface {
@@ -54,6 +56,16 @@ type Receiver interface {
 	Buffer() []byte
 	Filled(n int, at int64) (more bool)
 	End(err error, at int64)
+}
+
+// ReadTimer is implemented by a Receiver that wants, beside the arrival
+// time Filled gives, the time each read returned: the event loop calls
+// ReadAt with it before the read's Filled. backend.Reader ends its record
+// there when the read brought the stream's terminator: the client's end
+// of the stream is when it learned of it, which a closed loop's next
+// request is due at.
+type ReadTimer interface {
+	ReadAt(t int64)
 }
 
 // Drainer is implemented by a Receiver that can say, once it declined
