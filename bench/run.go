@@ -319,8 +319,13 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	// the built-in tokenizer) are built before the epoch is chosen, so that
 	// they leave on time.
 	prepareFirst(lplan, doer, fsrc)
-	// So are the connections the start needs, without sending anything.
+	// So are the connections the start needs, without sending anything,
+	// and the goroutines it sends from (flows start theirs as they go).
 	warmErr := load.WarmFirst(ctx, lplan, doer)
+	if fsrc == nil {
+		lplan.Crew = load.HireFirst(lplan)
+		defer lplan.Crew.Dismiss() // when the run did not take it
+	}
 	// The header's Start is the instant every record time counts from: by
 	// default a moment after now, once the files below are open, so that
 	// the first requests are not late by the set-up.

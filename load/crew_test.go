@@ -70,8 +70,8 @@ func TestASendFitsTheGrownStack(t *testing.T) {
 	})
 }
 
-// crewWaiting counts the goroutines started by hire that wait for the
-// epoch, from every goroutine's stack.
+// crewWaiting counts the goroutines of crews that wait to be set going,
+// from every goroutine's stack.
 func crewWaiting() int {
 	buf := make([]byte, 1<<20)
 	for {
@@ -84,7 +84,7 @@ func crewWaiting() int {
 	}
 	waiting := 0
 	for _, g := range strings.Split(string(buf), "\n\n") {
-		if strings.Contains(g, "load.(*runner).spawn.func") && strings.Contains(g, "chan receive") {
+		if strings.Contains(g, "load.HireFirst.func") && strings.Contains(g, "chan receive") {
 			waiting++
 		}
 	}
@@ -163,5 +163,63 @@ func TestTheStartsGoroutinesEndWhenTheWaitIsInterrupted(t *testing.T) {
 		if got := crewWaiting(); got != 0 {
 			t.Errorf("%+v: %d goroutines of the start left after Run", plan, got)
 		}
+	}
+}
+
+// A crew hired before the epoch is chosen is the one Run sends from: no
+// other is started, and all of it has gone once Run returns. One hired
+// for another start, or taken by a run already, is not used: Run hires
+// its own and sends every request. Dismiss ends a crew no run took.
+func TestACrewHiredFirstIsTheOneRunSendsFrom(t *testing.T) {
+	do := DoerFunc(func(ctx context.Context, seq int64, rec *record.Record, now func() int64) {
+		rec.Sent = now()
+		rec.End = rec.Sent
+	})
+	run := func(p Plan) int {
+		t.Helper()
+		out := make(chan *record.Record, 200)
+		if _, err := Run(t.Context(), p, do, out); err != nil {
+			t.Fatal(err)
+		}
+		return len(out)
+	}
+	p := Plan{Concurrency: 40, Count: 80}
+	p.Crew = HireFirst(p)
+	if got := crewWaiting(); got != 40 {
+		t.Fatalf("HireFirst: %d goroutines wait, want 40", got)
+	}
+	p.Epoch = time.Now().Add(200 * time.Millisecond)
+	counted := make(chan int, 1)
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		counted <- crewWaiting()
+	}()
+	if n := run(p); n != 80 {
+		t.Errorf("%d records, want 80", n)
+	}
+	if got := <-counted; got != 40 {
+		t.Errorf("while Run waited for its epoch, %d goroutines waited, want the crew's 40 and no more", got)
+	}
+	if got := crewWaiting(); got != 0 {
+		t.Errorf("%d goroutines wait after Run", got)
+	}
+	// Taken already: Run hires anew.
+	p.Epoch = time.Time{}
+	if n := run(p); n != 80 {
+		t.Errorf("with a crew taken by an earlier run: %d records, want 80", n)
+	}
+	// Hired for another start: dismissed, and Run hires its own.
+	p.Crew = HireFirst(Plan{Concurrency: 10, Count: 10})
+	if n := run(p); n != 80 {
+		t.Errorf("with a crew of another size: %d records, want 80", n)
+	}
+	if got := crewWaiting(); got != 0 {
+		t.Errorf("%d goroutines wait after Run", got)
+	}
+	c := HireFirst(p)
+	c.Dismiss()
+	c.Dismiss()
+	if got := crewWaiting(); got != 0 {
+		t.Errorf("%d goroutines wait after Dismiss", got)
 	}
 }

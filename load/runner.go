@@ -106,6 +106,10 @@ type Plan struct {
 	// before they are cancelled (default 3 s).
 	Grace time.Duration
 
+	// Crew is the goroutines HireFirst started for this plan's start; nil:
+	// Run starts them itself, before it waits for the epoch.
+	Crew *Crew
+
 	// Epoch is the instant all offsets count from; zero means when Run is
 	// called. A future Epoch makes Run wait for it, so the shards of one
 	// schedule, started on several machines, send at the same global times.
@@ -338,6 +342,7 @@ type Burst struct {
 // may keep them.
 func Run(ctx context.Context, p Plan, do Doer, out chan<- *record.Record) (Result, error) {
 	if err := p.Validate(); err != nil {
+		p.Crew.Dismiss()
 		return Result{}, err
 	}
 	p.setDefaults()
@@ -373,6 +378,7 @@ func Run(ctx context.Context, p Plan, do Doer, out chan<- *record.Record) (Resul
 		r.closed()
 	}
 	r.wg.Wait()
+	r.crew.wait()
 	// A burst's requests are as late as each was sent after the one
 	// before it: how fast the burst went out, not its length.
 	for _, g := range r.burst.gaps() {
@@ -441,11 +447,12 @@ type runner struct {
 	// i-th one first.
 	ready *readyQueue
 
-	// The goroutines of the start (see hire): start is closed to set them
-	// going, once the epoch is known; queue feeds an open loop's senders
-	// (the capped loop's, or the first crewed requests' of an uncapped
-	// one), and is closed by the scheduler.
-	start  chan struct{}
+	// The goroutines of the start (see hire): released with job once the
+	// epoch is known; queue feeds an open loop's senders (the capped
+	// loop's, or the first crewed requests' of an uncapped one), and is
+	// closed by the scheduler.
+	crew   *Crew
+	job    func()
 	queue  chan queued
 	crewed int
 
@@ -528,7 +535,7 @@ func (r *runner) open(ctx context.Context) {
 	if n := r.plan.burstSize(); n > 1 {
 		r.burst.begin(n, int64(r.plan.Offsets[0]))
 	}
-	close(r.start)
+	r.crew.release(r.job)
 	warmer, _ := r.do.(Warmer)
 	// soon is the first request not due within AheadWindow; asked is what
 	// Ahead was last told. It is told of a fall too: spares already
@@ -572,8 +579,8 @@ func (r *runner) closed() {
 	// Every worker's first request is due at the epoch: together they are
 	// the start-up burst (see Result.Burst).
 	r.burst.begin(r.plan.workers(), 0)
-	close(r.start)
-	r.wg.Wait()
+	r.crew.release(r.job)
+	r.crew.wait()
 	r.sent = int64(r.next)
 }
 
