@@ -162,7 +162,9 @@ func (c *conn) readLocked() bool {
 // machine, not when the loop got to it: a burst of tokens read one after
 // the other keeps each one's own time. It is never before the exchange
 // began or the read before; a wait the wall clock makes impossible (set
-// meanwhile) leaves at as it is.
+// meanwhile) leaves at as it is. The stamp is on the wall clock, so a step
+// of it while the bytes waited moves their time by the step (a slew, as
+// NTP makes, by a few parts per million of the wait).
 func (c *conn) arrival(at, stamp, wall int64) int64 {
 	c.l.noteDelay(stamp, wall)
 	wait := wall - stamp
