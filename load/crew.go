@@ -104,9 +104,7 @@ func (r *runner) hire(ctx context.Context) {
 	p := &r.plan
 	c := p.Crew
 	if c == nil || c.n != p.crewSize() || !c.taken.CompareAndSwap(false, true) {
-		if c != nil && !c.taken.Load() {
-			c.Dismiss()
-		}
+		c.Dismiss() // hired for another start; nothing when nil or taken
 		c = HireFirst(*p)
 		c.taken.Store(true)
 	}
@@ -118,8 +116,7 @@ func (r *runner) hire(ctx context.Context) {
 		r.queue = make(chan queued, len(p.Offsets))
 		r.job = func() { r.serve(ctx, r.queue) }
 	case c.n > 0:
-		r.crewed = c.n
-		r.queue = make(chan queued, r.crewed)
+		r.queue = make(chan queued, c.n)
 		r.job = func() {
 			if q, ok := <-r.queue; ok {
 				r.sendQueued(ctx, q)

@@ -125,7 +125,7 @@ func (h *HTTP) request(ctx context.Context, seq int64) prepared {
 	if !ok {
 		return h.build(ctx, seq)
 	}
-	if p.hreq != nil && p.enc == nil {
+	if p.hreq != nil {
 		p.hreq = p.hreq.WithContext(ctx)
 	}
 	return p
@@ -212,7 +212,7 @@ func (h *HTTP) Do(ctx context.Context, seq int64, rec *record.Record, now func()
 		base := h.Router.URL(i)
 		rec.Endpoint = base
 		if p.err == nil && base != h.Router.URL(0) {
-			p.hreq, p.err = h.retarget(p.hreq.WithContext(ctx), base)
+			p.hreq, p.err = h.retarget(p.hreq, base)
 			p.enc = nil // encoded for the first endpoint
 		}
 	}

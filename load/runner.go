@@ -449,12 +449,11 @@ type runner struct {
 
 	// The goroutines of the start (see hire): released with job once the
 	// epoch is known; queue feeds an open loop's senders (the capped
-	// loop's, or the first crewed requests' of an uncapped one), and is
-	// closed by the scheduler.
-	crew   *Crew
-	job    func()
-	queue  chan queued
-	crewed int
+	// loop's, or, in an uncapped one, the crew that sends its start-up
+	// burst), and is closed by the scheduler.
+	crew  *Crew
+	job   func()
+	queue chan queued
 
 	mu   sync.Mutex // guards next, and the order in which requests take their prepared token
 	next int        // the closed loop's next request
@@ -558,7 +557,7 @@ func (r *runner) open(ctx context.Context) {
 		r.lag.set(i, lag.of(off, time.Duration(r.now())))
 		rec := &record.Record{Seq: r.plan.seq(i), Scheduled: int64(off), Warmup: r.warm(i, off)}
 		r.sent++
-		if capped || i < r.crewed {
+		if capped || i < r.crew.n { // an uncapped loop's crew sends its burst
 			r.queue <- queued{i, rec} // never blocks: it holds every request it is given
 			continue
 		}

@@ -1,10 +1,7 @@
 package transport_test
 
 import (
-	"bufio"
 	"context"
-	"io"
-	"net"
 	"net/http"
 	"net/http/httputil"
 	"strconv"
@@ -17,62 +14,32 @@ import (
 	"github.com/goodput-dev/goodput/transport"
 )
 
-// wireServer answers each request it reads with one completion token, but
+// newWireServer answers each request with one completion token, but
 // closes without answering a request that asks to keep its connection
-// when hangUp is set; it keeps every request's bytes as they arrived.
-type wireServer struct {
-	ln     net.Listener
-	hangUp bool
-	mu     sync.Mutex
-	got    [][]byte
-}
-
-func newWireServer(t *testing.T, hangUp bool) *wireServer {
+// when hangUp is set; requests returns every request's bytes as they
+// arrived.
+func newWireServer(t *testing.T, hangUp bool) (srv *rawServer, requests func() [][]byte) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &wireServer{ln: ln, hangUp: hangUp}
-	t.Cleanup(func() { ln.Close() })
-	answer := "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
 	body := completionEvent("a", 1, "stop") + "data: [DONE]\n\n"
-	answer += strconv.FormatInt(int64(len(body)), 16) + "\r\n" + body + "\r\n0\r\n\r\n"
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for {
-					req, err := http.ReadRequest(br)
-					if err != nil {
-						return
-					}
-					b, _ := httputil.DumpRequest(req, true)
-					s.mu.Lock()
-					s.got = append(s.got, b)
-					s.mu.Unlock()
-					if s.hangUp && !req.Close {
-						return
-					}
-					io.WriteString(c, answer)
-				}
-			}()
+	answer := "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n" +
+		strconv.FormatInt(int64(len(body)), 16) + "\r\n" + body + "\r\n0\r\n\r\n"
+	var mu sync.Mutex // guards got
+	var got [][]byte
+	srv = newRequestServer(t, func(_ int, req *http.Request) (string, bool) {
+		b, _ := httputil.DumpRequest(req, true)
+		mu.Lock()
+		got = append(got, b)
+		mu.Unlock()
+		if hangUp && !req.Close {
+			return "", true
 		}
-	}()
-	return s
-}
-
-func (s *wireServer) url() string { return "http://" + s.ln.Addr().String() }
-
-func (s *wireServer) requests() [][]byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([][]byte(nil), s.got...)
+		return answer, false
+	})
+	return srv, func() [][]byte {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([][]byte(nil), got...)
+	}
 }
 
 // A request the event loop encoded ahead is sent as Do sends it: the
@@ -82,7 +49,7 @@ func (s *wireServer) requests() [][]byte {
 func TestEncodedRequestsGoOutAsDoSendsThem(t *testing.T) {
 	a, _ := backend.Lookup("openai")
 	for _, hangUp := range []bool{false, true} {
-		srv := newWireServer(t, hangUp)
+		srv, requests := newWireServer(t, hangUp)
 		tr := newTransport(t, transport.EventLoop, srv.url(), transport.Options{Conns: 1})
 		enc, ok := tr.(transport.Encoder)
 		if !ok {
@@ -117,7 +84,7 @@ func TestEncodedRequestsGoOutAsDoSendsThem(t *testing.T) {
 				t.Fatalf("hang-up %v, request %d (encoded: %v): %v, record %s %s, %d tokens, retried %v", hangUp, i, i == 1, err, recs[i].Error, recs[i].Msg, recs[i].OutputTokens, exs[i].Retried)
 			}
 		}
-		got := srv.requests()
+		got := requests()
 		want := 2
 		if hangUp {
 			want = 4 // each sent twice
@@ -136,7 +103,7 @@ func TestEncodedRequestsGoOutAsDoSendsThem(t *testing.T) {
 
 // A request encoded by one transport is not sent by another.
 func TestEncodedRequestsStayWithTheirTransport(t *testing.T) {
-	srv := newWireServer(t, false)
+	srv, requests := newWireServer(t, false)
 	one := newTransport(t, transport.EventLoop, srv.url(), transport.Options{Conns: 1}).(transport.Encoder)
 	other := newTransport(t, transport.EventLoop, srv.url(), transport.Options{Conns: 1}).(transport.Encoder)
 	req, _ := http.NewRequest(http.MethodPost, srv.url()+"/v1/completions", strings.NewReader("{}"))
@@ -147,7 +114,7 @@ func TestEncodedRequestsStayWithTheirTransport(t *testing.T) {
 	if _, err := other.Send(context.Background(), e, clock(), nil); err == nil || !strings.Contains(err.Error(), "another transport") {
 		t.Errorf("sent by another transport: %v", err)
 	}
-	if n := len(srv.requests()); n != 0 {
+	if n := len(requests()); n != 0 {
 		t.Errorf("the server read %d requests", n)
 	}
 }

@@ -139,28 +139,36 @@ func (t *eventLoop) dial(ctx context.Context, addr string, p *pool[*conn]) (*con
 // connection does, is sent once more on a new connection, which closes
 // after it.
 func (t *eventLoop) Do(ctx context.Context, req *http.Request, now func() int64, r Receiver) (Exchange, error) {
-	var ex Exchange
 	if err := ctx.Err(); err != nil {
-		return ex, urlError(req, err)
+		return Exchange{}, urlError(req, err)
 	}
-	if !strings.EqualFold(req.URL.Scheme, "http") {
-		return ex, urlError(req, fmt.Errorf("the event loop speaks plain-text HTTP/1.1, not %s://", req.URL.Scheme))
+	keep, err := t.carries(req)
+	if err != nil {
+		return Exchange{}, err
 	}
-	keep := !t.o.NoKeepAlive && !req.Close
 	wire, err := serialize(req, !keep)
 	if err != nil {
-		return ex, urlError(req, err)
+		return Exchange{}, urlError(req, err)
 	}
 	defer releaseWire(wire)
 	return t.exchange(ctx, req, wire.Bytes(), keep, now, r)
 }
 
+// carries says whether the event loop can carry req, and whether req's
+// connection may carry another request after it.
+func (t *eventLoop) carries(req *http.Request) (keep bool, err error) {
+	if !strings.EqualFold(req.URL.Scheme, "http") {
+		return false, urlError(req, fmt.Errorf("the event loop speaks plain-text HTTP/1.1, not %s://", req.URL.Scheme))
+	}
+	return !t.o.NoKeepAlive && !req.Close, nil
+}
+
 // Encode puts req in its wire form (see Encoder).
 func (t *eventLoop) Encode(req *http.Request) (*Encoded, error) {
-	if !strings.EqualFold(req.URL.Scheme, "http") {
-		return nil, urlError(req, fmt.Errorf("the event loop speaks plain-text HTTP/1.1, not %s://", req.URL.Scheme))
+	keep, err := t.carries(req)
+	if err != nil {
+		return nil, err
 	}
-	keep := !t.o.NoKeepAlive && !req.Close
 	var buf bytes.Buffer
 	if err := appendRequest(&buf, req, !keep); err != nil {
 		return nil, urlError(req, err)

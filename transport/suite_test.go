@@ -387,6 +387,13 @@ type rawServer struct {
 
 func newRawServer(t *testing.T, reply func(n int) (answer string, close bool)) *rawServer {
 	t.Helper()
+	return newRequestServer(t, func(n int, _ *http.Request) (string, bool) { return reply(n) })
+}
+
+// newRequestServer is newRawServer with reply given the request too, its
+// body unread.
+func newRequestServer(t *testing.T, reply func(n int, req *http.Request) (answer string, close bool)) *rawServer {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -416,9 +423,9 @@ func newRawServer(t *testing.T, reply func(n int) (answer string, close bool)) *
 					if err != nil {
 						return
 					}
+					answer, close := reply(n, req)
 					io.Copy(io.Discard, req.Body)
 					s.reqs.Add(1)
-					answer, close := reply(n)
 					io.WriteString(c, answer)
 					if close {
 						return

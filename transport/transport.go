@@ -120,7 +120,7 @@ type Encoder interface {
 	// connection failed; req must not change until its Send returns.
 	Encode(req *http.Request) (*Encoded, error)
 	// Send sends e, which Encode of this transport made, as Do sends its
-	// request; it may be called once.
+	// request.
 	Send(ctx context.Context, e *Encoded, now func() int64, r Receiver) (Exchange, error)
 }
 
