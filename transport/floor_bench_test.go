@@ -36,14 +36,17 @@ func TestMain(m *testing.M) {
 // system call that blocks: the runtime hands the thread's processor on
 // and takes it back at every wake-up), and parked, as the event loop
 // waits (the epoll set in the runtime's poller, the calls that cannot
-// block made raw). The uring variants read the same streams with io_uring
+// block made raw). parked-held waits parked too, but once the epoll set
+// has nothing ready it sleeps floorHold and looks once more before it
+// parks, so that each wake-up finds more sockets ready: what coalescing
+// the loop's wake-ups would save. The uring variants read the same streams with io_uring
 // instead (see readFloorUring). cpu-µs/read is this process's CPU time
 // per read that returned bytes; reads/token how many it took per token;
 // switches/read the context switches of this process's threads per read,
 // which is where the variants differ most.
 // Compare BenchmarkGenerator's cpu-µs/token, which does all the rest.
 func BenchmarkReadFloor(b *testing.B) {
-	for _, wait := range []string{"blocking", "parked", "uring", "uring-blocking"} {
+	for _, wait := range []string{"blocking", "parked", "parked-held", "uring", "uring-blocking"} {
 		for _, streams := range []int{64, 256, 1000} {
 			b.Run(fmt.Sprint(wait, "/", streams, "-streams"), func(b *testing.B) {
 				for b.Loop() {
@@ -51,7 +54,9 @@ func BenchmarkReadFloor(b *testing.B) {
 					cpu0, sw0 := cpuload.Self(), switches()
 					switch wait {
 					case "blocking", "parked":
-						readFloor(b, f, wait == "parked")
+						readFloor(b, f, wait == "parked", 0)
+					case "parked-held":
+						readFloor(b, f, true, floorHold)
 					default:
 						readFloorUring(b, f, wait == "uring")
 					}
@@ -90,6 +95,7 @@ type floorRun struct {
 	reads  int      // reads that returned bytes, before their stream's end
 	ended  int      // streams whose end was read
 	rearms int      // receives armed again (io_uring only)
+	sent   bool     // the requests went out before the read began
 }
 
 // dialFloor starts a canned server and dials streams connections to it,
@@ -163,9 +169,14 @@ func (t *streamTail) add(p []byte) bool {
 	return string(t.last[:t.n]) == "0\r\n\r\n"
 }
 
+// floorHold is how long parked-held sleeps before it parks: a tenth of
+// the streams' ITL.
+const floorHold = 2 * time.Millisecond
+
 // readFloor reads f's streams to their ends with epoll, parked in the
-// runtime's poller or blocking in epoll_wait.
-func readFloor(tb testing.TB, f *floorRun, parked bool) {
+// runtime's poller or blocking in epoll_wait. Parked, with hold > 0, it
+// sleeps hold when nothing is ready and looks once more before parking.
+func readFloor(tb testing.TB, f *floorRun, parked bool, hold time.Duration) {
 	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
 		tb.Fatal(err)
@@ -176,7 +187,9 @@ func readFloor(tb testing.TB, f *floorRun, parked bool) {
 		unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, fd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(fd), Pad: int32(i)})
 	}
 	streams := len(f.fds)
-	f.send()
+	if !f.sent {
+		f.send()
+	}
 	buf := make([]byte, 64<<10)
 	evs := make([]unix.EpollEvent, 256)
 	handle := func(evs []unix.EpollEvent) {
@@ -199,6 +212,7 @@ func readFloor(tb testing.TB, f *floorRun, parked bool) {
 		if err != nil {
 			tb.Fatal(err)
 		}
+		held := false
 		for f.ended < streams {
 			rc.Read(func(uintptr) bool {
 				for {
@@ -207,8 +221,15 @@ func readFloor(tb testing.TB, f *floorRun, parked bool) {
 						continue
 					}
 					if e != 0 || r == 0 {
+						if hold > 0 && !held && f.ended < streams {
+							held = true
+							time.Sleep(hold)
+							continue
+						}
+						held = false
 						return f.ended >= streams
 					}
+					held = false
 					handle(evs[:r])
 				}
 			})

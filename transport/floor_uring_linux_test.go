@@ -196,7 +196,7 @@ func TestUringFloorReadsWhatEpollReads(t *testing.T) {
 		defer f.close(t)
 		switch name {
 		case "parked":
-			readFloor(t, f, true)
+			readFloor(t, f, true, 0)
 		default:
 			readFloorUring(t, f, name == "uring")
 		}

@@ -1,0 +1,92 @@
+//go:build linux
+
+package transport_test
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// BenchmarkSendFloor is the machine's floor for a start-up burst: the
+// soonest streams requests, due at one instant, can reach a canned server
+// in a child process over connections already open. Nothing but the
+// write is done per request: the same small request for every stream,
+// written with one system call, by one goroutine in a loop (serial) or by
+// a goroutine per request, each started and waiting before the instant
+// (per-request, as the load generator's crew sends). Reported, from the
+// instant to each request's arrival at the server (the kernel's receive
+// time of its last bytes, on the wall clock both processes share): the
+// mean (arrive-mean-ms), the 99th percentile (arrive-p99-ms) and the last
+// (arrive-last-ms). Compare BenchmarkGenerator's wave1-ms and
+// ttft-err-p99-ms, which add the runner, the transport and the read of
+// the first token.
+func BenchmarkSendFloor(b *testing.B) {
+	for _, how := range []string{"serial", "per-request"} {
+		for _, streams := range []int{64, 256, 1000} {
+			b.Run(fmt.Sprint(how, "/", streams, "-streams"), func(b *testing.B) {
+				for b.Loop() {
+					f := dialFloor(b, streams, false)
+					var t0 int64
+					if how == "serial" {
+						t0 = time.Now().UnixNano()
+						for _, fd := range f.fds {
+							unix.Write(fd, f.req)
+						}
+					} else {
+						t0 = sendPerRequest(f)
+					}
+					f.sent = true
+					readFloor(b, f, true, 0)
+					streamsSeen, err := f.remote.Stop()
+					for _, fd := range f.fds {
+						unix.Close(fd)
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+					if len(streamsSeen) != streams {
+						b.Fatalf("the server finished %d streams of %d", len(streamsSeen), streams)
+					}
+					var arrive []float64
+					var sum float64
+					for _, st := range streamsSeen {
+						ms := float64(st.Arrived-t0) / 1e6
+						arrive = append(arrive, ms)
+						sum += ms
+					}
+					slices.Sort(arrive)
+					b.ReportMetric(sum/float64(streams), "arrive-mean-ms")
+					b.ReportMetric(arrive[len(arrive)*99/100], "arrive-p99-ms")
+					b.ReportMetric(arrive[len(arrive)-1], "arrive-last-ms")
+				}
+			})
+		}
+	}
+}
+
+// sendPerRequest writes f's requests from a goroutine each, every one
+// started and waiting before the instant it returns.
+func sendPerRequest(f *floorRun) int64 {
+	var ready, done sync.WaitGroup
+	start := make(chan struct{})
+	for _, fd := range f.fds {
+		ready.Add(1)
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			ready.Done()
+			<-start
+			unix.Write(fd, f.req)
+		}()
+	}
+	ready.Wait()
+	t0 := time.Now().UnixNano()
+	close(start)
+	done.Wait()
+	return t0
+}
