@@ -85,6 +85,52 @@ func BenchmarkFirstWave(b *testing.B) {
 	}
 }
 
+// BenchmarkStartBurst is the start-up burst and little else: a closed
+// loop of streams workers with one request each, for one token 50 ms after
+// its arrival, against a canned server in a child process, on the event
+// loop. A run takes a tenth of a second, so that many fit: it reports the
+// medians over the runs of the first wave's mean and 99th percentile added
+// TTFT (wave1-ms, wave1-p99-ms) and of the time the burst took to go out
+// (burst-drain-ms). Compare BenchmarkSendFloor at the same -benchtime,
+// which sends the same burst with nothing but the write. Run it with
+// -benchtime 20x or more: single bursts on a shared machine vary by 2×.
+func BenchmarkStartBurst(b *testing.B) {
+	for _, streams := range []int{64, 256, 1000} {
+		b.Run(streamsName(streams), func(b *testing.B) {
+			var mean, p99, drain []float64
+			for b.Loop() {
+				r := newRig(b, true, canned.Options{TTFT: 50 * time.Millisecond, ITL: 20 * time.Millisecond})
+				opts := ClientOptions{Kind: transport.EventLoop, Conns: streams}
+				m := runCanned(b, r, opts, Plan{Concurrency: streams, Count: streams}, 1)
+				var errs []float64
+				var sum float64
+				for _, rec := range m.recs {
+					e := float64(m.ttftError(rec)) / 1e6
+					errs = append(errs, e)
+					sum += e
+				}
+				slices.Sort(errs)
+				mean = append(mean, sum/float64(len(errs)))
+				p99 = append(p99, errs[len(errs)*99/100])
+				drain = append(drain, float64(m.res.Burst.Drain)/1e6)
+			}
+			b.ReportMetric(median(mean), "wave1-ms")
+			b.ReportMetric(median(p99), "wave1-p99-ms")
+			b.ReportMetric(median(drain), "burst-drain-ms")
+		})
+	}
+}
+
+// median returns the median of xs, which it sorts.
+func median(xs []float64) float64 {
+	slices.Sort(xs)
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
+}
+
 // reportGenerator reports BenchmarkGenerator's metrics for one run whose
 // first wave is its first streams requests.
 func reportGenerator(b *testing.B, m *measured, streams int) {

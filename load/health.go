@@ -100,6 +100,7 @@ func (b *burstWatch) begin(n int, due int64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.size, b.due, b.last = n, due, due
+	b.sends = make([]burstSend, 0, n)
 }
 
 // member marks request i as one of the burst's (a closed loop's worker's
@@ -109,7 +110,7 @@ func (b *burstWatch) member(i int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.members == nil {
-		b.members = map[int]bool{}
+		b.members = make(map[int]bool, b.size)
 	}
 	b.members[i] = true
 }

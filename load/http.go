@@ -125,7 +125,9 @@ func (h *HTTP) request(ctx context.Context, seq int64) prepared {
 	if !ok {
 		return h.build(ctx, seq)
 	}
-	if p.hreq != nil {
+	// An encoded request is sent under ctx as it is; only one that goes
+	// through Do, or that a Router may point elsewhere, carries ctx.
+	if p.hreq != nil && (p.enc == nil || h.Router != nil) {
 		p.hreq = p.hreq.WithContext(ctx)
 	}
 	return p

@@ -151,7 +151,7 @@ func (t *eventLoop) Do(ctx context.Context, req *http.Request, now func() int64,
 		return Exchange{}, urlError(req, err)
 	}
 	defer releaseWire(wire)
-	return t.exchange(ctx, req, wire.Bytes(), keep, now, r)
+	return t.exchange(ctx, req, hostPort(req), wire.Bytes(), keep, now, r)
 }
 
 // carries says whether the event loop can carry req, and whether req's
@@ -173,7 +173,7 @@ func (t *eventLoop) Encode(req *http.Request) (*Encoded, error) {
 	if err := appendRequest(&buf, req, !keep); err != nil {
 		return nil, urlError(req, err)
 	}
-	return &Encoded{Req: req, wire: buf.Bytes(), keep: keep, by: t}, nil
+	return &Encoded{Req: req, wire: buf.Bytes(), addr: hostPort(req), keep: keep, by: t}, nil
 }
 
 // Send sends e as Do sends its request (see Encoder).
@@ -184,15 +184,14 @@ func (t *eventLoop) Send(ctx context.Context, e *Encoded, now func() int64, r Re
 	if err := ctx.Err(); err != nil {
 		return Exchange{}, urlError(e.Req, err)
 	}
-	return t.exchange(ctx, e.Req, e.wire, e.keep, now, r)
+	return t.exchange(ctx, e.Req, e.addr, e.wire, e.keep, now, r)
 }
 
 // exchange sends req, as wire, and pushes its response to r: on a pooled
 // connection, and once more on a new one when that failed before any
 // answer byte (see Transport).
-func (t *eventLoop) exchange(ctx context.Context, req *http.Request, wire []byte, keep bool, now func() int64, r Receiver) (Exchange, error) {
+func (t *eventLoop) exchange(ctx context.Context, req *http.Request, addr string, wire []byte, keep bool, now func() int64, r Receiver) (Exchange, error) {
 	var ex Exchange
-	addr := hostPort(req)
 	p := t.poolFor(addr)
 	if p == nil {
 		return ex, urlError(req, errClosed)

@@ -104,7 +104,7 @@ func dialFloor(tb testing.TB, streams int, keep bool) *floorRun {
 	r := canned.StartChild(tb, canned.Options{TTFT: 50 * time.Millisecond, ITL: 20 * time.Millisecond})
 	u, _ := url.Parse(r.URL)
 	f := &floorRun{remote: r, tails: make([]streamTail, streams),
-		req: []byte("POST /v1/completions HTTP/1.1\r\nHost: " + u.Host + "\r\nContent-Length: 18\r\n\r\n{\"max_tokens\":128}")}
+		req: floorRequest(u.Host, 128)}
 	if keep {
 		f.kept = make([][]byte, streams)
 	}
@@ -120,6 +120,12 @@ func dialFloor(tb testing.TB, streams int, keep bool) *floorRun {
 		f.fds = append(f.fds, fd)
 	}
 	return f
+}
+
+// floorRequest is the floor's request for tokens tokens, to host.
+func floorRequest(host string, tokens int) []byte {
+	body := fmt.Sprintf(`{"max_tokens":%d}`, tokens)
+	return fmt.Appendf(nil, "POST /v1/completions HTTP/1.1\r\nHost: %s\r\nContent-Length: %d\r\n\r\n%s", host, len(body), body)
 }
 
 // send writes every stream's request.

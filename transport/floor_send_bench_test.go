@@ -5,6 +5,7 @@ package transport_test
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -22,51 +23,65 @@ import (
 // instant to each request's arrival at the server (the kernel's receive
 // time of its last bytes, on the wall clock both processes share): the
 // mean (arrive-mean-ms), the 99th percentile (arrive-p99-ms) and the last
-// (arrive-last-ms). Compare BenchmarkGenerator's wave1-ms and
-// ttft-err-p99-ms, which add the runner, the transport and the read of
-// the first token.
+// (arrive-last-ms), each the median over the runs. Compare
+// BenchmarkStartBurst (load) at the same -benchtime, which sends the same
+// burst through the load generator. Run it with -benchtime 20x or more.
 func BenchmarkSendFloor(b *testing.B) {
 	for _, how := range []string{"serial", "per-request"} {
 		for _, streams := range []int{64, 256, 1000} {
 			b.Run(fmt.Sprint(how, "/", streams, "-streams"), func(b *testing.B) {
+				var mean, p99, last []float64
 				for b.Loop() {
 					f := dialFloor(b, streams, false)
+					// One token each: the run is the burst.
+					f.req = floorRequest(strings.TrimPrefix(f.remote.URL, "http://"), 1)
 					var t0 int64
 					if how == "serial" {
 						t0 = time.Now().UnixNano()
-						for _, fd := range f.fds {
-							unix.Write(fd, f.req)
-						}
+						f.send()
 					} else {
 						t0 = sendPerRequest(f)
 					}
 					f.sent = true
 					readFloor(b, f, true, 0)
-					streamsSeen, err := f.remote.Stop()
+					seen, err := f.remote.Stop()
 					for _, fd := range f.fds {
 						unix.Close(fd)
 					}
 					if err != nil {
 						b.Fatal(err)
 					}
-					if len(streamsSeen) != streams {
-						b.Fatalf("the server finished %d streams of %d", len(streamsSeen), streams)
+					if len(seen) != streams {
+						b.Fatalf("the server finished %d streams of %d", len(seen), streams)
 					}
 					var arrive []float64
 					var sum float64
-					for _, st := range streamsSeen {
+					for _, st := range seen {
 						ms := float64(st.Arrived-t0) / 1e6
 						arrive = append(arrive, ms)
 						sum += ms
 					}
 					slices.Sort(arrive)
-					b.ReportMetric(sum/float64(streams), "arrive-mean-ms")
-					b.ReportMetric(arrive[len(arrive)*99/100], "arrive-p99-ms")
-					b.ReportMetric(arrive[len(arrive)-1], "arrive-last-ms")
+					mean = append(mean, sum/float64(streams))
+					p99 = append(p99, arrive[len(arrive)*99/100])
+					last = append(last, arrive[len(arrive)-1])
 				}
+				b.ReportMetric(median(mean), "arrive-mean-ms")
+				b.ReportMetric(median(p99), "arrive-p99-ms")
+				b.ReportMetric(median(last), "arrive-last-ms")
 			})
 		}
 	}
+}
+
+// median returns the median of xs, which it sorts.
+func median(xs []float64) float64 {
+	slices.Sort(xs)
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
 }
 
 // sendPerRequest writes f's requests from a goroutine each, every one

@@ -128,7 +128,8 @@ type Encoder interface {
 type Encoded struct {
 	Req  *http.Request // the request it is
 	wire []byte
-	keep bool // the connection may carry another request after it
+	addr string // host:port of the connection it goes on
+	keep bool   // the connection may carry another request after it
 	by   Transport
 }
 
