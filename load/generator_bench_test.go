@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/goodput-dev/goodput/internal/canned"
+	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/transport"
 )
 
@@ -124,11 +125,7 @@ func BenchmarkStartBurst(b *testing.B) {
 // median returns the median of xs, which it sorts.
 func median(xs []float64) float64 {
 	slices.Sort(xs)
-	n := len(xs)
-	if n%2 == 1 {
-		return xs[n/2]
-	}
-	return (xs[n/2-1] + xs[n/2]) / 2
+	return metrics.Percentile(xs, 50, metrics.Linear)
 }
 
 // reportGenerator reports BenchmarkGenerator's metrics for one run whose

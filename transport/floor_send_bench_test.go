@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/goodput-dev/goodput/metrics"
 )
 
 // BenchmarkSendFloor is the machine's floor for a start-up burst: the
@@ -77,11 +79,7 @@ func BenchmarkSendFloor(b *testing.B) {
 // median returns the median of xs, which it sorts.
 func median(xs []float64) float64 {
 	slices.Sort(xs)
-	n := len(xs)
-	if n%2 == 1 {
-		return xs[n/2]
-	}
-	return (xs[n/2-1] + xs[n/2]) / 2
+	return metrics.Percentile(xs, 50, metrics.Linear)
 }
 
 // sendPerRequest writes f's requests from a goroutine each, every one
