@@ -226,7 +226,8 @@ func TestLagCountsBuildTimeAndTheStart(t *testing.T) {
 }
 
 // orderLog is a Preparer and Doer that notes, in order, each request's
-// build (its first Prepare: later ones find it built) and each send.
+// build (its first Prepare), each look (a later Prepare, which finds it
+// built) and each send.
 type orderLog struct {
 	mu     sync.Mutex // guards events and built
 	events []string
@@ -245,10 +246,12 @@ func (o *orderLog) Prepare(seq int64) {
 	if o.built == nil {
 		o.built = map[int64]bool{}
 	}
-	if !o.built[seq] {
-		o.built[seq] = true
-		o.events = append(o.events, fmt.Sprint("build ", seq))
+	if o.built[seq] {
+		o.events = append(o.events, fmt.Sprint("look ", seq))
+		return
 	}
+	o.built[seq] = true
+	o.events = append(o.events, fmt.Sprint("build ", seq))
 }
 
 func (o *orderLog) Do(ctx context.Context, seq int64, rec *record.Record, now func() int64) {
@@ -261,7 +264,8 @@ func (o *orderLog) Do(ctx context.Context, seq int64, rec *record.Record, now fu
 // The start-up burst takes every request it needs at once, and Run then
 // refills what it keeps ready. Building the refill then would take the CPU
 // the burst's sends need: it is built before the epoch with the burst's
-// own, and nothing more is built until the burst is out.
+// own, and nothing more is built, or even looked at, until the burst is
+// out.
 func TestNothingIsBuiltDuringTheBurst(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		for _, p := range []Plan{
@@ -282,6 +286,10 @@ func TestNothingIsBuiltDuringTheBurst(t *testing.T) {
 				switch {
 				case strings.HasPrefix(e, "send "):
 					sends++
+				case strings.HasPrefix(e, "look "):
+					if sends > 0 && sends < burst {
+						t.Fatalf("plan %+v: the builder looked at request %s after %d of the burst's %d sends: %v", p, strings.TrimPrefix(e, "look "), sends, burst, o.events)
+					}
 				case strings.HasPrefix(e, "build "):
 					fmt.Sscan(strings.TrimPrefix(e, "build "), &seq)
 					if seq != built {

@@ -68,12 +68,12 @@ func (b *burstLag) of(due, sent time.Duration) time.Duration {
 // burstWatch follows the start-up burst: which requests belong to it and
 // when the last of them was sent. Safe for concurrent use.
 type burstWatch struct {
-	mu      sync.Mutex   // guards the fields below
-	due     int64        // the moment the burst was due, ns from the epoch
-	size    int          // requests in it; 0: no burst
-	members map[int]bool // a closed loop's: each worker's first request; nil: requests 0 to size−1
-	last    int64        // the latest send among its members
-	sends   []burstSend  // each member's send
+	mu       sync.Mutex  // guards the fields below
+	due      int64       // the moment the burst was due, ns from the epoch
+	size     int         // requests in it; 0: no burst
+	byWorker bool        // its members are each worker's first request (a closed loop's), not requests 0 to size−1
+	last     int64       // the latest send among its members
+	sends    []burstSend // each member's send
 }
 
 // burstSend is the send of a burst's request i at ns from the epoch, and
@@ -91,40 +91,30 @@ type burstGap struct {
 	gap time.Duration
 }
 
-// begin declares a burst of n requests due at due. With n < 2 there is
-// none.
-func (b *burstWatch) begin(n int, due int64) {
+// begin declares a burst of n requests due at due: each worker's first
+// when byWorker (a closed loop's), else requests 0 to n−1. With n < 2
+// there is none.
+func (b *burstWatch) begin(n int, due int64, byWorker bool) {
 	if n < 2 {
 		return
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.size, b.due, b.last = n, due, due
+	b.size, b.due, b.last, b.byWorker = n, due, due, byWorker
 	b.sends = make([]burstSend, 0, n)
 }
 
-// member marks request i as one of the burst's (a closed loop's worker's
-// first request); without any, the burst's members are requests 0 to
-// size−1.
-func (b *burstWatch) member(i int) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.members == nil {
-		b.members = make(map[int]bool, b.size)
-	}
-	b.members[i] = true
-}
-
-// sent notes that request i, free to leave from from, left at sent.
-func (b *burstWatch) sent(i int, from, sent int64) {
+// sent notes that request i, free to leave from from, left at sent; first
+// says whether it was its worker's first.
+func (b *burstWatch) sent(i int, from, sent int64, first bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.size == 0 {
 		return
 	}
 	in := i < b.size
-	if b.members != nil {
-		in = b.members[i]
+	if b.byWorker {
+		in = first
 	}
 	if in {
 		b.last = max(b.last, sent)

@@ -1,6 +1,9 @@
 package load
 
-import "context"
+import (
+	"context"
+	"sync/atomic"
+)
 
 // readyQueue hands out the requests a Preparer built ahead of their turn,
 // in schedule order. At most p.prepareAhead() are ready beyond those
@@ -8,52 +11,73 @@ import "context"
 // because it will be needed: a start-up burst takes its requests at once
 // and the places it frees are refilled from those PrepareFirst built, so
 // no building competes with the burst's sends for the CPU.
+//
+// Takes come one at a time (the runner takes under its lock, or from its
+// one scheduler). A take that finds its request built costs two atomic
+// operations and wakes nobody: the builder is woken only when a take
+// leaves it room to build, so the burst's takes, which leave it none,
+// cost it no wake-up and take no lock it holds.
 type readyQueue struct {
-	ready chan struct{} // a token per request built and not yet taken
-	room  chan struct{} // a token per place a take freed, for the builder
+	ahead int64
+	built atomic.Int64  // requests built, in schedule order
+	taken atomic.Int64  // requests taken
+	room  chan struct{} // capacity 1: a take left the builder room
+	fresh chan struct{} // capacity 1: a request was built
 	done  chan struct{} // closed once the builder has stopped
 }
 
 // prepare calls pr.Prepare for each request of p in schedule order, past
-// the ones PrepareFirst built ready, one each time a request is taken
-// from the queue it returns, until ctx ends or every request is built;
-// the queue's done closes then. Requests PrepareFirst built already cost
-// it only a look (see Preparer).
+// the ones PrepareFirst built, each time a take leaves fewer than
+// p.prepareAhead() ready, until ctx ends or every request is built; the
+// queue's done closes then. Run calls PrepareFirst before it.
 func prepare(ctx context.Context, p Plan, pr Preparer) *readyQueue {
-	ahead := p.prepareAhead()
 	q := &readyQueue{
-		ready: make(chan struct{}, ahead),
-		room:  make(chan struct{}, ahead),
+		ahead: int64(p.prepareAhead()),
+		room:  make(chan struct{}, 1),
+		fresh: make(chan struct{}, 1),
 		done:  make(chan struct{}),
 	}
-	for range ahead {
-		q.ready <- struct{}{} // built by PrepareFirst
-	}
+	first := int64(p.firstPrepared())
+	q.built.Store(first)
 	go func() {
 		defer close(q.done)
-		for i := ahead; p.total() == 0 || i < p.total(); i++ {
-			select {
-			case <-q.room:
-			case <-ctx.Done():
-				return
+		total := int64(p.total())
+		for i := first; total == 0 || i < total; i++ {
+			for i-q.taken.Load() >= q.ahead {
+				select {
+				case <-q.room:
+				case <-ctx.Done():
+					return
+				}
 			}
-			pr.Prepare(p.seq(i))
-			q.ready <- struct{}{} // never blocks: a take freed its place
+			pr.Prepare(p.seq(int(i)))
+			q.built.Store(i + 1)
+			select {
+			case q.fresh <- struct{}{}:
+			default: // a wake-up is pending already
+			}
 		}
 	}()
 	return q
 }
 
 // take waits until the next request in schedule order is ready and takes
-// it; it reports false if ctx ends first.
+// it; it reports false if ctx ends first. One take at a time.
 func (q *readyQueue) take(ctx context.Context) bool {
-	select {
-	case <-q.ready:
-		// Never blocks: tokens ready, places free and the one the builder
-		// holds are never more than the queue's capacity.
-		q.room <- struct{}{}
-		return true
-	case <-ctx.Done():
-		return false
+	n := q.taken.Load()
+	for q.built.Load() <= n {
+		select {
+		case <-q.fresh:
+		case <-ctx.Done():
+			return false
+		}
 	}
+	q.taken.Store(n + 1)
+	if q.built.Load()-(n+1) < q.ahead {
+		select {
+		case q.room <- struct{}{}:
+		default: // a wake-up is pending already
+		}
+	}
+	return true
 }

@@ -466,8 +466,9 @@ func (r *runner) prepared(ctx context.Context) bool {
 }
 
 // send hands request i to the Doer and adds the time the Doer took to send
-// it to the request's lag.
-func (r *runner) send(i int, rec *record.Record) {
+// it to the request's lag; first says whether it is a closed loop's
+// worker's first.
+func (r *runner) send(i int, rec *record.Record, first bool) {
 	handed := r.now()
 	r.do.Do(r.reqCtx, rec.Seq, rec, r.now)
 	if rec.Sent > handed {
@@ -479,7 +480,7 @@ func (r *runner) send(i int, rec *record.Record) {
 	if len(r.plan.Offsets) > 0 && r.plan.Concurrency > 0 {
 		from = handed
 	}
-	r.burst.sent(i, from, rec.Sent)
+	r.burst.sent(i, from, rec.Sent, first)
 }
 
 // now returns ns since the epoch from the monotonic clock.
@@ -513,7 +514,7 @@ func (r *runner) sendQueued(ctx context.Context, q queued) {
 	} else {
 		// The wait in the queue is client queue: it delays Sent, not
 		// Scheduled.
-		r.send(q.i, q.rec)
+		r.send(q.i, q.rec, false)
 	}
 	r.deliver(q.rec)
 }
@@ -532,7 +533,7 @@ func (r *runner) open(ctx context.Context) {
 	var lag burstLag
 	since := func() time.Duration { return time.Duration(r.now()) }
 	if n := r.plan.burstSize(); n > 1 {
-		r.burst.begin(n, int64(r.plan.Offsets[0]))
+		r.burst.begin(n, int64(r.plan.Offsets[0]), false)
 	}
 	r.crew.release(r.job)
 	warmer, _ := r.do.(Warmer)
@@ -564,7 +565,7 @@ func (r *runner) open(ctx context.Context) {
 		r.wg.Add(1)
 		go func() {
 			defer r.wg.Done()
-			r.send(i, rec)
+			r.send(i, rec, false)
 			r.deliver(rec)
 		}()
 	}
@@ -577,7 +578,7 @@ func (r *runner) open(ctx context.Context) {
 func (r *runner) closed() {
 	// Every worker's first request is due at the epoch: together they are
 	// the start-up burst (see Result.Burst).
-	r.burst.begin(r.plan.workers(), 0)
+	r.burst.begin(r.plan.workers(), 0, true)
 	r.crew.release(r.job)
 	r.crew.wait()
 	r.sent = int64(r.next)
@@ -610,12 +611,9 @@ func (r *runner) work(ctx context.Context) {
 			return
 		}
 		rec := &record.Record{Seq: r.plan.seq(i), Scheduled: sched, Warmup: r.warm(i, time.Duration(sched))}
-		if first {
-			r.burst.member(i)
-			first = false
-		}
 		r.lag.set(i, time.Duration(r.now()-sched))
-		r.send(i, rec)
+		r.send(i, rec, first)
+		first = false
 		// The slot freed when the response ended; the next request is
 		// due then, however long delivery takes.
 		sched = r.now()
