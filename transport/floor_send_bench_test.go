@@ -17,7 +17,8 @@ import (
 
 // BenchmarkSendFloor is the machine's floor for a start-up burst: the
 // soonest streams requests, due at one instant, can reach a canned server
-// in a child process over connections already open. Nothing but the
+// in a child process over connections already open and accepted (it
+// waits floorSettle after dialling them). Nothing but the
 // write is done per request: the same small request for every stream,
 // written with one system call, by one goroutine in a loop (serial) or by
 // a goroutine per request, each started and waiting before the instant
@@ -37,6 +38,10 @@ func BenchmarkSendFloor(b *testing.B) {
 					f := dialFloor(b, streams, false)
 					// One token each: the run is the burst.
 					f.req = floorRequest(strings.TrimPrefix(f.remote.URL, "http://"), 1)
+					// The server accepts the connections after the client's
+					// connects return: let it, so that the burst meets a
+					// settled server, as BenchmarkStartBurst's does.
+					time.Sleep(floorSettle)
 					var t0 int64
 					if how == "serial" {
 						t0 = time.Now().UnixNano()
@@ -81,6 +86,10 @@ func median(xs []float64) float64 {
 	slices.Sort(xs)
 	return metrics.Percentile(xs, 50, metrics.Linear)
 }
+
+// floorSettle is how long the send floor waits after dialling before its
+// burst, for the server to accept every connection.
+const floorSettle = 250 * time.Millisecond
 
 // sendPerRequest writes f's requests from a goroutine each, every one
 // started and waiting before the instant it returns.

@@ -3,17 +3,14 @@
 package canned
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -135,31 +132,34 @@ func (s *Server) serve(c *net.TCPConn) {
 	var fd int
 	raw.Control(func(f uintptr) { fd = int(f) })
 	enableStamps(fd)
-	in := &stampReader{rc: raw}
-	br := bufio.NewReaderSize(in, 64<<10)
+	in := newRequestReader(raw, s.o.KeyHeader)
+	// One stream at a time per connection, each ending with one value on
+	// done, received before the next begins.
+	done := make(chan bool, 1)
 	for {
-		req, err := http.ReadRequest(br)
+		req, err := in.next()
+		if errors.Is(err, errUnsupported) {
+			const why = "canned: unsupported HTTP request (a chunked body, or a malformed head)\n"
+			fmt.Fprintf(c, "HTTP/1.1 400 Bad Request\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(why), why)
+			return
+		}
 		if err != nil {
 			return
 		}
-		body, err := io.ReadAll(io.LimitReader(req.Body, 64<<20))
-		if err != nil {
-			return
-		}
-		arrived := in.last
+		body, arrived, method, path := req.body, req.arrived, string(req.method), string(req.path)
 		switch {
-		case req.Method == http.MethodGet && (req.URL.Path == "/health" || req.URL.Path == "/v1/models"):
+		case method == http.MethodGet && (path == "/health" || path == "/v1/models"):
 			answer := `{"status":"ok"}`
-			if req.URL.Path == "/v1/models" {
+			if path == "/v1/models" {
 				answer = `{"object":"list","data":[{"id":"canned","object":"model"}]}`
 			}
 			fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(answer), answer)
 			continue
-		case req.Method != http.MethodPost || !strings.HasSuffix(req.URL.Path, "/completions"):
+		case method != http.MethodPost || !strings.HasSuffix(path, "/completions"):
 			fmt.Fprint(c, "HTTP/1.1 404 Not Found\r\nContent-Length: 9\r\n\r\nnot found")
 			continue
 		}
-		key := req.Header.Get(s.o.KeyHeader)
+		key := req.key
 		s.mu.Lock()
 		if key == "" {
 			key = "#" + strconv.Itoa(s.arrived)
@@ -168,8 +168,8 @@ func (s *Server) serve(c *net.TCPConn) {
 		s.mu.Unlock()
 		// The status line and header go out with the first token, so that
 		// a request costs the server no write of its own.
-		st := &stream{key: key, fd: fd, tokens: s.tokens(body), chat: strings.HasSuffix(req.URL.Path, "/chat/completions"),
-			ttft: s.o.TTFT, itl: s.o.ITL, arrived: arrived, done: make(chan bool, 1)}
+		st := &stream{key: key, fd: fd, tokens: s.tokens(body), chat: strings.HasSuffix(path, "/chat/completions"),
+			ttft: s.o.TTFT, itl: s.o.ITL, arrived: arrived, done: done}
 		s.em.add(st)
 		if ok := <-st.done; !ok {
 			return
@@ -206,42 +206,6 @@ func (s *Server) tokens(body []byte) int {
 
 // streamHead is the status line and header of a canned stream.
 const streamHead = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
-
-// stampReader reads a connection through the runtime's poller and keeps
-// the arrival time of the last bytes read: the kernel's receive
-// timestamp where it gives one, else the time of the read.
-type stampReader struct {
-	rc   syscall.RawConn
-	last int64 // wall-clock ns
-	oob  [64]byte
-}
-
-func (r *stampReader) Read(p []byte) (int, error) {
-	var n int
-	var err error
-	rerr := r.rc.Read(func(fd uintptr) bool {
-		var stamp int64
-		n, stamp, err = recvStamped(int(fd), p, r.oob[:])
-		if err == syscall.EAGAIN {
-			return false
-		}
-		if stamp == 0 {
-			stamp = time.Now().UnixNano()
-		}
-		r.last = stamp
-		return true
-	})
-	if rerr != nil {
-		return 0, rerr
-	}
-	if err != nil {
-		return 0, err
-	}
-	if n == 0 {
-		return 0, io.EOF
-	}
-	return n, nil
-}
 
 // event returns token k (1-based) of n as an SSE event in one HTTP chunk:
 // continuous usage, so the client counts tokens exactly, the finish reason
