@@ -12,7 +12,11 @@
 // token and nothing while no token is due (no timer per stream, no
 // ticker); a response's status line and header go out with its first
 // token. It notes when each write returned. Compare a client's
-// timestamps with those: the difference is the client's own error.
+// timestamps with those: the difference is the client's own error. It
+// reads requests itself, one read and a scan of the head each (the method,
+// path, Content-Length and key header; a chunked body gets a 400), so
+// that a burst of requests costs it little of the CPU a client on the
+// same machine needs.
 //
 // Run it in the benchmark's process (Start) or, so that its CPU time and
 // scheduler are not the client's, in a child process (StartChild, with
