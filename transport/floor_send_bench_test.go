@@ -18,11 +18,11 @@ import (
 // BenchmarkSendFloor is the machine's floor for a start-up burst: the
 // soonest streams requests, due at one instant, can reach a canned server
 // in a child process over connections already open and accepted (it
-// waits floorSettle after dialling them). Nothing but the
-// write is done per request: the same small request for every stream,
-// written with one system call, by one goroutine in a loop (serial) or by
-// a goroutine per request, each started and waiting before the instant
-// (per-request, as the load generator's crew sends). Reported, from the
+// waits floorSettle after dialling them). Nothing but the write is done
+// per request: the same small request for every stream, written with one
+// system call, by one goroutine in a loop (serial) or by a goroutine per
+// request, each started and waiting before the instant (per-request, as
+// the load generator's crew sends). Reported, from the
 // instant to each request's arrival at the server (the kernel's receive
 // time of its last bytes, on the wall clock both processes share): the
 // mean (arrive-mean-ms), the 99th percentile (arrive-p99-ms) and the last
