@@ -262,9 +262,20 @@ func (g *Generator) advice() string {
 		return fmt.Sprintf("the generator used %.0f %% of this machine's %d cores: shard the load across machines (--shard/--shards)%s", 100*g.MachineShare, g.Cores, procsHint())
 	case g.saturated():
 		return fmt.Sprintf("this machine's cores were busy with other work (%s): run on a quieter machine", g.busyText())
+	case g.ServerLocal && !g.ServerInProcess && g.Cores > 0 && g.Cores <= smallMachine:
+		// A worker woken when its response ended waits for a core, and on
+		// a small machine the server's threads hold them in turns, though
+		// the average load leaves room (BENCHMARKS.md, "Against a real
+		// server": pinning each to its own core halved the lag).
+		return fmt.Sprintf("the server runs on this machine (%s), and on %d cores a worker woken when its response ended waits for a core the server's threads hold: give client and server cores of their own (taskset -c), or run the client on another machine", g.busyText(), g.Cores)
 	}
 	return "use fewer streams per process or shard the load (--shard/--shards)" + procsHint()
 }
+
+// smallMachine is the most cores on which the generator's advice counts a
+// server on the same machine as competing with the client for cores while
+// the machine is not saturated.
+const smallMachine = 4
 
 // cpuCause says what the machine shows about a process short of CPU.
 func (g *Generator) cpuCause() string {

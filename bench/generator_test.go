@@ -225,7 +225,9 @@ func TestCheckGeneratorSharedSaturatedMachine(t *testing.T) {
 }
 
 // A generator that lagged throughout gets advice that fits the cause:
-// its own CPU use, the machine shared with its server, or neither.
+// its own CPU use, the machine shared with its server (saturated, or
+// small enough that the server's threads hold its cores in turns), or
+// neither.
 func TestCheckGeneratorAdvice(t *testing.T) {
 	t.Setenv("GOMAXPROCS", "2")
 	lag := lagsOf(100, 4*time.Millisecond)
@@ -238,6 +240,12 @@ func TestCheckGeneratorAdvice(t *testing.T) {
 			"the generator used 90 % of this machine's 2 cores: shard the load across machines"},
 		{"shared with its server", selfCheck{cpu: 2 * time.Second, wall: 4 * time.Second, cores: 2, busy: 0.97, serverLocal: true},
 			"client and server share this machine and saturated its 2 cores"},
+		{"a small machine shared with its server, not saturated", selfCheck{cpu: 100 * time.Millisecond, wall: 4 * time.Second, cores: 2, busy: 0.57, serverLocal: true},
+			"the server runs on this machine (57 % busy on average; this process 1 % of them), and on 2 cores a worker woken when its response ended waits for a core the server's threads hold: give client and server cores of their own (taskset -c)"},
+		{"a large machine shared with its server", selfCheck{cpu: 100 * time.Millisecond, wall: 4 * time.Second, cores: 16, busy: 0.2, serverLocal: true},
+			"use fewer streams per process or shard the load"},
+		{"the built-in simulator in this process", selfCheck{cpu: 100 * time.Millisecond, wall: 4 * time.Second, cores: 2, busy: 0.3, serverLocal: true, serverInProcess: true},
+			"use fewer streams per process or shard the load"},
 		{"neither", selfCheck{cpu: time.Second, wall: 4 * time.Second, cores: 8, busy: 0.2},
 			"use fewer streams per process or shard the load"},
 	}
