@@ -263,11 +263,11 @@ func (g *Generator) advice() string {
 	case g.saturated():
 		return fmt.Sprintf("this machine's cores were busy with other work (%s): run on a quieter machine", g.busyText())
 	case g.ServerLocal && !g.ServerInProcess && g.Cores > 0 && g.Cores <= smallMachine:
-		// A worker woken when its response ended waits for a core, and on
-		// a small machine the server's threads hold them in turns, though
-		// the average load leaves room (BENCHMARKS.md, "Against a real
-		// server": pinning each to its own core halved the lag).
-		return fmt.Sprintf("the server runs on this machine (%s), and on %d cores a worker woken when its response ended waits for a core the server's threads hold: give client and server cores of their own (taskset -c), or run the client on another machine", g.busyText(), g.Cores)
+		// A sender woken to send waits for a core, and on a small machine
+		// the server's threads hold them in turns, though the average load
+		// leaves room (BENCHMARKS.md, "Client and server on two cores":
+		// pinning each to cores of its own cut the lag by more than half).
+		return fmt.Sprintf("the server runs on this machine (%s), and on %d cores a sender woken to send (a worker whose response ended, a request come due) waits for a core the server's threads hold: give client and server cores of their own (taskset -c), or run the client on another machine", g.busyText(), g.Cores)
 	}
 	return "use fewer streams per process or shard the load (--shard/--shards)" + procsHint()
 }

@@ -241,7 +241,7 @@ func TestCheckGeneratorAdvice(t *testing.T) {
 		{"shared with its server", selfCheck{cpu: 2 * time.Second, wall: 4 * time.Second, cores: 2, busy: 0.97, serverLocal: true},
 			"client and server share this machine and saturated its 2 cores"},
 		{"a small machine shared with its server, not saturated", selfCheck{cpu: 100 * time.Millisecond, wall: 4 * time.Second, cores: 2, busy: 0.57, serverLocal: true},
-			"the server runs on this machine (57 % busy on average; this process 1 % of them), and on 2 cores a worker woken when its response ended waits for a core the server's threads hold: give client and server cores of their own (taskset -c)"},
+			"the server runs on this machine (57 % busy on average; this process 1 % of them), and on 2 cores a sender woken to send (a worker whose response ended, a request come due) waits for a core the server's threads hold: give client and server cores of their own (taskset -c)"},
 		{"a large machine shared with its server", selfCheck{cpu: 100 * time.Millisecond, wall: 4 * time.Second, cores: 16, busy: 0.2, serverLocal: true},
 			"use fewer streams per process or shard the load"},
 		{"the built-in simulator in this process", selfCheck{cpu: 100 * time.Millisecond, wall: 4 * time.Second, cores: 2, busy: 0.3, serverLocal: true, serverInProcess: true},
