@@ -80,7 +80,6 @@ func (q *requestReader) next() (request, error) {
 		}
 	}
 	head := q.buf[q.r : q.r+end]
-	bodyAt := q.r + end + 4
 	line, rest, _ := bytes.Cut(head, []byte("\r\n"))
 	method, line, ok1 := bytes.Cut(line, []byte(" "))
 	path, _, ok2 := bytes.Cut(line, []byte(" "))
@@ -114,28 +113,23 @@ func (q *requestReader) next() (request, error) {
 			req.key = string(value)
 		}
 	}
-	// Offsets, not slices, survive the buffer moving or growing while
-	// the body is read; the slices are taken once it is in.
-	start := q.r
-	m1 := start + len(method)
-	p0 := m1 + 1
-	p1 := p0 + len(path)
-	for q.w-bodyAt < length {
+	// The request starts at q.r, which fill keeps at its start when it
+	// moves or grows the buffer: offsets from it, not slices, survive the
+	// body's reading.
+	lm, lp, body := len(method), len(path), end+4
+	for q.w-q.r-body < length {
 		if err := q.fill(); err != nil {
 			if err == io.EOF {
 				err = io.ErrUnexpectedEOF
 			}
 			return req, err
 		}
-		// fill may have moved the unconsumed bytes to the buffer's start.
-		if shift := start - q.r; shift > 0 {
-			start, m1, p0, p1, bodyAt = start-shift, m1-shift, p0-shift, p1-shift, bodyAt-shift
-		}
 	}
-	req.method, req.path = q.buf[start:m1], q.buf[p0:p1]
-	req.body = q.buf[bodyAt : bodyAt+length]
+	at := q.buf[q.r:]
+	req.method, req.path = at[:lm], at[lm+1:lm+1+lp]
+	req.body = at[body : body+length]
 	req.arrived = q.last
-	q.r = bodyAt + length
+	q.r += body + length
 	return req, nil
 }
 
