@@ -160,3 +160,50 @@ func FuzzJSONScan(f *testing.F) {
 		}
 	})
 }
+
+// plainRun counts exactly the plain string bytes before the first special
+// one: every byte value at every place in a run of plain ones, in the
+// words it reads eight at a time and in the bytes after them.
+func TestPlainRunStopsAtTheWordOfEverySpecialByte(t *testing.T) {
+	for c := range 256 {
+		for at := range 27 { // three words and three bytes
+			b := bytes.Repeat([]byte("a"), 27)
+			b[at] = byte(c)
+			plain := 27
+			if !plainStringByte[c] {
+				plain = at
+			}
+			if got := plainRun(b); got != plain {
+				t.Fatalf("plainRun with byte %#02x at %d = %d, want %d", c, at, got, plain)
+			}
+		}
+	}
+}
+
+// A string with one special byte anywhere in it, long enough to be
+// scanned a word at a time, is taken or refused as encoding/json does,
+// and its contents end where the quote is.
+func TestStringsWithASpecialByteAnywhere(t *testing.T) {
+	for _, c := range []byte{'"', '\\', 0, 0x01, 0x1f, 0x20, 0x21, 0x5b, 0x5d, 0x7f, 0x80, 0xff} {
+		for n := range 30 {
+			for at := range n {
+				in := bytes.Repeat([]byte("x"), n)
+				in[at] = c
+				doc := append(append([]byte(`"`), in...), '"')
+				err := validJSON(doc)
+				if (err == nil) != json.Valid(doc) {
+					t.Fatalf("validJSON(%q) = %v, json.Valid = %v", doc, err, json.Valid(doc))
+				}
+				if c == '"' || err != nil {
+					continue
+				}
+				var s scanner
+				s.reset(doc)
+				raw, _, err := s.str()
+				if err != nil || !bytes.Equal(raw, in) || s.i != len(doc) {
+					t.Fatalf("str(%q) = %q, %v at %d, want %q at %d", doc, raw, err, s.i, in, len(doc))
+				}
+			}
+		}
+	}
+}
