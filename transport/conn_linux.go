@@ -83,8 +83,8 @@ func (o outcome) send() {
 // unlock releases mu and then delivers the outcome decided under it: a
 // connection the response left idle is back in its pool (back) before
 // its request learns that the exchange is over, so that the request's
-// next one finds it there.
-func (c *conn) unlock(back bool) {
+// next one finds it there. It reports whether it delivered one.
+func (c *conn) unlock(back bool) bool {
 	o := c.sig
 	c.sig = outcome{}
 	c.mu.Unlock()
@@ -92,10 +92,12 @@ func (c *conn) unlock(back bool) {
 		c.p.put(c)
 	}
 	o.send()
+	return o.ch != nil
 }
 
-// ready handles the loop's events for c.
-func (c *conn) ready(events uint32) {
+// ready handles the loop's events for c. It reports whether an exchange
+// ended, its request's goroutine woken.
+func (c *conn) ready(events uint32) bool {
 	c.mu.Lock()
 	back := false
 	if c.state != stDead && events&unix.EPOLLOUT != 0 && len(c.pending) > 0 {
@@ -104,7 +106,7 @@ func (c *conn) ready(events uint32) {
 	if c.state != stDead && events&(unix.EPOLLIN|unix.EPOLLHUP|unix.EPOLLERR|unix.EPOLLRDHUP) != 0 {
 		back = c.readLocked()
 	}
-	c.unlock(back)
+	return c.unlock(back)
 }
 
 // readLocked reads c once and handles what came. It reports whether c is
