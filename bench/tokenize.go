@@ -60,7 +60,7 @@ var errNoTokenizer = errors.New("server has no /tokenize")
 // "tokens", else, for a JSON array (TGI), its length. ok is false when
 // the answer holds none of them.
 func tokenCount(data []byte) (n int, ok bool) {
-	data = bytes.TrimSpace(data)
+	data = bytes.Trim(data, " \t\r\n") // JSON's white space, not Unicode's
 	if len(data) > 0 && data[0] == '[' {
 		var list []json.RawMessage
 		if json.Unmarshal(data, &list) != nil {

@@ -13,6 +13,7 @@ func FuzzTokenCount(f *testing.F) {
 		`{"tokens":[15043,3186]}`,                               // llama.cpp
 		`[{"id":1,"text":"a","start":0,"stop":1}]`,              // TGI
 		`{"tokens":[]}`, `{}`, `[]`, `null`, `{"count":null}`, `{"count":-1}`, `{"count":1e9}`, ` [ ] `, `{"tokens":{}}`, `[`,
+		"[]\v", // a vertical tab is white space to bytes.TrimSpace, not to JSON
 	} {
 		f.Add([]byte(s))
 	}
