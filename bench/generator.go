@@ -109,7 +109,11 @@ type selfCheck struct {
 	run       load.Result
 	threshold time.Duration
 	open      bool // an open loop
-	conns     transport.Stats
+	// capped is true when a request waits on another's end: a closed
+	// loop, an open one under --max-concurrency, or sessions and agent
+	// tasks, whose next call follows the one before.
+	capped bool
+	conns  transport.Stats
 	// The process and the machine during the run; cpu 0 where not read.
 	cpu, wall       time.Duration
 	tokens          int64
@@ -209,9 +213,13 @@ func checkGenerator(c selfCheck) Generator {
 	switch {
 	case g.Reads > 0 && g.ReadDelayP99 > max(th, 0.001):
 		g.LateReads = true
+		effect := "and no request of this run waited on another's end (an open loop without --max-concurrency), so the latencies, all from those times, leave the wait out"
+		if c.capped {
+			effect = "but a request that waits on another's end (a closed loop's next request, the next under --max-concurrency, a session's next turn) is due once that end was read, so the wait lowered the load offered by as much"
+		}
 		g.Warnings = append(g.Warnings, fmt.Sprintf(
-			"this process read the server's bytes late: they waited in the kernel p99 %.2f ms (median %.3f ms, max %.2f ms) before it read them. Chunk timestamps are the kernel's arrival times and leave the wait out, but a closed loop's next request is due once the response before it was read, so the wait lowered the load offered by as much; %s",
-			1e3*g.ReadDelayP99, 1e3*g.ReadDelayP50, 1e3*g.ReadDelayMax, g.readCause()))
+			"this process read the server's bytes late: they waited in the kernel p99 %.2f ms (median %.3f ms, max %.2f ms) before it read them. Chunk timestamps are the kernel's arrival times, %s; %s",
+			1e3*g.ReadDelayP99, 1e3*g.ReadDelayP50, 1e3*g.ReadDelayMax, effect, g.readCause()))
 	case g.Reads == 0 && g.SchedLatencyP99 > max(2*th, 0.002):
 		g.Limited = true
 		g.Warnings = append(g.Warnings, fmt.Sprintf(

@@ -137,7 +137,12 @@ func TestCheckGeneratorShortOfCPU(t *testing.T) {
 	}{
 		{"read delay on a saturated shared machine",
 			selfCheck{conns: transport.Stats{ReadDelay: bursts}, busy: 0.97, samples: []float64{0.99, 0.98, 0.96, 0.5}, cores: 2, serverLocal: true}, true,
-			[]string{"waited in the kernel p99 6.", "Chunk timestamps are the kernel's arrival times and leave the wait out", "the server shares this machine"}, []string{"arrive together"}},
+			[]string{"waited in the kernel p99 6.", "Chunk timestamps are the kernel's arrival times, and no request of this run waited on another's end",
+				"the latencies, all from those times, leave the wait out", "the server shares this machine"}, []string{"arrive together", "lowered the load"}},
+		{"read delay in a closed loop or under a cap",
+			selfCheck{conns: transport.Stats{ReadDelay: bursts}, busy: 0.3, cores: 16, capped: true}, true,
+			[]string{"Chunk timestamps are the kernel's arrival times, but a request that waits on another's end",
+				"is due once that end was read, so the wait lowered the load offered by as much"}, []string{"leave the wait out"}},
 		{"bursts of reads on a quiet machine",
 			selfCheck{conns: transport.Stats{ReadDelay: bursts}, busy: 0.3, cores: 16}, true,
 			[]string{"waited in the kernel p99 6.", "median 0.08", "the machine was not saturated (30 % busy", "arrive together", "one after another", "GOMAXPROCS"}, []string{"pause", "server writes"}},

@@ -514,7 +514,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	if res.WarmErr == nil && warmErr != nil {
 		res.WarmErr = warmErr
 	}
-	out.Generator = checkGenerator(selfCheck{run: res, threshold: cfg.LagThreshold, open: plan.Open != nil,
+	out.Generator = checkGenerator(selfCheck{run: res, threshold: cfg.LagThreshold, open: plan.Open != nil, capped: lplan.Concurrency > 0 || fsrc != nil,
 		conns: tr.Stats(), cpu: host.cpu, wall: host.wall, tokens: w.tokens, cores: host.cores,
 		busy: host.busy, samples: host.samples, sched: host.sched, serverLocal: serverLocal(cfg.BaseURL), serverInProcess: cfg.ServerInProcess})
 	out.Warnings = append(out.Warnings, out.Generator.Warnings...)
