@@ -24,9 +24,12 @@ build() {
   go test -c -o "$1/transport.test" ./transport
 }
 
+# failed counts the benchmarks that did not finish well.
+failed=0
+
 # bench LIMIT OUTFILE BINARY PATTERN BENCHTIME COUNT runs one benchmark
 # pattern, its output kept whatever happens; a run past LIMIT seconds is
-# stopped and noted.
+# stopped and noted, and any failure counted.
 bench() {
   local limit=$1 out=$2 bin=$3 pattern=$4 benchtime=$5 count=$6 rc=0
   echo "== $(basename "$bin") $pattern (-benchtime $benchtime, -count $count, at most ${limit}s)"
@@ -34,12 +37,22 @@ bench() {
     -test.benchtime "$benchtime" -test.count "$count" >"$out" 2>&1 || rc=$?
   grep '^Benchmark' "$out" || true
   if [ "$rc" -ne 0 ]; then
-    echo "   exit $rc$( [ "$rc" -ge 124 ] && echo ": stopped at the ${limit}s limit" )" | tee -a "$out"
+    failed=$((failed + 1))
+    case $rc in
+    124 | 137) echo "   exit $rc: stopped at the ${limit}s limit" | tee -a "$out" ;;
+    *) echo "   exit $rc; its output is in $out" | tee -a "$out" ;;
+    esac
   fi
 }
 
 run() {
-  local bin=$1 out=$2 count=${COUNT:-3}
+  local bin=$1 out=$2 count=${COUNT:-3} t
+  for t in load.test transport.test; do
+    if [ ! -x "$bin/$t" ]; then
+      echo "floor-bench: $bin/$t: no such test binary (build them with: bash scripts/floor-bench.sh build $bin)" >&2
+      exit 1
+    fi
+  done
   mkdir -p "$out"
   # 5,000 streams hold 5,000 sockets in each of the two processes.
   ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
@@ -56,6 +69,10 @@ run() {
   bench 120 "$out/startburst.txt" "$bin/load.test" 'StartBurst' 20x 1
   bench 120 "$out/sendfloor.txt" "$bin/transport.test" 'SendFloor' 20x 1
   bench 180 "$out/readfloor.txt" "$bin/transport.test" 'ReadFloor/^(parked|uring)$' 1x "$count"
+  if [ "$failed" -gt 0 ]; then
+    echo "floor-bench: $failed of 5 benchmarks failed; their output is in $out" >&2
+    exit 1
+  fi
 }
 
 case "${1:-}" in
