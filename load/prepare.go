@@ -18,7 +18,7 @@ import (
 // leaves it room to build, so the burst's takes, which leave it none,
 // cost it no wake-up and take no lock it holds.
 type readyQueue struct {
-	ahead int64
+	ahead int64         // requests kept built beyond those taken (p.prepareAhead())
 	built atomic.Int64  // requests built, in schedule order
 	taken atomic.Int64  // requests taken
 	room  chan struct{} // capacity 1: a take left the builder room
