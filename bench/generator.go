@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/goodput-dev/goodput/internal/cpuload"
 	"github.com/goodput-dev/goodput/load"
 	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/transport"
@@ -43,6 +44,14 @@ type Generator struct {
 	// SchedLatencyP99 is the 99th percentile of the time the process's
 	// goroutines waited for a processor once runnable.
 	SchedLatencyP99 float64 `json:"sched_latency_p99_seconds"`
+	// RunQueueWait is how long the process's threads waited, runnable,
+	// for a core during the run: in all, and on average each time the
+	// kernel gave them one (its schedstat account, Linux only). It is
+	// the wait the scheduler latency above cannot see: a thread woken to
+	// read that finds every core held by other processes' threads. Both
+	// are 0 where the kernel keeps no such account.
+	RunQueueWait     float64 `json:"run_queue_wait_seconds,omitempty"`
+	RunQueueWaitMean float64 `json:"run_queue_wait_mean_seconds,omitempty"`
 
 	// CPUSeconds is the CPU time (user and system) the process used
 	// during the run; CPUPerToken that over the output tokens it read.
@@ -53,8 +62,12 @@ type Generator struct {
 	// SaturatedSeconds for how many one-second samples they were at least
 	// 95 % busy. Cores is how many the machine has; MachineBusy is -1
 	// where the machine's counters cannot be read.
-	MachineShare     float64 `json:"machine_share"`
-	MachineBusy      float64 `json:"machine_busy"`
+	MachineShare float64 `json:"machine_share"`
+	MachineBusy  float64 `json:"machine_busy"`
+	// MachineSteal is the part of the cores' time, within MachineBusy,
+	// that the hypervisor gave to other machines (steal): a stolen core
+	// stops whatever ran on it for the hypervisor's turn, milliseconds.
+	MachineSteal     float64 `json:"machine_steal,omitempty"`
 	SaturatedSeconds int     `json:"saturated_seconds"`
 	Samples          int     `json:"machine_samples"`
 	Cores            int     `json:"cores"`
@@ -122,8 +135,10 @@ type selfCheck struct {
 	tokens          int64
 	cores           int
 	busy            float64   // the machine's cores' busy share, -1 unknown
+	steal           float64   // the hypervisor's share of the cores' time
 	samples         []float64 // busy share per second
 	sched           time.Duration
+	runQueue        cpuload.RunQueue // the process's threads' wait for a core
 	serverLocal     bool
 	serverInProcess bool
 }
@@ -145,7 +160,7 @@ func quantiles(d []time.Duration) (p50, p99, mx float64) {
 
 // checkGenerator judges the run's own health.
 func checkGenerator(c selfCheck) Generator {
-	g := Generator{Threshold: c.threshold.Seconds(), Cores: c.cores, MachineBusy: c.busy,
+	g := Generator{Threshold: c.threshold.Seconds(), Cores: c.cores, MachineBusy: c.busy, MachineSteal: c.steal,
 		ServerLocal: c.serverLocal || c.serverInProcess, ServerInProcess: c.serverInProcess, Samples: len(c.samples), SchedLatencyP99: c.sched.Seconds()}
 	g.LagP50, g.LagP99, g.LagMax = quantiles(c.run.Lag)
 	g.StartLag = c.run.StartLag.Seconds()
@@ -157,6 +172,9 @@ func checkGenerator(c selfCheck) Generator {
 		g.ReadDelayP50, g.ReadDelayP99, g.ReadDelayMax = d.Quantile(0.5).Seconds(), d.Quantile(0.99).Seconds(), d.Max().Seconds()
 	}
 	g.CPUSeconds = c.cpu.Seconds()
+	if c.runQueue.OK {
+		g.RunQueueWait, g.RunQueueWaitMean = c.runQueue.Wait.Seconds(), c.runQueue.Mean().Seconds()
+	}
 	if c.tokens > 0 && c.cpu > 0 {
 		g.CPUPerToken = c.cpu.Seconds() / float64(c.tokens)
 	}
@@ -198,9 +216,13 @@ func checkGenerator(c selfCheck) Generator {
 	startIsBurst := g.Burst != nil && g.Burst.Requests >= c.run.StartRequests
 	if g.StartLag > th && pastP99 <= th && !startIsBurst {
 		g.Limited = true
+		why := "the generator was slow to start, and their TTFT and client queue include it"
+		if g.waitedForCores() {
+			why = "their TTFT and client queue include it; " + g.coreWait()
+		}
 		g.Warnings = append(g.Warnings, fmt.Sprintf(
-			"the first requests went out late (up to %.2f ms, threshold %.2f ms): the generator was slow to start, and their TTFT and client queue include it",
-			1e3*g.StartLag, 1e3*th))
+			"the first requests went out late (up to %.2f ms, threshold %.2f ms): %s%s",
+			1e3*g.StartLag, 1e3*th, why, g.stealText()))
 	}
 	if b := g.Burst; b != nil && b.DrainSeconds > max(10*th, 0.01) {
 		after := fmt.Sprintf("Later requests went out on time; to leave the burst out of the statistics, give --num-warmups %d.", b.Requests)
@@ -273,6 +295,8 @@ func (g *Generator) advice() string {
 		return fmt.Sprintf("the generator used %.0f %% of this machine's %d cores: shard the load across machines (--shard/--shards)%s", 100*g.MachineShare, g.Cores, procsHint())
 	case g.saturated():
 		return fmt.Sprintf("this machine's cores were busy with other work (%s): run on a quieter machine", g.busyText())
+	case g.waitedForCores():
+		return g.coreWait() + g.stealText()
 	case g.ServerLocal && !g.ServerInProcess && g.Cores > 0 && g.Cores <= smallMachine:
 		// A sender woken to send waits for a core, and on a small machine
 		// the server's threads hold them in turns, though the average load
@@ -294,34 +318,79 @@ func (g *Generator) cpuCause() string {
 	case g.MachineBusy < 0:
 		return "the machine's load could not be read"
 	case g.ServerLocal && g.saturated():
-		return fmt.Sprintf("the server shares this machine, and its cores were saturated (%s)", g.busyText())
+		return fmt.Sprintf("the server shares this machine, and its cores were saturated (%s)%s", g.busyText(), g.stealText())
 	case g.saturated():
-		return fmt.Sprintf("this machine's cores were saturated (%s)", g.busyText())
+		return fmt.Sprintf("this machine's cores were saturated (%s)%s", g.busyText(), g.stealText())
 	}
-	return fmt.Sprintf("the machine was not saturated (%s): look for pauses (garbage collection, a throttled container)", g.busyText())
+	return fmt.Sprintf("the machine was not saturated (%s): look for pauses (garbage collection, a throttled container)%s", g.busyText(), g.stealText())
+}
+
+// stealNotable is the share of the cores' time taken by the hypervisor
+// from which the self-check names it as a cause of waits.
+const stealNotable = 0.02
+
+// stealText names the hypervisor's turns as a cause when they took a
+// notable share of the cores' time; "" otherwise.
+func (g *Generator) stealText() string {
+	if g.MachineSteal < stealNotable {
+		return ""
+	}
+	return fmt.Sprintf("; the hypervisor also gave these cores to other machines for %.0f %% of their time (steal), and each of its turns stops whatever ran on a core for milliseconds, which nothing in the client shortens", 100*g.MachineSteal)
 }
 
 // readCause says why bytes waited before they were read, from the
-// machine's load and what shares it.
+// machine's load, what shares it and the kernel's account of this
+// process's waits for a core.
 func (g *Generator) readCause() string {
 	if g.MachineBusy >= 0 && g.saturated() {
 		return g.cpuCause()
 	}
-	why := "the late reads come when many streams' tokens arrive together (a server decodes its whole batch in one step) and this process reads them one after another"
-	switch {
-	case g.ServerInProcess:
-		why += ", while the built-in simulator, in this very process, writes the same batch on the same Go processors"
-	case g.ServerLocal:
-		why += fmt.Sprintf(", while the server writes the same batch on the same %d cores", g.Cores)
+	var why string
+	if g.waitedForCores() {
+		why = g.coreWait()
+	} else {
+		why = "the late reads come when many streams' tokens arrive together (a server decodes its whole batch in one step) and this process reads them one after another"
+		switch {
+		case g.ServerInProcess:
+			why += ", while the built-in simulator, in this very process, writes the same batch on the same Go processors"
+		case g.ServerLocal:
+			why += fmt.Sprintf(", while the server writes the same batch on the same %d cores", g.Cores)
+		}
+		why += "; more cores for the client shorten the wait (GOMAXPROCS, a machine of its own, or fewer streams per process with --shard/--shards)"
 	}
 	if g.MachineBusy >= 0 {
 		why = fmt.Sprintf("the machine was not saturated (%s): %s", g.busyText(), why)
 	}
-	why += "; more cores for the client shorten the wait (GOMAXPROCS, a machine of its own, or fewer streams per process with --shard/--shards)"
 	if g.ReadDelayMax > max(10*g.ReadDelayP99, 0.02) {
 		why += fmt.Sprintf("; the longest wait (%.1f ms) looks like a pause of the process (garbage collection, a throttled container)", 1e3*g.ReadDelayMax)
 	}
-	return why
+	return why + g.stealText()
+}
+
+// coreWait says how long this process's threads waited for cores that
+// other processes held, and what to do about it.
+func (g *Generator) coreWait() string {
+	why := fmt.Sprintf("this process's threads waited for a core, %.3f ms on average each time the kernel gave them one (%.0f ms in all, by the kernel's run-queue account): other processes' threads held the cores at those moments",
+		1e3*g.RunQueueWaitMean, 1e3*g.RunQueueWait)
+	if g.ServerLocal {
+		return why + fmt.Sprintf(", the server's among them, on the same %d cores; give client and server cores of their own (taskset -c), or run the client on another machine", g.Cores)
+	}
+	return why + "; give the client cores of its own (taskset -c), or run it on a quieter machine"
+}
+
+// runQueueNotable is the mean wait for a core, each time the kernel gives
+// the process's threads one, from which their wake-ups count as delayed
+// by other processes: a woken thread that finds a core free runs within
+// microseconds.
+const runQueueNotable = 50 * time.Microsecond
+
+// waitedForCores reports whether the kernel's account shows this
+// process's threads waiting for cores that other processes held: a
+// notable mean wait in a process that used under half the machine (one
+// that used more may have waited for its own threads) and runs no server
+// of its own (the built-in simulator's threads are this process's).
+func (g *Generator) waitedForCores() bool {
+	return g.RunQueueWaitMean >= runQueueNotable.Seconds() && g.MachineShare < 0.5 && !g.ServerInProcess
 }
 
 // procsHint suggests more Go processors than cores when the process runs
@@ -362,7 +431,11 @@ func (g *Generator) Line() string {
 	if g.Cores > 0 {
 		fmt.Fprintf(&b, ", %.1f %% of this machine's %d cores", 100*g.MachineShare, g.Cores)
 		if g.MachineBusy >= 0 {
-			fmt.Fprintf(&b, " (%.0f %% busy in all)", 100*g.MachineBusy)
+			fmt.Fprintf(&b, " (%.0f %% busy in all", 100*g.MachineBusy)
+			if g.MachineSteal >= 0.01 {
+				fmt.Fprintf(&b, ", %.0f %% taken by the hypervisor", 100*g.MachineSteal)
+			}
+			b.WriteString(")")
 		}
 	}
 	c := g.Connections

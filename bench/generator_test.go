@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"slices"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/goodput-dev/goodput/internal/cpuload"
 	"github.com/goodput-dev/goodput/load"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/transport"
@@ -58,6 +60,18 @@ func TestCheckGeneratorSeesALateStart(t *testing.T) {
 	}
 	if !g.Limited || g.StartLag != 0.045 || len(g.Warnings) != 1 || !strings.Contains(g.Warnings[0], "the first requests went out late (up to 45.00 ms") {
 		t.Errorf("limited %v, start lag %v, warnings %q", g.Limited, g.StartLag, g.Warnings)
+	}
+	if w := g.Warnings[0]; !strings.Contains(w, "the generator was slow to start") {
+		t.Errorf("warning %q, want it to blame the start", w)
+	}
+	// Where the kernel's account shows the process's threads waiting for
+	// cores that others held, that is the cause given.
+	g = checkGenerator(selfCheck{run: load.Result{Lag: lag, StartLag: 2 * time.Millisecond}, threshold: time.Millisecond, open: true,
+		busy: 0.59, steal: 0.03, cores: 2, serverLocal: true, cpu: 100 * time.Millisecond, wall: 3 * time.Second,
+		runQueue: cpuload.RunQueue{Wait: 528 * time.Millisecond, Runs: 4258, OK: true}})
+	if w := g.Warnings; len(w) != 1 || !strings.Contains(w[0], "the first requests went out late (up to 2.00 ms, threshold 1.00 ms): their TTFT and client queue include it; this process's threads waited for a core, 0.124 ms on average") ||
+		!strings.Contains(w[0], "taskset -c") || !strings.Contains(w[0], "for 3 % of their time (steal)") || strings.Contains(w[0], "slow to start") {
+		t.Errorf("warnings %q, want the wait for cores as the cause", w)
 	}
 	g = checkGenerator(selfCheck{run: load.Result{Lag: lag, StartLag: 500 * time.Microsecond}, threshold: time.Millisecond, open: true})
 	if g.Limited || len(g.Warnings) != 0 {
@@ -153,6 +167,39 @@ func TestCheckGeneratorShortOfCPU(t *testing.T) {
 		{"every read late on a quiet machine",
 			selfCheck{conns: transport.Stats{ReadDelay: delays(0, 1000, 3*time.Millisecond)}, busy: 0.3, cores: 16}, true,
 			[]string{"waited in the kernel p99 3.", "the machine was not saturated (30 % busy on average", "arrive together"}, []string{"pause"}},
+		{"reads behind a local server's threads",
+			selfCheck{conns: transport.Stats{ReadDelay: bursts}, busy: 0.58, cores: 2, serverLocal: true, cpu: 100 * time.Millisecond, wall: 4 * time.Second,
+				runQueue: cpuload.RunQueue{Wait: 450 * time.Millisecond, Runs: 4000, OK: true}}, true,
+			[]string{"the machine was not saturated (58 % busy", "this process 1 % of them", "this process's threads waited for a core, 0.113 ms on average each time the kernel gave them one (450 ms in all",
+				"other processes' threads held the cores at those moments, the server's among them, on the same 2 cores", "taskset -c"},
+			[]string{"one after another", "GOMAXPROCS"}},
+		{"reads behind other work, the server elsewhere",
+			selfCheck{conns: transport.Stats{ReadDelay: bursts}, busy: 0.7, cores: 4, cpu: 100 * time.Millisecond, wall: 4 * time.Second,
+				runQueue: cpuload.RunQueue{Wait: 300 * time.Millisecond, Runs: 1000, OK: true}}, true,
+			[]string{"waited for a core, 0.300 ms on average", "give the client cores of its own (taskset -c), or run it on a quieter machine"},
+			[]string{"one after another", "the server's among them"}},
+		{"a wait for a core too short to explain the reads",
+			selfCheck{conns: transport.Stats{ReadDelay: bursts}, busy: 0.58, cores: 2, serverLocal: true, cpu: 100 * time.Millisecond, wall: 4 * time.Second,
+				runQueue: cpuload.RunQueue{Wait: 40 * time.Millisecond, Runs: 4000, OK: true}}, true,
+			[]string{"one after another", "the server writes the same batch"}, []string{"waited for a core"}},
+		{"a process that used most of the machine waits for its own threads",
+			selfCheck{conns: transport.Stats{ReadDelay: bursts}, busy: 0.8, cores: 2, serverLocal: true, cpu: 5 * time.Second, wall: 4 * time.Second,
+				runQueue: cpuload.RunQueue{Wait: 450 * time.Millisecond, Runs: 4000, OK: true}}, true,
+			[]string{"one after another"}, []string{"waited for a core"}},
+		{"the built-in simulator's threads are this process's",
+			selfCheck{conns: transport.Stats{ReadDelay: delays(0, 1000, 2*time.Millisecond)}, busy: 0.3, cores: 2, serverInProcess: true, cpu: time.Second, wall: 4 * time.Second,
+				runQueue: cpuload.RunQueue{Wait: 450 * time.Millisecond, Runs: 4000, OK: true}}, true,
+			[]string{"the built-in simulator, in this very process, writes the same batch"}, []string{"waited for a core"}},
+		{"the hypervisor's turns",
+			selfCheck{conns: transport.Stats{ReadDelay: bursts}, busy: 0.58, steal: 0.07, cores: 2, serverLocal: true, cpu: 100 * time.Millisecond, wall: 4 * time.Second,
+				runQueue: cpuload.RunQueue{Wait: 450 * time.Millisecond, Runs: 4000, OK: true}}, true,
+			[]string{"waited for a core, 0.113 ms", "the hypervisor also gave these cores to other machines for 7 % of their time (steal)"}, nil},
+		{"the hypervisor's turns on a saturated machine",
+			selfCheck{conns: transport.Stats{ReadDelay: bursts}, busy: 0.97, steal: 0.05, cores: 2}, true,
+			[]string{"this machine's cores were saturated (97 % busy", "for 5 % of their time (steal)"}, nil},
+		{"a little steal is not named",
+			selfCheck{conns: transport.Stats{ReadDelay: bursts}, busy: 0.3, steal: 0.015, cores: 16}, true,
+			[]string{"one after another"}, []string{"hypervisor"}},
 		{"a pause",
 			selfCheck{conns: transport.Stats{ReadDelay: delays(970, 30, 6*time.Millisecond, 90*time.Millisecond)}, busy: 0.3, cores: 16}, true,
 			[]string{"arrive together", "looks like a pause of the process"}, nil},
@@ -179,14 +226,24 @@ func TestCheckGeneratorShortOfCPU(t *testing.T) {
 					t.Errorf("warning %q lacks %q", short, w)
 				}
 			}
-			for _, w := range append(tt.not, "timer") {
+			not := append(tt.not, "timer")
+			if c.steal == 0 {
+				not = append(not, "hypervisor")
+			}
+			for _, w := range not {
 				if strings.Contains(short, w) {
 					t.Errorf("warning %q says %q", short, w)
 				}
 			}
+			if rq := c.runQueue; rq.OK && (g.RunQueueWait != rq.Wait.Seconds() || g.RunQueueWaitMean != rq.Mean().Seconds()) {
+				t.Errorf("run-queue wait %v s, mean %v s; want %v, %v", g.RunQueueWait, g.RunQueueWaitMean, rq.Wait, rq.Mean())
+			}
 			line := g.Line()
 			if tt.lateReads != strings.Contains(line, "kept up with the schedule, read late") {
 				t.Errorf("summary line %q", line)
+			}
+			if stolen := fmt.Sprintf("%.0f %% busy in all, %.0f %% taken by the hypervisor)", 100*c.busy, 100*c.steal); (c.steal >= 0.01) != strings.Contains(line, stolen) {
+				t.Errorf("summary line %q, steal %v", line, c.steal)
 			}
 		})
 	}
@@ -267,6 +324,9 @@ func TestCheckGeneratorAdvice(t *testing.T) {
 			"client and server share this machine and saturated its 2 cores"},
 		{"a small machine shared with its server, not saturated", selfCheck{cpu: 100 * time.Millisecond, wall: 4 * time.Second, cores: 2, busy: 0.57, serverLocal: true},
 			"the server runs on this machine (57 % busy on average; this process 1 % of them), and on 2 cores a sender woken to send (a worker whose response ended, a request come due) waits for a core the server's threads hold: give client and server cores of their own (taskset -c)"},
+		{"threads that waited for cores, by the kernel's account", selfCheck{cpu: 100 * time.Millisecond, wall: 4 * time.Second, cores: 16, busy: 0.4, serverLocal: true,
+			runQueue: cpuload.RunQueue{Wait: 2 * time.Second, Runs: 10000, OK: true}},
+			"this process's threads waited for a core, 0.200 ms on average each time the kernel gave them one (2000 ms in all, by the kernel's run-queue account): other processes' threads held the cores at those moments, the server's among them, on the same 16 cores; give client and server cores of their own (taskset -c)"},
 		{"a large machine shared with its server", selfCheck{cpu: 100 * time.Millisecond, wall: 4 * time.Second, cores: 16, busy: 0.2, serverLocal: true},
 			"use fewer streams per process or shard the load"},
 		{"the built-in simulator in this process", selfCheck{cpu: 100 * time.Millisecond, wall: 4 * time.Second, cores: 2, busy: 0.3, serverLocal: true, serverInProcess: true},

@@ -18,19 +18,24 @@ type hostReading struct {
 	m0      cpuload.Machine
 	m0err   error
 	sched0  cpuload.Sched
+	rq0     cpuload.RunQueue
 	start   time.Time
 	watch   *cpuload.Watch
 	cpu     time.Duration // the process's CPU time during the run
 	wall    time.Duration
 	cores   int
 	busy    float64   // the machine's busy share, -1 unknown
+	steal   float64   // the hypervisor's share of the machine's time
 	samples []float64 // busy share per second
 	sched   time.Duration
+	// runQueue is how long the process's threads waited for a core, by
+	// the kernel's account.
+	runQueue cpuload.RunQueue
 }
 
 // readHost takes the readings of a run's start.
 func readHost() *hostReading {
-	h := &hostReading{start: time.Now(), cpu0: cpuload.Self(), sched0: cpuload.ReadSched()}
+	h := &hostReading{start: time.Now(), cpu0: cpuload.Self(), sched0: cpuload.ReadSched(), rq0: cpuload.ReadRunQueue()}
 	h.m0, h.m0err = cpuload.ReadMachine()
 	h.watch = cpuload.StartWatch(time.Second)
 	return h
@@ -42,10 +47,12 @@ func (h *hostReading) end() {
 	h.cpu = cpuload.Self() - h.cpu0
 	h.samples = h.watch.Stop()
 	h.sched, _ = cpuload.SchedQuantile(h.sched0, cpuload.ReadSched(), 0.99)
+	h.runQueue = cpuload.ReadRunQueue().Since(h.rq0)
 	h.busy = -1
 	h.cores = runtime.NumCPU()
 	if m1, err := cpuload.ReadMachine(); err == nil && h.m0err == nil {
 		h.busy = cpuload.BusyShare(h.m0, m1)
+		h.steal = cpuload.StealShare(h.m0, m1)
 		if m1.Cores > 0 {
 			h.cores = m1.Cores
 		}

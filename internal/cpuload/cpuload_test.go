@@ -17,8 +17,8 @@ func TestParseStat(t *testing.T) {
 		t.Fatal(err)
 	}
 	// total = 100+10+50+800+40+5+5+20 = 1030; idle = 800+40.
-	if m.Total != 1030 || m.Busy != 190 || m.Cores != 2 {
-		t.Errorf("%+v, want total 1030, busy 190, 2 cores", m)
+	if m.Total != 1030 || m.Busy != 190 || m.Steal != 20 || m.Cores != 2 {
+		t.Errorf("%+v, want total 1030, busy 190, steal 20, 2 cores", m)
 	}
 	for _, bad := range []string{"", "intr 1\n", "cpu 1 2 x 4\n", "cpu 1 2\n"} {
 		if _, err := parseStat([]byte(bad)); err == nil {
@@ -41,6 +41,23 @@ func TestBusyShare(t *testing.T) {
 	for _, tt := range tests {
 		if got := BusyShare(a, tt.b); got != tt.want {
 			t.Errorf("BusyShare(%+v, %+v) = %v, want %v", a, tt.b, got, tt.want)
+		}
+	}
+}
+
+func TestStealShare(t *testing.T) {
+	a := Machine{Busy: 100, Total: 1000, Steal: 10}
+	tests := []struct {
+		b    Machine
+		want float64
+	}{
+		{Machine{Busy: 150, Total: 1100, Steal: 15}, 0.05},
+		{Machine{Busy: 100, Total: 1000, Steal: 10}, 0}, // no tick passed
+		{Machine{Busy: 150, Total: 1100, Steal: 5}, 0},  // counters went back: a new boot
+	}
+	for _, tt := range tests {
+		if got := StealShare(a, tt.b); got != tt.want {
+			t.Errorf("StealShare(%+v, %+v) = %v, want %v", a, tt.b, got, tt.want)
 		}
 	}
 }

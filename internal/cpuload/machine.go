@@ -13,10 +13,11 @@ import (
 )
 
 // Machine is a reading of the machine's CPU counters: the time all its
-// cores spent busy and in all, in the kernel's ticks.
+// cores spent busy and in all, in the kernel's ticks, and of the busy
+// time how much the hypervisor gave to other machines (Steal).
 type Machine struct {
-	Busy, Total uint64
-	Cores       int
+	Busy, Total, Steal uint64
+	Cores              int
 }
 
 // statPath is the kernel's CPU counters; tests point it elsewhere.
@@ -76,6 +77,7 @@ func parseStat(b []byte) (Machine, error) {
 			m.Total += x
 		}
 		m.Busy = m.Total - idle
+		m.Steal = v[7]
 		found = true
 	}
 	if err := sc.Err(); err != nil {
@@ -94,6 +96,17 @@ func BusyShare(a, b Machine) float64 {
 		return 0
 	}
 	return min(float64(b.Busy-a.Busy)/float64(b.Total-a.Total), 1)
+}
+
+// StealShare returns the share of the machine's core time from a to b
+// that the hypervisor gave to other machines, 0 to 1; 0 when no tick
+// passed. A stolen core stops whatever ran on it, for as long as the
+// hypervisor's turn lasts (milliseconds).
+func StealShare(a, b Machine) float64 {
+	if b.Total <= a.Total || b.Steal < a.Steal {
+		return 0
+	}
+	return min(float64(b.Steal-a.Steal)/float64(b.Total-a.Total), 1)
 }
 
 // Watch samples the machine once every period until Stop: each sample is
