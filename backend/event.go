@@ -74,6 +74,10 @@ func (e *event) addIDs(n int) {
 type decoder struct {
 	s      scanner
 	finish []byte // unescaped finish reason; event.finish may point here
+	// lead is the start of the stream's last chunk, through the comma
+	// after the fields it led with that decoded to nothing (see
+	// decodeOpenAI).
+	lead []byte
 }
 
 // decodeFunc decodes one event payload into ev (already reset).

@@ -1,6 +1,9 @@
 package backend
 
-import "fmt"
+import (
+	"bytes"
+	"fmt"
+)
 
 // UsageMode says which usage reports an OpenAI-style request asks for.
 type UsageMode uint8
@@ -121,12 +124,23 @@ func decodeOpenAI(d *decoder, p []byte, ev *event) error {
 	}
 	s := &d.s
 	s.reset(p)
-	if err := s.object(); err != nil {
+	// A stream's chunks begin alike ({"id":…,"object":…,"created":…,
+	// "model":…, then "choices"): where this one begins with the bytes of
+	// the fields the last one led with that decoded to nothing, up to the
+	// comma after them, it takes up at that comma, as it would be after
+	// reading them. The comma ends the last value, so the same bytes are
+	// the same fields (a number cannot go on past it).
+	first, learn := true, true
+	if n := len(d.lead); n > 0 && bytes.HasPrefix(p, d.lead) {
+		s.i, s.depth = n-1, 1
+		first, learn = false, false
+	} else if err := s.object(); err != nil {
 		return err
 	}
 	var errObject bool
 	var msg, typ, code string
-	for first := true; ; first = false {
+	lead, leading := 0, learn
+	for ; ; first = false {
 		key, ok, err := s.field(first)
 		if err != nil {
 			return err
@@ -134,6 +148,7 @@ func decodeOpenAI(d *decoder, p []byte, ev *event) error {
 		if !ok {
 			break
 		}
+		silent := false // the field changes nothing decoded
 		switch string(key) {
 		case "choices":
 			err = d.openAIChoices(ev)
@@ -147,6 +162,7 @@ func decodeOpenAI(d *decoder, p []byte, ev *event) error {
 			var raw []byte
 			raw, _, err = s.text()
 			errObject = string(raw) == "error"
+			silent = !errObject
 		case "message":
 			msg, err = d.anyText()
 		case "type":
@@ -155,13 +171,22 @@ func decodeOpenAI(d *decoder, p []byte, ev *event) error {
 			code, err = d.anyText()
 		default:
 			err = s.skip()
+			silent = true
 		}
 		if err != nil {
 			return err
 		}
+		if leading {
+			if leading = silent && s.peek() == ','; leading {
+				lead = s.i + 1
+			}
+		}
 	}
 	if err := s.end(); err != nil {
 		return err
+	}
+	if learn {
+		d.lead = append(d.lead[:0], p[:lead]...)
 	}
 	if errObject && !ev.failed {
 		ev.failed, ev.errMsg = true, errorText(msg, typ, code)
