@@ -241,6 +241,13 @@ func runBenchPrepared(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFl
 		if err := checkWorkload(&cfg); err != nil {
 			return err
 		}
+		// A bad flag is told before the simulator starts, whose address
+		// the configuration gets only once it listens.
+		probe := cfg
+		probe.BaseURL = "http://127.0.0.1"
+		if err := probe.Validate(); err != nil {
+			return usageErr("%v", err)
+		}
 		stop, err := startSim(ctx, env, &cfg, &f.simFlags)
 		if err != nil {
 			return err

@@ -87,6 +87,10 @@ func TestExitCodes(t *testing.T) {
 		{"same run name", append(slices.Clone(bench), "--result-dir", runs, "--run-name", "mine"), ExitUsage,
 			filepath.Join(runs, "mine.jsonl") + " already exists (an earlier run's): give another --run-name, or --overwrite"},
 
+		// 2: a bad flag, told before anything starts (here the built-in
+		// simulator, which says so when it does).
+		{"negative concurrency, no server", []string{"bench", "--max-concurrency", "-3"}, ExitUsage, "--max-concurrency must be ≥ 0, got -3"},
+
 		// 3: a gate failed.
 		{"gate", []string{"analyze", p("good.jsonl"), "--gate", "p99(ttft)<=1ms"}, ExitGateFail, "1 of 1 gates failed"},
 	}
@@ -95,6 +99,9 @@ func TestExitCodes(t *testing.T) {
 			out, errOut, code := run(t, "", tc.args...)
 			if code != tc.code || !strings.Contains(errOut, tc.want) {
 				t.Errorf("exit %d, want %d; stderr %q, want %q\n%s", code, tc.code, errOut, tc.want, out)
+			}
+			if code == ExitUsage && strings.Contains(errOut, "benchmarking the built-in simulator at") {
+				t.Errorf("a usage error started the simulator first: %q", errOut)
 			}
 		})
 	}
