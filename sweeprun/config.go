@@ -82,6 +82,11 @@ func (c *Config) Validate() error {
 	if a.NumPrompts < 0 {
 		bad("--num-prompts must be ≥ 0, got %d", a.NumPrompts)
 	}
+	if a.MaxConcurrency < 0 {
+		// A concurrency point sets its own cap, so the check of a point
+		// below would not see it.
+		bad("--max-concurrency must be ≥ 0, got %d", a.MaxConcurrency)
+	}
 	if a.Ramp.Kind != arrival.RampNone {
 		bad("a sweep offers steady loads: no --ramp-up-strategy")
 	}

@@ -24,6 +24,8 @@ func TestConfigValidate(t *testing.T) {
 		{"duration only", func(c *Config) { c.Bench.Arrival.NumPrompts = 0; c.Bench.Arrival.Duration = time.Second }, ""},
 		{"no bound", func(c *Config) { c.Bench.Arrival.NumPrompts = 0 }, "--num-prompts or --duration"},
 		{"negative prompts", func(c *Config) { c.Bench.Arrival.NumPrompts = -5 }, "--num-prompts must be ≥ 0, got -5"},
+		// Over HTTP, where a concurrency point sets its own cap.
+		{"negative cap", func(c *Config) { c.Virtual = nil; c.Bench.Arrival.MaxConcurrency = -3 }, "--max-concurrency must be ≥ 0, got -3"},
 		{"ramp", func(c *Config) { c.Bench.Arrival.Ramp.Kind = arrival.RampLinear }, "no --ramp-up-strategy"},
 		{"shards", func(c *Config) { c.Bench.Arrival.Shards = 2 }, "no --shards"},
 		{"negative rounds", func(c *Config) { c.MinRounds = -1 }, "--min-rounds must be ≥ 0, got -1"},

@@ -90,6 +90,8 @@ func TestExitCodes(t *testing.T) {
 		// 2: a bad flag, told before anything starts (here the built-in
 		// simulator, which says so when it does).
 		{"negative concurrency, no server", []string{"bench", "--max-concurrency", "-3"}, ExitUsage, "--max-concurrency must be ≥ 0, got -3"},
+		{"sweep, negative cap, no server", []string{"sweep", "--max-concurrency", "-3"}, ExitUsage, "--max-concurrency must be ≥ 0, got -3"},
+		{"sweep, negative prompts, no server", []string{"sweep", "--num-prompts", "-1"}, ExitUsage, "--num-prompts must be ≥ 0, got -1"},
 
 		// 3: a gate failed.
 		{"gate", []string{"analyze", p("good.jsonl"), "--gate", "p99(ttft)<=1ms"}, ExitGateFail, "1 of 1 gates failed"},

@@ -297,6 +297,11 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 		return dryRunSweep(env, rcfg, job, simOpts)
 	}
 	if !f.virtual && cfg.BaseURL == "" {
+		// A bad flag is told before the simulator starts (the check
+		// stands in for its address).
+		if err := rcfg.Validate(); err != nil {
+			return usageErr("%v", err)
+		}
 		if err := checkSimReasoning(simOpts, &rcfg.Bench); err != nil {
 			return err
 		}
