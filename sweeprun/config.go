@@ -179,6 +179,11 @@ func (c *Config) benchConfig(m Measurement) bench.Config {
 	default:
 		cfg.Arrival.RequestRate = m.Load.Value
 	}
+	if p := cfg.Request.RequestIDPrefix; p != "" {
+		// Each point numbers its requests from 0: its name keeps their
+		// ids apart from the other points'.
+		cfg.Request.RequestIDPrefix = p + m.Name() + "-"
+	}
 	cfg.Labels = m.Labels(c.Bench.Labels)
 	cfg.ResultDir = c.Dir
 	cfg.RunName = m.Name()

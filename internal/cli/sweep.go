@@ -57,6 +57,7 @@ type sweepFlags struct {
 	targetFlags
 	simFlags
 	metrics metricsFlags
+	req     requestFlags
 	live    liveFlags
 	hist    historyFlags
 }
@@ -131,6 +132,7 @@ waiting, so a what-if sweep over a GPU and model (--sim-gpu, --sim-model,
 	registerTargetFlags(fl, &cfg, &f.targetFlags)
 	registerWorkloadFlags(fl, &cfg)
 	registerPrefixRepetitionFlags(fl, &cfg.Workload)
+	registerRequestFlags(fl, &cfg, &f.req, "sweep")
 	registerSimFlags(fl, &f.simFlags, true)
 	f.metrics.register(cmd, true)
 	f.live.register(fl)
@@ -237,6 +239,20 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 	}
 	if err := f.targetFlags.apply(env, &cfg); err != nil {
 		return err
+	}
+	notes, err := f.req.apply(cmd.Flags(), &cfg, "sweep")
+	if err != nil {
+		return err
+	}
+	note, err := f.req.tokenizer(&cfg)
+	if err != nil {
+		return err
+	}
+	if note != "" {
+		notes = append(notes, note)
+	}
+	for _, n := range notes {
+		fmt.Fprintln(env.Stderr, "goodput: "+n)
 	}
 	if !f.virtual {
 		// With --virtual and --base-url the error below says more.

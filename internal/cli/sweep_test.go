@@ -3,7 +3,9 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log"
 	"net"
@@ -13,6 +15,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -588,5 +591,73 @@ func TestSweepFileErrorNamesTheFile(t *testing.T) {
 	_, stderr, code := sweepCmd(t, t.Context(), nil, "--virtual", "--concurrency", "1", "--num-prompts", "2", "--result-dir", dir)
 	if code != ExitTool || !strings.Contains(stderr, filepath.Join(dir, "sweep-config.json")+" is a directory") || strings.Contains(stderr, ".sweep-config.json.") {
 		t.Errorf("exit %d: %s; want 1 naming %s/sweep-config.json and no temporary file", code, stderr, dir)
+	}
+}
+
+// A sweep sends the requests bench would: the request flags (sampling,
+// --stream, --request-id-prefix) reach every request of every point, and
+// each request's x-request-id, kept in its record, names its point, so
+// that ids stay apart across points whose requests are each numbered from
+// 0. Without --request-id-prefix the ids begin sweep- and 8 hex digits.
+func TestSweepSendsTheRequestsBenchWould(t *testing.T) {
+	_, base := simtest.Serve(t, sim.Options{Seed: 4})
+	target, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.FlushInterval = -1
+	proxy.ErrorLog = log.New(io.Discard, "", 0)
+	var mu sync.Mutex
+	bodies := map[string]map[string]any{} // by x-request-id
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if id := r.Header.Get("X-Request-Id"); r.Method == http.MethodPost && id != "" {
+			b, _ := io.ReadAll(r.Body)
+			var m map[string]any
+			json.Unmarshal(b, &m)
+			mu.Lock()
+			bodies[id] = m
+			mu.Unlock()
+			r.Body = io.NopCloser(bytes.NewReader(b))
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	sweepOf := func(t *testing.T, extra ...string) string {
+		dir := t.TempDir()
+		args := append([]string{"--base-url", srv.URL, "--concurrency", "1,2", "--num-prompts", "3", "--min-rounds", "0",
+			"--random-input-len", "16", "--random-output-len", "4", "--idle-timeout", "0", "--quiet", "--result-dir", dir}, extra...)
+		if _, stderr, code := sweepCmd(t, t.Context(), nil, args...); code != ExitOK {
+			t.Fatalf("exit %d\n%s", code, stderr)
+		}
+		return dir
+	}
+
+	dir := sweepOf(t, "--temperature", "0.5", "--top-k", "7", "--stream=false", "--request-id-prefix", "t-")
+	for _, point := range []string{"c1", "c2"} {
+		recs := readRecords(t, filepath.Join(dir, point+".jsonl"))
+		if len(recs) != 3 {
+			t.Fatalf("%s: %d records", point, len(recs))
+		}
+		for _, r := range recs {
+			want := fmt.Sprintf("t-%s-%d", point, r.Seq)
+			mu.Lock()
+			body, sent := bodies[want]
+			mu.Unlock()
+			if r.RequestID != want || !sent {
+				t.Fatalf("%s seq %d: record's id %q, sent %v; want %q", point, r.Seq, r.RequestID, sent, want)
+			}
+			if body["temperature"] != 0.5 || body["top_k"] != 7.0 || body["stream"] != false {
+				t.Errorf("%s: request %s: temperature %v, top_k %v, stream %v; want 0.5, 7, false", point, want, body["temperature"], body["top_k"], body["stream"])
+			}
+		}
+	}
+
+	dir = sweepOf(t)
+	id := regexp.MustCompile(`^sweep-[0-9a-f]{8}-c2-[0-2]$`)
+	for _, r := range readRecords(t, filepath.Join(dir, "c2.jsonl")) {
+		if !id.MatchString(r.RequestID) {
+			t.Errorf("default id %q, want sweep-<8 hex digits>-c2-<seq>", r.RequestID)
+		}
 	}
 }
