@@ -52,6 +52,13 @@ type Generator struct {
 	// are 0 where the kernel keeps no such account.
 	RunQueueWait     float64 `json:"run_queue_wait_seconds,omitempty"`
 	RunQueueWaitMean float64 `json:"run_queue_wait_mean_seconds,omitempty"`
+	// CPUThrottled is how long the CPU limit of the process's cgroup (a
+	// container's limit) held it back during the run, in how many of how
+	// many enforcement periods (cpu.stat); 0 where there is no limit or
+	// it never bit.
+	CPUThrottled        float64 `json:"cpu_throttled_seconds,omitempty"`
+	CPUThrottledPeriods uint64  `json:"cpu_throttled_periods,omitempty"`
+	CPUPeriods          uint64  `json:"cpu_periods,omitempty"`
 
 	// CPUSeconds is the CPU time (user and system) the process used
 	// during the run; CPUPerToken that over the output tokens it read.
@@ -139,6 +146,7 @@ type selfCheck struct {
 	samples         []float64 // busy share per second
 	sched           time.Duration
 	runQueue        cpuload.RunQueue // the process's threads' wait for a core
+	throttle        cpuload.Throttle // its cgroup's CPU limit at work
 	serverLocal     bool
 	serverInProcess bool
 }
@@ -174,6 +182,9 @@ func checkGenerator(c selfCheck) Generator {
 	g.CPUSeconds = c.cpu.Seconds()
 	if c.runQueue.OK {
 		g.RunQueueWait, g.RunQueueWaitMean = c.runQueue.Wait.Seconds(), c.runQueue.Mean().Seconds()
+	}
+	if t := c.throttle; t.OK {
+		g.CPUThrottled, g.CPUThrottledPeriods, g.CPUPeriods = t.Time.Seconds(), t.Throttled, t.Periods
 	}
 	if c.tokens > 0 && c.cpu > 0 {
 		g.CPUPerToken = c.cpu.Seconds() / float64(c.tokens)
@@ -217,7 +228,9 @@ func checkGenerator(c selfCheck) Generator {
 	if g.StartLag > th && pastP99 <= th && !startIsBurst {
 		g.Limited = true
 		why := "the generator was slow to start, and their TTFT and client queue include it"
-		if g.waitedForCores() {
+		if t := g.throttleCause(); t != "" {
+			why = "their TTFT and client queue include it; " + t
+		} else if g.waitedForCores() {
 			why = "their TTFT and client queue include it; " + g.coreWait()
 		}
 		g.Warnings = append(g.Warnings, fmt.Sprintf(
@@ -289,6 +302,8 @@ func (g *Generator) ownsMachine() bool {
 // what the machine shows.
 func (g *Generator) advice() string {
 	switch {
+	case g.throttleCause() != "":
+		return g.throttleCause() + g.stealText()
 	case g.ServerLocal && g.saturated():
 		return fmt.Sprintf("client and server share this machine and saturated its %d cores (%s): run the client on another machine", g.Cores, g.busyText())
 	case g.ownsMachine():
@@ -315,6 +330,8 @@ const smallMachine = 4
 // cpuCause says what the machine shows about a process short of CPU.
 func (g *Generator) cpuCause() string {
 	switch {
+	case g.throttleCause() != "":
+		return g.throttleCause() + g.stealText()
 	case g.MachineBusy < 0:
 		return "the machine's load could not be read"
 	case g.ServerLocal && g.saturated():
@@ -342,7 +359,7 @@ func (g *Generator) stealText() string {
 // machine's load, what shares it and the kernel's account of this
 // process's waits for a core.
 func (g *Generator) readCause() string {
-	if g.MachineBusy >= 0 && g.saturated() {
+	if (g.MachineBusy >= 0 && g.saturated()) || g.throttleCause() != "" {
 		return g.cpuCause()
 	}
 	var why string
@@ -390,7 +407,22 @@ const runQueueNotable = 50 * time.Microsecond
 // that used more may have waited for its own threads) and runs no server
 // of its own (the built-in simulator's threads are this process's).
 func (g *Generator) waitedForCores() bool {
-	return g.RunQueueWaitMean >= runQueueNotable.Seconds() && g.MachineShare < 0.5 && !g.ServerInProcess
+	return g.RunQueueWaitMean >= runQueueNotable.Seconds() && g.MachineShare < 0.5 && !g.ServerInProcess &&
+		g.throttleCause() == "" // a throttled thread waits too
+}
+
+// throttleNotable is how long a CPU limit must have held the process back,
+// in all, for the self-check to name it.
+const throttleNotable = 5 * time.Millisecond
+
+// throttleCause says how the CPU limit of the process's cgroup held it
+// back, and what to do; "" when it did not notably.
+func (g *Generator) throttleCause() string {
+	if g.CPUThrottled < throttleNotable.Seconds() {
+		return ""
+	}
+	return fmt.Sprintf("the CPU limit of this process's container (cgroup) held it back for %.0f ms (summed over the cores) in %d of its %d periods (cpu.stat): a throttled process stops until the next period begins, for milliseconds, whatever the cores are doing; raise or lift the client's CPU limit",
+		1e3*g.CPUThrottled, g.CPUThrottledPeriods, g.CPUPeriods)
 }
 
 // procsHint suggests more Go processors than cores when the process runs

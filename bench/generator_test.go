@@ -200,6 +200,19 @@ func TestCheckGeneratorShortOfCPU(t *testing.T) {
 		{"a little steal is not named",
 			selfCheck{conns: transport.Stats{ReadDelay: bursts}, busy: 0.3, steal: 0.015, cores: 16}, true,
 			[]string{"one after another"}, []string{"hypervisor"}},
+		{"a throttled container",
+			selfCheck{conns: transport.Stats{ReadDelay: bursts}, busy: 0.3, cores: 16, cpu: time.Second, wall: 4 * time.Second,
+				runQueue: cpuload.RunQueue{Wait: 450 * time.Millisecond, Runs: 4000, OK: true},
+				throttle: cpuload.Throttle{Periods: 50, Throttled: 40, Time: 180 * time.Millisecond, OK: true}}, true,
+			[]string{"the CPU limit of this process's container (cgroup) held it back for 180 ms (summed over the cores) in 40 of its 50 periods (cpu.stat)",
+				"raise or lift the client's CPU limit"}, []string{"waited for a core", "one after another"}},
+		{"a little throttling is not named",
+			selfCheck{conns: transport.Stats{ReadDelay: bursts}, busy: 0.3, cores: 16,
+				throttle: cpuload.Throttle{Periods: 50, Throttled: 1, Time: 2 * time.Millisecond, OK: true}}, true,
+			[]string{"one after another"}, []string{"CPU limit"}},
+		{"the scheduler's latency in a throttled container",
+			selfCheck{sched: 7 * time.Millisecond, busy: -1, throttle: cpuload.Throttle{Periods: 20, Throttled: 20, Time: 90 * time.Millisecond, OK: true}}, false,
+			[]string{"goroutines waited p99 7.00 ms for a processor", "held it back for 90 ms (summed over the cores) in 20 of its 20 periods"}, []string{"could not be read"}},
 		{"a pause",
 			selfCheck{conns: transport.Stats{ReadDelay: delays(970, 30, 6*time.Millisecond, 90*time.Millisecond)}, busy: 0.3, cores: 16}, true,
 			[]string{"arrive together", "looks like a pause of the process"}, nil},
@@ -237,6 +250,9 @@ func TestCheckGeneratorShortOfCPU(t *testing.T) {
 			}
 			if rq := c.runQueue; rq.OK && (g.RunQueueWait != rq.Wait.Seconds() || g.RunQueueWaitMean != rq.Mean().Seconds()) {
 				t.Errorf("run-queue wait %v s, mean %v s; want %v, %v", g.RunQueueWait, g.RunQueueWaitMean, rq.Wait, rq.Mean())
+			}
+			if th := c.throttle; g.CPUThrottled != th.Time.Seconds() || g.CPUThrottledPeriods != th.Throttled || g.CPUPeriods != th.Periods {
+				t.Errorf("throttled %v s in %d of %d periods; want %+v", g.CPUThrottled, g.CPUThrottledPeriods, g.CPUPeriods, th)
 			}
 			line := g.Line()
 			if tt.lateReads != strings.Contains(line, "kept up with the schedule, read late") {
@@ -327,6 +343,9 @@ func TestCheckGeneratorAdvice(t *testing.T) {
 		{"threads that waited for cores, by the kernel's account", selfCheck{cpu: 100 * time.Millisecond, wall: 4 * time.Second, cores: 16, busy: 0.4, serverLocal: true,
 			runQueue: cpuload.RunQueue{Wait: 2 * time.Second, Runs: 10000, OK: true}},
 			"this process's threads waited for a core, 0.200 ms on average each time the kernel gave them one (2000 ms in all, by the kernel's run-queue account): other processes' threads held the cores at those moments, the server's among them, on the same 16 cores; give client and server cores of their own (taskset -c)"},
+		{"a throttled container", selfCheck{cpu: 100 * time.Millisecond, wall: 4 * time.Second, cores: 2, busy: 0.57, serverLocal: true,
+			runQueue: cpuload.RunQueue{Wait: 2 * time.Second, Runs: 10000, OK: true}, throttle: cpuload.Throttle{Periods: 40, Throttled: 30, Time: 600 * time.Millisecond, OK: true}},
+			"the CPU limit of this process's container (cgroup) held it back for 600 ms (summed over the cores) in 30 of its 40 periods (cpu.stat): a throttled process stops until the next period begins"},
 		{"a large machine shared with its server", selfCheck{cpu: 100 * time.Millisecond, wall: 4 * time.Second, cores: 16, busy: 0.2, serverLocal: true},
 			"use fewer streams per process or shard the load"},
 		{"the built-in simulator in this process", selfCheck{cpu: 100 * time.Millisecond, wall: 4 * time.Second, cores: 2, busy: 0.3, serverLocal: true, serverInProcess: true},

@@ -19,6 +19,7 @@ type hostReading struct {
 	m0err   error
 	sched0  cpuload.Sched
 	rq0     cpuload.RunQueue
+	thr0    cpuload.Throttle
 	start   time.Time
 	watch   *cpuload.Watch
 	cpu     time.Duration // the process's CPU time during the run
@@ -31,11 +32,13 @@ type hostReading struct {
 	// runQueue is how long the process's threads waited for a core, by
 	// the kernel's account.
 	runQueue cpuload.RunQueue
+	// throttle is how the CPU limit of the process's cgroup held it back.
+	throttle cpuload.Throttle
 }
 
 // readHost takes the readings of a run's start.
 func readHost() *hostReading {
-	h := &hostReading{start: time.Now(), cpu0: cpuload.Self(), sched0: cpuload.ReadSched(), rq0: cpuload.ReadRunQueue()}
+	h := &hostReading{start: time.Now(), cpu0: cpuload.Self(), sched0: cpuload.ReadSched(), rq0: cpuload.ReadRunQueue(), thr0: cpuload.ReadThrottle()}
 	h.m0, h.m0err = cpuload.ReadMachine()
 	h.watch = cpuload.StartWatch(time.Second)
 	return h
@@ -48,6 +51,7 @@ func (h *hostReading) end() {
 	h.samples = h.watch.Stop()
 	h.sched, _ = cpuload.SchedQuantile(h.sched0, cpuload.ReadSched(), 0.99)
 	h.runQueue = cpuload.ReadRunQueue().Since(h.rq0)
+	h.throttle = cpuload.ReadThrottle().Since(h.thr0)
 	h.busy = -1
 	h.cores = runtime.NumCPU()
 	if m1, err := cpuload.ReadMachine(); err == nil && h.m0err == nil {

@@ -516,7 +516,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	}
 	out.Generator = checkGenerator(selfCheck{run: res, threshold: cfg.LagThreshold, open: plan.Open != nil, capped: lplan.Concurrency > 0 || fsrc != nil,
 		conns: tr.Stats(), cpu: host.cpu, wall: host.wall, tokens: w.tokens, cores: host.cores,
-		busy: host.busy, steal: host.steal, samples: host.samples, sched: host.sched, runQueue: host.runQueue, serverLocal: serverLocal(cfg.BaseURL), serverInProcess: cfg.ServerInProcess})
+		busy: host.busy, steal: host.steal, samples: host.samples, sched: host.sched, runQueue: host.runQueue, throttle: host.throttle, serverLocal: serverLocal(cfg.BaseURL), serverInProcess: cfg.ServerInProcess})
 	out.Warnings = append(out.Warnings, out.Generator.Warnings...)
 	if w := tokenWarning(out.Tokens); w != "" {
 		out.Warnings = append(out.Warnings, w)
