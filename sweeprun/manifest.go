@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/goodput-dev/goodput/bench"
 	"github.com/goodput-dev/goodput/sim"
 	"github.com/goodput-dev/goodput/sweep"
 	"github.com/goodput-dev/goodput/workload"
@@ -73,6 +74,9 @@ func (r *Runner) settings(mode sweep.Mode) map[string]string {
 		// Only when given, so that sweeps measured before the key existed
 		// resume.
 		s["warmup_requests"] = strconv.Itoa(b.WarmupRequests)
+	}
+	for k, v := range requestSettings(b) {
+		s[k] = v
 	}
 	if r.cfg.Virtual != nil {
 		s["clock"] = "virtual"
@@ -146,4 +150,67 @@ func parseManifest(b []byte) (manifestFile, error) {
 // writeManifest writes sweep-config.json for a sweep in mode.
 func (r *Runner) writeManifest(mode sweep.Mode) error {
 	return writeJSONFile(filepath.Join(r.cfg.Dir, ConfigFile), manifestFile{Schema: manifestSchema, Settings: r.settings(mode)})
+}
+
+// requestSettings returns what the request flags set (sampling, the
+// model asked for, streaming, the datasets' lengths, the tokenizer), each
+// only when given, so that sweeps measured before these keys existed, or
+// without the flags, resume. The x-request-id prefix is not a setting: a
+// resumed sweep draws its own.
+func requestSettings(b bench.Config) map[string]string {
+	s := map[string]string{}
+	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	for k, p := range map[string]*float64{"temperature": b.Request.Sampling.Temperature, "top_p": b.Request.Sampling.TopP,
+		"min_p": b.Request.Sampling.MinP, "frequency_penalty": b.Request.Sampling.FrequencyPenalty,
+		"presence_penalty": b.Request.Sampling.PresencePenalty, "repetition_penalty": b.Request.Sampling.RepetitionPenalty} {
+		if p != nil {
+			s[k] = num(*p)
+		}
+	}
+	if p := b.Request.Sampling.TopK; p != nil {
+		s["top_k"] = strconv.Itoa(*p)
+	}
+	if p := b.Request.Logprobs; p != nil {
+		s["logprobs"] = strconv.Itoa(*p)
+	}
+	if kw := b.Request.ChatTemplateKwargs; kw != nil {
+		j, _ := json.Marshal(kw) // sorted keys
+		s["chat_template_kwargs"] = string(j)
+	}
+	if n := b.Request.ServedModelName; n != "" {
+		s["served_model_name"] = n
+	}
+	if l := b.Request.LoRA; len(l) > 0 {
+		s["lora_modules"] = strings.Join(l, ",")
+		if b.Request.LoRARoundRobin {
+			s["lora_assignment"] = "round-robin"
+		}
+	}
+	if b.NoStream {
+		s["stream"] = "false"
+	}
+	if b.NoOversample {
+		s["no_oversample"] = "true"
+	}
+	if id := b.VLLMFile.TokenizerID; id != "" && !b.VLLMFile.NoTokenizer {
+		s["tokenizer"] = id
+	}
+	w := b.Workload
+	if n := w.ShareGPT.OutputLen; n > 0 {
+		s["sharegpt_output_len"] = strconv.Itoa(n)
+	}
+	if w.HF.Name != "" || w.HF.OutputLen > 0 {
+		s["hf_name"], s["hf_output_len"] = w.HF.Name, strconv.Itoa(w.HF.OutputLen)
+	}
+	// The sonnet and spec_bench shapes have defaults every earlier sweep
+	// of them was measured with: they are settings once they differ.
+	def := workload.DefaultConfig()
+	if w.Dataset == workload.DatasetSonnet && w.Sonnet != def.Sonnet {
+		s["sonnet_input_len"], s["sonnet_output_len"], s["sonnet_prefix_len"] =
+			strconv.Itoa(w.Sonnet.InputLen), strconv.Itoa(w.Sonnet.OutputLen), strconv.Itoa(w.Sonnet.PrefixLen)
+	}
+	if w.Dataset == workload.DatasetSpecBench && w.SpecBench != def.SpecBench {
+		s["spec_bench_output_len"], s["spec_bench_category"] = strconv.Itoa(w.SpecBench.OutputLen), w.SpecBench.Category
+	}
+	return s
 }

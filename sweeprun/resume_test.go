@@ -4,14 +4,17 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/goodput-dev/goodput/bench"
 	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/sweep"
+	"github.com/goodput-dev/goodput/workload"
 )
 
 func concurrencies(ns ...int) []sweep.Load {
@@ -238,6 +241,30 @@ func TestResumeRefusals(t *testing.T) {
 			t.Error("a refused resume measured anyway")
 		}
 	})
+	t.Run("different request settings", func(t *testing.T) {
+		dir := base(t)
+		cfg := virtualConfig(dir)
+		cfg.Resume = true
+		temp := 0.5
+		cfg.Bench.Request.Sampling.Temperature = &temp
+		cfg.Bench.Request.RequestIDPrefix = "idprefix-" // an id prefix is drawn anew: no setting
+		r, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = r.Check(sweep.ModeConcurrency, false)
+		if err == nil || !strings.Contains(err.Error(), `temperature was "", now "0.5"`) || strings.Contains(err.Error(), "idprefix") {
+			t.Fatalf("error %v", err)
+		}
+		// The id prefix alone changes nothing measured.
+		cfg.Bench.Request.Sampling.Temperature = nil
+		if r, err = New(cfg); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Check(sweep.ModeConcurrency, false); err != nil {
+			t.Fatalf("a new id prefix refused: %v", err)
+		}
+	})
 	t.Run("records missing", func(t *testing.T) {
 		dir := base(t)
 		os.Remove(filepath.Join(dir, "c2.jsonl"))
@@ -323,4 +350,24 @@ func FuzzParseManifest(f *testing.F) {
 			t.Fatalf("accepted schema %d", m.Schema)
 		}
 	})
+}
+
+// The request flags are settings only when given: a sweep without them,
+// or of the sonnet dataset at its default shape (every sweep measured
+// before these keys existed), has none of their keys, so that it resumes.
+func TestRequestSettingsOnlyWhenGiven(t *testing.T) {
+	b := bench.DefaultConfig()
+	b.Workload.Dataset = workload.DatasetSonnet
+	if s := requestSettings(b); len(s) != 0 {
+		t.Fatalf("defaults gave %v", s)
+	}
+	b.Workload.Sonnet.InputLen = 300
+	k := 3
+	b.Request.Sampling.TopK = &k
+	b.NoStream = true
+	b.Request.RequestIDPrefix = "x-"
+	want := map[string]string{"sonnet_input_len": "300", "sonnet_output_len": "150", "sonnet_prefix_len": "200", "top_k": "3", "stream": "false"}
+	if s := requestSettings(b); !maps.Equal(s, want) {
+		t.Errorf("settings %v, want %v", s, want)
+	}
 }
