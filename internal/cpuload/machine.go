@@ -91,22 +91,32 @@ func parseStat(b []byte) (Machine, error) {
 
 // BusyShare returns the share of the machine's core time spent busy from
 // a to b, 0 to 1; 0 when no tick passed.
-func BusyShare(a, b Machine) float64 {
-	if b.Total <= a.Total || b.Busy < a.Busy {
-		return 0
-	}
-	return min(float64(b.Busy-a.Busy)/float64(b.Total-a.Total), 1)
-}
+func BusyShare(a, b Machine) float64 { return share(a, b, a.Busy, b.Busy) }
 
 // StealShare returns the share of the machine's core time from a to b
 // that the hypervisor gave to other machines, 0 to 1; 0 when no tick
 // passed. A stolen core stops whatever ran on it, for as long as the
 // hypervisor's turn lasts (milliseconds).
-func StealShare(a, b Machine) float64 {
-	if b.Total <= a.Total || b.Steal < a.Steal {
+func StealShare(a, b Machine) float64 { return share(a, b, a.Steal, b.Steal) }
+
+// share returns what counter x gained from reading a to reading b over
+// the ticks that passed, at most 1; 0 when no tick passed or a counter
+// went back (a new boot).
+func share(a, b Machine, xa, xb uint64) float64 {
+	if b.Total <= a.Total || xb < xa {
 		return 0
 	}
-	return min(float64(b.Steal-a.Steal)/float64(b.Total-a.Total), 1)
+	return min(float64(xb-xa)/float64(b.Total-a.Total), 1)
+}
+
+// gain returns what a counter gained from a reading a to a later one b:
+// never below zero, since a counter that went back (a thread that ended
+// took its counts with it) gained nothing.
+func gain[T ~uint64 | ~int64](a, b T) T {
+	if b > a {
+		return b - a
+	}
+	return 0
 }
 
 // Watch samples the machine once every period until Stop: each sample is

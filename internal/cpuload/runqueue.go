@@ -78,14 +78,7 @@ func (r RunQueue) Since(a RunQueue) RunQueue {
 	if !r.OK || !a.OK {
 		return RunQueue{}
 	}
-	d := RunQueue{OK: true}
-	if r.Wait > a.Wait {
-		d.Wait = r.Wait - a.Wait
-	}
-	if r.Runs > a.Runs {
-		d.Runs = r.Runs - a.Runs
-	}
-	return d
+	return RunQueue{Wait: gain(a.Wait, r.Wait), Runs: gain(a.Runs, r.Runs), OK: true}
 }
 
 // Mean returns the wait per run, 0 when there was none.

@@ -112,15 +112,5 @@ func (t Throttle) Since(a Throttle) Throttle {
 	if !t.OK || !a.OK {
 		return Throttle{}
 	}
-	d := Throttle{OK: true}
-	if t.Periods > a.Periods {
-		d.Periods = t.Periods - a.Periods
-	}
-	if t.Throttled > a.Throttled {
-		d.Throttled = t.Throttled - a.Throttled
-	}
-	if t.Time > a.Time {
-		d.Time = t.Time - a.Time
-	}
-	return d
+	return Throttle{Periods: gain(a.Periods, t.Periods), Throttled: gain(a.Throttled, t.Throttled), Time: gain(a.Time, t.Time), OK: true}
 }
