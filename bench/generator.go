@@ -226,8 +226,8 @@ func checkGenerator(c selfCheck) Generator {
 	if g.StartLag > th && pastP99 <= th && !startIsBurst {
 		g.Limited = true
 		why := "the generator was slow to start, and their TTFT and client queue include it"
-		if t := g.throttleCause(); t != "" {
-			why = "their TTFT and client queue include it; " + t
+		if g.throttled() {
+			why = "their TTFT and client queue include it; " + g.throttleCause()
 		} else if g.waitedForCores() {
 			why = "their TTFT and client queue include it; " + g.coreWait()
 		}

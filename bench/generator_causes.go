@@ -41,7 +41,7 @@ func (g *Generator) ownsMachine() bool {
 // what the machine shows.
 func (g *Generator) advice() string {
 	switch {
-	case g.throttleCause() != "":
+	case g.throttled():
 		return g.throttleCause() + g.stealText()
 	case g.ServerLocal && g.saturated():
 		return fmt.Sprintf("client and server share this machine and saturated its %d cores (%s): run the client on another machine", g.Cores, g.busyText())
@@ -68,17 +68,20 @@ const smallMachine = 4
 
 // cpuCause says what the machine shows about a process short of CPU.
 func (g *Generator) cpuCause() string {
+	var why string
 	switch {
-	case g.throttleCause() != "":
-		return g.throttleCause() + g.stealText()
+	case g.throttled():
+		why = g.throttleCause()
 	case g.MachineBusy < 0:
-		return "the machine's load could not be read"
+		return "the machine's load could not be read" // nor then its steal
 	case g.ServerLocal && g.saturated():
-		return fmt.Sprintf("the server shares this machine, and its cores were saturated (%s)%s", g.busyText(), g.stealText())
+		why = fmt.Sprintf("the server shares this machine, and its cores were saturated (%s)", g.busyText())
 	case g.saturated():
-		return fmt.Sprintf("this machine's cores were saturated (%s)%s", g.busyText(), g.stealText())
+		why = fmt.Sprintf("this machine's cores were saturated (%s)", g.busyText())
+	default:
+		why = fmt.Sprintf("the machine was not saturated (%s): look for pauses (garbage collection, a throttled container)", g.busyText())
 	}
-	return fmt.Sprintf("the machine was not saturated (%s): look for pauses (garbage collection, a throttled container)%s", g.busyText(), g.stealText())
+	return why + g.stealText()
 }
 
 // stealNotable is the share of the cores' time taken by the hypervisor
@@ -98,7 +101,7 @@ func (g *Generator) stealText() string {
 // machine's load, what shares it and the kernel's account of this
 // process's waits for a core.
 func (g *Generator) readCause() string {
-	if (g.MachineBusy >= 0 && g.saturated()) || g.throttleCause() != "" {
+	if g.saturated() || g.throttled() {
 		return g.cpuCause()
 	}
 	var why string
@@ -147,19 +150,20 @@ const runQueueNotable = 50 * time.Microsecond
 // of its own (the built-in simulator's threads are this process's).
 func (g *Generator) waitedForCores() bool {
 	return g.RunQueueWaitMean >= runQueueNotable.Seconds() && g.MachineShare < 0.5 && !g.ServerInProcess &&
-		g.throttleCause() == "" // a throttled thread waits too
+		!g.throttled() // a throttled thread waits too
 }
 
 // throttleNotable is how long a CPU limit must have held the process back,
 // in all, for the self-check to name it.
 const throttleNotable = 5 * time.Millisecond
 
+// throttled reports whether the CPU limit of the process's cgroup held it
+// back notably.
+func (g *Generator) throttled() bool { return g.CPUThrottled >= throttleNotable.Seconds() }
+
 // throttleCause says how the CPU limit of the process's cgroup held it
-// back, and what to do; "" when it did not notably.
+// back, and what to do; for a throttled process.
 func (g *Generator) throttleCause() string {
-	if g.CPUThrottled < throttleNotable.Seconds() {
-		return ""
-	}
 	return fmt.Sprintf("the CPU limit of this process's container (cgroup) held it back for %.0f ms (summed over the cores) in %d of its %d periods (cpu.stat): a throttled process stops until the next period begins, for milliseconds, whatever the cores are doing; raise or lift the client's CPU limit",
 		1e3*g.CPUThrottled, g.CPUThrottledPeriods, g.CPUPeriods)
 }
