@@ -17,6 +17,7 @@ import (
 // `vllm bench serve`'s spelling: bench and sweep take them alike, so that
 // a sweep sends the requests a run of bench would.
 type requestFlags struct {
+	cmd             string // "bench" or "sweep": the default id prefix
 	requestIDPrefix string
 	chatKwargs      string
 	loraAssignment  string
@@ -32,6 +33,7 @@ type requestFlags struct {
 // registerRequestFlags registers the request flags of the command named
 // cmd ("bench" or "sweep", the default x-request-id prefix).
 func registerRequestFlags(fl *pflag.FlagSet, cfg *bench.Config, f *requestFlags, cmd string) {
+	f.cmd = cmd
 	wl := &cfg.Workload
 	fl.StringVar(&cfg.Request.ServedModelName, "served-model-name", "", "model name sent in requests, when it differs from --model")
 	idHelp := "x-request-id of each request is this prefix and its number, stored in its record (default bench-<8 hex digits>-; \"\" sends none)"
@@ -68,12 +70,11 @@ func registerRequestFlags(fl *pflag.FlagSet, cfg *bench.Config, f *requestFlags,
 }
 
 // apply puts the flags into cfg once they are parsed (cfg.Backend set) and
-// returns the notes to print before the run; cmd is the command's name,
-// as registered.
-func (f *requestFlags) apply(fl *pflag.FlagSet, cfg *bench.Config, cmd string) ([]string, error) {
+// returns the notes to print before the run.
+func (f *requestFlags) apply(fl *pflag.FlagSet, cfg *bench.Config) ([]string, error) {
 	var notes []string
 	if !fl.Changed("request-id-prefix") {
-		f.requestIDPrefix = defaultRequestIDPrefix(cmd)
+		f.requestIDPrefix = defaultRequestIDPrefix(f.cmd)
 	}
 	cfg.Request.RequestIDPrefix = f.requestIDPrefix
 	s := &cfg.Request.Sampling

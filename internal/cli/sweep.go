@@ -240,7 +240,7 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 	if err := f.targetFlags.apply(env, &cfg); err != nil {
 		return err
 	}
-	notes, err := f.req.apply(cmd.Flags(), &cfg, "sweep")
+	notes, err := f.req.apply(cmd.Flags(), &cfg)
 	if err != nil {
 		return err
 	}

@@ -132,7 +132,7 @@ func (f *vllmFlags) apply(cmd *cobra.Command, cfg *bench.Config, tf *targetFlags
 	}
 
 	// Requests.
-	reqNotes, err := f.req.apply(fl, cfg, "bench")
+	reqNotes, err := f.req.apply(fl, cfg)
 	if err != nil {
 		return nil, err
 	}
