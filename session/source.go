@@ -52,7 +52,8 @@ type list struct {
 	kind    Kind
 	entries []entry
 	seed    uint64
-	think   Think // for session turns the file gives no think time
+	think   Think        // for session turns the file gives no think time
+	fit     workload.Fit // sizes made-up texts for the server's tokenizer
 	stats   Stats
 	most    int
 }
@@ -90,12 +91,12 @@ func (l *list) Flow(f int64) *Flow {
 			if text == nil {
 				text = rand.New(rand.NewPCG(l.seed^rngText, uint64(e.index)))
 			}
-			c.Text = tokenizer.Decode(tokenizer.Words(c.InputTokens, text))
+			c.Text = tokenizer.Decode(tokenizer.Words(l.fit.Words(c.InputTokens), text))
 		}
 	}
 	if fl.System == "" && e.systemLen > 0 {
 		sys := rand.New(rand.NewPCG(l.seed^rngSystem, uint64(e.index)))
-		fl.System = tokenizer.Decode(tokenizer.Words(e.systemLen, sys))
+		fl.System = tokenizer.Decode(tokenizer.Words(l.fit.Words(e.systemLen), sys))
 	}
 	if len(e.drawn) > 0 {
 		rng := rand.New(rand.NewPCG(l.seed^rngFlow, uint64(f)))
@@ -143,7 +144,7 @@ func (c *collector) list(name string, kind Kind, wc workload.Config, sc Config) 
 		return nil, fmt.Errorf("%s: no usable %s among %d entries%s", name, kind, c.stats.Entries, c.skippedText())
 	}
 	c.stats.Kept = len(entries)
-	l := &list{name: name, kind: kind, entries: entries, seed: wc.Seed, think: sc.Think, stats: c.stats}
+	l := &list{name: name, kind: kind, entries: entries, seed: wc.Seed, think: sc.Think, fit: wc.Fit, stats: c.stats}
 	for _, e := range l.entries {
 		l.most = max(l.most, len(e.flow.Calls))
 	}

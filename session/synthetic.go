@@ -25,13 +25,14 @@ type synthetic struct {
 	system       string
 	prefixLen    int
 	seed         uint64
+	fit          workload.Fit // sizes the texts for the server's tokenizer
 }
 
 var _ Source = (*synthetic)(nil)
 
 func newSynthetic(wc workload.Config, c Config) *synthetic {
 	r := wc.Random
-	s := &synthetic{turns: c.Turns, think: c.Think, seed: wc.Seed, prefixLen: r.PrefixLen}
+	s := &synthetic{turns: c.Turns, think: c.Think, seed: wc.Seed, prefixLen: r.PrefixLen, fit: wc.Fit}
 	s.inLo, s.inHi = bounds(r.InputLen, r.RangeRatio)
 	s.outLo, s.outHi = bounds(r.OutputLen, r.RangeRatio)
 	s.inLo, s.outLo = max(s.inLo, 1), max(s.outLo, 1) // never an empty message or a reply of nothing
@@ -40,7 +41,7 @@ func newSynthetic(wc workload.Config, c Config) *synthetic {
 		s.outLo, s.outHi = min(s.outLo, wc.Request.MaxTokens), min(s.outHi, wc.Request.MaxTokens)
 	}
 	if r.PrefixLen > 0 {
-		s.system = tokenizer.Decode(tokenizer.Words(r.PrefixLen, rand.New(rand.NewPCG(wc.Seed^rngSystem, 0))))
+		s.system = tokenizer.Decode(tokenizer.Words(s.fit.Words(r.PrefixLen), rand.New(rand.NewPCG(wc.Seed^rngSystem, 0))))
 	}
 	return s
 }
@@ -61,11 +62,15 @@ func (s *synthetic) Flow(f int64) *Flow {
 	rng := rand.New(rand.NewPCG(s.seed^rngFlow, uint64(f)))
 	n := s.turns.Draw(rng)
 	fl := &Flow{ID: fmt.Sprintf("s%d", f), Kind: KindSession, System: s.system, Calls: make([]Call, n)}
+	// The words come from a stream of their own, so that the lengths and
+	// think times do not move with the server's tokenizer (see
+	// workload.Fit): a seed's sessions have the same shape on any server.
+	words := rand.New(rand.NewPCG(s.seed^rngText, uint64(f)))
 	for k := range fl.Calls {
 		c := &fl.Calls[k]
 		c.InputTokens = s.inLo + rng.IntN(s.inHi-s.inLo+1)
 		c.OutputTokens = s.outLo + rng.IntN(s.outHi-s.outLo+1)
-		c.Text = tokenizer.Decode(tokenizer.Words(c.InputTokens, rng))
+		c.Text = tokenizer.Decode(tokenizer.Words(s.fit.Words(c.InputTokens), words))
 		if k > 0 {
 			c.After = []Dep{{Call: k - 1, Wait: s.think.Draw(rng)}}
 		}

@@ -127,3 +127,45 @@ func TestConfigValidate(t *testing.T) {
 		})
 	}
 }
+
+// With a fit of the server's tokenizer, made-up messages and the shared
+// system prompt are the words the server counts as their lengths, and
+// everything else about the sessions stays as drawn without it.
+func TestSessionsFitTheirTextToTheServer(t *testing.T) {
+	fit := workload.Fit{PerToken: 1.25, Overhead: 7}
+	plain := synth(t, func(wc *workload.Config, c *Config) { wc.Random.PrefixLen = 64 })
+	fitted := synth(t, func(wc *workload.Config, c *Config) { wc.Random.PrefixLen = 64; wc.Fit = fit })
+	for f := range int64(50) {
+		a, b := plain.Flow(f), fitted.Flow(f)
+		if len(a.Calls) != len(b.Calls) {
+			t.Fatalf("flow %d: %d turns, %d with the fit", f, len(a.Calls), len(b.Calls))
+		}
+		if n := tokenizer.Count(b.System); n != fit.Words(64) {
+			t.Errorf("flow %d: a system prompt of %d words, want %d", f, n, fit.Words(64))
+		}
+		for k := range a.Calls {
+			ca, cb := a.Calls[k], b.Calls[k]
+			if ca.InputTokens != cb.InputTokens || ca.OutputTokens != cb.OutputTokens || !reflect.DeepEqual(ca.After, cb.After) {
+				t.Fatalf("flow %d turn %d: %+v without the fit, %+v with it", f, k+1, ca, cb)
+			}
+			if n := tokenizer.Count(cb.Text); n != fit.Words(cb.InputTokens) {
+				t.Fatalf("flow %d turn %d: %d words for a message of %d tokens, want %d", f, k+1, n, cb.InputTokens, fit.Words(cb.InputTokens))
+			}
+		}
+	}
+	// A file's turns given by length alone are sized alike; its texts are
+	// its own.
+	wc := fileConfig(DatasetSessions, "testdata/sessions.jsonl")
+	wc.Fit = fit
+	src, err := New(wc, DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	chat := src.Flow(0)
+	if c := chat.Calls[2]; tokenizer.Count(c.Text) != fit.Words(30) || c.InputTokens != 30 {
+		t.Errorf("a turn of input_len 30: %d tokens asked, %d words, want %d", c.InputTokens, tokenizer.Count(c.Text), fit.Words(30))
+	}
+	if c := chat.Calls[0]; c.Text != "What is a KV cache?" {
+		t.Errorf("a turn's own text became %q", c.Text)
+	}
+}

@@ -85,6 +85,12 @@ type Config struct {
 	// Counter, when set, calibrates the random dataset against a server's
 	// tokenizer (see Random). Other datasets do not use it.
 	Counter Counter
+	// Fit, when active, sizes the text that the trace, burstgpt, servegen
+	// and prefix_repetition datasets and made-up session messages make for
+	// a length, so that the server's tokenizer counts that length (see
+	// MeasureFit); their items then carry no token ids, whose lengths
+	// would be the built-in tokenizer's. The random dataset uses Counter.
+	Fit Fit
 }
 
 // RandomConfig shapes the random dataset.

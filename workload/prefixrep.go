@@ -37,15 +37,25 @@ func NewPrefixRepetition(c Config) (*Dataset, error) {
 	}
 	items := make([]Item, 0, per*p.NumPrefixes)
 	for k := range p.NumPrefixes {
-		prefix := tokenizer.Words(p.PrefixLen, rand.New(rand.NewPCG(c.Seed^rngRepPrefix, uint64(k))))
+		// With a Fit, the prefix is the words the server counts as its
+		// length, and the suffix takes the prompt's overhead.
+		prefixWords, suffixWords := p.PrefixLen, p.SuffixLen
+		if c.Fit.Active() {
+			prefixWords = c.Fit.Words(p.PrefixLen)
+			suffixWords = max(0, c.Fit.Prompt(p.PrefixLen+p.SuffixLen)-prefixWords)
+		}
+		prefix := tokenizer.Words(prefixWords, rand.New(rand.NewPCG(c.Seed^rngRepPrefix, uint64(k))))
 		for j := range per {
 			rng := rand.New(rand.NewPCG(c.Seed^rngRepSuffix, uint64(k*per+j)))
-			ids := tokenizer.AppendWords(append(make([]int, 0, p.PrefixLen+p.SuffixLen), prefix...), p.SuffixLen, rng)
-			items = append(items, Item{
-				Prompt: tokenizer.Decode(ids), PromptTokenIDs: ids,
-				InputTokens: len(ids), OutputTokens: c.Request.capOutput(p.OutputLen),
-				Group: fmt.Sprintf("prefix-%d", k+1),
-			})
+			ids := tokenizer.AppendWords(append(make([]int, 0, prefixWords+suffixWords), prefix...), suffixWords, rng)
+			it := Item{
+				Prompt: tokenizer.Decode(ids), InputTokens: p.PrefixLen + p.SuffixLen,
+				OutputTokens: c.Request.capOutput(p.OutputLen), Group: fmt.Sprintf("prefix-%d", k+1),
+			}
+			if !c.Fit.Active() {
+				it.PromptTokenIDs = ids
+			}
+			items = append(items, it)
 		}
 	}
 	if !c.NoShuffle {

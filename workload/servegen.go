@@ -93,6 +93,7 @@ type ServeGen struct {
 	seed     uint64
 	req      Request
 	scale    float64
+	fit      Fit // sizes the prompts' text
 	path     string
 	window   string
 	in, out  LengthRange
@@ -122,7 +123,7 @@ func NewServeGen(c Config) (*ServeGen, error) {
 	if len(arr) == 0 {
 		return nil, fmt.Errorf("%s: no arrival in the window: the clients were idle", c.Path)
 	}
-	s := &ServeGen{clients: clients, arrivals: arr, seed: c.Seed, req: c.Request, scale: c.Trace.scale(),
+	s := &ServeGen{clients: clients, arrivals: arr, seed: c.Seed, req: c.Request, scale: c.Trace.scale(), fit: c.Fit,
 		path: c.Path, window: c.traceConfig().Window.String()}
 	for i := range arr {
 		in, out := s.lengths(int64(i), nil)
@@ -160,8 +161,12 @@ func (s *ServeGen) Item(seq int64) Item {
 	seq = (seq%n + n) % n
 	rng := s.rng(seq)
 	in, out := s.lengths(seq, rng)
-	ids := tokenizer.Words(in, rng)
-	return Item{Prompt: tokenizer.Decode(ids), PromptTokenIDs: ids, InputTokens: in, OutputTokens: s.req.capOutput(out)}
+	ids := tokenizer.Words(s.fit.Prompt(in), rng)
+	it := Item{Prompt: tokenizer.Decode(ids), InputTokens: in, OutputTokens: s.req.capOutput(out)}
+	if !s.fit.Active() {
+		it.PromptTokenIDs = ids
+	}
+	return it
 }
 
 // Len returns the number of arrivals generated.

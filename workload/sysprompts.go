@@ -65,6 +65,7 @@ type SystemPrompts struct {
 	src  Source
 	cfg  SystemPromptConfig
 	seed uint64
+	fit  Fit       // sizes the prompts for the server's tokenizer
 	cum  []float64 // cum[k] = P(rank ≤ k+1)
 }
 
@@ -76,7 +77,7 @@ func NewSystemPrompts(src Source, c Config) (*SystemPrompts, error) {
 	if errs := s.validate(c.Dataset); len(errs) > 0 || s.Count == 0 {
 		return nil, errors.Join(append(errs, errors.New("--system-prompts must be ≥ 1"))...)
 	}
-	w := &SystemPrompts{src: src, cfg: s, seed: c.Seed, cum: make([]float64, s.Count)}
+	w := &SystemPrompts{src: src, cfg: s, seed: c.Seed, fit: c.Fit, cum: make([]float64, s.Count)}
 	var total float64
 	for k := range s.Count {
 		total += math.Pow(float64(k+1), -s.Zipf)
@@ -111,7 +112,7 @@ func (w *SystemPrompts) Share(k int) float64 {
 // line break, which keeps the words of the prompt after it from joining
 // its last word when the two are tokenized as one text.
 func (w *SystemPrompts) prompt(k int) []int {
-	ids := tokenizer.Words(w.cfg.Len-1, rand.New(rand.NewPCG(w.seed^rngSystemText, uint64(k))))
+	ids := tokenizer.Words(w.fit.Words(w.cfg.Len-1), rand.New(rand.NewPCG(w.seed^rngSystemText, uint64(k))))
 	return append(ids, '\n')
 }
 
@@ -121,12 +122,15 @@ func (w *SystemPrompts) Item(seq int64) Item {
 	k := w.Rank(seq)
 	sys := w.prompt(k)
 	text := tokenizer.Decode(sys)
-	if it.PromptTokenIDs != nil {
+	switch {
+	case w.fit.Active():
+		it.PromptTokenIDs = nil // the prompt's ids are not its length
+	case it.PromptTokenIDs != nil:
 		it.PromptTokenIDs = append(sys, it.PromptTokenIDs...)
 	}
 	it.System = text + it.System
 	it.Prompt = text + it.Prompt
-	it.InputTokens += len(sys)
+	it.InputTokens += w.cfg.Len
 	it.ReusableTokens = 0 // the source's count knew nothing of the prompt before it
 	group := fmt.Sprintf("system-%d", k)
 	if it.Group != "" {

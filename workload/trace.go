@@ -149,6 +149,7 @@ type Trace struct {
 	req   Request
 	scale float64
 	block int // tokens of one hash id, scaled
+	fit   Fit // sizes the text of rows without their own
 	sum   *trace.Summary
 
 	mu      sync.Mutex // guards cur, rereads and err
@@ -173,7 +174,7 @@ func NewTrace(c Config) (*Trace, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Trace{cfg: tc, seed: c.Seed, req: c.Request, scale: c.Trace.scale(), sum: sum}
+	t := &Trace{cfg: tc, seed: c.Seed, req: c.Request, scale: c.Trace.scale(), fit: c.Fit, sum: sum}
 	t.block = max(1, int(math.Round(float64(tc.Block())*t.scale)))
 	if in := t.length(sum.Input.Max); in > MaxPromptTokens {
 		return nil, fmt.Errorf("%s: a prompt of %d tokens (scaled) exceeds the limit of %d: lower --trace-length-scale", c.Path, in, MaxPromptTokens)
@@ -231,20 +232,27 @@ func (t *Trace) Item(seq int64) Item {
 		it.Prompt, it.InputTokens = row.prompt, row.input
 		return it
 	}
-	ids := make([]int, 0, row.input)
+	// With a Fit, the row's length is the server's, and its blocks are
+	// of the words that count a block there; the prompt's overhead
+	// shortens its tail.
+	block, words := t.fit.Words(t.block), t.fit.Prompt(row.input)
+	ids := make([]int, 0, words)
 	for i, h := range row.ids {
-		n := min(t.block, row.input-i*t.block)
+		n := min(block, words-i*block)
 		if n <= 0 {
 			break
 		}
 		// The whole block is drawn even when only its start is needed,
 		// so that a block's first tokens never depend on its length.
-		ids = append(ids, tokenizer.Words(t.block, rand.New(rand.NewPCG(t.seed^rngTraceBlock, uint64(h))))[:n]...)
+		ids = append(ids, tokenizer.Words(block, rand.New(rand.NewPCG(t.seed^rngTraceBlock, uint64(h))))[:n]...)
 	}
-	if rest := row.input - len(ids); rest > 0 {
+	if rest := words - len(ids); rest > 0 {
 		ids = tokenizer.AppendWords(ids, rest, rand.New(rand.NewPCG(t.seed^rngTraceRow, uint64(seq))))
 	}
-	it.PromptTokenIDs, it.Prompt, it.InputTokens = ids, tokenizer.Decode(ids), len(ids)
+	it.Prompt, it.InputTokens = tokenizer.Decode(ids), row.input
+	if !t.fit.Active() {
+		it.PromptTokenIDs = ids // exact: the built-in ids are the lengths
+	}
 	return it
 }
 
