@@ -44,6 +44,9 @@ func (f *fakeLLM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case "/health":
 		return
+	case "/tokenize":
+		http.NotFound(w, r) // a server without a tokenizer: texts keep the built-in count
+		return
 	case "/metrics":
 		fmt.Fprint(w, "# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{model_name=\"m\"} 0\n")
 		return

@@ -211,3 +211,43 @@ func TestSystemPromptGroupsAgainstSimulator(t *testing.T) {
 		t.Errorf("server prefix cache hit rate %v, want above 60%%", out.Server)
 	}
 }
+
+// A replay sent as chat messages: the server counts each prompt with its
+// chat template, and the prompts are sized by a fit of that count, so that
+// the server's usage is each row's length, not the row's length and the
+// template's. Against the simulator, whose tokenizer is the built-in one
+// and whose template adds 18 tokens, the fit is exact, and every prompt
+// within a token of its row (a row shorter than the template gets one
+// word).
+func TestTraceReplayOverChatFitsTheTemplate(t *testing.T) {
+	const scale = 1.0 / 16
+	cfg := traceRun(t, startSim(t, sim.Options{Seed: 1}), mooncake40, 20, scale)
+	cfg.Backend = "openai-chat"
+	out, err := Run(t.Context(), cfg, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := trace.Open(mooncake40, trace.FormatAuto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var rows []trace.Row
+	for row, err := r.Next(); err == nil; row, err = r.Next() {
+		rows = append(rows, row)
+	}
+	recs, _, _ := readRecords(t, out.RecordsPath)
+	if len(recs) != 40 {
+		t.Fatalf("%d records", len(recs))
+	}
+	for _, rec := range recs {
+		want := scaled(rows[rec.Seq].Input, scale)
+		if !rec.OK() || rec.InputTokens < want-1 || rec.InputTokens > want+1 {
+			t.Errorf("request %d: %s, the server counted %d prompt tokens for a row of %d", rec.Seq, rec.Error, rec.InputTokens, want)
+		}
+	}
+	notes := strings.Join(out.Notes, "\n")
+	if want := "input lengths: the server's, chat template included (/tokenize with messages), made-up text sized by a fit of it (1.000 server tokens per built-in token, 18.0 more per prompt)"; !strings.Contains(notes, want) {
+		t.Errorf("notes lack %q:\n%s", want, notes)
+	}
+}

@@ -9,57 +9,94 @@ import (
 	"github.com/goodput-dev/goodput/workload"
 )
 
-// buildWorkload builds the prompt source. Random text prompts are fitted
-// to the server's own token count where it has one (see counter); when it
-// has none, or its /tokenize fails or answers without a count, the
-// built-in tokenizer counts them, with a warning that names the URL. It
-// returns whose count the input lengths are, for the workload line.
-func buildWorkload(ctx context.Context, cfg Config, wl workload.Config, srv *server, a *backend.Adapter, model string, useIDs bool) (workload.Source, string, []string, error) {
-	if wl.Dataset != workload.DatasetRandom {
-		src, err := workload.New(wl)
-		lengths := ""
-		if useIDs {
-			lengths = "exact (token ids)"
-		}
-		return src, lengths, nil, err
-	}
-	const builtIn = "the built-in tokenizer's"
-	var warns []string
-	lengths := builtIn
+// builtIn says that lengths are the built-in tokenizer's count.
+const builtIn = "the built-in tokenizer's"
+
+// serverCount is how a run counts made-up text as the server will.
+type serverCount struct {
+	// count is the server's /tokenize (after its chat template for
+	// chat), or --tokenizer where the server has none; nil when neither
+	// counts and the built-in tokenizer's count stands.
+	count workload.Counter
+	// lengths says whose count the input lengths are, for the workload
+	// line; "" when nothing is made by length or prompts are token ids.
+	lengths string
+}
+
+// countFor finds how to count the run's made-up text as the server will:
+// for the datasets that make text of a given length (random, a trace's
+// rows, BurstGPT, ServeGen, prefix_repetition, sessions' made-up messages,
+// the --system-prompts before any prompt) when it goes out as text. Token
+// ids are exact already, and --no-calibrate keeps the built-in count. A
+// server whose /tokenize fails is counted by the built-in tokenizer, with
+// a warning that names the URL. The error is the run's context's.
+func countFor(ctx context.Context, cfg Config, srv *server, a *backend.Adapter, model string, useIDs bool) (serverCount, []string, error) {
+	wl := cfg.Workload
 	switch {
 	case useIDs:
-		lengths = "exact (token ids)"
+		return serverCount{lengths: "exact (token ids)"}, nil, nil
+	case !wl.TokenIDs() && !cfg.flows() && wl.SystemPrompts.Count == 0:
+		return serverCount{}, nil, nil // the dataset's texts are its own
 	case cfg.NoCalibrate:
-		lengths = builtIn + " (--no-calibrate)"
-	default:
-		c, err := srv.newCounter(ctx, model, a.Name(), a.Name() == "openai-chat")
-		switch {
-		case err == nil:
-			wl.Counter, lengths = c.Count, c.describe()
-		case ctx.Err() != nil:
-			return nil, "", nil, ctx.Err()
-		case errors.Is(err, errNoTokenizer) && cfg.Tokenizer != nil:
-			wl.Counter = countWith(cfg.Tokenizer)
-			lengths = "--tokenizer's (the server has no /tokenize)"
-		case errors.Is(err, errNoTokenizer):
-			lengths = builtIn + " (the server has no /tokenize)"
-		default:
-			warns = append(warns, fmt.Sprintf("prompt lengths not fitted to the server's tokenizer, the built-in one counts them: %v", err))
-			lengths = builtIn + " (the server's /tokenize failed: see the warnings)"
-		}
+		return serverCount{lengths: builtIn + " (--no-calibrate)"}, nil, nil
 	}
+	c, err := srv.newCounter(ctx, model, a.Name(), a.Name() == "openai-chat")
+	switch {
+	case err == nil:
+		return serverCount{count: c.Count, lengths: c.describe()}, nil, nil
+	case ctx.Err() != nil:
+		return serverCount{}, nil, ctx.Err()
+	case errors.Is(err, errNoTokenizer) && cfg.Tokenizer != nil:
+		return serverCount{count: countWith(cfg.Tokenizer), lengths: "--tokenizer's (the server has no /tokenize)"}, nil, nil
+	case errors.Is(err, errNoTokenizer):
+		return serverCount{lengths: builtIn + " (the server has no /tokenize)"}, nil, nil
+	}
+	return serverCount{lengths: builtIn + " (the server's /tokenize failed: see the warnings)"},
+		[]string{fmt.Sprintf("prompt lengths not fitted to the server's tokenizer, the built-in one counts them: %v", err)}, nil
+}
+
+// textFit measures how sc counts the built-in tokenizer's text (see
+// workload.Fit) for the sessions or tasks of flows and every dataset that
+// makes text of a given length but random, which fits its prompts to sc
+// itself (see buildWorkload). It returns the zero Fit where there is
+// nothing to fit, and where the count failed, with a warning; lengths is
+// sc's, saying so when a fit sized the text. The error is the run's
+// context's.
+func textFit(ctx context.Context, wl workload.Config, flows bool, sc serverCount) (fit workload.Fit, lengths string, warns []string, err error) {
+	if sc.count == nil || !flows && wl.Dataset == workload.DatasetRandom && wl.SystemPrompts.Count == 0 {
+		return fit, sc.lengths, nil, nil
+	}
+	if fit, err = workload.MeasureFit(sc.count, wl.Seed); err != nil {
+		if ctx.Err() != nil {
+			return fit, "", nil, ctx.Err()
+		}
+		return workload.Fit{}, builtIn + " (the server's count failed: see the warnings)",
+			[]string{fmt.Sprintf("made-up texts not sized to the server's tokenizer, the built-in one counts them: %v", err)}, nil
+	}
+	return fit, fmt.Sprintf("%s, made-up text sized by a fit of it (%s)", sc.lengths, fit), nil, nil
+}
+
+// buildWorkload builds the prompt source of wl. Random text prompts are
+// fitted to sc's count where it has one; when that count fails while
+// fitting (a count of 0, a timeout), the built-in tokenizer counts them,
+// with a warning. It returns whose count the input lengths are, for the
+// workload line.
+func buildWorkload(ctx context.Context, wl workload.Config, sc serverCount) (workload.Source, string, []string, error) {
+	if wl.Dataset != workload.DatasetRandom {
+		src, err := workload.New(wl)
+		return src, "", nil, err
+	}
+	wl.Counter = sc.count
 	src, err := workload.New(wl)
 	if err != nil && wl.Counter != nil && ctx.Err() == nil {
-		// The server's count failed while fitting (a count of 0, a
-		// timeout): the built-in tokenizer still gives a workload.
 		wl.Counter = nil
 		fitErr := err
 		if src, err = workload.New(wl); err == nil {
-			warns = append(warns, fmt.Sprintf("prompt lengths not fitted to the server's tokenizer, the built-in one counts them: %v", fitErr))
-			lengths = builtIn + " (the server's /tokenize failed: see the warnings)"
+			return src, builtIn + " (the server's /tokenize failed: see the warnings)",
+				[]string{fmt.Sprintf("prompt lengths not fitted to the server's tokenizer, the built-in one counts them: %v", fitErr)}, nil
 		}
 	}
-	return src, lengths, warns, err
+	return src, sc.lengths, nil, err
 }
 
 // countWith adapts a Tokenizer to the workload's counter.
