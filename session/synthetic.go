@@ -16,7 +16,8 @@ import (
 // --random-range-ratio), after an optional system prompt of
 // --random-prefix-len tokens shared by every session, with --think-time
 // between a reply and the next turn. Flow f depends only on the seed and
-// f. Text is the built-in tokenizer's prose, so InputTokens is exact on it.
+// f. Text is the built-in tokenizer's prose, so InputTokens is exact on it;
+// with a workload.Fit, it is sized to the server's count instead.
 type synthetic struct {
 	turns        Span
 	think        Think

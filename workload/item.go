@@ -18,7 +18,8 @@ type Item struct {
 	PromptTokenIDs []int
 	// InputTokens is the prompt's length in tokens: the built-in
 	// tokenizer's count, the dataset's own "input_len", or, for a calibrated
-	// random source, the target length on the server's tokenizer.
+	// random source and a source sized by a Fit, the target length on the
+	// server's tokenizer.
 	InputTokens int
 	// OutputTokens is the number of tokens to ask for (max_tokens): the
 	// expected output length.
