@@ -223,7 +223,13 @@ func checkGenerator(c selfCheck) Generator {
 	}
 	// A burst that covers the run's start has said how its start went.
 	startIsBurst := g.Burst != nil && g.Burst.Requests >= c.run.StartRequests
-	if g.StartLag > th && pastP99 <= th && !startIsBurst {
+	// The start is judged on its own only where it went worse than the
+	// rest of the run, its worst lag over twice the worst after it. One
+	// request a little past the threshold among the first sixteen of a
+	// slow open loop, seconds apart, is the run's ordinary jitter, which
+	// its p99 judges.
+	_, _, afterMax := quantiles(c.run.Lag[min(len(c.run.Lag), c.run.StartRequests):])
+	if g.StartLag > th && g.StartLag > 2*afterMax && pastP99 <= th && !startIsBurst {
 		g.Limited = true
 		why := "the generator was slow to start, and their TTFT and client queue include it"
 		if g.throttled() {

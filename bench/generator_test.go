@@ -77,6 +77,20 @@ func TestCheckGeneratorSeesALateStart(t *testing.T) {
 	if g.Limited || len(g.Warnings) != 0 {
 		t.Errorf("a start within the threshold: limited %v, warnings %q", g.Limited, g.Warnings)
 	}
+	// A slow open loop of 30 requests whose first sixteen span seconds:
+	// one of them 1.06 ms late, and one later 0.6 ms, is jitter, not a
+	// late start; with the later requests at most 0.3 ms, it is one.
+	for _, tt := range []struct {
+		later   time.Duration
+		limited bool
+	}{{600 * time.Microsecond, false}, {300 * time.Microsecond, true}} {
+		jitter := lagsOf(30, 100*time.Microsecond)
+		jitter[3], jitter[20] = 1060*time.Microsecond, tt.later
+		g = checkGenerator(selfCheck{run: load.Result{Lag: jitter, StartLag: 1060 * time.Microsecond, StartRequests: 16}, threshold: time.Millisecond, open: true})
+		if g.Limited != tt.limited || len(g.Warnings) != map[bool]int{false: 0, true: 1}[tt.limited] {
+			t.Errorf("start 1.06 ms, later requests up to %v: limited %v, warnings %q; want limited %v", tt.later, g.Limited, g.Warnings, tt.limited)
+		}
+	}
 }
 
 // The start-up burst of a 256-stream closed loop (every worker's first
