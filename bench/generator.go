@@ -213,13 +213,16 @@ func checkGenerator(c selfCheck) Generator {
 	_, pastP99, pastMax := quantiles(past)
 	if pastP99 > th {
 		g.Limited = true
-		what := "requests went out late"
+		// An open loop's late requests still come at the planned rate,
+		// each later than due; a closed loop's late next request lowers
+		// the load it offers.
+		what, effect := "requests went out late", "TTFT still counts from the scheduled times, so it includes that lateness, and the server met each request later than planned"
 		if !c.open {
-			what = "workers were slow to send the next request"
+			what, effect = "workers were slow to send the next request", "TTFT still counts from the scheduled times, but the offered load was lower than planned"
 		}
 		g.Warnings = append(g.Warnings, fmt.Sprintf(
-			"the generator, not the server, limited this run: %s (p99 dispatch lag%s %.2f ms, max %.2f ms, threshold %.2f ms). TTFT still counts from the scheduled times, but the offered load was lower than planned: %s.",
-			what, pastWhat, 1e3*pastP99, 1e3*pastMax, 1e3*th, g.advice()))
+			"the generator, not the server, limited this run: %s (p99 dispatch lag%s %.2f ms, max %.2f ms, threshold %.2f ms). %s: %s.",
+			what, pastWhat, 1e3*pastP99, 1e3*pastMax, 1e3*th, effect, g.advice()))
 	}
 	// A burst that covers the run's start has said how its start went.
 	startIsBurst := g.Burst != nil && g.Burst.Requests >= c.run.StartRequests
