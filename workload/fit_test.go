@@ -122,6 +122,22 @@ func TestFitSizesMadeUpText(t *testing.T) {
 	}
 }
 
+// A fitted trace whose shortest row is shorter than what the server adds
+// to every prompt says that such rows go out longer; one whose rows are
+// all longer says nothing of it.
+func TestFittedTraceNamesItsShortRows(t *testing.T) {
+	const note = "a row not longer than the 7 tokens the server adds to every prompt goes out as one word"
+	for _, tt := range []struct {
+		scale float64
+		says  bool
+	}{{1, false}, {1.0 / 256, true}} {
+		src := newTrace(t, traceConfig(azure40, func(c *Config) { c.Fit, c.Trace.LengthScale = serverFit, tt.scale }))
+		if got := strings.Contains(src.String(), note); got != tt.says {
+			t.Errorf("scale %v, shortest row %d: %q", tt.scale, src.length(src.Summary().Input.Min), src.String())
+		}
+	}
+}
+
 // A fitted trace keeps its shared prefixes: rows that begin with the same
 // hash ids begin with the same text, a fitted block of words per id.
 func TestFitKeepsTheTracesPrefixes(t *testing.T) {

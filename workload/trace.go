@@ -216,6 +216,9 @@ func (t *Trace) String() string {
 	if t.req.MaxTokens > 0 && t.length(t.sum.Output.Max) > t.req.MaxTokens {
 		fmt.Fprintf(&b, " (capped by --max-tokens %d)", t.req.MaxTokens)
 	}
+	if f := t.fit; f.Active() && float64(t.length(t.sum.Input.Min)) < f.Overhead+f.PerToken {
+		fmt.Fprintf(&b, "; a row not longer than the %.0f tokens the server adds to every prompt goes out as one word, which the server counts longer than the row", f.Overhead)
+	}
 	return b.String()
 }
 
