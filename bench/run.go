@@ -194,34 +194,12 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	if warning != "" {
 		out.Warnings = append(out.Warnings, warning)
 	}
-	sc, warns, err := countFor(ctx, cfg, srv, adapter, wire, useIDs)
+	rc, warns, err := buildContent(ctx, cfg, wl, srv, adapter, wire, useIDs, preloaded)
 	if err != nil {
 		return nil, err
 	}
 	out.Warnings = append(out.Warnings, warns...)
-	fit, fitLengths, warns, err := textFit(ctx, wl, cfg.flows(), sc)
-	if err != nil {
-		return nil, err
-	}
-	out.Warnings = append(out.Warnings, warns...)
-	if wl.Fit = fit; fit.Active() {
-		preloaded = nil // read without the fit: read again with it
-	}
-	fsrc, err := newFlowSource(cfg, wl)
-	if err != nil {
-		return nil, err
-	}
-	// A file dataset sized to the run (--num-prompts -1) is read already.
-	src, lengths := preloaded, ""
-	if src == nil && fsrc == nil {
-		if src, lengths, warns, err = buildWorkload(ctx, wl, sc); err != nil {
-			return nil, err
-		}
-		out.Warnings = append(out.Warnings, warns...)
-	}
-	if lengths == "" {
-		lengths = fitLengths
-	}
+	src, fsrc, lengths, fit := rc.src, rc.fsrc, rc.lengths, rc.fit
 	if fsrc == nil {
 		if w := cycleWarning(src, expected(plan)); w != "" {
 			out.Warnings = append(out.Warnings, w)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/goodput-dev/goodput/backend"
+	"github.com/goodput-dev/goodput/session"
 	"github.com/goodput-dev/goodput/workload"
 )
 
@@ -97,6 +98,51 @@ func buildWorkload(ctx context.Context, wl workload.Config, sc serverCount) (wor
 		}
 	}
 	return src, sc.lengths, nil, err
+}
+
+// runContent is what a run sends: independent requests (src) or the
+// sessions or tasks of flows (fsrc), the other nil; whose count its input
+// lengths are, for the workload line; and the fit that sized its made-up
+// text, the zero Fit where none did.
+type runContent struct {
+	src     workload.Source
+	fsrc    session.Source
+	lengths string
+	fit     workload.Fit
+}
+
+// buildContent builds the run's content from wl, sizing made-up text to
+// the server's count (see countFor and textFit). preloaded is the file
+// dataset read ahead to size the run (see fitToDataset), nil for none: it
+// is kept unless a fit sizes its text, when it is read again with it.
+func buildContent(ctx context.Context, cfg Config, wl workload.Config, srv *server, a *backend.Adapter, model string, useIDs bool, preloaded workload.Source) (runContent, []string, error) {
+	var rc runContent
+	sc, warns, err := countFor(ctx, cfg, srv, a, model, useIDs)
+	if err != nil {
+		return rc, nil, err
+	}
+	fit, fitLengths, more, err := textFit(ctx, wl, cfg.flows(), sc)
+	if err != nil {
+		return rc, nil, err
+	}
+	warns = append(warns, more...)
+	if wl.Fit, rc.fit = fit, fit; fit.Active() {
+		preloaded = nil
+	}
+	if rc.fsrc, err = newFlowSource(cfg, wl); err != nil {
+		return rc, nil, err
+	}
+	rc.src = preloaded
+	if rc.src == nil && rc.fsrc == nil {
+		if rc.src, rc.lengths, more, err = buildWorkload(ctx, wl, sc); err != nil {
+			return rc, nil, err
+		}
+		warns = append(warns, more...)
+	}
+	if rc.lengths == "" {
+		rc.lengths = fitLengths
+	}
+	return rc, warns, nil
 }
 
 // countWith adapts a Tokenizer to the workload's counter.
