@@ -68,6 +68,10 @@ const (
 	fitSamples = 8
 )
 
+// maxOverhead bounds what a server may add to every prompt: a chat
+// template of more tokens than this is not one.
+const maxOverhead = 1 << 16
+
 // MeasureFit counts made-up texts of two lengths with count, the server's
 // tokenizer (its chat template included, for chat prompts), and returns
 // the line through the two mean counts. It makes 2·fitSamples calls to
@@ -97,7 +101,7 @@ func MeasureFit(count Counter, seed uint64) (Fit, error) {
 		return Fit{}, err
 	}
 	per := (long - short) / (fitLong - fitShort)
-	if per < 1.0/maxScale || per > maxScale {
+	if per < 1.0/maxScale || per > maxScale || short-per*fitShort > maxOverhead {
 		return Fit{}, fmt.Errorf("the server counted %.1f tokens in texts of %d built-in tokens and %.1f in texts of %d: not a count of their text",
 			short, fitShort, long, fitLong)
 	}

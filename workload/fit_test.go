@@ -63,6 +63,7 @@ func TestMeasureFitRefuses(t *testing.T) {
 		{"a failing count", func(string) (int, error) { return 0, down }, "connection refused"},
 		{"a count of nothing", func(string) (int, error) { return 0, nil }, "counted 0 tokens in a text of 32 built-in tokens"},
 		{"a count blind to the text", func(string) (int, error) { return 5, nil }, "not a count of their text"},
+		{"a template of a million tokens", func(s string) (int, error) { return 1e6 + len(tokenizer.Encode(s)), nil }, "not a count of their text"},
 	} {
 		f, err := MeasureFit(tt.count, 1)
 		if err == nil || !strings.Contains(err.Error(), tt.want) || f.Active() {
