@@ -61,8 +61,12 @@ func TestASendFitsTheGrownStack(t *testing.T) {
 			wg.Wait()
 			return count
 		}
-		if m := moved(false); m != n {
-			t.Errorf("%d of %d sends from a new goroutine moved its stack, want every one: growStack would be no use", m, n)
+		// Nearly every one: the runtime sizes new goroutines' stacks from
+		// the stack use it measured at a collection, and one that ends as
+		// the test starts can start a few of them large enough (49 of 50
+		// moved in a CI run on a busy machine).
+		if m := moved(false); m < n*9/10 {
+			t.Errorf("%d of %d sends from a new goroutine moved its stack, want nearly every one: growStack would be no use", m, n)
 		}
 		if m := moved(true); m != 0 {
 			t.Errorf("%d of %d sends after growStack moved the stack, want none", m, n)
