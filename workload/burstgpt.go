@@ -84,10 +84,7 @@ func ReadBurstGPT(r io.Reader, name string, c Config) (*Dataset, error) {
 	for i := range d.items {
 		rng := rand.New(rand.NewPCG(c.Seed^rngBurstGPT, uint64(i)))
 		ids := tokenizer.Words(c.Fit.Prompt(d.items[i].InputTokens), rng)
-		d.items[i].Prompt = tokenizer.Decode(ids)
-		if !c.Fit.Active() {
-			d.items[i].PromptTokenIDs = ids
-		}
+		d.items[i].Prompt, d.items[i].PromptTokenIDs = tokenizer.Decode(ids), c.Fit.ids(ids)
 	}
 	return d, nil
 }

@@ -45,6 +45,16 @@ func (f Fit) Prompt(n int) int {
 	return max(1, int(math.Round((float64(n)-f.Overhead)/f.PerToken)))
 }
 
+// ids returns the token ids of an item whose text was made for a
+// length: ids, or none when f sized the text, since their length is the
+// built-in tokenizer's and not the server's.
+func (f Fit) ids(ids []int) []int {
+	if f.Active() {
+		return nil
+	}
+	return ids
+}
+
 func (f Fit) String() string {
 	if !f.Active() {
 		return "no fit"
@@ -101,9 +111,10 @@ func MeasureFit(count Counter, seed uint64) (Fit, error) {
 		return Fit{}, err
 	}
 	per := (long - short) / (fitLong - fitShort)
-	if per < 1.0/maxScale || per > maxScale || short-per*fitShort > maxOverhead {
+	overhead := short - per*fitShort
+	if per < 1.0/maxScale || per > maxScale || overhead > maxOverhead {
 		return Fit{}, fmt.Errorf("the server counted %.1f tokens in texts of %d built-in tokens and %.1f in texts of %d: not a count of their text",
 			short, fitShort, long, fitLong)
 	}
-	return Fit{PerToken: per, Overhead: max(0, short-per*fitShort)}, nil
+	return Fit{PerToken: per, Overhead: max(0, overhead)}, nil
 }

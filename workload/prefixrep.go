@@ -48,14 +48,11 @@ func NewPrefixRepetition(c Config) (*Dataset, error) {
 		for j := range per {
 			rng := rand.New(rand.NewPCG(c.Seed^rngRepSuffix, uint64(k*per+j)))
 			ids := tokenizer.AppendWords(append(make([]int, 0, prefixWords+suffixWords), prefix...), suffixWords, rng)
-			it := Item{
-				Prompt: tokenizer.Decode(ids), InputTokens: p.PrefixLen + p.SuffixLen,
-				OutputTokens: c.Request.capOutput(p.OutputLen), Group: fmt.Sprintf("prefix-%d", k+1),
-			}
-			if !c.Fit.Active() {
-				it.PromptTokenIDs = ids
-			}
-			items = append(items, it)
+			items = append(items, Item{
+				Prompt: tokenizer.Decode(ids), PromptTokenIDs: c.Fit.ids(ids),
+				InputTokens: p.PrefixLen + p.SuffixLen, OutputTokens: c.Request.capOutput(p.OutputLen),
+				Group: fmt.Sprintf("prefix-%d", k+1),
+			})
 		}
 	}
 	if !c.NoShuffle {

@@ -162,11 +162,7 @@ func (s *ServeGen) Item(seq int64) Item {
 	rng := s.rng(seq)
 	in, out := s.lengths(seq, rng)
 	ids := tokenizer.Words(s.fit.Prompt(in), rng)
-	it := Item{Prompt: tokenizer.Decode(ids), InputTokens: in, OutputTokens: s.req.capOutput(out)}
-	if !s.fit.Active() {
-		it.PromptTokenIDs = ids
-	}
-	return it
+	return Item{Prompt: tokenizer.Decode(ids), PromptTokenIDs: s.fit.ids(ids), InputTokens: in, OutputTokens: s.req.capOutput(out)}
 }
 
 // Len returns the number of arrivals generated.

@@ -122,11 +122,8 @@ func (w *SystemPrompts) Item(seq int64) Item {
 	k := w.Rank(seq)
 	sys := w.prompt(k)
 	text := tokenizer.Decode(sys)
-	switch {
-	case w.fit.Active():
-		it.PromptTokenIDs = nil // the prompt's ids are not its length
-	case it.PromptTokenIDs != nil:
-		it.PromptTokenIDs = append(sys, it.PromptTokenIDs...)
+	if it.PromptTokenIDs != nil {
+		it.PromptTokenIDs = w.fit.ids(append(sys, it.PromptTokenIDs...))
 	}
 	it.System = text + it.System
 	it.Prompt = text + it.Prompt

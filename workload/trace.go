@@ -252,10 +252,7 @@ func (t *Trace) Item(seq int64) Item {
 	if rest := words - len(ids); rest > 0 {
 		ids = tokenizer.AppendWords(ids, rest, rand.New(rand.NewPCG(t.seed^rngTraceRow, uint64(seq))))
 	}
-	it.Prompt, it.InputTokens = tokenizer.Decode(ids), row.input
-	if !t.fit.Active() {
-		it.PromptTokenIDs = ids // exact: the built-in ids are the lengths
-	}
+	it.Prompt, it.PromptTokenIDs, it.InputTokens = tokenizer.Decode(ids), t.fit.ids(ids), row.input
 	return it
 }
 
