@@ -231,8 +231,11 @@ func checkGenerator(c selfCheck) Generator {
 	// request a little past the threshold among the first sixteen of a
 	// slow open loop, seconds apart, is the run's ordinary jitter, which
 	// its p99 judges.
-	_, _, afterMax := quantiles(c.run.Lag[min(len(c.run.Lag), c.run.StartRequests):])
-	if g.StartLag > th && g.StartLag > 2*afterMax && pastP99 <= th && !startIsBurst {
+	var afterMax time.Duration
+	for _, l := range c.run.Lag[min(len(c.run.Lag), c.run.StartRequests):] {
+		afterMax = max(afterMax, l)
+	}
+	if g.StartLag > th && g.StartLag > 2*afterMax.Seconds() && pastP99 <= th && !startIsBurst {
 		g.Limited = true
 		why := "the generator was slow to start, and their TTFT and client queue include it"
 		if g.throttled() {

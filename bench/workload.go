@@ -52,8 +52,15 @@ func countFor(ctx context.Context, cfg Config, srv *server, a *backend.Adapter, 
 	case errors.Is(err, errNoTokenizer):
 		return serverCount{lengths: builtIn + " (the server has no /tokenize)"}, nil, nil
 	}
-	return serverCount{lengths: builtIn + " (the server's /tokenize failed: see the warnings)"},
-		[]string{fmt.Sprintf("prompt lengths not fitted to the server's tokenizer, the built-in one counts them: %v", err)}, nil
+	lengths, warns := notFitted(err)
+	return serverCount{lengths: lengths}, warns, nil
+}
+
+// notFitted is whose count the lengths are, and the warning, when the
+// server's /tokenize failed with err and the built-in tokenizer counts.
+func notFitted(err error) (lengths string, warns []string) {
+	return builtIn + " (the server's /tokenize failed: see the warnings)",
+		[]string{fmt.Sprintf("prompt lengths not fitted to the server's tokenizer, the built-in one counts them: %v", err)}
 }
 
 // textFit measures how sc counts the built-in tokenizer's text (see
@@ -93,8 +100,8 @@ func buildWorkload(ctx context.Context, wl workload.Config, sc serverCount) (wor
 		wl.Counter = nil
 		fitErr := err
 		if src, err = workload.New(wl); err == nil {
-			return src, builtIn + " (the server's /tokenize failed: see the warnings)",
-				[]string{fmt.Sprintf("prompt lengths not fitted to the server's tokenizer, the built-in one counts them: %v", fitErr)}, nil
+			lengths, warns := notFitted(fitErr)
+			return src, lengths, warns, nil
 		}
 	}
 	return src, sc.lengths, nil, err
