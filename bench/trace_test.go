@@ -2,6 +2,7 @@ package bench
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -33,6 +34,23 @@ func traceRun(t *testing.T, url, path string, speed, scale float64) Config {
 	return cfg
 }
 
+// traceRows reads every row of the trace at path, each with its own copy
+// of its hash ids (the reader reuses their slice).
+func traceRows(t *testing.T, path string) []trace.Row {
+	t.Helper()
+	r, err := trace.Open(path, trace.FormatAuto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var rows []trace.Row
+	for row, err := r.Next(); err == nil; row, err = r.Next() {
+		row.HashIDs = slices.Clone(row.HashIDs)
+		rows = append(rows, row)
+	}
+	return rows
+}
+
 // scaled is a trace length scaled as the trace dataset scales it.
 func scaled(n int, scale float64) int { return max(1, int(math.Round(float64(n)*scale))) }
 
@@ -48,23 +66,13 @@ func TestTraceReplayFollowsTheTrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := trace.Open(mooncake40, trace.FormatAuto)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	rows := traceRows(t, mooncake40)
 	reuse := trace.NewReuse(32) // 512 tokens scaled by 1/16
-	var rows []trace.Row
 	var reusable, prompt int64
-	for {
-		row, err := r.Next()
-		if err != nil {
-			break
-		}
+	for _, row := range rows {
 		in := scaled(row.Input, scale)
 		reusable += int64(reuse.Add(row.HashIDs, in))
 		prompt += int64(in)
-		rows = append(rows, row)
 	}
 	recs, _, _ := readRecords(t, out.RecordsPath)
 	if len(recs) != len(rows) || len(rows) != 40 {
@@ -227,15 +235,7 @@ func TestTraceReplayOverChatFitsTheTemplate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := trace.Open(mooncake40, trace.FormatAuto)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	var rows []trace.Row
-	for row, err := r.Next(); err == nil; row, err = r.Next() {
-		rows = append(rows, row)
-	}
+	rows := traceRows(t, mooncake40)
 	recs, _, _ := readRecords(t, out.RecordsPath)
 	if len(recs) != 40 {
 		t.Fatalf("%d records", len(recs))

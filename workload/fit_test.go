@@ -153,11 +153,7 @@ func TestFitKeepsTheTracesPrefixes(t *testing.T) {
 	compared := 0
 	for i := range rows {
 		for j := range i {
-			a, b := rows[i], rows[j]
-			k := 0
-			for k < min(len(a.HashIDs), len(b.HashIDs)) && a.HashIDs[k] == b.HashIDs[k] {
-				k++
-			}
+			k := leadingIDs(rows[i], rows[j])
 			if k == 0 {
 				continue
 			}

@@ -60,6 +60,15 @@ func traceRows(t *testing.T, path string) []trace.Row {
 	return rows
 }
 
+// leadingIDs is how many hash ids rows a and b begin with alike.
+func leadingIDs(a, b trace.Row) int {
+	k := 0
+	for k < min(len(a.HashIDs), len(b.HashIDs)) && a.HashIDs[k] == b.HashIDs[k] {
+		k++
+	}
+	return k
+}
+
 func TestTraceItemsFollowTheRows(t *testing.T) {
 	src := newTrace(t, traceConfig(mooncake40, nil))
 	rows := traceRows(t, mooncake40)
@@ -89,10 +98,7 @@ func TestTraceItemsFollowTheRows(t *testing.T) {
 	for i := range rows {
 		for j := range i {
 			a, b := rows[i], rows[j]
-			k := 0
-			for k < min(len(a.HashIDs), len(b.HashIDs)) && a.HashIDs[k] == b.HashIDs[k] {
-				k++
-			}
+			k := leadingIDs(a, b)
 			shared := min(k*512, a.Input, b.Input)
 			if !slices.Equal(items[i].PromptTokenIDs[:shared], items[j].PromptTokenIDs[:shared]) {
 				t.Errorf("rows %d and %d share %d ids but not their first %d tokens", j, i, k, shared)
