@@ -192,9 +192,10 @@ func runSimServer(ctx context.Context, env *Env, opts sim.Options, addr string) 
 
 	url := "http://" + ln.Addr().String()
 	info := srv.Info()
-	fmt.Fprintf(env.Stdout, "goodput sim: serving %s at %s\n", info.Model, url)
-	fmt.Fprintf(env.Stdout, "  OpenAI-compatible API under %s/v1, Prometheus metrics at %s/metrics\n", url, url)
-	fmt.Fprintf(env.Stdout, "%s\n", indent(info.String()))
+	// The banner is one write: whoever reads the URL from it has the
+	// whole banner (the profile and faults lines a script or test checks).
+	fmt.Fprintf(env.Stdout, "goodput sim: serving %s at %s\n  OpenAI-compatible API under %s/v1, Prometheus metrics at %s/metrics\n%s\n",
+		info.Model, url, url, url, indent(info.String()))
 	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() && opts.APIKey == "" {
 		fmt.Fprintf(env.Stderr, "goodput sim: warning: listening beyond loopback without --api-key\n")
 	}
