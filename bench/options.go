@@ -74,6 +74,10 @@ type VLLMFile struct {
 	MaxConcurrencyGiven bool
 	// SLO is --goodput in milliseconds by metric; nil without it.
 	SLO map[string]float64
+	// Burstiness is --burstiness as given, when the run's arrivals differ
+	// from it (vLLM's inf: evenly spaced arrivals, run with burstiness 1
+	// and constant arrivals); 0 writes the run's.
+	Burstiness float64
 	// Collect computes vLLM's summary figures (Outcome.VLLM) even when no
 	// file is written, for a vLLM command line's terminal summary.
 	Collect bool

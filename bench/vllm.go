@@ -43,6 +43,9 @@ func vllmRun(cfg Config, model string, start time.Time, res *metrics.Result) vll
 	if f.Backend != "" {
 		run.Backend = f.Backend
 	}
+	if f.Burstiness != 0 {
+		run.Burstiness = f.Burstiness
+	}
 	if run.TokenizerID == "" {
 		run.TokenizerID = model
 	}

@@ -155,7 +155,9 @@ func (f *vllmFlags) apply(cmd *cobra.Command, cfg *bench.Config, tf *targetFlags
 		cfg.VLLMFile.NumPrompts = -1
 	}
 	if math.IsInf(cfg.Arrival.Burstiness, 1) && !fl.Changed("arrival") {
-		// vLLM's infinite burstiness is evenly spaced arrivals.
+		// vLLM's infinite burstiness is evenly spaced arrivals; its file
+		// still says inf.
+		cfg.VLLMFile.Burstiness = cfg.Arrival.Burstiness
 		cfg.Arrival.Burstiness, cfg.Arrival.Arrival = 1, arrival.KindConstant
 	}
 	// vLLM's --num-warmups are extra requests before the run; goodput's

@@ -120,14 +120,22 @@ func TestBenchVLLMCommandLine(t *testing.T) {
 		t.Errorf("--percentile-metrics ttft,e2el printed the ITL block:\n%s", out)
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "exp1-200.0qps-concurrency0-Llama-3.1-8B-*"))
-	var json, timeline bool
+	var json string
+	var timeline bool
 	for _, f := range files {
-		json = json || strings.HasSuffix(f, ".json") && !strings.HasSuffix(f, ".summary.json")
+		if strings.HasSuffix(f, ".json") && !strings.HasSuffix(f, ".summary.json") {
+			json = f
+		}
 		timeline = timeline || strings.HasSuffix(f, ".timeline.html")
 	}
-	if !json || !timeline {
+	if json == "" || !timeline {
 		entries, _ := os.ReadDir(dir)
-		t.Errorf("vLLM's file %v and its timeline %v in %v", json, timeline, entries)
+		t.Fatalf("vLLM's file %q and its timeline %v in %v", json, timeline, entries)
+	}
+	// The file keeps --burstiness as given (Python's json writes inf as
+	// Infinity), though the run's arrivals are constant ones.
+	if b, _ := os.ReadFile(json); !strings.Contains(string(b), `"burstiness": Infinity,`) {
+		t.Errorf("vLLM's file does not say burstiness inf: %.600s", b)
 	}
 	recs, _ := filepath.Glob(filepath.Join(dir, "goodput-*.jsonl"))
 	if len(recs) != 1 {
