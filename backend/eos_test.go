@@ -106,8 +106,11 @@ func TestEndOfSequenceRuleLimits(t *testing.T) {
 		{"eos at finish", text("a") + text("b") + finish("stop", "", 3) + done, []int32{1, 1, 1}, []int64{1, 2, 3}},
 		// An empty event before the finish is where the EOS was decoded.
 		{"eos at empty event", text("a") + text("") + finish("stop", "", 2) + done, []int32{1, 1}, []int64{1, 2}},
-		// A token between an empty event and the finish moves the EOS on.
-		{"empty event mid-stream", text("a") + text("") + text("b") + finish("stop", "", 3) + done, []int32{1, 1, 1}, []int64{1, 3, 4}},
+		// An empty event followed by text is a token whose text the
+		// server held back, at its own time; the usage counts it.
+		{"empty event mid-stream", text("a") + text("") + text("b") + finish("stop", "", 3) + done, []int32{1, 1, 1}, []int64{1, 2, 3}},
+		// One more than those: the EOS at the finish.
+		{"held token and eos", text("a") + text("") + text("b") + finish("stop", "", 4) + done, []int32{1, 1, 1, 1}, []int64{1, 2, 3, 4}},
 		// Stopped by the length limit: there is no EOS; the extra token is
 		// spread as before.
 		{"length", text("a") + text("b") + finish("length", "", 3) + done, []int32{1, 2}, []int64{1, 2}},

@@ -8,8 +8,13 @@ import (
 // event is what one stream event says, in protocol-neutral terms. A decoder
 // fills it from one payload; the tally turns the sequence into Chunks.
 type event struct {
-	tokens  int  // output tokens its content shows: token ids counted, else 1 per choice with text; 0 when none
-	exact   bool // every counted token came from token ids, not from the presence of text
+	tokens int  // output tokens its content shows: token ids counted, else 1 per choice with text; 0 when none
+	exact  bool // every counted token came from token ids, not from the presence of text
+	// held counts, of tokens, the completions choices with empty text
+	// and no finish: each a token the server decoded and whose text it
+	// held back (the start of a stop string, part of a character) to
+	// release with a later event's, as llama.cpp and vLLM do.
+	held    int
 	choices bool // OpenAI: it carried at least one choice, so a usage block beside it may be a running count
 	usage   int  // output-token count the server reported in it; -1 when none
 	prompt  int  // prompt tokens the server reported; -1 when none
@@ -62,6 +67,13 @@ func (e *event) keepText(raw []byte, esc bool) {
 func (e *event) addText() {
 	e.tokens++
 	e.exact = false
+}
+
+// addHeld counts the token of a choice whose text the server held back.
+func (e *event) addHeld() {
+	e.tokens++
+	e.exact = false
+	e.held++
 }
 
 // addIDs counts n tokens listed as ids.

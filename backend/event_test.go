@@ -70,8 +70,27 @@ func TestDecodeOpenAI(t *testing.T) {
 		{"choices null", `{"choices":null}`, none, ""},
 		{"DONE", `[DONE]`, decoded{usage: -1, prompt: -1, done: true}, ""},
 		{"DONE with spaces", ` [DONE] `, decoded{usage: -1, prompt: -1, done: true}, ""},
-		{"unknown fields skipped", `{"x":{"y":[1,{"z":null}]},"choices":[{"text":"a","logprobs":{"tokens":["a"]}}]}`,
+		{"unknown fields skipped", `{"x":{"y":[1,{"z":null}]},"choices":[{"text":"a","stop_reason":{"tokens":["a","b"]}}]}`,
 			decoded{tokens: 1, choices: true, usage: -1, prompt: -1}, ""},
+		// Logprobs list each token the event carries, whatever text came
+		// with them: the completions API's tokens, chat's content (which
+		// llama.cpp's /v1/completions sends too).
+		{"completions logprobs count tokens", `{"choices":[{"text":"abc","logprobs":{"text_offset":[0,1],"token_logprobs":[-1,-2],"tokens":["a","bc"],"top_logprobs":null}}]}`,
+			decoded{tokens: 2, exact: true, choices: true, usage: -1, prompt: -1}, ""},
+		{"chat logprobs count tokens", `{"choices":[{"delta":{"content":"a b"},"logprobs":{"content":[{"token":"a","logprob":-1},{"token":" b","logprob":-2}]}}]}`,
+			decoded{tokens: 2, exact: true, choices: true, usage: -1, prompt: -1}, ""},
+		{"a held-back token listed in logprobs", `{"choices":[{"text":"","logprobs":{"content":[{"id":29835,"token":"","bytes":[],"logprob":-5.9}]},"finish_reason":null}]}`,
+			decoded{tokens: 1, exact: true, choices: true, usage: -1, prompt: -1}, ""},
+		{"logprobs null", `{"choices":[{"text":"a","logprobs":null}]}`,
+			decoded{tokens: 1, choices: true, usage: -1, prompt: -1}, ""},
+		{"logprobs of another shape", `{"choices":[{"text":"a","logprobs":[1,2,3]}]}`,
+			decoded{tokens: 1, choices: true, usage: -1, prompt: -1}, ""},
+		// Empty text without a finish is a token whose text the server
+		// held back; with a finish it is the finish.
+		{"empty completion text is a held-back token", `{"choices":[{"index":0,"text":"","finish_reason":null}]}`,
+			decoded{tokens: 1, choices: true, usage: -1, prompt: -1}, ""},
+		{"null completion text is not", `{"choices":[{"index":0,"text":null}]}`,
+			decoded{choices: true, usage: -1, prompt: -1}, ""},
 		{"error object", `{"error":{"message":"boom","type":"InternalServerError","param":null,"code":500}}`,
 			decoded{usage: -1, prompt: -1, errMsg: "InternalServerError: boom (code 500)"}, ""},
 		{"error string", `{"error":"boom"}`, decoded{usage: -1, prompt: -1, errMsg: "boom"}, ""},

@@ -225,7 +225,8 @@ func (d *decoder) openAIChoice(ev *event) error {
 	if err := s.object(); err != nil {
 		return err
 	}
-	text, reasoning, ids := false, false, 0
+	text, reasoning, blank, finished := false, false, false, false
+	ids, listed := 0, 0
 	for first := true; ; first = false {
 		key, ok, err := s.field(first)
 		if err != nil {
@@ -241,6 +242,7 @@ func (d *decoder) openAIChoice(ev *event) error {
 			raw, esc, err = s.text()
 			ev.keepText(raw, esc)
 			text = text || len(raw) > 0
+			blank = raw != nil && len(raw) == 0
 		case "delta", "message":
 			// message is a non-streamed answer's whole delta.
 			var t, r bool
@@ -248,10 +250,12 @@ func (d *decoder) openAIChoice(ev *event) error {
 			text, reasoning = text || t, reasoning || r
 		case "token_ids":
 			ids, err = d.countArray()
+		case "logprobs":
+			listed, err = d.logprobCount()
 		case "finish_reason":
 			var f []byte
 			if f, err = d.rawText(&d.finish); err == nil && f != nil {
-				ev.finish = f
+				ev.finish, finished = f, true
 			}
 		default:
 			err = s.skip()
@@ -263,8 +267,12 @@ func (d *decoder) openAIChoice(ev *event) error {
 	switch {
 	case ids > 0:
 		ev.addIDs(ids)
+	case listed > 0:
+		ev.addIDs(listed) // the server listed each token's logprob
 	case text || reasoning:
 		ev.addText()
+	case blank && !finished:
+		ev.addHeld()
 	}
 	ev.answer = ev.answer || text
 	ev.reasoning = ev.reasoning || reasoning
@@ -314,6 +322,41 @@ func (d *decoder) openAIDelta(ev *event) (answer, reasoning bool, err error) {
 		}
 		if err != nil {
 			return false, false, err
+		}
+	}
+}
+
+// logprobCount reads a choice's logprobs (or null) and returns how many
+// tokens they list: the entries of chat's content (also llama.cpp's
+// /v1/completions) or of the completions API's tokens, one per token
+// the event carries, whatever text the server released with them.
+func (d *decoder) logprobCount() (int, error) {
+	s := &d.s
+	if s.null() {
+		return 0, nil
+	}
+	if s.peek() != '{' {
+		return 0, s.skip()
+	}
+	if err := s.object(); err != nil {
+		return 0, err
+	}
+	n := 0
+	for first := true; ; first = false {
+		key, ok, err := s.field(first)
+		if err != nil || !ok {
+			return n, err
+		}
+		switch string(key) {
+		case "content", "tokens":
+			var c int
+			c, err = d.countArray()
+			n = max(n, c)
+		default:
+			err = s.skip()
+		}
+		if err != nil {
+			return n, err
 		}
 	}
 }

@@ -10,10 +10,17 @@ import (
 // tally turns decoded events into a record's Chunks and token counts.
 //
 // An event is a Chunk when it carries at least one output token: text,
-// reasoning, a tool call or token ids, or a rise in a running (continuous)
-// usage count. Role-only and usage-only events are not Chunks. While the
-// stream runs, each Chunk holds a provisional weight (its usage rise, else
-// its token-id count, else 1); close then settles the counts:
+// reasoning, a tool call, token ids or logprobs, or a rise in a running
+// (continuous) usage count. Role-only and usage-only events are not
+// Chunks. A completions choice with empty text and no finish reason is a
+// token whose text the server held back (llama.cpp and vLLM stream one
+// event per decoding step, and hold back the text of a step that may begin
+// a stop string or ends inside a character): after the first Chunk it is a
+// Chunk of its own, so that each step keeps its time; before it, where a
+// server might stream an empty choice to say it started, it is not, and
+// the first token is the first event that shows one. While the stream
+// runs, each Chunk holds a provisional weight (its usage rise, else its
+// count of token ids or logprobs, else 1); close then settles the counts:
 //
 //   - every weight a server count (usage rises or token ids) that agrees
 //     with the reported total, or no total: the weights stand, source usage;
@@ -94,7 +101,7 @@ func (t *tally) add(ev *event, at int64, rec *record.Record) {
 	switch {
 	case rise > 0:
 		w, exact = rise, true
-	case ev.tokens > 0:
+	case ev.tokens > 0 && (ev.held < ev.tokens || len(rec.Chunks) > 0):
 		w, exact = ev.tokens, ev.exact
 	}
 	if w > 0 {
