@@ -44,6 +44,11 @@ func TestEndOfSequenceFromRealServer(t *testing.T) {
 		// /v1/chat/completions: role, two tokens, the EOS shown only by the
 		// finish event (event 4), the usage apart.
 		{"real_llamacpp_v1_chat_eos.sse", "openai-chat", []int64{2, 3, 4}, 34, 16, 1_168_000, 1_361_000, 1},
+		// The same without stream_options (--usage none): no usage block,
+		// the counts from the timings (prompt_n 1 evaluated beside cache_n
+		// 32, predicted_n 4 with the EOS); three tokens and the EOS at the
+		// finish event (event 5).
+		{"real_llamacpp_v1_chat_no_usage.sse", "openai-chat", []int64{2, 3, 4, 5}, 33, 32, 1_179_000, 3_193_000, 1},
 		// native /completion streams the EOS itself, as token id 2.
 		{"real_llamacpp_completion_eos.sse", "llamacpp", []int64{1, 2}, 6, 5, 798_000, 633_000, 1},
 	}

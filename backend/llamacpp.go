@@ -95,13 +95,27 @@ func decodeLlamaCpp(d *decoder, p []byte, ev *event) error {
 	case text:
 		ev.addText()
 	}
-	ev.usage = firstKnown(predicted, predictedN)
-	ev.prompt = firstKnown(evaluated, promptN)
+	ev.usage, ev.prompt = predicted, evaluated
+	timingCounts(ev, promptN, predictedN)
 	if stop {
 		ev.done = true
 		ev.finish = llamaFinish(stopType, limit)
 	}
 	return nil
+}
+
+// timingCounts fills the counts a usage block did not give from
+// llama.cpp's timings: predicted_n output tokens, and a prompt of
+// prompt_n tokens evaluated beside cache_n served from the cache (a
+// request sent without stream_options, as --usage none sends it, still
+// gets them).
+func timingCounts(ev *event, promptN, predictedN int) {
+	if ev.usage < 0 {
+		ev.usage = predictedN
+	}
+	if ev.prompt < 0 && promptN >= 0 {
+		ev.prompt = promptN + max(ev.cached, 0)
+	}
 }
 
 // llamaTimings reads llama.cpp's timings object: prompt_n and predicted_n
@@ -158,11 +172,4 @@ func llamaFinish(stopType []byte, limit bool) []byte {
 		return finishStop
 	}
 	return stopType
-}
-
-func firstKnown(a, b int) int {
-	if a >= 0 {
-		return a
-	}
-	return b
 }

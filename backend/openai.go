@@ -139,6 +139,7 @@ func decodeOpenAI(d *decoder, p []byte, ev *event) error {
 	}
 	var errObject bool
 	var msg, typ, code string
+	promptN, predictedN := -1, -1
 	lead, leading := 0, learn
 	for ; ; first = false {
 		key, ok, err := s.field(first)
@@ -155,7 +156,7 @@ func decodeOpenAI(d *decoder, p []byte, ev *event) error {
 		case "usage":
 			err = d.openAIUsage(ev)
 		case "timings": // llama.cpp's /v1 endpoints add its own
-			_, _, err = d.llamaTimings(ev)
+			promptN, predictedN, err = d.llamaTimings(ev)
 		case "error":
 			err = d.errorValue(ev)
 		case "object":
@@ -188,6 +189,7 @@ func decodeOpenAI(d *decoder, p []byte, ev *event) error {
 	if learn {
 		d.lead = append(d.lead[:0], p[:lead]...)
 	}
+	timingCounts(ev, promptN, predictedN)
 	if errObject && !ev.failed {
 		ev.failed, ev.errMsg = true, errorText(msg, typ, code)
 	}
