@@ -62,8 +62,10 @@ type PromptCache struct {
 // ServerTimings are distributions of the server's own per-request timings,
 // in seconds: Prefill is the time it spent on the prompt, which ends with
 // the first token (a server-side TTFT that leaves out the wait for a slot
-// and the network); DecodePerToken its decode time divided by the output
-// tokens, as llama.cpp reports predicted_per_token_ms.
+// and the network); DecodePerToken its decode time, which runs from the
+// first token to the last, divided by the N − 1 tokens after the first, as
+// TPOT divides (llama.cpp's own predicted_per_token_ms divides by N, and
+// is that much lower), for answers of two tokens or more.
 type ServerTimings struct {
 	Requests       int64        `json:"requests"`
 	Prefill        Distribution `json:"prefill"`

@@ -79,19 +79,22 @@ func TestServerTimings(t *testing.T) {
 	a.ServerPrefill, a.ServerDecode = ms(2), ms(8)
 	b := streamed(0, 10, 20) // 2 tokens
 	b.ServerPrefill, b.ServerDecode = ms(4), ms(2)
+	one := streamed(0, 10) // 1 token: no step after the first
+	one.ServerPrefill, one.ServerDecode = ms(6), ms(1)
 	plain := streamed(0, 10)
-	st := summarize(t, Options{Percentiles: []float64{50}}, a, b, plain).ServerTimings
+	st := summarize(t, Options{Percentiles: []float64{50}}, a, b, one, plain).ServerTimings
 	if st == nil {
 		t.Fatal("no server timings")
 	}
-	if st.Requests != 2 || st.Prefill.Count != 2 || st.DecodePerToken.Count != 2 {
+	if st.Requests != 3 || st.Prefill.Count != 3 || st.DecodePerToken.Count != 2 {
 		t.Fatalf("%+v", st)
 	}
-	checkNear(t, "mean prefill", st.Prefill.Mean, 0.003)
-	checkNear(t, "max prefill", st.Prefill.Max, 0.004)
-	// 8 ms over 4 tokens and 2 ms over 2: 2 ms and 1 ms per token.
-	checkNear(t, "mean decode per token", st.DecodePerToken.Mean, 0.0015)
-	checkNear(t, "min decode per token", st.DecodePerToken.Min, float64(time.Millisecond)/1e9)
+	checkNear(t, "mean prefill", st.Prefill.Mean, 0.004)
+	checkNear(t, "max prefill", st.Prefill.Max, 0.006)
+	// The decode time spans the steps after the first token, as TPOT:
+	// 8 ms over 3 and 2 ms over 1.
+	checkNear(t, "mean decode per token", st.DecodePerToken.Mean, (8.0/3+2)/2/1e3)
+	checkNear(t, "min decode per token", st.DecodePerToken.Min, float64(2*time.Millisecond)/1e9)
 	if res := summarize(t, Options{}, plain); res.ServerTimings != nil {
 		t.Errorf("server timings %+v from records without any", res.ServerTimings)
 	}

@@ -153,8 +153,10 @@ func (s *Summary) Add(r *record.Record) {
 		if r.ServerPrefill > 0 {
 			s.srvPrefill.add(r.ServerPrefill)
 		}
-		if r.ServerDecode > 0 && q.OutputTokens > 0 {
-			s.srvDecode.add(divRound(r.ServerDecode, int64(q.OutputTokens)))
+		if r.ServerDecode > 0 && q.OutputTokens > 1 {
+			// The decode time runs from the first token to the last, as
+			// TPOT does: N − 1 steps.
+			s.srvDecode.add(divRound(r.ServerDecode, int64(q.OutputTokens-1)))
 		}
 	}
 	// An empty answer has no TTFT, so no SLO on latency can hold.
