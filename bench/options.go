@@ -90,6 +90,9 @@ type VLLMFigures struct {
 	PeakConcurrentRequests    int
 	// RequestGoodput is vLLM's, with --goodput; nil without it.
 	RequestGoodput *float64
+	// Queue are vLLM's client-side queueing blocks that
+	// --percentile-metrics asked for, where the run has them.
+	Queue []vllmresult.NamedStat
 }
 
 // Tokenizer counts tokens the way a model's own tokenizer does. It is the

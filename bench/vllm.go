@@ -1,9 +1,11 @@
 package bench
 
 import (
+	"cmp"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/goodput-dev/goodput/arrival"
@@ -18,6 +20,7 @@ type vllmCollector struct {
 	on         bool
 	closedLoop bool
 	reqs       []vllmresult.Request
+	seqs       []int64 // each request's place in the schedule
 }
 
 func newVLLMCollector(on, closedLoop bool) *vllmCollector {
@@ -27,7 +30,24 @@ func newVLLMCollector(on, closedLoop bool) *vllmCollector {
 func (v *vllmCollector) add(r *record.Record) {
 	if v.on && !r.Warmup {
 		v.reqs = append(v.reqs, vllmresult.FromRecord(r, v.closedLoop))
+		v.seqs = append(v.seqs, r.Seq)
 	}
+}
+
+// inOrder puts the requests, gathered as they ended, in the order they
+// were scheduled: vLLM's arrays are in the order of its requests, so that
+// input_lens[i] and generated_texts[i] are the same request's.
+func (v *vllmCollector) inOrder() {
+	idx := make([]int, len(v.reqs))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(v.seqs[a], v.seqs[b]) })
+	reqs, seqs := make([]vllmresult.Request, len(idx)), make([]int64, len(idx))
+	for i, j := range idx {
+		reqs[i], seqs[i] = v.reqs[j], v.seqs[j]
+	}
+	v.reqs, v.seqs = reqs, seqs
 }
 
 // vllmRun describes the run for vllmresult. model is the model id,
@@ -95,10 +115,12 @@ func (o *Outcome) writeVLLM(cfg Config, v *vllmCollector, model string, start ti
 	if !v.on {
 		return nil
 	}
+	v.inOrder()
 	run := vllmRun(cfg, model, start, o.Result)
 	run.RPSChanges = changes
 	fig := &VLLMFigures{}
 	fig.PeakOutputTokensPerSecond, fig.PeakConcurrentRequests = vllmresult.Peaks(v.reqs)
+	fig.Queue = vllmresult.QueueStats(run, v.reqs)
 	if run.SLO != nil {
 		if g, ok := vllmresult.Build(run, v.reqs).Get("request_goodput"); ok {
 			if f, ok := g.(float64); ok {

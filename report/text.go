@@ -26,6 +26,10 @@ type TextOptions struct {
 	// VLLM, when set, adds the lines of vLLM's summary that need more than
 	// the Result, each in vLLM's place.
 	VLLM *VLLMLines
+	// P50 prints a P50 line after the median when the percentiles include
+	// 50, as vLLM does for a --metric-percentiles that names it; without
+	// it the median stands for P50.
+	P50 bool
 }
 
 // VLLMLines are lines of `vllm bench serve`'s summary that the Result
@@ -42,6 +46,17 @@ type VLLMLines struct {
 	// Unit, "session" or "task", says the rate and the cap count those
 	// rather than requests; empty for requests.
 	Unit string
+	// Queue are vLLM's client-side queueing blocks (its Client-side
+	// Queueing and Queue-inclusive End-to-end Latency), printed after the
+	// latency blocks, in seconds like the Result's.
+	Queue []Block
+}
+
+// Block is one latency block of vLLM's summary that the Result does not
+// hold.
+type Block struct {
+	Title, Short string
+	D            metrics.Distribution
 }
 
 // Peak is the busiest output and concurrency of a run, as vLLM counts them.
@@ -91,9 +106,6 @@ func Text(w io.Writer, res *metrics.Result, o TextOptions) error {
 	} else if v.RequestRate > 0 && !math.IsInf(v.RequestRate, 1) {
 		p.KV("Request rate configured (RPS):", f2(v.RequestRate))
 	}
-	if c.Retried > 0 {
-		p.KV("Retried on a new connection:", fmt.Sprintf("%d (a kept-alive connection closed before any byte)", c.Retried))
-	}
 	if c.WarmupExcluded > 0 {
 		p.KV("Warm-up requests (excluded):", strconv.FormatInt(c.WarmupExcluded, 10))
 	}
@@ -130,8 +142,11 @@ func Text(w io.Writer, res *metrics.Result, o TextOptions) error {
 			continue
 		}
 		if o.Metrics == nil || slices.Contains(o.Metrics, b.name) || b.beside != "" && slices.Contains(o.Metrics, b.beside) {
-			dist(p, b.title, b.short, res.Distribution(b.m))
+			dist(p, b.title, b.short, res.Distribution(b.m), o.P50)
 		}
+	}
+	for _, b := range v.Queue {
+		dist(p, b.Title, b.Short, &b.D, o.P50)
 	}
 	if g := res.Goodput; g != nil {
 		p.Rule('-', "Goodput")
@@ -148,6 +163,9 @@ func Text(w io.Writer, res *metrics.Result, o TextOptions) error {
 	prefixGroups(p, res)
 	p.Rule('-', "Client")
 	p.KV("Percentile method:", res.Method.String())
+	if c.Retried > 0 {
+		p.KV("Retried on a new connection:", fmt.Sprintf("%d (a kept-alive connection closed before any byte)", c.Retried))
+	}
 	if d := res.Distribution(metrics.MetricClientQueue); d.Count > 0 {
 		p.KV("Mean client queue (ms):", f2(1e3*d.Mean))
 		p.KV("Max client queue (ms):", f2(1e3*d.Max))
@@ -182,7 +200,12 @@ func Text(w io.Writer, res *metrics.Result, o TextOptions) error {
 	ll := res.LittlesLaw
 	if ll.InFlight > 0 {
 		p.KV("Mean requests in flight (L):", f2(ll.InFlight))
-		p.KV("λ·W̄ (completions/s × mean e2e):", fmt.Sprintf("%s (gap %.1f%%)", f2(ll.RateTimesLatency), 100*ll.RelativeGap))
+		gap := fmt.Sprintf("gap %.1f%%", 100*ll.RelativeGap)
+		if c.Failed > 0 {
+			// L counts every request while in flight, λ·W̄ the completions.
+			gap += fmt.Sprintf("; L counts the %d failed while in flight", c.Failed)
+		}
+		p.KV("λ·W̄ (completions/s × mean e2e):", fmt.Sprintf("%s (%s)", f2(ll.RateTimesLatency), gap))
 	}
 	if len(c.Errors) > 0 {
 		p.Rule('-', "Errors")
@@ -236,8 +259,8 @@ func sources(m map[string]int64) string {
 }
 
 // dist writes one latency metric's block: mean, median and the requested
-// percentiles, in milliseconds.
-func dist(p *textblock.Printer, title, short string, d *metrics.Distribution) {
+// percentiles, in milliseconds; P50 beside the median only when p50.
+func dist(p *textblock.Printer, title, short string, d *metrics.Distribution, p50 bool) {
 	p.Rule('-', title)
 	if d == nil || d.Count == 0 {
 		p.KV(fmt.Sprintf("%s:", short), "n/a (no sample)")
@@ -246,7 +269,7 @@ func dist(p *textblock.Printer, title, short string, d *metrics.Distribution) {
 	p.KV(fmt.Sprintf("Mean %s (ms):", short), f2(1e3*d.Mean))
 	p.KV(fmt.Sprintf("Median %s (ms):", short), f2(1e3*d.Median))
 	for _, pv := range d.Percentiles {
-		if pv.P == 50 {
+		if pv.P == 50 && !p50 {
 			continue
 		}
 		p.KV(fmt.Sprintf("P%s %s (ms):", pct(pv.P), short), f2(1e3*pv.Value))

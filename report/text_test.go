@@ -100,6 +100,10 @@ func TestTextServerSideCounts(t *testing.T) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
 	}
+	// vLLM's block keeps vLLM's lines: the retries are the client's.
+	if r, c := strings.Index(out, "Retried on a new connection:"), strings.Index(out, "Client---"); r < c {
+		t.Errorf("the retries are in vLLM's block, not the client's:\n%s", out)
+	}
 	var plain strings.Builder
 	if err := Text(&plain, &metrics.Result{Counts: metrics.Counts{Total: 1, Completed: 1}}, TextOptions{}); err != nil {
 		t.Fatal(err)
@@ -224,6 +228,28 @@ func TestMarkdownPrefixGroups(t *testing.T) {
 		"| system-1 | 40 | 40 | 45.20 | 41.00 | 80.30 | 90.00 |", "| system-2 | 3 | 0 | n/a | n/a | n/a | n/a |"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
+// The Little's Law line says when failed requests are in L and not in
+// λ·W̄, the gap's usual cause in a run with failures.
+func TestTextLittlesLawGapNamesTheFailures(t *testing.T) {
+	ll := metrics.LittlesLaw{InFlight: 5.44, RateTimesLatency: 5.08, RelativeGap: 0.066}
+	for _, tt := range []struct {
+		failed int64
+		want   string
+	}{
+		{0, "5.08 (gap 6.6%)"},
+		{2, "5.08 (gap 6.6%; L counts the 2 failed while in flight)"},
+	} {
+		var b strings.Builder
+		res := &metrics.Result{Counts: metrics.Counts{Total: 30, Completed: 30 - tt.failed, Failed: tt.failed}, LittlesLaw: ll}
+		if err := Text(&b, res, TextOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), tt.want) {
+			t.Errorf("%d failed: summary lacks %q:\n%s", tt.failed, tt.want, b.String())
 		}
 	}
 }

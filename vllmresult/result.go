@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -119,8 +120,8 @@ func Build(run Run, reqs []Request) Object {
 	}
 
 	var (
-		completed, failed, totalIn, totalOut, good           int
-		ttfts, tpots, itls, e2els, queues, queued, fromSched []float64
+		completed, failed, totalIn, totalOut, good int
+		ttfts, tpots, itls, e2els, fromSched       []float64
 	)
 	n := len(reqs)
 	inputLens, outputLens := make([]int, n), make([]int, n)
@@ -151,8 +152,6 @@ func Build(run Run, reqs []Request) Object {
 		ttfts = append(ttfts, q.TTFT)
 		itls = append(itls, q.ITL...)
 		e2els = append(e2els, q.Latency)
-		queues = append(queues, q.Queue)
-		queued = append(queued, q.Latency+q.Queue)
 		fromSched = append(fromSched, q.FromScheduled())
 		if run.SLO != nil && meets(run.SLO, q.TTFT, tpot, q.Latency) {
 			good++
@@ -202,16 +201,13 @@ func Build(run Run, reqs []Request) Object {
 		selected[m] = true
 	}
 	values := map[string][]float64{MetricTTFT: ttfts, MetricTPOT: tpots, MetricITL: itls, MetricE2EL: e2els}
-	if run.MaxConcurrency != nil {
-		values[MetricQueue] = queues
-		if !math.IsInf(run.RequestRate, 1) {
-			values[MetricE2ELQueued] = queued
-		}
-	}
 	for _, m := range AllMetrics {
 		if v, ok := values[m]; ok && selected[m] {
 			setStat(&o, m, stat(v, run.Percentiles))
 		}
+	}
+	for _, q := range QueueStats(run, reqs) {
+		setStat(&o, q.Name, q.Stat)
 	}
 	// goodput's additions: its own TTFT, and how the percentiles were read.
 	setStat(&o, "ttft_from_scheduled", stat(fromSched, run.Percentiles))
@@ -228,6 +224,40 @@ func Build(run Run, reqs []Request) Object {
 		o.del("request_ids")
 	}
 	return o
+}
+
+// NamedStat is the Stat of one of vLLM's metrics, by its name, over Count
+// requests.
+type NamedStat struct {
+	Name  string
+	Count int
+	Stat
+}
+
+// QueueStats returns vLLM's client-side queueing metrics of the run that
+// --percentile-metrics selects, in vLLM's order, where vLLM has them:
+// client_queue_time (the wait for a --max-concurrency slot) when the run
+// was capped, e2el_including_client_queue (that wait and the latency) when
+// it was capped at a finite rate; over the successful requests.
+func QueueStats(run Run, reqs []Request) []NamedStat {
+	if run.MaxConcurrency == nil {
+		return nil
+	}
+	var queues, queued []float64
+	for _, q := range reqs {
+		if q.Success {
+			queues = append(queues, q.Queue)
+			queued = append(queued, q.Latency+q.Queue)
+		}
+	}
+	var out []NamedStat
+	if slices.Contains(run.Metrics, MetricQueue) {
+		out = append(out, NamedStat{MetricQueue, len(queues), stat(queues, run.Percentiles)})
+	}
+	if slices.Contains(run.Metrics, MetricE2ELQueued) && !math.IsInf(run.RequestRate, 1) {
+		out = append(out, NamedStat{MetricE2ELQueued, len(queued), stat(queued, run.Percentiles)})
+	}
+	return out
 }
 
 // meets applies vLLM's goodput rule: every given SLO (milliseconds) at or

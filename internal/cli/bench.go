@@ -21,6 +21,7 @@ import (
 	"github.com/goodput-dev/goodput/serverview"
 	"github.com/goodput-dev/goodput/slo"
 	"github.com/goodput-dev/goodput/vllmargs"
+	"github.com/goodput-dev/goodput/vllmresult"
 )
 
 // benchFlags are the flag values of `goodput bench` that need work before
@@ -196,7 +197,11 @@ func prepareBench(cmd *cobra.Command, env *Env, cfg *bench.Config, f *benchFlags
 		return nil, err
 	}
 	f.vllm.notes = notes
-	cfg.VLLMFile.Collect = f.vllm.line.VLLMStyle
+	// vLLM's summary lines, and its queueing blocks where asked for, need
+	// its view of each request.
+	cfg.VLLMFile.Collect = f.vllm.line.VLLMStyle || slices.ContainsFunc(cfg.VLLMFile.Metrics, func(m string) bool {
+		return m == vllmresult.MetricQueue || m == vllmresult.MetricE2ELQueued
+	})
 	if err := f.targetFlags.apply(env, cfg); err != nil {
 		return nil, err
 	}
@@ -291,7 +296,10 @@ func runBenchPrepared(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFl
 	}
 	// A run that measured always prints its summary, even when some file
 	// could not be written (err then says which, and how much is on disk).
-	if perr := printOutcome(env, f.format, out, summaryOptions(cfg, out, simulated)); perr != nil || err != nil {
+	o := summaryOptions(cfg, out, simulated)
+	// vLLM prints P50 beside the median for percentiles that name it.
+	o.P50 = cmd.Flags().Changed("metric-percentiles")
+	if perr := printOutcome(env, f.format, out, o); perr != nil || err != nil {
 		return errors.Join(err, perr)
 	}
 	said := env.Stdout
@@ -364,9 +372,26 @@ func summaryOptions(cfg bench.Config, out *bench.Outcome, simulated bool) report
 	if f := out.VLLM; f != nil {
 		v.RequestGoodput = f.RequestGoodput
 		v.Peak = &report.Peak{OutputTokensPerSecond: f.PeakOutputTokensPerSecond, ConcurrentRequests: f.PeakConcurrentRequests}
+		for _, q := range f.Queue {
+			v.Queue = append(v.Queue, queueBlock(q))
+		}
 	}
 	o.VLLM = v
 	return o
+}
+
+// queueBlock is one of vLLM's client-side queueing blocks, with vLLM's
+// titles, in seconds.
+func queueBlock(q vllmresult.NamedStat) report.Block {
+	b := report.Block{Title: "Client-side Queueing", Short: "Client Queue Time"}
+	if q.Name == vllmresult.MetricE2ELQueued {
+		b.Title, b.Short = "Queue-inclusive End-to-end Latency", "E2EL incl. Client Queue"
+	}
+	b.D = metrics.Distribution{Count: int64(q.Count), Mean: q.Mean / 1e3, Median: q.Median / 1e3}
+	for _, p := range q.Percentiles {
+		b.D.Percentiles = append(b.D.Percentiles, metrics.PercentileValue{P: p.P, Value: p.Value / 1e3})
+	}
+	return b
 }
 
 // timelinePath is where --plot-timeline writes the run's report: beside

@@ -2,12 +2,14 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -47,8 +49,9 @@ func kindOf(v any) string {
 }
 
 // vllmRun runs goodput with --save-result --save-detailed against a
-// simulator and returns the directory, vLLM's result file and the records.
-func vllmRun(t *testing.T) (dir, result, records string) {
+// simulator and returns the directory, vLLM's result file, the records and
+// the summary printed.
+func vllmRun(t *testing.T) (dir, result, records, summary string) {
 	t.Helper()
 	_, url := simtest.Serve(t, sim.Options{Seed: 2, ServedModelName: "meta-llama/Llama-3.1-8B-Instruct"})
 	dir = t.TempDir()
@@ -68,7 +71,7 @@ func vllmRun(t *testing.T) (dir, result, records string) {
 	if !regexp.MustCompile(`-[0-9]{8}-[0-9]{6}\.json$`).MatchString(matches[0]) {
 		t.Errorf("file name %s lacks vLLM's date", matches[0])
 	}
-	return dir, matches[0], filepath.Join(dir, "run.jsonl")
+	return dir, matches[0], filepath.Join(dir, "run.jsonl"), out
 }
 
 // goodput's --save-result --save-detailed file against result files vLLM's
@@ -77,11 +80,12 @@ func vllmRun(t *testing.T) (dir, result, records string) {
 // vLLM's figures from vLLM's arrays (internal/vllmcheck) reproduce
 // goodput's figures from goodput's arrays.
 func TestVLLMResultFileMatchesVLLMsKeyByKey(t *testing.T) {
-	_, path, records := vllmRun(t)
+	_, path, records, _ := vllmRun(t)
 	ours := decodeJSONFile(t, path)
-	// The arrays are the records' requests, seen from their sends: TTFT
-	// is the first token − the send, as vLLM's client measures it, while
-	// the wait for a concurrency slot stays in queue_times.
+	// The arrays are the records' requests, seen from their sends, in the
+	// order of the requests (the records are in the order they ended):
+	// TTFT is the first token − the send, as vLLM's client measures it,
+	// while the wait for a concurrency slot stays in queue_times.
 	f, err := record.Open(records, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -102,11 +106,12 @@ func TestVLLMResultFileMatchesVLLMsKeyByKey(t *testing.T) {
 		if i >= len(ttfts) {
 			t.Fatalf("more records than ttfts")
 		}
-		if want := float64(r.Chunks[0].At-r.Sent) / 1e9; math.Abs(ttfts[i].(float64)-want) > 1e-9 {
-			t.Errorf("request %d: ttft %v, want %v (from the send)", i, ttfts[i], want)
+		j := int(r.Seq)
+		if want := float64(r.Chunks[0].At-r.Sent) / 1e9; math.Abs(ttfts[j].(float64)-want) > 1e-9 {
+			t.Errorf("request %d: ttft %v, want %v (from the send)", j, ttfts[j], want)
 		}
-		if want := float64(r.Sent-r.Scheduled) / 1e9; math.Abs(queues[i].(float64)-want) > 1e-9 {
-			t.Errorf("request %d: queue %v, want %v", i, queues[i], want)
+		if want := float64(r.Sent-r.Scheduled) / 1e9; math.Abs(queues[j].(float64)-want) > 1e-9 {
+			t.Errorf("request %d: queue %v, want %v", j, queues[j], want)
 		}
 		waited = waited || r.Sent-r.Scheduled > 1e6
 	}
@@ -179,7 +184,7 @@ func TestVLLMResultFileMatchesVLLMsKeyByKey(t *testing.T) {
 // goodput analyze reads back goodput's vLLM file as the run's records:
 // the same TTFT, TPOT, ITL and e2e, to the last printed digit.
 func TestAnalyzeVLLMFileEqualsRecords(t *testing.T) {
-	_, path, records := vllmRun(t)
+	_, path, records, _ := vllmRun(t)
 	blocks := func(out string) string {
 		var keep []string
 		for _, l := range strings.Split(out, "\n") {
@@ -205,4 +210,55 @@ func TestAnalyzeVLLMFileEqualsRecords(t *testing.T) {
 	if got[0] != got[1] {
 		t.Errorf("records:\n%s\nvLLM file:\n%s", got[0], got[1])
 	}
+}
+
+// The summary prints vLLM's client-side queueing blocks that
+// --percentile-metrics names, with the file's figures, and a P50 line
+// beside each median, as vLLM does for --metric-percentiles 50,90,99; the
+// file's arrays are in the order of the requests, as vLLM's are.
+func TestVLLMSummaryHasTheFilesQueueBlocks(t *testing.T) {
+	_, path, _, out := vllmRun(t)
+	file := decodeJSONFile(t, path)
+	for _, b := range []struct{ title, short, key string }{
+		{"Client-side Queueing", "Client Queue Time", "client_queue_time"},
+		{"Queue-inclusive End-to-end Latency", "E2EL incl. Client Queue", "e2el_including_client_queue"},
+	} {
+		if !strings.Contains(out, b.title) {
+			t.Errorf("summary lacks the %s block:\n%s", b.title, out)
+		}
+		for _, stat := range []struct{ line, key string }{{"Mean", "mean"}, {"Median", "median"}, {"P50", "p50"}, {"P99", "p99"}} {
+			v, ok := file[stat.key+"_"+b.key+"_ms"].(float64)
+			if !ok {
+				t.Fatalf("file lacks %s_%s_ms", stat.key, b.key)
+			}
+			want := fmt.Sprintf("%s %s (ms):", stat.line, b.short)
+			if line := lineWith(out, want); !strings.HasSuffix(line, " "+strconv.FormatFloat(v, 'f', 2, 64)) {
+				t.Errorf("summary %q, file %.4f", line, v)
+			}
+		}
+	}
+	if !strings.Contains(out, "P50 TTFT (ms):") {
+		t.Errorf("summary lacks P50 TTFT:\n%s", out)
+	}
+	ids, _ := file["request_ids"].([]any)
+	if len(ids) != 12 {
+		t.Fatalf("request_ids %v", file["request_ids"])
+	}
+	for i, id := range ids {
+		if s, _ := id.(string); !strings.HasSuffix(s, "-"+strconv.Itoa(i)) {
+			t.Errorf("request_ids[%d] = %v: not in the order of the requests %v", i, id, ids)
+			break
+		}
+	}
+}
+
+// lineWith returns the first line of out that begins with prefix,
+// trailing spaces cut.
+func lineWith(out, prefix string) string {
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, prefix) {
+			return strings.TrimRight(l, " ")
+		}
+	}
+	return ""
 }
