@@ -173,11 +173,18 @@ func (f *vllmFlags) apply(cmd *cobra.Command, cfg *bench.Config, tf *targetFlags
 		notes = append(notes, fmt.Sprintf("vLLM command line (%s): --ignore-eos is on for the random dataset, as vllm bench serve sets it; --ignore-eos=false turns it off", f.line.Because))
 	}
 	if len(m.goodput) > 0 {
-		slo, err := vllmSLO(m.goodput)
+		slo, others, err := vllmSLO(m.goodput)
 		if err != nil {
 			return nil, err
 		}
 		cfg.VLLMFile.SLO = slo
+		if len(others) > 0 {
+			// vLLM refuses such a --goodput: its request goodput would
+			// count requests that goodput's own judges bad.
+			cfg.VLLMFile.SLO = nil
+			notes = append(notes, fmt.Sprintf("--goodput %s: vLLM's request goodput judges ttft, tpot and e2el only (vllm bench serve refuses the others), so vLLM's request_goodput is left out (null in its file); goodput's Goodput block judges every condition",
+				strings.Join(others, " ")))
+		}
 	}
 	note, err := f.req.tokenizer(cfg)
 	if err != nil {
@@ -190,21 +197,25 @@ func (f *vllmFlags) apply(cmd *cobra.Command, cfg *bench.Config, tf *targetFlags
 }
 
 // vllmSLO reads --goodput's pairs as vLLM does, for the request_goodput of
-// vLLM's file: milliseconds by ttft, tpot and e2el.
-func vllmSLO(pairs []string) (map[string]float64, error) {
-	slo := map[string]float64{}
+// vLLM's file: milliseconds by ttft, tpot and e2el. others are the pairs
+// that name goodput's other metrics (itl, client_queue, …), which vLLM
+// does not take.
+func vllmSLO(pairs []string) (slo map[string]float64, others []string, err error) {
+	slo = map[string]float64{}
 	for _, p := range strings.Fields(strings.Join(pairs, " ")) {
 		k, v, ok := strings.Cut(p, ":")
 		ms, err := strconv.ParseFloat(v, 64)
 		if !ok || err != nil || ms < 0 {
-			return nil, usageErr("--goodput %q: want KEY:VALUE, the value in milliseconds ≥ 0", p)
+			return nil, nil, usageErr("--goodput %q: want KEY:VALUE, the value in milliseconds ≥ 0", p)
 		}
 		switch k {
 		case "ttft", "tpot", "e2el":
 			slo[k] = ms
+		default:
+			others = append(others, p)
 		}
 	}
-	return slo, nil
+	return slo, others, nil
 }
 
 // timelineThresholds parses --timeline-itl-thresholds: two numbers of

@@ -288,3 +288,26 @@ func TestBenchWithARealTokenizer(t *testing.T) {
 		t.Errorf("summary does not say the tokenizer counted:\n%s", out)
 	}
 }
+
+// A --goodput that names a metric vLLM's rule lacks (itl) is goodput's
+// SLO alone: vLLM's request goodput, which would count every request good,
+// is left out of vLLM's lines and file, and a note says why.
+func TestVLLMGoodputWithGoodputsOwnMetric(t *testing.T) {
+	_, url := simtest.Serve(t, sim.Options{Seed: 11})
+	dir := t.TempDir()
+	out, errOut, code := run(t, "", "bench", "--base-url", url, "--num-prompts", "4", "--random-input-len", "16",
+		"--random-output-len", "4", "--goodput", "itl:0.001", "--save-result", "--result-filename", "g.json",
+		"--result-dir", dir, "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, errOut, out)
+	}
+	if !strings.Contains(errOut, "--goodput itl:0.001: vLLM's request goodput judges ttft, tpot and e2el only") {
+		t.Errorf("no note:\n%s", errOut)
+	}
+	if n := strings.Count(out, "Request goodput (req/s):"); n != 1 || !strings.Contains(out, "SLO attainment:                          0.00%") {
+		t.Errorf("%d request goodput lines (want goodput's alone, 0 good):\n%s", n, out)
+	}
+	if f := decodeJSONFile(t, filepath.Join(dir, "g.json")); f["request_goodput"] != nil {
+		t.Errorf("vLLM's file request_goodput = %v, want null", f["request_goodput"])
+	}
+}
