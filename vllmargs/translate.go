@@ -234,6 +234,11 @@ func (t *translator) resolve(name string) (string, bool) {
 	case len(cands) == 1 && name != "":
 		return cands[0], true
 	case len(cands) > 1 && name != "":
+		// vLLM's argparse resolves a prefix among vLLM's flags alone: a
+		// line written for it keeps its meaning beside goodput's own.
+		if v := vllmPrefix(name); v != "" {
+			return v, true
+		}
 		shown := cands
 		if len(shown) > 4 {
 			shown = shown[:4]
@@ -247,6 +252,20 @@ func (t *translator) resolve(name string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// vllmPrefix returns the one flag of Flags that name abbreviates, or "".
+func vllmPrefix(name string) string {
+	found := ""
+	for _, f := range Flags {
+		if strings.HasPrefix(f.Name, name) {
+			if found != "" {
+				return ""
+			}
+			found = f.Name
+		}
+	}
+	return found
 }
 
 func more(n int) string {

@@ -21,7 +21,7 @@ func benchFlags() *pflag.FlagSet {
 	for _, n := range []string{"header", "goodput", "metadata", "lora-modules"} {
 		fs.StringArray(n, nil, "")
 	}
-	for _, n := range []string{"ignore-eos", "quiet", "save-result", "save-detailed", "dry-run", "help"} {
+	for _, n := range []string{"ignore-eos", "ignore-write-errors", "quiet", "save-result", "save-detailed", "dry-run", "help"} {
 		fs.Bool(n, false, "")
 	}
 	return fs
@@ -43,6 +43,12 @@ func TestTranslate(t *testing.T) {
 		// argparse takes any unambiguous prefix, and FlexibleArgumentParser underscores.
 		{"abbreviation", []string{"--random-input", "2048", "--num-prompt", "5"},
 			[]string{"--random-input-len=2048", "--num-prompts=5"}, true, ""},
+		// A prefix of one vLLM flag is that flag, as in vLLM, though
+		// goodput's own flags share it (--ready-check-timeout beside
+		// --ready-check-timeout-sec, --ignore-write-errors beside
+		// --ignore-eos).
+		{"vLLM's abbreviation beside goodput's flags", []string{"--rea", "60", "--ignore"},
+			[]string{"--ready-check-timeout=60s", "--ignore-eos"}, true, ""},
 		{"underscores", []string{"--dataset_path=a.json", "--dataset_name", "sharegpt"},
 			[]string{"--dataset-path=a.json", "--dataset-name=sharegpt"}, true, ""},
 		// Several values after one flag become one occurrence each.
@@ -108,6 +114,17 @@ func TestTranslateReportsEveryProblemAtOnce(t *testing.T) {
 	}
 	if !strings.HasPrefix(err.Error(), "5 problems with the command line:\n  --requst-rate") {
 		t.Errorf("message: %s", err)
+	}
+}
+
+// A prefix that is ambiguous among goodput's flags and names no vLLM flag
+// stays ambiguous.
+func TestTranslateAmbiguousAmongGoodputsFlags(t *testing.T) {
+	fs := benchFlags()
+	fs.Bool("quietly", false, "")
+	_, err := Translate([]string{"--quie"}, fs)
+	if err == nil || err.Error() != "--quie: ambiguous, it could be --quiet, --quietly" {
+		t.Errorf("err = %v", err)
 	}
 }
 

@@ -52,7 +52,7 @@ func registerTargetFlags(fl *pflag.FlagSet, cfg *bench.Config, f *targetFlags) {
 	fl.BoolVar(&f.dialAhead, "dial-ahead", true, "open connections before requests are due (false: cold connections, each dialled when its request is due)")
 	fl.StringVar(&cfg.PromptFormat, "prompt-format", cfg.PromptFormat, "random prompts as ids (exact lengths; openai and llamacpp), text (fitted with /tokenize), or auto: ids when the server takes them")
 	fl.DurationVar(&cfg.RequestTimeout, "request-timeout", cfg.RequestTimeout, "give up on a request after this long")
-	fl.DurationVar(&cfg.ReadyTimeout, "ready-check-timeout", cfg.ReadyTimeout, "wait up to this long for the server to become ready (/health or /v1/models answering 2xx; 0 checks once)")
+	fl.Var(secondsOrDuration{&cfg.ReadyTimeout}, "ready-check-timeout", "wait up to this long for the server to become ready (/health or /v1/models answering 2xx; 0 checks once; a bare number is seconds)")
 	fl.StringArrayVar(&f.labels, "label", nil, "label every record, as key=value (repeatable)")
 	fl.StringVar(&cfg.MetricsURL, "metrics-url", "", "the server's Prometheus metrics (default: /metrics on the --base-url host)")
 	fl.BoolVar(&cfg.NoServerMetrics, "no-server-metrics", false, "do not scrape the server's /metrics during the run")
