@@ -141,7 +141,7 @@ func (c Config) Validate() error {
 			bad("--trace-speedup applies only to a replay (--dataset-name trace or servegen)")
 		}
 		if c.NumPrompts == 0 && c.Duration == 0 {
-			bad("the run is unbounded: give --num-prompts, --duration or both")
+			bad("the run is unbounded: give --num-prompts of 1 or more, a --duration, or both (0 bounds neither)")
 		}
 		if rateOK && math.IsInf(c.RequestRate, 1) && c.MaxConcurrency == 0 && c.NumPrompts == 0 {
 			bad("--request-rate inf sends every request at once, so it needs --num-prompts (or --max-concurrency for a closed loop)")

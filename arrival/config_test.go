@@ -39,7 +39,7 @@ func TestValidateRejects(t *testing.T) {
 		{"negative count", func(c *Config) { c.NumPrompts = -1 }, "--num-prompts must be ≥ 0"},
 		{"count over the limit", func(c *Config) { c.NumPrompts = MaxRequests + 1 }, "exceeds the limit of 10000000"},
 		{"negative duration", func(c *Config) { c.Duration = -time.Second }, "--duration must be ≥ 0"},
-		{"no limit at all", func(c *Config) { c.NumPrompts = 0 }, "unbounded: give --num-prompts, --duration"},
+		{"no limit at all", func(c *Config) { c.NumPrompts = 0 }, "unbounded: give --num-prompts of 1 or more, a --duration, or both"},
 		{"closed loop without limit", func(c *Config) { c.RequestRate, c.MaxConcurrency, c.NumPrompts = inf, 4, 0 }, "unbounded"},
 		{"infinite rate with only a duration", func(c *Config) {
 			c.RequestRate, c.NumPrompts, c.Duration = inf, 0, time.Minute
