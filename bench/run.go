@@ -263,6 +263,9 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		"random_range_ratio": wl.Random.RangeRatio, "random_prefix_len": wl.Random.PrefixLen,
 	}
 	addSpreadConfig(runCfg, cfg)
+	if o := wl.Random.OutputRangeRatio; o != nil {
+		runCfg["random_output_range_ratio"] = *o
+	}
 	if cfg.NoStream {
 		runCfg["stream"] = false
 	}

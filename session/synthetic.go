@@ -35,7 +35,7 @@ func newSynthetic(wc workload.Config, c Config) *synthetic {
 	r := wc.Random
 	s := &synthetic{turns: c.Turns, think: c.Think, seed: wc.Seed, prefixLen: r.PrefixLen, fit: wc.Fit}
 	s.inLo, s.inHi = bounds(r.InputLen, r.RangeRatio)
-	s.outLo, s.outHi = bounds(r.OutputLen, r.RangeRatio)
+	s.outLo, s.outHi = bounds(r.OutputLen, r.OutputRatio())
 	s.inLo, s.outLo = max(s.inLo, 1), max(s.outLo, 1) // never an empty message or a reply of nothing
 	s.inHi, s.outHi = max(s.inHi, s.inLo), max(s.outHi, s.outLo)
 	if wc.Request.MaxTokens > 0 {

@@ -70,6 +70,10 @@ func (r *Runner) settings(mode sweep.Mode) map[string]string {
 		s["trace_length_scale"] = num(w.Trace.LengthScale)
 		s["trace_speedup"] = num(a.Speedup)
 	}
+	if o := w.Random.OutputRangeRatio; o != nil {
+		// Only when given apart from the input's, as warmup_requests.
+		s["random_output_range_ratio"] = num(*o)
+	}
 	if b.WarmupRequests > 0 {
 		// Only when given, so that sweeps measured before the key existed
 		// resume.

@@ -98,7 +98,19 @@ type RandomConfig struct {
 	InputLen   int     // --random-input-len: prompt tokens, prefix excluded
 	OutputLen  int     // --random-output-len
 	RangeRatio float64 // --random-range-ratio r: lengths uniform in [len·(1−r), len·(1+r)], 0 ≤ r < 1
-	PrefixLen  int     // --random-prefix-len: tokens of one prefix shared by every prompt
+	// OutputRangeRatio, when set, is the output lengths' own ratio
+	// (vLLM's --random-range-ratio '{"input": r, "output": q}'), RangeRatio
+	// then the input's; nil: RangeRatio for both.
+	OutputRangeRatio *float64
+	PrefixLen        int // --random-prefix-len: tokens of one prefix shared by every prompt
+}
+
+// OutputRatio is the range ratio of the output lengths.
+func (r RandomConfig) OutputRatio() float64 {
+	if r.OutputRangeRatio != nil {
+		return *r.OutputRangeRatio
+	}
+	return r.RangeRatio
 }
 
 // ShareGPTConfig filters ShareGPT conversations, as `vllm bench serve` does.
@@ -189,6 +201,9 @@ func (r RandomConfig) validate() []error {
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	if math.IsNaN(r.RangeRatio) || r.RangeRatio < 0 || r.RangeRatio >= 1 {
 		bad("--random-range-ratio must be in [0, 1), got %v", r.RangeRatio)
+	}
+	if o := r.OutputRatio(); math.IsNaN(o) || o < 0 || o >= 1 {
+		bad("--random-range-ratio's output ratio must be in [0, 1), got %v", o)
 	}
 	if r.InputLen < 0 || r.InputLen > MaxPromptTokens {
 		bad("--random-input-len must be in [0, %d], got %d", MaxPromptTokens, r.InputLen)

@@ -22,6 +22,7 @@ func TestValidateRejects(t *testing.T) {
 		{"negative ratio", func(c *Config) { c.Random.RangeRatio = -0.1 }, "--random-range-ratio must be in [0, 1), got -0.1"},
 		{"ratio of one", func(c *Config) { c.Random.RangeRatio = 1 }, "--random-range-ratio must be in [0, 1), got 1"},
 		{"NaN ratio", func(c *Config) { c.Random.RangeRatio = math.NaN() }, "--random-range-ratio"},
+		{"output ratio of one", func(c *Config) { one := 1.0; c.Random.OutputRangeRatio = &one }, "--random-range-ratio's output ratio must be in [0, 1), got 1"},
 		{"negative input", func(c *Config) { c.Random.InputLen = -1 }, "--random-input-len must be in [0, 1048576], got -1"},
 		{"huge input", func(c *Config) { c.Random.InputLen = 1 << 40 }, "--random-input-len must be in [0, 1048576]"},
 		{"negative prefix", func(c *Config) { c.Random.PrefixLen = -5 }, "--random-prefix-len must be in [0, 1048576], got -5"},

@@ -74,7 +74,7 @@ func NewRandom(c Config) (*Random, error) {
 	if rc.PrefixLen == 0 {
 		r.inLo = max(r.inLo, 1) // never an empty prompt
 	}
-	r.outLo, r.outHi = lengthBounds(rc.OutputLen, rc.RangeRatio)
+	r.outLo, r.outHi = lengthBounds(rc.OutputLen, rc.OutputRatio())
 	r.outLo = max(r.outLo, 1) // never ask for nothing
 	if c.Counter != nil {
 		if err := r.calibrate(c.Counter); err != nil {

@@ -61,6 +61,9 @@ func TestRandomLengths(t *testing.T) {
 	}{
 		{"exact", RandomConfig{InputLen: 100, OutputLen: 50}, 0, 100, 100, 50, 50},
 		{"range", RandomConfig{InputLen: 100, OutputLen: 50, RangeRatio: 0.5}, 0, 50, 150, 25, 75},
+		// vLLM's {"input": 0.3, "output": 0.5}: each its own range.
+		{"ranges apart", RandomConfig{InputLen: 100, OutputLen: 50, RangeRatio: 0.3, OutputRangeRatio: ptr(0.5)}, 0, 70, 130, 25, 75},
+		{"output exact", RandomConfig{InputLen: 100, OutputLen: 50, RangeRatio: 0.3, OutputRangeRatio: ptr(0.0)}, 0, 70, 130, 50, 50},
 		{"prefix", RandomConfig{InputLen: 20, OutputLen: 8, PrefixLen: 64}, 0, 84, 84, 8, 8},
 		// Without a prefix a prompt keeps at least one token; outputs too.
 		{"tiny", RandomConfig{InputLen: 1, OutputLen: 1, RangeRatio: 0.9}, 0, 1, 2, 1, 2},
@@ -331,3 +334,5 @@ func TestRandomString(t *testing.T) {
 }
 
 func newRng(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed)) }
+
+func ptr[T any](v T) *T { return &v }

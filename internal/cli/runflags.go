@@ -96,7 +96,7 @@ func registerWorkloadFlags(fl *pflag.FlagSet, cfg *bench.Config) {
 	fl.StringVar(&wl.Path, "dataset-path", "", "the dataset's file (every dataset but random and prefix_repetition; servegen: a chunk-N-trace.csv or a directory of them)")
 	fl.IntVar(&wl.Random.InputLen, "random-input-len", wl.Random.InputLen, "prompt tokens of the random dataset")
 	fl.IntVar(&wl.Random.OutputLen, "random-output-len", wl.Random.OutputLen, "output tokens of the random dataset")
-	fl.Float64Var(&wl.Random.RangeRatio, "random-range-ratio", wl.Random.RangeRatio, "lengths drawn uniformly in [len·(1−r), len·(1+r)]")
+	fl.Var(rangeRatio{&wl.Random}, "random-range-ratio", `lengths drawn uniformly in [len·(1−r), len·(1+r)]; '{"input": r, "output": q}' sets each apart, as vLLM takes it`)
 	fl.IntVar(&wl.Random.PrefixLen, "random-prefix-len", wl.Random.PrefixLen, "tokens of a prefix shared by every prompt")
 	fl.IntVar(&wl.Custom.OutputLen, "custom-output-len", wl.Custom.OutputLen, "output tokens for custom lines without output_len")
 	fl.BoolVar(&wl.NoShuffle, "disable-shuffle", false, "keep a dataset file's order")
