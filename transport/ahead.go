@@ -17,7 +17,16 @@ import (
 // Idle connections are handed out oldest first: each stays in use, so
 // none idles long enough for a server's keep-alive timeout, and a
 // connection just given back, which a server that closes after every
-// response is about to close, is taken last.
+// response is about to close, is taken last. Oldest first is also the
+// order in which the server accepted them, as long as they were dialled
+// one at a time: a server with a fixed number of workers, each holding
+// one connection until its request comes or its idle timeout ends
+// (llama.cpp's), serves its queue in that order, and a connection handed
+// out after one dialled later but accepted earlier waits behind it, for
+// the idle timeout (seconds), while that one idles. Dials therefore run
+// one at a time while they are quick (the last took under orderedDial: a
+// server nearby, where one takes tens of microseconds); a server whose
+// dials take longer is dialled in parallel, in no guaranteed order.
 type pool[C comparable] struct {
 	dial  func(ctx context.Context) (C, error)
 	alive func(C) bool // false: the server closed it while idle
@@ -38,11 +47,35 @@ type pool[C comparable] struct {
 
 	warmed, ahead, late, dead atomic.Int64
 	lateWait                  atomic.Int64 // ns
+	slow                      atomic.Bool  // the last dial took orderedDial or more
 }
 
 // maxParallelDials bounds the dials one pool runs at once, so that a large
 // Warm does not flood the server's accept queue.
 const maxParallelDials = 32
+
+// orderedDial is the dial time below which a pool dials one connection at
+// a time, so that the server accepts them in the order they are handed
+// out (see pool).
+const orderedDial = 2 * time.Millisecond
+
+// dialTimed dials, noting a slow dial.
+func (p *pool[C]) dialTimed(ctx context.Context) (C, error) {
+	start := time.Now()
+	c, err := p.dial(ctx)
+	if err == nil {
+		p.slow.Store(time.Since(start) >= orderedDial)
+	}
+	return c, err
+}
+
+// parallel is how many dials the pool runs at once.
+func (p *pool[C]) parallel() int {
+	if p.slow.Load() {
+		return maxParallelDials
+	}
+	return 1
+}
 
 // newPool returns a pool that keeps at most maxIdle connections idle
 // (more while Warm or the spares ask for more).
@@ -146,9 +179,9 @@ func (p *pool[C]) warm(ctx context.Context, n int) error {
 			break
 		}
 		wg.Add(1)
-		go func() {
+		dial := func() {
 			defer func() { <-sem; wg.Done() }()
-			c, err := p.dial(ctx)
+			c, err := p.dialTimed(ctx)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -160,7 +193,12 @@ func (p *pool[C]) warm(ctx context.Context, n int) error {
 			opened++
 			p.warmed.Add(1)
 			p.put(c)
-		}()
+		}
+		if p.parallel() == 1 {
+			dial() // in order: see pool
+		} else {
+			go dial()
+		}
 	}
 	wg.Wait()
 	if opened == 0 && first != nil {
@@ -207,10 +245,10 @@ func (p *pool[C]) dialler(ctx context.Context) {
 	results := make(chan error, maxParallelDials)
 	for {
 		p.mu.Lock()
-		for !p.closed && p.dialling < maxParallelDials && len(p.idle)+p.dialling < p.spare {
+		for !p.closed && p.dialling < p.parallel() && len(p.idle)+p.dialling < p.spare {
 			p.dialling++
 			go func() {
-				c, err := p.dial(ctx)
+				c, err := p.dialTimed(ctx)
 				if err == nil {
 					p.ahead.Add(1)
 					p.put(c)
