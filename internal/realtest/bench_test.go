@@ -102,6 +102,31 @@ func TestKeepAlivePolicy(t *testing.T) {
 	})
 }
 
+// llama-server gives each accepted connection to one of a few HTTP
+// workers, which waits up to 5 s for its request: a burst sent on
+// connections dialled ahead never waits behind one left idle. Before the
+// pool dialled in order, 8 requests at once took 4-5 s in one run in
+// three to eight; twelve runs of a fifth of a second each find it most
+// times.
+func TestABurstDoesNotWaitForIdleConnections(t *testing.T) {
+	eachTransport(t, func(t *testing.T, tf []string) {
+		s := sharedServer(t, 4)
+		for run := range 12 {
+			_, recs := bench(t, s.URL, 0, append([]string{"--num-prompts", "8", "--random-input-len", "16",
+				"--random-output-len", "16", "--ignore-eos", "--prompt-format", "ids", "--seed", freshSeed()}, tf...)...)
+			for i := range recs {
+				r := &recs[i]
+				if !r.OK() || len(r.Chunks) == 0 {
+					t.Fatalf("run %d: %s", run, describe(r))
+				}
+				if ttft := time.Duration(r.Chunks[0].At - r.Scheduled); ttft > 2*time.Second {
+					t.Errorf("run %d: request %d waited %v for its first token: it queued behind an idle connection", run, r.Seq, ttft)
+				}
+			}
+		}
+	})
+}
+
 // Chat prompts are fitted to the server's count of the templated prompt:
 // what the server reports is what was asked for, within the rounding of
 // fitting words to tokens.
