@@ -11,9 +11,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // registers "pgx"
-	_ "modernc.org/sqlite"             // registers "sqlite"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	_ "modernc.org/sqlite" // registers "sqlite"
 )
 
 // Dialect names the SQL database behind a Store.
@@ -24,6 +26,10 @@ const (
 	SQLite   Dialect = "sqlite"
 	Postgres Dialect = "postgres"
 )
+
+// ConnectTimeout bounds each connection to a PostgreSQL store whose URL
+// gives no connect_timeout: the dial, TLS and the server's greeting.
+var ConnectTimeout = 10 * time.Second
 
 // EnvStore is the environment variable that names the store when no
 // --history flag does.
@@ -78,7 +84,16 @@ func open(ctx context.Context, dsn string, to int) (*Store, error) {
 	var err error
 	switch s.dialect {
 	case Postgres:
-		s.db, err = sql.Open("pgx", dsn)
+		var cfg *pgx.ConnConfig
+		if cfg, err = pgx.ParseConfig(dsn); err == nil {
+			// A server that takes the connection and never answers
+			// would hold the run forever: connect_timeout, when the
+			// URL does not give one.
+			if cfg.ConnectTimeout == 0 {
+				cfg.ConnectTimeout = ConnectTimeout
+			}
+			s.db = stdlib.OpenDB(*cfg)
+		}
 	default:
 		path := sqlitePath(dsn)
 		if dir := filepath.Dir(path); dir != "" {

@@ -3,6 +3,7 @@ package history
 import (
 	"errors"
 	"math"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -340,6 +341,52 @@ func TestOpenErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "secret") {
 			t.Errorf("%s: %v, want an error with %q and no password", tc.name, err, tc.want)
 		}
+	}
+}
+
+// A PostgreSQL URL without connect_timeout gets ConnectTimeout: a server
+// that takes the connection and never answers fails the open, naming the
+// store, instead of holding the run.
+func TestOpenGivesUpOnASilentServer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	accepted := make(chan []net.Conn)
+	go func() {
+		var held []net.Conn
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				accepted <- held
+				return
+			}
+			held = append(held, c) // read nothing, answer nothing
+		}
+	}()
+	defer func() {
+		ln.Close()
+		for _, c := range <-accepted {
+			c.Close()
+		}
+	}()
+	defer func(d time.Duration) { ConnectTimeout = d }(ConnectTimeout)
+	ConnectTimeout = 300 * time.Millisecond
+	dsn := "postgres://u:secret@" + ln.Addr().String() + "/db"
+	start := time.Now()
+	done := make(chan error, 1)
+	go func() {
+		_, err := Open(t.Context(), dsn)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "history postgres://u:xxxxx@"+ln.Addr().String()) || strings.Contains(err.Error(), "secret") {
+			t.Errorf("open of a silent server: %v", err)
+		}
+		t.Logf("gave up after %v: %v", time.Since(start).Round(time.Millisecond), err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("the open of a silent server did not give up")
 	}
 }
 
