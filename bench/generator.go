@@ -332,6 +332,16 @@ func (g *Generator) Line() string {
 }
 
 // tokenWarning reports when servers' token counts disagree with the chunks.
+// overLimitWarning says when answers were longer than the max_tokens
+// they asked for, which a server that honours the limit never sends.
+func overLimitWarning(t load.TokenCheck) string {
+	if t.OverLimit == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d responses carried more output tokens than their max_tokens (the first %d for %d): the server did not hold to the limit, or counts tokens otherwise; the output counts, throughput and TPOT are its own",
+		t.OverLimit, t.OverOutput, t.OverAsked)
+}
+
 func tokenWarning(t load.TokenCheck) string {
 	if t.Mismatched == 0 {
 		return ""

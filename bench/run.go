@@ -521,6 +521,9 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	if w := tokenWarning(out.Tokens); w != "" {
 		out.Warnings = append(out.Warnings, w)
 	}
+	if w := overLimitWarning(out.Tokens); w != "" {
+		out.Warnings = append(out.Warnings, w)
+	}
 	switch {
 	case out.Stopped != "":
 		out.Warnings = append(out.Warnings, fmt.Sprintf("run stopped early: %s; %d requests were sent; everything measured is kept", out.Stopped, res.Sent))

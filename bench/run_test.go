@@ -380,3 +380,38 @@ func TestPromptFormatAuto(t *testing.T) {
 		}
 	}
 }
+
+// A server that answers with more tokens than max_tokens asked for (here
+// 20 for 4, by its usage) is reported: its counts are kept, as its own,
+// but no server that holds to the limit sends them.
+func TestAnswersBeyondMaxTokensAreReported(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/v1/models":
+			io.WriteString(w, `{"data":[{"id":"m"}]}`)
+		case "/v1/completions":
+			io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "text/event-stream")
+			for range 4 {
+				io.WriteString(w, `data: {"choices":[{"index":0,"text":"a","finish_reason":null}]}`+"\n\n")
+			}
+			io.WriteString(w, `data: {"choices":[{"index":0,"text":"","finish_reason":"length"}],"usage":{"prompt_tokens":8,"completion_tokens":20}}`+"\n\ndata: [DONE]\n\n")
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer ts.Close()
+	cfg := smallConfig(t, ts.URL)
+	cfg.Arrival.NumPrompts, cfg.Warmups = 4, 0
+	cfg.Workload.Random.OutputLen = 4
+	cfg.NoServerMetrics = true
+	out, err := Run(t.Context(), cfg, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Tokens.OverLimit != 4 || !slices.ContainsFunc(out.Warnings, func(w string) bool {
+		return strings.HasPrefix(w, "4 responses carried more output tokens than their max_tokens (the first 20 for 4)")
+	}) {
+		t.Errorf("token check %+v, warnings %q", out.Tokens, out.Warnings)
+	}
+}

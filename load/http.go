@@ -43,6 +43,10 @@ type HTTP struct {
 	usage    atomic.Int64 // tokens the servers reported, where they did
 	counted  atomic.Int64 // chunks of the responses that reported a count
 	mismatch atomic.Int64 // responses whose reported count differs from their chunk count
+	// overLimit counts answers longer than the max_tokens they asked for;
+	// overOut and overAsked are the first one's output and limit.
+	overLimit          atomic.Int64
+	overOut, overAsked atomic.Int64
 }
 
 var (
@@ -248,6 +252,10 @@ func (h *HTTP) Do(ctx context.Context, seq int64, rec *record.Record, now func()
 	if rec.InputTokens == 0 {
 		rec.InputTokens = inTokens
 	}
+	if m := p.req.MaxTokens; m > 0 && rec.OutputTokens > m && h.overLimit.Add(1) == 1 {
+		h.overOut.Store(int64(rec.OutputTokens))
+		h.overAsked.Store(int64(m))
+	}
 	st := rd.Stats()
 	h.chunks.Add(int64(st.Chunks))
 	if st.UsageTokens >= 0 {
@@ -268,9 +276,14 @@ type TokenCheck struct {
 	UsageTokens int64 // tokens reported by servers (responses with a count only)
 	UsageChunks int64 // chunks of those responses
 	Mismatched  int64 // responses whose count differs from their chunk count
+	// OverLimit counts answers of more output tokens than the max_tokens
+	// they asked for: the first was OverOutput tokens for OverAsked.
+	OverLimit             int64
+	OverOutput, OverAsked int64
 }
 
 // TokenCheck returns the totals so far.
 func (h *HTTP) TokenCheck() TokenCheck {
-	return TokenCheck{Chunks: h.chunks.Load(), UsageTokens: h.usage.Load(), UsageChunks: h.counted.Load(), Mismatched: h.mismatch.Load()}
+	return TokenCheck{Chunks: h.chunks.Load(), UsageTokens: h.usage.Load(), UsageChunks: h.counted.Load(), Mismatched: h.mismatch.Load(),
+		OverLimit: h.overLimit.Load(), OverOutput: h.overOut.Load(), OverAsked: h.overAsked.Load()}
 }
