@@ -279,6 +279,17 @@ func TestOpenRefusesDifferentRuns(t *testing.T) {
 	if _, err := Open(nil, nil); err == nil {
 		t.Error("no files is not an error")
 	}
+	// One file given twice, by two spellings of its path, or stdin twice:
+	// its records would count twice.
+	dir := t.TempDir()
+	one := writeShard(t, dir, "run.jsonl", shardFile{k: 0, n: 1, total: 2, seqs: []int64{0, 1}})
+	again := filepath.Join(dir, ".", "run.jsonl")
+	if _, err := Open([]string{one, again}, nil); err == nil || err.Error() != one+" and "+again+" are the same file: its records would count twice" {
+		t.Errorf("the same file twice: %v", err)
+	}
+	if _, err := Open([]string{"-", "-"}, strings.NewReader("")); err == nil || !strings.Contains(err.Error(), "given twice") {
+		t.Errorf("stdin twice: %v", err)
+	}
 	if _, err := Open([]string{filepath.Join(t.TempDir(), "none.jsonl")}, nil); err == nil {
 		t.Error("a missing file is not an error")
 	}

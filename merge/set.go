@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -54,6 +55,9 @@ func Open(paths []string, stdin io.Reader) (*Set, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("no record files")
 	}
+	if err := distinctFiles(paths); err != nil {
+		return nil, err
+	}
 	s := &Set{shards: map[int]*seqSet{}}
 	for _, p := range paths {
 		f, err := record.Open(p, stdin)
@@ -80,6 +84,37 @@ func Open(paths []string, stdin io.Reader) (*Set, error) {
 		}
 	}
 	return s, nil
+}
+
+// distinctFiles fails when two paths name one file (or "-" comes twice):
+// its records would count twice.
+func distinctFiles(paths []string) error {
+	type seen struct {
+		path string
+		fi   os.FileInfo
+	}
+	var files []seen
+	stdin := ""
+	for _, p := range paths {
+		if p == "-" {
+			if stdin != "" {
+				return errors.New(`standard input ("-") is given twice: its records would count twice`)
+			}
+			stdin = p
+			continue
+		}
+		fi, err := os.Stat(p)
+		if err != nil {
+			continue // record.Open says what is wrong with it
+		}
+		for _, f := range files {
+			if os.SameFile(f.fi, fi) {
+				return fmt.Errorf("%s and %s are the same file: its records would count twice", f.path, p)
+			}
+		}
+		files = append(files, seen{p, fi})
+	}
+	return nil
 }
 
 // checkShards sets the run's shard count and total from the shard files
