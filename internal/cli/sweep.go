@@ -368,6 +368,9 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 				err = herr
 			}
 		}
+		if err == nil && out != nil {
+			err = measuredNothing(out.Summary.Points, dir)
+		}
 		return sweepExit(ctx, err, dir)
 	}
 	out, err := runner.Run(ctx, *job.plan)
@@ -387,7 +390,26 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 			err = gateOperatingPoint(env, gates, out, cfg.Metrics)
 		}
 	}
+	if err == nil && out != nil {
+		err = measuredNothing(out.Summary.Points, dir)
+	}
 	return sweepExit(ctx, err, dir)
+}
+
+// measuredNothing fails a sweep none of whose points measured an output
+// token, as bench fails such a run: every request failed or answered
+// nothing, so no load was measured.
+func measuredNothing(points []sweep.Point, dir string) error {
+	if len(points) == 0 {
+		return nil
+	}
+	for _, p := range points {
+		if p.Mean.OutputThroughput > 0 {
+			return nil
+		}
+	}
+	return fmt.Errorf("none of the %d loads measured an output token (error rate %.0f%% at the first): check --base-url, --endpoint, --backend and what the server answers; the points' records are in %s",
+		len(points), 100*points[0].Mean.ErrorRate, dir)
 }
 
 // newSweepRunner builds the runner; a configuration error is a usage

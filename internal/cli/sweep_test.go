@@ -661,3 +661,24 @@ func TestSweepSendsTheRequestsBenchWould(t *testing.T) {
 		}
 	}
 }
+
+// A sweep none of whose loads measured an output token fails, as bench
+// does: here the server answers every request with a web page.
+func TestSweepThatMeasuredNothingFails(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/models" {
+			io.WriteString(w, `{"data":[{"id":"m"}]}`)
+			return
+		}
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, "<html><body>hello</body></html>")
+	}))
+	t.Cleanup(srv.Close)
+	dir := filepath.Join(t.TempDir(), "sw")
+	out, errOut, code := run(t, "", "sweep", "--base-url", srv.URL, "--concurrency", "1,2", "--num-prompts", "4",
+		"--random-input-len", "8", "--random-output-len", "4", "--tokenizer", "none", "--result-dir", dir, "--quiet")
+	if code != ExitTool || !strings.Contains(errOut, "none of the 2 loads measured an output token (error rate 100% at the first)") {
+		t.Errorf("exit %d, want %d\n%s\n%s", code, ExitTool, errOut, out)
+	}
+}
