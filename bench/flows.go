@@ -10,6 +10,7 @@ import (
 
 	"github.com/goodput-dev/goodput/arrival"
 	"github.com/goodput-dev/goodput/backend"
+	"github.com/goodput-dev/goodput/internal/human"
 	"github.com/goodput-dev/goodput/load"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/session"
@@ -197,7 +198,11 @@ func spreadNotes(cfg Config, fsrc session.Source, backendName string) []string {
 		notes = append(notes, note)
 	}
 	if cfg.several() {
-		notes = append(notes, fmt.Sprintf("Endpoints: %d, %s: %s", len(cfg.BaseURLs), cfg.balance(), strings.Join(cfg.BaseURLs, ", ")))
+		shown := make([]string, len(cfg.BaseURLs))
+		for i, u := range cfg.BaseURLs {
+			shown[i] = human.URL(u)
+		}
+		notes = append(notes, fmt.Sprintf("Endpoints: %d, %s: %s", len(cfg.BaseURLs), cfg.balance(), strings.Join(shown, ", ")))
 	}
 	return notes
 }

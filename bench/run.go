@@ -12,6 +12,7 @@ import (
 
 	"github.com/goodput-dev/goodput/arrival"
 	"github.com/goodput-dev/goodput/backend"
+	"github.com/goodput-dev/goodput/internal/human"
 	"github.com/goodput-dev/goodput/load"
 	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/promscrape"
@@ -252,7 +253,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	out.Notes = append(describe(cfg, shownModel, plan, content(src, fsrc), lengths), out.Notes...)
 	out.Notes = append(out.Notes, spreadNotes(cfg, fsrc, adapter.Name())...)
 	runCfg := map[string]any{
-		"base_url": cfg.BaseURL, "backend": adapter.Name(), "endpoint": cfg.Endpoint, "model": shownModel,
+		"base_url": human.URL(cfg.BaseURL), "backend": adapter.Name(), "endpoint": cfg.Endpoint, "model": shownModel,
 		"target": cfg.Target, "arrival": plan.String(), "workload": content(src, fsrc).String(),
 		"request_rate": rateJSON(cfg.Arrival.RequestRate), "burstiness": cfg.Arrival.Burstiness,
 		"max_concurrency": cfg.Arrival.MaxConcurrency, "num_prompts": cfg.Arrival.NumPrompts,
@@ -594,7 +595,7 @@ func describe(cfg Config, model string, p arrival.Plan, src fmt.Stringer, length
 	if model == "" {
 		model = "unknown (the server did not say; give --model to name it)"
 	}
-	notes = append(notes, fmt.Sprintf("Server: %s (%s), model %s", cfg.BaseURL, cfg.Backend, model))
+	notes = append(notes, fmt.Sprintf("Server: %s (%s), model %s", human.URL(cfg.BaseURL), cfg.Backend, model))
 	// The plan's first line says what the load is; the rest (schedule
 	// statistics) belongs to --dry-run.
 	load, _, _ := strings.Cut(p.String(), "\n")

@@ -415,3 +415,26 @@ func TestAnswersBeyondMaxTokensAreReported(t *testing.T) {
 		t.Errorf("token check %+v, warnings %q", out.Tokens, out.Warnings)
 	}
 }
+
+// A password in --base-url stays out of what the run prints and saves.
+func TestBaseURLPasswordIsMasked(t *testing.T) {
+	url := startSim(t, sim.Options{Seed: 12})
+	cfg := smallConfig(t, strings.Replace(url, "http://", "http://user:s3cret@", 1))
+	cfg.Arrival.NumPrompts, cfg.Warmups = 3, 0
+	out, err := Run(t.Context(), cfg, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Join(out.Notes, "\n"); strings.Contains(n, "s3cret") || !strings.Contains(n, "user:xxxxx@") {
+		t.Errorf("notes: %s", n)
+	}
+	files, _ := filepath.Glob(filepath.Join(cfg.ResultDir, "*"))
+	if len(files) < 3 {
+		t.Fatalf("files %v", files)
+	}
+	for _, f := range files {
+		if b, _ := os.ReadFile(f); strings.Contains(string(b), "s3cret") {
+			t.Errorf("%s holds the password", f)
+		}
+	}
+}

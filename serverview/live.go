@@ -3,6 +3,7 @@ package serverview
 import (
 	"time"
 
+	"github.com/goodput-dev/goodput/internal/human"
 	"github.com/goodput-dev/goodput/promscrape"
 )
 
@@ -79,7 +80,7 @@ func NewMonitor(url, model string, window time.Duration) *Monitor {
 	if window <= 0 {
 		window = 30 * time.Second
 	}
-	return &Monitor{window: window, series: promscrape.Series{URL: url, Model: model}}
+	return &Monitor{window: window, series: promscrape.Series{URL: human.URL(url), Model: model}}
 }
 
 // Add records one scrape. Samples must come in scrape order.

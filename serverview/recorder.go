@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/goodput-dev/goodput/internal/human"
 	"github.com/goodput-dev/goodput/promscrape"
 )
 
@@ -82,8 +83,9 @@ func Start(ctx context.Context, metricsURL string, o Options) *Recorder {
 		select {
 		case <-t.C:
 			r.series = r.scraper.Run(runCtx) // scrapes at once: one interval after the first
+			r.series.URL = human.URL(r.series.URL)
 		case <-runCtx.Done():
-			r.series = &promscrape.Series{URL: metricsURL, Model: o.Model, Interval: interval}
+			r.series = &promscrape.Series{URL: human.URL(metricsURL), Model: o.Model, Interval: interval}
 		}
 	}()
 	return r
