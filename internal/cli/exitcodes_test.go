@@ -91,6 +91,8 @@ func TestExitCodes(t *testing.T) {
 		// simulator, which says so when it does).
 		{"negative concurrency, no server", []string{"bench", "--max-concurrency", "-3"}, ExitUsage, "--max-concurrency must be ≥ 0, got -3"},
 		{"sweep, negative cap, no server", []string{"sweep", "--max-concurrency", "-3"}, ExitUsage, "--max-concurrency must be ≥ 0, got -3"},
+		{"temperature NaN, no server", []string{"bench", "--temperature", "NaN"}, ExitUsage, "--temperature NaN: want a finite number"},
+		{"sweep, top-p inf", []string{"sweep", "--top-p", "inf"}, ExitUsage, "--top-p +Inf: want a finite number"},
 		{"sweep, negative prompts, no server", []string{"sweep", "--num-prompts", "-1"}, ExitUsage, "--num-prompts must be ≥ 0, got -1"},
 
 		// 3: a gate failed.

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 
 	"github.com/spf13/pflag"
@@ -87,6 +88,10 @@ func (f *requestFlags) apply(fl *pflag.FlagSet, cfg *bench.Config) ([]string, er
 		{"repetition-penalty", f.repPenalty, &s.RepetitionPenalty}} {
 		if fl.Changed(p.flag) {
 			v := p.v
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				// JSON has no such number: every request would fail.
+				return nil, usageErr("--%s %v: want a finite number", p.flag, v)
+			}
 			*p.dst = &v
 		}
 	}
