@@ -3,6 +3,7 @@ package vllmresult
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -11,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/goodput-dev/goodput/atomicfile"
 )
 
 // Metric names of --percentile-metrics, in the order vLLM writes them.
@@ -370,21 +373,26 @@ func WriteNew(name string, o Object) (string, error) {
 		}
 		_, werr := f.Write(Encode(o))
 		if err := errors.Join(werr, f.Close()); err != nil {
+			os.Remove(path) // a file of no result (a full disk) would pass for one
 			return "", fmt.Errorf("%s: %w", path, err)
 		}
 		return path, nil
 	}
 }
 
-// WriteFile writes o to name, replacing the file; with appendTo, it adds
-// o as one more line instead, after a newline when the file is not empty,
-// as vLLM's --append-result does.
+// WriteFile writes o to name, replacing the file (a reader sees the old
+// file or the new one); with appendTo, it adds o as one more line instead,
+// after a newline when the file is not empty, as vLLM's --append-result
+// does, and a write that fails takes its part back out.
 func WriteFile(name string, o Object, appendTo bool) (err error) {
-	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
-	if appendTo {
-		flags = os.O_WRONLY | os.O_CREATE | os.O_APPEND
+	b := Encode(o)
+	if !appendTo {
+		return atomicfile.Write(name, func(w io.Writer) error {
+			_, err := w.Write(b)
+			return err
+		})
 	}
-	f, err := os.OpenFile(name, flags, 0o644)
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}
@@ -393,17 +401,15 @@ func WriteFile(name string, o Object, appendTo bool) (err error) {
 			err = fmt.Errorf("%s: %w", name, cerr)
 		}
 	}()
-	b := Encode(o)
-	if appendTo {
-		fi, err := f.Stat()
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		if fi.Size() > 0 {
-			b = append([]byte{'\n'}, b...)
-		}
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if fi.Size() > 0 {
+		b = append([]byte{'\n'}, b...)
 	}
 	if _, err := f.Write(b); err != nil {
+		f.Truncate(fi.Size()) // the results before it stay whole
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil
