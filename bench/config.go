@@ -11,10 +11,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/goodput-dev/goodput/arrival"
 	"github.com/goodput-dev/goodput/backend"
+	"github.com/goodput-dev/goodput/internal/human"
 	"github.com/goodput-dev/goodput/load"
 	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/session"
@@ -193,6 +195,12 @@ func (c *Config) Validate() error {
 		errs = append(errs, errors.New("--base-url is required"))
 	} else if u, err := url.Parse(c.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		errs = append(errs, fmt.Errorf("--base-url %q: want an absolute http:// or https:// URL", c.BaseURL))
+	} else if u.RawQuery != "" || u.Fragment != "" || strings.HasSuffix(c.BaseURL, "?") {
+		// The API's paths are joined to it: a query would end up before them.
+		errs = append(errs, fmt.Errorf("--base-url %q: a base URL takes no query or fragment", human.URL(c.BaseURL)))
+	}
+	if n := c.RunName; n != "" && (strings.ContainsAny(n, `/\`) || n == "." || n == "..") {
+		errs = append(errs, fmt.Errorf("--run-name %q: a file name stem, without a directory (--result-dir says where)", n))
 	}
 	errs = append(errs, c.validateEndpoints()...)
 	if _, err := backend.Lookup(c.Backend); err != nil {

@@ -75,6 +75,9 @@ func TestExitCodes(t *testing.T) {
 		// a dry run refuses what the run would, bench's and sweep's
 		{"bench dry run, negative warm-ups", []string{"bench", "--dry-run", "--num-warmups", "-5"}, ExitUsage, "--num-warmups must be ≥ 0, got -5"},
 		{"bench dry run, not an http URL", []string{"bench", "--dry-run", "--base-url", "ftp://x"}, ExitUsage, `--base-url "ftp://x": want an absolute http://`},
+		{"an empty base URL", []string{"bench", "--base-url", ""}, ExitUsage, `invalid argument "" for "--base-url" flag: empty: give the server's URL`},
+		{"a base URL with a query", []string{"bench", "--dry-run", "--base-url", "http://h:1?x=1"}, ExitUsage, `--base-url "http://h:1?x=1": a base URL takes no query or fragment`},
+		{"a run name with a directory", []string{"bench", "--dry-run", "--run-name", "../out"}, ExitUsage, `--run-name "../out": a file name stem, without a directory`},
 		{"sweep dry run, bad prompt format", []string{"sweep", "--dry-run", "--prompt-format", "bogus"}, ExitUsage, `--prompt-format "bogus"`},
 		{"virtual sweep, negative warm-ups", []string{"sweep", "--virtual", "--concurrency", "1", "--num-prompts", "2", "--num-warmups", "-5",
 			"--result-dir", filepath.Join(t.TempDir(), "s")}, ExitUsage, "--num-warmups must be ≥ 0, got -5"},

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -133,6 +134,11 @@ type baseURLFlag struct {
 }
 
 func (b *baseURLFlag) Set(s string) error {
+	if strings.TrimSpace(s) == "" {
+		// An unset variable ("--base-url $URL") must not run the
+		// built-in simulator in the server's place.
+		return errors.New("empty: give the server's URL, or leave --base-url out to run the built-in simulator")
+	}
 	*b.urls = append(*b.urls, s)
 	if len(*b.urls) == 1 {
 		*b.first = s
