@@ -70,6 +70,11 @@ func (r *Runner) settings(mode sweep.Mode) map[string]string {
 		s["trace_length_scale"] = num(w.Trace.LengthScale)
 		s["trace_speedup"] = num(a.Speedup)
 	}
+	g, d := w.ShareGPT, workload.DefaultConfig().ShareGPT
+	if filter := fmt.Sprintf("%d %d %d %d", g.MinInputLen, g.MinOutputLen, g.MaxInputLen, g.MaxTotalLen); filter != fmt.Sprintf("%d %d %d %d", d.MinInputLen, d.MinOutputLen, d.MaxInputLen, d.MaxTotalLen) {
+		// Only when not vLLM's filter, as below.
+		s["sharegpt_filter"] = filter
+	}
 	if o := w.Random.OutputRangeRatio; o != nil {
 		// Only when given apart from the input's, as warmup_requests.
 		s["random_output_range_ratio"] = num(*o)

@@ -230,3 +230,19 @@ func TestBenchNoAnswerCarriedAToken(t *testing.T) {
 		t.Errorf("the summary is not printed first:\n%s", out)
 	}
 }
+
+// The ShareGPT filters the skips are named after are flags: a longer
+// --sharegpt-max-input-len keeps prompts vLLM's 1024 would, a shorter one
+// skips them, by that name.
+func TestShareGPTFilterFlags(t *testing.T) {
+	data := filepath.Join("..", "..", "workload", "testdata", "sharegpt_small.json")
+	base := []string{"bench", "--dry-run", "--dataset-name", "sharegpt", "--dataset-path", data, "--num-prompts", "2"}
+	out, errOut, code := run(t, "", append(base, "--sharegpt-min-input-len", "1", "--sharegpt-min-output-len", "1")...)
+	if code != ExitOK || !strings.Contains(out, "2 items sampled from 7 usable of 10 entries (skipped: 3 without a reply") {
+		t.Errorf("lower minimums: exit %d\n%s%s", code, out, errOut)
+	}
+	_, errOut, code = run(t, "", append(base, "--sharegpt-max-input-len", "8")...)
+	if code == ExitOK || !strings.Contains(errOut, "5 with a prompt above --sharegpt-max-input-len") {
+		t.Errorf("a lower maximum: exit %d\n%s", code, errOut)
+	}
+}
