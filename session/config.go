@@ -146,11 +146,12 @@ func New(wc workload.Config, c Config) (Source, error) {
 		return nil, fmt.Errorf("--dataset-path: %w", err)
 	}
 	defer f.Close()
+	r := workload.SkipBOM(f)
 	switch wc.Dataset {
 	case DatasetSessions:
-		return ReadSessions(f, wc.Path, wc, c)
+		return ReadSessions(r, wc.Path, wc, c)
 	case DatasetAgent:
-		return ReadTasks(f, wc.Path, wc, c)
+		return ReadTasks(r, wc.Path, wc, c)
 	}
-	return ReadShareGPT(f, wc.Path, wc, c)
+	return ReadShareGPT(r, wc.Path, wc, c)
 }

@@ -2,6 +2,7 @@ package session
 
 import (
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -223,5 +224,22 @@ func TestSampleKeepsTheLimit(t *testing.T) {
 	}
 	if src.Len() != 2 || !strings.Contains(src.String(), "2 tasks sampled from 3 usable of 3 entries") {
 		t.Errorf("len %d, %s", src.Len(), src.String())
+	}
+}
+
+// A sessions file that begins with a UTF-8 byte-order mark reads as
+// without it.
+func TestReadSessionsAfterABOM(t *testing.T) {
+	b, err := os.ReadFile("testdata/sessions.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "bom.jsonl")
+	if err := os.WriteFile(path, append([]byte("\xef\xbb\xbf"), b...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, err := New(fileConfig(DatasetSessions, path), DefaultConfig())
+	if err != nil || src.Len() != 3 || src.Flow(0).ID != "chat-1" {
+		t.Fatalf("%v, %v", src, err)
 	}
 }
