@@ -189,6 +189,10 @@ func (c *Config) checkRequests() error {
 }
 
 // Validate reports every problem of the configuration, each naming its flag.
+// minScrapeInterval bounds --scrape-interval from below: each scrape costs
+// the server a /metrics answer, and its counters move in steps of their own.
+const minScrapeInterval = 10 * time.Millisecond
+
 func (c *Config) Validate() error {
 	var errs []error
 	if c.BaseURL == "" {
@@ -198,6 +202,9 @@ func (c *Config) Validate() error {
 	} else if u.RawQuery != "" || u.Fragment != "" || strings.HasSuffix(c.BaseURL, "?") {
 		// The API's paths are joined to it: a query would end up before them.
 		errs = append(errs, fmt.Errorf("--base-url %q: a base URL takes no query or fragment", human.URL(c.BaseURL)))
+	}
+	if c.ScrapeInterval < 0 || (c.ScrapeInterval > 0 && c.ScrapeInterval < minScrapeInterval) {
+		errs = append(errs, fmt.Errorf("--scrape-interval %v: want %v or more (0: the default, 1s)", c.ScrapeInterval, minScrapeInterval))
 	}
 	if n := c.RunName; n != "" && (strings.ContainsAny(n, `/\`) || n == "." || n == "..") {
 		errs = append(errs, fmt.Errorf("--run-name %q: a file name stem, without a directory (--result-dir says where)", n))

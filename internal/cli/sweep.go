@@ -139,7 +139,7 @@ waiting, so a what-if sweep over a GPU and model (--sim-gpu, --sim-model,
 	f.hist.register(fl)
 
 	auto := sweep.DefaultAuto(sweep.ModeConcurrency)
-	fl.StringVar(&f.concurrency, "concurrency", "", `concurrencies to sweep, e.g. 1,2,4,8,16, or "auto"`)
+	fl.Var(nonEmpty{&f.concurrency, `give concurrencies such as 1,2,4,8, or "auto"`}, "concurrency", `concurrencies to sweep, e.g. 1,2,4,8,16, or "auto"`)
 	fl.StringVar(&f.rate, "request-rate", "", `request rates to sweep (req/s), e.g. 1,2,4,inf, or "auto"`)
 	fl.IntVar(&f.points, "points", auto.Points, "auto: loads between the synchronous and the saturation load (default 7 by concurrency, 8 by rate)")
 	fl.IntVar(&f.refine, "refine", auto.Refine, "auto: loads added around the knee")

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -32,5 +33,24 @@ func (v secondsOrDuration) Set(s string) error {
 		return errors.New("want a duration such as 90s, or a number of seconds")
 	}
 	*v.dst = d
+	return nil
+}
+
+// nonEmpty is a string flag that refuses an empty value: a script's unset
+// variable ("--slo $SLO") must not stand for the flag's default.
+type nonEmpty struct {
+	dst  *string
+	want string // what to give instead, for the error
+}
+
+func (v nonEmpty) String() string { return *v.dst }
+
+func (v nonEmpty) Type() string { return "string" }
+
+func (v nonEmpty) Set(s string) error {
+	if strings.TrimSpace(s) == "" {
+		return errors.New("empty: " + v.want)
+	}
+	*v.dst = s
 	return nil
 }
