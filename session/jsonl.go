@@ -98,6 +98,13 @@ func (l *sessionLine) entry(line int, wc workload.Config, c Config) (entry, erro
 		if err != nil {
 			return entry{}, fmt.Errorf("turn %d: %w", k+1, err)
 		}
+		if k == 0 && t.ThinkMS != nil {
+			// No wait comes before a first turn, but a bad value is
+			// still one.
+			if _, err := millis("think_ms", *t.ThinkMS); err != nil {
+				return entry{}, fmt.Errorf("turn 1: %w", err)
+			}
+		}
 		if k > 0 {
 			call.After = []Dep{{Call: k - 1}}
 			switch {

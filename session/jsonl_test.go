@@ -157,6 +157,7 @@ func TestReadFlowFilesRefuseBadLines(t *testing.T) {
 		{"zero input", DatasetSessions, `{"turns": [{"input_len": 0}]}`, `"input_len" must be in`},
 		{"huge output", DatasetSessions, `{"turns": [{"prompt": "x", "output_len": 99999999999}]}`, "output_len"},
 		{"negative think", DatasetSessions, `{"turns": [{"prompt": "a"}, {"prompt": "b", "think_ms": -1}]}`, `"think_ms" -1 is outside`},
+		{"negative think on the first turn", DatasetSessions, `{"turns": [{"prompt": "a", "think_ms": -1}, {"prompt": "b"}]}`, `turn 1: "think_ms" -1 is outside`},
 		{"both system forms", DatasetSessions, `{"system": "s", "system_len": 3, "turns": [{"prompt": "a"}]}`, "not both"},
 		{"bad id", DatasetSessions, `{"id": [1], "turns": [{"prompt": "a"}]}`, `"id" must be a string or a number`},
 		{"empty id", DatasetSessions, `{"id": "", "turns": [{"prompt": "a"}]}`, `"id" is empty`},

@@ -233,6 +233,9 @@ func timelineThresholds(s string) ([2]float64, error) {
 		}
 		out[i] = v
 	}
+	if out[0] > out[1] {
+		return out, fmt.Errorf("%q: want the lower threshold first, as 25,50", s)
+	}
 	return out, nil
 }
 

@@ -64,6 +64,7 @@ func TestBenchVLLMUsageErrors(t *testing.T) {
 		{[]string{"--metadata", "novalue"}, []string{`--metadata "novalue": want KEY=VALUE`}},
 		{[]string{"--chat-template-kwargs", "[1]"}, []string{`--chat-template-kwargs "[1]": want a JSON object`}},
 		{[]string{"--plot-timeline", "--timeline-itl-thresholds", "25"}, []string{`--timeline-itl-thresholds: "25": want two values`}},
+		{[]string{"--plot-timeline", "--timeline-itl-thresholds", "50,25"}, []string{`--timeline-itl-thresholds: "50,25": want the lower threshold first`}},
 		{[]string{"--ramp-up-strategy", "linear", "--ramp-up-start-rps", "1", "--ramp-up-end-rps", "5", "--request-rate", "3", "--num-prompts", "4"},
 			[]string{"--ramp-up-end-rps sets the rate: leave out --request-rate"}},
 		{[]string{"--warmup-first", "-1"}, []string{"--warmup-first -1: want 0 or more"}},
