@@ -48,6 +48,13 @@ func (e *Error) Error() string {
 // Result is then incomplete.
 func Translate(args []string, fs *pflag.FlagSet) (Result, error) {
 	t := translator{fs: fs, names: knownNames(fs)}
+	args, dotted, err := undot(args)
+	if err != nil {
+		return t.out, &Error{Problems: []string{err.Error()}}
+	}
+	if dotted {
+		t.vllmStyle("a dotted JSON argument")
+	}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {

@@ -247,3 +247,24 @@ func TestTranslateRefusesValuesGoodputLacks(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// vLLM's dotted JSON arguments are one JSON argument per flag, placed last,
+// values parsed as JSON where they parse, "+" making lists.
+func TestTranslateDottedJSON(t *testing.T) {
+	fs := benchFlags()
+	fs.String("extra-body", "", "")
+	r, err := Translate([]string{"--extra-body.chat_template_kwargs.enable_thinking", "false", "--quiet",
+		"--extra-body.top_k=5", "--extra-body.stop+", "a,b", "--extra_body.stop+=c", "--extra-body.name", "x.y", "--", "--a.b", "1"}, fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"--quiet", `--extra-body={"chat_template_kwargs":{"enable_thinking":false},"name":"x.y","stop":["a","b","c"],"top_k":5}`, "--", "--a.b", "1"}
+	if !reflect.DeepEqual(r.Args, want) || !r.VLLMStyle {
+		t.Errorf("args %q (vLLM style %v), want %q", r.Args, r.VLLMStyle, want)
+	}
+	for _, bad := range [][]string{{"--extra-body.x"}, {"--extra-body..x", "1"}, {"--extra-body.a", "1", "--extra-body.a.b", "2"}} {
+		if _, err := Translate(bad, fs); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
