@@ -22,7 +22,7 @@ type PrefixReuse struct {
 
 // String says the rate in one line, as the summary prints it.
 func (p *PrefixReuse) String() string {
-	return fmt.Sprintf("%.2f%% (%d of %d prompt tokens of %d requests; prefix blocks seen in an earlier prompt, a cache that never evicts)",
+	return fmt.Sprintf("%.2f%% (%d of %d prompt tokens of the %d requests answered, as sent; prefix blocks seen in an earlier prompt, a cache that never evicts)",
 		100*p.HitRate, p.ReusableTokens, p.PromptTokens, p.Requests)
 }
 

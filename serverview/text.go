@@ -73,7 +73,7 @@ func Text(w io.Writer, cmp *Comparison) error {
 		p.KV("Prefix cache hit rate:", "n/a")
 	}
 	if r := cmp.TracePrefixHitRate; r != nil {
-		p.KV("Trace's theoretical hit rate:", pct2(*r)+" (the most a cache that never evicts could serve)")
+		p.KV("Trace's theoretical hit rate:", pct2(*r)+" (of the requests answered, as sent: the most a cache that never evicts could serve)")
 	}
 	if r := cmp.ClientCacheHitRate; r != nil {
 		p.KV("Prompt cache hits, per response:", pct2(*r))

@@ -178,7 +178,7 @@ func (s *Summary) String() string {
 	fmt.Fprintf(&b, "; input tokens %d–%d (mean %.1f); output tokens %d–%d (mean %.1f)",
 		s.Input.Min, s.Input.Max, float64(s.Input.Sum)/n, s.Output.Min, s.Output.Max, float64(s.Output.Sum)/n)
 	if s.HashRows > 0 {
-		fmt.Fprintf(&b, "; prompts share %d-token blocks by hash id: theoretical prefix hit rate %.1f%%", s.BlockSize, 100*s.HitRate())
+		fmt.Fprintf(&b, "; prompts share %d-token blocks by hash id: theoretical prefix hit rate %.1f%% over these rows at the trace's lengths", s.BlockSize, 100*s.HitRate())
 	}
 	return b.String()
 }
