@@ -52,6 +52,10 @@ func chooseIDs(ctx context.Context, cfg Config, srv *server, a *backend.Adapter,
 			return false, "", "", fmt.Errorf("a first request failed, and every request would: %w (%s)", err, hint)
 		case errors.As(err, &te):
 			return false, "", fmt.Sprintf("prompts sent as text: the token-id probe got no answer in time (%v)", err), nil
+		case errors.As(err, &pe) && pe.status >= 200 && pe.status < 300:
+			// Taken, and answered with a stream that did not read: the
+			// server's stream, not the prompt, is what failed.
+			return false, "", fmt.Sprintf("prompts sent as text: the token-id probe was answered with a stream that could not be read (%v); the run's requests may fail the same way", err), nil
 		}
 		return false, fmt.Sprintf("prompts sent as text: the server did not take a token-id prompt (%v)", err), "", nil
 	}

@@ -431,3 +431,37 @@ func TestProbeThatStallsMidAnswer(t *testing.T) {
 		t.Errorf("ids %v, warning %q, err %v; want a warning that the answer began and stalled", use, warning, err)
 	}
 }
+
+// A token-id probe answered 200 with a stream that does not read is not
+// taken for a server that refused token ids: the warning says the stream
+// failed, and that the run may fail alike. One refused with 400 is the
+// note of text prompts.
+func TestProbeTellsABrokenStreamFromARefusal(t *testing.T) {
+	for _, tt := range []struct {
+		name          string
+		status        int
+		body          string
+		note, warning string
+	}{
+		{"broken stream", http.StatusOK, "data: {not json\n\n", "", "answered with a stream that could not be read"},
+		{"refused ids", http.StatusBadRequest, `{"error":{"message":"prompt must be a string"}}`, "the server did not take a token-id prompt", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				io.Copy(io.Discard, r.Body)
+				w.Header().Set("Content-Type", "text/event-stream")
+				w.WriteHeader(tt.status)
+				io.WriteString(w, tt.body)
+			}))
+			defer ts.Close()
+			cfg := DefaultConfig()
+			cfg.BaseURL = ts.URL
+			a, _ := backend.Lookup("openai")
+			use, note, warning, err := chooseIDs(t.Context(), cfg, newServer(load.NewClient(load.ClientOptions{Conns: 1}), ts.URL, nil, 0), a, "m", nil)
+			if err != nil || use || (tt.note == "") != (note == "") || !strings.Contains(note, tt.note) ||
+				(tt.warning == "") != (warning == "") || !strings.Contains(warning, tt.warning) {
+				t.Errorf("ids %v, note %q, warning %q, err %v", use, note, warning, err)
+			}
+		})
+	}
+}
