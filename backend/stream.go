@@ -86,7 +86,11 @@ func (a *Adapter) ReadStream(resp *http.Response, now func() int64, rec *record.
 		rec.Error, rec.Msg, rec.End = kind, msg, now()
 		return Stats{UsageTokens: -1}
 	}
-	return a.read(body, resp.Header.Get("Content-Type"), now, rec)
+	r := &Reader{}
+	r.begin(a, rec, resp.Header.Get("Content-Type"))
+	r.encoded(resp.Header)
+	r.pump(body, now)
+	return r.Stats()
 }
 
 // read consumes body, whose content type is contentType, into rec.
@@ -185,6 +189,14 @@ func (r *Reader) Header(resp *http.Response) {
 		return
 	}
 	r.begin(r.s.a, rec, resp.Header.Get("Content-Type"))
+	r.encoded(resp.Header)
+}
+
+// encoded notes the answer's Content-Encoding, if it has one.
+func (r *Reader) encoded(h http.Header) {
+	if e := h.Get("Content-Encoding"); e != "" && !strings.EqualFold(e, "identity") {
+		r.s.encoding = e
+	}
 }
 
 // Buffer returns where the next body bytes go: never empty while the
@@ -324,6 +336,9 @@ type stream struct {
 	t   tally
 	st  Stats
 	rec *record.Record
+	// encoding is the answer's Content-Encoding, "" when none: goodput
+	// asks for none, so a compressed answer reads as no event at all.
+	encoding string
 	// text is the answer text so far, for an adapter that keeps it.
 	text []byte
 	// readAt is when the read of the bytes at hand returned, where the
@@ -390,6 +405,9 @@ func (s *stream) end(at int64, contentType string) {
 		msg = fmt.Sprintf("stream ended after %d bytes without any event", s.st.Bytes)
 		if want := s.a.contentType; contentType != "" && !strings.Contains(contentType, want) {
 			msg += fmt.Sprintf(" (content type %q, not %s: the server may have ignored streaming)", contentType, want)
+		}
+		if s.encoding != "" {
+			msg += fmt.Sprintf(" (Content-Encoding %s: the server compressed its answer, which goodput does not ask for and does not read)", s.encoding)
 		}
 	} else {
 		msg = fmt.Sprintf("stream ended after %d events and %d bytes without %s", s.st.Events, s.st.Bytes, s.a.terminator)

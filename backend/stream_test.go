@@ -1,7 +1,11 @@
 package backend
 
 import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -295,5 +299,23 @@ func TestReadStreamStuckReader(t *testing.T) {
 	rec, _ := readAll(mustLookup(t, "openai"), stuckReader{})
 	if rec.Error != record.ErrOther || !strings.Contains(rec.Msg, "multiple Read calls return no data or error") {
 		t.Fatalf("error %q %q, want other/no progress", rec.Error, rec.Msg)
+	}
+}
+
+func TestReadStreamCompressed(t *testing.T) {
+	// An answer compressed without being asked to be reads as no event;
+	// the failure says why.
+	var gz bytes.Buffer
+	w := gzip.NewWriter(&gz)
+	io.WriteString(w, "data: {\"choices\":[{\"text\":\"hi\"}]}\n\ndata: [DONE]\n\n")
+	w.Close()
+	n := gz.Len()
+	resp := &http.Response{StatusCode: http.StatusOK, Body: io.NopCloser(&gz),
+		Header: http.Header{"Content-Type": {"text/event-stream"}, "Content-Encoding": {"gzip"}}}
+	rec := &record.Record{}
+	mustLookup(t, "openai").ReadStream(resp, counter(), rec)
+	want := fmt.Sprintf("stream ended after %d bytes without any event (Content-Encoding gzip: the server compressed its answer, which goodput does not ask for and does not read)", n)
+	if rec.Error != record.ErrTruncated || rec.Msg != want {
+		t.Fatalf("error %q %q, want truncated %q", rec.Error, rec.Msg, want)
 	}
 }
