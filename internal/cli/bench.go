@@ -471,6 +471,10 @@ func firstError(c metrics.Counts) string {
 	s := fmt.Sprintf(": %d %s", most, kind)
 	if m := c.ErrorExamples[kind]; m != "" {
 		s += " (" + m + ")"
+		if strings.Contains(m, "continuous_usage_stats") {
+			// vLLM's extension, which hosted OpenAI-style APIs refuse.
+			s += "; --usage final asks for the usage at the end only, --usage none for none"
+		}
 	}
 	return s
 }

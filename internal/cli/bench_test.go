@@ -246,3 +246,34 @@ func TestShareGPTFilterFlags(t *testing.T) {
 		t.Errorf("a lower maximum: exit %d\n%s", code, errOut)
 	}
 }
+
+// A server that refuses vLLM's continuous_usage_stats (as hosted
+// OpenAI-style APIs do) fails every request; the error says which --usage
+// to give, and with it the run measures.
+func TestRefusedContinuousUsageNamesTheFlag(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			io.WriteString(w, `{"data":[{"id":"m"}]}`)
+			return
+		}
+		b, _ := io.ReadAll(r.Body)
+		if strings.Contains(string(b), "continuous_usage_stats") {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, `{"error":{"message":"Unrecognized request argument supplied: stream_options.continuous_usage_stats","type":"invalid_request_error"}}`)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, `data: {"choices":[{"index":0,"text":"a","finish_reason":"length"}],"usage":{"prompt_tokens":3,"completion_tokens":1}}`+"\n\ndata: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	args := []string{"bench", "--base-url", srv.URL, "--model", "m", "--num-prompts", "2", "--random-output-len", "1",
+		"--prompt-format", "text", "--no-calibrate", "--no-server-metrics", "--quiet"}
+	_, errOut, code := run(t, "", args...)
+	if code != ExitTool || !strings.Contains(errOut, "continuous_usage_stats); --usage final asks for the usage at the end only") {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+	if _, errOut, code := run(t, "", append(args, "--usage", "final")...); code != ExitOK {
+		t.Errorf("--usage final: exit %d: %s", code, errOut)
+	}
+}
