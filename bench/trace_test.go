@@ -2,7 +2,6 @@ package bench
 
 import (
 	"math"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -34,19 +33,12 @@ func traceRun(t *testing.T, url, path string, speed, scale float64) Config {
 	return cfg
 }
 
-// traceRows reads every row of the trace at path, each with its own copy
-// of its hash ids (the reader reuses their slice).
+// traceRows reads every row of the trace at path.
 func traceRows(t *testing.T, path string) []trace.Row {
 	t.Helper()
-	r, err := trace.Open(path, trace.FormatAuto)
+	rows, err := trace.ReadAll(path, trace.FormatAuto)
 	if err != nil {
 		t.Fatal(err)
-	}
-	defer r.Close()
-	var rows []trace.Row
-	for row, err := r.Next(); err == nil; row, err = r.Next() {
-		row.HashIDs = slices.Clone(row.HashIDs)
-		rows = append(rows, row)
 	}
 	return rows
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"time"
 )
 
@@ -168,4 +169,26 @@ func skipReason(input, output int) string {
 		return skipNoOutput
 	}
 	return ""
+}
+
+// ReadAll returns every replayable row of the trace at path, in order,
+// each with its own copy of its hash ids (Next reuses their slice).
+func ReadAll(path string, f Format) ([]Row, error) {
+	r, err := Open(path, f)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	var rows []Row
+	for {
+		row, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return rows, nil
+		}
+		if err != nil {
+			return rows, err
+		}
+		row.HashIDs = slices.Clone(row.HashIDs)
+		rows = append(rows, row)
+	}
 }

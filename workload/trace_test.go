@@ -40,22 +40,12 @@ func newTrace(t *testing.T, c Config) *Trace {
 	return src.(*Trace)
 }
 
-// traceRows reads a trace's rows with the trace package, copying ids.
+// traceRows reads every row of the trace at path.
 func traceRows(t *testing.T, path string) []trace.Row {
 	t.Helper()
-	r, err := trace.Open(path, trace.FormatAuto)
+	rows, err := trace.ReadAll(path, trace.FormatAuto)
 	if err != nil {
 		t.Fatal(err)
-	}
-	defer r.Close()
-	var rows []trace.Row
-	for {
-		row, err := r.Next()
-		if err != nil {
-			break
-		}
-		row.HashIDs = slices.Clone(row.HashIDs)
-		rows = append(rows, row)
 	}
 	return rows
 }
