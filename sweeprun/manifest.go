@@ -70,10 +70,12 @@ func (r *Runner) settings(mode sweep.Mode) map[string]string {
 		s["trace_length_scale"] = num(w.Trace.LengthScale)
 		s["trace_speedup"] = num(a.Speedup)
 	}
-	g, d := w.ShareGPT, workload.DefaultConfig().ShareGPT
-	if filter := fmt.Sprintf("%d %d %d %d", g.MinInputLen, g.MinOutputLen, g.MaxInputLen, g.MaxTotalLen); filter != fmt.Sprintf("%d %d %d %d", d.MinInputLen, d.MinOutputLen, d.MaxInputLen, d.MaxTotalLen) {
+	filter := func(g workload.ShareGPTConfig) [4]int {
+		return [4]int{g.MinInputLen, g.MinOutputLen, g.MaxInputLen, g.MaxTotalLen}
+	}
+	if f := filter(w.ShareGPT); f != filter(workload.DefaultConfig().ShareGPT) {
 		// Only when not vLLM's filter, as below.
-		s["sharegpt_filter"] = filter
+		s["sharegpt_filter"] = fmt.Sprintf("%d %d %d %d", f[0], f[1], f[2], f[3])
 	}
 	if o := w.Random.OutputRangeRatio; o != nil {
 		// Only when given apart from the input's, as warmup_requests.
