@@ -15,7 +15,8 @@ import (
 
 // Number writes v with three significant digits and thousands separators:
 // 1310 → "1,310", 52.34 → "52.3", 5.2 → "5.20", 0.5 → "0.500"; below 1e-7
-// it switches to exponent form ("1.5e-12"). NaN and infinities read "n/a",
+// it switches to exponent form ("1.5e-12"), and from 1e15, where the integer
+// digits would be float noise, too ("1e+30"). NaN and infinities read "n/a",
 // "inf" and "-inf".
 func Number(v float64) string {
 	switch {
@@ -29,6 +30,8 @@ func Number(v float64) string {
 	a := math.Abs(v)
 	var s string
 	switch {
+	case a >= 1e15:
+		return strconv.FormatFloat(v, 'g', 3, 64)
 	case a >= 99.95:
 		s = strconv.FormatFloat(v, 'f', 0, 64)
 	case a >= 9.995:

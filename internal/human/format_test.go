@@ -10,21 +10,24 @@ func TestNumber(t *testing.T) {
 		in   float64
 		want string
 	}{
-		{1310, "1,310"},          // thousands separator
-		{1234567.4, "1,234,567"}, // several groups, rounded
-		{-4200, "-4,200"},        // sign before the groups
-		{999.6, "1,000"},         // rounding carries into a new group
-		{100, "100"},             // three digits, no separator
-		{52.34, "52.3"},          // tens keep one decimal
-		{5.2, "5.20"},            // units keep two
-		{0.5234, "0.523"},        // below one: three significant digits
-		{0.5, "0.500"},           // trailing zeros kept
-		{0.0999, "0.0999"},       // two leading zeros
-		{0.000123, "0.000123"},   // tiny
-		{1.5e-12, "1.5e-12"},     // too tiny for fixed notation
-		{0, "0.00"},              // zero
-		{math.NaN(), "n/a"},      // undefined
-		{math.Inf(1), "inf"},     // unbounded
+		{1310, "1,310"},                          // thousands separator
+		{1234567.4, "1,234,567"},                 // several groups, rounded
+		{-4200, "-4,200"},                        // sign before the groups
+		{999.6, "1,000"},                         // rounding carries into a new group
+		{100, "100"},                             // three digits, no separator
+		{52.34, "52.3"},                          // tens keep one decimal
+		{5.2, "5.20"},                            // units keep two
+		{0.5234, "0.523"},                        // below one: three significant digits
+		{0.5, "0.500"},                           // trailing zeros kept
+		{0.0999, "0.0999"},                       // two leading zeros
+		{0.000123, "0.000123"},                   // tiny
+		{1.5e-12, "1.5e-12"},                     // too tiny for fixed notation
+		{999999999999999, "999,999,999,999,999"}, // still exact
+		{1e30, "1e+30"},                          // beyond float64's integer digits
+		{-1.2345e18, "-1.23e+18"},
+		{0, "0.00"},          // zero
+		{math.NaN(), "n/a"},  // undefined
+		{math.Inf(1), "inf"}, // unbounded
 		{math.Inf(-1), "-inf"},
 	}
 	for _, tt := range tests {
