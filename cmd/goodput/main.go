@@ -37,7 +37,7 @@ func run() int {
 	root := cli.NewRoot(env)
 	err := root.ExecuteContext(ctx)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "goodput: %v\n", err)
+		fmt.Fprintln(os.Stderr, cli.Message(err))
 	}
 	return cli.Code(err)
 }

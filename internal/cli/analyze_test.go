@@ -25,7 +25,7 @@ func run(t *testing.T, stdin string, args ...string) (string, string, int) {
 	root.SetArgs(args)
 	err := root.ExecuteContext(context.Background())
 	if err != nil {
-		errb.WriteString("goodput: " + err.Error() + "\n")
+		errb.WriteString(Message(err) + "\n")
 	}
 	return out.String(), errb.String(), Code(err)
 }

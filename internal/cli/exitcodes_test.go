@@ -163,3 +163,27 @@ func TestBenchInterruptedBeforeTheRun(t *testing.T) {
 		t.Errorf("took %v to stop after the interruption", d)
 	}
 }
+
+// TestMessageNamesGoodputOnce: an error is printed after "goodput: " unless
+// it begins with the command that failed, which names goodput already.
+func TestMessageNamesGoodputOnce(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bench", "--foo"}, "goodput bench: --foo: unknown flag"},
+		{[]string{"bench", "--num-prompts", "x"}, `goodput bench: invalid argument "x" for "--num-prompts" flag`},
+		{[]string{"bench", "--max-concurrency", "-3"}, "goodput: --max-concurrency must be ≥ 0, got -3"},
+	} {
+		var out, errOut bytes.Buffer
+		root := NewRoot(&Env{Stdout: &out, Stderr: &errOut})
+		root.SetArgs(tt.args)
+		err := root.ExecuteContext(context.Background())
+		if err == nil {
+			t.Fatalf("%v: no error", tt.args)
+		}
+		if got := Message(err); !strings.HasPrefix(got, tt.want) {
+			t.Errorf("%v: printed %q, want it to begin %q", tt.args, got, tt.want)
+		}
+	}
+}

@@ -79,6 +79,18 @@ func Code(err error) int {
 	return ExitTool
 }
 
+// Message is the line an error returned by a command is printed as on
+// standard error: "goodput: " and the error, unless the error already
+// begins with the command that failed ("goodput bench: --foo: unknown
+// flag"), which says whose it is.
+func Message(err error) string {
+	msg := err.Error()
+	if strings.HasPrefix(msg, "goodput ") || strings.HasPrefix(msg, "goodput:") {
+		return msg
+	}
+	return "goodput: " + msg
+}
+
 // NewRoot builds the goodput command tree.
 func NewRoot(env *Env) *cobra.Command {
 	root := &cobra.Command{

@@ -68,7 +68,7 @@ func sweepCmd(t *testing.T, ctx context.Context, stderr *hookWriter, args ...str
 	root.SetArgs(append([]string{"sweep"}, args...))
 	err := root.ExecuteContext(ctx)
 	if err != nil {
-		stderr.Write([]byte("goodput: " + err.Error() + "\n"))
+		stderr.Write([]byte(Message(err) + "\n"))
 	}
 	return out.String(), stderr.String(), Code(err)
 }

@@ -258,7 +258,7 @@ func TestPublishedVLLMCommandLines(t *testing.T) {
 				if code != ExitUsage {
 					t.Fatalf("%s\nexit %d, want 2 (refused)\n%s\n%s", l.source, code, errOut, out)
 				}
-				if n := strings.Count(errOut, "goodput: "); n != 1 {
+				if n := strings.Count(errOut, "goodput: ") + strings.Count(errOut, "goodput bench: "); n != 1 {
 					t.Errorf("%s: %d messages, want one:\n%s", l.source, n, errOut)
 				}
 				for _, w := range l.refusal {

@@ -81,7 +81,7 @@ func goodput(ctx context.Context, args ...string) (stdout, stderr string, code i
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err != nil {
-		errb.WriteString("goodput: " + err.Error() + "\n")
+		errb.WriteString(cli.Message(err) + "\n")
 	}
 	return out.String(), errb.String(), cli.Code(err)
 }
