@@ -334,3 +334,12 @@ func (p *pool[C]) stats(s *Stats) {
 
 // errClosed is the error of a request sent through a closed transport.
 var errClosed = errors.New("transport: closed")
+
+// idle is what a peek at an idle connection found.
+type idle int
+
+const (
+	idleQuiet   idle = iota // open, nothing to read
+	idlePending             // open, with bytes nobody asked for
+	idleClosed              // closed by the server, or failing
+)

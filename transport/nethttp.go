@@ -45,7 +45,9 @@ type netHTTP struct {
 func newNetHTTP(o Options) *netHTTP {
 	h := &netHTTP{o: o, dialer: &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second},
 		pools: newPools[net.Conn](o)}
-	h.client = &http.Client{Transport: newHTTPTransport(o, h.dialContext)}
+	t := newHTTPTransport(o, h.dialContext)
+	t.DialTLSContext = h.dialTLSContext // see tlsahead.go
+	h.client = &http.Client{Transport: t}
 	return h
 }
 
@@ -120,6 +122,9 @@ func (h *netHTTP) dialContext(ctx context.Context, network, addr string) (net.Co
 
 // Warm opens n connections to req's server (see Transport).
 func (h *netHTTP) Warm(ctx context.Context, req *http.Request, n int) error {
+	if strings.EqualFold(req.URL.Scheme, "https") {
+		return h.pools.warm(ctx, h.tlsPoolFor("tcp", hostPort(req)), n)
+	}
 	return h.pools.warm(ctx, h.poolFor("tcp", hostPort(req)), n)
 }
 
@@ -158,7 +163,11 @@ func (h *netHTTP) Do(ctx context.Context, req *http.Request, now func() int64, r
 	var conn atomic.Pointer[sniffConn] // the connection the request went out on
 	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
 		GotConn: func(i httptrace.GotConnInfo) {
-			if c, ok := i.Conn.(*sniffConn); ok {
+			c := i.Conn
+			if tc, ok := c.(*tls.Conn); ok {
+				c = tc.NetConn()
+			}
+			if c, ok := c.(*sniffConn); ok {
 				conn.Store(c)
 			}
 		},
