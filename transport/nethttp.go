@@ -121,7 +121,17 @@ func (h *netHTTP) dialContext(ctx context.Context, network, addr string) (net.Co
 }
 
 // Warm opens n connections to req's server (see Transport).
+//
+// A request sent through a proxy goes to the proxy's address: net/http
+// dials it through dialContext, so the connections warmed are the
+// proxy's. (To an https:// server net/http then sends CONNECT and shakes
+// hands on each when it is due.)
 func (h *netHTTP) Warm(ctx context.Context, req *http.Request, n int) error {
+	if proxy, err := h.client.Transport.(*http.Transport).Proxy(req); err != nil {
+		return err
+	} else if proxy != nil {
+		return h.pools.warm(ctx, h.poolFor("tcp", hostPort(&http.Request{URL: proxy})), n)
+	}
 	if strings.EqualFold(req.URL.Scheme, "https") {
 		return h.pools.warm(ctx, h.tlsPoolFor("tcp", hostPort(req)), n)
 	}
