@@ -86,11 +86,7 @@ const lockID = 0x676f6f64707574 // "goodput"
 
 // migrate brings the schema to version to (at most len(migrations)).
 func (s *Store) migrate(ctx context.Context, to int) error {
-	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version INTEGER PRIMARY KEY,
-		applied_ns BIGINT NOT NULL,
-		about TEXT NOT NULL
-	)`); err != nil {
+	if err := s.createMigrations(ctx); err != nil {
 		return fmt.Errorf("schema: %w", err)
 	}
 	if v, err := version(ctx, s.db); err != nil {
@@ -104,6 +100,31 @@ func (s *Store) migrate(ctx context.Context, to int) error {
 		}
 	}
 	return nil
+}
+
+// createMigrations creates the table of applied steps unless it exists.
+// On PostgreSQL it does so under the migrations' lock: two processes
+// creating it at once in a new database would otherwise collide on its
+// row type (IF NOT EXISTS does not serialise them), and one would fail.
+func (s *Store) createMigrations(ctx context.Context) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback() // a no-op after Commit
+	if s.dialect == Postgres {
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(lockID)); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version INTEGER PRIMARY KEY,
+		applied_ns BIGINT NOT NULL,
+		about TEXT NOT NULL
+	)`); err != nil {
+		return err
+	}
+	return tx.Commit()
 }
 
 // Version returns the schema version of the store.

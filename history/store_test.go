@@ -315,6 +315,37 @@ func TestMigrateOldSchema(t *testing.T) {
 }
 
 // TestNewerSchemaRefused: a store from a newer goodput is not touched.
+// Processes that open one new store at once (parallel jobs of a CI run
+// sharing a database) all succeed, and the schema is made once.
+func TestOpenAtOnce(t *testing.T) {
+	const n = 6
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			dsn := b.dsn(t)
+			errs := make(chan error, n)
+			for range n {
+				go func() {
+					s, err := Open(t.Context(), dsn)
+					if err == nil {
+						err = s.Close()
+					}
+					errs <- err
+				}()
+			}
+			for range n {
+				if err := <-errs; err != nil {
+					t.Errorf("one of %d opening a new store at once: %v", n, err)
+				}
+			}
+			s := openStore(t, dsn)
+			var steps int
+			if err := s.db.QueryRowContext(t.Context(), `SELECT COUNT(*) FROM schema_migrations`).Scan(&steps); err != nil || steps != SchemaVersion() {
+				t.Errorf("schema_migrations holds %d steps (%v), want %d", steps, err, SchemaVersion())
+			}
+		})
+	}
+}
+
 func TestNewerSchemaRefused(t *testing.T) {
 	dsn := backends()[0].dsn(t)
 	s := openStore(t, dsn)
