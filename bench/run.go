@@ -546,7 +546,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 			recFail.Written, recFail.Measured, files.records))
 	}
 	if files.summary != "" {
-		if err := writeSummary(files.summary, header, cfg, out); err != nil {
+		if err := writeSummary(files.summary, header, out); err != nil {
 			saveErrs = append(saveErrs, &SaveError{Path: files.summary, Err: err})
 		} else {
 			out.SummaryPath = files.summary

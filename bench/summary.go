@@ -1,6 +1,8 @@
 package bench
 
 import (
+	"strings"
+
 	"github.com/goodput-dev/goodput/load"
 	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/record"
@@ -28,9 +30,24 @@ type SummaryFile struct {
 	Warnings    []string     `json:"warnings,omitempty"`
 }
 
-func writeSummary(path string, h record.Header, cfg Config, o *Outcome) error {
+func writeSummary(path string, h record.Header, o *Outcome) error {
 	s := SummaryFile{Kind: "goodput.summary", Header: h, Records: o.RecordsPath, Interrupted: o.Run.Interrupted,
 		Result: o.Result, Generator: o.Generator, Tokens: o.Tokens, Server: o.Server, ServerSeries: o.ServerPath, Servers: o.Servers,
 		PrefixReuse: o.PrefixReuse, Warnings: o.Warnings}
 	return writeJSON(path, s)
+}
+
+// SaveSummary writes the run's summary file beside its records
+// (NAME.summary.json for NAME.jsonl), as --save-result does, unless it was
+// written; it returns the file's path. A run without records has none.
+func (o *Outcome) SaveSummary() (string, error) {
+	if o.SummaryPath != "" || o.RecordsPath == "" {
+		return o.SummaryPath, nil
+	}
+	path := strings.TrimSuffix(o.RecordsPath, recordsSuffix) + summarySuffix
+	if err := writeSummary(path, o.Header, o); err != nil {
+		return "", err
+	}
+	o.SummaryPath = path
+	return path, nil
 }

@@ -3,7 +3,9 @@ package history
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -187,14 +189,25 @@ func readPointSummaries(dir string) ([]pointSummary, error) {
 
 // has reports whether a run with these records and start is stored.
 func (s *Store) has(ctx context.Context, recordsPath string, start time.Time) (bool, error) {
+	_, ok, err := s.Recorded(ctx, recordsPath, start)
+	return ok, err
+}
+
+// Recorded returns the id of the stored run (not a sweep) whose records
+// are at recordsPath (absolute) and which started at start, and whether
+// there is one.
+func (s *Store) Recorded(ctx context.Context, recordsPath string, start time.Time) (int64, bool, error) {
 	if recordsPath == "" {
-		return false, nil
+		return 0, false, nil
 	}
-	var n int
-	err := s.db.QueryRowContext(ctx, s.rebind(`SELECT COUNT(*) FROM runs WHERE records_path = ? AND started_ns = ? AND kind <> ?`),
-		recordsPath, start.UnixNano(), string(KindSweep)).Scan(&n)
-	if err != nil {
-		return false, fmt.Errorf("history %s: %w", s.where, err)
+	var id int64
+	err := s.db.QueryRowContext(ctx, s.rebind(`SELECT id FROM runs WHERE records_path = ? AND started_ns = ? AND kind <> ? ORDER BY id LIMIT 1`),
+		recordsPath, start.UnixNano(), string(KindSweep)).Scan(&id)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return 0, false, nil
+	case err != nil:
+		return 0, false, fmt.Errorf("history %s: %w", s.where, err)
 	}
-	return n > 0, nil
+	return id, true, nil
 }

@@ -55,7 +55,7 @@ for p50 and p99 latencies, beyond compare's bootstrap interval.`,
 	pf.StringVar(&q.target, "target", "", "only runs of this model, or whose server URL or description contains this")
 	pf.StringVar(&q.format, "format", "text", "text or json")
 	pf.StringVar(&q.kind, "kind", "", "only runs of this kind: bench, sweep or point")
-	cmd.AddCommand(historyList(env, &q), historyShow(env, &q), historyTrend(env, &q), historyCheck(env, &q))
+	cmd.AddCommand(historyList(env, &q), historyShow(env, &q), historyTrend(env, &q), historyCheck(env, &q), historyAdd(env, &q))
 	return cmd
 }
 

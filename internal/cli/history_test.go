@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -234,5 +236,94 @@ func TestHistoryFromEnvironment(t *testing.T) {
 	stdout, stderr, code = runEnv("history", "list")
 	if code != ExitOK || strings.Count(stdout, "\n") != 4 { // heading, the sweep and its 2 points
 		t.Errorf("list: exit %d: %s\n%s", code, stderr, stdout)
+	}
+}
+
+// TestHistoryAddRecordsARunLater: a run whose recording failed (here a
+// store that refuses new runs, as a locked or unreachable one would) is
+// not lost: bench writes its summary and names the command that records it
+// later, and history add then stores the numbers the run printed. A run
+// given again is not stored twice; one measured without --history is
+// stored from its records alone.
+func TestHistoryAddRecordsARunLater(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "h.db")
+	s, err := history.Open(t.Context(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	raw, err := sql.Open("sqlite", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if _, err := raw.Exec(`CREATE TRIGGER refuse BEFORE INSERT ON runs BEGIN SELECT RAISE(ABORT, 'the store refuses runs'); END`); err != nil {
+		t.Fatal(err)
+	}
+	runs := filepath.Join(dir, "runs")
+	bench := func(name string, more ...string) (string, string, int) {
+		return run(t, "", append([]string{"bench", "--num-prompts", "12", "--max-concurrency", "4", "--random-input-len", "64",
+			"--random-output-len", "8", "--result-dir", runs, "--run-name", name, "--quiet", "--no-server-metrics", "--format", "json"}, more...)...)
+	}
+	stdout, stderr, code := bench("lost", "--history", db)
+	summary := filepath.Join(runs, "lost.summary.json")
+	hint := "the run is not lost: record it later with goodput history add --history " + db + " " + summary
+	if code != ExitTool || !strings.Contains(stderr, "the store refuses runs") || !strings.Contains(stderr, hint) {
+		t.Fatalf("bench with a store that refuses: exit %d, want 1 with %q:\n%s", code, hint, stderr)
+	}
+	var printed struct {
+		Result struct {
+			Latency struct {
+				TTFT struct{ Max float64 } `json:"ttft"`
+			} `json:"latency"`
+		} `json:"result"`
+	}
+	_ = json.Unmarshal([]byte(stdout), &printed)
+	ttftMax := printed.Result.Latency.TTFT.Max
+	if _, err := raw.Exec(`DROP TRIGGER refuse`); err != nil {
+		t.Fatal(err)
+	}
+
+	_, stderr, code = run(t, "", "history", "add", "--history", db, summary)
+	if code != ExitOK {
+		t.Fatalf("history add: exit %d: %s", code, stderr)
+	}
+	stdout, stderr, code = run(t, "", "history", "show", "--history", db, "--format", "json")
+	var shown jsonRun
+	if code != ExitOK || json.Unmarshal([]byte(stdout), &shown) != nil {
+		t.Fatalf("show: exit %d: %s\n%s", code, stderr, stdout)
+	}
+	if shown.Name != "lost" || shown.Metrics["requests"] != 12 || shown.Metrics["attainment"] <= 0 ||
+		shown.Metrics["ttft_max"] != ttftMax || ttftMax <= 0 {
+		t.Errorf("the run added later: name %q, metrics %v; want lost, 12 requests, TTFT max %v as printed", shown.Name, shown.Metrics, ttftMax)
+	}
+	if stdout, _, code := run(t, "", "history", "add", "--history", db, filepath.Join(runs, "lost.jsonl")); code != ExitOK || !strings.Contains(stdout, "recorded before, as run 1") {
+		t.Errorf("adding it again: exit %d\n%s", code, stdout)
+	}
+
+	// Measured without --history or --save-result: from the records,
+	// with bench's default SLO, the numbers bench would have stored.
+	other := filepath.Join(dir, "other.db")
+	if _, stderr, code := bench("plain", "--history", other); code != ExitOK {
+		t.Fatalf("bench: exit %d: %s", code, stderr)
+	}
+	if _, stderr, code := run(t, "", "history", "add", "--history", db, runs+"/plain.jsonl"); code != ExitOK {
+		t.Fatalf("history add of records: exit %d: %s", code, stderr)
+	}
+	metricsOf := func(db string) map[string]float64 {
+		stdout, stderr, _ := run(t, "", "history", "show", "--history", db, "--format", "json")
+		var r jsonRun
+		if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+			t.Fatalf("show %s: %v: %s", db, err, stderr)
+		}
+		return r.Metrics
+	}
+	if got, want := metricsOf(db), metricsOf(other); !reflect.DeepEqual(got, want) || want["goodput"] <= 0 {
+		t.Errorf("added from its records: %v\nrecorded by bench: %v", got, want)
+	}
+
+	if _, stderr, code := run(t, "", "history", "add", "--history", db, "--label", "a=b", summary); code != ExitUsage || !strings.Contains(stderr, "--label") {
+		t.Errorf("add --label: exit %d: %s", code, stderr)
 	}
 }

@@ -69,10 +69,24 @@ func (r *recorder) bench(ctx context.Context, w io.Writer, cfg *bench.Config, ou
 	run.Target.ServerVersion = history.ServerVersion(ctx, nil, cfg.BaseURL)
 	id, err := r.store.Add(ctx, run)
 	if err != nil {
-		return fmt.Errorf("--history: %w", err)
+		return fmt.Errorf("--history: %w%s", err, laterHint(out, r.store))
 	}
 	fmt.Fprintf(w, "Recorded run %d in %s\n", id, r.store)
 	return nil
+}
+
+// laterHint says how to record a run whose recording failed once the
+// store can take it: from its summary, which is written for it here when
+// --save-result did not, so that the stored numbers are the run's own.
+func laterHint(out *bench.Outcome, store *history.Store) string {
+	if out.RecordsPath == "" {
+		return " (the run wrote no records: it cannot be recorded later)"
+	}
+	path, err := out.SaveSummary()
+	if err != nil {
+		path = out.RecordsPath
+	}
+	return fmt.Sprintf("; the run is not lost: record it later with goodput history add --history %s %s", store, path)
 }
 
 // sweep records a sweep with its points and says so.
