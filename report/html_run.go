@@ -128,9 +128,10 @@ func runVerdict(run *Run) verdict {
 		v.headline = slo
 		slo = ""
 	default:
-		v.headline = fmt.Sprintf("%d requests, %s output tok/s, TTFT p99 %s, TPOT p99 %s. No SLO was given: pass --goodput (for example 'ttft:500 tpot:50') to see goodput and attainment.",
-			res.Counts.Total, num(res.Throughput.OutputTokensPerSecond),
-			seconds(pctOr(&res.Latency.TTFT, 99)), seconds(pctOr(&res.Latency.TPOT, 99)))
+		tl, tv := namedTail(&res.Latency.TTFT, 99)
+		pl, pv := namedTail(&res.Latency.TPOT, 99)
+		v.headline = fmt.Sprintf("%d requests, %s output tok/s, TTFT %s %s, TPOT %s %s. No SLO was given: pass --goodput (for example 'ttft:500 tpot:50') to see goodput and attainment.",
+			res.Counts.Total, num(res.Throughput.OutputTokensPerSecond), tl, seconds(tv), pl, seconds(pv))
 	}
 	for _, g := range run.Gates {
 		cls := "gate-pass"
@@ -180,18 +181,40 @@ func runNotes(run *Run) []string {
 }
 
 // pctOr returns percentile p of d, or its largest computed percentile
-// below p when p was not computed, or NaN.
+// below p when p was not computed, or NaN; NaN too when d holds no
+// values.
 func pctOr(d *metrics.Distribution, p float64) float64 {
+	_, v := namedTail(d, p)
+	return v
+}
+
+// namedTail returns the label and value of d's percentile p ("p99"), or of
+// its largest computed percentile below p, named as what it is ("p90"),
+// when p was not computed: a card never calls one percentile another.
+// Without values it returns p's label and NaN.
+func namedTail(d *metrics.Distribution, p float64) (string, float64) {
+	label := "p" + pct(p)
+	if d == nil || d.Count == 0 {
+		return label, math.NaN()
+	}
 	if v, ok := d.Percentile(p); ok {
-		return v
+		return label, v
 	}
 	best := math.NaN()
 	for _, pv := range d.Percentiles {
 		if pv.P <= p {
-			best = pv.Value
+			label, best = "p"+pct(pv.P), pv.Value
 		}
 	}
-	return best
+	return label, best
+}
+
+// median returns d's median, NaN when d holds no values.
+func median(d *metrics.Distribution) float64 {
+	if d == nil || d.Count == 0 {
+		return math.NaN()
+	}
+	return d.Median
 }
 
 func runCards(run *Run) []card {
@@ -213,7 +236,8 @@ func runCards(run *Run) []card {
 	for _, lc := range chartsOf(run) {
 		d := res.Distribution(lc.m)
 		short := strings.Fields(lc.axis)[0]
-		cards = append(cards, card{short + " p50", seconds(d.Median), "p99 " + seconds(pctOr(d, 99))})
+		label, tail := namedTail(d, 99)
+		cards = append(cards, card{short + " p50", seconds(median(d)), label + " " + seconds(tail)})
 	}
 	if ll := res.LittlesLaw; ll.InFlight > 0 {
 		cards = append(cards, card{"Requests in flight (L)", num(ll.InFlight), "λ·W̄ " + num(ll.RateTimesLatency)})

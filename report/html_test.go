@@ -6,6 +6,7 @@ import (
 	"encoding/xml"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -515,5 +516,48 @@ func TestRunHTMLTakesTheTimelineGap(t *testing.T) {
 		if !strings.Contains(b.String(), tt.want) {
 			t.Errorf("LongGap %v: the timeline's legend lacks %q", tt.gap, tt.want)
 		}
+	}
+}
+
+// A card's tail names the percentile it shows: p99 when computed, else
+// the highest computed one below it under its own name, never a p90
+// called p99; a run in which every request failed shows n/a, not 0 ms.
+func TestRunHTMLCardsNameTheirPercentile(t *testing.T) {
+	recs := fixedRecords(50, 100*time.Millisecond, 0, 4, 10*time.Millisecond, func(i int) time.Duration { return time.Duration(10+i) * time.Millisecond })
+	cardsOf := func(run *Run) []string {
+		var b bytes.Buffer
+		if err := WriteRunHTML(&b, run, HTMLOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, c := range parsePage(t, b.Bytes()).find("div", "card") {
+			out = append(out, c.allText())
+		}
+		return out
+	}
+	ttftCard := func(cards []string) string {
+		for _, c := range cards {
+			if strings.HasPrefix(c, "TTFT p50") {
+				return c
+			}
+		}
+		t.Fatalf("no TTFT card in %q", cards)
+		return ""
+	}
+	// TTFTs 10..59 ms, linear: p90 54.1 ms, p99 58.51 ms.
+	if c := ttftCard(cardsOf(build(record.Header{}, recs, RunOptions{}))); !strings.Contains(c, "p99 58.5 ms") {
+		t.Errorf("default percentiles: %q, want p99 58.5 ms", c)
+	}
+	o := RunOptions{}
+	o.Metrics.Percentiles = []float64{50, 90}
+	if c := ttftCard(cardsOf(build(record.Header{}, recs, o))); !strings.Contains(c, "p90 54.1 ms") || strings.Contains(c, "p99") {
+		t.Errorf("percentiles 50,90: %q, want p90 54.1 ms and no p99", c)
+	}
+	failed := slices.Clone(recs)
+	for i := range failed {
+		failed[i].Chunks, failed[i].OutputTokens, failed[i].Error, failed[i].Msg = nil, 0, record.ErrReset, "reset"
+	}
+	if c := ttftCard(cardsOf(build(record.Header{}, failed, RunOptions{}))); c != "TTFT p50n/ap99 n/a" {
+		t.Errorf("every request failed: %q, want n/a for both", c)
 	}
 }
