@@ -228,6 +228,17 @@ func timeChart(title, yLabel string, starts []float64, step float64, lines []lin
 		if d.Len() > 0 {
 			f.printf(`<path class="line %s" d="%s"%s/>`, l.class, d.String(), dash)
 		}
+		// A value with no usable neighbour is a path of one point, which
+		// draws nothing: it gets a dot (a run of one bucket, a gap's
+		// island).
+		usable := func(i int) bool {
+			return i >= 0 && i < len(l.ys) && i < len(starts) && !math.IsNaN(l.ys[i]) && !math.IsInf(l.ys[i], 0)
+		}
+		for i := range l.ys {
+			if usable(i) && !usable(i-1) && !usable(i+1) {
+				f.printf(`<circle class="point %s" cx="%s" cy="%s" r="2.5"/>`, l.class, px(f.x.pos(starts[i]+step/2)), px(f.y.pos(l.ys[i])))
+			}
+		}
 		f.legend = append(f.legend, legendItem{class: l.class, label: l.name, dashed: l.dashed})
 	}
 	for i, s := range starts {

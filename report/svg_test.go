@@ -221,4 +221,16 @@ func TestTimeChartHoverBands(t *testing.T) {
 	if !slices.Equal([]string{f.legend[0].label}, []string{"out"}) {
 		t.Errorf("legend %+v", f.legend)
 	}
+	// Each side of the gap is a single value, which a path alone would
+	// not draw: each gets a dot.
+	if n := strings.Count(out, `<circle class="point s0"`); n != 2 {
+		t.Errorf("%d dots for the two lone values, want 2:\n%s", n, out)
+	}
+	// A run of one bucket draws its value as a dot; a line of two
+	// buckets needs none.
+	one := timeChart("t", "tok/s", []float64{0}, 1, []line{{name: "out", class: "s0", ys: []float64{20}}}).b.String()
+	two := timeChart("t", "tok/s", []float64{0, 1}, 1, []line{{name: "out", class: "s0", ys: []float64{20, 25}}}).b.String()
+	if strings.Count(one, "<circle") != 1 || strings.Count(two, "<circle") != 0 {
+		t.Errorf("one bucket: %d dots, want 1; two buckets: %d, want 0", strings.Count(one, "<circle"), strings.Count(two, "<circle"))
+	}
 }
