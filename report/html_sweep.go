@@ -94,7 +94,14 @@ func WriteSweepHTML(w io.Writer, s *Sweep, o HTMLOptions) error {
 	p.chart(curveChart("Throughput and goodput", xa, axisSpec{label: "tok/s", zero: true}, []curve{
 		{name: "output throughput", class: "s0", pts: tput},
 		{name: "goodput", class: "s2", pts: good},
-	}, pickNotes(sum, func(i int) (float64, float64) { return xpos[i], sum.Points[i].Mean.Goodput })))
+	}, pickNotesOn(sum, func(i int, class string) (float64, float64) {
+		// The knees are throughput's, and the operating point a load:
+		// they sit on the throughput line; the goodput peak on goodput's.
+		if class == "peak" {
+			return xpos[i], sum.Points[i].Mean.Goodput
+		}
+		return xpos[i], sum.Points[i].Mean.OutputThroughput
+	})))
 	target := sum.Operating.Target
 	if target == 0 {
 		target = sweep.DefaultTarget
@@ -218,6 +225,12 @@ func sweepCards(s sweep.Summary) []card {
 
 // pickNotes annotates the chosen points at the positions at gives them.
 func pickNotes(s sweep.Summary, at func(i int) (float64, float64)) []annotation {
+	return pickNotesOn(s, func(i int, _ string) (float64, float64) { return at(i) })
+}
+
+// pickNotesOn is pickNotes with a position for each pick, by its class
+// (knee, curvature, peak, operating).
+func pickNotesOn(s sweep.Summary, at func(i int, class string) (float64, float64)) []annotation {
 	var out []annotation
 	for _, pk := range []struct {
 		p            sweep.Pick
@@ -232,7 +245,7 @@ func pickNotes(s sweep.Summary, at func(i int) (float64, float64)) []annotation 
 		if !pk.p.Found || pk.p.Index < 0 || pk.p.Index >= len(s.Points) {
 			continue
 		}
-		x, y := at(pk.p.Index)
+		x, y := at(pk.p.Index, pk.class)
 		out = append(out, annotation{x: x, y: y, label: pk.label, class: pk.class, hover: pk.what + " at " + pk.p.Load.Phrase()})
 	}
 	return out

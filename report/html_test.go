@@ -417,7 +417,26 @@ func TestSweepHTMLStructure(t *testing.T) {
 			}
 		}
 	}
-	figure(t, doc, "Throughput and goodput")
+	// Against load the knees, throughput's, are marked on the throughput
+	// line, and the goodput peak on goodput's.
+	tg := figure(t, doc, "Throughput and goodput")
+	on := func(pick, line string) bool {
+		for _, g := range tg.find("g", pick) {
+			ring := g.find("circle", "")[0]
+			for _, pt := range tg.find("circle", line) {
+				if pt.attrs["cx"] == ring.attrs["cx"] && pt.attrs["cy"] == ring.attrs["cy"] {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if m := sum.Points[sum.Power.Index].Mean; m.Goodput >= m.OutputThroughput {
+		t.Fatalf("the fixture's knee should lose goodput: %+v", m)
+	}
+	if !on("knee", "s0") || !on("peak", "s2") {
+		t.Errorf("against load: knee on the throughput line %v, peak on goodput's %v; want both", on("knee", "s0"), on("peak", "s2"))
+	}
 	att := figure(t, doc, "SLO attainment")
 	if got := markerLabels(att, "target"); len(got) != 1 || got[0] != "target 90.0 %" {
 		t.Errorf("attainment target line %v", got)
