@@ -174,8 +174,13 @@ func runNotes(run *Run) []string {
 		notes = append(notes, "No request was measured.")
 	}
 	if ll := res.LittlesLaw; ll.InFlight > 0 && ll.RelativeGap > 0.2 {
-		notes = append(notes, fmt.Sprintf("Little's Law does not hold (L = %s, λ·W̄ = %s, gap %s): the load was not in a steady state, so averages over the run mix phases.",
-			num(ll.InFlight), num(ll.RateTimesLatency), percent(ll.RelativeGap)))
+		why := "the load was not in a steady state, so averages over the run mix phases"
+		if c := res.Counts; c.Failed > 0 {
+			// L counts every request while in flight, λ·W̄ the completions.
+			why = fmt.Sprintf("L counts the %d failed requests while they were in flight, λ·W̄ only the completions; or the load was not in a steady state", c.Failed)
+		}
+		notes = append(notes, fmt.Sprintf("Little's Law does not hold (L = %s, λ·W̄ = %s, gap %s): %s.",
+			num(ll.InFlight), num(ll.RateTimesLatency), percent(ll.RelativeGap), why))
 	}
 	return append(notes, run.Notes...)
 }

@@ -580,3 +580,22 @@ func TestRunHTMLCardsNameTheirPercentile(t *testing.T) {
 		t.Errorf("every request failed: %q, want n/a for both", c)
 	}
 }
+
+// When failed requests were long in flight, the Little's Law note names
+// them as the gap's cause (L counts them, λ·W̄ does not) rather than
+// calling the load unsteady.
+func TestLittlesLawNoteNamesTheFailed(t *testing.T) {
+	recs := fixedRecords(20, 100*time.Millisecond, 0, 4, 10*time.Millisecond, func(int) time.Duration { return 20 * time.Millisecond })
+	for i := 0; i < len(recs); i += 2 {
+		recs[i].Chunks, recs[i].OutputTokens, recs[i].Error, recs[i].Msg = nil, 0, record.ErrTimeout, "timed out"
+		recs[i].End = recs[i].Sent + int64(2*time.Second)
+	}
+	run := build(record.Header{}, recs, RunOptions{})
+	if ll := run.Result.LittlesLaw; ll.RelativeGap <= 0.2 {
+		t.Fatalf("the fixture should break Little's Law: %+v", ll)
+	}
+	notes := strings.Join(runNotes(run), "\n")
+	if !strings.Contains(notes, "L counts the 10 failed requests while they were in flight") {
+		t.Errorf("notes:\n%s", notes)
+	}
+}
