@@ -233,6 +233,7 @@ func runCards(run *Run) []card {
 		{"Requests", strconv.FormatInt(c.Total, 10), failed},
 		{"Duration (window W)", num(res.Window.Seconds) + " s", ""},
 		{"Output throughput", num(res.Throughput.OutputTokensPerSecond) + " tok/s", num(res.Throughput.RequestsPerSecond) + " req/s"},
+		{"Input throughput", num(res.Throughput.InputTokensPerSecond) + " tok/s", "total " + num(res.Throughput.TotalTokensPerSecond) + " tok/s"},
 	}
 	if g := res.Goodput; g != nil {
 		cards = append(cards, card{"Goodput", num(g.OutputTokensPerSecond) + " tok/s", "attainment " + percent(g.Attainment)})

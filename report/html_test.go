@@ -564,8 +564,15 @@ func TestRunHTMLCardsNameTheirPercentile(t *testing.T) {
 		return ""
 	}
 	// TTFTs 10..59 ms, linear: p90 54.1 ms, p99 58.51 ms.
-	if c := ttftCard(cardsOf(build(record.Header{}, recs, RunOptions{}))); !strings.Contains(c, "p99 58.5 ms") {
+	run := build(record.Header{}, recs, RunOptions{})
+	cards := cardsOf(run)
+	if c := ttftCard(cards); !strings.Contains(c, "p99 58.5 ms") {
 		t.Errorf("default percentiles: %q, want p99 58.5 ms", c)
+	}
+	// The seeds' dashboard list names input tokens per second.
+	in := "Input throughput" + num(run.Result.Throughput.InputTokensPerSecond) + " tok/s"
+	if !slices.ContainsFunc(cards, func(c string) bool { return strings.HasPrefix(c, in) }) || run.Result.Throughput.InputTokensPerSecond <= 0 {
+		t.Errorf("no card %q in %q", in, cards)
 	}
 	o := RunOptions{}
 	o.Metrics.Percentiles = []float64{50, 90}

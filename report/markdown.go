@@ -88,6 +88,7 @@ func WriteRunMarkdown(w io.Writer, run *Run) error {
 		{"duration (window W)", fixed(res.Window.Seconds, 2) + " s"},
 		{"output throughput", fixed(res.Throughput.OutputTokensPerSecond, 2) + " tok/s"},
 		{"request throughput", fixed(res.Throughput.RequestsPerSecond, 2) + " req/s"},
+		{"input throughput", fixed(res.Throughput.InputTokensPerSecond, 2) + " tok/s"},
 		{"total token throughput", fixed(res.Throughput.TotalTokensPerSecond, 2) + " tok/s"},
 	}
 	if g := res.Goodput; g != nil {
