@@ -207,6 +207,10 @@ type Series struct {
 // measured requests.
 type SeriesPoint struct {
 	Start float64 `json:"start_seconds"` // bucket start, seconds from the run epoch
+	// Seconds is the part of the bucket inside the run's window, which
+	// its rates and averages are over: the step, except at the window's
+	// two ends.
+	Seconds float64 `json:"seconds"`
 	// OutputTokensPerSecond attributes each chunk's tokens to the bucket of
 	// its arrival time (completed requests only). It follows chunk token
 	// counts, so its total can differ from Tokens.Output when that came

@@ -169,14 +169,15 @@ func (s *series) inFlight(from, to int64) {
 }
 
 // points returns the buckets from the one holding from to the one holding
-// to, inclusive. Rates divide by the full step, so buckets that W covers
-// only in part (the first and the last) read low.
+// to, inclusive. Rates and averages are over the part of each bucket that
+// [from, to] covers: the first and the last bucket of a run are partly
+// outside it, and over the whole step they would read low (a last bucket
+// of 0.37 s at 285 tok/s read 104).
 func (s *series) points(from, to int64) []SeriesPoint {
 	if len(s.b) == 0 || to < from {
 		return []SeriesPoint{}
 	}
 	i, j := max(0, s.slot(from)), min(len(s.b)-1, s.slot(to))
-	sec := float64(s.step) / 1e9
 	var run int64
 	for k := 0; k < i; k++ {
 		run += s.b[k].delta
@@ -185,10 +186,16 @@ func (s *series) points(from, to int64) []SeriesPoint {
 	for k := i; k <= j; k++ {
 		x := s.b[k]
 		run += x.delta
+		start := (s.base + int64(k)) * s.step
+		span := min(start+s.step, to) - max(start, from)
+		if span <= 0 || span > s.step {
+			span = s.step
+		}
 		out = append(out, SeriesPoint{
-			Start:                 float64((s.base+int64(k))*s.step) / 1e9,
-			OutputTokensPerSecond: float64(x.tokens) / sec,
-			InFlight:              float64(x.busy+run*s.step) / float64(s.step),
+			Start:                 float64(start) / 1e9,
+			Seconds:               float64(span) / 1e9,
+			OutputTokensPerSecond: float64(x.tokens) / (float64(span) / 1e9),
+			InFlight:              float64(x.busy+run*s.step) / float64(span),
 			Completions:           x.completions,
 			Errors:                x.errors,
 		})

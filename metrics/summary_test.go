@@ -114,9 +114,10 @@ func TestSummaryMultiTokenChunks(t *testing.T) {
 	checkNear(t, "inter-chunk median", ic.Median, 0.035)
 	checkNear(t, "inter-chunk p100", pct(t, ic, 100), 0.060)
 	checkNear(t, "inter-chunk p0", pct(t, ic, 0), 0.010)
-	// Series: all 9 tokens in the first second.
-	if len(r.Series.Points) != 1 || r.Series.Points[0].OutputTokensPerSecond != 9 {
-		t.Errorf("series = %+v, want one point of 9 tok/s", r.Series.Points)
+	// Series: all 9 tokens in the first second, of which the window
+	// covers 0.2 s: 45 tok/s over it.
+	if p := r.Series.Points; len(p) != 1 || !near(p[0].OutputTokensPerSecond, 45) || !near(p[0].Seconds, 0.2) {
+		t.Errorf("series = %+v, want one point of 45 tok/s over 0.2 s", r.Series.Points)
 	}
 }
 
@@ -197,12 +198,13 @@ func TestSummarySeries(t *testing.T) {
 		{
 			// [0,1): tokens A5 + B6 + C1 = 12; in flight A .4 + B .7 +
 			// C .8 = 1.9 s; A and B end. [1,2): C's 1.0 and 1.1, C's last
-			// .1 s, C ends.
+			// .1 s, C ends; the window ends at 1.1 s, so the rates are
+			// over 0.1 s.
 			name: "one second",
 			step: time.Second,
 			want: []SeriesPoint{
-				{Start: 0, OutputTokensPerSecond: 12, InFlight: 1.9, Completions: 2},
-				{Start: 1, OutputTokensPerSecond: 2, InFlight: 0.1, Completions: 1},
+				{Start: 0, Seconds: 1, OutputTokensPerSecond: 12, InFlight: 1.9, Completions: 2},
+				{Start: 1, Seconds: 0.1, OutputTokensPerSecond: 20, InFlight: 1, Completions: 1},
 			},
 		},
 		{
@@ -210,9 +212,9 @@ func TestSummarySeries(t *testing.T) {
 			name: "half second",
 			step: 500 * time.Millisecond,
 			want: []SeriesPoint{
-				{Start: 0, OutputTokensPerSecond: 10, InFlight: 2.2, Completions: 1},
-				{Start: 0.5, OutputTokensPerSecond: 14, InFlight: 1.6, Completions: 1},
-				{Start: 1, OutputTokensPerSecond: 4, InFlight: 0.2, Completions: 1},
+				{Start: 0, Seconds: 0.5, OutputTokensPerSecond: 10, InFlight: 2.2, Completions: 1},
+				{Start: 0.5, Seconds: 0.5, OutputTokensPerSecond: 14, InFlight: 1.6, Completions: 1},
+				{Start: 1, Seconds: 0.1, OutputTokensPerSecond: 20, InFlight: 1, Completions: 1},
 			},
 		},
 	}
@@ -232,7 +234,7 @@ func checkSeries(t *testing.T, got, want []SeriesPoint) {
 	}
 	for i := range want {
 		g, w := got[i], want[i]
-		if !near(g.Start, w.Start) || !near(g.OutputTokensPerSecond, w.OutputTokensPerSecond) ||
+		if !near(g.Start, w.Start) || !near(g.Seconds, w.Seconds) || !near(g.OutputTokensPerSecond, w.OutputTokensPerSecond) ||
 			!near(g.InFlight, w.InFlight) || g.Completions != w.Completions || g.Errors != w.Errors {
 			t.Errorf("point %d = %+v, want %+v", i, g, w)
 		}
@@ -245,11 +247,13 @@ func TestSummarySeriesErrorsAndLongRequests(t *testing.T) {
 	long := streamed(500, 3500) // in flight 0.5 s → 3.5 s
 	failed := &record.Record{Scheduled: ms(1200), Sent: ms(1200), End: ms(2300), Error: record.ErrReset}
 	r := summarize(t, Options{}, long, failed)
+	// The window is [0.5 s, 3.5 s]: its first and last buckets are half
+	// inside it, and their averages are over that half.
 	checkSeries(t, r.Series.Points, []SeriesPoint{
-		{Start: 0, InFlight: 0.5},
-		{Start: 1, InFlight: 1.8},
-		{Start: 2, InFlight: 1.3, Errors: 1},
-		{Start: 3, InFlight: 0.5, OutputTokensPerSecond: 1, Completions: 1},
+		{Start: 0, Seconds: 0.5, InFlight: 1},
+		{Start: 1, Seconds: 1, InFlight: 1.8},
+		{Start: 2, Seconds: 1, InFlight: 1.3, Errors: 1},
+		{Start: 3, Seconds: 0.5, InFlight: 1, OutputTokensPerSecond: 2, Completions: 1},
 	})
 }
 
@@ -263,9 +267,9 @@ func TestSummarySeriesCoarsens(t *testing.T) {
 	}
 	var tokens, completions, busy float64
 	for _, p := range r.Series.Points {
-		tokens += p.OutputTokensPerSecond * r.Series.Step
+		tokens += p.OutputTokensPerSecond * p.Seconds
 		completions += float64(p.Completions)
-		busy += p.InFlight * r.Series.Step
+		busy += p.InFlight * p.Seconds
 	}
 	checkNear(t, "tokens", tokens, 3)
 	checkNear(t, "completions", completions, 3)
@@ -327,9 +331,9 @@ func TestSummaryEndBeforeScheduled(t *testing.T) {
 		t.Errorf("window end = %d, want the dropped request's schedule", r.Window.End)
 	}
 	checkSeries(t, r.Series.Points, []SeriesPoint{
-		{Start: 0, OutputTokensPerSecond: 1, InFlight: 0.1, Completions: 1},
-		{Start: 1},
-		{Start: 2, Errors: 1},
+		{Start: 0, Seconds: 1, OutputTokensPerSecond: 1, InFlight: 0.1, Completions: 1},
+		{Start: 1, Seconds: 1},
+		{Start: 2, Seconds: 0.5, Errors: 1},
 	})
 	checkNear(t, "L", r.LittlesLaw.InFlight, 0.1/2.5)
 }

@@ -37,20 +37,26 @@ func buildTimeline(run *Run, maxPoints int) timeline {
 	t := timeline{step: float64(g) * s.Step}
 	for i := 0; i < n; i += g {
 		pts := s.Points[i:min(i+g, n)]
-		var out, inf float64
+		// Each point's rates are over the part of its bucket in the window
+		// (the step, but at the window's ends): merged points weigh by it.
+		var out, inf, secs float64
 		var comp, errs int64
 		for _, p := range pts {
-			out += p.OutputTokensPerSecond
-			inf += p.InFlight
+			sec := p.Seconds
+			if sec <= 0 { // a summary written before points had it
+				sec = s.Step
+			}
+			out += p.OutputTokensPerSecond * sec
+			inf += p.InFlight * sec
+			secs += sec
 			comp += p.Completions
 			errs += p.Errors
 		}
-		k := float64(len(pts))
 		t.starts = append(t.starts, pts[0].Start)
-		t.output = append(t.output, out/k)
-		t.inFlight = append(t.inFlight, inf/k)
-		t.completions = append(t.completions, float64(comp)/(k*s.Step))
-		t.errors = append(t.errors, float64(errs)/(k*s.Step))
+		t.output = append(t.output, out/secs)
+		t.inFlight = append(t.inFlight, inf/secs)
+		t.completions = append(t.completions, float64(comp)/secs)
+		t.errors = append(t.errors, float64(errs)/secs)
 	}
 	t.lagMean, t.lagMax = t.regroupLag(run.Lag)
 	return t
