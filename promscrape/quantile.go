@@ -37,9 +37,39 @@ type Estimate struct {
 // are skipped, so q = 0 gives the lower bound of the lowest bucket that holds
 // an observation rather than 0.
 //
+// The sum then tightens it (see bySum): one observation is known exactly.
+//
 // It returns ErrNoObservations for an empty histogram, ErrNoBuckets when
 // only the +Inf bucket exists, and an error for q outside [0, 1] or NaN.
 func (h Histogram) Quantile(q float64) (Estimate, error) {
+	e, err := h.bucketQuantile(q)
+	if err != nil {
+		return e, err
+	}
+	return h.bySum(e), nil
+}
+
+// bySum tightens an estimate with the histogram's sum, when the
+// observations cannot be negative (no bound below 0) and the sum is a
+// plausible one: one observation is the sum itself, whatever bucket holds
+// it, and no observation exceeds the sum. A single queue wait of 0 s in a
+// bucket up to 0.3 s read 150 ms at p50 without it.
+func (h Histogram) bySum(e Estimate) Estimate {
+	if len(h.Bounds) == 0 || h.Bounds[0] < 0 || h.Sum < 0 || math.IsNaN(h.Sum) || math.IsInf(h.Sum, 0) {
+		return e
+	}
+	if h.Count == 1 {
+		return Estimate{Q: e.Q, Value: h.Sum, Lower: h.Sum, Upper: h.Sum}
+	}
+	if h.Sum > 0 && e.Upper > h.Sum {
+		e.Upper = h.Sum
+		e.Lower, e.Value = min(e.Lower, h.Sum), min(e.Value, h.Sum)
+	}
+	return e
+}
+
+// bucketQuantile is Quantile from the buckets alone.
+func (h Histogram) bucketQuantile(q float64) (Estimate, error) {
 	if math.IsNaN(q) || q < 0 || q > 1 {
 		return Estimate{}, fmt.Errorf("quantile %v is outside [0, 1]", q)
 	}

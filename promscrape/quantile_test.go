@@ -28,6 +28,12 @@ func TestQuantile(t *testing.T) {
 		{"max overflow", h, 1, Estimate{Q: 1, Value: 0.5, Lower: 0.5, Upper: 0.5, Overflow: true}},
 		// q = 0: the lower bound of the lowest non-empty bucket.
 		{"min", h, 0, Estimate{Q: 0, Value: 0, Lower: 0, Upper: 0.1}},
+		// One observation is the sum, whichever bucket holds it: a queue
+		// wait of 0 s, and one of 0.12 s in (0.1, 0.2].
+		{"one observation of zero", Histogram{Bounds: []float64{0.3, 1}, Counts: []float64{1, 1}, Count: 1, Sum: 0}, 0.5, Estimate{Q: 0.5}},
+		{"one observation", Histogram{Bounds: []float64{0.1, 0.2}, Counts: []float64{0, 1}, Count: 1, Sum: 0.12}, 0.99, Estimate{Q: 0.99, Value: 0.12, Lower: 0.12, Upper: 0.12}},
+		// No observation exceeds the sum: two of 0.05 s each in (0, 0.3].
+		{"capped by the sum", Histogram{Bounds: []float64{0.3}, Counts: []float64{2}, Count: 2, Sum: 0.1}, 0.99, Estimate{Q: 0.99, Value: 0.1, Lower: 0, Upper: 0.1}},
 		// Leading empty buckets are skipped for q = 0.
 		{"min past empty buckets",
 			Histogram{Bounds: []float64{0.1, 0.2, 0.5}, Counts: []float64{0, 0, 4}, Count: 4},
