@@ -67,6 +67,9 @@ func TestReadStreamFixtures(t *testing.T) {
 		{"openai_chat_continuous.sse", "openai-chat", []int32{1, 1, 1, 1}, 20, record.SourceUsage, "stop", "", "", 7, 4},
 		// N=1: one token, so no TPOT; the role chunk before it is no token.
 		{"openai_single_token.sse", "openai-chat", []int32{1}, 31, record.SourceUsage, "length", "", "", 4, 1},
+		// SGLang chat: a role-only first chunk with "usage":null, then
+		// running counts of 1, 4, 5, 9, 11, 12 (speculative decoding).
+		{"sglang_chat_continuous.sse", "openai-chat", []int32{1, 3, 1, 4, 2, 1}, 17, record.SourceUsage, "length", "", "", 10, 12},
 		// OpenAI with include_usage only: 6 tokens spread over 4 chunks.
 		{"openai_chat_final_usage.sse", "openai-chat", []int32{1, 2, 1, 2}, 9, record.SourceUsage, "stop", "", "", 8, 6},
 		// No usage at all, CRLF line ends and a keep-alive comment.
@@ -156,6 +159,36 @@ func TestReadStreamFixtures(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// SGLang's chat stream, as _generate_chat_stream writes it (sgl-project/sglang
+// python/sglang/srt/entrypoints/openai/serving_chat.py) with
+// continuous_usage_stats: a role-only first chunk built without usage
+// ("usage":null), content chunks each with the running usage, a finish
+// chunk with "usage":null, a usage chunk with "choices":[], then [DONE].
+// The content chunks carry 1, 3, 1, 4, 2 and 1 tokens, as under
+// speculative decoding. Each event arrives in a Read of its own, so event
+// i is stamped i+1: every chunk keeps its own count at its own time,
+// rather than an even spread of the total.
+func TestReadStreamSGLangRunningUsage(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "sglang_chat_continuous.sse"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pieces []string
+	for _, e := range splitEvents(b, "\n\n") {
+		pieces = append(pieces, string(e))
+	}
+	rec := &record.Record{}
+	mustLookup(t, "openai-chat").read(&scriptReader{pieces: pieces}, "text/event-stream", counter(), rec)
+	want := []record.Chunk{{At: 2, Tokens: 1}, {At: 3, Tokens: 3}, {At: 4, Tokens: 1}, {At: 5, Tokens: 4}, {At: 6, Tokens: 2}, {At: 7, Tokens: 1}}
+	if !reflect.DeepEqual(rec.Chunks, want) {
+		t.Errorf("chunks %+v, want %+v", rec.Chunks, want)
+	}
+	if rec.OutputTokens != 12 || rec.InputTokens != 17 || rec.TokenSource != record.SourceUsage || rec.Finish != "length" || rec.Error != "" || rec.End != 10 {
+		t.Errorf("output %d input %d source %q finish %q error %q end %d; want 12 17 usage length, no error, end 10",
+			rec.OutputTokens, rec.InputTokens, rec.TokenSource, rec.Finish, rec.Error, rec.End)
 	}
 }
 

@@ -53,9 +53,11 @@ import (
 // chunks' own sum.
 //
 // A usage block is a running count only when the stream's first event with
-// choices carried one (vLLM's continuous_usage_stats); servers that attach
-// the total to their last content chunk (llama.cpp's /v1) are not mistaken
-// for a stream whose last chunk carried every token.
+// choices and either output or a usage block carried one (vLLM's and
+// SGLang's continuous_usage_stats; SGLang's role-only first chunk has
+// "usage":null, vLLM's a count of 0); servers that attach the total to
+// their last content chunk (llama.cpp's /v1) are not mistaken for a stream
+// whose last chunk carried every token.
 type tally struct {
 	continuous int8  // running usage: 0 undecided, 1 yes, -1 no
 	running    int   // last running completion-token count
@@ -81,7 +83,9 @@ func newTally() tally { return tally{usage: -1, exact: true, quietAt: -1, reason
 
 // add applies one event that arrived at time at.
 func (t *tally) add(ev *event, at int64, rec *record.Record) {
-	if ev.choices && t.continuous == 0 {
+	if ev.choices && t.continuous == 0 && (ev.tokens > 0 || ev.usage >= 0) {
+		// A role-only chunk without usage (SGLang's first) says nothing
+		// of the counts that follow; the first with output or a count does.
 		t.continuous = -1
 		if ev.usage >= 0 {
 			t.continuous = 1

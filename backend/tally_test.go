@@ -46,6 +46,8 @@ func TestTally(t *testing.T) {
 			[]ev{text(1), text(4), text(5)}, []int32{1, 3, 1}, []int64{0, 1, 2}, record.SourceUsage},
 		{"role-only chunk (usage 0) then content",
 			[]ev{{choices: true, usage: 0}, text(1), text(2)}, []int32{1, 1}, []int64{1, 2}, record.SourceUsage},
+		{"role-only chunk without usage (SGLang) then running counts",
+			[]ev{{choices: true, usage: no}, text(1), {tokens: 1, choices: true, usage: 4}, text(5)}, []int32{1, 3, 1}, []int64{1, 2, 3}, record.SourceUsage},
 		{"a rise without text is a token (EOS)",
 			[]ev{text(1), {choices: true, usage: 2, finish: "stop"}}, []int32{1, 1}, []int64{0, 1}, record.SourceUsage},
 		{"usage-only chunk after continuous: not a chunk",
