@@ -102,6 +102,10 @@ var (
 	finishLength = []byte("length")
 )
 
+// finishAbort is the finish reason of a request the server gave up on
+// (SGLang, vLLM): the stream ends as usual, but the request failed.
+const finishAbort = "abort"
+
 // isDone reports whether p is OpenAI's "[DONE]" sentinel.
 func isDone(p []byte) bool {
 	return string(bytes.TrimSpace(p)) == "[DONE]"

@@ -61,6 +61,8 @@ func (s Stats) Discrepancy() int {
 // rec.Msg:
 //
 //   - an error event from the server: record.ErrStream with its message;
+//   - a finish reason of "abort" (the server gave up on the request):
+//     record.ErrStream, once the stream has ended;
 //   - an event that does not parse, or a line or event over MaxEvent:
 //     record.ErrMalformed, naming the event and its byte offset;
 //   - the body ending before the protocol's terminator: record.ErrTruncated.
@@ -457,6 +459,13 @@ func (s *stream) close() {
 	s.t.close(s.rec)
 	s.st.Chunks = len(s.rec.Chunks)
 	s.st.UsageTokens = s.t.usage
+	// A finish of "abort" (SGLang, vLLM) ends the stream the normal way,
+	// with usage and the terminator, but the server gave up on the
+	// request: what it sent is not the answer asked for, so it fails, and
+	// keeps the chunks that came.
+	if s.rec.Error == record.ErrNone && s.rec.Finish == finishAbort {
+		s.rec.Error, s.rec.Msg = record.ErrStream, "the server aborted the request (finish_reason abort)"
+	}
 }
 
 // snippet quotes the start of a payload for an error message.

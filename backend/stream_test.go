@@ -82,6 +82,13 @@ func TestReadStreamFixtures(t *testing.T) {
 		// An error object mid-stream; the chunks before it are kept.
 		{"openai_error_midstream.sse", "openai", []int32{1, 1}, 4, record.SourceUsage, "", record.ErrStream,
 			"InternalServerError: CUDA out of memory. Tried to allocate 2.00 GiB (code 500)", 3, 2},
+		// SGLang chat ending on finish_reason "abort", then its usage and
+		// [DONE]: the server gave up, so it fails, keeping its chunks.
+		{"sglang_chat_abort.sse", "openai-chat", []int32{1, 1, 1}, 17, record.SourceUsage, "abort", record.ErrStream,
+			"the server aborted the request (finish_reason abort)", 7, 3},
+		// vLLM completions ending the same way.
+		{"openai_completions_abort.sse", "openai", []int32{1, 1}, 9, record.SourceUsage, "abort", record.ErrStream,
+			"the server aborted the request (finish_reason abort)", 5, 2},
 		// vLLM's older flat error shape.
 		{"openai_vllm_legacy_error.sse", "openai", nil, 0, record.SourceChunks, "", record.ErrStream,
 			"BadRequestError: This model's maximum context length is 4096 tokens. (code 400)", 1, -1},

@@ -64,6 +64,9 @@ func TestWithoutStreamingResponses(t *testing.T) {
 			2, "yes", record.ErrNone},
 		{"llama.cpp", "llamacpp", `{"content":"x y","stop":true,"tokens_predicted":2,"tokens_evaluated":4}`, 2, "x y", record.ErrNone},
 		{"ollama", "ollama", `{"model":"m","response":"ok","done":true,"done_reason":"stop","eval_count":1,"prompt_eval_count":3}`, 1, "ok", record.ErrNone},
+		// A whole answer the server gave up on fails as a stream would.
+		{"aborted", "openai-chat", `{"choices":[{"index":0,"message":{"role":"assistant","content":"half"},"finish_reason":"abort"}],"usage":{"prompt_tokens":5,"completion_tokens":1}}`,
+			0, "", record.ErrStream},
 		// A server that streamed anyway: the SSE body is no JSON document.
 		{"streamed anyway", "openai", "data: {\"choices\":[{\"text\":\"a\"}]}\n\ndata: [DONE]\n\n", 0, "", record.ErrMalformed},
 		// A whole response has no framing to tell a cut from a bad byte.
