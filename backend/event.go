@@ -3,6 +3,8 @@ package backend
 import (
 	"bytes"
 	"fmt"
+
+	"github.com/goodput-dev/goodput/record"
 )
 
 // event is what one stream event says, in protocol-neutral terms. A decoder
@@ -26,6 +28,9 @@ type event struct {
 	done                bool   // the protocol's terminator: nothing after it is measured
 	failed              bool   // the server reported an error in the stream
 	errMsg              string // its message, when failed
+	// errKind is the failure's kind where the protocol says one that is
+	// not record.ErrStream (see decodeTGI); "" for ErrStream.
+	errKind record.ErrorKind
 
 	// text is the answer text the event carried (raw JSON string
 	// contents, escaped when textEsc), for adapters that keep the

@@ -60,7 +60,9 @@ func (s Stats) Discrepancy() int {
 // moment the stream ended or failed. Failures are recorded in rec.Error and
 // rec.Msg:
 //
-//   - an error event from the server: record.ErrStream with its message;
+//   - an error event from the server: record.ErrStream with its message,
+//     or the kind the same error gets as an HTTP status where the protocol
+//     says which (TGI's error_type);
 //   - a finish reason of "abort" (the server gave up on the request):
 //     record.ErrStream, once the stream has ended;
 //   - an event that does not parse, or a line or event over MaxEvent:
@@ -384,7 +386,11 @@ func (s *stream) events(at int64) bool {
 		}
 		s.t.add(&s.ev, at, s.rec)
 		if s.ev.failed {
-			s.fail(record.ErrStream, s.ev.errMsg, at)
+			kind := record.ErrStream
+			if s.ev.errKind != record.ErrNone {
+				kind = s.ev.errKind
+			}
+			s.fail(kind, s.ev.errMsg, at)
 			return false
 		}
 		if s.ev.done {

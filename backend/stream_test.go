@@ -108,6 +108,12 @@ func TestReadStreamFixtures(t *testing.T) {
 		// TGI's error event.
 		{"tgi_error.sse", "tgi", []int32{1}, 0, record.SourceChunks, "", record.ErrStream,
 			"generation: Request failed during generation: Server error: Out of available cache blocks", 2, -1},
+		// TGI answers 200 and reports in the stream what it answers as 429
+		// or 422 elsewhere: they get the kinds those statuses get.
+		{"tgi_overloaded.sse", "tgi", nil, 0, record.SourceChunks, "", record.ErrRateLimited,
+			"overloaded: Model is overloaded", 1, -1},
+		{"tgi_validation.sse", "tgi", nil, 0, record.SourceChunks, "", record.ErrHTTP,
+			"validation: Input validation error: `inputs` must have less than 4096 tokens. Given: 5000", 1, -1},
 		// llama.cpp with token ids: exact counts; tokens_evaluated (6) wins
 		// over timings.prompt_n (2, the uncached part).
 		{"llamacpp.sse", "llamacpp", []int32{1, 1, 2}, 6, record.SourceUsage, "length", "", "", 4, 4},

@@ -32,8 +32,8 @@ type ErrorKind string
 // Failure kinds. An empty kind means the request succeeded.
 const (
 	ErrNone        ErrorKind = ""
-	ErrHTTP        ErrorKind = "http"         // non-2xx status (Status holds it), other than the two below
-	ErrRateLimited ErrorKind = "rate_limited" // 429
+	ErrHTTP        ErrorKind = "http"         // non-2xx status (Status holds it), other than the two below; TGI's in-stream validation error
+	ErrRateLimited ErrorKind = "rate_limited" // 429; TGI's in-stream overloaded error
 	ErrUnavailable ErrorKind = "unavailable"  // 503
 	ErrConnect     ErrorKind = "connect"      // dial or TLS failure
 	ErrTimeout     ErrorKind = "timeout"      // request timeout elapsed
