@@ -261,7 +261,10 @@ func (h *HTTP) Do(ctx context.Context, seq int64, rec *record.Record, now func()
 	if st.UsageTokens >= 0 {
 		h.usage.Add(int64(st.UsageTokens))
 		h.counted.Add(int64(st.Chunks))
-		if st.Discrepancy() != 0 {
+		// A whole (non-streamed) answer is one chunk of every token: its
+		// count differs from its chunks by design, and it has no
+		// inter-token times to differ.
+		if st.Discrepancy() != 0 && h.Adapter.Streaming() {
 			h.mismatch.Add(1)
 		}
 	}
@@ -275,7 +278,7 @@ type TokenCheck struct {
 	Chunks      int64 // token-bearing chunks read
 	UsageTokens int64 // tokens reported by servers (responses with a count only)
 	UsageChunks int64 // chunks of those responses
-	Mismatched  int64 // responses whose count differs from their chunk count
+	Mismatched  int64 // streamed responses whose count differs from their chunk count
 	// OverLimit counts answers of more output tokens than the max_tokens
 	// they asked for: the first was OverOutput tokens for OverAsked.
 	OverLimit             int64

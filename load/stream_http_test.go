@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -88,4 +89,64 @@ func TestEmptyAnswerOverHTTP(t *testing.T) {
 			t.Errorf("counts %+v, good %d, TTFT samples %d", res.Counts, res.Goodput.GoodRequests, res.Latency.TTFT.Count)
 		}
 	})
+}
+
+// A whole answer (--stream=false) is one chunk of all its tokens, which is
+// no disagreement between the server's count and the stream: the token
+// check counts no mismatch for it, as it does for a stream whose chunks
+// carried several tokens each.
+func TestTokenCheckWholeAnswer(t *testing.T) {
+	tests := []struct {
+		name     string
+		stream   bool
+		ctype    string
+		body     string
+		chunks   []int32
+		mismatch int64
+	}{
+		// Ollama's /api/generate with "stream": false: eval_count 7 in the one answer.
+		{"whole", false, "application/json",
+			`{"model":"m","created_at":"2025-01-01T00:00:00Z","response":"a b c d e f","done":true,"done_reason":"stop","prompt_eval_count":17,"eval_count":7}`,
+			[]int32{7}, 0},
+		// The same count streamed in two lines: 7 tokens in 2 chunks.
+		{"streamed", true, "application/x-ndjson",
+			`{"model":"m","response":"a b c","done":false}` + "\n" +
+				`{"model":"m","response":" d e f","done":true,"done_reason":"stop","prompt_eval_count":17,"eval_count":7}` + "\n",
+			[]int32{3, 4}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				io.Copy(io.Discard, r.Body)
+				w.Header().Set("Content-Type", tt.ctype)
+				io.WriteString(w, tt.body)
+			}))
+			t.Cleanup(ts.Close)
+			a, err := backend.Lookup("ollama")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tt.stream {
+				if a, err = a.WithoutStreaming(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			d := &HTTP{Transport: newTransport(t, transport.NetHTTP, ts.URL, ClientOptions{Conns: 1}), Adapter: a, BaseURL: ts.URL, Timeout: 10 * time.Second,
+				Request: func(int64) (backend.Request, int) { return backend.Request{Model: "m", Prompt: "x", MaxTokens: 8}, 1 }}
+			epoch := time.Now()
+			rec := &record.Record{}
+			d.Do(context.Background(), 0, rec, func() int64 { return int64(time.Since(epoch)) })
+			var got []int32
+			for _, c := range rec.Chunks {
+				got = append(got, c.Tokens)
+			}
+			if !rec.OK() || rec.OutputTokens != 7 || !slices.Equal(got, tt.chunks) {
+				t.Fatalf("record %v %s: %d tokens in chunks %v; want 7 in %v", rec.Error, rec.Msg, rec.OutputTokens, got, tt.chunks)
+			}
+			tc := d.TokenCheck()
+			if tc.Mismatched != tt.mismatch || tc.UsageTokens != 7 || tc.UsageChunks != int64(len(tt.chunks)) {
+				t.Errorf("token check %+v; want %d mismatched, 7 tokens in %d chunks", tc, tt.mismatch, len(tt.chunks))
+			}
+		})
+	}
 }
