@@ -19,6 +19,7 @@ type Adapter struct {
 	name        string
 	endpoint    string
 	usage       UsageMode
+	maxField    MaxTokensField // openai-chat: the field of the output limit
 	framing     framing
 	contentType string // what a streaming response's Content-Type contains
 	accept      string
@@ -110,6 +111,19 @@ func (a *Adapter) Usage() UsageMode { return a.usage }
 func (a *Adapter) WithUsage(m UsageMode) *Adapter {
 	c := *a
 	c.usage = m
+	return &c
+}
+
+// MaxTokensField returns the field that carries a chat request's output
+// limit (openai-chat only; the other protocols have one field each).
+func (a *Adapter) MaxTokensField() MaxTokensField { return a.maxField }
+
+// WithMaxTokensField returns a copy of the adapter whose chat requests
+// carry their output limit in the field f names. It changes nothing for
+// the other protocols.
+func (a *Adapter) WithMaxTokensField(f MaxTokensField) *Adapter {
+	c := *a
+	c.maxField = f
 	return &c
 }
 

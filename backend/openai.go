@@ -43,6 +43,41 @@ func ParseUsageMode(s string) (UsageMode, error) {
 	return 0, fmt.Errorf("usage mode %q: want continuous, final or none", s)
 }
 
+// MaxTokensField says which body field of a chat request carries its
+// output limit (Request.MaxTokens). The zero value sends
+// max_completion_tokens, OpenAI's current name, which vLLM, SGLang and
+// vLLM's own benchmark client use; some servers read only the older
+// max_tokens (Ollama's /v1, older TGI releases) and let an answer run past
+// a limit sent the new way; OpenAI refuses max_tokens for some models.
+type MaxTokensField uint8
+
+// Fields for the chat output limit.
+const (
+	LimitMaxCompletionTokens MaxTokensField = iota // max_completion_tokens
+	LimitMaxTokens                                 // max_tokens
+	LimitBoth                                      // both, with the same value
+)
+
+var maxTokensFieldNames = [...]string{LimitMaxCompletionTokens: "max_completion_tokens", LimitMaxTokens: "max_tokens", LimitBoth: "both"}
+
+func (f MaxTokensField) String() string {
+	if int(f) < len(maxTokensFieldNames) {
+		return maxTokensFieldNames[f]
+	}
+	return fmt.Sprintf("MaxTokensField(%d)", f)
+}
+
+// ParseMaxTokensField parses "max_completion_tokens", "max_tokens" or
+// "both", the values of the flag that selects a MaxTokensField.
+func ParseMaxTokensField(s string) (MaxTokensField, error) {
+	for f, name := range maxTokensFieldNames {
+		if s == name {
+			return MaxTokensField(f), nil
+		}
+	}
+	return 0, fmt.Errorf("%q: want max_completion_tokens, max_tokens or both", s)
+}
+
 // streamOptions returns the stream_options object for m, or nil.
 func streamOptions(m UsageMode) map[string]any {
 	switch m {
@@ -87,9 +122,12 @@ func buildChat(a *Adapter, req *Request) (map[string]any, error) {
 		return nil, errNoPrompt
 	}
 	if req.MaxTokens > 0 {
-		// The current name; vLLM, SGLang and OpenAI accept it. Servers that
-		// only know max_tokens can get it through Extra.
-		body["max_completion_tokens"] = req.MaxTokens
+		if a.maxField != LimitMaxTokens {
+			body["max_completion_tokens"] = req.MaxTokens
+		}
+		if a.maxField != LimitMaxCompletionTokens {
+			body["max_tokens"] = req.MaxTokens
+		}
 	}
 	openAIExtras(a, req, body)
 	return body, nil

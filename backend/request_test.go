@@ -24,6 +24,74 @@ func bodyOf(t *testing.T, a *Adapter, base, endpoint string, req *Request) (stri
 	return hr.URL.String(), strings.TrimSpace(string(b)), nil
 }
 
+// The chat output limit goes in the field --max-tokens-field names;
+// completions always send max_tokens, their only field, and a request
+// without a limit sends neither.
+func TestBuildRequestMaxTokensField(t *testing.T) {
+	const base = "http://127.0.0.1:8000"
+	tests := []struct {
+		name    string
+		backend string
+		field   MaxTokensField
+		max     int
+		body    string
+	}{
+		// the default, as vLLM's benchmark client sends it
+		{"chat, max_completion_tokens", "openai-chat", LimitMaxCompletionTokens, 8,
+			`{"max_completion_tokens":8,"messages":[{"role":"user","content":"hi"}],"stream":true}`},
+		// for Ollama's /v1 and older TGI, which read only max_tokens
+		{"chat, max_tokens", "openai-chat", LimitMaxTokens, 8,
+			`{"max_tokens":8,"messages":[{"role":"user","content":"hi"}],"stream":true}`},
+		{"chat, both", "openai-chat", LimitBoth, 8,
+			`{"max_completion_tokens":8,"max_tokens":8,"messages":[{"role":"user","content":"hi"}],"stream":true}`},
+		{"chat without a limit sends neither", "openai-chat", LimitBoth, 0,
+			`{"messages":[{"role":"user","content":"hi"}],"stream":true}`},
+		{"completions keep max_tokens", "openai", LimitBoth, 8,
+			`{"max_tokens":8,"prompt":"hi","stream":true}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := mustLookup(t, tt.backend).WithUsage(UsageNone).WithMaxTokensField(tt.field)
+			if a.MaxTokensField() != tt.field {
+				t.Fatalf("field %v, want %v", a.MaxTokensField(), tt.field)
+			}
+			_, body, err := bodyOf(t, a, base, "", &Request{Prompt: "hi", MaxTokens: tt.max})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if body != tt.body {
+				t.Fatalf("body %s\nwant %s", body, tt.body)
+			}
+		})
+	}
+}
+
+func TestParseMaxTokensField(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want MaxTokensField
+		err  string
+	}{
+		{"max_completion_tokens", LimitMaxCompletionTokens, ""},
+		{"max_tokens", LimitMaxTokens, ""},
+		{"both", LimitBoth, ""},
+		// empty and misspelt values are refused, naming the choices
+		{"", 0, `"": want max_completion_tokens, max_tokens or both`},
+		{"max-tokens", 0, `"max-tokens": want max_completion_tokens, max_tokens or both`},
+	} {
+		got, err := ParseMaxTokensField(tt.in)
+		if tt.err != "" {
+			if err == nil || err.Error() != tt.err {
+				t.Errorf("%q: error %v, want %s", tt.in, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || got != tt.want || got.String() != tt.in {
+			t.Errorf("%q: %v (%s), %v; want %v", tt.in, got, got, err, tt.want)
+		}
+	}
+}
+
 func TestBuildRequestBodies(t *testing.T) {
 	const base = "http://127.0.0.1:8000"
 	tests := []struct {

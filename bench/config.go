@@ -34,7 +34,11 @@ type Config struct {
 	APIKey   string         // --api-key or OPENAI_API_KEY: sent as a Bearer token
 	Extra    map[string]any // --extra-body
 	Usage    backend.UsageMode
-	Insecure bool // --insecure: skip TLS verification
+	// MaxTokensField is the field of openai-chat requests that carries
+	// the output limit (--max-tokens-field); the zero value sends
+	// max_completion_tokens, as vLLM's client does.
+	MaxTokensField backend.MaxTokensField
+	Insecure       bool // --insecure: skip TLS verification
 	// NoKeepAlive opens a new connection for every request
 	// (--keepalive=false), for servers that close kept-alive connections.
 	NoKeepAlive bool
@@ -212,6 +216,10 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.validateEndpoints()...)
 	if _, err := backend.Lookup(c.Backend); err != nil {
 		errs = append(errs, fmt.Errorf("--backend: %w", err))
+	}
+	if c.MaxTokensField != backend.LimitMaxCompletionTokens && c.Backend != "openai-chat" {
+		// The other protocols have one field for the limit each.
+		errs = append(errs, fmt.Errorf("--max-tokens-field %s: only openai-chat has a choice of field for the output limit (backend %s)", c.MaxTokensField, c.Backend))
 	}
 	if a, err := backend.Lookup(c.Backend); err == nil && c.NoStream {
 		if _, err := a.WithoutStreaming(); err != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/goodput-dev/goodput/backend"
 	"github.com/goodput-dev/goodput/internal/cpuload"
 	"github.com/goodput-dev/goodput/load"
 	"github.com/goodput-dev/goodput/metrics"
@@ -331,17 +332,36 @@ func (g *Generator) Line() string {
 	return b.String()
 }
 
-// tokenWarning reports when servers' token counts disagree with the chunks.
 // overLimitWarning says when answers were longer than the max_tokens
 // they asked for, which a server that honours the limit never sends.
-func overLimitWarning(t load.TokenCheck) string {
+// completionField says the limit went only as max_completion_tokens,
+// which some servers do not read: the warning then names the field and
+// how to send max_tokens too, rather than blame the server.
+func overLimitWarning(t load.TokenCheck, completionField bool) string {
 	if t.OverLimit == 0 {
 		return ""
+	}
+	if completionField {
+		return fmt.Sprintf("%d responses carried more output tokens than their max_completion_tokens (the first %d for %d): the limit was sent as max_completion_tokens, which some servers ignore (Ollama's /v1, older TGI); --max-tokens-field both sends max_tokens too; the output counts, throughput and TPOT are the server's own",
+			t.OverLimit, t.OverOutput, t.OverAsked)
 	}
 	return fmt.Sprintf("%d responses carried more output tokens than their max_tokens (the first %d for %d): the server did not hold to the limit, or counts tokens otherwise; the output counts, throughput and TPOT are its own",
 		t.OverLimit, t.OverOutput, t.OverAsked)
 }
 
+// limitOnlyAsCompletionTokens reports whether a's requests carry their
+// output limit as max_completion_tokens and not as max_tokens: chat
+// requests with the default field, and an --extra-body that sets neither.
+func limitOnlyAsCompletionTokens(a *backend.Adapter, extra map[string]any) bool {
+	if a.Name() != "openai-chat" || a.MaxTokensField() != backend.LimitMaxCompletionTokens {
+		return false
+	}
+	_, tokens := extra["max_tokens"]
+	_, completion := extra["max_completion_tokens"]
+	return !tokens && !completion
+}
+
+// tokenWarning reports when servers' token counts disagree with the chunks.
 func tokenWarning(t load.TokenCheck) string {
 	if t.Mismatched == 0 {
 		return ""

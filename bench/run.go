@@ -106,7 +106,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		}
 	}
 	adapter, _ := backend.Lookup(cfg.Backend)
-	adapter = adapter.WithUsage(cfg.Usage)
+	adapter = adapter.WithUsage(cfg.Usage).WithMaxTokensField(cfg.MaxTokensField)
 	if cfg.VLLMResult || cfg.VLLMFile.Save && cfg.VLLMFile.Detailed || cfg.Tokenizer != nil {
 		adapter = adapter.WithText() // generated_texts, or output tokens counted from text
 	}
@@ -522,7 +522,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	if w := tokenWarning(out.Tokens); w != "" {
 		out.Warnings = append(out.Warnings, w)
 	}
-	if w := overLimitWarning(out.Tokens); w != "" {
+	if w := overLimitWarning(out.Tokens, limitOnlyAsCompletionTokens(adapter, cfg.Extra)); w != "" {
 		out.Warnings = append(out.Warnings, w)
 	}
 	switch {

@@ -10,12 +10,15 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/goodput-dev/goodput/backend"
 	"github.com/goodput-dev/goodput/internal/simtest"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/sim"
@@ -383,36 +386,99 @@ func TestPromptFormatAuto(t *testing.T) {
 
 // A server that answers with more tokens than max_tokens asked for (here
 // 20 for 4, by its usage) is reported: its counts are kept, as its own,
-// but no server that holds to the limit sends them.
+// but no server that holds to the limit sends them. A chat request that
+// carried the limit only as max_completion_tokens, which some servers do
+// not read, is told so, with the flag that sends max_tokens too.
 func TestAnswersBeyondMaxTokensAreReported(t *testing.T) {
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/v1/models":
-			io.WriteString(w, `{"data":[{"id":"m"}]}`)
-		case "/v1/completions":
-			io.Copy(io.Discard, r.Body)
-			w.Header().Set("Content-Type", "text/event-stream")
-			for range 4 {
-				io.WriteString(w, `data: {"choices":[{"index":0,"text":"a","finish_reason":null}]}`+"\n\n")
-			}
-			io.WriteString(w, `data: {"choices":[{"index":0,"text":"","finish_reason":"length"}],"usage":{"prompt_tokens":8,"completion_tokens":20}}`+"\n\ndata: [DONE]\n\n")
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	defer ts.Close()
-	cfg := smallConfig(t, ts.URL)
-	cfg.Arrival.NumPrompts, cfg.Warmups = 4, 0
-	cfg.Workload.Random.OutputLen = 4
-	cfg.NoServerMetrics = true
-	out, err := Run(t.Context(), cfg, nil, false)
-	if err != nil {
-		t.Fatal(err)
+	const (
+		generic = "4 responses carried more output tokens than their max_tokens (the first 20 for 4): the server did not hold to the limit"
+		named   = "4 responses carried more output tokens than their max_completion_tokens (the first 20 for 4): the limit was sent as max_completion_tokens, which some servers ignore (Ollama's /v1, older TGI); --max-tokens-field both sends max_tokens too"
+	)
+	tests := []struct {
+		name    string
+		backend string
+		field   backend.MaxTokensField
+		extra   string
+		sent    map[string]any // the limit fields of the requests' bodies
+		warning string
+	}{
+		{"completions", "openai", backend.LimitMaxCompletionTokens, "", map[string]any{"max_tokens": 4.0}, generic},
+		// the default: the field is named
+		{"chat", "openai-chat", backend.LimitMaxCompletionTokens, "", map[string]any{"max_completion_tokens": 4.0}, named},
+		// max_tokens was sent: the server did not hold to it
+		{"chat, both", "openai-chat", backend.LimitBoth, "", map[string]any{"max_completion_tokens": 4.0, "max_tokens": 4.0}, generic},
+		{"chat, max_tokens", "openai-chat", backend.LimitMaxTokens, "", map[string]any{"max_tokens": 4.0}, generic},
+		// max_tokens sent by --extra-body counts as sent
+		{"chat, max_tokens in --extra-body", "openai-chat", backend.LimitMaxCompletionTokens, `{"max_tokens": 4}`, map[string]any{"max_completion_tokens": 4.0, "max_tokens": 4.0}, generic},
 	}
-	if out.Tokens.OverLimit != 4 || !slices.ContainsFunc(out.Warnings, func(w string) bool {
-		return strings.HasPrefix(w, "4 responses carried more output tokens than their max_tokens (the first 20 for 4)")
-	}) {
-		t.Errorf("token check %+v, warnings %q", out.Tokens, out.Warnings)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var mu sync.Mutex // guards bodies
+			var bodies []map[string]any
+			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				switch r.URL.Path {
+				case "/v1/models":
+					io.WriteString(w, `{"data":[{"id":"m"}]}`)
+				case "/v1/completions", "/v1/chat/completions":
+					var body map[string]any
+					json.NewDecoder(r.Body).Decode(&body)
+					mu.Lock()
+					bodies = append(bodies, body)
+					mu.Unlock()
+					w.Header().Set("Content-Type", "text/event-stream")
+					chunk := `data: {"choices":[{"index":0,"text":"a","finish_reason":null}]}`
+					if r.URL.Path == "/v1/chat/completions" {
+						chunk = `data: {"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}]}`
+					}
+					for range 4 {
+						io.WriteString(w, chunk+"\n\n")
+					}
+					io.WriteString(w, `data: {"choices":[{"index":0,"text":"","finish_reason":"length"}],"usage":{"prompt_tokens":8,"completion_tokens":20}}`+"\n\ndata: [DONE]\n\n")
+				default:
+					http.NotFound(w, r)
+				}
+			}))
+			defer ts.Close()
+			cfg := smallConfig(t, ts.URL)
+			cfg.Backend, cfg.MaxTokensField = tt.backend, tt.field
+			if tt.extra != "" {
+				var err error
+				if cfg.Extra, err = backend.ParseExtra(tt.extra); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cfg.Arrival.NumPrompts, cfg.Warmups = 4, 0
+			cfg.Workload.Random.OutputLen = 4
+			cfg.NoServerMetrics = true
+			out, err := Run(t.Context(), cfg, nil, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Tokens.OverLimit != 4 || !slices.ContainsFunc(out.Warnings, func(w string) bool { return strings.HasPrefix(w, tt.warning) }) {
+				t.Errorf("token check %+v, warnings %q; want one starting %q", out.Tokens, out.Warnings, tt.warning)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			measured := 0
+			for _, b := range bodies {
+				got := map[string]any{}
+				for _, k := range []string{"max_tokens", "max_completion_tokens"} {
+					if v, ok := b[k]; ok {
+						got[k] = v
+					}
+				}
+				if got["max_tokens"] == 1.0 || got["max_completion_tokens"] == 1.0 {
+					continue // the one-token probe before the run
+				}
+				measured++
+				if !reflect.DeepEqual(got, tt.sent) {
+					t.Errorf("limit fields sent %v, want %v", got, tt.sent)
+				}
+			}
+			if measured != 4 {
+				t.Errorf("%d measured requests of %d, want 4", measured, len(bodies))
+			}
+		})
 	}
 }
 

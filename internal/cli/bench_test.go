@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -275,5 +277,67 @@ func TestRefusedContinuousUsageNamesTheFlag(t *testing.T) {
 	}
 	if _, errOut, code := run(t, "", append(args, "--usage", "final")...); code != ExitOK {
 		t.Errorf("--usage final: exit %d: %s", code, errOut)
+	}
+}
+
+// --max-tokens-field chooses the field of a chat request's output limit;
+// a value it does not know, or a choice for a protocol with one field, is
+// a usage error before anything is sent.
+func TestMaxTokensFieldFlag(t *testing.T) {
+	var mu sync.Mutex // guards limits
+	var limits []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			io.WriteString(w, `{"data":[{"id":"m"}]}`)
+			return
+		}
+		var body map[string]any
+		json.NewDecoder(r.Body).Decode(&body)
+		mu.Lock()
+		limits = append(limits, fmt.Sprintf("max_tokens=%v max_completion_tokens=%v", body["max_tokens"], body["max_completion_tokens"]))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, `data: {"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":"length"}],"usage":{"prompt_tokens":3,"completion_tokens":1}}`+"\n\ndata: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	args := []string{"bench", "--base-url", srv.URL, "--model", "m", "--num-prompts", "2", "--random-output-len", "3",
+		"--prompt-format", "text", "--no-calibrate", "--no-server-metrics", "--quiet"}
+	tests := []struct {
+		flags []string
+		want  string // each request's limit fields
+	}{
+		{[]string{"--backend", "openai-chat"}, "max_tokens=<nil> max_completion_tokens=3"},
+		{[]string{"--backend", "openai-chat", "--max-tokens-field", "max_tokens"}, "max_tokens=3 max_completion_tokens=<nil>"},
+		{[]string{"--backend", "openai-chat", "--max-tokens-field", "both"}, "max_tokens=3 max_completion_tokens=3"},
+	}
+	for _, tt := range tests {
+		mu.Lock()
+		limits = nil
+		mu.Unlock()
+		if _, errOut, code := run(t, "", append(args, tt.flags...)...); code != ExitOK {
+			t.Fatalf("%v: exit %d: %s", tt.flags, code, errOut)
+		}
+		mu.Lock()
+		if len(limits) != 2 || limits[0] != tt.want || limits[1] != tt.want {
+			t.Errorf("%v: sent %q, want two of %q", tt.flags, limits, tt.want)
+		}
+		mu.Unlock()
+	}
+	for _, tt := range []struct {
+		flags []string
+		msg   string
+	}{
+		{[]string{"--backend", "openai-chat", "--max-tokens-field", "max-tokens"}, `--max-tokens-field "max-tokens": want max_completion_tokens, max_tokens or both`},
+		{[]string{"--backend", "openai", "--max-tokens-field", "both"}, "--max-tokens-field both: only openai-chat has a choice of field for the output limit (backend openai)"},
+	} {
+		mu.Lock()
+		limits = nil
+		mu.Unlock()
+		_, errOut, code := run(t, "", append(args, tt.flags...)...)
+		mu.Lock()
+		if code != ExitUsage || !strings.Contains(errOut, tt.msg) || len(limits) != 0 {
+			t.Errorf("%v: exit %d, %d requests sent: %s; want a usage error containing %q", tt.flags, code, len(limits), errOut, tt.msg)
+		}
+		mu.Unlock()
 	}
 }

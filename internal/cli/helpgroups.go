@@ -35,7 +35,7 @@ var groupOrder = []string{groupTarget, groupLoad, groupWorkload, groupSLO, group
 var flagGroups = map[string]string{
 	// Where the load goes and how each request is made.
 	"base-url": groupTarget, "endpoint": groupTarget, "backend": groupTarget, "model": groupTarget,
-	"header": groupTarget, "api-key": groupTarget, "extra-body": groupTarget, "usage": groupTarget,
+	"header": groupTarget, "api-key": groupTarget, "extra-body": groupTarget, "usage": groupTarget, "max-tokens-field": groupTarget,
 	"insecure": groupTarget, "keepalive": groupTarget, "transport": groupTarget, "dial-ahead": groupTarget, "request-timeout": groupTarget, "ready-check-timeout": groupTarget,
 	"metrics-url": groupTarget, "no-server-metrics": groupTarget, "scrape-interval": groupTarget,
 	"base-url-file": groupTarget, "balance": groupTarget, "session-header": groupTarget,

@@ -28,6 +28,7 @@ type targetFlags struct {
 	headers   []string
 	extraBody string
 	usage     string
+	maxField  string
 	labels    []string
 	spread    spreadFlags
 	keepAlive bool
@@ -46,6 +47,7 @@ func registerTargetFlags(fl *pflag.FlagSet, cfg *bench.Config, f *targetFlags) {
 	fl.StringVar(&cfg.APIKey, "api-key", "", "API key sent as a Bearer token (default: $OPENAI_API_KEY)")
 	fl.StringVar(&f.extraBody, "extra-body", "", "JSON object merged into every request body")
 	fl.StringVar(&f.usage, "usage", "continuous", "usage reports to ask OpenAI-style servers for: continuous, final or none")
+	fl.StringVar(&f.maxField, "max-tokens-field", "max_completion_tokens", "field of openai-chat requests that carries the output limit: max_completion_tokens (as vLLM's client), max_tokens (for servers that read only it: Ollama's /v1, older TGI) or both")
 	fl.BoolVar(&cfg.Insecure, "insecure", false, "skip TLS certificate verification")
 	fl.BoolVar(&f.keepAlive, "keepalive", true, "reuse connections across requests (false: a new connection per request, for servers that close kept-alive ones)")
 	fl.StringVar(&f.transport, "transport", string(transport.Auto), "how requests are sent: eventloop (Linux, plain http://), net/http, or auto: the event loop where it can")
@@ -73,6 +75,9 @@ func (f *targetFlags) apply(env *Env, cfg *bench.Config) error {
 	}
 	if cfg.Usage, err = backend.ParseUsageMode(f.usage); err != nil {
 		return usageErr("--usage: %v", err)
+	}
+	if cfg.MaxTokensField, err = backend.ParseMaxTokensField(f.maxField); err != nil {
+		return usageErr("--max-tokens-field %v", err)
 	}
 	if cfg.APIKey == "" {
 		cfg.APIKey = env.getenv("OPENAI_API_KEY")
