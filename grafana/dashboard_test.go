@@ -217,3 +217,29 @@ func TestProvisioningExample(t *testing.T) {
 		t.Errorf("variables %v: want a datasource variable for the provisioned data source", names)
 	}
 }
+
+// TestTitlesPromiseWhatTheyShow: a panel titled "… p50 / p99: client and
+// server" has a client and a server series of every percentile it names.
+func TestTitlesPromiseWhatTheyShow(t *testing.T) {
+	d, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pct := regexp.MustCompile(`\bp\d+\b`)
+	for _, p := range d.Panels {
+		if !strings.HasSuffix(p.Title, "client and server") {
+			continue
+		}
+		for _, q := range pct.FindAllString(p.Title, -1) {
+			for _, side := range []string{"client", "server"} {
+				found := false
+				for _, tg := range p.Targets {
+					found = found || strings.HasPrefix(tg.Legend, side) && slices.Contains(strings.Fields(tg.Legend), q)
+				}
+				if !found {
+					t.Errorf("%q: no %s %s series", p.Title, side, q)
+				}
+			}
+		}
+	}
+}

@@ -111,6 +111,7 @@ var mapping = map[Engine]metricNames{
 		},
 		hists: map[Hist][]string{
 			TTFT:  {"sglang:time_to_first_token_seconds"},
+			TPOT:  {"sglang:time_per_output_token_seconds"},
 			ITL:   {"sglang:inter_token_latency_seconds"},
 			E2E:   {"sglang:e2e_request_latency_seconds"},
 			Queue: {"sglang:queue_time_seconds"},
