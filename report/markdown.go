@@ -144,7 +144,7 @@ func WriteRunMarkdown(w io.Writer, run *Run) error {
 		rows = append(rows, append(row, ms(d.Max)))
 	}
 	m.table(head, right, rows)
-	m.p("Percentiles: %s interpolation.\n\n", res.Method)
+	m.p("Percentiles: %s.\n\n", methodPhrase(res.Method))
 
 	if gs := res.PrefixGroups; len(gs) > 0 {
 		rows = nil
@@ -242,4 +242,12 @@ func WriteSweepMarkdown(w io.Writer, s *Sweep) error {
 	}
 	m.table(head, right, rows)
 	return m.err
+}
+
+// methodPhrase names a percentile method in words.
+func methodPhrase(m metrics.Method) string {
+	if m == metrics.Linear {
+		return "linear interpolation between ranks"
+	}
+	return m.String() + " (no interpolation)"
 }

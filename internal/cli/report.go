@@ -43,8 +43,10 @@ input), a run's summary file, a sweep file, or a result directory holding one
 run or one sweep. Beside a run's records NAME.jsonl it also reads
 NAME.summary.json and, when the server's metrics were saved, NAME.server.json.
 
-HTML (the default) is one file that loads nothing from the network and runs
-no script: it opens offline, today and in ten years, and prints. A run's page
+HTML (the default) is one file that loads nothing from the network: it opens
+offline, today and in ten years, and prints; its charts need no script, and
+its one inline script (pinned by the page's security policy) only recomputes
+the SLO explorer's figures. A run's page
 has the verdict against the SLO and gates, latency histograms with percentile
 markers and the SLO, its sessions (TTFT by turn, session goodput), agent tasks
 and endpoints when it had them, the run over time, the server's view, errors
