@@ -21,11 +21,12 @@ type Reader interface {
 // The caller must call Close.
 type File struct {
 	Reader
-	Format string // "goodput", "seeds" or "vllm"
-	name   string // the path given to Open
-	closer io.Closer
-	count  int64 // records Next has returned
-	ended  bool  // Next has reached the end
+	Format   string // "goodput", "seeds" or "vllm"
+	name     string // the path given to Open
+	closer   io.Closer
+	count    int64 // records Next has returned
+	canceled int64 // of them, requests canceled by the interruption
+	ended    bool  // Next has reached the end
 }
 
 // ErrNoRecords is what File.Next returns, wrapped with the file's name,
@@ -42,6 +43,9 @@ func (f *File) Next(r *Record) error {
 	switch {
 	case err == nil:
 		f.count++
+		if r.Error == ErrCanceled {
+			f.canceled++
+		}
 	case err == io.EOF:
 		f.ended = true
 		if f.count == 0 {
@@ -86,7 +90,15 @@ func (f *File) Notes() []string {
 		if reason == "" {
 			reason = "no reason given"
 		}
-		notes = append(notes, fmt.Sprintf("%s: the run was interrupted (%s): requests still in flight at its end were canceled", f.display(), reason))
+		canceled := "none was still in flight"
+		switch f.canceled {
+		case 0:
+		case 1:
+			canceled = "1 request still in flight was canceled"
+		default:
+			canceled = fmt.Sprintf("%d requests still in flight were canceled", f.canceled)
+		}
+		notes = append(notes, fmt.Sprintf("%s: the run was interrupted (%s): %s", f.display(), reason, canceled))
 	}
 	return notes
 }
