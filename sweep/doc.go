@@ -34,4 +34,10 @@
 // one that failed is reported as a stray, not taken: on a rising latency
 // curve such a pass is measurement noise, and planning capacity on it would
 // promise what the server delivered only once.
+//
+// Delivered rate. A rate load counts as failing, whatever its attainment,
+// when its requests ended well below the rate they arrived at (see
+// Point.Delivery): a run short enough for the server's batch to absorb
+// every arrival meets the SLO at a load whose queue would grow without
+// end in a longer one. The search treats such a probe as failing too.
 package sweep

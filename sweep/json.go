@@ -50,6 +50,7 @@ type operatingJSON struct {
 	Target       float64 `json:"target"`
 	FirstFailure *Load   `json:"first_failure,omitempty"`
 	Strays       []Load  `json:"strays,omitempty"`
+	Short        []Load  `json:"short,omitempty"`
 }
 
 type pointJSON struct {
@@ -170,6 +171,7 @@ func WriteJSON(w io.Writer, s Summary) error {
 			pickJSON: toPickJSON(s.Operating.Pick),
 			Target:   s.Operating.Target,
 			Strays:   s.Operating.Strays,
+			Short:    s.Operating.Short,
 		},
 		Points: make([]pointJSON, len(s.Points)),
 	}

@@ -24,8 +24,10 @@ type Search struct {
 	Mode  Mode
 	Start float64 // first load probed; 0 means 1
 	// Target is the SLO attainment a probe must reach (0 means
-	// DefaultTarget). Accept, if set, replaces the test entirely, for
-	// example to require a p99 TTFT as well.
+	// DefaultTarget). Accept, if set, replaces that test, for example to
+	// require a p99 TTFT as well. Either way a rate probe whose server
+	// finished well below the offered rate (Point.Delivery) fails: its
+	// attainment does not hold in a longer run.
 	Target float64
 	Accept func(Point) bool
 	// Tolerance is the relative width at which a rate bracket is narrow
@@ -78,7 +80,7 @@ func (r SearchResult) String() string {
 	case !r.Found && len(r.Probes) == 0:
 		return "no probes were made"
 	case !r.Found:
-		return fmt.Sprintf("no load met %s; the lowest probed, %s, failed", target, unit(r.High))
+		return fmt.Sprintf("no load met %s; the lowest probed, %s, failed", target, unit(r.High)) + r.shortAtHigh(unit)
 	case math.IsInf(r.High, 1):
 		return fmt.Sprintf("every probe met %s, up to %s; the limit lies higher", target, unit(r.Low))
 	}
@@ -87,7 +89,18 @@ func (r SearchResult) String() string {
 	if !r.Converged {
 		s += ", stopped by the probe limit before the tolerance"
 	}
-	return s
+	return s + r.shortAtHigh(unit)
+}
+
+// shortAtHigh says why the probe at High failed when its server did not
+// keep pace with its rate; it is empty otherwise.
+func (r SearchResult) shortAtHigh(unit func(float64) string) string {
+	for _, p := range r.Probes {
+		if p.Load.Value == r.High && p.short() {
+			return "; at " + unit(r.High) + " the server did not keep pace: " + shortfall(p)
+		}
+	}
+	return ""
 }
 
 func (s Search) withDefaults() Search {
@@ -174,7 +187,7 @@ func (s Search) Run(ctx context.Context, measure Measure) (SearchResult, error) 
 			return false, fmt.Errorf("search: %s: %w", l, err)
 		}
 		res.Probes = append(res.Probes, p)
-		if accept(p) {
+		if accept(p) && !p.short() {
 			res.Found, res.Best, res.Low = true, p, v
 			return true, nil
 		}

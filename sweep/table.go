@@ -74,8 +74,9 @@ func failed(m Sample) string {
 }
 
 // Marks lists what point i of s was chosen as, in the words of the
-// terminal table: "op", "knee", "curve", "peak" and "stray". Reports use the
-// same words so that a table and a chart of one sweep read alike.
+// terminal table: "op", "knee", "curve", "peak", "stray" and "short" (a rate
+// the server did not deliver: see Point.Delivery). Reports use the same
+// words so that a table and a chart of one sweep read alike.
 func (s Summary) Marks(i int) []string {
 	var ms []string
 	if s.Operating.Found && s.Operating.Index == i {
@@ -94,6 +95,9 @@ func (s Summary) Marks(i int) []string {
 		if sameLoad(l, s.Points[i].Load) {
 			ms = append(ms, "stray")
 		}
+	}
+	if s.Points[i].short() {
+		ms = append(ms, "short")
 	}
 	return ms
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -75,8 +76,17 @@ func newSweepCmd(env *Env) *cobra.Command {
 requests in flight) or by request rate (open-loop arrivals), and reads the
 latency-throughput curve: the knee (the load maximising throughput ÷ latency,
 and the point of greatest curvature), the goodput peak, and the operating point,
-the highest load whose SLO attainment meets --attainment. It prints one row per
-load and a verdict in plain words.
+the highest load whose SLO attainment meets --attainment, as every load below it
+does too (a load that passes above one that failed is noted as a stray, not
+taken). It prints one row per load and a verdict in plain words.
+
+A rate point must also keep pace: when its requests end (completed or failed)
+below 90 % of the offered rate, the run was short enough for the server's batch
+to absorb every arrival, and its attainment would not hold in a longer one. Such
+a point is marked "short" in the notes, warned of with both rates, and counts as
+failing: it is never the operating point or the search's answer. For a point
+of n < 900 requests the bound loosens to 1 − 3/√n of the rate, the spread of n
+Poisson arrivals. Give more --num-prompts or a --duration to measure it.
 
 Loads: --concurrency 1,2,4,8 or --request-rate 0.5,1,2,inf, or "auto": one
 request at a time, then the saturation load, then --points loads between
@@ -666,11 +676,13 @@ func printSweep(env *Env, out *sweeprun.Outcome, simOpts sim.Options, virtual bo
 		if err := sweep.WriteJSON(env.Stdout, out.Summary); err != nil {
 			return err
 		}
+		printShort(env.Stderr, out.Summary)
 		return printFiles(&Env{Stdout: env.Stderr}, out.JSONPath, out.CSVPath, out.Summary, simOpts, virtual)
 	}
 	if err := sweep.WriteTable(env.Stdout, out.Summary); err != nil {
 		return err
 	}
+	printShort(env.Stdout, out.Summary)
 	if out.Stopped != "" {
 		skipped := make([]string, len(out.Skipped))
 		for i, l := range out.Skipped {
@@ -692,14 +704,24 @@ func printSearch(env *Env, out *sweeprun.SearchOutcome, simOpts sim.Options, vir
 		if err := sweep.WriteJSON(env.Stdout, out.Summary); err != nil {
 			return err
 		}
+		printShort(env.Stderr, out.Summary)
 		fmt.Fprintf(env.Stderr, "Search: %s\n", out.Result)
 		return printFiles(&Env{Stdout: env.Stderr}, out.JSONPath, out.CSVPath, out.Summary, simOpts, virtual)
 	}
 	if err := sweep.WriteTable(env.Stdout, out.Summary); err != nil {
 		return err
 	}
+	printShort(env.Stdout, out.Summary)
 	fmt.Fprintf(env.Stdout, "Search: %s\n", out.Result)
 	return printFiles(env, out.JSONPath, out.CSVPath, out.Summary, simOpts, virtual)
+}
+
+// printShort warns of every rate point whose server did not keep pace
+// with its offered rate (the table marks them "short").
+func printShort(w io.Writer, s sweep.Summary) {
+	for _, line := range s.ShortWarnings() {
+		fmt.Fprintln(w, "Warning: "+line+".")
+	}
 }
 
 func printFiles(env *Env, jsonPath, csvPath string, s sweep.Summary, simOpts sim.Options, virtual bool) error {

@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goodput-dev/goodput/internal/human"
 	"github.com/goodput-dev/goodput/internal/simtest"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/sim"
@@ -680,5 +681,82 @@ func TestSweepThatMeasuredNothingFails(t *testing.T) {
 		"--random-input-len", "8", "--random-output-len", "4", "--tokenizer", "none", "--result-dir", dir, "--quiet")
 	if code != ExitTool || !strings.Contains(errOut, "none of the 2 loads measured an output token (error rate 100% at the first)") {
 		t.Errorf("exit %d, want %d\n%s\n%s", code, ExitTool, errOut, out)
+	}
+}
+
+// A short run hides overload: 300 requests at 40 req/s arrive in 7.5 s, the
+// simulator's batch absorbs them and every one meets the SLO, but they end
+// at about 24 req/s. The sweep marks 40 req/s short, warns with both rates,
+// and takes 20 req/s as the operating point. The control measures 2000
+// requests a point, where 20 req/s is delivered and 40 req/s misses the
+// SLO outright, as the short point's attainment hid.
+func TestSweepShortRatePoint(t *testing.T) {
+	workload := []string{"--virtual", "--slo", "ttft<=500ms,tpot<=50ms", "--attainment", "0.99",
+		"--random-input-len", "256", "--random-output-len", "256", "--ignore-eos", "--quiet"}
+	run := func(prompts string, rates string) (sweep.Summary, string) {
+		t.Helper()
+		dir := t.TempDir()
+		out, errOut, code := sweepCmd(t, t.Context(), nil, append(workload, "--request-rate", rates,
+			"--num-prompts", prompts, "--result-dir", dir)...)
+		if code != ExitOK {
+			t.Fatalf("exit %d\n%s\n%s", code, errOut, out)
+		}
+		s, err := sweep.ReadFile(filepath.Join(dir, "sweep.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s, out
+	}
+
+	s, out := run("300", "5,10,20,40")
+	if op := s.Operating; !op.Found || op.Load != sweep.Rate(20) || !slices.Equal(op.Short, []sweep.Load{sweep.Rate(40)}) {
+		t.Fatalf("operating point %+v, want 20 req/s with 40 req/s short", op)
+	}
+	p40 := s.Points[3]
+	if p40.Mean.Attainment != 1 || p40.Mean.RequestThroughput/40 > 0.7 {
+		t.Fatalf("40 req/s: attainment %v at %v req/s; the case needs 100 %% at well under 40", p40.Mean.Attainment, p40.Mean.RequestThroughput)
+	}
+	for _, want := range []string{
+		"Warning: at an offered 40.0 req/s the server finished only " + human.Number(p40.Mean.RequestThroughput) +
+			" req/s (" + human.Percent(p40.Mean.RequestThroughput/40) + " of it): the requests arrived faster than they ended.",
+		"give more --num-prompts or a --duration so that each point reaches steady state.",
+		"peak,short",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+
+	s, out = run("2000", "20,40")
+	if op := s.Operating; op.Load != sweep.Rate(20) || op.Short != nil || strings.Contains(out, "Warning:") {
+		t.Errorf("control: operating point %+v\n%s", op, out)
+	}
+	if d, _ := s.Points[0].Delivery(); d.Share() < 0.95 || s.Points[1].Mean.Attainment > 0.5 {
+		t.Errorf("control: 20 req/s delivered %v, 40 req/s attained %v; want ≥ 95 %% and under 50 %%", d.Share(), s.Points[1].Mean.Attainment)
+	}
+}
+
+// The SLO search of the same workload: before, the short probes passed and
+// it named 68 req/s; now a probe its server does not keep pace with fails,
+// and the answer stays below the 26 req/s the server can end.
+func TestSweepSearchShortRate(t *testing.T) {
+	dir := t.TempDir()
+	out, errOut, code := sweepCmd(t, t.Context(), nil, "--virtual", "--search", "rate", "--slo", "ttft<=500ms,tpot<=50ms",
+		"--attainment", "0.99", "--num-prompts", "300", "--random-input-len", "256", "--random-output-len", "256",
+		"--ignore-eos", "--quiet", "--result-dir", dir)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, errOut, out)
+	}
+	s, err := sweep.ReadFile(filepath.Join(dir, "sweep.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := s.Operating
+	if !op.Found || op.Load.Value < 16 || op.Load.Value > 26 || len(op.Short) == 0 {
+		t.Fatalf("operating point %+v, want between 16 and 26 req/s, with short loads above", op)
+	}
+	want := fmt.Sprintf("Search: highest load meeting 99 %% SLO attainment: %s (it fails at ", op.Load.Short())
+	if !strings.Contains(out, want) || !strings.Contains(out, "the server did not keep pace: it finished") {
+		t.Errorf("output lacks %q and the reason:\n%s", want, out)
 	}
 }
