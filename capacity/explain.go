@@ -61,10 +61,16 @@ func (p Plan) Explain() string {
 
 	if !math.IsNaN(p.ReplicaTokensPerSecond) {
 		head("Output tokens")
-		if in.ReplicaTokensPerSecond > 0 {
-			line("per replica, as measured: %s tok/s, so %s tok/s ÷ %s = %s tokens per request",
+		m := in.Measured
+		switch {
+		case in.ReplicaTokensPerSecond > 0:
+			line("per replica, as given: %s tok/s, so %s tok/s ÷ %s = %s tokens per request",
 				human.Number(p.ReplicaTokensPerSecond), human.Number(p.ReplicaTokensPerSecond), qps(p.PerReplicaQPS), human.Number(p.TokensPerRequest))
-		} else {
+		case m.OutputTokensPerSecond > 0 && m.RequestsPerSecond > 0:
+			line("tokens per request, as measured: %s tok/s ÷ %s = %s", human.Number(m.OutputTokensPerSecond),
+				qps(m.RequestsPerSecond), human.Number(p.TokensPerRequest))
+			fallthrough
+		default:
 			line("per replica = %s × %s tokens per request = %s tok/s",
 				qps(p.PerReplicaQPS), human.Number(p.TokensPerRequest), human.Number(p.ReplicaTokensPerSecond))
 		}

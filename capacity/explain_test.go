@@ -37,7 +37,8 @@ Cost
 		// Given QPS with Little's Law as a check (64 ÷ 4.2 s = 15.24, 1.6 %
 		// above 15); a measured token rate; no peak; another currency.
 		{"check, no peak", Input{PerReplicaQPS: 15, MaxNumSeqs: 64, Latency: 4200 * time.Millisecond,
-			ReplicaTokensPerSecond: 3000, GPUHourCost: 2, Currency: "€", Source: "the sweep"},
+			OutputTokensPerRequest: 200, GPUHourCost: 2, Currency: "€", Source: "the sweep",
+			Measured: Measured{OutputTokensPerSecond: 3000, RequestsPerSecond: 15}},
 			"One replica sustains 15.0 req/s (3,000 output tok/s) at €0.185 per million output tokens; give --peak-qps to size a fleet.",
 			`Per-replica throughput (Little's Law: L = λ × W, so λ = L ÷ W)
   from the sweep
@@ -45,10 +46,19 @@ Cost
   per-replica throughput, as measured: 15.0 req/s
   Little's Law check: 15.2 req/s against 15.0 req/s measured, 1.6 % apart (a large gap means the measurement was not in steady state)
 Output tokens
-  per replica, as measured: 3,000 tok/s, so 3,000 tok/s ÷ 15.0 req/s = 200 tokens per request
+  tokens per request, as measured: 3,000 tok/s ÷ 15.0 req/s = 200
+  per replica = 15.0 req/s × 200 tokens per request = 3,000 tok/s
 Cost
   per replica-hour = 1 GPU × €2.00 per GPU-hour = €2.00
   per million output tokens at the operating point = €2.00 ÷ (3,000 tok/s × 3,600 s) × 1,000,000 = €0.185
+`},
+		// A replica's token rate given by a flag.
+		{"given token rate", Input{PerReplicaQPS: 15, ReplicaTokensPerSecond: 3000},
+			"One replica sustains 15.0 req/s (3,000 output tok/s); give --peak-qps to size a fleet.",
+			`Per-replica throughput (Little's Law: L = λ × W, so λ = L ÷ W)
+  per-replica throughput, as given: 15.0 req/s
+Output tokens
+  per replica, as given: 3,000 tok/s, so 3,000 tok/s ÷ 15.0 req/s = 200 tokens per request
 `},
 		// The bare minimum: a rate and a peak; one replica suffices.
 		{"minimal", Input{PerReplicaQPS: 2.5, PeakQPS: 2},

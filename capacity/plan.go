@@ -23,9 +23,11 @@ type Input struct {
 	Latency time.Duration
 
 	// OutputTokensPerRequest is the mean output tokens per request;
-	// ReplicaTokensPerSecond is a replica's measured output tokens per
-	// second at the operating point, and wins when both are given. With
-	// neither, the plan has no token or per-token cost figures.
+	// ReplicaTokensPerSecond is a replica's output tokens per second at
+	// the operating point, from which tokens per request follow. Give one
+	// or neither: with both, Validate fails, since they would disagree
+	// unless one follows from the other. With neither, the plan has no
+	// token or per-token cost figures.
 	OutputTokensPerRequest float64
 	ReplicaTokensPerSecond float64
 
@@ -47,9 +49,19 @@ type Input struct {
 	// Currency prefixes money amounts; empty means "$".
 	Currency string
 
-	// Source says where the per-replica figures came from, for Explain
-	// ("the operating point of sweep.json, concurrency 24"). Optional.
-	Source string
+	// Source says where the measured figures came from, for Explain
+	// ("the operating point of sweep.json, concurrency 24"), and Measured
+	// which figures it measured; the others were given. Both optional.
+	Source   string
+	Measured Measured
+}
+
+// Measured marks the figures of an Input that were measured at its Source
+// rather than given, so that Explain can say which is which.
+type Measured struct {
+	// OutputTokensPerSecond and RequestsPerSecond are the measured rates
+	// whose ratio is OutputTokensPerRequest; zero when it was given.
+	OutputTokensPerSecond, RequestsPerSecond float64
 }
 
 // MaxReplicas bounds the replica count, far above any real fleet, so that
@@ -184,6 +196,10 @@ func (in Input) Validate() error {
 	}
 	if in.Latency < 0 {
 		bad("--latency %v: must be positive", in.Latency)
+	}
+	if in.OutputTokensPerRequest > 0 && in.ReplicaTokensPerSecond > 0 {
+		bad("--output-tokens %v and --output-throughput %v: give one; tokens per request follow from a replica's tok/s ÷ its req/s",
+			in.OutputTokensPerRequest, in.ReplicaTokensPerSecond)
 	}
 	if in.GPUsPerReplica < 0 || in.GPUsPerReplica > MaxGPUsPerReplica {
 		bad("--gpus-per-replica %d: must be from 1 to %d", in.GPUsPerReplica, MaxGPUsPerReplica)

@@ -102,10 +102,10 @@ func TestComputeTokensAndCost(t *testing.T) {
 		}
 	}
 
-	// A measured token rate wins over tokens per request: 3,000 tok/s at
+	// A replica's token rate gives the tokens per request: 3,000 tok/s at
 	// 15 QPS is 200 tokens a request; one GPU at $2 gives $2 ÷ (3,000 ×
 	// 3,600) × 1e6 = $0.18519 per million.
-	p, err = Compute(Input{PerReplicaQPS: 15, ReplicaTokensPerSecond: 3000, OutputTokensPerRequest: 999, GPUHourCost: 2})
+	p, err = Compute(Input{PerReplicaQPS: 15, ReplicaTokensPerSecond: 3000, GPUHourCost: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,6 +145,9 @@ func TestComputeErrors(t *testing.T) {
 		{"negative GPUs", Input{PerReplicaQPS: 1, GPUsPerReplica: -1}, "--gpus-per-replica -1"},
 		{"negative tokens", Input{PerReplicaQPS: 1, OutputTokensPerRequest: -1}, "--output-tokens -1"},
 		{"nan token rate", Input{PerReplicaQPS: 1, ReplicaTokensPerSecond: nan}, "--output-throughput NaN"},
+		// Both token figures: one would silently lose.
+		{"tokens twice", Input{PerReplicaQPS: 15, OutputTokensPerRequest: 250, ReplicaTokensPerSecond: 3000},
+			"--output-tokens 250 and --output-throughput 3000: give one"},
 		// More replicas than any fleet.
 		{"overflow", Input{PerReplicaQPS: 1e-300, PeakQPS: 1e300}, "more than 1073741824 replicas"},
 	}

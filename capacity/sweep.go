@@ -9,15 +9,21 @@ import (
 )
 
 // FromPoint returns the per-replica figures measured at a sweep point:
-// its request throughput as PerReplicaQPS and its output throughput as
-// ReplicaTokensPerSecond. A concurrency point also sets MaxNumSeqs and
-// Latency (its mean e2e), so that Explain shows Little's Law as a check on
-// the measurement. The caller adds the peak, headroom and costs.
+// its request throughput as PerReplicaQPS and its output throughput ÷ its
+// request throughput as OutputTokensPerRequest. Tokens per request are
+// the workload's, not the load's, so a caller that replaces PerReplicaQPS
+// keeps them. A concurrency point also sets MaxNumSeqs and Latency (its
+// mean e2e), so that Explain shows Little's Law as a check on the
+// measurement. Measured holds the rates behind the tokens. The caller adds the peak,
+// headroom and costs.
 func FromPoint(p sweep.Point) Input {
 	in := Input{
-		PerReplicaQPS:          orZero(p.Mean.RequestThroughput),
-		ReplicaTokensPerSecond: orZero(p.Mean.OutputThroughput),
-		Source:                 "the measurement at " + p.Load.Phrase(),
+		PerReplicaQPS: orZero(p.Mean.RequestThroughput),
+		Source:        "the measurement at " + p.Load.Phrase(),
+	}
+	if tok := orZero(p.Mean.OutputThroughput); tok > 0 && in.PerReplicaQPS > 0 {
+		in.OutputTokensPerRequest = tok / in.PerReplicaQPS
+		in.Measured.OutputTokensPerSecond, in.Measured.RequestsPerSecond = tok, in.PerReplicaQPS
 	}
 	// A latency that rounds to no time at all (under a nanosecond) cannot
 	// pair with the concurrency: both are left out, and the rate plans.

@@ -20,13 +20,16 @@ func point(t *testing.T, l sweep.Load, reqs, tok, e2e, att float64) sweep.Point 
 }
 
 func TestFromPoint(t *testing.T) {
+	// 1,100 tok/s at 5.5 req/s is 200 tokens a request.
 	in := FromPoint(point(t, sweep.Concurrency(24), 5.5, 1100, 4.25, 0.95))
-	if in.PerReplicaQPS != 5.5 || in.ReplicaTokensPerSecond != 1100 || in.MaxNumSeqs != 24 || in.Latency != 4250*time.Millisecond {
+	want := Measured{OutputTokensPerSecond: 1100, RequestsPerSecond: 5.5}
+	if in.PerReplicaQPS != 5.5 || in.OutputTokensPerRequest != 200 || in.ReplicaTokensPerSecond != 0 ||
+		in.MaxNumSeqs != 24 || in.Latency != 4250*time.Millisecond || in.Measured != want {
 		t.Errorf("FromPoint = %+v", in)
 	}
 	// Undefined numbers (a sweep's NaN) are "not given", never NaN.
 	in = FromPoint(point(t, sweep.Concurrency(4), math.NaN(), math.NaN(), math.NaN(), 0))
-	if in.PerReplicaQPS != 0 || in.ReplicaTokensPerSecond != 0 || in.MaxNumSeqs != 0 || in.Latency != 0 {
+	if in.PerReplicaQPS != 0 || in.OutputTokensPerRequest != 0 || in.MaxNumSeqs != 0 || in.Latency != 0 || in.Measured != (Measured{}) {
 		t.Errorf("FromPoint(NaN) = %+v", in)
 	}
 	if _, err := Compute(in); err == nil || !strings.Contains(err.Error(), "no per-replica throughput") {
@@ -36,6 +39,43 @@ func TestFromPoint(t *testing.T) {
 	in = FromPoint(point(t, sweep.Rate(4), 3.9, 780, 2, 1))
 	if in.PerReplicaQPS != 3.9 || in.MaxNumSeqs != 0 || in.Latency != 0 {
 		t.Errorf("FromPoint(rate) = %+v", in)
+	}
+}
+
+// Tokens per request belong to the workload: a request rate given in
+// place of the measured one keeps them. A sweep measured 1,819.05 tok/s
+// at 11.694 req/s (31,111 tokens in 200 requests over the same window),
+// 155.555 tokens a request; at 20 req/s
+// per replica and a peak of 100 req/s that is 5 replicas, each making
+// 20 × 155.555 = 3,111.1 tok/s, and the fleet emitting 100 × 155.555 =
+// 15,555.5 tok/s at the peak; five $2.50 GPUs cost $12.50 an hour, so
+// $12.50 ÷ (15,555.5 × 3,600) × 1e6 = $0.223215 per million tokens.
+func TestFromPointKeepsTokensPerRequest(t *testing.T) {
+	const reqs, toks = 11.693948851349834, 1819.0522135717233 // as the sweep file holds them
+	in := FromPoint(point(t, sweep.Concurrency(16), reqs, toks, 1.289, 1))
+	in.PerReplicaQPS = 20
+	in.PeakQPS, in.GPUHourCost = 100, 2.5
+	p, err := Compute(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok := toks / reqs
+	for _, tt := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"tokens per request", p.TokensPerRequest, tok},
+		{"per replica", p.ReplicaTokensPerSecond, 20 * tok},
+		{"fleet", p.FleetTokensPerSecond, 100 * tok},
+		{"at the peak", p.PeakTokensPerSecond, 100 * tok},
+		{"per million at the peak", p.PeakCostPerMillion, 12.5 / (100 * tok * 3600) * 1e6},
+	} {
+		if !near(tt.got, tt.want) {
+			t.Errorf("%s = %v, want %v", tt.name, tt.got, tt.want)
+		}
+	}
+	if p.Replicas != 5 || math.Abs(p.PeakCostPerMillion-0.223215) > 1e-6 || math.Abs(tok-155.555) > 1e-9 {
+		t.Errorf("%d replicas, %v per million, %v tokens; want 5, 0.223215, 155.555", p.Replicas, p.PeakCostPerMillion, tok)
 	}
 }
 

@@ -27,6 +27,13 @@ latency of --latency completes max-num-seqs ÷ latency requests per second.
 Give that pair, or --per-replica-qps directly, or --from a sweep file to use
 its operating point (the highest load that met the SLO target).
 
+From a sweep it takes the operating point's request throughput, its tokens per
+request (output throughput ÷ request throughput) and, at a concurrency point,
+its concurrency and mean latency as a Little's Law check. A flag replaces the
+figure it names: --per-replica-qps the request rate (tokens per request stay
+the measured ones: they belong to the workload), --max-num-seqs with --latency
+the check, --output-tokens or --output-throughput the tokens.
+
 With --peak-qps it sizes the fleet: replicas = ⌈peak × (1 + headroom) ÷
 per-replica QPS⌉. Headroom is extra demand on top of the peak: 20% sizes the
 fleet for 120% of it. With --output-tokens (or a sweep's measured
@@ -89,7 +96,7 @@ Every step of the arithmetic is printed with its numbers.`,
 	f.Float64Var(&in.PeakQPS, "peak-qps", 0, "busiest demand the fleet must serve, requests per second")
 	f.StringVar(&headroom, "headroom", "0", "extra demand on top of the peak, as a fraction (0.2) or a percentage (20%)")
 	f.Float64Var(&in.OutputTokensPerRequest, "output-tokens", 0, "mean output tokens per request")
-	f.Float64Var(&in.ReplicaTokensPerSecond, "output-throughput", 0, "output tokens per second of one replica at its operating point (instead of --output-tokens)")
+	f.Float64Var(&in.ReplicaTokensPerSecond, "output-throughput", 0, "output tokens per second of one replica at its operating point (instead of --output-tokens: not both)")
 	f.Float64Var(&in.GPUHourCost, "gpu-hour-cost", 0, "price of one GPU for one hour")
 	f.IntVar(&in.GPUsPerReplica, "gpus-per-replica", 1, "GPUs one replica occupies (tensor parallel size)")
 	f.StringVar(&in.Currency, "currency", "$", "symbol written before money amounts")
@@ -125,8 +132,13 @@ func fillFromSweep(in *capacity.Input, path string, changed func(string) bool) e
 		in.PerReplicaQPS = got.PerReplicaQPS
 		in.Source = strings.Replace(got.Source, "the sweep's", path+"'s", 1)
 	}
+	// Tokens per request are the workload's: a --per-replica-qps of its
+	// own changes how many requests a replica serves, not how long each
+	// answer is.
 	if !changed("output-tokens") && !changed("output-throughput") {
-		in.ReplicaTokensPerSecond = got.ReplicaTokensPerSecond
+		in.OutputTokensPerRequest = got.OutputTokensPerRequest
+		in.Measured.OutputTokensPerSecond = got.Measured.OutputTokensPerSecond
+		in.Measured.RequestsPerSecond = got.Measured.RequestsPerSecond
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,6 +89,10 @@ func TestPlanCommandErrors(t *testing.T) {
 		{"not a number", []string{"--peak-qps", "many"}, ExitUsage, "invalid argument"},
 		{"stray argument", []string{"sweep.json"}, ExitUsage, `unexpected argument "sweep.json" (a sweep file goes after --from)`},
 		{"missing file", []string{"--from", filepath.Join(t.TempDir(), "none.json")}, ExitTool, "none.json"},
+		// Tokens per request and a replica's token rate would disagree:
+		// 3,000 ÷ 15 is 200, not 250.
+		{"tokens twice", []string{"--per-replica-qps", "15", "--output-throughput", "3000", "--output-tokens", "250"}, ExitUsage,
+			"--output-tokens 250 and --output-throughput 3000: give one"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -139,7 +144,8 @@ func TestPlanCommandFromSweep(t *testing.T) {
 		"from " + path + "'s operating point, 16 concurrent requests (SLO attainment 93 % ≥ 90 %)",
 		// Little's Law from the sweep's own numbers: 16 ÷ 4.2 s = 3.81.
 		"Little's Law check: 3.81 req/s against 3.80 req/s measured, 0.3 % apart",
-		"per replica, as measured: 760 tok/s, so 760 tok/s ÷ 3.80 req/s = 200 tokens per request",
+		"tokens per request, as measured: 760 tok/s ÷ 3.80 req/s = 200",
+		"per replica = 3.80 req/s × 200 tokens per request = 760 tok/s",
 	} {
 		if !strings.Contains(out, w) {
 			t.Errorf("output lacks %q:\n%s", w, out)
@@ -235,5 +241,48 @@ func TestPlanCommandJSON(t *testing.T) {
 	}
 	if _, errOut, code := run(t, "", "plan", "--per-replica-qps", "3", "--format", "yaml"); code != ExitUsage || !strings.Contains(errOut, `--format "yaml"`) {
 		t.Errorf("exit %d %s", code, errOut)
+	}
+}
+
+// Tokens per request come from the sweep's measurement, whatever request
+// rate a flag gives. The sweep's operating point (concurrency 16) made
+// 760 tok/s at 3.8 req/s, 200 tokens a request. At 20 req/s a replica,
+// a peak of 100 needs ⌈100 ÷ 20⌉ = 5 replicas, each making 20 × 200 =
+// 4,000 tok/s; at the peak the fleet emits 100 × 200 = 20,000 tok/s, and
+// five $2.50 GPUs cost $12.50 an hour: $12.50 ÷ (20,000 × 3,600) × 1e6 =
+// $0.174 per million. Dividing 760 tok/s by 20 req/s instead would make
+// it 38 tokens a request and $0.914.
+func TestPlanFromSweepKeepsTokensPerRequest(t *testing.T) {
+	path := writeSweep(t, 0.9)
+	args := []string{"--from", path, "--peak-qps", "100", "--per-replica-qps", "20", "--gpu-hour-cost", "2.5"}
+	out, code, err := runPlan(t, args...)
+	if err != nil || code != ExitOK {
+		t.Fatalf("exit %d: %v", code, err)
+	}
+	for _, w := range []string{
+		"5 replicas (5 GPUs) for 100 req/s at peak: 20,000 output tok/s of capacity, $12.50 an hour, $0.174 per million output tokens at the peak.",
+		"tokens per request, as measured: 760 tok/s ÷ 3.80 req/s = 200",
+		"per replica = 20.0 req/s × 200 tokens per request = 4,000 tok/s",
+		"at the peak the fleet emits 100 req/s × 200 tokens = 20,000 tok/s",
+	} {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+	out, code, err = runPlan(t, append(args, "--format", "json")...)
+	var p struct {
+		TokensPerRequest   float64 `json:"tokens_per_request"`
+		PeakCostPerMillion float64 `json:"peak_cost_per_million_tokens"`
+	}
+	if err != nil || code != ExitOK || json.Unmarshal([]byte(out), &p) != nil ||
+		math.Abs(p.TokensPerRequest-200) > 1e-9 || math.Abs(p.PeakCostPerMillion-12.5/(20000*3600)*1e6) > 1e-12 {
+		t.Errorf("json: exit %d, %v, %+v\n%s", code, err, p, out)
+	}
+
+	// A token figure given by a flag replaces the measured one.
+	out, _, err = runPlan(t, append(args, "--output-tokens", "250")...)
+	if err != nil || !strings.Contains(out, "per replica = 20.0 req/s × 250 tokens per request = 5,000 tok/s") ||
+		strings.Contains(out, "as measured: 760") {
+		t.Errorf("--output-tokens: %v\n%s", err, out)
 	}
 }
