@@ -25,23 +25,33 @@ func (p Plan) Explain() string {
 	}
 	little := !math.IsNaN(p.LittleQPS)
 	if little {
-		cap := "max-num-seqs"
-		if in.Source != "" {
-			cap = "the measured concurrency"
+		cap, lat := "max-num-seqs", "mean latency"
+		switch {
+		case in.Measured.Concurrency:
+			cap, lat = "the measured concurrency", "measured mean latency"
+		case in.Source != "":
+			// Beside measured figures, say that these were not.
+			cap, lat = "max-num-seqs, as given", "mean latency, as given"
 		}
-		line("λ = %s requests in flight (%s) ÷ %s mean latency = %s per replica",
-			human.Count(float64(in.MaxNumSeqs)), cap, seconds(in.Latency.Seconds()), qps(p.LittleQPS))
+		line("λ = %s requests in flight (%s) ÷ %s %s = %s per replica",
+			human.Count(float64(in.MaxNumSeqs)), cap, seconds(in.Latency.Seconds()), lat, qps(p.LittleQPS))
 	}
 	if in.PerReplicaQPS > 0 {
-		how := "as given"
-		if in.Source != "" {
-			how = "as measured"
+		how := "given"
+		if in.Measured.QPS {
+			how = "measured"
 		}
-		line("per-replica throughput, %s: %s", how, qps(in.PerReplicaQPS))
+		line("per-replica throughput, as %s: %s", how, qps(in.PerReplicaQPS))
 		if little {
+			// Only two measurements of one load can disagree for want of
+			// a steady state; a given figure may describe another load.
+			why := "they do not describe the same load"
+			if in.Measured.QPS && in.Measured.Concurrency {
+				why = "the measurement was not in steady state"
+			}
 			gap := p.LittleQPS/in.PerReplicaQPS - 1
-			line("Little's Law check: %s against %s %s, %s apart (a large gap means the measurement was not in steady state)",
-				qps(p.LittleQPS), qps(in.PerReplicaQPS), strings.TrimPrefix(how, "as "), human.Percent(math.Abs(gap)))
+			line("Little's Law check: %s against %s %s, %s apart (a large gap means %s)",
+				qps(p.LittleQPS), qps(in.PerReplicaQPS), how, human.Percent(math.Abs(gap)), why)
 		}
 	}
 

@@ -38,11 +38,11 @@ Cost
 		// above 15); a measured token rate; no peak; another currency.
 		{"check, no peak", Input{PerReplicaQPS: 15, MaxNumSeqs: 64, Latency: 4200 * time.Millisecond,
 			OutputTokensPerRequest: 200, GPUHourCost: 2, Currency: "€", Source: "the sweep",
-			Measured: Measured{OutputTokensPerSecond: 3000, RequestsPerSecond: 15}},
+			Measured: Measured{QPS: true, Concurrency: true, OutputTokensPerSecond: 3000, RequestsPerSecond: 15}},
 			"One replica sustains 15.0 req/s (3,000 output tok/s) at €0.185 per million output tokens; give --peak-qps to size a fleet.",
 			`Per-replica throughput (Little's Law: L = λ × W, so λ = L ÷ W)
   from the sweep
-  λ = 64 requests in flight (the measured concurrency) ÷ 4.20 s mean latency = 15.2 req/s per replica
+  λ = 64 requests in flight (the measured concurrency) ÷ 4.20 s measured mean latency = 15.2 req/s per replica
   per-replica throughput, as measured: 15.0 req/s
   Little's Law check: 15.2 req/s against 15.0 req/s measured, 1.6 % apart (a large gap means the measurement was not in steady state)
 Output tokens
@@ -51,6 +51,18 @@ Output tokens
 Cost
   per replica-hour = 1 GPU × €2.00 per GPU-hour = €2.00
   per million output tokens at the operating point = €2.00 ÷ (3,000 tok/s × 3,600 s) × 1,000,000 = €0.185
+`},
+		// Beside a sweep's measured rate, a concurrency and latency given by
+		// flags are labelled as given, and a gap is not blamed on the
+		// measurement: 64 ÷ 2 s = 32 against 11.7 measured is 174 % apart.
+		{"given concurrency beside a measured rate", Input{PerReplicaQPS: 11.694, MaxNumSeqs: 64, Latency: 2 * time.Second,
+			Source: "the sweep", Measured: Measured{QPS: true}},
+			"One replica sustains 11.7 req/s; give --peak-qps to size a fleet.",
+			`Per-replica throughput (Little's Law: L = λ × W, so λ = L ÷ W)
+  from the sweep
+  λ = 64 requests in flight (max-num-seqs, as given) ÷ 2.00 s mean latency, as given = 32.0 req/s per replica
+  per-replica throughput, as measured: 11.7 req/s
+  Little's Law check: 32.0 req/s against 11.7 req/s measured, 174 % apart (a large gap means they do not describe the same load)
 `},
 		// A replica's token rate given by a flag.
 		{"given token rate", Input{PerReplicaQPS: 15, ReplicaTokensPerSecond: 3000},

@@ -59,6 +59,8 @@ type Input struct {
 // Measured marks the figures of an Input that were measured at its Source
 // rather than given, so that Explain can say which is which.
 type Measured struct {
+	QPS         bool // PerReplicaQPS is the measured request throughput
+	Concurrency bool // MaxNumSeqs and Latency are the measured concurrency and its mean e2e
 	// OutputTokensPerSecond and RequestsPerSecond are the measured rates
 	// whose ratio is OutputTokensPerRequest; zero when it was given.
 	OutputTokensPerSecond, RequestsPerSecond float64

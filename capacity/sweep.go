@@ -14,13 +14,14 @@ import (
 // the workload's, not the load's, so a caller that replaces PerReplicaQPS
 // keeps them. A concurrency point also sets MaxNumSeqs and Latency (its
 // mean e2e), so that Explain shows Little's Law as a check on the
-// measurement. Measured holds the rates behind the tokens. The caller adds the peak,
+// measurement. Measured marks what was set. The caller adds the peak,
 // headroom and costs.
 func FromPoint(p sweep.Point) Input {
 	in := Input{
 		PerReplicaQPS: orZero(p.Mean.RequestThroughput),
 		Source:        "the measurement at " + p.Load.Phrase(),
 	}
+	in.Measured.QPS = in.PerReplicaQPS > 0
 	if tok := orZero(p.Mean.OutputThroughput); tok > 0 && in.PerReplicaQPS > 0 {
 		in.OutputTokensPerRequest = tok / in.PerReplicaQPS
 		in.Measured.OutputTokensPerSecond, in.Measured.RequestsPerSecond = tok, in.PerReplicaQPS
@@ -31,6 +32,7 @@ func FromPoint(p sweep.Point) Input {
 		if d := time.Duration(e2e * float64(time.Second)); d > 0 {
 			in.MaxNumSeqs = int(p.Load.Value)
 			in.Latency = d
+			in.Measured.Concurrency = true
 		}
 	}
 	return in

@@ -22,7 +22,7 @@ func point(t *testing.T, l sweep.Load, reqs, tok, e2e, att float64) sweep.Point 
 func TestFromPoint(t *testing.T) {
 	// 1,100 tok/s at 5.5 req/s is 200 tokens a request.
 	in := FromPoint(point(t, sweep.Concurrency(24), 5.5, 1100, 4.25, 0.95))
-	want := Measured{OutputTokensPerSecond: 1100, RequestsPerSecond: 5.5}
+	want := Measured{QPS: true, Concurrency: true, OutputTokensPerSecond: 1100, RequestsPerSecond: 5.5}
 	if in.PerReplicaQPS != 5.5 || in.OutputTokensPerRequest != 200 || in.ReplicaTokensPerSecond != 0 ||
 		in.MaxNumSeqs != 24 || in.Latency != 4250*time.Millisecond || in.Measured != want {
 		t.Errorf("FromPoint = %+v", in)
@@ -37,7 +37,7 @@ func TestFromPoint(t *testing.T) {
 	}
 	// A rate point has no concurrency to check Little's Law against.
 	in = FromPoint(point(t, sweep.Rate(4), 3.9, 780, 2, 1))
-	if in.PerReplicaQPS != 3.9 || in.MaxNumSeqs != 0 || in.Latency != 0 {
+	if in.PerReplicaQPS != 3.9 || in.MaxNumSeqs != 0 || in.Latency != 0 || in.Measured.Concurrency {
 		t.Errorf("FromPoint(rate) = %+v", in)
 	}
 }
@@ -53,7 +53,7 @@ func TestFromPoint(t *testing.T) {
 func TestFromPointKeepsTokensPerRequest(t *testing.T) {
 	const reqs, toks = 11.693948851349834, 1819.0522135717233 // as the sweep file holds them
 	in := FromPoint(point(t, sweep.Concurrency(16), reqs, toks, 1.289, 1))
-	in.PerReplicaQPS = 20
+	in.PerReplicaQPS, in.Measured.QPS = 20, false
 	in.PeakQPS, in.GPUHourCost = 100, 2.5
 	p, err := Compute(in)
 	if err != nil {

@@ -32,7 +32,8 @@ request (output throughput ÷ request throughput) and, at a concurrency point,
 its concurrency and mean latency as a Little's Law check. A flag replaces the
 figure it names: --per-replica-qps the request rate (tokens per request stay
 the measured ones: they belong to the workload), --max-num-seqs with --latency
-the check, --output-tokens or --output-throughput the tokens.
+the check, --output-tokens or --output-throughput the tokens. Each figure is
+labelled measured or given.
 
 With --peak-qps it sizes the fleet: replicas = ⌈peak × (1 + headroom) ÷
 per-replica QPS⌉. Headroom is extra demand on top of the peak: 20% sizes the
@@ -125,12 +126,16 @@ func fillFromSweep(in *capacity.Input, path string, changed func(string) bool) e
 	// A flag that sets either half of Little's Law overrides both, so a
 	// measured latency is never paired with a concurrency it was not
 	// measured at.
+	used := false
 	if !changed("max-num-seqs") && !changed("latency") {
 		in.MaxNumSeqs, in.Latency = got.MaxNumSeqs, got.Latency
+		in.Measured.Concurrency = got.Measured.Concurrency
+		used = used || got.Measured.Concurrency
 	}
 	if !changed("per-replica-qps") {
 		in.PerReplicaQPS = got.PerReplicaQPS
-		in.Source = strings.Replace(got.Source, "the sweep's", path+"'s", 1)
+		in.Measured.QPS = got.Measured.QPS
+		used = used || got.Measured.QPS
 	}
 	// Tokens per request are the workload's: a --per-replica-qps of its
 	// own changes how many requests a replica serves, not how long each
@@ -139,6 +144,10 @@ func fillFromSweep(in *capacity.Input, path string, changed func(string) bool) e
 		in.OutputTokensPerRequest = got.OutputTokensPerRequest
 		in.Measured.OutputTokensPerSecond = got.Measured.OutputTokensPerSecond
 		in.Measured.RequestsPerSecond = got.Measured.RequestsPerSecond
+		used = used || got.OutputTokensPerRequest > 0
+	}
+	if used {
+		in.Source = strings.Replace(got.Source, "the sweep's", path+"'s", 1)
 	}
 	return nil
 }

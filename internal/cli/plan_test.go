@@ -152,9 +152,10 @@ func TestPlanCommandFromSweep(t *testing.T) {
 		}
 	}
 
-	// A flag overrides the sweep: 5 req/s per replica → ⌈100 ÷ 5⌉ = 20.
+	// A flag overrides the sweep: 5 req/s per replica → ⌈100 ÷ 5⌉ = 20,
+	// and the rate is labelled as given, not measured.
 	out, _, err = runPlan(t, "--from", path, "--peak-qps", "100", "--per-replica-qps", "5")
-	if err != nil || !strings.HasPrefix(out, "20 replicas") || strings.Contains(out, "operating point, 16") {
+	if err != nil || !strings.HasPrefix(out, "20 replicas") || !strings.Contains(out, "per-replica throughput, as given: 5.00 req/s") {
 		t.Errorf("override: %v\n%s", err, out)
 	}
 
@@ -261,6 +262,7 @@ func TestPlanFromSweepKeepsTokensPerRequest(t *testing.T) {
 	}
 	for _, w := range []string{
 		"5 replicas (5 GPUs) for 100 req/s at peak: 20,000 output tok/s of capacity, $12.50 an hour, $0.174 per million output tokens at the peak.",
+		"per-replica throughput, as given: 20.0 req/s",
 		"tokens per request, as measured: 760 tok/s ÷ 3.80 req/s = 200",
 		"per replica = 20.0 req/s × 200 tokens per request = 4,000 tok/s",
 		"at the peak the fleet emits 100 req/s × 200 tokens = 20,000 tok/s",
@@ -284,5 +286,34 @@ func TestPlanFromSweepKeepsTokensPerRequest(t *testing.T) {
 	if err != nil || !strings.Contains(out, "per replica = 20.0 req/s × 250 tokens per request = 5,000 tok/s") ||
 		strings.Contains(out, "as measured: 760") {
 		t.Errorf("--output-tokens: %v\n%s", err, out)
+	}
+}
+
+// --max-num-seqs and --latency beside a sweep are labelled as given, not
+// as the measured concurrency (16 in the sweep), and their gap from the
+// measured rate is not blamed on the measurement: 64 ÷ 2 s = 32 req/s
+// against 3.8 measured is 742 % apart.
+func TestPlanFromSweepLabelsGivenConcurrency(t *testing.T) {
+	path := writeSweep(t, 0.9)
+	out, code, err := runPlan(t, "--from", path, "--peak-qps", "100", "--max-num-seqs", "64", "--latency", "2s")
+	if err != nil || code != ExitOK {
+		t.Fatalf("exit %d: %v", code, err)
+	}
+	for _, w := range []string{
+		"λ = 64 requests in flight (max-num-seqs, as given) ÷ 2.00 s mean latency, as given = 32.0 req/s per replica",
+		"per-replica throughput, as measured: 3.80 req/s",
+		"Little's Law check: 32.0 req/s against 3.80 req/s measured, 742 % apart (a large gap means they do not describe the same load)",
+	} {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+	if strings.Contains(out, "the measured concurrency") || strings.Contains(out, "steady state") {
+		t.Errorf("a given concurrency is called measured:\n%s", out)
+	}
+	// From the sweep alone both are measured: 16 ÷ 4.2 s.
+	out, _, _ = runPlan(t, "--from", path, "--peak-qps", "100")
+	if w := "λ = 16 requests in flight (the measured concurrency) ÷ 4.20 s measured mean latency = 3.81 req/s per replica"; !strings.Contains(out, w) {
+		t.Errorf("output lacks %q:\n%s", w, out)
 	}
 }
