@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/goodput-dev/goodput/tokenizer"
 )
 
 func FuzzParseFault(f *testing.F) {
@@ -64,14 +66,14 @@ func FuzzPromptIDs(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		ids, err := promptIDs(raw)
+		ids, err := promptIDs(raw, tokenizer.VocabSize)
 		if err != nil {
 			return
 		}
 		if len(ids) == 0 {
 			t.Errorf("promptIDs(%q) accepted an empty prompt", raw)
 		}
-		if err := checkTokenIDs(ids); err != nil {
+		if err := checkTokenIDs(ids, tokenizer.VocabSize); err != nil {
 			t.Errorf("promptIDs(%q) returned invalid ids: %v", raw, err)
 		}
 	})

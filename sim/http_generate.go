@@ -32,7 +32,7 @@ func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	prompt, err := promptIDs(req.Prompt)
+	prompt, err := promptIDs(req.Prompt, s.cfg.vocab)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return

@@ -144,8 +144,8 @@ func (p *generationParams) check(maxTokens *int) error {
 }
 
 // promptIDs turns a completions prompt into token ids: a string (tokenized),
-// a list of token ids, or a list holding exactly one of either.
-func promptIDs(raw json.RawMessage) ([]int, error) {
+// a list of token ids below vocab, or a list holding exactly one of either.
+func promptIDs(raw json.RawMessage, vocab int) ([]int, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return nil, errors.New("prompt is required")
@@ -162,7 +162,7 @@ func promptIDs(raw json.RawMessage) ([]int, error) {
 		if len(ids) == 0 {
 			return nil, errors.New("prompt must not be empty")
 		}
-		return ids, checkTokenIDs(ids)
+		return ids, checkTokenIDs(ids, vocab)
 	}
 	var list []json.RawMessage
 	if err := json.Unmarshal(raw, &list); err != nil || len(list) == 0 {
@@ -172,7 +172,7 @@ func promptIDs(raw json.RawMessage) ([]int, error) {
 		return nil, fmt.Errorf("prompt is a batch of %d prompts: the simulator serves one prompt per request", len(list))
 	}
 	if inner := bytes.TrimSpace(list[0]); len(inner) > 0 && (inner[0] == '"' || inner[0] == '[') {
-		return promptIDs(inner)
+		return promptIDs(inner, vocab)
 	}
 	return nil, errors.New("prompt must be a string, a list of token ids, or a list of one of those")
 }

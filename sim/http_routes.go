@@ -135,7 +135,7 @@ func (s *Server) handleTokenize(w http.ResponseWriter, r *http.Request) {
 	case req.Messages != nil:
 		ids, err = chatPrompt(req.Messages)
 	default:
-		ids, err = promptIDs(req.Prompt)
+		ids, err = promptIDs(req.Prompt, s.cfg.vocab)
 	}
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
@@ -149,7 +149,7 @@ func (s *Server) handleDetokenize(w http.ResponseWriter, r *http.Request) {
 	if !s.readBody(w, r, &req) || !s.checkModel(w, req.Model) {
 		return
 	}
-	if err := checkTokenIDs(req.Tokens); err != nil {
+	if err := checkTokenIDs(req.Tokens, s.cfg.vocab); err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}

@@ -163,7 +163,10 @@ func TestPromptForms(t *testing.T) {
 		{"null", `null`, 400, 0},
 		{"number", `42`, 400, 0},
 		{"negative id", `[1, -5]`, 400, 0},
-		{"id beyond the vocabulary", `[32000]`, 400, 0},
+		// Qwen2.5-0.5B has 151,936 ids, past the synthetic tokenizer's
+		// 32,000.
+		{"id of the model's, past the synthetic tokenizer's", `[32000, 100000]`, 200, 2},
+		{"id beyond the vocabulary", `[151936]`, 400, 0},
 		{"fractional id", `[1.5]`, 400, 0},
 	}
 	for _, tt := range tests {
@@ -176,6 +179,35 @@ func TestPromptForms(t *testing.T) {
 		if code == 200 && num(path(out, "usage", "prompt_tokens")) != tt.wantTokens {
 			t.Errorf("%s: prompt_tokens %v, want %d", tt.name, path(out, "usage", "prompt_tokens"), tt.wantTokens)
 		}
+	}
+}
+
+// Token ids are checked against the served model's vocabulary: a
+// Llama-3.1-8B prompt may hold any id below 128,256, as from Llama 3's
+// tokenizer, on every endpoint that takes ids.
+func TestTokenIDsOfTheModelsVocabulary(t *testing.T) {
+	p := fastProfile(t)
+	p.Model = mustModel(t, "Llama-3.1-8B")
+	_, ts := startServer(t, Options{Profile: p})
+	var out map[string]any
+	if code := postJSON(t, ts.URL+"/v1/completions", `{"prompt":[100000,5],"max_tokens":3}`, &out); code != 200 ||
+		num(path(out, "usage", "prompt_tokens")) != 2 || num(path(out, "usage", "completion_tokens")) != 3 {
+		t.Errorf("id 100000: status %d %v; want 200 with 2 prompt tokens", code, out)
+	}
+	const refusal = "token id 128256 at position 1 is out of vocabulary (valid ids are 0 to 128255)"
+	for _, tt := range []struct{ endpoint, body string }{
+		{"/v1/completions", `{"prompt":[100000,128256],"max_tokens":3}`},
+		{"/tokenize", `{"prompt":[100000,128256]}`},
+		{"/detokenize", `{"tokens":[100000,128256]}`},
+	} {
+		out = nil
+		if code := postJSON(t, ts.URL+tt.endpoint, tt.body, &out); code != 400 || !strings.Contains(fmt.Sprint(out), refusal) {
+			t.Errorf("%s: status %d %v; want 400 saying %q", tt.endpoint, code, out, refusal)
+		}
+	}
+	out = nil
+	if code := postJSON(t, ts.URL+"/tokenize", `{"prompt":[128255]}`, &out); code != 200 || num(path(out, "count")) != 1 {
+		t.Errorf("/tokenize of the last id: status %d %v", code, out)
 	}
 }
 

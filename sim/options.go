@@ -92,6 +92,7 @@ type config struct {
 	faults      Faults
 	clock       Clock
 	kvTokens    int // tokens the KV cache holds
+	vocab       int // token ids a prompt may hold: 0 to vocab − 1 (modelVocab)
 }
 
 // resolve applies defaults and validates o. Errors name the option at fault.
@@ -213,6 +214,7 @@ func (o Options) resolve() (config, error) {
 	e.blocks = blocks
 	c.kvTokens = blocks * e.blockSize
 
+	c.vocab = modelVocab(p.Model)
 	c.maxModelLen = o.MaxModelLen
 	switch {
 	case c.maxModelLen < 0:

@@ -39,12 +39,25 @@ func checkLengths(promptLen, maxTokens, minTokens, maxModelLen int) (int, error)
 	return maxTokens, nil
 }
 
-// checkTokenIDs rejects token ids outside the vocabulary, naming the first.
-func checkTokenIDs(ids []int) error {
+// checkTokenIDs rejects token ids outside a vocabulary of vocab ids,
+// naming the first. vocab is the served model's (config.vocab), as vLLM
+// checks a prompt against its model's tokenizer: the synthetic tokenizer's
+// 32,000 pieces only make text, and a prompt of ids from a real tokenizer
+// (Llama 3's 128,256) must not be refused for going past them.
+func checkTokenIDs(ids []int, vocab int) error {
 	for i, id := range ids {
-		if !tokenizer.Valid(id) {
-			return fmt.Errorf("token id %d at position %d is out of vocabulary (valid ids are 0 to %d)", id, i, tokenizer.VocabSize-1)
+		if id < 0 || id >= vocab {
+			return fmt.Errorf("token id %d at position %d is out of vocabulary (valid ids are 0 to %d)", id, i, vocab-1)
 		}
 	}
 	return nil
+}
+
+// modelVocab is the vocabulary a model's prompts are checked against: its
+// own, or the synthetic tokenizer's when the model does not give one.
+func modelVocab(m Model) int {
+	if m.VocabSize > 0 {
+		return m.VocabSize
+	}
+	return tokenizer.VocabSize
 }

@@ -239,7 +239,7 @@ func (v *virtualRun) submit(i int, at time.Duration) error {
 	}
 	maxTokens, err := checkLengths(promptLen, q.MaxTokens, q.MinTokens, v.cfg.maxModelLen)
 	if err == nil && q.Prompt != nil {
-		err = checkTokenIDs(q.Prompt)
+		err = checkTokenIDs(q.Prompt, v.cfg.vocab)
 	}
 	if err != nil {
 		return err

@@ -124,7 +124,9 @@ func TestVirtualRefusals(t *testing.T) {
 		{"prompt alone too long", VirtualRequest{PromptTokens: 200000}, "your request has 200000 input tokens"},
 		{"min above max", VirtualRequest{PromptTokens: 5, MaxTokens: 3, MinTokens: 4}, "min_tokens must be less than or equal to max_tokens=3"},
 		{"negative min", VirtualRequest{PromptTokens: 5, MinTokens: -1}, "min_tokens must be greater than or equal to 0"},
-		{"token id out of vocabulary", VirtualRequest{Prompt: []int{1, 99999}}, "token id 99999 at position 1"},
+		// Llama-3.1-8B, the default model, has 128,256 ids: 99,999 is one.
+		{"token id out of vocabulary", VirtualRequest{Prompt: []int{99999, 128256}},
+			"token id 128256 at position 1 is out of vocabulary (valid ids are 0 to 128255)"},
 	}
 	for _, tt := range tests {
 		recs, err := RunVirtual(Options{}, []VirtualRequest{tt.req})
