@@ -57,9 +57,13 @@
 // Options.OutputLenMean (256 by default): each token ends the answer with
 // the same probability, as when a model samples its end-of-sequence token.
 // min_tokens holds the end back; max_tokens cuts it off, reported as finish
-// reason "length" rather than "stop". Lengths come from a generator seeded
-// with Options.Seed, drawn in arrival order; a request that carries its own
-// "seed" draws its length from that seed alone.
+// reason "length" rather than "stop". Without max_tokens, /v1/completions
+// stops at 16 tokens, vLLM's default for that endpoint, and chat at the end
+// of the context (max_model_len less the prompt), as vLLM's chat does; a
+// max_tokens of null asks for the end of the context on either. Lengths
+// come from a generator seeded with Options.Seed, drawn in arrival order; a
+// request that carries its own "seed" draws its length from that seed
+// alone.
 //
 // # Cost model
 //

@@ -23,8 +23,17 @@ type genRequest struct {
 	continuous   bool
 }
 
+// completionsMaxTokens is what /v1/completions generates at most when the
+// request does not say: vLLM's CompletionRequest defaults max_tokens to 16,
+// the OpenAI legacy completions default. A max_tokens of null asks for the
+// rest of the context, as chat's default does.
+const completionsMaxTokens = 16
+
 func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
-	var req completionRequest
+	def := completionsMaxTokens
+	// Decoding leaves the default where the body has no max_tokens and
+	// clears it where the body says null.
+	req := completionRequest{generationParams: generationParams{MaxTokens: &def}}
 	if !s.readBody(w, r, &req) || !s.checkModel(w, req.Model) {
 		return
 	}

@@ -237,6 +237,43 @@ func TestLengthControls(t *testing.T) {
 	}
 }
 
+// Without max_tokens, completions stop at 16 tokens, as vLLM's
+// CompletionRequest defaults max_tokens to 16, and chat runs to the end of
+// the context, as vLLM's chat request leaves it unset; a max_tokens of null
+// asks for the end of the context on completions too. ignore_eos makes
+// every answer run to its limit: with a context of 200 tokens and the
+// prompt "x", that is 200 − tokens("x").
+func TestDefaultMaxTokens(t *testing.T) {
+	const maxModelLen = 200
+	_, ts := startServer(t, Options{Profile: fastProfile(t), MaxModelLen: maxModelLen})
+	chatPrompt := tokenizer.Count("<|user|>\nx\n<|assistant|>\n")
+	tests := []struct {
+		name, endpoint, body string
+		wantTokens           int
+	}{
+		{"completions", "/v1/completions", `{"prompt":"x","ignore_eos":true}`, 16},
+		{"completions, null", "/v1/completions", `{"prompt":"x","ignore_eos":true,"max_tokens":null}`, maxModelLen - tokenizer.Count("x")},
+		{"completions, given", "/v1/completions", `{"prompt":"x","ignore_eos":true,"max_tokens":40}`, 40},
+		{"chat", "/v1/chat/completions", `{"messages":[{"role":"user","content":"x"}],"ignore_eos":true}`, maxModelLen - chatPrompt},
+		{"chat, given", "/v1/chat/completions", `{"messages":[{"role":"user","content":"x"}],"ignore_eos":true,"max_completion_tokens":40}`, 40},
+	}
+	for _, tt := range tests {
+		var out map[string]any
+		if code := postJSON(t, ts.URL+tt.endpoint, tt.body, &out); code != 200 {
+			t.Fatalf("%s: status %d %v", tt.name, code, out)
+		}
+		if n, f := num(path(out, "usage", "completion_tokens")), path(out, "choices", 0, "finish_reason"); n != tt.wantTokens || f != "length" {
+			t.Errorf("%s: %d tokens, finish %v; want %d, length", tt.name, n, f, tt.wantTokens)
+		}
+	}
+	// The default is a limit like any other: min_tokens may not pass it.
+	var out map[string]any
+	if code := postJSON(t, ts.URL+"/v1/completions", `{"prompt":"x","min_tokens":20}`, &out); code != 400 ||
+		!strings.Contains(fmt.Sprint(out), "min_tokens must be less than or equal to max_tokens=16, got 20") {
+		t.Errorf("min_tokens above the default: status %d %v", code, out)
+	}
+}
+
 func TestBadRequests(t *testing.T) {
 	_, ts := startServer(t, Options{Profile: fastProfile(t), MaxBodyBytes: 1 << 10, MaxModelLen: 100})
 	tests := []struct {
