@@ -1,7 +1,9 @@
 package capacity
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -21,7 +23,7 @@ func ParseHeadroom(s string) (float64, error) {
 		t = strings.TrimSpace(strings.TrimSuffix(t, "%"))
 	}
 	if !human.IsPlainDecimal(t) {
-		return 0, fmt.Errorf("headroom %q: not a number (want a fraction such as 0.2 or a percentage such as 20%%)", s)
+		return 0, fmt.Errorf("headroom %q: %s (want a fraction such as 0.2 or a percentage such as 20%%)", s, notPlain(t))
 	}
 	v, err := strconv.ParseFloat(t, 64)
 	if err != nil {
@@ -37,4 +39,20 @@ func ParseHeadroom(s string) (float64, error) {
 		return 0, fmt.Errorf("headroom %q: more than %v (1000 %%); did you mean %s%%?", s, MaxHeadroom, t)
 	}
 	return v, nil
+}
+
+// notPlain says why t, which is not a plain decimal, is refused: what
+// strconv would read as a number is named for what it is, so that "-50%"
+// is not called "not a number".
+func notPlain(t string) string {
+	v, err := strconv.ParseFloat(t, 64)
+	switch {
+	case strings.HasPrefix(t, "-") && human.IsPlainDecimal(t[1:]):
+		return "negative: headroom adds demand, it cannot take any away"
+	case err != nil && !errors.Is(err, strconv.ErrRange):
+		return "not a number"
+	case err == nil && (math.IsNaN(v) || math.IsInf(v, 0)):
+		return "not a finite number"
+	}
+	return "write it in plain digits, without an exponent or a sign"
 }

@@ -187,10 +187,21 @@ func (in Input) Validate() error {
 			bad("%s %v: must be a non-negative number", name, v)
 		}
 	}
-	nonNeg("--per-replica-qps", in.PerReplicaQPS)
-	nonNeg("--output-tokens", in.OutputTokensPerRequest)
-	nonNeg("--output-throughput", in.ReplicaTokensPerSecond)
-	nonNeg("--peak-qps", in.PeakQPS)
+	// For these zero means "not given", so a value given must be
+	// positive: a negative one is told so in the words the command uses
+	// for a zero it was given.
+	positive := func(name string, v float64) {
+		switch {
+		case math.IsNaN(v) || math.IsInf(v, 0):
+			bad("%s %v: must be a positive, finite number", name, v)
+		case v < 0:
+			bad("%s %v: must be positive", name, v)
+		}
+	}
+	positive("--per-replica-qps", in.PerReplicaQPS)
+	positive("--output-tokens", in.OutputTokensPerRequest)
+	positive("--output-throughput", in.ReplicaTokensPerSecond)
+	positive("--peak-qps", in.PeakQPS)
 	nonNeg("--headroom", in.Headroom)
 	nonNeg("--gpu-hour-cost", in.GPUHourCost)
 	if in.MaxNumSeqs < 0 {

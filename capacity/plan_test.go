@@ -139,7 +139,7 @@ func TestComputeErrors(t *testing.T) {
 		{"inf QPS", Input{PerReplicaQPS: inf}, "--per-replica-qps +Inf"},
 		{"negative QPS", Input{PerReplicaQPS: -2}, "--per-replica-qps -2"},
 		{"nan peak", Input{PerReplicaQPS: 1, PeakQPS: nan}, "--peak-qps NaN"},
-		{"negative peak", Input{PerReplicaQPS: 1, PeakQPS: -5}, "--peak-qps -5"},
+		{"negative peak", Input{PerReplicaQPS: 1, PeakQPS: -5}, "--peak-qps -5: must be positive"},
 		{"negative headroom", Input{PerReplicaQPS: 1, Headroom: -0.1}, "--headroom -0.1"},
 		{"nan cost", Input{PerReplicaQPS: 1, GPUHourCost: nan}, "--gpu-hour-cost NaN"},
 		{"negative GPUs", Input{PerReplicaQPS: 1, GPUsPerReplica: -1}, "--gpus-per-replica -1"},
