@@ -77,7 +77,7 @@ test clients: ` + sim.FaultKeys + `.`,
 	fl.IntVar(&f.tensorParallel, "tensor-parallel-size", 1, "GPUs the model is split over")
 	fl.IntVar(&opts.MaxNumSeqs, "max-num-seqs", 0, "most sequences running at once (default: vLLM's for the GPU: 1024 on GPUs of 70 GiB or more but the A100, else 256)")
 	fl.IntVar(&opts.MaxNumBatchedTokens, "max-num-batched-tokens", 0, "most tokens computed in one engine step (default: vLLM's for the GPU: 8192 on GPUs of 70 GiB or more but the A100, else 2048)")
-	fl.Float64Var(&opts.GPUMemoryUtilization, "gpu-memory-utilization", sim.DefaultGPUMemoryUtilization, "fraction of GPU memory for weights, activations and KV cache")
+	fl.Float64Var(&opts.GPUMemoryUtilization, "gpu-memory-utilization", sim.DefaultGPUMemoryUtilization, "fraction of GPU memory for weights, activations and KV cache, in (0, 1]")
 	fl.IntVar(&opts.BlockSize, "block-size", sim.BlockSize, "tokens per KV cache block")
 	fl.BoolVar(&f.chunkedPrefill, "enable-chunked-prefill", true, "prefill long prompts in chunks within max-num-batched-tokens")
 	fl.BoolVar(&f.noChunkedPrefill, "no-enable-chunked-prefill", false, "prefill every prompt in one step (vLLM's spelling)")
@@ -152,6 +152,11 @@ func (f *simServeFlags) apply(cmd *cobra.Command, opts *sim.Options) error {
 		}
 	}
 	switch {
+	case fl.Changed("gpu-memory-utilization") && !(opts.GPUMemoryUtilization > 0 && opts.GPUMemoryUtilization <= 1):
+		// Checked here because the options read 0 as "the default": a 0
+		// typed on the command line is a fraction out of range, as the
+		// message says, not a request for 0.9.
+		return usageErr("--gpu-memory-utilization %v: must be in (0, 1]", opts.GPUMemoryUtilization)
 	case opts.MaxNumSeqs < 0:
 		return usageErr("--max-num-seqs %d: must be positive", opts.MaxNumSeqs)
 	case opts.MaxNumBatchedTokens < 0:

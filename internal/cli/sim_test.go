@@ -184,7 +184,11 @@ func TestSimUsageErrors(t *testing.T) {
 		{"bad fault", []string{"--fault", "error-rate=2"}, ExitUsage, `--fault: fault "error-rate=2"`},
 		{"missing profile", []string{"--profile", "/nonexistent/p.yaml"}, ExitUsage, "--profile: profile: open /nonexistent/p.yaml"},
 		{"contradicting cache flags", []string{"--enable-prefix-caching=true", "--no-enable-prefix-caching"}, ExitUsage, "contradicts"},
-		{"bad utilization", []string{"--gpu-memory-utilization", "1.5"}, ExitUsage, "gpu memory utilization 1.5"},
+		{"bad utilization", []string{"--gpu-memory-utilization", "1.5"}, ExitUsage, "--gpu-memory-utilization 1.5: must be in (0, 1]"},
+		// 0 is out of range when typed, though the options read it as
+		// "the default".
+		{"zero utilization", []string{"--gpu-memory-utilization", "0"}, ExitUsage, "--gpu-memory-utilization 0: must be in (0, 1]"},
+		{"negative utilization", []string{"--gpu-memory-utilization", "-0.5"}, ExitUsage, "--gpu-memory-utilization -0.5: must be in (0, 1]"},
 		{"not a number", []string{"--max-num-seqs", "many"}, ExitUsage, "invalid argument"},
 		{"negative max num seqs", []string{"--max-num-seqs", "-1"}, ExitUsage, "--max-num-seqs -1: must be positive"},
 		{"negative batched tokens", []string{"--max-num-batched-tokens", "-5"}, ExitUsage, "--max-num-batched-tokens -5: must be positive"},
