@@ -42,6 +42,14 @@ func ms(d time.Duration) float64 { return float64(d) / 1e6 }
 
 func str(s string) (any, bool) { return s, s != "" }
 
+// latency is a latency column's value: d in milliseconds when has, and
+// null for a failed request whatever it measured before failing, for a
+// summary counts no latency of a failure: the rows summarise as the
+// records do. The raw times of a failure stay in their columns.
+func latency(r *Row, d time.Duration, has bool) (any, bool) {
+	return ms(d), has && r.Metrics.OK
+}
+
 // baseColumns are the columns every table has, in order.
 var baseColumns = []Column{
 	{Name: "seq", Kind: KindInt, Doc: "sequence number in the schedule",
@@ -73,19 +81,19 @@ var baseColumns = []Column{
 	{Name: "token_source", Kind: KindString, Optional: true, Doc: "where output_tokens came from: usage, tokenizer or chunks",
 		value: func(r *Row) (any, bool) { return str(r.TokenSource) }},
 	{Name: "client_queue_ms", Kind: KindFloat, Optional: true, Doc: "sent − scheduled",
-		value: func(r *Row) (any, bool) { return ms(r.Metrics.ClientQueue), r.Metrics.HasSent }},
+		value: func(r *Row) (any, bool) { return latency(r, r.Metrics.ClientQueue, r.Metrics.HasSent) }},
 	{Name: "ttft_ms", Kind: KindFloat, Optional: true, Doc: "time to first token, from scheduled",
-		value: func(r *Row) (any, bool) { return ms(r.Metrics.TTFT), r.Metrics.HasFirstToken }},
+		value: func(r *Row) (any, bool) { return latency(r, r.Metrics.TTFT, r.Metrics.HasFirstToken) }},
 	{Name: "ttft_sent_ms", Kind: KindFloat, Optional: true, Doc: "time to first token, from sent (what vLLM prints)",
 		value: func(r *Row) (any, bool) {
-			return ms(r.Metrics.TTFTSent), r.Metrics.HasFirstToken && r.Metrics.HasSent
+			return latency(r, r.Metrics.TTFTSent, r.Metrics.HasFirstToken && r.Metrics.HasSent)
 		}},
 	{Name: "tpot_ms", Kind: KindFloat, Optional: true, Doc: "time per output token after the first",
-		value: func(r *Row) (any, bool) { return ms(r.Metrics.TPOT), r.Metrics.HasTPOT }},
+		value: func(r *Row) (any, bool) { return latency(r, r.Metrics.TPOT, r.Metrics.HasTPOT) }},
 	{Name: "itl_max_ms", Kind: KindFloat, Optional: true, Doc: "the longest per-token gap",
-		value: func(r *Row) (any, bool) { return ms(r.Metrics.ITLMax), r.Metrics.HasGaps }},
+		value: func(r *Row) (any, bool) { return latency(r, r.Metrics.ITLMax, r.Metrics.HasGaps) }},
 	{Name: "e2e_ms", Kind: KindFloat, Optional: true, Doc: "end-to-end latency, from scheduled",
-		value: func(r *Row) (any, bool) { return ms(r.Metrics.E2E), r.Metrics.HasE2E }},
+		value: func(r *Row) (any, bool) { return latency(r, r.Metrics.E2E, r.Metrics.HasE2E) }},
 	{Name: "good", Kind: KindBool, Optional: true, Doc: "met the SLO; null without one",
 		value: func(r *Row) (any, bool) { return r.Good, r.HasGood }},
 	{Name: "message", Kind: KindString, Optional: true, Doc: "the error message of a failure",
@@ -105,11 +113,11 @@ var reasoningColumns = []Column{
 	{Name: "first_answer_s", Kind: KindFloat, Optional: true, Doc: "when its first answer token arrived",
 		value: func(r *Row) (any, bool) { return nsSeconds(r.FirstAnswer), r.HasFirstAnswer }},
 	{Name: "ttfa_ms", Kind: KindFloat, Optional: true, Doc: "time to first answer token, from scheduled",
-		value: func(r *Row) (any, bool) { return ms(r.Metrics.TTFA), r.Metrics.HasTTFA }},
+		value: func(r *Row) (any, bool) { return latency(r, r.Metrics.TTFA, r.Metrics.HasTTFA) }},
 	{Name: "tpot_reasoning_ms", Kind: KindFloat, Optional: true, Doc: "time per output token over the reasoning",
-		value: func(r *Row) (any, bool) { return ms(r.Metrics.TPOTReasoning), r.Metrics.HasTPOTReasoning }},
+		value: func(r *Row) (any, bool) { return latency(r, r.Metrics.TPOTReasoning, r.Metrics.HasTPOTReasoning) }},
 	{Name: "tpot_answer_ms", Kind: KindFloat, Optional: true, Doc: "time per output token over the answer",
-		value: func(r *Row) (any, bool) { return ms(r.Metrics.TPOTAnswer), r.Metrics.HasTPOTAnswer }},
+		value: func(r *Row) (any, bool) { return latency(r, r.Metrics.TPOTAnswer, r.Metrics.HasTPOTAnswer) }},
 }
 
 // chunkReasoningColumn is added with Options.Chunks when a request

@@ -2,8 +2,9 @@
 // with named columns, for the tools people analyse data with: CSV for
 // spreadsheets and pandas, JSON Lines for jq, Parquet for DuckDB, Polars
 // and pandas. Every format holds the same columns (see Columns); a value
-// a request does not define (the TPOT of a one-token reply, the TTFT of a
-// failure) is an empty cell, a JSON null or a Parquet null.
+// a request does not define (the TPOT of a one-token reply, any latency
+// of a failure, whose raw times stay) is an empty cell, a JSON null or a
+// Parquet null.
 //
 // Times are seconds from the run epoch (the run header's start) and
 // latencies milliseconds, both exact to the nanosecond: a row read back

@@ -392,3 +392,60 @@ func TestExportReasoningAcrossFormats(t *testing.T) {
 		}
 	}
 }
+
+// A request that failed after some tokens (a reset mid-stream, a reasoning
+// reply cut off) keeps its raw times, but every latency column is null in
+// each format: a summary counts no latency of a failure, so a query over
+// ttft_ms must not mix it in.
+func TestExportFailureHasNoLatencies(t *testing.T) {
+	ms := int64(time.Millisecond)
+	recs := []record.Record{
+		{Seq: 0, Scheduled: 0, Sent: 1 * ms, End: 61 * ms, InputTokens: 10, OutputTokens: 3, Status: 200, Finish: "stop",
+			Chunks: []record.Chunk{{At: 20 * ms, Tokens: 1}, {At: 40 * ms, Tokens: 1}, {At: 60 * ms, Tokens: 1}}},
+		{Seq: 1, Scheduled: 100 * ms, Sent: 102 * ms, End: 180 * ms, InputTokens: 10, OutputTokens: 3, Status: 200,
+			Error: record.ErrReset, Msg: "connection reset by peer", ReasoningTokens: 1, ReasoningSource: record.SourceChunks,
+			Chunks: []record.Chunk{{At: 110 * ms, Tokens: 1, Reasoning: true}, {At: 130 * ms, Tokens: 1}, {At: 170 * ms, Tokens: 1}}},
+	}
+	latencies := []string{"client_queue_ms", "ttft_ms", "ttft_sent_ms", "tpot_ms", "itl_max_ms", "e2e_ms", "ttfa_ms", "tpot_answer_ms"}
+	cs, err := slo.ParseConditions("ttft<=500ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := NewTable(Options{SLO: cs})
+	for i := range recs {
+		tab.Add(&recs[i])
+	}
+	read := map[string]func(*testing.T, []byte) []cells{FormatCSV: readCSV, FormatJSONL: readJSONL, FormatParquet: readParquet}
+	for _, format := range Formats {
+		var b bytes.Buffer
+		if err := tab.Write(&b, format); err != nil {
+			t.Fatal(err)
+		}
+		rows := read[format](t, b.Bytes())
+		if len(rows) != 2 {
+			t.Fatalf("%s: %d rows", format, len(rows))
+		}
+		ok, failed := rows[0], rows[1]
+		if _, has := failed["reasoning_tokens"]; !has {
+			t.Fatalf("%s: no reasoning columns: %v", format, failed)
+		}
+		// The success has its latencies: TTFT 20 ms, TPOT 20 ms, e2e 60 ms.
+		for name, want := range map[string]string{"ttft_ms": "20", "tpot_ms": "20", "e2e_ms": "60", "client_queue_ms": "1"} {
+			if ok[name] != want {
+				t.Errorf("%s success: %s = %q, want %s", format, name, ok[name], want)
+			}
+		}
+		for _, name := range latencies {
+			if v, has := failed[name]; has {
+				t.Errorf("%s failure: %s = %q, want null", format, name, v)
+			}
+		}
+		// Its raw times, outcome and tokens stay.
+		for name, want := range map[string]string{"outcome": "reset", "good": "false", "sent_s": "0.102", "first_token_s": "0.11",
+			"last_token_s": "0.17", "end_s": "0.18", "chunks": "3", "output_tokens": "3"} {
+			if failed[name] != want {
+				t.Errorf("%s failure: %s = %q, want %s", format, name, failed[name], want)
+			}
+		}
+	}
+}

@@ -31,7 +31,9 @@ Polars, spreadsheets and jq:
 ` + exportColumnHelp() + `
 Times are seconds from the run's start and latencies milliseconds, exact to
 the nanosecond; a value a request does not define (the TPOT of a one-token
-reply, the TTFT of a failure) is empty (null). --chunks adds chunk_times_s and
+reply, any latency of a failure, even one that failed after some tokens) is
+empty (null): a failure keeps its outcome and raw times (first_token_s, …),
+so the rows summarise as the records do. --chunks adds chunk_times_s and
 chunk_tokens, every token-bearing chunk's arrival and tokens, from which the
 ITLs can be recomputed, and chunk_reasoning when requests reasoned. Each
 label becomes a column label_NAME.
