@@ -40,7 +40,7 @@ func Files(args []string) ([]string, error) {
 			}
 			p := filepath.Join(a, e.Name())
 			st, err := peek(p)
-			if err != nil || st.header == nil || len(st.header.Parts) > 0 {
+			if err != nil || st.header == nil || st.header.Merged() {
 				continue
 			}
 			found = append(found, p)

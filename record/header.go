@@ -34,6 +34,12 @@ type Header struct {
 	Parts []Part `json:"parts,omitempty"`
 }
 
+// Merged says the header is a merge's output's (goodput merge --output):
+// it lists the files it was merged from. Whoever reads a directory as one
+// run sets such a file apart from those files, which usually lie beside
+// it: read together, every record would count twice.
+func (h *Header) Merged() bool { return len(h.Parts) > 0 }
+
 // Trailer is the optional last line of a record file, written when a run ends
 // (normally or interrupted). A file without one was cut off mid-run; its
 // records are still valid.

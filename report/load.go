@@ -226,11 +226,67 @@ func RunFiles(path string) ([]string, error) {
 				records = append(records, filepath.Join(path, e.Name()))
 			}
 		}
-		if shards := shardsOfOneRun(records); len(shards) > 1 {
+		if shards := shardsOfOneRun(runRecordFiles(records)); len(shards) > 1 {
 			return shards, nil
 		}
 	}
 	return nil, err
+}
+
+// runRecordFiles returns those of a directory's record files that hold
+// its run. A merge's output (its header lists the files it was merged
+// from: record.Header.Merged, the rule merge.Files follows) is set apart
+// from the rest, which are usually the very shards it was merged from:
+// read together, every record would count twice.
+//
+// The merged file alone is the run when it is the only one and was merged
+// from every other record file there (by name): it holds all they hold,
+// on the clock and with the checks of the merge, and it is what the
+// Kubernetes merge step leaves beside the shards. Otherwise it may be
+// stale (a merge that gave up waiting for a shard, a shard retried after
+// it), so the other files are the run, read as they are. A directory of
+// merged files alone is left as it is, for the caller to say it holds
+// several runs or one.
+func runRecordFiles(records []string) []string {
+	if len(records) < 2 {
+		return records
+	}
+	var merged, rest []string
+	var parts []record.Part
+	for _, p := range records {
+		if h, ok := recordHeader(p); ok && h.Merged() {
+			merged, parts = append(merged, p), h.Parts
+		} else {
+			rest = append(rest, p)
+		}
+	}
+	if len(merged) == 0 || len(rest) == 0 {
+		return records
+	}
+	if len(merged) > 1 {
+		return rest
+	}
+	from := map[string]bool{}
+	for _, pt := range parts {
+		from[filepath.Base(pt.File)] = true
+	}
+	for _, p := range rest {
+		if !from[filepath.Base(p)] {
+			return rest
+		}
+	}
+	return merged
+}
+
+// recordHeader returns the run header of the record file at path, false
+// when it cannot be read as one.
+func recordHeader(path string) (record.Header, bool) {
+	f, err := record.Open(path, nil)
+	if err != nil {
+		return record.Header{}, false
+	}
+	defer f.Close()
+	return f.Header(), true
 }
 
 // shardName is bench's default name of a shard's records.
@@ -346,6 +402,7 @@ func locateDir(dir string) (kind, file string, err error) {
 			}
 		}
 	}
+	records = runRecordFiles(records)
 	if i := slices.IndexFunc(sweeps, func(p string) bool { return filepath.Base(p) == "sweep.json" }); i >= 0 {
 		sweeps = sweeps[i : i+1]
 	}

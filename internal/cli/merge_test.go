@@ -183,3 +183,50 @@ func TestShardDirectoryIsOneRun(t *testing.T) {
 		t.Errorf("export with shard 1 gone: exit %d: %s", code, stderr)
 	}
 }
+
+// A sharded run's directory with its merged file in it, as the Kubernetes
+// merge step leaves it (merged.jsonl beside the shards), is still one run:
+// analyze, export and report read the merged file alone, which holds
+// every shard. A merged file that misses a shard that is there (a merge
+// that gave up waiting for it) is stale: the shards are read instead.
+func TestShardDirectoryWithItsMergedFile(t *testing.T) {
+	dir := t.TempDir()
+	for k := range 3 {
+		writeShardFile(t, dir, k, 3, 12, false)
+	}
+	merged := filepath.Join(dir, "merged.jsonl")
+	if _, stderr, code := run(t, "", "merge", dir, "--output", merged); code != ExitOK {
+		t.Fatalf("merge: exit %d: %s", code, stderr)
+	}
+	out, stderr, code := run(t, "", "analyze", dir)
+	if code != ExitOK || !strings.Contains(out, "Records: "+merged+" (goodput") || !strings.Contains(out, "Successful requests:                     12") {
+		t.Errorf("analyze %s: exit %d; want the merged file's 12 requests\n%s%s", dir, code, out, stderr)
+	}
+	out, stderr, code = run(t, "", "export", dir)
+	if rows := strings.Count(out, "\n"); code != ExitOK || rows != 13 || !strings.HasSuffix(strings.SplitN(out, "\n", 2)[0], ",label_shard") {
+		t.Errorf("export %s: exit %d, %d lines; want a header and the merged file's 12 rows\n%s%s", dir, code, rows, out, stderr)
+	}
+	page := filepath.Join(t.TempDir(), "r.html")
+	if out, stderr, code := run(t, "", "report", dir, "-o", page); code != ExitOK || !strings.Contains(out, "Wrote "+page) {
+		t.Errorf("report %s: exit %d\n%s%s", dir, code, out, stderr)
+	}
+
+	// Merged before shard 2 was there: the three shards are the run.
+	stale := t.TempDir()
+	for k := range 2 {
+		writeShardFile(t, stale, k, 3, 12, false)
+	}
+	merged = filepath.Join(stale, "merged.jsonl")
+	if _, stderr, code := run(t, "", "merge", stale, "--output", merged, "--allow-partial"); code != ExitOK {
+		t.Fatalf("merge of two shards: exit %d: %s", code, stderr)
+	}
+	writeShardFile(t, stale, 2, 3, 12, false)
+	out, stderr, code = run(t, "", "analyze", stale)
+	if code != ExitOK || !strings.Contains(out, "Shards: 3 of 3; 12 of 12 planned requests measured") || !strings.Contains(out, "Successful requests:                     12") {
+		t.Errorf("analyze %s: exit %d; want the three shards\n%s%s", stale, code, out, stderr)
+	}
+	out, stderr, code = run(t, "", "export", stale)
+	if rows := strings.Count(out, "\n"); code != ExitOK || rows != 13 {
+		t.Errorf("export %s: exit %d, %d lines; want a header and 12 rows\n%s", stale, code, rows, stderr)
+	}
+}
