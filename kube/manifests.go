@@ -3,7 +3,6 @@ package kube
 import (
 	"encoding/base64"
 	"fmt"
-	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -179,9 +178,10 @@ func (o *Options) resultsVolume() (Volume, VolumeMount) {
 
 // ShardArgs returns the arguments of every shard pod: the command, then
 // what the manifests add. Kubernetes expands the $(…) references from the
-// container's environment.
+// container's environment; the command is written to reach goodput as
+// given (see literalArgs).
 func (o *Options) ShardArgs() []string {
-	args := slices.Clone(o.Command)
+	args := o.literalArgs(o.Command)
 	if o.Sim != nil {
 		args = append(args, "--base-url", o.SimURL())
 	}
@@ -190,7 +190,7 @@ func (o *Options) ShardArgs() []string {
 		if d.Claim != "" {
 			file = d.Path
 		}
-		args = append(args, "--dataset-path", DatasetMount+"/"+file)
+		args = append(args, "--dataset-path", DatasetMount+"/"+literal(file, nil))
 	}
 	if o.sweep() {
 		// A retried sweep pod carries on from the points already measured.
@@ -204,7 +204,7 @@ func (o *Options) mergeArgs() []string {
 	dir := RunDir()
 	args := []string{"merge", dir, "--wait", "--shards", strconv.Itoa(o.Shards), "--wait-timeout", o.MergeTimeout.String(),
 		"--output", dir + "/merged.jsonl", "--report", dir + "/report.html"}
-	return append(args, o.MergeArgs...)
+	return append(args, o.literalArgs(o.MergeArgs)...)
 }
 
 func (o *Options) shardJob() Object {
@@ -296,7 +296,7 @@ func (o *Options) mergeJob() Object {
 }
 
 func (o *Options) simDeployment() Object {
-	args := append([]string{"sim", "--host", "0.0.0.0", "--port", strconv.Itoa(SimPort)}, o.Sim.Args...)
+	args := append([]string{"sim", "--host", "0.0.0.0", "--port", strconv.Itoa(SimPort)}, o.literalArgs(o.Sim.Args)...)
 	c := Container{
 		Name: container, Args: args,
 		Ports: []ContainerPort{{Name: "http", ContainerPort: SimPort, Protocol: "TCP"}},

@@ -64,7 +64,9 @@ after --, as plain YAML for kubectl apply -f -:
 
 Resource requests are sized from each shard's streams in flight. Credentials
 stay in Secrets, by reference: --api-key-secret and --secret-env, never a
-value in the manifests. --kustomize DIR writes the same objects as a
+value in the manifests. The command runs in the pods as given: a $(ENV)
+naming a --secret-env variable (or OPENAI_API_KEY with --api-key-secret)
+is the one thing Kubernetes expands in it, every other $ is escaped. --kustomize DIR writes the same objects as a
 Kustomize base instead.`,
 		Example: `  goodput k8s --shards 4 --namespace bench -- bench --base-url http://vllm:8000 \
       --request-rate 40 --num-prompts 8000 --random-input-len 512 --random-output-len 128 --ignore-eos \
@@ -315,7 +317,7 @@ func benchForK8s(f *k8sFlags, args []string, o *kube.Options, start *time.Time) 
 			continue
 		}
 		for _, v := range vals {
-			if !strings.Contains(v, "$(") {
+			if !o.SecretRef(v) {
 				return k8sPlan{}, usageErr("bench --header %s: its value would be in the manifests: keep it in a Secret, give --secret-env VAR=SECRET:KEY and write --header '%s=$(VAR)'", name, name)
 			}
 		}

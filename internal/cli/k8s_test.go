@@ -160,6 +160,8 @@ func TestK8sUsage(t *testing.T) {
 		{[]string{"k8s", "--shards", "2", "--", "bench", "--base-url", "http://a:1", "--run-name", "r"}, "bench --run-name"},
 		{[]string{"k8s", "--shards", "2", "--", "bench", "--base-url", "http://a:1", "--api-key", "sk-1"}, "--api-key would write the key into the manifests"},
 		{[]string{"k8s", "--shards", "2", "--", "bench", "--base-url", "http://a:1", "--header", "Authorization=Bearer sk-1"}, "--header Authorization: its value would be in the manifests"},
+		// A reference to no Secret's variable is passed as written, not expanded.
+		{[]string{"k8s", "--shards", "2", "--", "bench", "--base-url", "http://a:1", "--header", "Authorization=Bearer $(TOKEN)"}, "--header Authorization: its value would be in the manifests"},
 		{[]string{"k8s", "--shards", "2", "--", "bench", "--base-url", "http://a:1", "--shards", "3"}, "--shards 2 contradicts the command's --shards 3"},
 		{[]string{"k8s", "--shards", "2", "--start-at", "2020-01-01T00:00:00Z", "--", "bench", "--base-url", "http://a:1"}, "is in the past"},
 		{[]string{"k8s", "--shards", "2", "--start-at", "soon", "--", "bench", "--base-url", "http://a:1"}, `--start-at "soon"`},
@@ -187,6 +189,38 @@ func TestK8sUsage(t *testing.T) {
 	_, errOut, code := run(t, "", "k8s", "--shards", "2", "--secret-env", "TOKEN=gw:token", "--", "bench", "--base-url", "http://a:1", "--header", "Authorization=Bearer $(TOKEN)")
 	if code != ExitOK {
 		t.Errorf("a header from a Secret: exit %d %s", code, errOut)
+	}
+}
+
+// Kubernetes expands $(VAR) in a container's args and reads $$ as $: the
+// shard pods must still run the command as given, but for the $(ENV) of a
+// --secret-env variable, and goodput's own references.
+func TestK8sArgsReachBenchAsGiven(t *testing.T) {
+	start := future()
+	body := `{"stop":["$$","$(NODE_NAME)"]}`
+	out, errOut, code := run(t, "", "k8s", "--shards", "2", "--start-at", start, "--name", "load-b", "--secret-env", "TOKEN=gw:token",
+		"--", "bench", "--base-url", "http://x:8000", "--extra-body", body, "--header", "X-Key=$(TOKEN)", "--request-rate", "5")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	c := kubetest.Decode(t, []byte(out)).Jobs["load-b"].Spec.Template.Spec.Containers[0]
+	// The pod's environment when it runs.
+	values := map[string]string{"NODE_NAME": "node-7", "GOODPUT_START_AT": start, "GOODPUT_RUN": "load-b", "TOKEN": "s3cret"}
+	defined := map[string]bool{}
+	for _, e := range c.Env {
+		if _, ok := values[e.Name]; !ok {
+			t.Fatalf("the test lacks a value of %s", e.Name)
+		}
+		defined[e.Name] = true
+	}
+	var args []string
+	for _, a := range c.Args {
+		args = append(args, kubetest.Expand(a, func(n string) (string, bool) { return values[n], defined[n] }))
+	}
+	want := []string{"bench", "--base-url", "http://x:8000", "--extra-body", body, "--header", "X-Key=s3cret", "--request-rate", "5",
+		"--shards", "2", "--start-at=" + start, "--result-dir", "/results/load-b"}
+	if !slices.Equal(args, want) {
+		t.Errorf("the pod runs\n%q\nwant\n%q", args, want)
 	}
 }
 

@@ -126,13 +126,50 @@ func stripComments(s string) string {
 // is its escape for a literal $(…), no reference.
 func Refs(args []string) []string {
 	var out []string
-	re := regexp.MustCompile(`(^|[^$])\$\(([A-Za-z_][A-Za-z0-9_]*)\)`)
 	for _, a := range args {
-		for _, m := range re.FindAllStringSubmatch(a, -1) {
-			out = append(out, m[2])
-		}
+		Expand(a, func(name string) (string, bool) {
+			out = append(out, name)
+			return "", false
+		})
 	}
 	return out
+}
+
+// Expand reads arg as Kubernetes reads a container's command and args
+// (the API reference of Container.args): a reference $(NAME) becomes
+// NAME's value when lookup has one and is kept as written when not; $$
+// becomes $, so $$(NAME) is the literal $(NAME); any other $ is itself.
+// A reference runs to the first ')'; a "$(" without one is kept.
+func Expand(arg string, lookup func(name string) (string, bool)) string {
+	var b strings.Builder
+	for i := 0; i < len(arg); i++ {
+		if arg[i] != '$' || i+1 == len(arg) {
+			b.WriteByte(arg[i])
+			continue
+		}
+		switch arg[i+1] {
+		case '$':
+			b.WriteByte('$')
+			i++
+		case '(':
+			end := strings.IndexByte(arg[i+2:], ')')
+			if end < 0 {
+				b.WriteString("$(")
+				i++
+				continue
+			}
+			name := arg[i+2 : i+2+end]
+			if v, ok := lookup(name); ok {
+				b.WriteString(v)
+			} else {
+				b.WriteString("$(" + name + ")")
+			}
+			i += end + 2
+		default:
+			b.WriteByte('$')
+		}
+	}
+	return b.String()
 }
 
 // CheckPod checks what every goodput pod needs: one container whose

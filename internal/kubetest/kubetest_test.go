@@ -69,3 +69,29 @@ func TestRefs(t *testing.T) {
 		t.Errorf("Refs = %v", got)
 	}
 }
+
+// Expand follows the rule of the API reference of Container.args.
+func TestExpand(t *testing.T) {
+	env := map[string]string{"NODE_NAME": "node-7", "EMPTY": ""}
+	lookup := func(n string) (string, bool) { v, ok := env[n]; return v, ok }
+	cases := []struct{ in, want string }{
+		{"plain", "plain"},
+		{"$(NODE_NAME)", "node-7"},           // a defined variable
+		{"a$(EMPTY)b", "ab"},                 // defined, empty
+		{"$(HOME)", "$(HOME)"},               // undefined: kept
+		{"$$", "$"},                          // the escape
+		{"$$(NODE_NAME)", "$(NODE_NAME)"},    // an escaped reference
+		{"$$$(NODE_NAME)", "$node-7"},        // an escape, then a reference
+		{"$$$$", "$$"},                       // two escapes
+		{"$", "$"},                           // a lone $ at the end
+		{"$x $1", "$x $1"},                   // $ before anything else
+		{"$(NODE_NAME", "$(NODE_NAME"},       // no closing parenthesis
+		{"$(a)$(NODE_NAME))", "$(a)node-7)"}, // to the first ')'
+		{`{"stop":["$$","$(NODE_NAME)"]}`, `{"stop":["$","node-7"]}`},
+	}
+	for _, c := range cases {
+		if got := Expand(c.in, lookup); got != c.want {
+			t.Errorf("Expand(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
