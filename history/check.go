@@ -103,14 +103,17 @@ type CheckResult struct {
 	Options CheckOptions
 }
 
-// Check compares run with the last o.Baselines comparable runs before it.
+// Check compares run with the last o.Baselines comparable runs before it
+// that were not interrupted.
 // A metric regressed when, against every baseline, it is worse by more
 // than o.Tolerance and, for the p50 and p99 latencies that goodput compare
 // gives bootstrap intervals, the interval of the difference lies wholly on
 // the worse side (the change is not noise). Asking for all baselines keeps
 // one lucky earlier run from failing a build. The record files of the runs
 // are read again for the intervals; a run whose records are gone is
-// compared on its stored numbers alone, and a note says so.
+// compared on its stored numbers alone, and a note says so. An
+// interrupted run is checked all the same, and the first note and the
+// verdict say it was interrupted.
 func (s *Store) Check(ctx context.Context, run Run, o CheckOptions) (*CheckResult, error) {
 	if err := o.Validate(); err != nil {
 		return nil, fmt.Errorf("history check: %w", err)
@@ -124,11 +127,22 @@ func (s *Store) Check(ctx context.Context, run Run, o CheckOptions) (*CheckResul
 	if run.Kind == KindSweep {
 		return nil, fmt.Errorf("history check: run %d is a sweep: check one of its points, or a bench run", run.ID)
 	}
-	base, err := s.Comparable(ctx, run, o.Baselines, o.Filter)
+	// An interrupted run measured only part of its schedule, and its
+	// throughput over a window cut short: a baseline of it could hide a
+	// regression or call one where there is none.
+	f := o.Filter
+	f.Complete = true
+	base, err := s.Comparable(ctx, run, o.Baselines, f)
 	if err != nil {
 		return nil, err
 	}
 	out := &CheckResult{Run: run, Baselines: base, Options: o}
+	if run.Interrupted {
+		// Judged all the same: what it did measure may show a real
+		// regression, which a pass would hide. The verdict says so.
+		out.Notes = append(out.Notes, fmt.Sprintf("run %d was interrupted: its numbers cover only what it measured before it stopped, "+
+			"so a change, above all in throughput and goodput, may come from the interruption", run.ID))
+	}
 	keys := o.Metrics
 	if keys == nil {
 		for _, k := range DefaultCheckMetrics {

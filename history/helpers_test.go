@@ -94,6 +94,8 @@ type fakeRun struct {
 	rate       float64
 	labels     map[string]string
 	start      time.Time
+	// interrupted records the run as stopped before its schedule ended.
+	interrupted bool
 }
 
 // slo is the SLO of the synthetic runs.
@@ -165,7 +167,7 @@ func (f fakeRun) write(t *testing.T, dir string) Run {
 	if err := w.Close(record.Trailer{End: int64(f.n) * gap}); err != nil {
 		t.Fatal(err)
 	}
-	run, err := FromBench(h, sum.Close(), path, false)
+	run, err := FromBench(h, sum.Close(), path, f.interrupted)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -103,6 +103,8 @@ type Filter struct {
 	Before int64
 	// Limit is the most runs returned, newest first; zero means no limit.
 	Limit int
+	// Complete leaves out the runs that were interrupted.
+	Complete bool
 }
 
 // List returns the runs f selects, newest first, with their labels and
@@ -134,6 +136,9 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Run, error) {
 	if f.Parent != 0 {
 		where = append(where, "parent_id = ?")
 		args = append(args, f.Parent)
+	}
+	if f.Complete {
+		where = append(where, "interrupted = 0")
 	}
 	if f.Before != 0 {
 		where = append(where, "(started_ns < (SELECT started_ns FROM runs b WHERE b.id = ?) OR (started_ns = (SELECT started_ns FROM runs b WHERE b.id = ?) AND id < ?))")

@@ -2,10 +2,12 @@ package history
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -462,5 +464,61 @@ func TestSQLiteSpellings(t *testing.T) {
 	}
 	if DialectOf("POSTGRESQL://x/y") != Postgres || DialectOf("pg.db") != SQLite {
 		t.Error("DialectOf misreads a scheme")
+	}
+}
+
+// TestCheckInterruptedRuns: an interrupted run is no baseline, and one
+// that is checked is judged with a note and a verdict that say so.
+func TestCheckInterruptedRuns(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			s := openStore(t, b.dsn(t))
+			dir := t.TempDir()
+			ctx := t.Context()
+			t0 := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+			base := fakeRun{ttft: 200 * time.Millisecond, tpot: 20 * time.Millisecond}
+			add := func(name string, seed uint64, ttft time.Duration, interrupted bool) Run {
+				t.Helper()
+				f := base
+				f.name, f.seed, f.start, f.ttft, f.interrupted = name, seed, t0.Add(time.Duration(seed)*time.Hour), ttft, interrupted
+				id, err := s.Add(ctx, f.write(t, dir))
+				if err != nil {
+					t.Fatal(err)
+				}
+				r, err := s.Get(ctx, id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return r
+			}
+			one := add("one", 1, 200*time.Millisecond, false)
+			// Interrupted and fast: as a baseline it would make the next
+			// run look slower than every one.
+			add("cut", 2, 100*time.Millisecond, true)
+			three := add("three", 3, 200*time.Millisecond, false)
+			c, err := s.Check(ctx, three, CheckOptions{Baselines: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(c.Baselines) != 1 || c.Baselines[0].ID != one.ID || c.Regressed || len(c.Notes) != 0 {
+				t.Errorf("three: baselines %v, regressed %v, notes %q; want [%d] alone, no regression, no note\n%s",
+					ids(c.Baselines), c.Regressed, c.Notes, one.ID, checkText(t, c))
+			}
+			// An interrupted run whose TTFT rose by half is still caught,
+			// and said to be interrupted.
+			slow := add("slow-cut", 4, 300*time.Millisecond, true)
+			c, err = s.Check(ctx, slow, CheckOptions{Baselines: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := checkText(t, c)
+			if !slices.Equal(ids(c.Baselines), []int64{three.ID, one.ID}) || !c.Regressed {
+				t.Errorf("slow-cut: baselines %v, regressed %v; want [%d %d] and a regression\n%s", ids(c.Baselines), c.Regressed, three.ID, one.ID, text)
+			}
+			note := fmt.Sprintf("Note: run %d was interrupted: its numbers cover only what it measured before it stopped", slow.ID)
+			if !strings.Contains(text, note) || !strings.HasSuffix(text, "Verdict: regression, of an interrupted run\n") {
+				t.Errorf("slow-cut: the text does not say the run was interrupted:\n%s", text)
+			}
+		})
 	}
 }

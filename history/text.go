@@ -183,10 +183,13 @@ func WriteCheck(w io.Writer, c *CheckResult) error {
 	for _, n := range c.Notes {
 		fmt.Fprintf(w, "Note: %s\n", n)
 	}
+	verdict := "no regression"
 	if c.Regressed {
-		_, err := fmt.Fprintln(w, "Verdict: regression")
-		return err
+		verdict = "regression"
 	}
-	_, err := fmt.Fprintln(w, "Verdict: no regression")
+	if c.Run.Interrupted {
+		verdict += ", of an interrupted run"
+	}
+	_, err := fmt.Fprintf(w, "Verdict: %s\n", verdict)
 	return err
 }

@@ -288,6 +288,12 @@ on the worse side. LEAST CHANGE is the smallest worsening against any
 baseline. The record files are read again for the intervals; a run whose
 records are gone is judged on its stored numbers, and a note says so.
 
+Interrupted runs (stopped by Ctrl-C or a signal before their schedule
+ended) are never baselines: they measured part of the load over a window
+cut short. An interrupted run that is checked is judged all the same, so
+that a regression in what it measured still fails, but a note and the
+verdict say it was interrupted ("interrupted": true in JSON).
+
 Exit codes: 0 no regression (or nothing to compare with), 3 a regression.`,
 		Example: `  goodput bench --base-url http://127.0.0.1:8000 --goodput ttft:500 tpot:50 --history runs.db \
       --label branch=$BRANCH && goodput history check --history runs.db --label branch=$BRANCH`,
@@ -413,5 +419,5 @@ func checkJSON(c *history.CheckResult) any {
 	for _, b := range c.Baselines {
 		base = append(base, b.ID)
 	}
-	return map[string]any{"run": c.Run.ID, "baselines": base, "regressed": c.Regressed, "findings": fs, "notes": c.Notes}
+	return map[string]any{"run": c.Run.ID, "interrupted": c.Run.Interrupted, "baselines": base, "regressed": c.Regressed, "findings": fs, "notes": c.Notes}
 }
