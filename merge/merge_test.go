@@ -287,6 +287,20 @@ func TestOpenRefusesDifferentRuns(t *testing.T) {
 	if _, err := Open([]string{one, again}, nil); err == nil || err.Error() != one+" and "+again+" are the same file: its records would count twice" {
 		t.Errorf("the same file twice: %v", err)
 	}
+	// A copy of a shard's file is named a duplicate, not another run.
+	shard := writeShard(t, dir, "shard1.jsonl", shardFile{k: 1, n: 2, total: 4, seqs: []int64{1, 3}})
+	b, err := os.ReadFile(shard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := filepath.Join(dir, "copy-of-shard1.jsonl")
+	if err := os.WriteFile(cp, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := cp + " is a duplicate of " + shard + ": both hold attempt 0 of shard 1 of the same run, and its records would count twice: leave one out"
+	if _, err := Open([]string{shard, cp}, nil); err == nil || err.Error() != want {
+		t.Errorf("a copy of a shard: %v\nwant %s", err, want)
+	}
 	if _, err := Open([]string{"-", "-"}, strings.NewReader("")); err == nil || !strings.Contains(err.Error(), "given twice") {
 		t.Errorf("stdin twice: %v", err)
 	}

@@ -1,6 +1,8 @@
 package merge
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -50,7 +52,7 @@ type Set struct {
 // that carry a wall-clock start are placed on the clock of the earliest.
 // It fails when a file cannot be read or when shard files contradict each
 // other (different shard counts, or one attempt of a shard twice): files
-// of different runs.
+// of different runs, or a copy of one file under another name.
 func Open(paths []string, stdin io.Reader) (*Set, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("no record files")
@@ -120,7 +122,11 @@ func distinctFiles(paths []string) error {
 // checkShards sets the run's shard count and total from the shard files
 // and fails when they disagree.
 func (s *Set) checkShards() error {
-	seen := map[[2]int]string{}
+	type held struct {
+		file   string
+		header []byte // the file's header as JSON
+	}
+	seen := map[[2]int]held{}
 	for _, p := range s.parts {
 		sh := p.Shard
 		if sh == nil {
@@ -137,10 +143,19 @@ func (s *Set) checkShards() error {
 			return fmt.Errorf("%s plans %d requests in all, other shards %d: files of different runs", p.File, sh.Total, s.total)
 		}
 		key := [2]int{sh.Index, sh.Attempt}
-		if other, dup := seen[key]; dup {
-			return fmt.Errorf("%s and %s both hold attempt %d of shard %d: files of different runs (merge each run's files apart)", other, p.File, sh.Attempt, sh.Index)
+		h, err := json.Marshal(p.Header)
+		if err != nil {
+			return fmt.Errorf("%s: header: %w", p.File, err)
 		}
-		seen[key] = p.File
+		if other, dup := seen[key]; dup {
+			// One header (start, host, the shard's ready time, the
+			// configuration): a copy of the same file, not another run.
+			if bytes.Equal(other.header, h) {
+				return fmt.Errorf("%s is a duplicate of %s: both hold attempt %d of shard %d of the same run, and its records would count twice: leave one out", p.File, other.file, sh.Attempt, sh.Index)
+			}
+			return fmt.Errorf("%s and %s both hold attempt %d of shard %d: files of different runs (merge each run's files apart)", other.file, p.File, sh.Attempt, sh.Index)
+		}
+		seen[key] = held{p.File, h}
 	}
 	return nil
 }
