@@ -209,7 +209,9 @@ func judgeMetric(k string, run Run, base []Run, comps []*report.Comparison, tol 
 			ci = true
 		}
 		f.Changes = append(f.Changes, ch)
-		bad := !math.IsNaN(ch.Worse) && ch.Worse > tol
+		// A negative tolerance asks for no worsening: an equal number
+		// is still none.
+		bad := !math.IsNaN(ch.Worse) && ch.Worse > max(tol, 0)
 		if ch.HasCI {
 			bad = bad && ch.Verdict == report.Worse
 		}

@@ -135,6 +135,11 @@ func TestHistorySweepCheck(t *testing.T) {
 	if code != ExitOK || !strings.Contains(stdout, "Verdict: no regression") || !strings.Contains(stdout, "against the last 1 comparable runs") {
 		t.Errorf("check of the second H100 c4: exit %d: %s\n%s", code, stderr, stdout)
 	}
+	// With no tolerance, the same numbers are still no regression.
+	stdout, stderr, code = run(t, "", "history", "check", strconv.FormatInt(c4[1].ID, 10), "--history", db, "--tolerance", "0")
+	if code != ExitOK || !strings.Contains(stdout, "Verdict: no regression") {
+		t.Errorf("check --tolerance 0: exit %d: %s\n%s", code, stderr, stdout)
+	}
 	// The latest c4, on an A100, against both.
 	stdout, stderr, code = run(t, "", "history", "check", "--history", db, "--label", "point=c4", "--format", "json")
 	if code != ExitGateFail {
