@@ -226,9 +226,9 @@ func judgeMetric(k string, run Run, base []Run, comps []*report.Comparison, tol 
 	}
 	switch {
 	case f.Regressed && ci:
-		f.Why = fmt.Sprintf("worse than each of the %d baselines by at least %s, beyond their bootstrap intervals and the %s tolerance", len(base), pctText(least), pctText(tol))
+		f.Why = fmt.Sprintf("worse than each of the %d baselines by at least %s, beyond their bootstrap intervals and the %s tolerance", len(base), pctText(least), tolText(tol))
 	case f.Regressed:
-		f.Why = fmt.Sprintf("worse than each of the %d baselines by at least %s, beyond the %s tolerance (no interval: a run-wide number)", len(base), pctText(least), pctText(tol))
+		f.Why = fmt.Sprintf("worse than each of the %d baselines by at least %s, beyond the %s tolerance (no interval: a run-wide number)", len(base), pctText(least), tolText(tol))
 	case math.IsInf(least, 1):
 		f.Why = "no baseline has it"
 	default:
@@ -264,6 +264,15 @@ func pctText(f float64) string {
 		return "∞"
 	}
 	return fmt.Sprintf("%.1f %%", 100*f)
+}
+
+// tolText is a tolerance in words: a negative one, which asks for no
+// worsening at all (a zero --tolerance), is 0 %.
+func tolText(tol float64) string {
+	if tol <= 0 {
+		return "0 %"
+	}
+	return pctText(tol)
 }
 
 // loadForCompare reads a stored run's records as goodput compare does,

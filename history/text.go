@@ -149,7 +149,7 @@ func WriteCheck(w io.Writer, c *CheckResult) error {
 		for i, b := range c.Baselines {
 			ids[i] = strconv.FormatInt(b.ID, 10)
 		}
-		fmt.Fprintf(w, "the last %d comparable runs (%s), tolerance %s\n", len(c.Baselines), strings.Join(ids, ", "), pctText(c.Options.Tolerance))
+		fmt.Fprintf(w, "the last %d comparable runs (%s), tolerance %s\n", len(c.Baselines), strings.Join(ids, ", "), tolText(c.Options.Tolerance))
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "METRIC\tRUN\tBASELINES\tLEAST CHANGE\tVERDICT")

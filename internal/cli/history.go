@@ -28,11 +28,12 @@ func newHistoryCmd(env *Env) *cobra.Command {
 	var q historyQuery
 	cmd := &cobra.Command{
 		Use:   "history",
-		Short: "List, show, trend and check the runs recorded with bench --history and sweep --history",
+		Short: "List, show, trend and check the runs bench and sweep recorded with --history; add runs measured earlier",
 		Long: `history reads a run history: the runs that bench and sweep recorded with
 --history (or $` + history.EnvStore + `), each with its summary, configuration,
 labels, target (URL, model, the server's own version where it says) and the
-path of its record file.
+path of its record file. add records a bench run measured earlier (one
+whose recording failed, or one run without --history) from its files.
 
 The store is a SQLite file, or a PostgreSQL database given as a postgres://
 URL; its schema is brought up to date when opened.
@@ -47,7 +48,8 @@ for p50 and p99 latencies, beyond compare's bootstrap interval.`,
   goodput history list --history runs.db --label branch=main
   goodput history show 12 --history runs.db
   goodput history trend ttft_p99 --history runs.db --html trend.html
-  goodput history check --history postgres://ci@db:5432/goodput --baselines 5 --tolerance 5%`,
+  goodput history check --history postgres://ci@db:5432/goodput --baselines 5 --tolerance 5%
+  goodput history add --history runs.db runs/nightly.jsonl`,
 	}
 	pf := cmd.PersistentFlags()
 	pf.StringVar(&q.dsn, "history", "", "the history: a SQLite file or a postgres:// URL (default $"+history.EnvStore+")")
@@ -296,7 +298,7 @@ verdict say it was interrupted ("interrupted": true in JSON).
 
 Exit codes: 0 no regression (or nothing to compare with), 3 a regression.`,
 		Example: `  goodput bench --base-url http://127.0.0.1:8000 --goodput ttft:500 tpot:50 --history runs.db \
-      --label branch=$BRANCH && goodput history check --history runs.db --label branch=$BRANCH`,
+      --record-label branch=$BRANCH && goodput history check --history runs.db --label branch=$BRANCH`,
 		Args: usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {

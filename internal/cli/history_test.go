@@ -135,9 +135,10 @@ func TestHistorySweepCheck(t *testing.T) {
 	if code != ExitOK || !strings.Contains(stdout, "Verdict: no regression") || !strings.Contains(stdout, "against the last 1 comparable runs") {
 		t.Errorf("check of the second H100 c4: exit %d: %s\n%s", code, stderr, stdout)
 	}
-	// With no tolerance, the same numbers are still no regression.
+	// With no tolerance, the same numbers are still no regression, and
+	// the tolerance reads 0 %.
 	stdout, stderr, code = run(t, "", "history", "check", strconv.FormatInt(c4[1].ID, 10), "--history", db, "--tolerance", "0")
-	if code != ExitOK || !strings.Contains(stdout, "Verdict: no regression") {
+	if code != ExitOK || !strings.Contains(stdout, "comparable runs ("+strconv.FormatInt(c4[2].ID, 10)+"), tolerance 0 %\n") || !strings.Contains(stdout, "Verdict: no regression") {
 		t.Errorf("check --tolerance 0: exit %d: %s\n%s", code, stderr, stdout)
 	}
 	// The latest c4, on an A100, against both.
@@ -330,5 +331,24 @@ func TestHistoryAddRecordsARunLater(t *testing.T) {
 
 	if _, stderr, code := run(t, "", "history", "add", "--history", db, "--label", "a=b", summary); code != ExitUsage || !strings.Contains(stderr, "--label") {
 		t.Errorf("add --label: exit %d: %s", code, stderr)
+	}
+}
+
+// The help of history names every subcommand, add included, and the
+// check example labels the bench run with --record-label: bench's --label
+// is vLLM's result-file prefix and turns on its mode.
+func TestHistoryHelp(t *testing.T) {
+	stdout, _, code := run(t, "", "--help")
+	if code != ExitOK || !strings.Contains(stdout, "history     List, show, trend and check the runs bench and sweep recorded with --history; add runs measured earlier\n") {
+		t.Errorf("goodput --help: exit %d, does not tell of history add:\n%s", code, stdout)
+	}
+	stdout, _, code = run(t, "", "history", "--help")
+	if code != ExitOK || !strings.Contains(stdout, "add records a bench run measured earlier") ||
+		!strings.Contains(stdout, "goodput history add --history runs.db") {
+		t.Errorf("history --help: exit %d, does not tell of add:\n%s", code, stdout)
+	}
+	stdout, _, code = run(t, "", "history", "check", "--help")
+	if code != ExitOK || !strings.Contains(stdout, "--history runs.db \\\n      --record-label branch=$BRANCH && goodput history check") || strings.Contains(stdout, "      --label branch") {
+		t.Errorf("history check --help: exit %d, example:\n%s", code, stdout)
 	}
 }
