@@ -82,7 +82,10 @@ func WriteRunHTML(w io.Writer, run *Run, o HTMLOptions) error {
 	flowSections(&p, run)
 	requestsSection(&p, run, o.LongGap)
 	timelineSection(&p, run)
-	serverSection(&p, run)
+	serverSection(&p, "server", "Server", run.Server, run.ServerWindow)
+	for i, e := range run.Endpoints {
+		serverSection(&p, fmt.Sprintf("server-%d", i+1), fmt.Sprintf("Server %d of %d: %s", i+1, len(run.Endpoints), e.Series.URL), e.Series, e.Window)
+	}
 	errorSection(&p, run)
 	configSection(&p, run)
 	p.data("goodput-requests", requests)
@@ -470,14 +473,14 @@ func scaled(vs []float64, f float64) []float64 {
 	return out
 }
 
-// serverSection shows the server's own view of the measured window, when
-// its series was saved with the run.
-func serverSection(p *page, run *Run) {
-	w := run.ServerWindow
+// serverSection shows a server's own view of the measured window, w from
+// its series s, in a section of that id and title; nothing when w is nil
+// (no series was saved with the run, or it covers no part of the window).
+func serverSection(p *page, id, title string, s *promscrape.Series, w *promscrape.Window) {
 	if w == nil {
 		return
 	}
-	p.section("server", "Server")
+	p.section(id, title)
 	p.intro(fmt.Sprintf("The server's own metrics (%s) over the measured window, from %d scrapes. Its histograms count requests in buckets: a mean is exact, but a percentile is only an estimate, interpolated inside the bucket that holds it (shown beside it), and can lie far from the mean.", engineName(w.Engine), w.Scrapes))
 	var segs []segment
 	var total float64
@@ -541,7 +544,7 @@ func serverSection(p *page, run *Run) {
 	if r, ok := w.PrefixHitRate(); ok {
 		facts = append(facts, "prefix cache hit rate: "+percent(r))
 	}
-	if cov := run.Server.Coverage(); cov.Scrapes > cov.OK {
+	if cov := s.Coverage(); cov.Scrapes > cov.OK {
 		facts = append(facts, "coverage: "+cov.String())
 	}
 	facts = append(facts, w.Notes...)

@@ -526,17 +526,36 @@ func LoadRun(path string, stdin io.Reader, o RunOptions) (*Run, error) {
 		run.Name = "stdin"
 	}
 	if path != "-" && strings.HasSuffix(path, RecordsSuffix) {
-		if sf, err := os.Open(base + ServerSuffix); err == nil {
-			srv, err := ReadServerSeries(sf, base+ServerSuffix)
-			sf.Close()
-			if err != nil {
-				run.Notes = append(run.Notes, err.Error())
-			} else {
-				run.AttachServer(srv)
+		if srv, ok := readSeries(run, base+ServerSuffix); ok {
+			run.AttachServer(srv)
+		} else {
+			// A run over several endpoints saved a series for each.
+			for i := 1; ; i++ {
+				srv, ok := readSeries(run, fmt.Sprintf("%s.server-%d.json", base, i))
+				if !ok {
+					break
+				}
+				run.AttachEndpoint(srv)
 			}
 		}
 	}
 	return run, nil
+}
+
+// readSeries reads the server series at path for run; ok is false when
+// there is none, or it cannot be read (a note on run then says why).
+func readSeries(run *Run, path string) (*promscrape.Series, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	srv, err := ReadServerSeries(f, path)
+	if err != nil {
+		run.Notes = append(run.Notes, err.Error())
+		return nil, false
+	}
+	return srv, true
 }
 
 // AttachServer sets the server's series of the run and reads its view of
@@ -547,19 +566,35 @@ func (r *Run) AttachServer(s *promscrape.Series) {
 	if s == nil {
 		return
 	}
-	if r.Header.Start.IsZero() {
-		r.Notes = append(r.Notes, "the server series cannot be aligned with the records: the run header has no start time")
+	r.ServerWindow = r.windowOf(s, "server series")
+}
+
+// AttachEndpoint adds the series of the run's next endpoint, and reads
+// its view of the measured window, as AttachServer does.
+func (r *Run) AttachEndpoint(s *promscrape.Series) {
+	if s == nil {
 		return
+	}
+	what := fmt.Sprintf("server series of endpoint %d (%s)", len(r.Endpoints)+1, s.URL)
+	r.Endpoints = append(r.Endpoints, EndpointSeries{Series: s, Window: r.windowOf(s, what)})
+}
+
+// windowOf returns s's view of the measured window; nil, with a note
+// naming what s is, when it has none.
+func (r *Run) windowOf(s *promscrape.Series, what string) *promscrape.Window {
+	if r.Header.Start.IsZero() {
+		r.Notes = append(r.Notes, "the "+what+" cannot be aligned with the records: the run header has no start time")
+		return nil
 	}
 	w := r.Result.Window
 	start := r.Header.Start.Add(time.Duration(w.Start))
 	end := r.Header.Start.Add(time.Duration(w.End))
 	win, err := s.Between(start, end)
 	if err != nil {
-		r.Notes = append(r.Notes, fmt.Sprintf("server series: %v", err))
-		return
+		r.Notes = append(r.Notes, fmt.Sprintf("%s: %v", what, err))
+		return nil
 	}
-	r.ServerWindow = &win
+	return &win
 }
 
 // stem returns a file's base name without its extensions: "run" for

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -381,4 +382,38 @@ func FuzzSniffJSON(f *testing.F) {
 			t.Fatalf("sniffJSON(%q) = %q", in, k)
 		}
 	})
+}
+
+// A run over several endpoints saved a server series for each
+// (NAME.server-1.json, …) and none for the run: the page has a server
+// section for each endpoint, named by its URL.
+func TestEndpointsServerSeries(t *testing.T) {
+	dir, path := runDir(t, false, false)
+	h := record.Header{Start: time.Date(2025, 2, 3, 4, 5, 6, 0, time.UTC)}
+	for i, url := range []string{"http://127.0.0.1:8001/metrics", "http://127.0.0.1:8002/metrics"} {
+		s := serverSeries(h.Start, 6)
+		s.URL = url
+		writeJSON(t, dir, fmt.Sprintf("run1.server-%d.json", i+1), s)
+	}
+	run, err := LoadRun(path, nil, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Server != nil || len(run.Endpoints) != 2 || run.Endpoints[0].Window == nil || run.Endpoints[1].Series.URL != "http://127.0.0.1:8002/metrics" {
+		t.Fatalf("server %v, endpoints %+v; want two endpoints' series and windows", run.Server, run.Endpoints)
+	}
+	var b bytes.Buffer
+	if err := WriteRunHTML(&b, run, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	doc := parsePage(t, b.Bytes())
+	if doc.byID("server") != nil {
+		t.Error("a section for one server in a run over two")
+	}
+	for i, port := range []string{"8001", "8002"} {
+		sec := doc.byID(fmt.Sprintf("server-%d", i+1))
+		if sec == nil || !strings.Contains(sec.allText(), fmt.Sprintf("Server %d of 2: http://127.0.0.1:%s/metrics", i+1, port)) {
+			t.Errorf("endpoint %d: no section naming it", i+1)
+		}
+	}
 }

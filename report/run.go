@@ -40,6 +40,13 @@ type RunOptions struct {
 	RunMethod bool
 }
 
+// EndpointSeries is one endpoint's server series and its view of the
+// measured window (nil when it has none).
+type EndpointSeries struct {
+	Series *promscrape.Series
+	Window *promscrape.Window
+}
+
 // DefaultSampleBudget is the number of values per latency metric a Run
 // keeps for resampling: every request of a run of up to half a million,
 // and the ITLs of as many requests as fit.
@@ -94,6 +101,11 @@ type Run struct {
 	// measured window, nil when it has none.
 	Server       *promscrape.Series
 	ServerWindow *promscrape.Window
+	// Endpoints holds, for a run spread over several endpoints (bench
+	// saves NAME.server-1.json, NAME.server-2.json, …, and no
+	// NAME.server.json), each endpoint's series and its view of the
+	// window, in endpoint order.
+	Endpoints []EndpointSeries
 	// Notes are problems found while loading (a server series that could
 	// not be aligned), to show with the report.
 	Notes []string
