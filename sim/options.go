@@ -201,7 +201,13 @@ func (o Options) resolve() (config, error) {
 		return config{}, fmt.Errorf("output length mean %v: must be a finite number ≥ 1", e.outMean)
 	case e.maxSeqs > maxNumSeqs:
 		return config{}, fmt.Errorf("max num seqs %d: more than the simulator supports (%d)", e.maxSeqs, maxNumSeqs)
+	case o.MaxNumBatchedTokens > 0 && e.maxBatched < e.maxSeqs:
+		// vLLM refuses it too: a step could not give every running
+		// sequence its token.
+		return config{}, fmt.Errorf("max num batched tokens %d is below max num seqs %d: a step must fit a token for each running sequence, as vLLM requires", e.maxBatched, e.maxSeqs)
 	}
+	// A default budget grows to the sequences asked for.
+	e.maxBatched = max(e.maxBatched, e.maxSeqs)
 	if !e.chunked && o.MaxNumBatchedTokens == 0 && o.MaxModelLen > 0 {
 		// vLLM without chunked prefill: every prompt must fit in one step.
 		e.maxBatched = max(e.maxBatched, o.MaxModelLen)

@@ -74,6 +74,7 @@ func TestResolveRejects(t *testing.T) {
 		{"negative utilization", Options{GPUMemoryUtilization: -0.1}, "gpu memory utilization -0.1"},
 		{"negative max num seqs", Options{MaxNumSeqs: -1}, "max num seqs -1"},
 		{"negative batched tokens", Options{MaxNumBatchedTokens: -8}, "max num batched tokens -8"},
+		{"fewer batched tokens than sequences", Options{MaxNumSeqs: 8, MaxNumBatchedTokens: 4}, "max num batched tokens 4 is below max num seqs 8"},
 		{"negative max model len", Options{MaxModelLen: -1}, "max model len -1"},
 		{"output mean below 1", Options{OutputLenMean: 0.5}, "output length mean 0.5"},
 		{"negative body limit", Options{MaxBodyBytes: -1}, "max body bytes -1"},
