@@ -66,6 +66,19 @@ func (f *File) display() string {
 	return f.name
 }
 
+// EndedEarly reports, once Next has reached the end, whether the goodput
+// run the file holds did not finish: it was interrupted, or its writer was
+// cut off before the end marker. Files of other tools' formats, which
+// promise no end marker, did not end early.
+func (f *File) EndedEarly() bool {
+	dr, ok := f.Reader.(*decoderReader)
+	if !ok || !f.ended || dr.h.Kind != KindHeader {
+		return false
+	}
+	t, ok := dr.d.Trailer()
+	return !ok || t.Interrupted
+}
+
 // Notes say, once Next has reached the end, how the file ended when that
 // was not a clean finish of a goodput run: its last line cut short (see
 // CutNote), no end marker (the writer was killed, or is still running),

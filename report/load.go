@@ -520,6 +520,7 @@ func LoadRun(path string, stdin io.Reader, o RunOptions) (*Run, error) {
 	}
 	notes = append(notes, f.Notes()...)
 	run := b.Close()
+	run.EndedEarly = f.EndedEarly()
 	run.Path, run.Format, run.Summary, run.Notes = path, f.Format, sum, notes
 	run.Name = stem(path)
 	if path == "-" {

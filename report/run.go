@@ -106,6 +106,9 @@ type Run struct {
 	// NAME.server.json), each endpoint's series and its view of the
 	// window, in endpoint order.
 	Endpoints []EndpointSeries
+	// EndedEarly is true when the records are of a goodput run that was
+	// interrupted or cut off (record.File.EndedEarly).
+	EndedEarly bool
 	// Notes are problems found while loading (a server series that could
 	// not be aligned), to show with the report.
 	Notes []string

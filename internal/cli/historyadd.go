@@ -2,14 +2,11 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/goodput-dev/goodput/history"
-	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/slo"
 )
@@ -79,11 +76,9 @@ func addRun(ctx context.Context, env *Env, s *history.Store, path string) error 
 	if err != nil {
 		return err
 	}
-	res, interrupted := run.Result, false
+	res, interrupted := run.Result, run.EndedEarly
 	if run.Summary != nil {
 		res, interrupted = run.Summary.Result, run.Summary.Interrupted
-	} else if interrupted, err = endedEarly(file); err != nil {
-		return err
 	}
 	r, err := history.FromBench(run.Header, res, file, interrupted)
 	if err != nil {
@@ -101,26 +96,4 @@ func addRun(ctx context.Context, env *Env, s *history.Store, path string) error 
 	}
 	fmt.Fprintf(env.Stdout, "Recorded run %d in %s (%s)\n", id, s, path)
 	return nil
-}
-
-// endedEarly reports whether the run whose records are at path was
-// interrupted or cut off: its end marker says so, or it has none.
-func endedEarly(path string) (bool, error) {
-	f, err := record.Open(path, nil)
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
-	var r record.Record
-	for {
-		err := f.Next(&r)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return false, err
-		}
-	}
-	t, ok := f.Trailer()
-	return !ok || t.Interrupted, nil
 }
