@@ -102,21 +102,32 @@ func (s *Store) migrate(ctx context.Context, to int) error {
 	return nil
 }
 
+// lockedTx begins a transaction that holds the migrations' lock on
+// PostgreSQL until it ends (SQLite serialises writers itself).
+func (s *Store) lockedTx(ctx context.Context) (*sql.Tx, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	if s.dialect == Postgres {
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(lockID)); err != nil {
+			tx.Rollback()
+			return nil, err
+		}
+	}
+	return tx, nil
+}
+
 // createMigrations creates the table of applied steps unless it exists.
 // On PostgreSQL it does so under the migrations' lock: two processes
 // creating it at once in a new database would otherwise collide on its
 // row type (IF NOT EXISTS does not serialise them), and one would fail.
 func (s *Store) createMigrations(ctx context.Context) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.lockedTx(ctx)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback() // a no-op after Commit
-	if s.dialect == Postgres {
-		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(lockID)); err != nil {
-			return err
-		}
-	}
 	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version INTEGER PRIMARY KEY,
 		applied_ns BIGINT NOT NULL,
@@ -153,16 +164,11 @@ func (s *Store) apply(ctx context.Context, m migration) error {
 	} else if v >= m.version {
 		return nil
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.lockedTx(ctx)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback() // a no-op after Commit
-	if s.dialect == Postgres {
-		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(lockID)); err != nil {
-			return err
-		}
-	}
 	if v, err := version(ctx, tx); err != nil {
 		return err
 	} else if v >= m.version {
