@@ -113,17 +113,7 @@ func TestWarmOpensConnectionsFirst(t *testing.T) {
 			if !eventually(func() bool { return srv.opened.Load() == warmed }) || srv.reqs.Load() != 0 {
 				t.Fatalf("cold %v: after Warm the server saw %d connections and %d requests, want %d and none", cold, srv.opened.Load(), srv.reqs.Load(), warmed)
 			}
-			var wg sync.WaitGroup
-			for range n {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					if rec, _ := exchange(t, tr, context.Background(), srv.URL, "hi", clock(), nil); !rec.OK() {
-						t.Errorf("%s %s", rec.Error, rec.Msg)
-					}
-				}()
-			}
-			wg.Wait()
+			exchangeAtOnce(t, tr, srv.URL, n)
 			s := tr.Stats()
 			if cold {
 				if s.DialAhead || s.Warmed != 0 || s.Late != n || s.LateWait <= 0 || srv.opened.Load() != n {

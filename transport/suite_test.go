@@ -81,6 +81,23 @@ func exchange(t *testing.T, tr transport.Transport, ctx context.Context, url, pr
 	return rec, ex
 }
 
+// exchangeAtOnce sends n requests through tr to url at once and waits for
+// them; each must succeed.
+func exchangeAtOnce(t *testing.T, tr transport.Transport, url string, n int) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if rec, _ := exchange(t, tr, context.Background(), url, "hi", clock(), nil); !rec.OK() {
+				t.Errorf("%s %s", rec.Error, rec.Msg)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
 func clock() func() int64 {
 	epoch := time.Now()
 	return func() int64 { return int64(time.Since(epoch)) }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -69,17 +68,7 @@ func TestTLSConnectionsAreReadyAhead(t *testing.T) {
 				t.Fatalf("after Warm: %d handshakes and %d requests, want %d and none", srv.handshakes.Load(), srv.reqs.Load(), warmed)
 			}
 			time.Sleep(20 * time.Millisecond) // whatever the server sends unasked has arrived
-			var wg sync.WaitGroup
-			for range n {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					if rec, _ := exchange(t, tr, context.Background(), srv.URL, "hi", clock(), nil); !rec.OK() {
-						t.Errorf("%s %s", rec.Error, rec.Msg)
-					}
-				}()
-			}
-			wg.Wait()
+			exchangeAtOnce(t, tr, srv.URL, n)
 			s := tr.Stats()
 			if s.Late != 0 || s.Dead != 0 || s.Warmed != int64(warmed) {
 				t.Errorf("after %d requests: stats %+v; want %d warmed, none late or dead", n, s, warmed)
