@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 	_ "modernc.org/sqlite" // registers "sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // Dialect names the SQL database behind a Store.
@@ -81,42 +83,79 @@ func open(ctx context.Context, dsn string, to int) (*Store, error) {
 		return nil, errors.New("history: no store given: want a SQLite file path or a postgres:// URL")
 	}
 	s := &Store{dialect: DialectOf(dsn), where: Redact(dsn)}
-	var err error
-	switch s.dialect {
-	case Postgres:
-		var cfg *pgx.ConnConfig
-		if cfg, err = pgx.ParseConfig(dsn); err == nil {
-			// A server that takes the connection and never answers
-			// would hold the run forever: connect_timeout, when the
-			// URL does not give one.
-			if cfg.ConnectTimeout == 0 {
-				cfg.ConnectTimeout = ConnectTimeout
-			}
-			s.db = stdlib.OpenDB(*cfg)
+	if s.dialect == Postgres {
+		cfg, err := pgx.ParseConfig(dsn)
+		if err != nil {
+			return nil, fmt.Errorf("history %s: %w", s.where, err)
 		}
-	default:
-		path := sqlitePath(dsn)
-		if dir := filepath.Dir(path); dir != "" {
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return nil, fmt.Errorf("history %s: %w", s.where, err)
-			}
+		// A server that takes the connection and never answers would
+		// hold the run forever: connect_timeout, when the URL does not
+		// give one.
+		if cfg.ConnectTimeout == 0 {
+			cfg.ConnectTimeout = ConnectTimeout
 		}
-		// One writer at a time: SQLite serialises writes anyway, and a
-		// single connection keeps the pragmas on every statement. The
-		// busy timeout lets two goodput processes share a file.
-		q := url.Values{}
-		q.Add("_pragma", "busy_timeout(10000)")
-		q.Add("_pragma", "foreign_keys(1)")
-		q.Add("_pragma", "journal_mode(wal)")
-		q.Set("_txlock", "immediate")
-		s.db, err = sql.Open("sqlite", "file:"+path+"?"+q.Encode())
-		if err == nil {
-			s.db.SetMaxOpenConns(1)
+		s.db = stdlib.OpenDB(*cfg)
+		return s.ready(ctx, to)
+	}
+	path := sqlitePath(dsn)
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("history %s: %w", s.where, err)
 		}
 	}
-	if err != nil {
-		return nil, fmt.Errorf("history %s: %w", s.where, err)
+	// SQLite answers SQLITE_BUSY at once, without waiting out the busy
+	// timeout, where waiting could deadlock: two connections to a new
+	// file that both read it and then both want to write (turning its
+	// journal to WAL, creating the schema). One of them then opens again
+	// after a short random pause, within the busy timeout.
+	deadline := time.Now().Add(sqliteBusyTimeout)
+	for {
+		db, err := sql.Open("sqlite", sqliteURL(path))
+		if err != nil {
+			return nil, fmt.Errorf("history %s: %w", s.where, err)
+		}
+		// One writer at a time: SQLite serialises writes anyway, and
+		// a single connection keeps the pragmas on every statement.
+		db.SetMaxOpenConns(1)
+		s.db = db
+		st, err := s.ready(ctx, to)
+		if err == nil || !isBusy(err) || time.Now().After(deadline) {
+			return st, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("history %s: %w", s.where, ctx.Err())
+		case <-time.After(time.Duration(5+rand.IntN(45)) * time.Millisecond):
+		}
 	}
+}
+
+// sqliteBusyTimeout is how long a SQLite statement waits for another
+// process's write to end before it fails.
+const sqliteBusyTimeout = 10 * time.Second
+
+// sqliteURL is the driver's URL for the file at path: a busy timeout lets
+// several goodput processes share the file, WAL lets them read while one
+// writes, and transactions take the write lock when they begin.
+func sqliteURL(path string) string {
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", sqliteBusyTimeout.Milliseconds()))
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "journal_mode(wal)")
+	q.Set("_txlock", "immediate")
+	return "file:" + path + "?" + q.Encode()
+}
+
+// isBusy reports whether err is SQLite's SQLITE_BUSY, with any extended
+// code.
+func isBusy(err error) bool {
+	var coded interface{ Code() int }
+	return errors.As(err, &coded) && coded.Code()&0xff == sqlite3.SQLITE_BUSY
+}
+
+// ready connects s.db and migrates it to version to; on failure it closes
+// s.db.
+func (s *Store) ready(ctx context.Context, to int) (*Store, error) {
 	if err := s.db.PingContext(ctx); err != nil {
 		s.db.Close()
 		return nil, fmt.Errorf("history %s: %w", s.where, err)
