@@ -286,7 +286,14 @@ func (r *Reader) End(err error, at int64) {
 	switch {
 	case err == nil || err == io.EOF:
 		s.f.finish()
-		if s.events(r.last) {
+		last := r.last
+		if s.a.framing == framingWhole {
+			// A whole answer is one event, complete only when its body
+			// ends: its one chunk arrives at the record's End, so that
+			// its TTFT is its end-to-end latency exactly.
+			last = at
+		}
+		if s.events(last) {
 			s.end(at, r.ctype)
 		}
 	case errors.Is(err, io.ErrNoProgress):
