@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"strings"
@@ -135,6 +136,10 @@ type Config struct {
 	// Profile asks the server to profile the run: POST /start_profile
 	// before it, /stop_profile after it (--profile).
 	Profile bool
+	// ProbeRate sends one-token probe requests at this rate (per second)
+	// beside the run, on a connection of their own and outside its
+	// figures (--probe-request-rate); 0 sends none.
+	ProbeRate float64
 	// AllEntries sends one request per entry of a file dataset
 	// (--num-prompts -1); NoOversample sends at most that many
 	// (--no-oversample).
@@ -206,6 +211,9 @@ func (c *Config) Validate() error {
 	} else if u.RawQuery != "" || u.Fragment != "" || strings.HasSuffix(c.BaseURL, "?") {
 		// The API's paths are joined to it: a query would end up before them.
 		errs = append(errs, fmt.Errorf("--base-url %q: a base URL takes no query or fragment", human.URL(c.BaseURL)))
+	}
+	if r := c.ProbeRate; r < 0 || math.IsNaN(r) || math.IsInf(r, 0) {
+		errs = append(errs, fmt.Errorf("--probe-request-rate %v: want a rate per second, 0 or more (0: no probes)", r))
 	}
 	if c.ScrapeInterval < 0 || (c.ScrapeInterval > 0 && c.ScrapeInterval < minScrapeInterval) {
 		errs = append(errs, fmt.Errorf("--scrape-interval %v: want %v or more (0: the default, 1s)", c.ScrapeInterval, minScrapeInterval))

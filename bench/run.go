@@ -18,6 +18,7 @@ import (
 	"github.com/goodput-dev/goodput/promscrape"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/serverview"
+	"github.com/goodput-dev/goodput/transport"
 	"github.com/goodput-dev/goodput/version"
 )
 
@@ -65,6 +66,9 @@ type Outcome struct {
 	// Header is the run's record header: its start, labels and
 	// configuration, as the record file begins.
 	Header record.Header
+	// Probes is what the probe requests beside the run measured
+	// (--probe-request-rate); nil when none were asked for.
+	Probes *Probes
 }
 
 // epochLead is how far ahead of the set-up of the record files a run's
@@ -150,6 +154,17 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		return nil, err
 	}
 	defer tr.Close()
+	var probeTr transport.Transport
+	if cfg.ProbeRate > 0 {
+		// The probes' own connection, so that they neither wait for one
+		// of the run's nor count among its dials.
+		po := copts
+		po.Conns = 1
+		if probeTr, err = load.NewTransport(cfg.BaseURL, po); err != nil {
+			return nil, err
+		}
+		defer probeTr.Close()
+	}
 
 	srv := newServer(client, cfg.BaseURL, headers, cfg.RequestTimeout)
 	out := &Outcome{}
@@ -264,6 +279,9 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		"random_range_ratio": wl.Random.RangeRatio, "random_prefix_len": wl.Random.PrefixLen,
 	}
 	addSpreadConfig(runCfg, cfg)
+	if cfg.ProbeRate > 0 {
+		runCfg["probe_request_rate"] = cfg.ProbeRate
+	}
 	if o := wl.Random.OutputRangeRatio; o != nil {
 		runCfg["random_output_range_ratio"] = *o
 	}
@@ -431,7 +449,9 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		fd.send = send
 	}
 	host := readHost()
+	probes := startProbes(runCtx, cfg.ProbeRate, probeTr, doer, probeRequest(cfg, model, headers))
 	res, runErr := runLoad(runCtx, lplan, send, fd, recs)
+	out.Probes = probes.end()
 	host.end()
 	if scraper != nil {
 		out.ServerSeries = scraper.Stop()
@@ -491,6 +511,9 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	if t, ok := src.(interface{ Err() error }); ok && t.Err() != nil {
 		out.Warnings = append(out.Warnings, fmt.Sprintf("the workload could not be read again during the run, and requests after that were sent with a one-token prompt: %v", t.Err()))
 	}
+	if out.Probes != nil {
+		out.Notes = append(out.Notes, probeNote(out.Probes))
+	}
 	if out.ServerSeries != nil {
 		start, end := serverview.RunWindow(res.Epoch, out.Result)
 		if out.Server, err = serverview.Compare(out.ServerSeries, start, end, out.Result); err != nil {
@@ -511,6 +534,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		w, errs := endpointServers(out, epSeries, cfg.BaseURLs, files.server)
 		out.Warnings, saveErrs = append(out.Warnings, w...), append(saveErrs, errs...)
 	}
+	probesInServerView(out)
 	out.Tokens = doer.TokenCheck()
 	if res.WarmErr == nil && warmErr != nil {
 		res.WarmErr = warmErr

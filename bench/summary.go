@@ -27,13 +27,16 @@ type SummaryFile struct {
 	Servers []EndpointServer `json:"servers,omitempty"`
 	// PrefixReuse is a replayed trace's theoretical prefix reuse.
 	PrefixReuse *PrefixReuse `json:"trace_prefix_reuse,omitempty"`
-	Warnings    []string     `json:"warnings,omitempty"`
+	// Probes is what the probe requests beside the run measured
+	// (--probe-request-rate).
+	Probes   *Probes  `json:"probes,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 func writeSummary(path string, h record.Header, o *Outcome) error {
 	s := SummaryFile{Kind: "goodput.summary", Header: h, Records: o.RecordsPath, Interrupted: o.Run.Interrupted,
 		Result: o.Result, Generator: o.Generator, Tokens: o.Tokens, Server: o.Server, ServerSeries: o.ServerPath, Servers: o.Servers,
-		PrefixReuse: o.PrefixReuse, Warnings: o.Warnings}
+		PrefixReuse: o.PrefixReuse, Probes: o.Probes, Warnings: o.Warnings}
 	return writeJSON(path, s)
 }
 

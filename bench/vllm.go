@@ -118,6 +118,9 @@ func (o *Outcome) writeVLLM(cfg Config, v *vllmCollector, model string, start ti
 	v.inOrder()
 	run := vllmRun(cfg, model, start, o.Result)
 	run.RPSChanges = changes
+	if p := o.Probes; p != nil {
+		run.Probes = &vllmresult.Probes{Latencies: p.Latencies, Failed: p.Failed}
+	}
 	fig := &VLLMFigures{}
 	fig.PeakOutputTokensPerSecond, fig.PeakConcurrentRequests = vllmresult.Peaks(v.reqs)
 	fig.Queue = vllmresult.QueueStats(run, v.reqs)

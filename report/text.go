@@ -50,6 +50,17 @@ type VLLMLines struct {
 	// Queueing and Queue-inclusive End-to-end Latency), printed after the
 	// latency blocks, in seconds like the Result's.
 	Queue []Block
+	// Probes are vLLM's Probe Requests lines (--probe-request-rate),
+	// printed after the throughputs; nil leaves them out.
+	Probes *Probes
+}
+
+// Probes are the figures of a run's one-token probe requests, latencies
+// in milliseconds. Without a success (Completed 0) only the counts are
+// printed.
+type Probes struct {
+	Completed, Failed int
+	Median, P99, Max  float64
 }
 
 // Block is one latency block of vLLM's summary that the Result does not
@@ -122,6 +133,16 @@ func Text(w io.Writer, res *metrics.Result, o TextOptions) error {
 		p.KV("Peak concurrent requests:", f2(float64(v.Peak.ConcurrentRequests)))
 	}
 	p.KV("Total token throughput (tok/s):", f2(res.Throughput.TotalTokensPerSecond))
+	if pr := v.Probes; pr != nil {
+		p.Rule('-', "Probe Requests")
+		p.KV("Probe requests completed:", strconv.Itoa(pr.Completed))
+		p.KV("Probe requests failed:", strconv.Itoa(pr.Failed))
+		if pr.Completed > 0 {
+			p.KV("Median probe E2EL (ms):", f2(pr.Median))
+			p.KV("P99 probe E2EL (ms):", f2(pr.P99))
+			p.KV("Max probe E2EL (ms):", f2(pr.Max))
+		}
+	}
 	blocks := []struct {
 		name, title, short string
 		m                  metrics.Metric

@@ -85,6 +85,9 @@ type Run struct {
 	// writes request_goodput as null, as vLLM does without --goodput.
 	SLO      map[string]float64
 	Detailed bool // --save-detailed: keep the per-request arrays
+	// Probes are the run's probe requests (--probe-request-rate); nil
+	// when it sent none.
+	Probes *Probes
 }
 
 // detailedKeys are the arrays vLLM drops without --save-detailed. It keeps
@@ -192,6 +195,15 @@ func Build(run Run, reqs []Request) Object {
 	o.set("max_output_tokens_per_s", peakTokens)
 	o.set("max_concurrent_requests", peakConc)
 	o.set("rtfx", 0.0)
+	if run.Probes != nil {
+		if p, ok := run.Probes.Stats(); ok {
+			o.set("probe_completed", p.Completed)
+			o.set("probe_failed", p.Failed)
+			o.set("probe_median_e2el_ms", p.Median)
+			o.set("probe_p99_e2el_ms", p.P99)
+			o.set("probe_max_e2el_ms", p.Max)
+		}
+	}
 	if len(run.RPSChanges) > 0 {
 		events := make([]Object, len(run.RPSChanges))
 		for i, c := range run.RPSChanges {

@@ -246,3 +246,30 @@ func TestParseMetrics(t *testing.T) {
 		}
 	}
 }
+
+// Probe figures follow vLLM's: numpy's linear median and p99 and the
+// largest latency, in ms, of the probes that succeeded; none without one.
+func TestProbeStats(t *testing.T) {
+	p := Probes{Latencies: []float64{0.040, 0.010, 0.030, 0.020}, Failed: 2}
+	got, ok := p.Stats()
+	// Sorted 10, 20, 30, 40 ms: the median halfway between 20 and 30; the
+	// p99 at rank 0.99×3 = 2.97, 97 % of the way from 30 to 40.
+	want := ProbeStats{Completed: 4, Failed: 2, Median: 25, P99: 39.7, Max: 40}
+	if !ok || got.Completed != want.Completed || got.Failed != want.Failed ||
+		math.Abs(got.Median-want.Median) > 1e-9 || math.Abs(got.P99-want.P99) > 1e-9 || got.Max != want.Max {
+		t.Errorf("Stats = %+v, %v; want %+v", got, ok, want)
+	}
+	if got, ok := (Probes{Failed: 3}).Stats(); ok || got.Failed != 3 {
+		t.Errorf("without a success: %+v, %v; want only the failures and ok false", got, ok)
+	}
+	// The file carries the keys only where vLLM's does.
+	run := Run{RequestRate: math.Inf(1), Probes: &p}
+	o := Build(run, nil)
+	if v, ok := o.Get("probe_p99_e2el_ms"); !ok || math.Abs(v.(float64)-39.7) > 1e-9 {
+		t.Errorf("probe_p99_e2el_ms = %v, %v", v, ok)
+	}
+	run.Probes = &Probes{Failed: 3}
+	if _, ok := Build(run, nil).Get("probe_failed"); ok {
+		t.Error("probe keys written although no probe succeeded")
+	}
+}

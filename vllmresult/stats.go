@@ -105,3 +105,35 @@ func peakOutput(reqs []Request) (tokensPerSecond float64, concurrent int) {
 	}
 	return float64(slices.Max(buckets)), concurrent
 }
+
+// Probes are the one-token probe requests of a run (vLLM's
+// --probe-request-rate): the end-to-end latency of each that succeeded,
+// in seconds, and how many failed.
+type Probes struct {
+	Latencies []float64
+	Failed    int
+}
+
+// ProbeStats are vLLM's figures of a run's probes: probe_completed,
+// probe_failed, and the median (linear), p99 (linear) and largest
+// end-to-end latency of the successful ones, in milliseconds.
+type ProbeStats struct {
+	Completed, Failed int
+	Median, P99, Max  float64
+}
+
+// Stats returns the probes' figures; ok is false when none succeeded,
+// where vLLM prints and saves none.
+func (p Probes) Stats() (s ProbeStats, ok bool) {
+	if len(p.Latencies) == 0 {
+		return ProbeStats{Failed: p.Failed}, false
+	}
+	sorted := slices.Clone(p.Latencies)
+	slices.Sort(sorted)
+	return ProbeStats{
+		Completed: len(sorted), Failed: p.Failed,
+		Median: 1e3 * metrics.Percentile(sorted, 50, metrics.Linear),
+		P99:    1e3 * metrics.Percentile(sorted, 99, metrics.Linear),
+		Max:    1e3 * sorted[len(sorted)-1],
+	}, true
+}

@@ -376,6 +376,10 @@ func summaryOptions(cfg bench.Config, out *bench.Outcome, simulated bool) report
 			v.Queue = append(v.Queue, queueBlock(q))
 		}
 	}
+	if pr := out.Probes; pr != nil {
+		st, _ := pr.Stats()
+		v.Probes = &report.Probes{Completed: st.Completed, Failed: st.Failed, Median: st.Median, P99: st.P99, Max: st.Max}
+	}
 	o.VLLM = v
 	return o
 }

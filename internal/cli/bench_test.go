@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"regexp"
 	"sync/atomic"
 	"testing"
 
@@ -54,6 +55,26 @@ func TestBenchAgainstAServer(t *testing.T) {
 	}
 	if err := json.Unmarshal(b, &s); err != nil || s.Result.Counts.Completed != 12 {
 		t.Errorf("summary: %v %+v", err, s)
+	}
+}
+
+// vLLM's --probe-request-rate prints vLLM's Probe Requests block after the
+// throughputs, and the probes stay out of the run's counts.
+func TestBenchProbeRequests(t *testing.T) {
+	_, url := simtest.Serve(t, sim.Options{Seed: 3})
+	out, errOut, code := run(t, "", "bench", "--base-url", url, "--num-prompts", "16", "--max-concurrency", "2",
+		"--random-input-len", "32", "--random-output-len", "32", "--probe-request-rate", "20", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, errOut, out)
+	}
+	block := regexp.MustCompile(`Total token throughput \(tok/s\): +[0-9.]+\n-+Probe Requests-+\n` +
+		`Probe requests completed: +([1-9][0-9]*)\nProbe requests failed: +0\n` +
+		`Median probe E2EL \(ms\): +[0-9.]+\nP99 probe E2EL \(ms\): +[0-9.]+\nMax probe E2EL \(ms\): +[0-9.]+\n`)
+	if !block.MatchString(out) || !strings.Contains(out, "Successful requests:                     16\n") {
+		t.Errorf("no Probe Requests block after the throughputs, or probes counted in the run:\n%s", out)
+	}
+	if !strings.Contains(out, `Probes: `) {
+		t.Errorf("the notes do not say what the probes were:\n%s", out)
 	}
 }
 

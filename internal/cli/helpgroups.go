@@ -43,7 +43,7 @@ var flagGroups = map[string]string{
 	// How much load, when, and how a sweep chooses its loads.
 	"request-rate": groupLoad, "burstiness": groupLoad, "arrival": groupLoad,
 	"ramp-up-strategy": groupLoad, "ramp-up-start-rps": groupLoad, "ramp-up-duration": groupLoad,
-	"max-concurrency": groupLoad, "num-prompts": groupLoad, "duration": groupLoad, "seed": groupLoad,
+	"probe-request-rate": groupLoad, "max-concurrency": groupLoad, "num-prompts": groupLoad, "duration": groupLoad, "seed": groupLoad,
 	"shard": groupLoad, "shards": groupLoad, "start-at": groupLoad, "num-warmups": groupLoad,
 	"warmup-seconds": groupLoad, "warmup-first": groupLoad, "lag-threshold": groupLoad,
 	"concurrency": groupLoad, "points": groupLoad, "refine": groupLoad, "spacing": groupLoad,

@@ -52,6 +52,7 @@ func registerVLLMFlags(fl *pflag.FlagSet, cfg *bench.Config, f *vllmFlags) {
 	fl.StringVar(&f.percentileNames, "percentile-metrics", "", "latency blocks to print and save: ttft,tpot,itl,e2el,client_queue_time,e2el_including_client_queue (default ttft,tpot,itl,e2el)")
 	registerRequestFlags(fl, cfg, &f.req, "bench")
 	fl.Float64Var(&cfg.Arrival.RampEnd, "ramp-up-end-rps", 0, "vLLM's ramp: the rate climbs from --ramp-up-start-rps to this over the run's requests")
+	fl.Float64Var(&cfg.ProbeRate, "probe-request-rate", 0, `send one-token probe requests (prompt "Hi") at this rate per second beside the run, outside --max-concurrency and its figures, and report their latency apart (0: none)`)
 	fl.BoolVar(&cfg.Profile, "profile", false, "POST /start_profile before the run and /stop_profile after it")
 	fl.BoolVar(&f.plotTimeline, "plot-timeline", false, "write the run's HTML report beside vLLM's result file (<result>.timeline.html)")
 	fl.StringVar(&f.timelineITL, "timeline-itl-thresholds", "25,50", "two ITL thresholds in ms for the timeline's colours")
