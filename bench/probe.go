@@ -132,8 +132,12 @@ func (p *prober) end() *Probes {
 
 // probeNote says how the probes were sent, for the run's notes.
 func probeNote(p *Probes) string {
-	s := fmt.Sprintf("Probes: %d one-token requests (%q) at %g/s beside the run, one at a time on their own connection, outside --max-concurrency and the run's figures",
-		p.Sent(), ProbePrompt, p.Rate)
+	what := "one-token requests"
+	if p.Sent() == 1 {
+		what = "one-token request"
+	}
+	s := fmt.Sprintf("Probes: %d %s (%q) at %g/s beside the run, one at a time on their own connection, outside --max-concurrency and the run's figures",
+		p.Sent(), what, ProbePrompt, p.Rate)
 	if p.Late > 0 {
 		s += fmt.Sprintf("; %d sent late, as the one before was still in flight", p.Late)
 	}
