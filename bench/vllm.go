@@ -121,6 +121,7 @@ func (o *Outcome) writeVLLM(cfg Config, v *vllmCollector, model string, start ti
 	if p := o.Probes; p != nil {
 		run.Probes = &vllmresult.Probes{Latencies: p.Latencies, Failed: p.Failed}
 	}
+	run.SpecDecode = o.VLLMSpecDecode()
 	fig := &VLLMFigures{}
 	fig.PeakOutputTokensPerSecond, fig.PeakConcurrentRequests = vllmresult.Peaks(v.reqs)
 	fig.Queue = vllmresult.QueueStats(run, v.reqs)
@@ -181,4 +182,19 @@ func VLLMResultPath(cfg Config, model string, start time.Time) string {
 		name = vllmresult.FileName(vllmRun(cfg, model, start, &metrics.Result{}))
 	}
 	return filepath.Join(cfg.VLLMFile.Dir, name)
+}
+
+// VLLMSpecDecode returns the server's speculative decoding over the run as
+// vLLM's client reports it, or nil when the server drafted nothing in the
+// run (or its metrics were not read).
+func (o *Outcome) VLLMSpecDecode() *vllmresult.SpecDecode {
+	if o.Server == nil || o.Server.SpecDecode == nil {
+		return nil
+	}
+	sd := o.Server.SpecDecode
+	v := &vllmresult.SpecDecode{Drafts: int64(sd.Drafts), DraftTokens: int64(sd.DraftTokens), Accepted: int64(sd.AcceptedTokens)}
+	for _, p := range sd.ByPosition {
+		v.PerPosition = append(v.PerPosition, p.Rate)
+	}
+	return v
 }

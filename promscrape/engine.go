@@ -84,6 +84,11 @@ var mapping = map[Engine]metricNames{
 			PrefixCacheQueries: {"vllm:prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries_total"},
 			PrefixCacheHits:    {"vllm:prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits_total"},
 			RequestsSucceeded:  {"vllm:request_success_total"},
+			SpecDrafts:         {"vllm:spec_decode_num_drafts_total"},
+			SpecDraftTokens:    {"vllm:spec_decode_num_draft_tokens_total"},
+			SpecAcceptedTokens: {"vllm:spec_decode_num_accepted_tokens_total"},
+			// One series per draft position, labelled position="0", "1", …
+			SpecAcceptedByPosition: {"vllm:spec_decode_num_accepted_tokens_per_pos_total"},
 		},
 		hists: map[Hist][]string{
 			TTFT: {"vllm:time_to_first_token_seconds"},

@@ -38,11 +38,32 @@ const (
 	PrefillSeconds Counter = "prefill_seconds"
 	DecodeSeconds  Counter = "decode_seconds"
 	DecodeSteps    Counter = "decode_steps"
+	// Speculative decoding (vLLM): the drafts proposed, the draft tokens
+	// in them, the draft tokens the target model accepted, and those
+	// accepted at each draft position (one series per position label).
+	SpecDrafts             Counter = "spec_decode_drafts"
+	SpecDraftTokens        Counter = "spec_decode_draft_tokens"
+	SpecAcceptedTokens     Counter = "spec_decode_accepted_tokens"
+	SpecAcceptedByPosition Counter = "spec_decode_accepted_by_position"
 )
 
 // AllCounters lists every Counter in a fixed order, for iteration and reports.
 var AllCounters = []Counter{PromptTokens, GenerationTokens, Preemptions, PrefixCacheQueries, PrefixCacheHits, RequestsSucceeded,
-	PrefillSeconds, DecodeSeconds, DecodeSteps}
+	PrefillSeconds, DecodeSeconds, DecodeSteps, SpecDrafts, SpecDraftTokens, SpecAcceptedTokens, SpecAcceptedByPosition}
+
+// bySeries reports whether a window keeps c's increase per label set
+// (Window.CounterSeries) as well as its sum: its labels carry meaning.
+func (c Counter) bySeries() bool { return c == SpecAcceptedByPosition }
+
+// optional reports whether a server exports c only with a feature on
+// (speculative decoding), so that its absence is no gap in the coverage.
+func (c Counter) optional() bool {
+	switch c {
+	case SpecDrafts, SpecDraftTokens, SpecAcceptedTokens, SpecAcceptedByPosition:
+		return true
+	}
+	return false
+}
 
 // Hist names a common server latency histogram. All are in seconds.
 type Hist string

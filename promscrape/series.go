@@ -87,6 +87,8 @@ type counterTrack struct {
 	last   map[string]float64 // last value seen of each label set
 	keys   []string           // the label sets of the latest snapshot, sorted
 	resets int                // label-set values seen to fall
+	// each, when set, gathers the increase of every label set apart.
+	each map[string]float64
 }
 
 // step returns the increase from the values seen before to cur, summed over
@@ -104,14 +106,17 @@ func (t *counterTrack) step(cur map[string]float64) float64 {
 	for _, k := range t.keys {
 		v := cur[k]
 		prev, seen := t.last[k]
+		d := v - prev
 		switch {
 		case !seen:
-			inc += v
+			d = v
 		case v < prev:
-			inc += v
+			d = v
 			t.resets++
-		default:
-			inc += v - prev
+		}
+		inc += d
+		if t.each != nil {
+			t.each[k] += d
 		}
 		t.last[k] = v
 	}
@@ -265,14 +270,18 @@ func (s *Series) Coverage() Coverage {
 	return c
 }
 
-// quantityNames lists every common quantity's name in a fixed order.
+// quantityNames lists every common quantity's name in a fixed order, but
+// for those a server exports only with a feature on, whose absence says
+// nothing wrong.
 func quantityNames() []string {
 	var names []string
 	for _, g := range AllGauges {
 		names = append(names, string(g))
 	}
 	for _, c := range AllCounters {
-		names = append(names, string(c))
+		if !c.optional() {
+			names = append(names, string(c))
+		}
 	}
 	for _, h := range AllHists {
 		names = append(names, string(h))

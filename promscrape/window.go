@@ -34,17 +34,21 @@ type GaugeStats struct {
 // When From is after Start or To before End, part of the window is not
 // covered and Notes say so. Gauges use the scrapes inside [Start, End].
 type Window struct {
-	Start      time.Time            `json:"start"`
-	End        time.Time            `json:"end"`
-	From       time.Time            `json:"from"`
-	To         time.Time            `json:"to"`
-	Engine     Engine               `json:"engine"`
-	Scrapes    int                  `json:"scrapes"` // scrapes started inside [Start, End]
-	Failed     int                  `json:"failed"`  // of those, how many failed
-	Gauges     map[Gauge]GaugeStats `json:"gauges,omitempty"`
-	Counters   map[Counter]float64  `json:"counters,omitempty"`
-	Histograms map[Hist]Histogram   `json:"histograms,omitempty"`
-	Notes      []string             `json:"notes,omitempty"`
+	Start    time.Time            `json:"start"`
+	End      time.Time            `json:"end"`
+	From     time.Time            `json:"from"`
+	To       time.Time            `json:"to"`
+	Engine   Engine               `json:"engine"`
+	Scrapes  int                  `json:"scrapes"` // scrapes started inside [Start, End]
+	Failed   int                  `json:"failed"`  // of those, how many failed
+	Gauges   map[Gauge]GaugeStats `json:"gauges,omitempty"`
+	Counters map[Counter]float64  `json:"counters,omitempty"`
+	// CounterSeries is the increase of each label set, by its labels in
+	// Prometheus form, for the counters whose labels carry meaning (the
+	// draft position of SpecAcceptedByPosition).
+	CounterSeries map[Counter]map[string]float64 `json:"counter_series,omitempty"`
+	Histograms    map[Hist]Histogram             `json:"histograms,omitempty"`
+	Notes         []string                       `json:"notes,omitempty"`
 }
 
 // Between returns the server's view of the window [start, end]. Samples must
@@ -114,6 +118,9 @@ func (s *Series) Between(start, end time.Time) (Window, error) {
 	w.gauges(snaps, start, end)
 	for _, c := range AllCounters {
 		var tr counterTrack
+		if c.bySeries() {
+			tr.each = make(map[string]float64)
+		}
 		total, n := 0.0, 0
 		for _, sn := range used {
 			if per, ok := sn.Counters[c]; ok {
@@ -128,6 +135,12 @@ func (s *Series) Between(start, end time.Time) (Window, error) {
 			w.Counters = make(map[Counter]float64)
 		}
 		w.Counters[c] = total
+		if tr.each != nil {
+			if w.CounterSeries == nil {
+				w.CounterSeries = make(map[Counter]map[string]float64)
+			}
+			w.CounterSeries[c] = tr.each
+		}
 		if tr.resets > 0 {
 			w.note("counter %s reset %s in the window (a server or engine restart); counts after a reset start from zero", c, times(tr.resets))
 		}

@@ -436,3 +436,31 @@ func TestBetweenDamagedHistogram(t *testing.T) {
 		t.Errorf("Delta(damaged) = %+v, %v; want a reset", d, reset)
 	}
 }
+
+// A speculative decoder's counters are read over the window, and the
+// accepted tokens by draft position kept per position.
+func TestBetweenSpecDecode(t *testing.T) {
+	s := fixtureSeries(t, Options{}, []string{"vllm_spec.prom", "vllm_spec_later.prom"}, []float64{0, 10})
+	w, err := s.Between(at(0), at(10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c, want := range map[Counter]float64{SpecDrafts: 300, SpecDraftTokens: 900, SpecAcceptedTokens: 600, SpecAcceptedByPosition: 600} {
+		if got := w.Counters[c]; got != want {
+			t.Errorf("%s = %v, want %v", c, got, want)
+		}
+	}
+	want := map[string]float64{
+		`engine="0",model_name="m",position="0"`: 250,
+		`engine="0",model_name="m",position="1"`: 200,
+		`engine="0",model_name="m",position="2"`: 150,
+	}
+	if got := w.CounterSeries[SpecAcceptedByPosition]; !maps.Equal(got, want) {
+		t.Errorf("by position %v, want %v", got, want)
+	}
+	// A server without speculative decoding misses nothing.
+	plain := fixtureSeries(t, Options{}, []string{"vllm.prom", "vllm_later.prom"}, []float64{0, 10})
+	if cov := plain.Coverage(); slices.ContainsFunc(cov.Absent, func(q string) bool { return strings.HasPrefix(q, "spec_decode") }) {
+		t.Errorf("absent %q names speculative decoding", cov.Absent)
+	}
+}

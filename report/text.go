@@ -10,6 +10,7 @@ import (
 
 	"github.com/goodput-dev/goodput/internal/textblock"
 	"github.com/goodput-dev/goodput/metrics"
+	"github.com/goodput-dev/goodput/vllmresult"
 )
 
 // TextOptions adds context to the terminal summary.
@@ -53,6 +54,9 @@ type VLLMLines struct {
 	// Probes are vLLM's Probe Requests lines (--probe-request-rate),
 	// printed after the throughputs; nil leaves them out.
 	Probes *Probes
+	// SpecDecode is vLLM's Speculative Decoding block, printed after the
+	// latency blocks; nil leaves it out.
+	SpecDecode *vllmresult.SpecDecode
 }
 
 // Probes are the figures of a run's one-token probe requests, latencies
@@ -168,6 +172,20 @@ func Text(w io.Writer, res *metrics.Result, o TextOptions) error {
 	}
 	for _, b := range v.Queue {
 		dist(p, b.Title, b.Short, &b.D, o.P50)
+	}
+	if sd := v.SpecDecode; sd != nil && sd.DraftTokens > 0 {
+		p.Rule('-', "Speculative Decoding")
+		p.KV("Acceptance rate (%):", f2(sd.AcceptanceRate()))
+		p.KV("Acceptance length:", f2(sd.AcceptanceLength()))
+		p.KV("Drafts:", strconv.FormatInt(sd.Drafts, 10))
+		p.KV("Draft tokens:", strconv.FormatInt(sd.DraftTokens, 10))
+		p.KV("Accepted tokens:", strconv.FormatInt(sd.Accepted, 10))
+		if len(sd.PerPosition) > 0 {
+			p.Line("Per-position acceptance (%):")
+			for i, r := range sd.PerPosition {
+				p.KV(fmt.Sprintf("  Position %d:", i), f2(100*r))
+			}
+		}
 	}
 	if g := res.Goodput; g != nil {
 		p.Rule('-', "Goodput")

@@ -67,6 +67,9 @@ type Comparison struct {
 	// Speeds are the server's own prefill and decode speeds over the
 	// window, where it counts the time it spends (llama.cpp).
 	Speeds *Speeds `json:"speeds,omitempty"`
+	// SpecDecode is the server's speculative decoding over the window;
+	// nil when it drafted nothing.
+	SpecDecode *SpecDecode `json:"spec_decode,omitempty"`
 	// ResponseTimings are the server's per-request timings from its
 	// responses (llama.cpp's timings), as the client's records hold them:
 	// its prefill is a server-side TTFT that leaves out the wait for a
@@ -219,6 +222,7 @@ func Compare(s *promscrape.Series, start, end time.Time, client *metrics.Result)
 	c.latencies(w, &cov, client)
 	c.server(w, &cov)
 	c.Speeds = speeds(w)
+	c.SpecDecode = specDecode(w)
 	sig := c.signals(s, w, client)
 	downAtEnd(&sig, s, end)
 	c.Status = Assess(sig)

@@ -78,6 +78,9 @@ func Text(w io.Writer, cmp *Comparison) error {
 	if r := cmp.ClientCacheHitRate; r != nil {
 		p.KV("Prompt cache hits, per response:", pct2(*r))
 	}
+	if sd := cmp.SpecDecode; sd != nil {
+		p.KV("Speculative acceptance:", fmt.Sprintf("%s of %s draft tokens, %s tokens per step", pct2(sd.AcceptanceRate), count(sd.DraftTokens), f2(sd.AcceptanceLength)))
+	}
 	p.KV("Server generation (tok/s):", tokens(cmp.GenerationTokens))
 	p.KV("Client output (tok/s):", tokens(cmp.ClientOutputTokens))
 	p.List("Missing:", cmp.Missing)

@@ -88,6 +88,35 @@ type Run struct {
 	// Probes are the run's probe requests (--probe-request-rate); nil
 	// when it sent none.
 	Probes *Probes
+	// SpecDecode is the server's speculative decoding over the run; nil
+	// when it drafted nothing (or its metrics were not read).
+	SpecDecode *SpecDecode
+}
+
+// SpecDecode is what vLLM's client reads from the server's spec_decode
+// counters over a run: the drafts, their tokens, the accepted ones, and the
+// share of drafts accepted at each position, in position order.
+type SpecDecode struct {
+	Drafts, DraftTokens, Accepted int64
+	PerPosition                   []float64
+}
+
+// AcceptanceRate is vLLM's acceptance rate: accepted ÷ draft tokens, in
+// percent.
+func (sd *SpecDecode) AcceptanceRate() float64 {
+	if sd.DraftTokens <= 0 {
+		return 0
+	}
+	return 100 * float64(sd.Accepted) / float64(sd.DraftTokens)
+}
+
+// AcceptanceLength is vLLM's acceptance length: 1 + accepted ÷ drafts, the
+// tokens one target-model step yields; 0 without a draft.
+func (sd *SpecDecode) AcceptanceLength() float64 {
+	if sd.Drafts <= 0 {
+		return 0
+	}
+	return 1 + float64(sd.Accepted)/float64(sd.Drafts)
 }
 
 // detailedKeys are the arrays vLLM drops without --save-detailed. It keeps
@@ -210,6 +239,18 @@ func Build(run Run, reqs []Request) Object {
 			events[i] = Object{{"rps", c.RPS}, {"timestamp", isoformat(c.At)}}
 		}
 		o.set("rps_change_events", events)
+	}
+	if sd := run.SpecDecode; sd != nil && sd.DraftTokens > 0 {
+		o.set("spec_decode_acceptance_rate", sd.AcceptanceRate())
+		o.set("spec_decode_acceptance_length", sd.AcceptanceLength())
+		o.set("spec_decode_num_drafts", sd.Drafts)
+		o.set("spec_decode_draft_tokens", sd.DraftTokens)
+		o.set("spec_decode_accepted_tokens", sd.Accepted)
+		per := sd.PerPosition
+		if per == nil {
+			per = []float64{}
+		}
+		o.set("spec_decode_per_position_acceptance_rates", per)
 	}
 	selected := map[string]bool{}
 	for _, m := range run.Metrics {

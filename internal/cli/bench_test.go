@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"sync"
@@ -75,6 +77,93 @@ func TestBenchProbeRequests(t *testing.T) {
 	}
 	if !strings.Contains(out, `Probes: `) {
 		t.Errorf("the notes do not say what the probes were:\n%s", out)
+	}
+}
+
+// A server that decodes speculatively gets vLLM's Speculative Decoding
+// block after the latency blocks, from its spec_decode counters over the
+// run: each completion here drafts 10 times (30 tokens) and 20 are
+// accepted, 8, 7 and 5 at positions 0, 1 and 2.
+func TestBenchSpeculativeDecodingBlock(t *testing.T) {
+	var mu sync.Mutex
+	var completions int
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/v1/models":
+			io.WriteString(w, `{"data":[{"id":"m"}]}`)
+		case "/metrics":
+			mu.Lock()
+			n := completions
+			mu.Unlock()
+			fmt.Fprintf(w, "# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{model_name=\"m\"} 0\n"+
+				"# TYPE vllm:spec_decode_num_drafts_total counter\nvllm:spec_decode_num_drafts_total{model_name=\"m\"} %d\n"+
+				"# TYPE vllm:spec_decode_num_draft_tokens_total counter\nvllm:spec_decode_num_draft_tokens_total{model_name=\"m\"} %d\n"+
+				"# TYPE vllm:spec_decode_num_accepted_tokens_total counter\nvllm:spec_decode_num_accepted_tokens_total{model_name=\"m\"} %d\n"+
+				"# TYPE vllm:spec_decode_num_accepted_tokens_per_pos_total counter\n"+
+				"vllm:spec_decode_num_accepted_tokens_per_pos_total{model_name=\"m\",position=\"0\"} %d\n"+
+				"vllm:spec_decode_num_accepted_tokens_per_pos_total{model_name=\"m\",position=\"1\"} %d\n"+
+				"vllm:spec_decode_num_accepted_tokens_per_pos_total{model_name=\"m\",position=\"2\"} %d\n",
+				10*n, 30*n, 20*n, 8*n, 7*n, 5*n)
+		case "/v1/completions":
+			var body struct {
+				MaxTokens int `json:"max_tokens"`
+			}
+			json.NewDecoder(r.Body).Decode(&body)
+			if body.MaxTokens > 1 { // not the one-token check before the run
+				mu.Lock()
+				completions++
+				mu.Unlock()
+			}
+			w.Header().Set("Content-Type", "text/event-stream")
+			for range body.MaxTokens {
+				io.WriteString(w, `data: {"choices":[{"index":0,"text":"a","finish_reason":null}]}`+"\n\n")
+			}
+			io.WriteString(w, "data: [DONE]\n\n")
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer ts.Close()
+	dir := t.TempDir()
+	out, errOut, code := run(t, "", "bench", "--base-url", ts.URL, "--num-prompts", "6", "--max-concurrency", "2",
+		"--random-input-len", "8", "--random-output-len", "4", "--save-result", "--result-dir", dir, "--result-filename", "v.json", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, errOut, out)
+	}
+	// 6 completions: 60 drafts, 180 draft tokens, 120 accepted.
+	block := "---------------Speculative Decoding---------------\n" +
+		"Acceptance rate (%):                     66.67\n" +
+		"Acceptance length:                       3.00\n" +
+		"Drafts:                                  60\n" +
+		"Draft tokens:                            180\n" +
+		"Accepted tokens:                         120\n" +
+		"Per-position acceptance (%):\n" +
+		"  Position 0:                            80.00\n" +
+		"  Position 1:                            70.00\n" +
+		"  Position 2:                            50.00\n"
+	if !strings.Contains(out, block) {
+		t.Errorf("output lacks\n%s\n%s", block, out)
+	}
+	if i, j := strings.Index(out, "End-to-end Latency"), strings.Index(out, "Speculative Decoding"); i < 0 || j < i {
+		t.Errorf("the block is not after the latency blocks:\n%s", out)
+	}
+	var vf map[string]any
+	b, err := os.ReadFile(filepath.Join(dir, "v.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &vf)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"spec_decode_num_drafts": 60.0, "spec_decode_draft_tokens": 180.0, "spec_decode_accepted_tokens": 120.0,
+		"spec_decode_acceptance_length": 3.0, "spec_decode_per_position_acceptance_rates": []any{0.8, 0.7, 0.5}}
+	for k, v := range want {
+		if !reflect.DeepEqual(vf[k], v) {
+			t.Errorf("vLLM file %s = %v, want %v", k, vf[k], v)
+		}
+	}
+	if r, _ := vf["spec_decode_acceptance_rate"].(float64); math.Abs(r-200.0/3) > 1e-9 {
+		t.Errorf("spec_decode_acceptance_rate = %v, want 66.67", vf["spec_decode_acceptance_rate"])
 	}
 }
 

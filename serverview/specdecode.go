@@ -1,0 +1,86 @@
+package serverview
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/goodput-dev/goodput/promscrape"
+)
+
+// SpecDecode is a speculative decoder's account of the window, from the
+// counters vLLM's bench serve reads for its Speculative Decoding block.
+type SpecDecode struct {
+	Drafts         float64 `json:"drafts"`          // drafts the proposer made
+	DraftTokens    float64 `json:"draft_tokens"`    // tokens in them
+	AcceptedTokens float64 `json:"accepted_tokens"` // of those, accepted by the target model
+	// AcceptanceRate is AcceptedTokens ÷ DraftTokens, 0–1.
+	AcceptanceRate float64 `json:"acceptance_rate"`
+	// AcceptanceLength is 1 + AcceptedTokens ÷ Drafts: the tokens one
+	// target-model step yields, its own included.
+	AcceptanceLength float64 `json:"acceptance_length"`
+	// ByPosition is, for each draft position the server reported, the
+	// share of drafts whose token at that position was accepted; in
+	// position order.
+	ByPosition []PositionAcceptance `json:"by_position,omitempty"`
+}
+
+// PositionAcceptance is the acceptance at one draft position.
+type PositionAcceptance struct {
+	Position int     `json:"position"`
+	Rate     float64 `json:"rate"` // accepted at Position ÷ drafts, 0–1
+}
+
+// specDecode returns the window's speculative decoding, or nil when the
+// server drafted no token in it (or does not decode speculatively), as
+// vLLM's client reports none then.
+func specDecode(w promscrape.Window) *SpecDecode {
+	tokens := w.Counters[promscrape.SpecDraftTokens]
+	drafts, ok := w.Counters[promscrape.SpecDrafts]
+	if tokens <= 0 || !ok {
+		return nil
+	}
+	accepted := w.Counters[promscrape.SpecAcceptedTokens]
+	sd := &SpecDecode{Drafts: drafts, DraftTokens: tokens, AcceptedTokens: accepted, AcceptanceRate: accepted / tokens}
+	if drafts > 0 {
+		sd.AcceptanceLength = 1 + accepted/drafts
+		byPos := map[int]float64{}
+		for key, n := range w.CounterSeries[promscrape.SpecAcceptedByPosition] {
+			if p, ok := labelInt(key, "position"); ok {
+				byPos[p] += n // summed over engines and models
+			}
+		}
+		for p, n := range byPos {
+			sd.ByPosition = append(sd.ByPosition, PositionAcceptance{Position: p, Rate: n / drafts})
+		}
+		slices.SortFunc(sd.ByPosition, func(a, b PositionAcceptance) int { return cmp.Compare(a.Position, b.Position) })
+	}
+	return sd
+}
+
+// labelInt reads label name as an integer from a series key in Prometheus
+// form (`a="1",position="2"`), whose values are quoted Go strings.
+func labelInt(key, name string) (int, bool) {
+	for rest := key; rest != ""; {
+		k, after, ok := strings.Cut(rest, "=")
+		if !ok {
+			return 0, false
+		}
+		q, err := strconv.QuotedPrefix(after)
+		if err != nil {
+			return 0, false
+		}
+		rest = strings.TrimPrefix(after[len(q):], ",")
+		if k != name {
+			continue
+		}
+		v, err := strconv.Unquote(q)
+		if err != nil {
+			return 0, false
+		}
+		n, err := strconv.Atoi(v)
+		return n, err == nil
+	}
+	return 0, false
+}

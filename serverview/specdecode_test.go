@@ -1,0 +1,62 @@
+package serverview
+
+import (
+	"math"
+	"reflect"
+	"testing"
+
+	"github.com/goodput-dev/goodput/promscrape"
+)
+
+// The window's spec_decode counters give vLLM's figures: 600 of 900 draft
+// tokens accepted over 300 drafts is 66.67 % and 3 tokens a step; the
+// accepted tokens by position, summed over engines, over the drafts.
+func TestSpecDecode(t *testing.T) {
+	w := promscrape.Window{
+		Counters: map[promscrape.Counter]float64{promscrape.SpecDrafts: 300, promscrape.SpecDraftTokens: 900, promscrape.SpecAcceptedTokens: 600},
+		CounterSeries: map[promscrape.Counter]map[string]float64{promscrape.SpecAcceptedByPosition: {
+			`engine="0",model_name="m",position="1"`:  120,
+			`engine="1",model_name="m",position="1"`:  80,
+			`engine="0",model_name="m",position="0"`:  250,
+			`engine="0",model_name="m",position="10"`: 3,
+			`engine="0",model_name="m"`:               7, // no position: left out
+		}},
+	}
+	got := specDecode(w)
+	want := &SpecDecode{Drafts: 300, DraftTokens: 900, AcceptedTokens: 600, AcceptanceRate: 600.0 / 900, AcceptanceLength: 3,
+		ByPosition: []PositionAcceptance{{0, 250.0 / 300}, {1, 200.0 / 300}, {10, 3.0 / 300}}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("specDecode = %+v\nwant %+v", got, want)
+	}
+	if math.Abs(100*got.AcceptanceRate-66.666666) > 1e-4 {
+		t.Errorf("acceptance rate %v", got.AcceptanceRate)
+	}
+	// No draft token in the window: nothing to report, as vLLM reports
+	// nothing then.
+	w.Counters[promscrape.SpecDraftTokens] = 0
+	if sd := specDecode(w); sd != nil {
+		t.Errorf("without draft tokens: %+v", sd)
+	}
+	if sd := specDecode(promscrape.Window{}); sd != nil {
+		t.Errorf("without the counters: %+v", sd)
+	}
+}
+
+func TestLabelInt(t *testing.T) {
+	for _, tc := range []struct {
+		key  string
+		want int
+		ok   bool
+	}{
+		{`position="3"`, 3, true},
+		{`a="x,position=\"9\"",position="4"`, 4, true}, // a comma and the name inside another value
+		{`position="x"`, 0, false},
+		{`engine="0"`, 0, false},
+		{``, 0, false},
+		{`position=3`, 0, false}, // not a quoted value
+	} {
+		if got, ok := labelInt(tc.key, "position"); got != tc.want || ok != tc.ok {
+			t.Errorf("labelInt(%q) = %d, %v; want %d, %v", tc.key, got, ok, tc.want, tc.ok)
+		}
+	}
+}
