@@ -2,7 +2,6 @@ package backend
 
 import (
 	"bytes"
-	"fmt"
 
 	"github.com/goodput-dev/goodput/record"
 )
@@ -28,8 +27,7 @@ type event struct {
 	done                bool   // the protocol's terminator: nothing after it is measured
 	failed              bool   // the server reported an error in the stream
 	errMsg              string // its message, when failed
-	// errKind is the failure's kind where the protocol says one that is
-	// not record.ErrStream (see decodeTGI); "" for ErrStream.
+	// errKind is the failure's kind, when failed (see serverError.kind).
 	errKind record.ErrorKind
 
 	// text is the answer text the event carried (raw JSON string
@@ -66,6 +64,11 @@ func (e *event) keepText(raw []byte, esc bool) {
 		return
 	}
 	e.text, e.textEsc = raw, esc
+}
+
+// setError records that the event reported e.
+func (e *event) setError(se serverError) {
+	e.failed, e.errMsg, e.errKind = true, se.text(), se.kind()
 }
 
 // addText counts one token for a choice or message whose text is non-empty.
@@ -127,62 +130,6 @@ func (d *decoder) rawText(dst *[]byte) ([]byte, error) {
 	return *dst, err
 }
 
-// errorValue reads the value of an "error" field: a string (TGI, Ollama),
-// an object with message/type/code (OpenAI, vLLM, llama.cpp), or null.
-func (d *decoder) errorValue(ev *event) error {
-	s := &d.s
-	switch s.peek() {
-	case 'n':
-		return s.literal("null")
-	case '"':
-		raw, esc, err := s.str()
-		if err != nil {
-			return err
-		}
-		ev.failed, ev.errMsg = true, textOf(raw, esc)
-		if ev.errMsg == "" {
-			ev.errMsg = "server reported an error without a message"
-		}
-		return nil
-	case '{':
-	default:
-		start := s.peekIndex()
-		if err := s.skip(); err != nil {
-			return err
-		}
-		ev.failed, ev.errMsg = true, "server reported an error: "+string(s.b[start:s.i])
-		return nil
-	}
-	if err := s.object(); err != nil {
-		return err
-	}
-	var msg, typ, code string
-	for first := true; ; first = false {
-		key, ok, err := s.field(first)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		switch string(key) {
-		case "message":
-			msg, err = d.anyText()
-		case "type":
-			typ, err = d.anyText()
-		case "code":
-			code, err = d.anyText()
-		default:
-			err = s.skip()
-		}
-		if err != nil {
-			return err
-		}
-	}
-	ev.failed, ev.errMsg = true, errorText(msg, typ, code)
-	return nil
-}
-
 // anyText reads any value as display text: a string's contents, null as
 // "", anything else as its JSON.
 func (d *decoder) anyText() (string, error) {
@@ -211,19 +158,4 @@ func textOf(raw []byte, escaped bool) string {
 		return string(raw)
 	}
 	return string(b)
-}
-
-// errorText formats a server error as "type: message (code N)", leaving
-// out what is missing.
-func errorText(msg, typ, code string) string {
-	if msg == "" {
-		msg = "server reported an error without a message"
-	}
-	if typ != "" {
-		msg = typ + ": " + msg
-	}
-	if code != "" {
-		msg = fmt.Sprintf("%s (code %s)", msg, code)
-	}
-	return msg
 }

@@ -28,7 +28,13 @@ func completionEvent(text string, n int, finish string) string {
 // post sends a streaming request for one completion to srv and reads it.
 func post(t *testing.T, client *http.Client, ctx context.Context, url string, now func() int64) (*record.Record, Stats) {
 	t.Helper()
-	a := mustLookup(t, "openai")
+	return postTo(t, mustLookup(t, "openai"), client, ctx, url, now)
+}
+
+// postTo sends a streaming request of a's protocol for one completion to
+// url and reads it.
+func postTo(t *testing.T, a *Adapter, client *http.Client, ctx context.Context, url string, now func() int64) (*record.Record, Stats) {
+	t.Helper()
 	req, err := a.BuildRequest(ctx, url, "", &Request{Model: "m", Prompt: "hi", MaxTokens: 4})
 	if err != nil {
 		t.Fatal(err)

@@ -78,7 +78,11 @@ func decodeLlamaCpp(d *decoder, p []byte, ev *event) error {
 		case "timings":
 			promptN, predictedN, err = d.llamaTimings(ev)
 		case "error":
-			err = d.errorValue(ev)
+			var e serverError
+			var got bool
+			if e, got, err = d.errorValue(); got {
+				ev.setError(e)
+			}
 		default:
 			err = s.skip()
 		}

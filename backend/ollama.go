@@ -64,7 +64,11 @@ func decodeOllama(d *decoder, p []byte, ev *event) error {
 		case "prompt_eval_count":
 			ev.prompt, err = s.count()
 		case "error":
-			err = d.errorValue(ev)
+			var e serverError
+			var got bool
+			if e, got, err = d.errorValue(); got {
+				ev.setError(e)
+			}
 		default:
 			err = s.skip()
 		}

@@ -153,8 +153,9 @@ func openAIExtras(a *Adapter, req *Request, body map[string]any) {
 // decodeOpenAI decodes one chunk of an OpenAI-style stream, completions or
 // chat: choices[].text, choices[].delta.{content, reasoning_content,
 // reasoning, tool_calls}, choices[].token_ids (vLLM's return_token_ids),
-// choices[].finish_reason, usage, and in-stream errors in both the
-// {"error": {...}} shape and vLLM's older {"object": "error", ...} shape.
+// choices[].finish_reason, usage, and in-stream errors in the
+// {"error": {...}} shape (vLLM, SGLang, llama.cpp, OpenAI), vLLM's older
+// {"object": "error", ...} shape and TGI's {"error": "…", "error_type": …}.
 func decodeOpenAI(d *decoder, p []byte, ev *event) error {
 	if isDone(p) {
 		ev.done = true
@@ -175,8 +176,9 @@ func decodeOpenAI(d *decoder, p []byte, ev *event) error {
 	} else if err := s.object(); err != nil {
 		return err
 	}
-	var errObject bool
-	var msg, typ, code string
+	var errObject, hasErr bool
+	var msg, typ, code, errType string
+	var reported serverError
 	promptN, predictedN := -1, -1
 	lead, leading := 0, learn
 	for ; ; first = false {
@@ -196,7 +198,11 @@ func decodeOpenAI(d *decoder, p []byte, ev *event) error {
 		case "timings": // llama.cpp's /v1 endpoints add its own
 			promptN, predictedN, err = d.llamaTimings(ev)
 		case "error":
-			err = d.errorValue(ev)
+			var got bool
+			reported, got, err = d.errorValue()
+			hasErr = hasErr || got
+		case "error_type": // TGI's, beside an error string
+			errType, err = d.anyText()
 		case "object":
 			var raw []byte
 			raw, _, err = s.text()
@@ -228,8 +234,14 @@ func decodeOpenAI(d *decoder, p []byte, ev *event) error {
 		d.lead = append(d.lead[:0], p[:lead]...)
 	}
 	timingCounts(ev, promptN, predictedN)
-	if errObject && !ev.failed {
-		ev.failed, ev.errMsg = true, errorText(msg, typ, code)
+	switch {
+	case hasErr:
+		if reported.typ == "" {
+			reported.typ = errType
+		}
+		ev.setError(reported)
+	case errObject:
+		ev.setError(serverError{msg: msg, typ: typ, code: code})
 	}
 	return nil
 }

@@ -35,13 +35,7 @@ func CheckStatus(resp *http.Response) (record.ErrorKind, string) {
 	if code >= 200 && code <= 299 {
 		return record.ErrNone, ""
 	}
-	kind := record.ErrHTTP
-	switch code {
-	case http.StatusTooManyRequests:
-		kind = record.ErrRateLimited
-	case http.StatusServiceUnavailable:
-		kind = record.ErrUnavailable
-	}
+	kind := statusKind(code)
 	status := resp.Status
 	if status == "" {
 		status = fmt.Sprintf("%d %s", code, http.StatusText(code))
@@ -61,6 +55,17 @@ func CheckStatus(resp *http.Response) (record.ErrorKind, string) {
 	return kind, clean(msg)
 }
 
+// statusKind is the kind of a failure answered with a non-2xx status code.
+func statusKind(code int) record.ErrorKind {
+	switch code {
+	case http.StatusTooManyRequests:
+		return record.ErrRateLimited
+	case http.StatusServiceUnavailable:
+		return record.ErrUnavailable
+	}
+	return record.ErrHTTP
+}
+
 // bodyMessage picks the message out of an error body: the usual JSON
 // shapes ({"error": "…"}, {"error": {"message": "…"}}, {"message": "…"},
 // {"detail": "…"}), else the text itself.
@@ -74,44 +79,16 @@ func bodyMessage(body []byte) string {
 // jsonMessage finds the message in a JSON error object. It reports false
 // when body is not one, or (cut at MaxErrorBody) no longer parses.
 func jsonMessage(body []byte) (string, bool) {
-	var d decoder
-	s := &d.s
-	s.reset(body)
-	if s.object() != nil {
-		return "", false
-	}
-	var ev event
-	ev.reset()
-	var msg, detail string
-	for first := true; ; first = false {
-		key, ok, err := s.field(first)
-		if err != nil {
-			return "", false
-		}
-		if !ok {
-			break
-		}
-		switch string(key) {
-		case "error":
-			err = d.errorValue(&ev)
-		case "message":
-			msg, err = d.anyText()
-		case "detail":
-			detail, err = d.anyText()
-		default:
-			err = s.skip()
-		}
-		if err != nil {
-			return "", false
-		}
-	}
+	o, ok := readErrorObject(body)
 	switch {
-	case ev.failed:
-		return ev.errMsg, true
-	case msg != "":
-		return msg, true
-	case detail != "":
-		return detail, true
+	case !ok:
+		return "", false
+	case o.hasNested:
+		return o.nested.text(), true
+	case o.flat.msg != "":
+		return o.flat.msg, true
+	case o.detail != "":
+		return o.detail, true
 	}
 	return "", false
 }

@@ -60,9 +60,10 @@ func (s Stats) Discrepancy() int {
 // moment the stream ended or failed. Failures are recorded in rec.Error and
 // rec.Msg:
 //
-//   - an error event from the server: record.ErrStream with its message,
-//     or the kind the same error gets as an HTTP status where the protocol
-//     says which (TGI's error_type);
+//   - an error the server reported in the stream: its message, and the
+//     kind the HTTP status it names gets, by its code or its type (vLLM's
+//     "code": 400, llama.cpp's "type": "unavailable_error", TGI's
+//     "error_type": "overloaded"), or record.ErrStream when it names none;
 //   - a finish reason of "abort" (the server gave up on the request):
 //     record.ErrStream, once the stream has ended;
 //   - an event that does not parse, or a line or event over MaxEvent:
@@ -375,7 +376,8 @@ func (s *stream) events(at int64) bool {
 		}
 		s.st.Events++
 		if string(fr.name) == "error" {
-			s.fail(record.ErrStream, bodyMessage(fr.data), at)
+			kind, msg := eventError(fr.data)
+			s.fail(kind, msg, at)
 			return false
 		}
 		s.ev.reset()
@@ -393,11 +395,7 @@ func (s *stream) events(at int64) bool {
 		}
 		s.t.add(&s.ev, at, s.rec)
 		if s.ev.failed {
-			kind := record.ErrStream
-			if s.ev.errKind != record.ErrNone {
-				kind = s.ev.errKind
-			}
-			s.fail(kind, s.ev.errMsg, at)
+			s.fail(s.ev.errKind, s.ev.errMsg, at)
 			return false
 		}
 		if s.ev.done {

@@ -79,8 +79,9 @@ func TestReadStreamFixtures(t *testing.T) {
 		// stopped on an empty finish event: the end-of-sequence token, a
 		// chunk of its own at the finish event.
 		{"openai_llamacpp_v1.sse", "openai-chat", []int32{1, 1, 1, 1}, 5, record.SourceUsage, "stop", "", "", 6, 4},
-		// An error object mid-stream; the chunks before it are kept.
-		{"openai_error_midstream.sse", "openai", []int32{1, 1}, 4, record.SourceUsage, "", record.ErrStream,
+		// An error object mid-stream; the chunks before it are kept. Its
+		// code 500 is the status vLLM answers it with before a stream.
+		{"openai_error_midstream.sse", "openai", []int32{1, 1}, 4, record.SourceUsage, "", record.ErrHTTP,
 			"InternalServerError: CUDA out of memory. Tried to allocate 2.00 GiB (code 500)", 3, 2},
 		// SGLang chat ending on finish_reason "abort", then its usage and
 		// [DONE]: the server gave up, so it fails, keeping its chunks.
@@ -89,8 +90,8 @@ func TestReadStreamFixtures(t *testing.T) {
 		// vLLM completions ending the same way.
 		{"openai_completions_abort.sse", "openai", []int32{1, 1}, 9, record.SourceUsage, "abort", record.ErrStream,
 			"the server aborted the request (finish_reason abort)", 5, 2},
-		// vLLM's older flat error shape.
-		{"openai_vllm_legacy_error.sse", "openai", nil, 0, record.SourceChunks, "", record.ErrStream,
+		// vLLM's older flat error shape, of code 400.
+		{"openai_vllm_legacy_error.sse", "openai", nil, 0, record.SourceChunks, "", record.ErrHTTP,
 			"BadRequestError: This model's maximum context length is 4096 tokens. (code 400)", 1, -1},
 		// The body closes after two chunks: no [DONE], no finish reason.
 		{"openai_truncated.sse", "openai", []int32{1, 1}, 4, record.SourceUsage, "", record.ErrTruncated,

@@ -1,10 +1,6 @@
 package backend
 
-import (
-	"fmt"
-
-	"github.com/goodput-dev/goodput/record"
-)
+import "fmt"
 
 // buildTGI builds a Text Generation Inference /generate_stream body. TGI
 // serves one model, so Model is not sent; details=true makes the last event
@@ -86,26 +82,12 @@ func decodeTGI(d *decoder, p []byte, ev *event) error {
 		return err
 	}
 	if hasErr {
-		ev.failed, ev.errMsg = true, errorText(errText, errType, "")
-		ev.errKind = tgiErrorKind(errType)
+		// TGI answers 200 and reports in the stream errors that it
+		// answers with a status elsewhere (overloaded 429, validation
+		// 422): they get that status's kind (see serverError.kind).
+		ev.setError(serverError{msg: errText, typ: errType})
 	}
 	return nil
-}
-
-// tgiErrorKind is the kind of a TGI error event of the given error_type.
-// TGI's /generate_stream answers 200 and reports errors in the stream
-// that it answers with a status elsewhere (router/src/server.rs:
-// overloaded 429, validation 422); they get the kind that status gets, so
-// that errors count alike by kind whichever way they came. Other types
-// (generation, incomplete_generation) are stream errors.
-func tgiErrorKind(errType string) record.ErrorKind {
-	switch errType {
-	case "overloaded":
-		return record.ErrRateLimited
-	case "validation":
-		return record.ErrHTTP
-	}
-	return record.ErrNone
 }
 
 func (d *decoder) tgiDetails(ev *event) error {

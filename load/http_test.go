@@ -237,7 +237,7 @@ func TestHTTPOneTokenAndMidStreamError(t *testing.T) {
 		bad := []step{{after: 10 * time.Millisecond, tokens: 2},
 			{after: 10 * time.Millisecond, raw: `data: {"error":{"message":"engine died","type":"InternalServerError","code":500}}` + "\n\n"}}
 		recs, _ = runScripted(t, kind, scripted(bad, nil), 1)
-		if r := recs[0]; r.Error != record.ErrStream || !strings.Contains(r.Msg, "engine died") || len(r.Chunks) != 1 {
+		if r := recs[0]; r.Error != record.ErrHTTP || !strings.Contains(r.Msg, "engine died (code 500)") || len(r.Chunks) != 1 {
 			t.Errorf("mid-stream error: %+v", r)
 		}
 	})

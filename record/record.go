@@ -30,10 +30,16 @@ const (
 type ErrorKind string
 
 // Failure kinds. An empty kind means the request succeeded.
+//
+// An error the server reports inside a stream, after answering 200, gets
+// the kind of the HTTP status it names by its code or its type (vLLM's
+// "code": 400, TGI's "error_type": "overloaded"), so that a failure counts
+// alike whichever way it came; Status then holds the stream's 200. One that
+// names no status is ErrStream.
 const (
 	ErrNone        ErrorKind = ""
-	ErrHTTP        ErrorKind = "http"         // non-2xx status (Status holds it), other than the two below; TGI's in-stream validation error
-	ErrRateLimited ErrorKind = "rate_limited" // 429; TGI's in-stream overloaded error
+	ErrHTTP        ErrorKind = "http"         // non-2xx status (Status holds it), other than the two below
+	ErrRateLimited ErrorKind = "rate_limited" // 429
 	ErrUnavailable ErrorKind = "unavailable"  // 503
 	ErrConnect     ErrorKind = "connect"      // dial or TLS failure
 	ErrTimeout     ErrorKind = "timeout"      // request timeout elapsed
@@ -41,7 +47,7 @@ const (
 	ErrTruncated   ErrorKind = "truncated"    // stream ended without its terminator
 	ErrMalformed   ErrorKind = "malformed"    // a chunk could not be parsed
 	ErrProtocol    ErrorKind = "protocol"     // the answer was not HTTP, or broke HTTP (a bad status line, header or length)
-	ErrStream      ErrorKind = "stream_error" // the server sent an error object in the stream
+	ErrStream      ErrorKind = "stream_error" // the server sent an error in the stream that names no HTTP status
 	ErrCanceled    ErrorKind = "canceled"     // the run was interrupted while the request was in flight
 	ErrDropped     ErrorKind = "dropped"      // never sent: no worker was free (open loop with a cap)
 	ErrOther       ErrorKind = "other"

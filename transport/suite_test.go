@@ -198,7 +198,7 @@ func TestStreamFailures(t *testing.T) {
 		}, 0, false, record.ErrNone, "", 1},
 		{"an error event mid-stream", func(w http.ResponseWriter, r *http.Request) {
 			fmt.Fprint(w, first+`data: {"error":{"message":"engine died","type":"InternalServerError"}}`+"\n\n")
-		}, 0, false, record.ErrStream, "engine died", 1},
+		}, 0, false, record.ErrHTTP, "InternalServerError: engine died", 1},
 		{"a malformed event", func(w http.ResponseWriter, r *http.Request) {
 			fmt.Fprint(w, first+"data: {not json\n\n")
 		}, 0, false, record.ErrMalformed, "event 2", 1},
