@@ -59,8 +59,9 @@ type frame struct {
 // an event gets the timestamp of the Read that completed it.
 //
 // It handles LF, CRLF and lone CR line ends (even when a CRLF is split
-// between reads), SSE comments and fields, multi-line data, and a leading
-// byte order mark. Memory is bounded by MaxEvent.
+// between reads), SSE comments and fields, multi-line data, the error
+// field older llama.cpp servers send, and a leading byte order mark.
+// Memory is bounded by MaxEvent.
 type framer struct {
 	mode framing
 	buf  []byte
@@ -269,6 +270,14 @@ func (f *framer) next() (ev frame, ok bool, err error) {
 			}
 		}
 		switch string(field) {
+		case "error":
+			// Older llama.cpp servers stream an error as a field of its
+			// own, "error: {...}", which SSE would ignore, and then (on
+			// their /v1 endpoints) data: [DONE]: the request would read
+			// as a success without a token. The field is the data of an
+			// event named error.
+			f.name = append(f.name[:0], "error"...)
+			fallthrough
 		case "data":
 			if !f.hasData {
 				f.evOff = f.lineOff(line)

@@ -121,6 +121,8 @@ func TestFramerSSE(t *testing.T) {
 			[]gotFrame{{"", "x", 13}}},
 		{"unknown fields are ignored", "foo: bar\ndata: x\n\n",
 			[]gotFrame{{"", "x", 9}}},
+		{"an error field is the data of an event named error", "error: {\"code\":500}\n\ndata: [DONE]\n\n",
+			[]gotFrame{{"error", `{"code":500}`, 0}, {"", "[DONE]", 21}}},
 		{"missing blank line at the end", "data: x\n\ndata: y\n",
 			[]gotFrame{{"", "x", 0}, {"", "y", 9}}},
 		{"missing newline at the end", "data: x\n\ndata: [DONE]",

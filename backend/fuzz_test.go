@@ -98,7 +98,8 @@ func FuzzSSE(f *testing.F) {
 	addFixtures(f, "*.sse")
 	for _, s := range []string{
 		"", "\n\n", "data: [DONE]", "data:\r\rdata: x\r\n", ": only a comment\n\n",
-		"event: error\ndata: boom\n\n", "data: {\"choices\":[{\"text\":\"a\"}]}\ndata: {}\n\n",
+		"event: error\ndata: boom\n\n", "error: {\"code\":503,\"type\":\"unavailable_error\"}\n\ndata: [DONE]\n\n",
+		"data: {\"choices\":[{\"text\":\"a\"}]}\ndata: {}\n\n",
 		"data: \xff\xfe\n\n", "\xef\xbb\xbfdata: [DONE]\n\n",
 		"data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}],\"usage\":{\"completion_tokens\":3}}\n\n" +
 			"data: {\"choices\":[{\"delta\":{\"content\":\"b\"}}],\"usage\":{\"completion_tokens\":1}}\n\n",
