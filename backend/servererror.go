@@ -60,6 +60,8 @@ var errorTypes = map[string]int{
 	// (router/src/server.rs, From<InferError>).
 	"validation":                http.StatusUnprocessableEntity,
 	"overloaded":                http.StatusTooManyRequests,
+	"generation":                http.StatusFailedDependency,
+	"incomplete_generation":     http.StatusInternalServerError,
 	"template_error":            http.StatusUnprocessableEntity,
 	"missing_template_variable": http.StatusUnprocessableEntity,
 	"tool_error":                http.StatusUnprocessableEntity,

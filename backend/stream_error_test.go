@@ -102,9 +102,9 @@ func TestInStreamErrorKinds(t *testing.T) {
 		{"TGI /v1/completions: a template error", "openai",
 			sse(`data:{"error":"Template error: template not found","error_type":"template_error"}`, done),
 			record.ErrHTTP, "template_error: Template error: template not found", nil, 0},
-		{"TGI /v1/completions: a failure while generating, no status named", "openai",
+		{"TGI /v1/completions: a failure while generating, 424 elsewhere", "openai",
 			sse(tgiText, `data:{"error":"Request failed during generation: Server error: CUDA OOM","error_type":"generation"}`, done),
-			record.ErrStream, "generation: Request failed during generation: Server error: CUDA OOM", []int32{1}, 1},
+			record.ErrHTTP, "generation: Request failed during generation: Server error: CUDA OOM", []int32{1}, 1},
 		// TGI's OpenAI-style error event (its PR 2668) gives the status
 		// as http_status_code.
 		{"TGI: an OpenAI-style error event with http_status_code", "openai-chat",
@@ -116,7 +116,13 @@ func TestInStreamErrorKinds(t *testing.T) {
 			record.ErrRateLimited, "overloaded: Model is overloaded", nil, 0},
 		{"TGI /generate_stream: a failure after a token", "tgi",
 			sse(tgiTok, `data:{"error":"Request failed during generation: Server error: CUDA OOM","error_type":"generation"}`),
-			record.ErrStream, "generation: Request failed during generation: Server error: CUDA OOM", []int32{1}, 1},
+			record.ErrHTTP, "generation: Request failed during generation: Server error: CUDA OOM", []int32{1}, 1},
+		{"TGI /generate_stream: the stream ended before its last token, 500 elsewhere", "tgi",
+			sse(tgiTok, `data:{"error":"Incomplete generation","error_type":"incomplete_generation"}`),
+			record.ErrHTTP, "incomplete_generation: Incomplete generation", []int32{1}, 1},
+		{"TGI's shape with an error_type of no known status", "tgi",
+			sse(`data:{"error":"something odd","error_type":"unknown_error"}`),
+			record.ErrStream, "unknown_error: something odd", nil, 0},
 		// Ollama's /api/generate: an error string, no status.
 		{"Ollama: an error line names no status", "ollama",
 			events("\n", `{"model":"m","created_at":"2025-01-01T00:00:00Z","response":"Hi","done":false}`, `{"error":"an error was encountered while running the model"}`),

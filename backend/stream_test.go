@@ -106,11 +106,11 @@ func TestReadStreamFixtures(t *testing.T) {
 			`event 2 at byte 155: invalid character '}', want string at offset 48: "{\"id\"`, 2, -1},
 		// TGI: one token per event, the last with details.
 		{"tgi.sse", "tgi", []int32{1, 1, 1}, 7, record.SourceUsage, "stop", "", "", 3, 3},
-		// TGI's error event.
-		{"tgi_error.sse", "tgi", []int32{1}, 0, record.SourceChunks, "", record.ErrStream,
+		// TGI's error event of a failure while generating, which TGI
+		// answers with 424 before a stream.
+		{"tgi_error.sse", "tgi", []int32{1}, 0, record.SourceChunks, "", record.ErrHTTP,
 			"generation: Request failed during generation: Server error: Out of available cache blocks", 2, -1},
-		// TGI answers 200 and reports in the stream what it answers as 429
-		// or 422 elsewhere: they get the kinds those statuses get.
+		// TGI's overloaded (429) and validation (422) errors likewise.
 		{"tgi_overloaded.sse", "tgi", nil, 0, record.SourceChunks, "", record.ErrRateLimited,
 			"overloaded: Model is overloaded", 1, -1},
 		{"tgi_validation.sse", "tgi", nil, 0, record.SourceChunks, "", record.ErrHTTP,

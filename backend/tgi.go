@@ -84,7 +84,8 @@ func decodeTGI(d *decoder, p []byte, ev *event) error {
 	if hasErr {
 		// TGI answers 200 and reports in the stream errors that it
 		// answers with a status elsewhere (overloaded 429, validation
-		// 422): they get that status's kind (see serverError.kind).
+		// 422, generation 424, incomplete_generation 500): they get that
+		// status's kind (see serverError.kind).
 		ev.setError(serverError{msg: errText, typ: errType})
 	}
 	return nil
