@@ -103,7 +103,7 @@ generator, not the server, was the limit.`,
 	fl.StringVar(&f.ramp, "ramp-up-strategy", "", "ramp the rate up: linear or exponential")
 	fl.Float64Var(&cfg.Arrival.Ramp.From, "ramp-up-start-rps", 0, "rate at the start of the ramp")
 	fl.DurationVar(&cfg.Arrival.Ramp.Over, "ramp-up-duration", 0, "how long the ramp takes")
-	fl.Var(oneLoad{&cfg.Arrival.MaxConcurrency}, "max-concurrency", "cap on requests in flight (alone: a closed loop of this many)")
+	fl.Var(oneLoad{dst: &cfg.Arrival.MaxConcurrency}, "max-concurrency", "cap on requests in flight (alone: a closed loop of this many)")
 	fl.IntVar(&cfg.Arrival.NumPrompts, "num-prompts", 1000, "requests to send (200 against the built-in simulator)")
 	fl.DurationVar(&cfg.Arrival.Duration, "duration", 0, "stop scheduling after this long; alone, it lifts the --num-prompts default (with both, whichever comes first)")
 	fl.Uint64Var(&cfg.Arrival.Seed, "seed", 0, "seed for arrivals and prompts")

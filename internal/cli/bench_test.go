@@ -220,6 +220,9 @@ func TestBenchUsageErrors(t *testing.T) {
 		{[]string{"bench", "--max-concurrency", "1,4,16"}, "bench runs one load; to measure several, run goodput sweep --concurrency 1,4,16"},
 		{[]string{"bench", "--max-concurrency", "four"}, "want a whole number of requests"},
 		{[]string{"bench", "--request-rate", "1,2"}, "bench runs one load; to measure several, run goodput sweep --request-rate 1,2"},
+		// In a sweep the cap is one for every rate point: the loads are
+		// --concurrency.
+		{[]string{"sweep", "--max-concurrency", "1,2,4"}, "one cap for every rate point; to sweep concurrencies, give --concurrency 1,2,4"},
 		// An option the protocol cannot send fails before the run, not
 		// on every request.
 		{[]string{"bench", "--base-url", "http://127.0.0.1:9", "--backend", "llamacpp", "--min-tokens", "4"}, "min tokens (--min-tokens) is not supported by llamacpp"},

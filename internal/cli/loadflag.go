@@ -6,11 +6,14 @@ import (
 	"strings"
 )
 
-// oneLoad is the value of bench's --max-concurrency: one whole number. A
-// list, the habit of a sweep, is pointed at goodput sweep instead of
-// failing with a parse error.
+// oneLoad is the value of --max-concurrency: one whole number. A list,
+// the habit of a sweep, gets advice instead of a parse error: bench's
+// points at goodput sweep, sweep's at its --concurrency.
 type oneLoad struct {
 	dst *int
+	// many is what a list of values is told; empty: bench's advice to
+	// sweep them.
+	many string
 }
 
 func (v oneLoad) String() string { return strconv.Itoa(*v.dst) }
@@ -19,6 +22,9 @@ func (v oneLoad) Type() string { return "int" }
 
 func (v oneLoad) Set(s string) error {
 	if strings.Contains(s, ",") {
+		if v.many != "" {
+			return fmt.Errorf(v.many, s)
+		}
 		return fmt.Errorf("bench runs one load; to measure several, run goodput sweep --concurrency %s", s)
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(s))

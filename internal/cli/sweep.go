@@ -168,7 +168,7 @@ waiting, so a what-if sweep over a GPU and model (--sim-gpu, --sim-model,
 
 	fl.Float64Var(&cfg.Arrival.Burstiness, "burstiness", cfg.Arrival.Burstiness, "rate points: gamma shape of arrivals: 1 Poisson, <1 burstier, >1 smoother")
 	fl.StringVar(&f.arrival, "arrival", "", "rate points: arrival process: poisson, gamma or constant (default: by --burstiness)")
-	fl.IntVar(&cfg.Arrival.MaxConcurrency, "max-concurrency", 0, "rate points: cap on requests in flight")
+	fl.Var(oneLoad{dst: &cfg.Arrival.MaxConcurrency, many: "one cap for every rate point; to sweep concurrencies, give --concurrency %s"}, "max-concurrency", "rate points: cap on requests in flight")
 	fl.IntVar(&cfg.Arrival.NumPrompts, "num-prompts", 200, "requests per point")
 	fl.DurationVar(&cfg.Arrival.Duration, "duration", 0, "stop scheduling each point after this long; alone, it lifts the --num-prompts default (with both, whichever comes first)")
 	fl.IntVar(&f.minRounds, "min-rounds", sweeprun.DefaultMinRounds, "concurrency points send at least this many times their concurrency in requests (0: off)")
