@@ -170,11 +170,25 @@ func axisUnit(axis string) string {
 
 // line is one series of a time chart: a value per bucket, NaN for none.
 type line struct {
-	name   string
-	class  string // colour class: s0, s1, …
-	ys     []float64
+	name  string
+	class string // colour class: s0, s1, …
+	ys    []float64
+	// xs, when set, places each value at a time of its own (seconds from
+	// the run epoch), such as a gauge at its scrape; a missing or NaN
+	// entry places it at its bucket's middle, where a rate over the bucket
+	// belongs.
+	xs     []float64
 	dashed bool
 	format func(float64) string // hover value; nil means num
+}
+
+// at returns where value i of l is drawn on a time chart of buckets
+// starting at starts, step seconds wide.
+func (l line) at(i int, starts []float64, step float64) float64 {
+	if i < len(l.xs) && usable(l.xs[i]) {
+		return l.xs[i]
+	}
+	return starts[i] + step/2
 }
 
 // timeChart draws lines over time. starts are bucket starts in seconds
@@ -218,7 +232,7 @@ func timeChart(title, yLabel string, starts []float64, step float64, lines []lin
 			if !pen {
 				cmd = "M"
 			}
-			fmt.Fprintf(&d, "%s%s %s", cmd, px(f.x.pos(starts[i]+step/2)), px(f.y.pos(v)))
+			fmt.Fprintf(&d, "%s%s %s", cmd, px(f.x.pos(l.at(i, starts, step))), px(f.y.pos(v)))
 			pen = true
 		}
 		dash := ""
@@ -236,7 +250,7 @@ func timeChart(title, yLabel string, starts []float64, step float64, lines []lin
 		}
 		for i := range l.ys {
 			if usable(i) && !usable(i-1) && !usable(i+1) {
-				f.printf(`<circle class="point %s" cx="%s" cy="%s" r="2.5"/>`, l.class, px(f.x.pos(starts[i]+step/2)), px(f.y.pos(l.ys[i])))
+				f.printf(`<circle class="point %s" cx="%s" cy="%s" r="2.5"/>`, l.class, px(f.x.pos(l.at(i, starts, step))), px(f.y.pos(l.ys[i])))
 			}
 		}
 		f.legend = append(f.legend, legendItem{class: l.class, label: l.name, dashed: l.dashed})

@@ -403,21 +403,8 @@ func timelineSection(p *page, run *Run) {
 	p.gridStart()
 	out := []line{{name: "output tok/s (client)", class: "s0", ys: t.output}}
 	inflight := []line{{name: "in flight (client)", class: "s0", ys: t.inFlight}}
-	var kv []line
-	if s := run.Server; s != nil && !run.Header.Start.IsZero() {
-		if pts := s.Rate(promscrape.GenerationTokens); len(pts) > 0 {
-			out = append(out, line{name: "generated tok/s (server)", class: "s2", ys: t.gauge(pts, run, 1), dashed: true})
-		}
-		if pts := s.Gauge(promscrape.Running); len(pts) > 0 {
-			inflight = append(inflight, line{name: "running (server)", class: "s2", ys: t.gauge(pts, run, 1), dashed: true})
-		}
-		if pts := s.Gauge(promscrape.Waiting); len(pts) > 0 {
-			inflight = append(inflight, line{name: "waiting (server)", class: "s3", ys: t.gauge(pts, run, 1), dashed: true})
-		}
-		if pts := s.Gauge(promscrape.KVCacheUsage); len(pts) > 0 {
-			kv = append(kv, line{name: "KV cache used (%)", class: "s4", ys: t.gauge(pts, run, 100)})
-		}
-	}
+	srvOut, srvInflight, kv := serverLines(&t, run)
+	out, inflight = append(out, srvOut...), append(inflight, srvInflight...)
 	p.chart(timeChart("Output tokens per second", "tok/s", t.starts, t.step, out))
 	p.chart(timeChart("Requests in flight", "requests", t.starts, t.step, inflight))
 	p.chart(timeChart("Completions and errors per second", "requests/s", t.starts, t.step, []line{
@@ -434,6 +421,37 @@ func timelineSection(p *page, run *Run) {
 	}
 	p.gridEnd()
 	p.sectionEnd()
+}
+
+// serverLines returns the server's own series on the timeline t of run:
+// its generated tokens per second, its running and waiting requests, and
+// its KV cache usage; none when the run has no server series or no
+// wall-clock start to place it by.
+func serverLines(t *timeline, run *Run) (out, inflight, kv []line) {
+	s := run.Server
+	if s == nil || run.Header.Start.IsZero() {
+		return nil, nil, nil
+	}
+	epoch := run.Header.Start
+	if pts := s.Rate(promscrape.GenerationTokens); len(pts) > 0 {
+		// A rate over a bucket is drawn at the bucket's middle.
+		ys, _ := t.gauge(pts, epoch, 1)
+		out = append(out, line{name: "generated tok/s (server)", class: "s2", ys: ys, dashed: true})
+	}
+	// Gauges are drawn where they were scraped.
+	if pts := s.Gauge(promscrape.Running); len(pts) > 0 {
+		ys, xs := t.gauge(pts, epoch, 1)
+		inflight = append(inflight, line{name: "running (server)", class: "s2", ys: ys, xs: xs, dashed: true})
+	}
+	if pts := s.Gauge(promscrape.Waiting); len(pts) > 0 {
+		ys, xs := t.gauge(pts, epoch, 1)
+		inflight = append(inflight, line{name: "waiting (server)", class: "s3", ys: ys, xs: xs, dashed: true})
+	}
+	if pts := s.Gauge(promscrape.KVCacheUsage); len(pts) > 0 {
+		ys, xs := t.gauge(pts, epoch, 100)
+		kv = append(kv, line{name: "KV cache used (%)", class: "s4", ys: ys, xs: xs})
+	}
+	return out, inflight, kv
 }
 
 // requestsSection draws the per-request timeline.

@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"time"
 
 	"github.com/goodput-dev/goodput/promscrape"
 )
@@ -104,30 +105,47 @@ func (t *timeline) regroupLag(l LagSeries) (mean, mx []float64) {
 	return mean, mx
 }
 
-// gauge averages a server quantity's points into the timeline's buckets;
-// times are placed relative to epoch (the run header's start), and scale
-// multiplies each value (100 for a fraction shown in percent).
-func (t *timeline) gauge(pts []promscrape.Point, run *Run, scale float64) []float64 {
+// gauge averages a gauge's samples into the timeline's buckets; epoch is
+// the run header's start, and scale multiplies each value (100 for a
+// fraction shown in percent). A gauge is read at an instant, its scrape, so
+// each bucket's average is placed at the mean time of the scrapes it
+// averages (xs, seconds from epoch): a bucket with one scrape draws it
+// where it was taken, not at the bucket's middle as a rate over the bucket
+// is drawn.
+func (t *timeline) gauge(pts []promscrape.Point, epoch time.Time, scale float64) (ys, xs []float64) {
+	ats := make([]float64, len(pts))
+	for i, p := range pts {
+		ats[i] = p.At.Sub(epoch).Seconds()
+	}
+	return t.average(pts, ats, scale)
+}
+
+// average averages pts into the timeline's buckets, each point by its time
+// ats[i] (seconds from the run epoch), and returns the buckets' averages
+// and the mean time of the points each averages; both are NaN for a bucket
+// that holds none.
+func (t *timeline) average(pts []promscrape.Point, ats []float64, scale float64) (ys, xs []float64) {
 	n := len(t.starts)
-	out := nanSlice(n)
+	ys, xs = nanSlice(n), nanSlice(n)
 	cnt := make([]int, n)
-	for _, p := range pts {
-		k := t.bucket(p.At.Sub(run.Header.Start).Seconds())
+	sum := make([]float64, n)
+	at := make([]float64, n)
+	for i, p := range pts {
+		k := t.bucket(ats[i])
 		if k < 0 {
 			continue
 		}
-		if cnt[k] == 0 {
-			out[k] = 0
-		}
-		out[k] += p.Value * scale
+		sum[k] += p.Value * scale
+		at[k] += ats[i]
 		cnt[k]++
 	}
 	for k := range n {
 		if cnt[k] > 0 {
-			out[k] /= float64(cnt[k])
+			ys[k] = sum[k] / float64(cnt[k])
+			xs[k] = at[k] / float64(cnt[k])
 		}
 	}
-	return out
+	return ys, xs
 }
 
 func nanSlice(n int) []float64 {
