@@ -434,8 +434,7 @@ func serverLines(t *timeline, run *Run) (out, inflight, kv []line) {
 	}
 	epoch := run.Header.Start
 	if pts := s.Rate(promscrape.GenerationTokens); len(pts) > 0 {
-		// A rate over a bucket is drawn at the bucket's middle.
-		ys, _ := t.gauge(pts, epoch, 1)
+		ys := t.rate(pts, firstScrape(s, promscrape.GenerationTokens), epoch, 1)
 		out = append(out, line{name: "generated tok/s (server)", class: "s2", ys: ys, dashed: true})
 	}
 	// Gauges are drawn where they were scraped.

@@ -120,6 +120,37 @@ func (t *timeline) gauge(pts []promscrape.Point, epoch time.Time, scale float64)
 	return t.average(pts, ats, scale)
 }
 
+// rate averages a counter's rates (Series.Rate) into the timeline's
+// buckets; from is the counter's first scrape, the one before the first
+// rate, and epoch and scale are gauge's. A rate is the increase between two
+// scrapes, stamped with the later: it describes the interval between them,
+// so it is bucketed by the interval's middle, half an interval before its
+// stamp (else a rate over the scrape interval would land a bucket late),
+// and drawn at its bucket's middle, like the client's rates.
+func (t *timeline) rate(pts []promscrape.Point, from, epoch time.Time, scale float64) []float64 {
+	ats := make([]float64, len(pts))
+	prev := from
+	for i, p := range pts {
+		ats[i] = (prev.Sub(epoch).Seconds() + p.At.Sub(epoch).Seconds()) / 2
+		prev = p.At
+	}
+	ys, _ := t.average(pts, ats, scale)
+	return ys
+}
+
+// firstScrape returns the time of s's first successful scrape that had
+// counter c: the baseline of its first rate.
+func firstScrape(s *promscrape.Series, c promscrape.Counter) time.Time {
+	for _, smp := range s.Samples {
+		if sn := smp.Snapshot; sn != nil {
+			if _, ok := sn.Counters[c]; ok {
+				return sn.At
+			}
+		}
+	}
+	return time.Time{}
+}
+
 // average averages pts into the timeline's buckets, each point by its time
 // ats[i] (seconds from the run epoch), and returns the buckets' averages
 // and the mean time of the points each averages; both are NaN for a bucket

@@ -13,7 +13,8 @@ import (
 
 // scrapedSeries returns a vLLM-like series scraped at start+offset,
 // start+offset+every, … (n scrapes): scrape k reads k+1 running, 2k
-// waiting and a KV cache k % full, and 100·k generated tokens so far.
+// waiting and a KV cache k % full, and 50·k·(k+1) generated tokens so far
+// (100·k since scrape k−1).
 func scrapedSeries(start time.Time, offset, every time.Duration, n int) *promscrape.Series {
 	s := &promscrape.Series{URL: "http://127.0.0.1:8000/metrics", Interval: every, Start: start}
 	for k := range n {
@@ -23,7 +24,7 @@ func scrapedSeries(start time.Time, offset, every time.Duration, n int) *promscr
 			Gauges: map[promscrape.Gauge]float64{
 				promscrape.Running: float64(k + 1), promscrape.Waiting: float64(2 * k), promscrape.KVCacheUsage: float64(k) / 100,
 			},
-			Counters: map[promscrape.Counter]map[string]float64{promscrape.GenerationTokens: {"": float64(100 * k)}},
+			Counters: map[promscrape.Counter]map[string]float64{promscrape.GenerationTokens: {"": float64(50 * k * (k + 1))}},
 		}
 		s.Samples = append(s.Samples, promscrape.Sample{At: at, Snapshot: snap})
 	}
@@ -130,5 +131,51 @@ func TestLineAtBucketMiddle(t *testing.T) {
 		if got := l.at(i, starts, 2); got != want {
 			t.Errorf("value %d at %v, want %v", i, got, want)
 		}
+	}
+}
+
+// A server rate is the increase between two scrapes, stamped with the
+// later: it is bucketed by the middle of the interval it measured, so a
+// rate over one scrape interval lands in the bucket it describes, not the
+// next one.
+func TestServerRateInTheBucketItMeasured(t *testing.T) {
+	start := time.Date(2025, 2, 3, 4, 5, 6, 0, time.UTC)
+	h := record.Header{Kind: record.KindHeader, Schema: record.SchemaVersion, Start: start}
+	recs := fixedRecords(50, 100*time.Millisecond, 0, 5, 10*time.Millisecond, func(int) time.Duration { return 20 * time.Millisecond })
+	tests := []struct {
+		name          string
+		offset, every time.Duration
+		n             int
+		want          []float64 // generated tok/s per one-second bucket
+	}{
+		// Scrapes 0.2 s into each second: the rate from k−0.8 s to k+0.2 s
+		// is 100·k tok/s and centred in bucket k−1.
+		{"one per bucket", 200 * time.Millisecond, time.Second, 6, []float64{100, 200, 300, 400, 500}},
+		// Scrapes 0.9 s into each second: the rate from k−0.1 s to k+0.9 s
+		// is centred at k+0.4 s, in bucket k; none is centred in bucket 0.
+		{"late", 900 * time.Millisecond, time.Second, 5, []float64{math.NaN(), 100, 200, 300, 400}},
+		// Every half second, 0.1 s into each: two rates centred in each
+		// bucket, 200·k and 200·(k+1) tok/s for the k-th half second.
+		{"two per bucket", 100 * time.Millisecond, 500 * time.Millisecond, 11, []float64{300, 700, 1100, 1500, 1900}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			run := build(h, recs, RunOptions{})
+			run.AttachServer(scrapedSeries(start, tt.offset, tt.every, tt.n))
+			tl := buildTimeline(run, maxTimePoints)
+			out, _, _ := serverLines(&tl, run)
+			if len(out) != 1 || len(out[0].ys) != len(tt.want) {
+				t.Fatalf("server output lines %+v, want one of %d buckets", out, len(tt.want))
+			}
+			for k, want := range tt.want {
+				got := out[0].ys[k]
+				if math.IsNaN(want) != math.IsNaN(got) || !math.IsNaN(want) && math.Abs(got-want) > 1e-6 {
+					t.Errorf("bucket %d: %v tok/s, want %v", k, got, want)
+				}
+				if x := out[0].at(k, tl.starts, tl.step); x != tl.starts[k]+0.5 {
+					t.Errorf("bucket %d drawn at %v s, want its middle", k, x)
+				}
+			}
+		})
 	}
 }
