@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goodput-dev/goodput/promscrape"
 	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/serverview"
 	"github.com/goodput-dev/goodput/sim"
 	"github.com/goodput-dev/goodput/slo"
 	"github.com/goodput-dev/goodput/sweep"
@@ -256,4 +258,22 @@ func largeRun(t testing.TB, n int) *Run {
 		b.Add(&r)
 	}
 	return b.Close()
+}
+
+// comparison returns a server account with every quantity the sweep page
+// shows, scaled by k.
+func comparison(k float64) *serverview.Comparison {
+	p := func(v float64) *float64 { return &v }
+	return &serverview.Comparison{
+		Engine: promscrape.VLLM, Scrapes: 10,
+		TTFT: serverview.LatencyComparison{ServerMean: p(0.1 * k),
+			P99: &serverview.QuantileComparison{Server: &promscrape.Estimate{Q: 0.99, Value: 0.2 * k, Lower: 0.1 * k, Upper: 0.25 * k}}},
+		Phases: []promscrape.Phase{
+			{Name: promscrape.Queue, Mean: 0.05 * k}, {Name: promscrape.Prefill, Mean: 0.03 * k}, {Name: promscrape.Decode, Mean: 0.4 * k},
+		},
+		Running:      &serverview.GaugeSummary{Mean: 4 * k, Peak: 4 * k, Samples: 10},
+		Waiting:      &serverview.GaugeSummary{Mean: 2 * k, Peak: 3 * k, Samples: 10},
+		KVCacheUsage: &serverview.GaugeSummary{Mean: 0.1 * k, Peak: 0.2 * k, Samples: 10},
+		Preemptions:  &serverview.CounterSummary{Count: 3 * k, PerSecond: 0.1 * k},
+	}
 }

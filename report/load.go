@@ -10,12 +10,14 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/promscrape"
 	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/serverview"
 	"github.com/goodput-dev/goodput/slo"
 	"github.com/goodput-dev/goodput/sweep"
 )
@@ -37,7 +39,25 @@ type Sweep struct {
 	Records map[string][]string
 	// Context is what the sweep measured, from the files beside it.
 	Context SweepContext
+	// Servers maps a load (Load.String) to the server's own account of
+	// each of its measurements, from their summary files beside the sweep
+	// file, in repeat order.
+	Servers map[string][]MeasuredServer
 }
+
+// MeasuredServer is what one measurement's summary file says the server
+// saw of it.
+type MeasuredServer struct {
+	Summary string // the summary file, by base name
+	Repeat  int    // 1 for the first measurement of the load
+	// Server is the server's account; nil when the summary holds none (its
+	// /metrics were not scraped, as in virtual time).
+	Server *serverview.Comparison
+}
+
+// repeatLabel is the record label a sweep sets to a measurement's repeat
+// (sweeprun.LabelRepeat): 1 for the first.
+const repeatLabel = "repeat"
 
 // loadLabel is the record label a sweep sets to each measurement's load
 // (sweeprun.LabelLoad), in the load's canonical form.
@@ -57,7 +77,10 @@ type SummaryFile struct {
 		Limited  bool     `json:"generator_limited"`
 		Warnings []string `json:"warnings,omitempty"`
 	} `json:"generator"`
-	Warnings []string `json:"warnings,omitempty"`
+	// Server is the server's own account of the run from its /metrics,
+	// when it was scraped.
+	Server   *serverview.Comparison `json:"server,omitempty"`
+	Warnings []string               `json:"warnings,omitempty"`
 }
 
 // SLO returns the per-request SLO the run was summarised with; nil when
@@ -429,7 +452,9 @@ func baseNames(paths []string) string {
 	return strings.Join(out, ", ")
 }
 
-// LoadSweep reads a sweep file.
+// LoadSweep reads a sweep file, and beside it what the sweep left of each
+// point: its record files, the settings and its summaries (the server's
+// account of each measurement, Sweep.Servers).
 func LoadSweep(path string) (*Sweep, error) {
 	s, err := sweep.ReadFile(path)
 	if err != nil {
@@ -443,7 +468,41 @@ func LoadSweep(path string) (*Sweep, error) {
 		}
 	}
 	dir := filepath.Dir(path)
-	return &Sweep{Name: name, Path: path, Summary: s, Records: pointRecords(dir), Context: readSweepContext(dir)}, nil
+	return &Sweep{Name: name, Path: path, Summary: s, Records: pointRecords(dir), Context: readSweepContext(dir), Servers: pointServers(dir)}, nil
+}
+
+// pointServers reads the server's account of each sweep measurement from
+// the summary files in dir, found by the load label of their run headers.
+// A summary that cannot be read, or of a run that was interrupted (a sweep
+// measures its load again), is left out.
+func pointServers(dir string) map[string][]MeasuredServer {
+	paths, _ := filepath.Glob(filepath.Join(dir, "*"+SummarySuffix))
+	out := map[string][]MeasuredServer{}
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			continue
+		}
+		s, err := ReadSummaryFile(f, p)
+		f.Close()
+		if err != nil || s.Interrupted {
+			continue
+		}
+		ld, err := sweep.ParseLoad(s.Header.Labels[loadLabel])
+		if err != nil {
+			continue
+		}
+		rep, err := strconv.Atoi(s.Header.Labels[repeatLabel])
+		if err != nil || rep < 1 {
+			rep = 1
+		}
+		k := ld.String()
+		out[k] = append(out[k], MeasuredServer{Summary: filepath.Base(p), Repeat: rep, Server: s.Server})
+	}
+	for _, ms := range out {
+		slices.SortStableFunc(ms, func(a, b MeasuredServer) int { return a.Repeat - b.Repeat })
+	}
+	return out
 }
 
 // mustAbs returns path made absolute, or path when that fails.

@@ -14,6 +14,7 @@ import (
 	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/promscrape"
 	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/serverview"
 	"github.com/goodput-dev/goodput/sweep"
 )
 
@@ -415,5 +416,66 @@ func TestEndpointsServerSeries(t *testing.T) {
 		if sec == nil || !strings.Contains(sec.allText(), fmt.Sprintf("Server %d of 2: http://127.0.0.1:%s/metrics", i+1, port)) {
 			t.Errorf("endpoint %d: no section naming it", i+1)
 		}
+	}
+}
+
+// LoadSweep finds each measurement's server account in its summary file
+// by the load and repeat labels of its run header; an interrupted run, or
+// a benchmark saved beside the sweep without a load, is not a measurement.
+func TestLoadSweepReadsServerAccounts(t *testing.T) {
+	dir := t.TempDir()
+	var points []sweep.Point
+	for _, c := range []int{1, 4} {
+		p, err := sweep.NewPoint(sweep.Concurrency(c), sweep.Sample{Requests: 10, OutputThroughput: 100 * float64(c), Goodput: 100 * float64(c), Attainment: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		points = append(points, p)
+	}
+	sum, err := sweep.Analyze(points, sweep.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(filepath.Join(dir, "sweep.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sweep.WriteJSON(f, sum); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	h, recs := richRecords(t)
+	write := func(name, load, repeat string, interrupted bool, srv *serverview.Comparison) {
+		hd := h
+		hd.Labels = map[string]string{}
+		if load != "" {
+			hd.Labels["load"], hd.Labels["repeat"] = load, repeat
+		}
+		sf := summaryFor(t, hd, recs, "ttft<=1s")
+		sf.Interrupted, sf.Server = interrupted, srv
+		writeJSON(t, dir, name, sf)
+	}
+	c4 := sweep.Concurrency(4).String()
+	write("c1.summary.json", sweep.Concurrency(1).String(), "1", false, nil)
+	write("c4-r2.summary.json", c4, "2", false, comparison(2))
+	write("c4.summary.json", c4, "1", false, comparison(1))
+	write("c4-r3.summary.json", c4, "3", true, comparison(9))
+	write("bench.summary.json", "", "", false, comparison(5))
+	s, err := LoadSweep(filepath.Join(dir, "sweep.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Servers[sweep.Concurrency(1).String()]; len(got) != 1 || got[0].Server != nil || got[0].Summary != "c1.summary.json" {
+		t.Errorf("concurrency 1: %+v, want its one summary, without a server account", got)
+	}
+	got := s.Servers[c4]
+	if len(got) != 2 || got[0].Repeat != 1 || got[1].Repeat != 2 || got[0].Summary != "c4.summary.json" {
+		t.Fatalf("concurrency 4: %+v, want repeats 1 and 2 in order", got)
+	}
+	if got[0].Server == nil || got[1].Server == nil || *got[0].Server.TTFT.ServerMean != 0.1 || got[1].Server.Running.Mean != 8 {
+		t.Errorf("concurrency 4: the accounts read back wrong: %+v, %+v", got[0].Server, got[1].Server)
+	}
+	if len(s.Servers) != 2 {
+		t.Errorf("servers of %d loads, want 2: %v", len(s.Servers), s.Servers)
 	}
 }
