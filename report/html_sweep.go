@@ -15,8 +15,9 @@ import (
 // WriteSweepHTML writes a sweep as one self-contained HTML page: its
 // verdict, the latency–throughput curves of TTFT and TPOT (p50 and p99)
 // with the knees, the goodput peak and the operating point marked,
-// throughput and goodput against load, SLO attainment against load, and
-// every point's numbers. The page loads nothing; its one script saves
+// throughput and goodput against load, SLO attainment against load, the
+// server's own account of each load beside the client's (from the points'
+// summaries, s.Servers), and every point's numbers. The page loads nothing; its one script saves
 // charts.
 func WriteSweepHTML(w io.Writer, s *Sweep, o HTMLOptions) error {
 	if s == nil || len(s.Summary.Points) == 0 {
@@ -112,6 +113,8 @@ func WriteSweepHTML(w io.Writer, s *Sweep, o HTMLOptions) error {
 		marker{label: "target " + percent(target), value: 100 * target, class: "target", hover: "the attainment the operating point must reach"}))
 	p.gridEnd()
 	p.sectionEnd()
+
+	serverSweepSection(&p, s, xa, xpos)
 
 	p.section("points", "Points")
 	p.intro("Every load with the mean over its repeats (± one standard deviation when measured more than once). Marks: op = operating point, knee = power knee, curve = curvature knee, peak = goodput peak, stray = met the target above a load that missed it.")

@@ -51,7 +51,9 @@ has the verdict against the SLO and gates, latency histograms with percentile
 markers and the SLO, its sessions (TTFT by turn, session goodput), agent tasks
 and endpoints when it had them, the run over time, the server's view, errors
 and the configuration; a sweep's has the latency-throughput curves with the knee,
-goodput peak and operating point marked, and every load's numbers.
+goodput peak and operating point marked, the server's own account of each load
+(from its points' summaries, when the server was scraped) beside the client's,
+and every load's numbers.
 
 Markdown suits pull requests and issues: the verdict, headline numbers and
 latency table, and the same tables of sessions, agent tasks and endpoints as
