@@ -55,6 +55,14 @@ type Config struct {
 	// options describe, instead of over HTTP.
 	Virtual *sim.Options
 
+	// SamePrompts sends the same prompts at every load (--same-prompts).
+	// By default each load over HTTP gets prompts of its own, drawn alike
+	// (see PromptSeed): a server with a prefix cache would otherwise find
+	// every prompt after the first load's cached, and answer the later
+	// loads faster than it answers new prompts. In virtual time every
+	// measurement starts a fresh simulator, so the prompts are shared.
+	SamePrompts bool
+
 	// IdleTimeout bounds the wait, before each measurement over HTTP, for
 	// the server to report nothing running or waiting. Zero does not wait.
 	IdleTimeout time.Duration
@@ -168,6 +176,9 @@ func (c *Config) benchConfig(m Measurement) bench.Config {
 	seed := m.Seed(c.Bench.Arrival.Seed)
 	cfg.Arrival.Seed = seed
 	cfg.Workload.Seed = seed
+	if c.Virtual == nil && !c.SamePrompts {
+		cfg.Workload.Seed = m.PromptSeed(c.Bench.Arrival.Seed)
+	}
 	switch m.Load.Mode {
 	case sweep.ModeConcurrency:
 		n := int(m.Load.Value)

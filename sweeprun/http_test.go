@@ -5,11 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -153,5 +156,89 @@ func TestHTTPInterruptedPointIsMeasuredAgain(t *testing.T) {
 	}
 	if got := measuredPoints(log.String()); !slices.Equal(got, []string{"c1"}) {
 		t.Errorf("resume measured %v, want c1 again", got)
+	}
+}
+
+// promptRecorder answers OpenAI completions and keeps every prompt of
+// the runs it was sent.
+type promptRecorder struct {
+	mu      sync.Mutex
+	prompts []string
+}
+
+func (p *promptRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case "/v1/models":
+		io.WriteString(w, `{"data":[{"id":"m"}]}`)
+		return
+	case "/v1/completions":
+	default:
+		http.NotFound(w, r)
+		return
+	}
+	var body struct {
+		Prompt    json.RawMessage `json:"prompt"`
+		MaxTokens int             `json:"max_tokens"`
+	}
+	json.NewDecoder(r.Body).Decode(&body)
+	if body.MaxTokens > 1 { // not the one-token check before a point
+		p.mu.Lock()
+		p.prompts = append(p.prompts, string(body.Prompt))
+		p.mu.Unlock()
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	for range body.MaxTokens {
+		io.WriteString(w, `data: {"choices":[{"index":0,"text":"a","finish_reason":null}]}`+"\n\n")
+	}
+	io.WriteString(w, "data: [DONE]\n\n")
+}
+
+// take returns the prompts received since the last call.
+func (p *promptRecorder) take() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := p.prompts
+	p.prompts = nil
+	return out
+}
+
+// Each load of a sweep over HTTP sends prompts of its own, so that a
+// server's prefix cache holds none of them from an earlier load; with
+// --same-prompts every load sends the same ones.
+func TestHTTPLoadsGetPromptsOfTheirOwn(t *testing.T) {
+	for _, same := range []bool{false, true} {
+		rec := &promptRecorder{}
+		ts := httptest.NewServer(rec)
+		cfg := httpConfig(ts.URL, t.TempDir())
+		cfg.Bench.NoServerMetrics, cfg.IdleTimeout, cfg.SamePrompts = true, 0, same
+		cfg.Bench.Warmups = 0
+		byLoad := map[int][]string{}
+		for _, c := range []int{1, 2} {
+			r, err := New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := r.Run(t.Context(), sweep.Plan{Mode: sweep.ModeConcurrency, Loads: concurrencies(c)}); err != nil {
+				t.Fatal(err)
+			}
+			byLoad[c] = rec.take()
+			cfg.Dir = t.TempDir()
+		}
+		ts.Close()
+		if len(byLoad[1]) != 8 || len(byLoad[2]) != 8 {
+			t.Fatalf("same %v: %d and %d prompts, want 8 a load", same, len(byLoad[1]), len(byLoad[2]))
+		}
+		shared := 0
+		for _, a := range byLoad[1] {
+			if slices.Contains(byLoad[2], a) {
+				shared++
+			}
+		}
+		switch {
+		case !same && shared != 0:
+			t.Errorf("%d of c2's prompts were c1's: a prefix cache would have them", shared)
+		case same && shared != 8:
+			t.Errorf("--same-prompts: %d of 8 prompts shared", shared)
+		}
 	}
 }

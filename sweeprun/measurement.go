@@ -2,6 +2,7 @@ package sweeprun
 
 import (
 	"fmt"
+	"hash/fnv"
 	"math"
 	"strconv"
 	"strings"
@@ -50,6 +51,16 @@ func (m Measurement) Name() string {
 // base for the first repeat, base + k − 1 for the k-th.
 func (m Measurement) Seed(base uint64) uint64 {
 	return base + uint64(max(m.Repeat, 1)-1)
+}
+
+// PromptSeed returns the seed of the measurement's prompts, for a sweep
+// seeded with base whose loads each get prompts of their own: Seed, moved
+// by a number the load's name fixes, so that it stays the same when a
+// sweep is resumed or its loads are measured in another order.
+func (m Measurement) PromptSeed(base uint64) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(PointName(m.Load)))
+	return m.Seed(base) + h.Sum64()
 }
 
 // Labels returns extra with the measurement's own labels added.

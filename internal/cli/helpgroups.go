@@ -57,7 +57,7 @@ var flagGroups = map[string]string{
 	"min-tokens": groupWorkload, "max-tokens": groupWorkload, "no-calibrate": groupWorkload,
 	"prompt-format": groupWorkload, "trace-format": groupWorkload, "trace-start": groupWorkload,
 	"trace-duration": groupWorkload, "trace-block-size": groupWorkload, "trace-length-scale": groupWorkload,
-	"trace-speedup": groupLoad, "system-prompts": groupWorkload, "system-prompt-len": groupWorkload,
+	"trace-speedup": groupLoad, "system-prompts": groupWorkload, "same-prompts": groupWorkload, "system-prompt-len": groupWorkload,
 	"system-prompt-zipf": groupWorkload,
 	"multi-turn":         groupWorkload, "session-turns": groupWorkload, "session-max-turns": groupWorkload,
 	"think-time": groupWorkload,

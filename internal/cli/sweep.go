@@ -45,6 +45,7 @@ type sweepFlags struct {
 
 	dryRun, resume bool
 	virtual        bool
+	samePrompts    bool
 	minRounds      int
 	idleTimeout    time.Duration
 	resultDir      string
@@ -172,7 +173,8 @@ waiting, so a what-if sweep over a GPU and model (--sim-gpu, --sim-model,
 	fl.IntVar(&cfg.Arrival.NumPrompts, "num-prompts", 200, "requests per point")
 	fl.DurationVar(&cfg.Arrival.Duration, "duration", 0, "stop scheduling each point after this long; alone, it lifts the --num-prompts default (with both, whichever comes first)")
 	fl.IntVar(&f.minRounds, "min-rounds", sweeprun.DefaultMinRounds, "concurrency points send at least this many times their concurrency in requests (0: off)")
-	fl.Uint64Var(&cfg.Arrival.Seed, "seed", 0, "seed for arrivals and prompts (repeat k uses seed + k − 1)")
+	fl.BoolVar(&f.samePrompts, "same-prompts", false, "send the same prompts at every load; by default each load gets its own, so that a server's prefix cache holds none of them from an earlier load")
+	fl.Uint64Var(&cfg.Arrival.Seed, "seed", 0, "seed for arrivals and prompts (repeat k uses seed + k − 1; each load's prompts their own, see --same-prompts)")
 
 	fl.BoolVar(&f.dryRun, "dry-run", false, "print the plan and send nothing")
 	fl.BoolVar(&f.resume, "resume", false, "continue the sweep in --result-dir: measure only the points without a summary")
@@ -309,7 +311,7 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 
 	rcfg := sweeprun.Config{
 		Bench: cfg, Dir: dir, Resume: f.resume, MinRounds: f.minRounds,
-		IdleTimeout: f.idleTimeout, Log: env.Stderr,
+		IdleTimeout: f.idleTimeout, Log: env.Stderr, SamePrompts: f.samePrompts,
 	}
 	if !f.quiet {
 		rcfg.Progress, rcfg.Terminal = env.Stderr, env.IsTerminal
