@@ -265,13 +265,40 @@ func noServerData(s *Sweep) string {
 	}
 	for _, pt := range s.Summary.Points {
 		for _, m := range s.Servers[pt.Load.String()] {
-			if m.Server != nil && len(m.Server.Missing) > 0 {
+			c := m.Server
+			if c == nil {
+				continue
+			}
+			if c.Engine != promscrape.Unknown {
+				// Scraped, and the engine known: what it lacks, and
+				// why a window measured nothing, say why.
+				why := shownMissing(c)
+				if len(c.Notes) > 0 {
+					why = append(why, c.Notes[0])
+				}
+				return fmt.Sprintf("The server's metrics (%s) hold none of what this section shows at any load: %s.", engineName(c.Engine), strings.Join(why, "; "))
+			}
+			if len(c.Missing) > 0 {
 				// It was scraped, and the scrapes say why they gave nothing.
-				return "The server exported no metrics: no measurement's summary holds its own account (" + m.Server.Missing[0] + ")."
+				return "The server exported no metrics: no measurement's summary holds its own account (" + c.Missing[0] + ")."
 			}
 		}
 	}
 	return "The server exported no metrics, or they were not scraped (--no-server-metrics): no measurement's summary holds its own account."
+}
+
+// shownMissing returns what c says is missing of the quantities this
+// section shows, at most four of them.
+func shownMissing(c *serverview.Comparison) []string {
+	var out []string
+	for _, m := range c.Missing {
+		for _, q := range []string{"server ttft:", "server queue time:", "running:", "waiting:", "kv cache usage:", "preemptions:"} {
+			if strings.HasPrefix(m, q) && len(out) < 4 {
+				out = append(out, m)
+			}
+		}
+	}
+	return out
 }
 
 // usablePoints reports whether any of pts can be drawn.

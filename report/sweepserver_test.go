@@ -263,6 +263,14 @@ func TestSweepPageWithoutServerData(t *testing.T) {
 		{"no engine metrics", "wall", map[string][]MeasuredServer{
 			sweep.Concurrency(1).String(): {{Repeat: 1, Server: &serverview.Comparison{Missing: []string{"no known engine metrics (vllm:, sglang:, tgi_, llamacpp:) at the server"}}}},
 		}, "The server exported no metrics: no measurement's summary holds its own account (no known engine metrics (vllm:, sglang:, tgi_, llamacpp:) at the server)."},
+		// llama.cpp exports its gauges but no TTFT histogram, and runs
+		// shorter than the scrape interval catch no gauge: the engine did
+		// export metrics, just none of what the section shows.
+		{"an engine, none of what is shown", "wall", map[string][]MeasuredServer{
+			sweep.Concurrency(1).String(): {{Repeat: 1, Server: &serverview.Comparison{Engine: promscrape.LlamaCpp,
+				Missing: []string{"server ttft: not exported by the server", "server itl: not exported by the server", "running: not measured in the window (see notes)"},
+				Notes:   []string{"no successful scrape inside the window: no gauge values"}}}},
+		}, "The server's metrics (llamacpp) hold none of what this section shows at any load: server ttft: not exported by the server; running: not measured in the window (see notes); no successful scrape inside the window: no gauge values."},
 		{"virtual time", "virtual", nil, "This sweep ran in virtual time: the simulator's engine ran without a server, so there are no server metrics to show."},
 	}
 	for _, tt := range tests {
