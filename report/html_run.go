@@ -12,6 +12,7 @@ import (
 	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/promscrape"
 	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/serverview"
 )
 
 // maxBars is how many bars a latency histogram has at most (one more holds
@@ -560,6 +561,9 @@ func serverSection(p *page, id, title string, s *promscrape.Series, w *promscrap
 	}
 	if r, ok := w.PrefixHitRate(); ok {
 		facts = append(facts, "prefix cache hit rate: "+percent(r))
+	}
+	if sd := serverview.SpecDecodeOf(*w); sd != nil {
+		facts = append(facts, "speculative decoding: "+sd.String())
 	}
 	if cov := s.Coverage(); cov.Scrapes > cov.OK {
 		facts = append(facts, "coverage: "+cov.String())

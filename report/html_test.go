@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/goodput-dev/goodput/metrics"
+	"github.com/goodput-dev/goodput/promscrape"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/sweep"
 )
@@ -604,5 +605,25 @@ func TestLittlesLawNoteNamesTheFailed(t *testing.T) {
 	notes := strings.Join(runNotes(run), "\n")
 	if !strings.Contains(notes, "L counts the 10 failed requests while they were in flight") {
 		t.Errorf("notes:\n%s", notes)
+	}
+}
+
+// The server section of a run page says how a speculative decoder did
+// over the window, from its spec_decode counters.
+func TestServerSectionSpeculativeDecoding(t *testing.T) {
+	w := &promscrape.Window{Engine: promscrape.VLLM,
+		Counters: map[promscrape.Counter]float64{promscrape.SpecDrafts: 300, promscrape.SpecDraftTokens: 900, promscrape.SpecAcceptedTokens: 600},
+		CounterSeries: map[promscrape.Counter]map[string]float64{promscrape.SpecAcceptedByPosition: {
+			`position="0"`: 250, `position="1"`: 200, `position="2"`: 150}}}
+	var p page
+	serverSection(&p, "server", "Server", &promscrape.Series{}, w)
+	want := "<li>speculative decoding: 66.67 % of 900 draft tokens accepted, 3.00 tokens per step; by position 0: 83.3 %, 1: 66.7 %, 2: 50.0 %</li>"
+	if !strings.Contains(p.b.String(), want) {
+		t.Errorf("server section lacks %s:\n%s", want, p.b.String())
+	}
+	w.Counters = nil
+	p = page{}
+	if serverSection(&p, "server", "Server", &promscrape.Series{}, w); strings.Contains(p.b.String(), "speculative") {
+		t.Error("a server without drafts is said to decode speculatively")
 	}
 }

@@ -2,6 +2,7 @@ package serverview
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,10 +33,10 @@ type PositionAcceptance struct {
 	Rate     float64 `json:"rate"` // accepted at Position ÷ drafts, 0–1
 }
 
-// specDecode returns the window's speculative decoding, or nil when the
+// SpecDecodeOf returns the window's speculative decoding, or nil when the
 // server drafted no token in it (or does not decode speculatively), as
 // vLLM's client reports none then.
-func specDecode(w promscrape.Window) *SpecDecode {
+func SpecDecodeOf(w promscrape.Window) *SpecDecode {
 	tokens := w.Counters[promscrape.SpecDraftTokens]
 	drafts, ok := w.Counters[promscrape.SpecDrafts]
 	if tokens <= 0 || !ok {
@@ -83,4 +84,18 @@ func labelInt(key, name string) (int, bool) {
 		return n, err == nil
 	}
 	return 0, false
+}
+
+// String says the decoding in one line: its acceptance, the tokens a step
+// yields and the acceptance by position.
+func (sd *SpecDecode) String() string {
+	s := fmt.Sprintf("%.2f %% of %.0f draft tokens accepted, %.2f tokens per step", 100*sd.AcceptanceRate, sd.DraftTokens, sd.AcceptanceLength)
+	if len(sd.ByPosition) > 0 {
+		parts := make([]string, len(sd.ByPosition))
+		for i, p := range sd.ByPosition {
+			parts[i] = fmt.Sprintf("%d: %.1f %%", p.Position, 100*p.Rate)
+		}
+		s += "; by position " + strings.Join(parts, ", ")
+	}
+	return s
 }

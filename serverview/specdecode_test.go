@@ -22,7 +22,7 @@ func TestSpecDecode(t *testing.T) {
 			`engine="0",model_name="m"`:               7, // no position: left out
 		}},
 	}
-	got := specDecode(w)
+	got := SpecDecodeOf(w)
 	want := &SpecDecode{Drafts: 300, DraftTokens: 900, AcceptedTokens: 600, AcceptanceRate: 600.0 / 900, AcceptanceLength: 3,
 		ByPosition: []PositionAcceptance{{0, 250.0 / 300}, {1, 200.0 / 300}, {10, 3.0 / 300}}}
 	if !reflect.DeepEqual(got, want) {
@@ -34,10 +34,10 @@ func TestSpecDecode(t *testing.T) {
 	// No draft token in the window: nothing to report, as vLLM reports
 	// nothing then.
 	w.Counters[promscrape.SpecDraftTokens] = 0
-	if sd := specDecode(w); sd != nil {
+	if sd := SpecDecodeOf(w); sd != nil {
 		t.Errorf("without draft tokens: %+v", sd)
 	}
-	if sd := specDecode(promscrape.Window{}); sd != nil {
+	if sd := SpecDecodeOf(promscrape.Window{}); sd != nil {
 		t.Errorf("without the counters: %+v", sd)
 	}
 }
@@ -58,5 +58,13 @@ func TestLabelInt(t *testing.T) {
 		if got, ok := labelInt(tc.key, "position"); got != tc.want || ok != tc.ok {
 			t.Errorf("labelInt(%q) = %d, %v; want %d, %v", tc.key, got, ok, tc.want, tc.ok)
 		}
+	}
+}
+
+func TestSpecDecodeString(t *testing.T) {
+	sd := &SpecDecode{DraftTokens: 900, AcceptanceRate: 600.0 / 900, AcceptanceLength: 3,
+		ByPosition: []PositionAcceptance{{0, 250.0 / 300}, {1, 200.0 / 300}}}
+	if got, want := sd.String(), "66.67 % of 900 draft tokens accepted, 3.00 tokens per step; by position 0: 83.3 %, 1: 66.7 %"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
 	}
 }

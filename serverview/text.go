@@ -79,7 +79,7 @@ func Text(w io.Writer, cmp *Comparison) error {
 		p.KV("Prompt cache hits, per response:", pct2(*r))
 	}
 	if sd := cmp.SpecDecode; sd != nil {
-		p.KV("Speculative acceptance:", fmt.Sprintf("%s of %s draft tokens, %s tokens per step", pct2(sd.AcceptanceRate), count(sd.DraftTokens), f2(sd.AcceptanceLength)))
+		p.KV("Speculative decoding:", sd.String())
 	}
 	p.KV("Server generation (tok/s):", tokens(cmp.GenerationTokens))
 	p.KV("Client output (tok/s):", tokens(cmp.ClientOutputTokens))
