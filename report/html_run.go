@@ -13,6 +13,7 @@ import (
 	"github.com/goodput-dev/goodput/promscrape"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/serverview"
+	"github.com/goodput-dev/goodput/vllmresult"
 )
 
 // maxBars is how many bars a latency histogram has at most (one more holds
@@ -80,6 +81,7 @@ func WriteRunHTML(w io.Writer, run *Run, o HTMLOptions) error {
 	requests := sloSection(&p, run)
 	workloadSection(&p, run)
 	latencySection(&p, run)
+	probeSection(&p, run)
 	flowSections(&p, run)
 	requestsSection(&p, run, o.LongGap)
 	timelineSection(&p, run)
@@ -569,6 +571,42 @@ func serverSection(p *page, id, title string, s *promscrape.Series, w *promscrap
 		facts = append(facts, "coverage: "+cov.String())
 	}
 	facts = append(facts, w.Notes...)
+	if len(facts) > 0 {
+		p.w(`<ul class="facts">`)
+		for _, f := range facts {
+			p.plain("li", f)
+		}
+		p.w("</ul>\n")
+	}
+	p.sectionEnd()
+}
+
+// probeSection shows the one-token probes sent beside the run, with
+// vLLM's figures of them, when the run had any.
+func probeSection(p *page, run *Run) {
+	if run.Summary == nil || run.Summary.Probes == nil {
+		return
+	}
+	pr := run.Summary.Probes
+	p.section("probes", "Probe requests")
+	p.intro(fmt.Sprintf("One-token requests sent at %s/s beside the run, one at a time on a connection of their own, outside its concurrency cap and its figures: how long the run's load kept a request that asks almost nothing of the server waiting.", num(pr.Rate)))
+	st, ok := vllmresult.Probes{Latencies: pr.Latencies, Failed: pr.Failed}.Stats()
+	row := []cell{{s: strconv.Itoa(len(pr.Latencies) + pr.Failed)}, {s: strconv.Itoa(st.Completed)}, {s: strconv.Itoa(pr.Failed)}}
+	for _, v := range []float64{st.Median, st.P99, st.Max} {
+		if !ok {
+			row = append(row, cell{s: "n/a"})
+			continue
+		}
+		row = append(row, cell{s: seconds(v / 1e3)})
+	}
+	p.table("probe-figures", []string{"sent", "completed", "failed", "median e2e", "p99 e2e", "max e2e"}, [][]cell{row})
+	var facts []string
+	if pr.Late > 0 {
+		facts = append(facts, fmt.Sprintf("%d sent late: the probe before was still in flight at their due time", pr.Late))
+	}
+	if pr.FirstError != "" {
+		facts = append(facts, "first failure: "+pr.FirstError)
+	}
 	if len(facts) > 0 {
 		p.w(`<ul class="facts">`)
 		for _, f := range facts {

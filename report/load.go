@@ -79,8 +79,21 @@ type SummaryFile struct {
 	} `json:"generator"`
 	// Server is the server's own account of the run from its /metrics,
 	// when it was scraped.
-	Server   *serverview.Comparison `json:"server,omitempty"`
-	Warnings []string               `json:"warnings,omitempty"`
+	Server *serverview.Comparison `json:"server,omitempty"`
+	// Probes are the one-token probe requests sent beside the run
+	// (bench --probe-request-rate), when there were any.
+	Probes   *ProbeRequests `json:"probes,omitempty"`
+	Warnings []string       `json:"warnings,omitempty"`
+}
+
+// ProbeRequests are the probes of a run as its summary keeps them
+// (bench.Probes).
+type ProbeRequests struct {
+	Rate       float64   `json:"rate"`         // per second, as asked
+	Latencies  []float64 `json:"e2el_seconds"` // of the successful ones, in the order sent
+	Failed     int       `json:"failed"`
+	FirstError string    `json:"first_error,omitempty"`
+	Late       int       `json:"late,omitempty"` // sent late, the one before still in flight
 }
 
 // SLO returns the per-request SLO the run was summarised with; nil when
