@@ -29,6 +29,11 @@ const (
 	// "input_tokens", "output_tokens", "prompt", "hash_ids"}, where a
 	// prompt may replace input_tokens and hash_ids are optional.
 	FormatJSONL Format = "jsonl"
+	// FormatTimed is vLLM's timed_trace (--dataset-name timed_trace): JSON
+	// Lines like Mooncake's whose field names and time unit are options
+	// (see Timed), one id per 16-token chunk by default. It is not a
+	// --trace-format: the dataset names it, with its own flags.
+	FormatTimed Format = "timed_trace"
 )
 
 // Formats lists the formats, for messages and help.

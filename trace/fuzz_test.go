@@ -17,13 +17,14 @@ func FuzzReader(f *testing.F) {
 		"TIMESTAMP,ContextTokens,GeneratedTokens\r\n2023-11-16 18:17:03.9799600,4808,10\r\n",
 		"Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n5,ChatGPT,472,18,490,Conversation log\n",
 		`{"timestamp": 1e308, "input_length": 5, "output_length": 1}`,
+		`{"timestamp": 1.5, "input_length": 512.0, "output_length": 2, "hash_ids": [18446744073709551615, -1, 7]}`,
 		`{"time": -0, "input_tokens": 0, "output_tokens": 0}`,
 		"\"\n\"",
 		"",
 	} {
 		f.Add([]byte(s), uint8(0))
 	}
-	formats := []Format{FormatAuto, FormatMooncake, FormatAzure, FormatBurstGPT, FormatJSONL}
+	formats := []Format{FormatAuto, FormatMooncake, FormatAzure, FormatBurstGPT, FormatJSONL, FormatTimed}
 	f.Fuzz(func(t *testing.T, data []byte, which uint8) {
 		r, err := NewReader(strings.NewReader(string(data)), "f", formats[int(which)%len(formats)])
 		if err != nil {

@@ -46,15 +46,31 @@ type decoder interface {
 }
 
 // NewReader reads a trace of format f from r; FormatAuto sniffs the format
-// from the first line. name labels errors ("name:line: …").
+// from the first line, and FormatTimed reads vLLM's default fields (see
+// NewTimedReader for others). name labels errors ("name:line: …").
 func NewReader(r io.Reader, name string, f Format) (*Reader, error) {
-	br := bufio.NewReaderSize(r, 1<<16)
-	f, err := ParseFormat(string(f))
-	if err != nil {
+	return newReader(r, name, f, Timed{})
+}
+
+// NewTimedReader reads a trace of vLLM's timed_trace format from r, with
+// the fields and time unit of t. name labels errors ("name:line: …").
+func NewTimedReader(r io.Reader, name string, t Timed) (*Reader, error) {
+	if err := t.Validate(); err != nil {
 		return nil, err
 	}
+	return newReader(r, name, FormatTimed, t)
+}
+
+// newReader reads a trace of format f; t describes a FormatTimed one.
+func newReader(r io.Reader, name string, f Format, t Timed) (*Reader, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	var err error
+	if f != FormatTimed {
+		if f, err = ParseFormat(string(f)); err != nil {
+			return nil, err
+		}
+	}
 	if f == FormatAuto {
-		var err error
 		if f, err = sniffReader(br); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
@@ -65,6 +81,8 @@ func NewReader(r io.Reader, name string, f Format) (*Reader, error) {
 		rd.dec = newMooncake(br, name)
 	case FormatJSONL:
 		rd.dec = newJSONL(br, name)
+	case FormatTimed:
+		rd.dec = newTimed(br, name, t)
 	case FormatAzure:
 		rd.dec, err = newAzure(br, name)
 	case FormatBurstGPT:
@@ -79,12 +97,21 @@ func NewReader(r io.Reader, name string, f Format) (*Reader, error) {
 }
 
 // Open opens the trace file at path; the caller must Close the Reader.
-func Open(path string, f Format) (*Reader, error) {
+func Open(path string, f Format) (*Reader, error) { return open(path, f, Timed{}) }
+
+// open opens the trace file at path of format f, t describing a
+// FormatTimed one.
+func open(path string, f Format, t Timed) (*Reader, error) {
+	if f == FormatTimed {
+		if err := t.Validate(); err != nil {
+			return nil, err
+		}
+	}
 	file, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("--dataset-path: %w", err)
 	}
-	r, err := NewReader(file, path, f)
+	r, err := newReader(file, path, f, t)
 	if err != nil {
 		file.Close()
 		return nil, err

@@ -16,29 +16,44 @@ type Config struct {
 	Format Format // --trace-format; FormatAuto sniffs it
 	Window Window
 	// BlockSize is how many prompt tokens one hash id stands for
-	// (--trace-block-size); 0 means DefaultBlockSize, Mooncake's 512.
+	// (--trace-block-size, or --timed-trace-chunk-hash-size); 0 means
+	// DefaultBlockSize, Mooncake's 512, or DefaultChunkSize, vLLM's 16, for
+	// FormatTimed.
 	BlockSize int
+	// Timed gives the fields and time unit of a FormatTimed trace.
+	Timed Timed
 }
 
 // Block returns the block size in use.
 func (c Config) Block() int {
-	if c.BlockSize == 0 {
-		return DefaultBlockSize
+	switch {
+	case c.BlockSize != 0:
+		return c.BlockSize
+	case c.Format == FormatTimed:
+		return DefaultChunkSize
 	}
-	return c.BlockSize
+	return DefaultBlockSize
 }
 
 // Validate reports every problem of the config, naming its flags.
 func (c Config) Validate() error {
 	var errs []error
-	if c.Path == "" {
-		errs = append(errs, errors.New("--dataset-name trace needs --dataset-path, the trace file"))
+	dataset, blockFlag := "trace", "--trace-block-size"
+	if c.Format == FormatTimed {
+		dataset, blockFlag = "timed_trace", "--timed-trace-chunk-hash-size"
 	}
-	if _, err := ParseFormat(string(c.Format)); err != nil {
+	if c.Path == "" {
+		errs = append(errs, fmt.Errorf("--dataset-name %s needs --dataset-path, the trace file", dataset))
+	}
+	if c.Format == FormatTimed {
+		if err := c.Timed.Validate(); err != nil {
+			errs = append(errs, err)
+		}
+	} else if _, err := ParseFormat(string(c.Format)); err != nil {
 		errs = append(errs, err)
 	}
 	if c.BlockSize < 0 || c.BlockSize > MaxTokens {
-		errs = append(errs, fmt.Errorf("--trace-block-size must be in [1, %d], got %d", MaxTokens, c.BlockSize))
+		errs = append(errs, fmt.Errorf("%s must be in [1, %d], got %d", blockFlag, MaxTokens, c.BlockSize))
 	}
 	if err := c.Window.Validate(); err != nil {
 		errs = append(errs, err)
@@ -52,7 +67,7 @@ func (c Config) Open() (*Rows, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	r, err := Open(c.Path, c.Format)
+	r, err := open(c.Path, c.Format, c.Timed)
 	if err != nil {
 		return nil, err
 	}
@@ -89,6 +104,8 @@ type Summary struct {
 	HashRows                   int
 	BlockSize                  int
 	PromptTokens, ReusedTokens int64
+	// Timed is the fields and time unit a FormatTimed trace was read with.
+	Timed Timed
 	// Times holds each row's arrival from the window's first row, when Scan
 	// was asked for them (8 bytes a row).
 	Times []time.Duration
@@ -124,6 +141,9 @@ func Scan(c Config, times bool) (*Summary, error) {
 	}
 	defer rows.Close()
 	s := &Summary{Name: c.Path, Format: rows.Reader().Format(), Window: c.Window, BlockSize: c.Block()}
+	if s.Format == FormatTimed {
+		s.Timed = c.Timed.withDefaults()
+	}
 	reuse := NewReuse(s.BlockSize)
 	for {
 		row, err := rows.Next()
@@ -165,7 +185,11 @@ func Scan(c Config, times bool) (*Summary, error) {
 // and the theoretical prefix reuse.
 func (s *Summary) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s trace %s: %d rows", s.Format, s.Name, s.Rows)
+	if s.Format == FormatTimed {
+		fmt.Fprintf(&b, "vLLM's timed_trace of %s (%s, %d prompt tokens per hash id): %d rows", s.Name, s.Timed, s.BlockSize, s.Rows)
+	} else {
+		fmt.Fprintf(&b, "%s trace %s: %d rows", s.Format, s.Name, s.Rows)
+	}
 	if w := s.Window.String(); w != "" {
 		fmt.Fprintf(&b, " %s", w)
 	}
