@@ -7,6 +7,8 @@ import (
 	"io"
 	"math"
 	"os"
+
+	"github.com/goodput-dev/goodput/trace"
 )
 
 // Dataset names, the values of --dataset-name.
@@ -22,10 +24,14 @@ const (
 	DatasetHF               = "hf"
 	// DatasetTrace replays a trace file's rows at their timestamps.
 	DatasetTrace = "trace"
+	// DatasetTimedTrace is vLLM's timed_trace: a trace of JSON Lines whose
+	// field names and time unit are options (see TimedTraceConfig),
+	// replayed as DatasetTrace is.
+	DatasetTimedTrace = "timed_trace"
 )
 
 // datasetNames lists the --dataset-name values, for messages.
-const datasetNames = "random, sharegpt, custom, sonnet, burstgpt, prefix_repetition, spec_bench, hf, trace or servegen"
+const datasetNames = "random, sharegpt, custom, sonnet, burstgpt, prefix_repetition, spec_bench, hf, trace, timed_trace or servegen"
 
 // RefusedDataset returns why goodput refuses a --dataset-name vLLM takes,
 // or "" for one goodput has or does not know.
@@ -40,7 +46,6 @@ var refusedDatasets = map[string]string{
 	"sharegpt4v":    "multimodal datasets are not supported",
 	"custom_audio":  "audio datasets are not supported",
 	"random-rerank": "rerank benchmarks are not supported",
-	"timed_trace":   "vLLM's timed_trace is not read: replay a trace with --dataset-name trace (Mooncake, Azure, BurstGPT or goodput's JSON Lines)",
 	"speed_bench":   "the SPEED-Bench dataset is not supported",
 	"txt-slices":    "the txt-slices dataset is not supported: give the slices as a custom dataset",
 }
@@ -73,6 +78,8 @@ type Config struct {
 	ShareGPT ShareGPTConfig
 	Custom   CustomConfig
 	Trace    TraceConfig
+	// TimedTrace gives the fields and units of vLLM's timed_trace.
+	TimedTrace TimedTraceConfig
 	// SystemPrompts puts a shared system prompt before every prompt
 	// (--system-prompts); Count 0 for none.
 	SystemPrompts SystemPromptConfig
@@ -136,6 +143,8 @@ func DefaultConfig() Config {
 		ShareGPT: ShareGPTConfig{MinInputLen: 4, MinOutputLen: 4, MaxInputLen: 1024, MaxTotalLen: 2048},
 		Custom:   CustomConfig{OutputLen: 256},
 
+		TimedTrace: TimedTraceConfig{Fields: trace.DefaultTimed(), ChunkSize: trace.DefaultChunkSize},
+
 		SystemPrompts: SystemPromptConfig{Len: 256, Zipf: 1},
 
 		Sonnet:           SonnetConfig{InputLen: 550, OutputLen: 150, PrefixLen: 200},
@@ -158,7 +167,9 @@ func (c Config) Validate() error {
 		if c.Path == "" {
 			bad("--dataset-name trace needs --dataset-path, the trace file")
 		}
-		errs = append(errs, c.Trace.validate()...)
+		errs = append(errs, c.Trace.validate(c.Trace.BlockSize)...)
+	case DatasetTimedTrace:
+		errs = append(errs, c.validateTimedTrace()...)
 	case DatasetServeGen:
 		errs = append(errs, c.validateServeGen()...)
 	case DatasetShareGPT, DatasetCustom:
@@ -189,6 +200,9 @@ func (c Config) Validate() error {
 	}
 	if c.Limit < 0 {
 		bad("--num-prompts must be ≥ 0, got %d", c.Limit)
+	}
+	if c.Trace.NoSelfTimed && !c.replay() {
+		bad("--no-self-timed ignores a trace's timestamps: --dataset-name %s has none (it applies to timed_trace and trace)", c.Dataset)
 	}
 	errs = append(errs, c.SystemPrompts.validate(c.Dataset)...)
 	if err := c.Request.Validate(); err != nil {
@@ -283,7 +297,7 @@ func newSource(c Config) (Source, error) {
 		return OpenHF(c)
 	case DatasetPrefixRepetition:
 		return NewPrefixRepetition(c)
-	case DatasetTrace:
+	case DatasetTrace, DatasetTimedTrace:
 		return NewTrace(c)
 	case DatasetServeGen:
 		return NewServeGen(c)

@@ -30,8 +30,7 @@ func (c Config) validateServeGen() []error {
 		errs = append(errs, fmt.Errorf("--trace-block-size does not apply to --dataset-name servegen: its prompts share no blocks"))
 	}
 	t := c.Trace
-	t.BlockSize = 0
-	errs = append(errs, t.validate()...)
+	errs = append(errs, t.validate(0)...)
 	if t.Start < 0 || t.Duration < 0 {
 		errs = append(errs, fmt.Errorf("--trace-start and --trace-duration must be ≥ 0, got %v and %v", t.Start, t.Duration))
 	}

@@ -42,7 +42,7 @@ func (s SystemPromptConfig) validate(dataset string) []error {
 	switch {
 	case s.Count < 0 || s.Count > MaxSystemPrompts:
 		bad("--system-prompts must be in [1, %d], got %d", MaxSystemPrompts, s.Count)
-	case dataset == DatasetTrace:
+	case dataset == DatasetTrace || dataset == DatasetTimedTrace:
 		bad("--system-prompts: a trace's prompts and their shared blocks are the trace's own")
 	}
 	if s.Len < 1 || s.Len > MaxPromptTokens {

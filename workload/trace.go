@@ -36,6 +36,46 @@ type TraceConfig struct {
 	// block size with them (--trace-length-scale), for a scaled-down
 	// replay on a smaller server or in a test; 0 means 1.
 	LengthScale float64
+	// NoSelfTimed sends a trace's rows (trace or timed_trace) by the run's
+	// arrival process (--request-rate, --burstiness, --max-concurrency)
+	// instead of at their timestamps (--no-self-timed): the first
+	// --num-prompts rows, in file order, each once.
+	NoSelfTimed bool
+}
+
+// TimedTraceConfig shapes vLLM's timed_trace dataset (--timed-trace-*): a
+// trace file of JSON Lines like Mooncake's, read with these field names
+// and time unit, and replayed as the trace dataset is. Start from
+// DefaultConfig's, vLLM's defaults.
+type TimedTraceConfig struct {
+	// Fields names the fields and the seconds a timestamp unit is
+	// (--timed-trace-label-*, --timed-trace-sec-multiplier).
+	Fields trace.Timed
+	// ChunkSize is how many prompt tokens one hash id stands for
+	// (--timed-trace-chunk-hash-size); 0 means 16, vLLM's.
+	ChunkSize int
+}
+
+// validateTimedTrace reports the problems of a timed_trace config: the
+// trace flags that do not apply to it, and its own.
+func (c Config) validateTimedTrace() []error {
+	var errs []error
+	if c.Path == "" {
+		errs = append(errs, errors.New("--dataset-name timed_trace needs --dataset-path, the trace file"))
+	}
+	if c.Trace.Format != "" {
+		errs = append(errs, errors.New("--trace-format does not apply to --dataset-name timed_trace: its format is vLLM's, its fields named by --timed-trace-label-*"))
+	}
+	if c.Trace.BlockSize != 0 {
+		errs = append(errs, errors.New("--trace-block-size does not apply to --dataset-name timed_trace: give --timed-trace-chunk-hash-size"))
+	}
+	if n := c.TimedTrace.ChunkSize; n < 0 || n > trace.MaxTokens {
+		errs = append(errs, fmt.Errorf("--timed-trace-chunk-hash-size must be in [1, %d], got %d", trace.MaxTokens, n))
+	}
+	if err := c.TimedTrace.Fields.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	return append(errs, c.Trace.validate(c.traceConfig().Block())...)
 }
 
 func (t TraceConfig) scale() float64 {
@@ -45,14 +85,16 @@ func (t TraceConfig) scale() float64 {
 	return t.LengthScale
 }
 
-func (t TraceConfig) validate() []error {
+// validate checks t for a replay whose hash ids stand for block tokens
+// each (0: none given).
+func (t TraceConfig) validate(block int) []error {
 	var errs []error
 	if _, err := trace.ParseFormat(string(t.Format)); err != nil {
 		errs = append(errs, err)
 	}
 	if s := t.LengthScale; math.IsNaN(s) || math.IsInf(s, 0) || s < 0 || s > 1000 {
 		errs = append(errs, fmt.Errorf("--trace-length-scale must be in (0, 1000], got %v", s))
-	} else if b := t.BlockSize; b > 0 && math.Round(float64(b)*t.scale()) < 1 {
+	} else if b := block; b > 0 && math.Round(float64(b)*t.scale()) < 1 {
 		errs = append(errs, fmt.Errorf("--trace-length-scale %v leaves no token of a %d-token block", s, b))
 	}
 	return errs
@@ -60,17 +102,26 @@ func (t TraceConfig) validate() []error {
 
 // traceConfig is the trace package's view of c.
 func (c Config) traceConfig() trace.Config {
-	return trace.Config{
+	tc := trace.Config{
 		Path: c.Path, Format: c.Trace.Format, BlockSize: c.Trace.BlockSize,
 		Window: trace.Window{Start: c.Trace.Start, Duration: c.Trace.Duration, Limit: c.Limit},
 	}
+	if c.Dataset == DatasetTimedTrace {
+		tc.Format, tc.BlockSize, tc.Timed = trace.FormatTimed, c.TimedTrace.ChunkSize, c.TimedTrace.Fields
+	}
+	return tc
 }
+
+// replay reports whether the dataset is a trace file's rows: trace or
+// timed_trace.
+func (c Config) replay() bool { return c.Dataset == DatasetTrace || c.Dataset == DatasetTimedTrace }
 
 // IgnoreEOS reports whether requests ask the server to ignore its
 // end-of-sequence token: --ignore-eos, or a replay, whose output lengths
-// are the trace's and are enforced so (max_tokens and ignore_eos).
+// are the trace's and are enforced so (max_tokens and ignore_eos), as vLLM
+// does for its timed_trace.
 func (c Config) IgnoreEOS() bool {
-	return c.Request.IgnoreEOS || c.Dataset == DatasetTrace || c.Dataset == DatasetServeGen
+	return c.Request.IgnoreEOS || c.replay() || c.Dataset == DatasetServeGen
 }
 
 // RequestOptions returns c.Request as requests are sent: with IgnoreEOS
@@ -86,20 +137,23 @@ func (c Config) RequestOptions() Request {
 // with exact lengths.
 func (c Config) TokenIDs() bool {
 	switch c.Dataset {
-	case DatasetRandom, DatasetTrace, DatasetServeGen, DatasetPrefixRepetition, DatasetBurstGPT:
+	case DatasetRandom, DatasetTrace, DatasetTimedTrace, DatasetServeGen, DatasetPrefixRepetition, DatasetBurstGPT:
 		return true
 	}
 	return false
 }
 
 // Arrivals returns the arrival process the dataset brings with it, for
-// arrival.Config.Replay: the trace's timestamps (trace), or arrivals
-// generated from ServeGen's statistics (servegen); nil for the datasets
-// whose requests any arrival process can send. It reads nothing until the
-// plan is built.
+// arrival.Config.Replay: the trace's timestamps (trace and timed_trace,
+// unless NoSelfTimed), or arrivals generated from ServeGen's statistics
+// (servegen); nil for the datasets whose requests any arrival process can
+// send. It reads nothing until the plan is built.
 func (c Config) Arrivals() arrival.Replay {
 	switch c.Dataset {
-	case DatasetTrace:
+	case DatasetTrace, DatasetTimedTrace:
+		if c.Trace.NoSelfTimed {
+			return nil
+		}
 		return traceArrivals{c}
 	case DatasetServeGen:
 		return serveGenArrivals{c}
@@ -122,7 +176,7 @@ func (a traceArrivals) Times(n int, _ uint64) ([]time.Duration, error) {
 }
 
 func (a traceArrivals) String() string {
-	s := "trace " + a.c.Path
+	s := a.c.Dataset + " " + a.c.Path
 	if w := a.c.traceConfig().Window.String(); w != "" {
 		s += " " + w
 	}
@@ -161,13 +215,13 @@ type Trace struct {
 var _ Source = (*Trace)(nil)
 
 // NewTrace checks the trace file of c and summarises its window. c must
-// have Dataset "trace".
+// have Dataset "trace" or "timed_trace".
 func NewTrace(c Config) (*Trace, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	if c.Dataset != DatasetTrace {
-		return nil, fmt.Errorf("--dataset-name %s is not trace", c.Dataset)
+	if !c.replay() {
+		return nil, fmt.Errorf("--dataset-name %s is not trace or timed_trace", c.Dataset)
 	}
 	tc := c.traceConfig()
 	sum, err := trace.Scan(tc, false)
