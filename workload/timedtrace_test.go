@@ -137,8 +137,8 @@ func TestNoSelfTimed(t *testing.T) {
 	if c.Arrivals() != nil {
 		t.Error("--no-self-timed: the timed trace still brings its arrivals")
 	}
-	if src := newTrace(t, c); src.Len() != 5 {
-		t.Errorf("Len = %d, want 5", src.Len())
+	if src := newTrace(t, c); src.Len() != 5 || !strings.Contains(src.String(), "; sent by the run's arrival process, not at their timestamps (--no-self-timed)") {
+		t.Errorf("Len = %d, want 5; String() = %q", src.Len(), src.String())
 	}
 	tr := traceConfig(mooncake40, func(c *Config) { c.Trace.NoSelfTimed = true })
 	if err := tr.Validate(); err != nil || tr.Arrivals() != nil {

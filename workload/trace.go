@@ -205,6 +205,9 @@ type Trace struct {
 	block int // tokens of one hash id, scaled
 	fit   Fit // sizes the text of rows without their own
 	sum   *trace.Summary
+	// untimed: the rows are sent by the run's arrival process
+	// (--no-self-timed).
+	untimed bool
 
 	mu      sync.Mutex // guards cur, rereads and err
 	cur     *traceCursor
@@ -228,7 +231,7 @@ func NewTrace(c Config) (*Trace, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Trace{cfg: tc, seed: c.Seed, req: c.Request, scale: c.Trace.scale(), fit: c.Fit, sum: sum}
+	t := &Trace{cfg: tc, seed: c.Seed, req: c.Request, scale: c.Trace.scale(), fit: c.Fit, sum: sum, untimed: c.Trace.NoSelfTimed}
 	t.block = max(1, int(math.Round(float64(tc.Block())*t.scale)))
 	if in := t.length(sum.Input.Max); in > MaxPromptTokens {
 		return nil, fmt.Errorf("%s: a prompt of %d tokens (scaled) exceeds the limit of %d: lower --trace-length-scale", c.Path, in, MaxPromptTokens)
@@ -265,6 +268,9 @@ func (t *Trace) String() string {
 	b.WriteString(t.sum.String())
 	if t.scale != 1 {
 		fmt.Fprintf(&b, "; lengths scaled by %g (blocks of %d tokens)", t.scale, t.block)
+	}
+	if t.untimed {
+		b.WriteString("; sent by the run's arrival process, not at their timestamps (--no-self-timed)")
 	}
 	b.WriteString("; input and output lengths from the trace, output enforced with max_tokens and ignore_eos")
 	if t.req.MaxTokens > 0 && t.length(t.sum.Output.Max) > t.req.MaxTokens {
