@@ -229,6 +229,10 @@ func (c *Config) Validate() error {
 		// The other protocols have one field for the limit each.
 		errs = append(errs, fmt.Errorf("--max-tokens-field %s: only openai-chat has a choice of field for the output limit (backend %s)", c.MaxTokensField, c.Backend))
 	}
+	if a, err := backend.Lookup(c.Backend); err == nil && c.Workload.Dataset == workload.DatasetTimedTrace && !takesIDs(a) {
+		// vLLM refuses it too: its prompts are token ids.
+		errs = append(errs, fmt.Errorf("--dataset-name timed_trace sends its prompts as token ids, which --backend %s cannot carry: use --backend openai or vllm (completions), as vLLM requires", c.Backend))
+	}
 	if a, err := backend.Lookup(c.Backend); err == nil && c.NoStream {
 		if _, err := a.WithoutStreaming(); err != nil {
 			errs = append(errs, fmt.Errorf("--stream=false: %w", err))

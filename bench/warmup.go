@@ -77,13 +77,16 @@ func warmUp(ctx context.Context, cfg Config, run *load.HTTP, plan arrival.Plan) 
 
 // fitToDataset reads a file dataset ahead of the plan when the run's size
 // depends on it: every entry (--num-prompts -1), at most one request per
-// entry (--no-oversample), or prefix_repetition, which makes fewer prompts
+// entry (--no-oversample), prefix_repetition, which makes fewer prompts
 // than asked when they do not divide evenly among its prefixes, and whose
-// vLLM run then sends fewer. It lowers cfg.Arrival.NumPrompts to match and
-// returns the source, or nil when the size does not depend on it.
+// vLLM run then sends fewer, or a trace's rows sent by the arrival process
+// (--no-self-timed), each once as vLLM sends them, however long --duration
+// is. It lowers cfg.Arrival.NumPrompts to match and returns the source, or
+// nil when the size does not depend on it.
 func fitToDataset(cfg *Config) (workload.Source, error) {
 	wl := cfg.Workload
-	if wl.Dataset == workload.DatasetRandom || cfg.flows() || !cfg.AllEntries && !cfg.NoOversample && wl.Dataset != workload.DatasetPrefixRepetition {
+	rows := wl.Trace.NoSelfTimed && (wl.Dataset == workload.DatasetTrace || wl.Dataset == workload.DatasetTimedTrace)
+	if wl.Dataset == workload.DatasetRandom || cfg.flows() || !cfg.AllEntries && !cfg.NoOversample && !rows && wl.Dataset != workload.DatasetPrefixRepetition {
 		return nil, nil
 	}
 	wl.Limit = cfg.Arrival.NumPrompts
@@ -100,8 +103,18 @@ func fitToDataset(cfg *Config) (workload.Source, error) {
 		cfg.Arrival.NumPrompts = n
 	case n > 0 && cfg.Arrival.NumPrompts > n:
 		cfg.Arrival.NumPrompts = n
+	case rows && cfg.Arrival.NumPrompts == 0:
+		cfg.Arrival.NumPrompts = n
 	}
 	return src, nil
+}
+
+// FitToDataset lowers cfg.Arrival.NumPrompts to what the dataset holds
+// when the run's size depends on it, as Run does before it plans: for
+// --dry-run, whose plan must be the run's. It reads the dataset then.
+func FitToDataset(cfg *Config) error {
+	_, err := fitToDataset(cfg)
+	return err
 }
 
 // countFromText counts a successful record's output tokens in its text
