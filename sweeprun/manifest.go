@@ -60,7 +60,7 @@ func (r *Runner) settings(mode sweep.Mode) map[string]string {
 		"num_warmups":        strconv.Itoa(b.Warmups),
 		"warmup_seconds":     b.WarmupTime.String(),
 	}
-	if w.Dataset == workload.DatasetTrace {
+	if w.Dataset == workload.DatasetTrace || w.Dataset == workload.DatasetTimedTrace {
 		// Only a replay's manifest has these, so that sweeps of other
 		// workloads resume as before.
 		s["trace_format"] = string(w.Trace.Format)
@@ -69,6 +69,15 @@ func (r *Runner) settings(mode sweep.Mode) map[string]string {
 		s["trace_block_size"] = strconv.Itoa(w.Trace.BlockSize)
 		s["trace_length_scale"] = num(w.Trace.LengthScale)
 		s["trace_speedup"] = num(a.Speedup)
+		if w.Trace.NoSelfTimed {
+			s["no_self_timed"] = "true"
+		}
+	}
+	if w.Dataset == workload.DatasetTimedTrace {
+		f := w.TimedTrace.Fields
+		s["timed_trace_labels"] = strings.Join([]string{f.Timestamp, f.InputLength, f.OutputLength, f.HashIDs}, " ")
+		s["timed_trace_sec_multiplier"] = num(f.SecMultiplier)
+		s["timed_trace_chunk_hash_size"] = strconv.Itoa(w.TimedTrace.ChunkSize)
 	}
 	filter := func(g workload.ShareGPTConfig) [4]int {
 		return [4]int{g.MinInputLen, g.MinOutputLen, g.MaxInputLen, g.MaxTotalLen}
