@@ -566,6 +566,11 @@ func shardFromJob(cmd *cobra.Command, env *Env, cfg *bench.Config) error {
 // arrival plan with its schedule's statistics, and the workload.
 func printBenchPlan(env *Env, cfg bench.Config) error {
 	cfg.Arrival.Unit = bench.ArrivalUnit(&cfg)
+	// A run whose size is its dataset's reads it first, and so does its
+	// plan.
+	if err := bench.FitToDataset(&cfg); err != nil {
+		return usageErr("%v", err)
+	}
 	plan, err := cfg.Arrival.Plan()
 	if err != nil {
 		return usageErr("%v", err)

@@ -54,3 +54,40 @@ func (v nonEmpty) Set(s string) error {
 	*v.dst = s
 	return nil
 }
+
+// negated is a boolean flag that sets the opposite of its value into dst:
+// --self-timed beside --no-self-timed, both writing one setting, so that the
+// last one given wins, as with vLLM's argparse.
+type negated struct{ dst *bool }
+
+func (v negated) String() string { return strconv.FormatBool(!*v.dst) }
+
+func (v negated) Type() string { return "bool" }
+
+func (v negated) IsBoolFlag() bool { return true }
+
+func (v negated) Set(s string) error {
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return errors.New("want true or false")
+	}
+	*v.dst = !b
+	return nil
+}
+
+// positive is a float flag that takes a positive finite number only: for
+// a factor whose 0 would otherwise read as "the default".
+type positive struct{ dst *float64 }
+
+func (v positive) String() string { return strconv.FormatFloat(*v.dst, 'g', -1, 64) }
+
+func (v positive) Type() string { return "float" }
+
+func (v positive) Set(s string) error {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f <= 0 {
+		return errors.New("want a positive finite number")
+	}
+	*v.dst = f
+	return nil
+}

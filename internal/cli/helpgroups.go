@@ -58,9 +58,12 @@ var flagGroups = map[string]string{
 	"prompt-format": groupWorkload, "trace-format": groupWorkload, "trace-start": groupWorkload,
 	"trace-duration": groupWorkload, "trace-block-size": groupWorkload, "trace-length-scale": groupWorkload,
 	"trace-speedup": groupLoad, "system-prompts": groupWorkload, "same-prompts": groupWorkload, "system-prompt-len": groupWorkload,
-	"system-prompt-zipf": groupWorkload,
-	"multi-turn":         groupWorkload, "session-turns": groupWorkload, "session-max-turns": groupWorkload,
-	"think-time": groupWorkload,
+	"system-prompt-zipf": groupWorkload, "think-time": groupWorkload,
+	"multi-turn": groupWorkload, "session-turns": groupWorkload, "session-max-turns": groupWorkload,
+	"timed-trace-label-timestamp": groupWorkload, "timed-trace-label-input-length": groupWorkload,
+	"timed-trace-label-output-length": groupWorkload, "timed-trace-label-hash-ids": groupWorkload,
+	"timed-trace-sec-multiplier": groupWorkload, "timed-trace-chunk-hash-size": groupWorkload,
+	"self-timed": groupLoad, "no-self-timed": groupLoad,
 
 	// How the numbers are judged.
 	"goodput": groupSLO, "slo": groupSLO, "gate": groupSLO, "metric-percentiles": groupSLO,

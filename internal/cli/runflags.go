@@ -97,7 +97,7 @@ func (f *targetFlags) apply(env *Env, cfg *bench.Config) error {
 // output lengths asked for.
 func registerWorkloadFlags(fl *pflag.FlagSet, cfg *bench.Config) {
 	wl := &cfg.Workload
-	fl.StringVar(&wl.Dataset, "dataset-name", wl.Dataset, "workload: random, sharegpt, custom, sonnet, burstgpt, prefix_repetition, spec_bench, hf, trace (a request trace), servegen, sessions (multi-turn JSON Lines) or agent (agent task graphs)")
+	fl.StringVar(&wl.Dataset, "dataset-name", wl.Dataset, "workload: random, sharegpt, custom, sonnet, burstgpt, prefix_repetition, spec_bench, hf, trace (a request trace), timed_trace (vLLM's trace replay), servegen, sessions (multi-turn JSON Lines) or agent (agent task graphs)")
 	fl.StringVar(&wl.Path, "dataset-path", "", "the dataset's file (every dataset but random and prefix_repetition; servegen: a chunk-N-trace.csv or a directory of them)")
 	fl.IntVar(&wl.Random.InputLen, "random-input-len", wl.Random.InputLen, "prompt tokens of the random dataset")
 	fl.IntVar(&wl.Random.OutputLen, "random-output-len", wl.Random.OutputLen, "output tokens of the random dataset")
@@ -125,12 +125,39 @@ func registerWorkloadFlags(fl *pflag.FlagSet, cfg *bench.Config) {
 	fl.IntVar(&wl.SystemPrompts.Len, "system-prompt-len", wl.SystemPrompts.Len, "tokens of each system prompt")
 	fl.Float64Var(&wl.SystemPrompts.Zipf, "system-prompt-zipf", wl.SystemPrompts.Zipf, "Zipf exponent of the system prompts' popularity: the k-th most used is chosen ∝ 1/k^s (0: uniformly)")
 	fl.Float64Var(&cfg.Arrival.Speedup, "trace-speedup", 0, "replay the trace this many times faster (default 1); --request-rate R instead rescales it to a mean of R req/s")
+	registerTimedTraceFlags(fl, wl)
+}
+
+// registerTimedTraceFlags registers the flags of vLLM's timed_trace
+// dataset, with vLLM's names and defaults, and --self-timed and
+// --no-self-timed, which say whether a trace's rows are sent at their
+// timestamps.
+func registerTimedTraceFlags(fl *pflag.FlagSet, wl *workload.Config) {
+	tt := &wl.TimedTrace
+	for _, l := range []struct {
+		dst        *string
+		name, what string
+	}{
+		{&tt.Fields.Timestamp, "timestamp", "arrival time"},
+		{&tt.Fields.InputLength, "input-length", "prompt tokens"},
+		{&tt.Fields.OutputLength, "output-length", "output tokens"},
+		{&tt.Fields.HashIDs, "hash-ids", "prefix block ids (a row may lack it)"},
+	} {
+		fl.Var(nonEmpty{l.dst, "give the name of a field"}, "timed-trace-label-"+l.name, fmt.Sprintf("field of a timed_trace row's %s (default %q)", l.what, *l.dst))
+	}
+	fl.Var(positive{&tt.Fields.SecMultiplier}, "timed-trace-sec-multiplier", "seconds per unit of a timed_trace's timestamps: 0.001 for milliseconds, as Mooncake's files have (default 1)")
+	fl.IntVar(&tt.ChunkSize, "timed-trace-chunk-hash-size", tt.ChunkSize, "prompt tokens per hash id of a timed_trace (512 for Mooncake's files)")
+	fl.Var(negated{&wl.Trace.NoSelfTimed}, "self-timed", "send a trace's rows (timed_trace or trace) at their timestamps (the default)")
+	fl.Lookup("self-timed").NoOptDefVal = "true"
+	fl.BoolVar(&wl.Trace.NoSelfTimed, "no-self-timed", false, "send a trace's rows, the first --num-prompts in file order, by --request-rate, --burstiness and --max-concurrency instead of at their timestamps")
 }
 
 // applyReplay gives the run the arrivals its dataset brings, a trace's
 // timestamps: an open loop of their own. A trace is replayed whole unless
-// --num-prompts or --duration cuts it. It also refuses the system prompts'
-// shape without --system-prompts.
+// --num-prompts or --duration cuts it; vLLM's timed_trace takes the first
+// --num-prompts rows, as vLLM does. It also refuses the system prompts'
+// shape without --system-prompts, and --self-timed or --no-self-timed
+// with a dataset that has no timestamps, as vLLM does.
 func applyReplay(cmd *cobra.Command, cfg *bench.Config) error {
 	if cfg.Workload.SystemPrompts.Count == 0 {
 		for _, f := range []string{"system-prompt-len", "system-prompt-zipf"} {
@@ -139,9 +166,19 @@ func applyReplay(cmd *cobra.Command, cfg *bench.Config) error {
 			}
 		}
 	}
+	if d := cfg.Workload.Dataset; d != workload.DatasetTimedTrace && d != workload.DatasetTrace {
+		for _, f := range []string{"self-timed", "no-self-timed"} {
+			if cmd.Flags().Changed(f) {
+				return usageErr("--%s says whether a trace's rows are sent at their timestamps: it applies to --dataset-name timed_trace (and trace), not %s", f, d)
+			}
+		}
+	}
 	cfg.Arrival.Replay = cfg.Workload.Arrivals()
 	if replaysWhole(cmd, cfg) {
 		cfg.Arrival.NumPrompts = 0
+		// Without the timestamps, the run sends each row once: as
+		// many requests as the trace has rows, counted when it is read.
+		cfg.AllEntries = cfg.Arrival.Replay == nil
 	}
 	return nil
 }
@@ -149,7 +186,7 @@ func applyReplay(cmd *cobra.Command, cfg *bench.Config) error {
 // replaysWhole reports whether the run replays a whole trace: no
 // --num-prompts default applies to it.
 func replaysWhole(cmd *cobra.Command, cfg *bench.Config) bool {
-	return cfg.Workload.Dataset == workload.DatasetTrace && !cmd.Flags().Changed("num-prompts")
+	return cfg.Workload.Dataset == workload.DatasetTrace && !cmd.Flags().Changed("num-prompts") && !cmd.Flags().Changed("duration")
 }
 
 // simFlags describe the built-in simulator.

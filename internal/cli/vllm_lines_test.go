@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -67,6 +68,10 @@ const (
 	clitest = "vllm tests/benchmarks/test_serve_cli.py"
 )
 
+// timedTraceLine is vLLM's published replay of Mooncake's conversation
+// trace, which TestVLLMTimedTraceLinePlan also reads.
+const timedTraceLine = `--model Qwen/Qwen3.5-2B --dataset-name=timed_trace --num-prompts 100 --host 127.0.0.1 --port 8000 --dataset-path ./conversation_trace.jsonl --ignore-eos --self-timed --timed-trace-chunk-hash-size 512 --timed-trace-sec-multiplier 0.001`
+
 var vllmLines = []vllmLine{
 	{docs + ", Online Benchmark", `--backend vllm --model NousResearch/Hermes-3-Llama-3.1-8B --endpoint /v1/completions --dataset-name sharegpt --dataset-path <your data path>/ShareGPT_V3_unfiltered_cleaned_split.json --num-prompts 10`, 10, nil, 0},
 	{docs + ", Results Visualization", `--backend vllm --model meta-llama/Llama-3.1-8B-Instruct --endpoint /v1/completions --dataset-name sharegpt --dataset-path <your data path>/ShareGPT_V3_unfiltered_cleaned_split.json --num-prompts 100 --plot-timeline --timeline-itl-thresholds 2,5 --plot-dataset-stats --save-result`, 0,
@@ -112,8 +117,10 @@ var vllmLines = []vllmLine{
 	{docs + ", Synthetic Random Images", `--backend openai-chat --model Qwen/Qwen2.5-VL-3B-Instruct --endpoint /v1/chat/completions --dataset-name random-mm --num-prompts 100 --max-concurrency 10 --random-prefix-len 25 --random-input-len 300 --random-output-len 40 --random-range-ratio 0.2 --random-mm-base-items-per-request 2 --random-mm-limit-mm-per-prompt '{"image": 3, "video": 0}' --random-mm-bucket-config '{(224, 224, 1): 1.0}' --request-rate inf --ignore-eos --seed 42`, 0,
 		[]string{"--dataset-name random-mm: refused", "--random-mm-base-items-per-request 2: refused", "--random-mm-limit-mm-per-prompt"}, 0},
 	{docs + ", Prefix Repetition Dataset", `--backend openai --model meta-llama/Llama-2-7b-chat-hf --dataset-name prefix_repetition --num-prompts 100 --prefix-repetition-prefix-len 512 --prefix-repetition-suffix-len 128 --prefix-repetition-num-prefixes 5 --prefix-repetition-output-len 128`, 100, nil, 0},
-	{docs + ", Replay Timed Traces", `--model Qwen/Qwen3.5-2B --dataset-name=timed_trace --num-prompts 100 --host 127.0.0.1 --port 8000 --dataset-path ./conversation_trace.jsonl --ignore-eos --self-timed --timed-trace-chunk-hash-size 512 --timed-trace-sec-multiplier 0.001`, 0,
-		[]string{"--dataset-name timed_trace: refused: vLLM's timed_trace is not read: replay a trace with --dataset-name trace", "--self-timed: refused", "--timed-trace-chunk-hash-size 512: refused", "--timed-trace-sec-multiplier 0.001: refused"}, 0},
+	// Mooncake's conversation trace, the file the docs name, sent at its
+	// timestamps in milliseconds; its rows of the first 3 s here (see
+	// timedTraceRows), all 26 sent with their 10,290 output tokens.
+	{docs + ", Replay Timed Traces", timedTraceLine, 26, nil, 10290},
 	{clitest + ", test_bench_serve", `--model meta-llama/Llama-3.2-1B-Instruct --host 127.0.0.1 --port 8000 --dataset-name random --random-input-len 32 --random-output-len 4 --num-prompts 5`, 5, nil, 20},
 	{clitest + ", test_bench_serve_chat", `--model meta-llama/Llama-3.2-1B-Instruct --host 127.0.0.1 --port 8000 --dataset-name random --random-input-len 32 --random-output-len 4 --num-prompts 5 --endpoint /v1/chat/completions --backend openai-chat`, 5, nil, 20},
 	{readme + ", Custom Dataset", `--port 9001 --save-result --save-detailed --backend vllm --model meta-llama/Llama-3.1-8B-Instruct --endpoint /v1/completions --dataset-name custom --dataset-path <path-to-your-data-jsonl> --custom-skip-chat-template --num-prompts 80 --max-concurrency 1 --temperature=0.3 --top-p=0.75 --result-dir "./log/"`, 80, nil, 0},
@@ -211,6 +218,34 @@ func servedModel(args []string) string {
 	return model
 }
 
+// timedTracePath is where vLLM's docs keep Mooncake's conversation trace.
+const timedTracePath = "./conversation_trace.jsonl"
+
+// timedTraceRows writes the rows of Mooncake's conversation trace that
+// arrive at 0 s and 3 s, its first 26 lines byte for byte, to path: a
+// replay at the trace's own speed of the 100 rows the line asks for would
+// take 33 s (TestVLLMTimedTraceLinePlan checks their plan).
+func timedTraceRows(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(mooncake40Abs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	if err := os.WriteFile(path, []byte(strings.Join(lines[:26], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// mooncake40Abs is mooncake40 from any directory a test moves to.
+var mooncake40Abs = func() string {
+	p, err := filepath.Abs(mooncake40)
+	if err != nil {
+		panic(err)
+	}
+	return p
+}()
+
 var successes = regexp.MustCompile(`Successful requests:\s+(\d+)\nFailed requests:\s+(\d+)`)
 
 // Every published `vllm bench serve` command line of the table runs with
@@ -245,6 +280,9 @@ func TestPublishedVLLMCommandLines(t *testing.T) {
 			line := l.args
 			for placeholder, path := range files {
 				line = strings.ReplaceAll(line, placeholder, path)
+			}
+			if strings.Contains(line, timedTracePath) {
+				timedTraceRows(t, timedTracePath)
 			}
 			args := splitLine(line)
 			url := "http://127.0.0.1:9" // a refused line must not get that far
