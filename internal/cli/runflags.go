@@ -143,11 +143,11 @@ func registerTimedTraceFlags(fl *pflag.FlagSet, wl *workload.Config) {
 		{&tt.Fields.OutputLength, "output-length", "output tokens"},
 		{&tt.Fields.HashIDs, "hash-ids", "prefix block ids (a row may lack it)"},
 	} {
-		fl.Var(nonEmpty{l.dst, "give the name of a field"}, "timed-trace-label-"+l.name, fmt.Sprintf("field of a timed_trace row's %s (default %q)", l.what, *l.dst))
+		fl.Var(nonEmpty{l.dst, "give the name of a field"}, "timed-trace-label-"+l.name, "field of a timed_trace row's "+l.what)
 	}
-	fl.Var(positive{&tt.Fields.SecMultiplier}, "timed-trace-sec-multiplier", "seconds per unit of a timed_trace's timestamps: 0.001 for milliseconds, as Mooncake's files have (default 1)")
+	fl.Var(positive{&tt.Fields.SecMultiplier}, "timed-trace-sec-multiplier", "seconds per unit of a timed_trace's timestamps: 0.001 for milliseconds, as Mooncake's files have")
 	fl.IntVar(&tt.ChunkSize, "timed-trace-chunk-hash-size", tt.ChunkSize, "prompt tokens per hash id of a timed_trace (512 for Mooncake's files)")
-	fl.Var(negated{&wl.Trace.NoSelfTimed}, "self-timed", "send a trace's rows (timed_trace or trace) at their timestamps (the default)")
+	fl.Var(negated{&wl.Trace.NoSelfTimed}, "self-timed", "send a trace's rows (timed_trace or trace) at their timestamps")
 	fl.Lookup("self-timed").NoOptDefVal = "true"
 	fl.BoolVar(&wl.Trace.NoSelfTimed, "no-self-timed", false, "send a trace's rows, the first --num-prompts in file order, by --request-rate, --burstiness and --max-concurrency instead of at their timestamps")
 }
