@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"time"
@@ -28,6 +29,14 @@ type Probes struct {
 	// Late counts the probes sent after their due time because the one
 	// before them was still in flight (one is in flight at a time).
 	Late int `json:"late,omitempty"`
+}
+
+// requests says how many probes were sent, as "N <kind> requests".
+func (p *Probes) requests(kind string) string {
+	if p.Sent() == 1 {
+		return "1 " + kind + " request"
+	}
+	return fmt.Sprintf("%d %s requests", p.Sent(), kind)
 }
 
 // Sent returns how many probes were sent.
@@ -78,7 +87,9 @@ func startProbes(ctx context.Context, rate float64, tr transport.Transport, run 
 	p := &prober{stop: stop, done: make(chan struct{}), out: &Probes{Rate: rate}}
 	go func() {
 		defer close(p.done)
-		p.loop(ctx, doer, time.Duration(float64(time.Second)/rate))
+		// A rate below one probe per century sends the first probe
+		// only; its interval must not overflow.
+		p.loop(ctx, doer, time.Duration(min(float64(time.Second)/rate, math.MaxInt64/4)))
 	}()
 	return p
 }
@@ -132,12 +143,8 @@ func (p *prober) end() *Probes {
 
 // probeNote says how the probes were sent, for the run's notes.
 func probeNote(p *Probes) string {
-	what := "one-token requests"
-	if p.Sent() == 1 {
-		what = "one-token request"
-	}
-	s := fmt.Sprintf("Probes: %d %s (%q) at %g/s beside the run, one at a time on their own connection, outside --max-concurrency and the run's figures",
-		p.Sent(), what, ProbePrompt, p.Rate)
+	s := fmt.Sprintf("Probes: %s (%q) at %g/s beside the run, one at a time on their own connection, outside --max-concurrency and the run's figures",
+		p.requests("one-token"), ProbePrompt, p.Rate)
 	if p.Late > 0 {
 		s += fmt.Sprintf("; %d sent late, as the one before was still in flight", p.Late)
 	}
@@ -166,7 +173,7 @@ func probesInServerView(out *Outcome) {
 	if p == nil || p.Sent() == 0 {
 		return
 	}
-	note := fmt.Sprintf("the server's figures include the %d probe requests (one output token each), which the client's leave out", p.Sent())
+	note := fmt.Sprintf("the server's figures include the %s (one output token each), which the client's leave out", p.requests("probe"))
 	if out.Server != nil {
 		out.Server.Notes = append(out.Server.Notes, note)
 	}
