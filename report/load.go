@@ -50,8 +50,9 @@ type Sweep struct {
 type MeasuredServer struct {
 	Summary string // the summary file, by base name
 	Repeat  int    // 1 for the first measurement of the load
-	// Server is the server's account; nil when the summary holds none (its
-	// /metrics were not scraped, as in virtual time).
+	// Server is the server's account (of its endpoints together, for a
+	// run spread over several: serverview.Fleet); nil when the summary
+	// holds none (its /metrics were not scraped, as in virtual time).
 	Server *serverview.Comparison
 }
 
@@ -80,10 +81,20 @@ type SummaryFile struct {
 	// Server is the server's own account of the run from its /metrics,
 	// when it was scraped.
 	Server *serverview.Comparison `json:"server,omitempty"`
+	// Servers is each endpoint's account of a run spread over several
+	// (Server is then nil).
+	Servers []EndpointAccount `json:"servers,omitempty"`
 	// Probes are the one-token probe requests sent beside the run
 	// (bench --probe-request-rate), when there were any.
 	Probes   *ProbeRequests `json:"probes,omitempty"`
 	Warnings []string       `json:"warnings,omitempty"`
+}
+
+// EndpointAccount is one endpoint's own account of a run spread over
+// several (bench.EndpointServer).
+type EndpointAccount struct {
+	Endpoint string                 `json:"endpoint"`
+	Server   *serverview.Comparison `json:"server,omitempty"`
 }
 
 // ProbeRequests are the probes of a run as its summary keeps them
@@ -94,6 +105,20 @@ type ProbeRequests struct {
 	Failed     int       `json:"failed"`
 	FirstError string    `json:"first_error,omitempty"`
 	Late       int       `json:"late,omitempty"` // sent late, the one before still in flight
+}
+
+// server returns the server's account of the run: its one server's, or
+// for a run spread over several endpoints their account together
+// (serverview.Fleet).
+func (s *SummaryFile) server() *serverview.Comparison {
+	if s.Server != nil || len(s.Servers) == 0 {
+		return s.Server
+	}
+	cs := make([]*serverview.Comparison, len(s.Servers))
+	for i, e := range s.Servers {
+		cs[i] = e.Server
+	}
+	return serverview.Fleet(cs)
 }
 
 // SLO returns the per-request SLO the run was summarised with; nil when
@@ -510,7 +535,7 @@ func pointServers(dir string) map[string][]MeasuredServer {
 			rep = 1
 		}
 		k := ld.String()
-		out[k] = append(out[k], MeasuredServer{Summary: filepath.Base(p), Repeat: rep, Server: s.Server})
+		out[k] = append(out[k], MeasuredServer{Summary: filepath.Base(p), Repeat: rep, Server: s.server()})
 	}
 	for _, ms := range out {
 		slices.SortStableFunc(ms, func(a, b MeasuredServer) int { return a.Repeat - b.Repeat })

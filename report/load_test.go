@@ -461,6 +461,12 @@ func TestLoadSweepReadsServerAccounts(t *testing.T) {
 	write("c4.summary.json", c4, "1", false, comparison(1))
 	write("c4-r3.summary.json", c4, "3", true, comparison(9))
 	write("bench.summary.json", "", "", false, comparison(5))
+	// A load spread over two endpoints: their account together.
+	hd := h
+	hd.Labels = map[string]string{"load": sweep.Concurrency(16).String(), "repeat": "1"}
+	sf := summaryFor(t, hd, recs, "ttft<=1s")
+	sf.Servers = []EndpointAccount{{"http://a", comparison(1)}, {"http://b", comparison(2)}}
+	writeJSON(t, dir, "c16.summary.json", sf)
 	s, err := LoadSweep(filepath.Join(dir, "sweep.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -475,7 +481,11 @@ func TestLoadSweepReadsServerAccounts(t *testing.T) {
 	if got[0].Server == nil || got[1].Server == nil || *got[0].Server.TTFT.ServerMean != 0.1 || got[1].Server.Running.Mean != 8 {
 		t.Errorf("concurrency 4: the accounts read back wrong: %+v, %+v", got[0].Server, got[1].Server)
 	}
-	if len(s.Servers) != 2 {
-		t.Errorf("servers of %d loads, want 2: %v", len(s.Servers), s.Servers)
+	if f := s.Servers[sweep.Concurrency(16).String()]; len(f) != 1 || f[0].Server == nil || f[0].Server.URL != "2 endpoints" ||
+		f[0].Server.Running.Mean != 12 || f[0].Server.KVCacheUsage.Peak != 0.4 || f[0].Server.Preemptions.Count != 9 {
+		t.Errorf("concurrency 16 over two endpoints: %+v, want their account together (running 4 + 8, the fuller KV cache, 3 + 6 preemptions)", f)
+	}
+	if len(s.Servers) != 3 {
+		t.Errorf("servers of %d loads, want 3: %v", len(s.Servers), s.Servers)
 	}
 }
