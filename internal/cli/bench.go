@@ -597,6 +597,9 @@ func printBenchPlan(env *Env, cfg bench.Config) error {
 	if cfg.WarmupTime > 0 {
 		fmt.Fprintf(env.Stdout, "Warm-up: requests scheduled in the first %v are excluded from statistics\n", cfg.WarmupTime)
 	}
+	if cfg.ProbeRate > 0 {
+		fmt.Fprintf(env.Stdout, "Probes: one-token requests (%q) at %g/s beside the run, outside --max-concurrency and its figures\n", bench.ProbePrompt, cfg.ProbeRate)
+	}
 	fmt.Fprintln(env.Stdout, "Dry run: nothing was sent.")
 	return nil
 }

@@ -181,12 +181,13 @@ func TestBenchDryRunSendsNothing(t *testing.T) {
 		}
 	}()
 	out, errOut, code := run(t, "", "bench", "--dry-run", "--base-url", "http://"+ln.Addr().String(),
-		"--request-rate", "5", "--num-prompts", "100", "--num-warmups", "5")
+		"--request-rate", "5", "--num-prompts", "100", "--num-warmups", "5", "--probe-request-rate", "2")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	for _, want := range []string{"Load: open loop: poisson arrivals at 5 req/s", "schedule: 100 requests",
-		"Workload: random: input 1024 tokens, output 128 tokens", "Warm-up: 5 requests sent before the run, left out of it", "Dry run: nothing was sent."} {
+		"Workload: random: input 1024 tokens, output 128 tokens", "Warm-up: 5 requests sent before the run, left out of it",
+		`Probes: one-token requests ("Hi") at 2/s beside the run`, "Dry run: nothing was sent."} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
