@@ -131,7 +131,7 @@ func (s *scrapers) stop() []*promscrape.Series {
 // endpointServers sets each endpoint's server view beside what the client
 // measured of it, and saves its series as <name>.server-<k>.json beside
 // the records when the run keeps server series.
-func endpointServers(out *Outcome, series []*promscrape.Series, urls []string, serverFile string) ([]string, []error) {
+func endpointServers(out *Outcome, series []*promscrape.Series, urls []string, serverFile string, bound int) ([]string, []error) {
 	var warnings []string
 	var errs []error
 	byURL := map[string]*metrics.Result{}
@@ -146,7 +146,7 @@ func endpointServers(out *Outcome, series []*promscrape.Series, urls []string, s
 			window = client
 		}
 		start, end := serverview.RunWindow(out.Run.Epoch, window)
-		cmp, err := serverview.Compare(s, start, end, client)
+		cmp, err := serverview.CompareBounded(s, start, end, client, bound)
 		if err != nil {
 			warnings = append(warnings, fmt.Sprintf("server metrics of %s: %v", urls[i], err))
 		}

@@ -514,9 +514,19 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	if out.Probes != nil {
 		out.Notes = append(out.Notes, probeNote(out.Probes))
 	}
+	// The most requests the run kept at the server at once, when its load
+	// had a bound: a closed loop's or --max-concurrency's (and one probe),
+	// not sessions' or tasks', whose fan-out is theirs.
+	bound := 0
+	if lplan.Concurrency > 0 && fsrc == nil {
+		bound = lplan.Concurrency
+		if cfg.ProbeRate > 0 {
+			bound++
+		}
+	}
 	if out.ServerSeries != nil {
 		start, end := serverview.RunWindow(res.Epoch, out.Result)
-		if out.Server, err = serverview.Compare(out.ServerSeries, start, end, out.Result); err != nil {
+		if out.Server, err = serverview.CompareBounded(out.ServerSeries, start, end, out.Result, bound); err != nil {
 			out.Warnings = append(out.Warnings, fmt.Sprintf("server metrics: %v", err))
 		}
 		if out.Server != nil && out.PrefixReuse != nil {
@@ -531,7 +541,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		}
 	}
 	if epSeries != nil {
-		w, errs := endpointServers(out, epSeries, cfg.BaseURLs, files.server)
+		w, errs := endpointServers(out, epSeries, cfg.BaseURLs, files.server, bound)
 		out.Warnings, saveErrs = append(out.Warnings, w...), append(saveErrs, errs...)
 	}
 	probesInServerView(out)

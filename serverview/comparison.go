@@ -177,6 +177,14 @@ func RunWindow(epoch time.Time, res *metrics.Result) (start, end time.Time) {
 // It fails only when end is before start. To compare a finished run, pass
 // RunWindow's bounds and the Result they came from.
 func Compare(s *promscrape.Series, start, end time.Time, client *metrics.Result) (*Comparison, error) {
+	return CompareBounded(s, start, end, client, 0)
+}
+
+// CompareBounded is Compare for a client that kept at most bound requests
+// at the server at once (a closed loop's concurrency, --max-concurrency;
+// 0 for an unbounded load): the queue it fills is not taken for one that
+// grows without bound (see Signals.Bound).
+func CompareBounded(s *promscrape.Series, start, end time.Time, client *metrics.Result, bound int) (*Comparison, error) {
 	if end.Before(start) {
 		return nil, fmt.Errorf("compare server metrics: window end %s is before its start %s",
 			end.Format(time.RFC3339Nano), start.Format(time.RFC3339Nano))
@@ -224,6 +232,7 @@ func Compare(s *promscrape.Series, start, end time.Time, client *metrics.Result)
 	c.Speeds = speeds(w)
 	c.SpecDecode = SpecDecodeOf(w)
 	sig := c.signals(s, w, client)
+	sig.Bound = bound
 	downAtEnd(&sig, s, end)
 	c.Status = Assess(sig)
 	if c.Running == nil && c.Waiting == nil && c.KVCacheUsage == nil && w.Engine != promscrape.Unknown &&

@@ -80,6 +80,12 @@ type Signals struct {
 	// where there is a client (a finished run): it stands in for the
 	// server's when the server has no TTFT histogram (llama.cpp).
 	ClientTTFTP99 *float64
+	// Bound is the most requests the client kept at the server at once (a
+	// closed loop's concurrency, --max-concurrency), 0 when its load was
+	// not bounded (an open loop) or unknown. A queue such a client fills
+	// cannot grow past it: its rise is the load arriving, not a server
+	// past its knee.
+	Bound int
 }
 
 // Thresholds of Assess.
@@ -118,7 +124,8 @@ const (
 //  2. no known engine metrics, or none of running, waiting and KV usage:
 //     unknown;
 //  3. the queue grew (by at least MinQueueRise and QueueRiseShare of what
-//     waits now) over QueueFor, and requests spend at least QueueShareLow
+//     waits now) over QueueFor, beyond what a client bounded to Bound
+//     requests can hold there, and requests spend at least QueueShareLow
 //     of their latency queued or are queueing (rule 6): arrivals outpace
 //     the server, which is past its knee — critical, naming the TTFT p99
 //     rise when there is one;
@@ -235,6 +242,11 @@ func ttftP99(s Signals) *float64 {
 // growing reports whether s says the queue grew, by the thresholds above.
 func growing(s Signals) bool {
 	if s.QueueFor <= 0 || s.Waiting == nil {
+		return false
+	}
+	if s.Bound > 0 && *s.Waiting+value(s.Running) <= float64(s.Bound) {
+		// All the server holds is the client's bounded load: filling
+		// up to it is not growing without bound.
 		return false
 	}
 	return s.QueueRise >= MinQueueRise && s.QueueRise >= QueueRiseShare**s.Waiting

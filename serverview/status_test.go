@@ -51,6 +51,15 @@ func TestAssess(t *testing.T) {
 		// Earlier TTFT p99 zero: no ratio can be drawn (no division by zero).
 		{"growing, earlier ttft zero", Signals{Engine: vllm, Waiting: f(5), QueueFor: 3 * time.Second, QueueRise: 4, TTFTP99: f(1), TTFTP99Before: f(0)},
 			LevelCritical, "queue has grown by 4 over 3 s: past the knee — scale out"},
+		// A closed loop of 32 against one slot fills the queue to 31 as
+		// its requests arrive: a rise, but one its bound holds, so the
+		// server is queueing at capacity, not past its knee.
+		{"rise within the client's bound", Signals{Engine: promscrape.LlamaCpp, Running: f(1), Waiting: f(28), QueueFor: 5 * time.Second, QueueRise: 20, ClientTTFTP99: f(4), Bound: 32},
+			LevelWarn, "queueing: 28 waiting for 1 running, TTFT p99 4 s: requests wait for a free slot — at capacity"},
+		// The server holds more than the bounded client sent: others'
+		// requests grow the queue, and it is past the knee.
+		{"rise beyond the client's bound", Signals{Engine: promscrape.LlamaCpp, Running: f(1), Waiting: f(40), QueueFor: 5 * time.Second, QueueRise: 20, ClientTTFTP99: f(4), Bound: 32},
+			LevelCritical, "queue has grown by 20 over 5 s: past the knee — scale out"},
 		// A rise of 1.9 requests is below MinQueueRise: scheduling noise, so
 		// the queue is steady and the server at capacity.
 		{"rise below minimum", Signals{Engine: vllm, Running: f(8), Waiting: f(3), KVCacheUsage: f(0.5), QueueFor: 30 * time.Second, QueueRise: 1.9},
