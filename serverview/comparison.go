@@ -231,6 +231,9 @@ func CompareBounded(s *promscrape.Series, start, end time.Time, client *metrics.
 	c.server(w, &cov)
 	c.Speeds = speeds(w)
 	c.SpecDecode = SpecDecodeOf(w)
+	if n := specNote(w); n != "" {
+		c.Notes = append(c.Notes, n)
+	}
 	sig := c.signals(s, w, client)
 	sig.Bound = bound
 	downAtEnd(&sig, s, end)

@@ -35,7 +35,8 @@ type PositionAcceptance struct {
 
 // SpecDecodeOf returns the window's speculative decoding, or nil when the
 // server drafted no token in it (or does not decode speculatively), as
-// vLLM's client reports none then.
+// vLLM's client reports none then, or when it says it accepted more draft
+// tokens than it drafted.
 func SpecDecodeOf(w promscrape.Window) *SpecDecode {
 	tokens := w.Counters[promscrape.SpecDraftTokens]
 	drafts, ok := w.Counters[promscrape.SpecDrafts]
@@ -43,6 +44,9 @@ func SpecDecodeOf(w promscrape.Window) *SpecDecode {
 		return nil
 	}
 	accepted := w.Counters[promscrape.SpecAcceptedTokens]
+	if accepted > tokens || accepted < 0 {
+		return nil // counters that contradict each other (see specNote)
+	}
 	sd := &SpecDecode{Drafts: drafts, DraftTokens: tokens, AcceptedTokens: accepted, AcceptanceRate: accepted / tokens}
 	if drafts > 0 {
 		sd.AcceptanceLength = 1 + accepted/drafts
@@ -98,4 +102,14 @@ func (sd *SpecDecode) String() string {
 		s += "; by position " + strings.Join(parts, ", ")
 	}
 	return s
+}
+
+// specNote says why a window whose server drafted tokens has no
+// SpecDecode: its counts contradict each other; "" otherwise.
+func specNote(w promscrape.Window) string {
+	tokens, accepted := w.Counters[promscrape.SpecDraftTokens], w.Counters[promscrape.SpecAcceptedTokens]
+	if tokens > 0 && (accepted > tokens || accepted < 0) {
+		return fmt.Sprintf("speculative decoding not shown: the server counted %.0f accepted of %.0f draft tokens", accepted, tokens)
+	}
+	return ""
 }

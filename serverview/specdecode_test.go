@@ -40,6 +40,14 @@ func TestSpecDecode(t *testing.T) {
 	if sd := SpecDecodeOf(promscrape.Window{}); sd != nil {
 		t.Errorf("without the counters: %+v", sd)
 	}
+	// More accepted than drafted is no acceptance rate to print.
+	w.Counters[promscrape.SpecDraftTokens], w.Counters[promscrape.SpecAcceptedTokens] = 100, 120
+	if sd := SpecDecodeOf(w); sd != nil {
+		t.Errorf("120 accepted of 100 drafted: %+v", sd)
+	}
+	if n := specNote(w); n != "speculative decoding not shown: the server counted 120 accepted of 100 draft tokens" {
+		t.Errorf("note %q", n)
+	}
 }
 
 func TestLabelInt(t *testing.T) {
