@@ -56,7 +56,11 @@ func (p Plan) String() string {
 		}
 	case p.Open != nil && c.Replay != nil:
 		fmt.Fprintf(&b, "open loop: replay of %s at %s%s\n", c.Replay, speedText(p.Speedup, c.RequestRate), shard)
-		if c.NumPrompts > 0 || c.Duration > 0 {
+		switch n := p.Open.Len(); {
+		case c.NumPrompts > 0 && n < c.NumPrompts && c.Duration == 0:
+			// The replay runs out of rows before the count binds.
+			fmt.Fprintf(&b, "stops at the replay's end, after %d %s\n", n, plural(n, one, many))
+		case c.NumPrompts > 0 || c.Duration > 0:
 			fmt.Fprintf(&b, "stops after %s\n", limits(c.NumPrompts, c.Duration.String(), c.Duration > 0, many))
 		}
 		fmt.Fprintf(&b, "schedule: %s\n", p.Open)
@@ -119,4 +123,12 @@ func speedText(speed, rate float64) string {
 	default:
 		return fmt.Sprintf("%g× its speed", speed)
 	}
+}
+
+// plural returns one for n = 1, many otherwise.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

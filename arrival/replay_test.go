@@ -201,3 +201,24 @@ func TestReplayPlanString(t *testing.T) {
 		}
 	}
 }
+
+// A replay shorter than --num-prompts stops at its end, and the plan says
+// so rather than promise the count; a count the replay reaches binds.
+func TestReplayPlanSaysWhereItStops(t *testing.T) {
+	for _, tt := range []struct {
+		prompts int
+		want    string
+	}{
+		{200, "stops at the replay's end, after 5 requests\n"},
+		{3, "stops after 3 requests\n"},
+	} {
+		c := replayCfg(ms(0, 1000, 1000, 3000, 7000), func(c *Config) { c.NumPrompts = tt.prompts })
+		p, err := c.Plan()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.String(); !strings.Contains(got, tt.want) {
+			t.Errorf("--num-prompts %d: plan\n%s\nlacks %q", tt.prompts, got, tt.want)
+		}
+	}
+}
