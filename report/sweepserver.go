@@ -18,8 +18,11 @@ type serverPoint struct {
 	measured int // the load's measurements (its repeats)
 	with     int // of those, the ones whose summary holds server data
 	engine   promscrape.Engine
-	scrapes  int    // scrapes inside the measured windows, summed
-	why      string // when with is 0: why there is no server data
+	// endpoints is how many endpoints served the load, when several did
+	// (their accounts added up: serverview.Fleet); 0 or 1 for one.
+	endpoints int
+	scrapes   int    // scrapes inside the measured windows, summed
+	why       string // when with is 0: why there is no server data
 
 	// Means from the server's histograms: sums over counts, exact.
 	ttftMean, queueMean, prefillMean, decodeMean float64
@@ -79,6 +82,7 @@ func serverAt(pt sweep.Point, ms []MeasuredServer) serverPoint {
 		if sp.engine == promscrape.Unknown {
 			sp.engine = c.Engine
 		}
+		sp.endpoints = max(sp.endpoints, c.Endpoints)
 		sp.scrapes += c.Scrapes
 		ttft.add(deref(c.TTFT.ServerMean))
 		phases := map[promscrape.Hist]*runningMean{promscrape.Queue: &queue, promscrape.Prefill: &prefill, promscrape.Decode: &decode}
@@ -162,6 +166,9 @@ func (sp serverPoint) source() string {
 		return "no server data: " + sp.why
 	}
 	parts := []string{engineName(sp.engine)}
+	if sp.endpoints > 1 {
+		parts[0] += fmt.Sprintf(" over %d endpoints", sp.endpoints)
+	}
 	if sp.measured > 1 {
 		parts = append(parts, fmt.Sprintf("%d of %d measurements", sp.with, sp.measured))
 	}

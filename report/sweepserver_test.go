@@ -373,3 +373,15 @@ func TestServerAtAveragesRepeats(t *testing.T) {
 		}
 	}
 }
+
+// A load two endpoints served says so where its server data came from.
+func TestServerSourceNamesAFleet(t *testing.T) {
+	pt, err := sweep.NewPoint(sweep.Concurrency(4), sweep.Sample{Requests: 10, Attainment: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fleet := serverview.Fleet([]*serverview.Comparison{comparison(1), comparison(2)})
+	if got, want := serverAt(pt, []MeasuredServer{{Repeat: 1, Server: fleet}}).source(), "vllm over 2 endpoints, 20 scrapes"; got != want {
+		t.Errorf("source %q, want %q", got, want)
+	}
+}

@@ -22,6 +22,9 @@ type Comparison struct {
 	URL    string            `json:"url"`
 	Engine promscrape.Engine `json:"engine"`
 	Model  string            `json:"model,omitempty"` // the model filter, if any
+	// Endpoints is how many endpoints' accounts this one adds up (Fleet);
+	// 0 for one server's.
+	Endpoints int `json:"endpoints,omitempty"`
 
 	Start time.Time `json:"window_start"` // the client's measured window
 	End   time.Time `json:"window_end"`

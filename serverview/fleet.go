@@ -22,7 +22,7 @@ func Fleet(cs []*Comparison) *Comparison {
 	if len(cs) == 0 {
 		return nil
 	}
-	f := &Comparison{URL: fmt.Sprintf("%d endpoints", len(cs)), Model: cs[0].Model, Start: cs[0].Start, End: cs[0].End}
+	f := &Comparison{URL: fmt.Sprintf("%d endpoints", len(cs)), Endpoints: len(cs), Model: cs[0].Model, Start: cs[0].Start, End: cs[0].End}
 	for _, c := range cs {
 		if f.Engine == promscrape.Unknown {
 			f.Engine = c.Engine

@@ -42,7 +42,7 @@ func TestFleet(t *testing.T) {
 	if f.Running.Mean != 8 || f.Running.Peak != 10 || f.KVCacheUsage.Peak != 0.9 || f.KVCacheUsage.Mean != 0.7 {
 		t.Errorf("running %+v, kv %+v", f.Running, f.KVCacheUsage)
 	}
-	if f.Waiting != nil || f.Preemptions.Count != 2 || f.Scrapes != 8 || f.Engine != promscrape.VLLM || len(f.Missing) != 1 || f.URL != "2 endpoints" {
+	if f.Waiting != nil || f.Preemptions.Count != 2 || f.Scrapes != 8 || f.Engine != promscrape.VLLM || len(f.Missing) != 1 || f.URL != "2 endpoints" || f.Endpoints != 2 {
 		t.Errorf("fleet %+v", f)
 	}
 	if Fleet([]*Comparison{nil}) != nil {
