@@ -59,8 +59,12 @@ type Flag struct {
 	// VLLMOnly marks the flags goodput has only for vLLM's sake: a command
 	// line that uses one is written for vLLM (see Result.VLLMStyle).
 	VLLMOnly bool
-	VLLM     string // what the flag does in vLLM
-	Goodput  string // what goodput does with it
+	// VLLMValue, when set, reports whether a value of the flag is one only
+	// vLLM's command lines give (--backend vllm): a line with one is
+	// written for vLLM too.
+	VLLMValue func(value string) bool
+	VLLM      string // what the flag does in vLLM
+	Goodput   string // what goodput does with it
 }
 
 // Flags is the command line of `vllm bench serve` as of vLLM's
@@ -78,7 +82,7 @@ var Flags = []Flag{
 	{Name: "asr-min-audio-len-sec", Arity: One, Handling: Refused,
 		VLLM:    "shortest audio clip of an ASR dataset",
 		Goodput: "refused: audio datasets are not supported"},
-	{Name: "backend", Arity: One, Refuse: refusedBackend,
+	{Name: "backend", Arity: One, Refuse: refusedBackend, VLLMValue: func(v string) bool { return v == "vllm" },
 		VLLM:    "request API: vllm and openai (completions), openai-chat, openai-audio, openai-responses, embeddings, pooling and rerank APIs",
 		Goodput: "vllm, openai and openai-chat as vLLM; also tgi, llamacpp and ollama; audio, responses, embeddings, pooling and rerank are refused with the reason"},
 	{Name: "base-url", Arity: One,

@@ -158,6 +158,13 @@ func (t *translator) flag(args []string, i int) int {
 	if vf.VLLMOnly {
 		t.vllmStyle("--" + canon)
 	}
+	if vf.VLLMValue != nil {
+		for _, v := range vals {
+			if vf.VLLMValue(v) {
+				t.vllmStyle("--" + canon + " " + v)
+			}
+		}
+	}
 	if vf.Refuse != nil {
 		for _, v := range vals {
 			if why := vf.Refuse(v); why != "" {

@@ -67,6 +67,10 @@ func TestTranslate(t *testing.T) {
 		{"refused at default", []string{"--random-batch-size", "1", "--blazedit-min-distance", "0"}, nil, false, ""},
 		// A vLLM-only flag marks the line.
 		{"vllm-only", []string{"--host", "localhost"}, []string{"--host=localhost"}, true, ""},
+		// So does a value only vLLM's lines give: its name for the
+		// completions API.
+		{"vllm backend", []string{"--backend", "vllm"}, []string{"--backend=vllm"}, true, ""},
+		{"openai backend", []string{"--backend", "openai"}, []string{"--backend=openai"}, false, ""},
 		// After "--" nothing is translated.
 		{"double dash", []string{"--quiet", "--", "--random_input", "x"}, []string{"--quiet", "--", "--random_input", "x"}, false, ""},
 	}

@@ -83,6 +83,24 @@ func TestBenchVLLMUsageErrors(t *testing.T) {
 	}
 }
 
+// --backend vllm is vLLM's name for the completions API: a line that
+// gives it is written for vLLM, and gets vLLM's ignore_eos for random
+// prompts even when no other flag is vLLM's own.
+func TestBenchBackendVLLMIsAVLLMLine(t *testing.T) {
+	_, url := simtest.Serve(t, sim.Options{Seed: 8})
+	out, errOut, code := run(t, "", "bench", "--base-url", url, "--backend", "vllm", "--random-input-len", "16",
+		"--random-output-len", "6", "--num-prompts", "4", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, errOut, out)
+	}
+	if want := "vLLM command line (--backend vllm): --ignore-eos is on for the random dataset"; !strings.Contains(errOut, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, errOut)
+	}
+	if want := "Total generated tokens:                  24"; !strings.Contains(out, want) {
+		t.Errorf("summary lacks %q:\n%s", want, out)
+	}
+}
+
 // A vLLM command line against a server: vLLM's defaults where they differ
 // (ignore_eos for random prompts, said so), vLLM's --label and goodput's
 // record labels apart, vLLM's summary lines, vLLM's file and the timeline
