@@ -188,8 +188,8 @@ func VLLMResultPath(cfg Config, model string, start time.Time) string {
 // vLLM's client reports it, or nil when the server drafted nothing in the
 // run (or its metrics were not read).
 func (o *Outcome) VLLMSpecDecode() *vllmresult.SpecDecode {
-	if o.Server == nil || o.Server.SpecDecode == nil {
-		return nil
+	if o.Server == nil || o.Server.SpecDecode == nil || o.Server.SpecDecode.FromGauges {
+		return nil // vLLM's client reads counts, which gauges do not give
 	}
 	sd := o.Server.SpecDecode
 	v := &vllmresult.SpecDecode{Drafts: int64(sd.Drafts), DraftTokens: int64(sd.DraftTokens), Accepted: int64(sd.AcceptedTokens)}

@@ -108,6 +108,9 @@ var mapping = map[Engine]metricNames{
 			Waiting:      {"sglang:num_queue_reqs"},
 			KVCacheUsage: {"sglang:token_usage"},
 			CacheHitRate: {"sglang:cache_hit_rate"},
+			// Exported when speculative decoding is on, per rank.
+			SpecAcceptLength: {"sglang:spec_accept_length"},
+			SpecAcceptRate:   {"sglang:spec_accept_rate"},
 		},
 		counters: map[Counter][]string{
 			PromptTokens:     {"sglang:prompt_tokens_total"},

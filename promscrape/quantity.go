@@ -9,15 +9,33 @@ const (
 	Waiting      Gauge = "waiting"        // requests queued and not yet scheduled
 	KVCacheUsage Gauge = "kv_cache_usage" // fraction of the KV cache in use, 0–1
 	CacheHitRate Gauge = "cache_hit_rate" // the engine's own prefix-cache hit rate gauge (SGLang), 0–1
+	// SpecAcceptLength and SpecAcceptRate are a speculative decoder's own
+	// recent tokens per step and share of draft tokens accepted (SGLang's
+	// gauges, 0–1 for the rate).
+	SpecAcceptLength Gauge = "spec_accept_length"
+	SpecAcceptRate   Gauge = "spec_accept_rate"
 )
 
 // AllGauges lists every Gauge in a fixed order, for iteration and reports.
-var AllGauges = []Gauge{Running, Waiting, KVCacheUsage, CacheHitRate}
+var AllGauges = []Gauge{Running, Waiting, KVCacheUsage, CacheHitRate, SpecAcceptLength, SpecAcceptRate}
 
-// ratio reports whether g is a fraction, not a count. Fractions from several
-// engines or models are averaged; counts are summed (two engines each 80 %
-// full are 80 % full, not 160 %).
-func (g Gauge) ratio() bool { return g == KVCacheUsage || g == CacheHitRate }
+// ratio reports whether g is a fraction or a mean, not a count. Those from
+// several engines, ranks or models are averaged; counts are summed (two
+// engines each 80 % full are 80 % full, not 160 %).
+func (g Gauge) ratio() bool {
+	switch g {
+	case KVCacheUsage, CacheHitRate, SpecAcceptLength, SpecAcceptRate:
+		return true
+	}
+	return false
+}
+
+// Fraction reports whether g is a share, 0–1, to be shown as a percentage.
+func (g Gauge) Fraction() bool { return g == KVCacheUsage || g == CacheHitRate || g == SpecAcceptRate }
+
+// optional reports whether a server exports g only with a feature on
+// (speculative decoding), so that its absence is no gap in the coverage.
+func (g Gauge) optional() bool { return g == SpecAcceptLength || g == SpecAcceptRate }
 
 // Counter names a common cumulative quantity read from a server's counters.
 type Counter string

@@ -276,7 +276,9 @@ func (s *Series) Coverage() Coverage {
 func quantityNames() []string {
 	var names []string
 	for _, g := range AllGauges {
-		names = append(names, string(g))
+		if !g.optional() {
+			names = append(names, string(g))
+		}
 	}
 	for _, c := range AllCounters {
 		if !c.optional() {

@@ -464,3 +464,29 @@ func TestBetweenSpecDecode(t *testing.T) {
 		t.Errorf("absent %q names speculative decoding", cov.Absent)
 	}
 }
+
+// SGLang reports its speculative decoding by gauges per rank: they are
+// averaged over the ranks, not summed, and their absence elsewhere is no
+// gap.
+func TestSGLangSpecGauges(t *testing.T) {
+	text := `# TYPE sglang:num_running_reqs gauge
+sglang:num_running_reqs{model_name="m",tp_rank="0"} 3
+sglang:num_running_reqs{model_name="m",tp_rank="1"} 5
+# TYPE sglang:spec_accept_length gauge
+sglang:spec_accept_length{model_name="m",tp_rank="0"} 2.5
+sglang:spec_accept_length{model_name="m",tp_rank="1"} 3.5
+# TYPE sglang:spec_accept_rate gauge
+sglang:spec_accept_rate{model_name="m",tp_rank="0"} 0.4
+sglang:spec_accept_rate{model_name="m",tp_rank="1"} 0.6
+`
+	s, err := Parse(strings.NewReader(text), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Engine != SGLang || s.Gauges[Running] != 8 || s.Gauges[SpecAcceptLength] != 3 || !near(s.Gauges[SpecAcceptRate], 0.5) {
+		t.Errorf("engine %s, gauges %v: want 8 running (summed), accept length 3 and rate 0.5 (averaged)", s.Engine, s.Gauges)
+	}
+	if !SpecAcceptRate.Fraction() || SpecAcceptLength.Fraction() {
+		t.Error("the rate is a share and the length a count of tokens")
+	}
+}

@@ -549,7 +549,7 @@ func serverSection(p *page, id, title string, s *promscrape.Series, w *promscrap
 			continue
 		}
 		f := num
-		if g == promscrape.KVCacheUsage || g == promscrape.CacheHitRate {
+		if g.Fraction() {
 			f = percent
 		}
 		rows = append(rows, []cell{{s: string(g), class: "l"}, {s: f(st.Mean)}, {s: f(st.Peak)}, {s: strconv.Itoa(st.Samples)}})

@@ -13,11 +13,17 @@ import (
 // SpecDecode is a speculative decoder's account of the window, from the
 // counters vLLM's bench serve reads for its Speculative Decoding block.
 type SpecDecode struct {
+	// FromGauges says the figures are the server's own gauges of its
+	// recent steps, averaged over the scrapes in the window (SGLang's),
+	// not counts over the window: the counts are then zero.
+	FromGauges bool `json:"from_gauges,omitempty"`
+
 	Drafts         float64 `json:"drafts"`          // drafts the proposer made
 	DraftTokens    float64 `json:"draft_tokens"`    // tokens in them
 	AcceptedTokens float64 `json:"accepted_tokens"` // of those, accepted by the target model
-	// AcceptanceRate is AcceptedTokens ÷ DraftTokens, 0–1.
-	AcceptanceRate float64 `json:"acceptance_rate"`
+	// AcceptanceRate is AcceptedTokens ÷ DraftTokens, 0–1; from gauges,
+	// the server's own, nil when it exports none.
+	AcceptanceRate *float64 `json:"acceptance_rate,omitempty"`
 	// AcceptanceLength is 1 + AcceptedTokens ÷ Drafts: the tokens one
 	// target-model step yields, its own included.
 	AcceptanceLength float64 `json:"acceptance_length"`
@@ -41,13 +47,13 @@ func SpecDecodeOf(w promscrape.Window) *SpecDecode {
 	tokens := w.Counters[promscrape.SpecDraftTokens]
 	drafts, ok := w.Counters[promscrape.SpecDrafts]
 	if tokens <= 0 || !ok {
-		return nil
+		return specGauges(w)
 	}
 	accepted := w.Counters[promscrape.SpecAcceptedTokens]
 	if accepted > tokens || accepted < 0 {
 		return nil // counters that contradict each other (see specNote)
 	}
-	sd := &SpecDecode{Drafts: drafts, DraftTokens: tokens, AcceptedTokens: accepted, AcceptanceRate: accepted / tokens}
+	sd := &SpecDecode{Drafts: drafts, DraftTokens: tokens, AcceptedTokens: accepted, AcceptanceRate: ptr(accepted / tokens)}
 	if drafts > 0 {
 		sd.AcceptanceLength = 1 + accepted/drafts
 		byPos := map[int]float64{}
@@ -60,6 +66,21 @@ func SpecDecodeOf(w promscrape.Window) *SpecDecode {
 			sd.ByPosition = append(sd.ByPosition, PositionAcceptance{Position: p, Rate: n / drafts})
 		}
 		slices.SortFunc(sd.ByPosition, func(a, b PositionAcceptance) int { return cmp.Compare(a.Position, b.Position) })
+	}
+	return sd
+}
+
+// specGauges reads a speculative decoder that reports itself by gauges
+// (SGLang's accept length and rate) rather than counters; nil when it
+// exports none, or reports no accepted step (a length below 1).
+func specGauges(w promscrape.Window) *SpecDecode {
+	length, ok := w.Gauges[promscrape.SpecAcceptLength]
+	if !ok || length.Mean < 1 {
+		return nil
+	}
+	sd := &SpecDecode{FromGauges: true, AcceptanceLength: length.Mean}
+	if rate, ok := w.Gauges[promscrape.SpecAcceptRate]; ok && rate.Mean >= 0 && rate.Mean <= 1 {
+		sd.AcceptanceRate = ptr(rate.Mean)
 	}
 	return sd
 }
@@ -93,7 +114,14 @@ func labelInt(key, name string) (int, bool) {
 // String says the decoding in one line: its acceptance, the tokens a step
 // yields and the acceptance by position.
 func (sd *SpecDecode) String() string {
-	s := fmt.Sprintf("%.2f %% of %.0f draft tokens accepted, %.2f tokens per step", 100*sd.AcceptanceRate, sd.DraftTokens, sd.AcceptanceLength)
+	if sd.FromGauges {
+		s := fmt.Sprintf("%.2f tokens per step", sd.AcceptanceLength)
+		if sd.AcceptanceRate != nil {
+			s = fmt.Sprintf("%.2f %% of draft tokens accepted, ", 100**sd.AcceptanceRate) + s
+		}
+		return s + " (the server's gauges, mean over the window's scrapes)"
+	}
+	s := fmt.Sprintf("%.2f %% of %.0f draft tokens accepted, %.2f tokens per step", 100*value(sd.AcceptanceRate), sd.DraftTokens, sd.AcceptanceLength)
 	if len(sd.ByPosition) > 0 {
 		parts := make([]string, len(sd.ByPosition))
 		for i, p := range sd.ByPosition {

@@ -23,13 +23,13 @@ func TestSpecDecode(t *testing.T) {
 		}},
 	}
 	got := SpecDecodeOf(w)
-	want := &SpecDecode{Drafts: 300, DraftTokens: 900, AcceptedTokens: 600, AcceptanceRate: 600.0 / 900, AcceptanceLength: 3,
+	want := &SpecDecode{Drafts: 300, DraftTokens: 900, AcceptedTokens: 600, AcceptanceRate: ptr(600.0 / 900), AcceptanceLength: 3,
 		ByPosition: []PositionAcceptance{{0, 250.0 / 300}, {1, 200.0 / 300}, {10, 3.0 / 300}}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("specDecode = %+v\nwant %+v", got, want)
 	}
-	if math.Abs(100*got.AcceptanceRate-66.666666) > 1e-4 {
-		t.Errorf("acceptance rate %v", got.AcceptanceRate)
+	if math.Abs(100**got.AcceptanceRate-66.666666) > 1e-4 {
+		t.Errorf("acceptance rate %v", *got.AcceptanceRate)
 	}
 	// No draft token in the window: nothing to report, as vLLM reports
 	// nothing then.
@@ -70,9 +70,34 @@ func TestLabelInt(t *testing.T) {
 }
 
 func TestSpecDecodeString(t *testing.T) {
-	sd := &SpecDecode{DraftTokens: 900, AcceptanceRate: 600.0 / 900, AcceptanceLength: 3,
+	sd := &SpecDecode{DraftTokens: 900, AcceptanceRate: ptr(600.0 / 900), AcceptanceLength: 3,
 		ByPosition: []PositionAcceptance{{0, 250.0 / 300}, {1, 200.0 / 300}}}
 	if got, want := sd.String(), "66.67 % of 900 draft tokens accepted, 3.00 tokens per step; by position 0: 83.3 %, 1: 66.7 %"; got != want {
 		t.Errorf("String() = %q, want %q", got, want)
+	}
+}
+
+// SGLang's gauges stand in where there are no counters: its own accept
+// length and rate, said to be gauges; no acceptance without a rate gauge.
+func TestSpecDecodeFromGauges(t *testing.T) {
+	w := promscrape.Window{Gauges: map[promscrape.Gauge]promscrape.GaugeStats{
+		promscrape.SpecAcceptLength: {Mean: 2.9, Peak: 3.1, Samples: 5},
+		promscrape.SpecAcceptRate:   {Mean: 0.27, Peak: 0.3, Samples: 5},
+	}}
+	sd := SpecDecodeOf(w)
+	if sd == nil || !sd.FromGauges || sd.AcceptanceLength != 2.9 || sd.AcceptanceRate == nil || *sd.AcceptanceRate != 0.27 || sd.DraftTokens != 0 {
+		t.Fatalf("SpecDecodeOf = %+v", sd)
+	}
+	if got, want := sd.String(), "27.00 % of draft tokens accepted, 2.90 tokens per step (the server's gauges, mean over the window's scrapes)"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+	delete(w.Gauges, promscrape.SpecAcceptRate)
+	if sd := SpecDecodeOf(w); sd == nil || sd.AcceptanceRate != nil || sd.String() != "2.90 tokens per step (the server's gauges, mean over the window's scrapes)" {
+		t.Errorf("without a rate gauge: %+v", sd)
+	}
+	// A length below one step's own token is no speculative decoding.
+	w.Gauges[promscrape.SpecAcceptLength] = promscrape.GaugeStats{Mean: 0}
+	if sd := SpecDecodeOf(w); sd != nil {
+		t.Errorf("length 0: %+v", sd)
 	}
 }
