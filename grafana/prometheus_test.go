@@ -247,8 +247,16 @@ func TestDashboardQueriesOnPrometheus(t *testing.T) {
 		switch {
 		case err != nil:
 			t.Errorf("%s / %s: %v\n%s", q.Panel, q.RefID, err, expr)
-		case n == 0:
+		case n == 0 && withoutFeature[q.Panel] == "":
 			t.Errorf("%s / %s: no data\n%s", q.Panel, q.RefID, expr)
 		}
 	}
+}
+
+// withoutFeature names the panels of a server feature the simulator does
+// not have, and so shows no data against it: their queries must still run
+// (above) and name only known metrics (TestDashboard).
+var withoutFeature = map[string]string{
+	"Speculative decoding: draft tokens accepted": "the simulator does not decode speculatively",
+	"Speculative decoding: tokens per step":       "the simulator does not decode speculatively",
 }
