@@ -13,7 +13,8 @@ import (
 // FuzzOpen feeds any bytes to Open, whatever format they look like: it
 // never panics, and every record any reader yields keeps the invariants.
 func FuzzOpen(f *testing.F) {
-	for _, name := range []string{"seeds_example.json", "seeds_example.jsonl", "vllm_detailed.json"} {
+	for _, name := range []string{"seeds_example.json", "seeds_example.jsonl", "vllm_detailed.json",
+		"aiperf_profile_export.jsonl", "aiperf_profile_export_2025.jsonl"} {
 		b, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
 			f.Fatal(err)
@@ -24,6 +25,7 @@ func FuzzOpen(f *testing.F) {
 	f.Add([]byte(`{"arrival":1,"token_times":[0.5]}` + "\n"))
 	f.Add([]byte(`{"tool":"x","kind":"goodput.run"}` + "\n" + `{"te":3,"seq":0}`))
 	f.Add([]byte(`{"seq":4,"s":1,"t0":2,"te":3,"in":0,"out":0,"sid":"s1","turn":2,"task":"t","call":"c","ep":"http://a"}` + "\n"))
+	f.Add([]byte(`{"metadata":{"request_start_ns":5,"credit_issued_ns":9},"metrics":{"time_to_first_token":{"value":1,"unit":"s"},"inter_chunk_latency":{"value":[NaN],"unit":"ms"}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fl, err := Open("-", bytes.NewReader(data))
 		if err != nil {

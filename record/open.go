@@ -3,12 +3,15 @@ package record
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"slices"
+	"time"
 )
 
 // Reader yields records one at a time. Next returns io.EOF after the last.
@@ -21,8 +24,9 @@ type Reader interface {
 // The caller must call Close.
 type File struct {
 	Reader
-	Format   string // "goodput", "seeds" or "vllm"
-	name     string // the path given to Open
+	Format   string   // "goodput", "seeds", "vllm" or "aiperf"
+	name     string   // the path given to Open
+	notes    []string // what an importer found worth saying (times it spread evenly, a sample of the requests)
 	closer   io.Closer
 	count    int64 // records Next has returned
 	canceled int64 // of them, requests canceled by the interruption
@@ -82,9 +86,11 @@ func (f *File) EndedEarly() bool {
 // Notes say, once Next has reached the end, how the file ended when that
 // was not a clean finish of a goodput run: its last line cut short (see
 // CutNote), no end marker (the writer was killed, or is still running),
-// or a run that was interrupted. A reader shows them beside its results.
+// or a run that was interrupted; and, for another tool's file, what of
+// it is not measured but approximated. A reader shows them beside its
+// results.
 func (f *File) Notes() []string {
-	var notes []string
+	notes := slices.Clone(f.notes)
 	if n := f.CutNote(); n != "" {
 		notes = append(notes, n)
 	}
@@ -153,7 +159,8 @@ func (f *File) Close() error {
 //   - the seeds' simple request log: a JSON array, or JSON Lines, of
 //     {"arrival": seconds, "token_times": [seconds, …]} objects, each token
 //     time a one-token chunk, the arrival both scheduled and sent time;
-//   - a `vllm bench serve --save-result --save-detailed` result JSON.
+//   - a `vllm bench serve --save-result --save-detailed` result JSON;
+//   - AIPerf's per-request export, profile_export.jsonl.
 //
 // Imported records are converted to goodput's model on the way in, so every
 // analysis treats them alike.
@@ -197,9 +204,13 @@ func open(r io.Reader, name string) (*File, error) {
 		return nil, fmt.Errorf("%s:1: not a record file: expected a JSON object or array", name)
 	}
 	// A corrupt first record must still be read as one, so that its error
-	// names the line and column: goodput writers put "kind" or "seq" first.
+	// names the line and column: goodput writers put "kind" or "seq" first,
+	// AIPerf "metadata".
 	if bytes.HasPrefix(first, []byte(`{"kind"`)) || bytes.HasPrefix(first, []byte(`{"seq"`)) {
 		return openRecords(br, name)
+	}
+	if bytes.HasPrefix(first, []byte(`{"metadata"`)) {
+		return openAIPerf(br, name)
 	}
 	var probe map[string]json.RawMessage
 	if json.Unmarshal(first, &probe) == nil {
@@ -207,11 +218,15 @@ func open(r io.Reader, name string) (*File, error) {
 		_, seq := probe["seq"]
 		_, arrival := probe["arrival"]
 		_, tokens := probe["token_times"]
+		_, metadata := probe["metadata"]
+		_, metrics := probe["metrics"]
 		switch {
 		case kind || seq:
 			return openRecords(br, name)
 		case arrival || tokens:
 			return openSeedsLines(br, name)
+		case metadata && metrics:
+			return openAIPerf(br, name)
 		}
 	}
 	// Not one object per line: a single JSON document such as vLLM's result.
@@ -284,4 +299,61 @@ func seconds(s float64) (int64, error) {
 		return 0, fmt.Errorf("time %v s out of range", s)
 	}
 	return int64(ns), nil
+}
+
+// rebase puts imported records, read on a wall clock in ns since the Unix
+// epoch, on a run clock whose epoch is the earliest scheduled time, orders
+// them by it (then by send time) and numbers them in that order. It
+// returns the epoch's wall-clock time, for the header: zero when there is
+// no record.
+func rebase(recs []Record) time.Time {
+	if len(recs) == 0 {
+		return time.Time{}
+	}
+	base := int64(math.MaxInt64)
+	for i := range recs {
+		base = min(base, recs[i].Scheduled)
+	}
+	for i := range recs {
+		recs[i].Shift(-base)
+	}
+	slices.SortStableFunc(recs, func(a, b Record) int {
+		if a.Scheduled != b.Scheduled {
+			return cmp.Compare(a.Scheduled, b.Scheduled)
+		}
+		return cmp.Compare(a.Sent, b.Sent)
+	})
+	for i := range recs {
+		recs[i].Seq = int64(i)
+	}
+	return time.Unix(0, base).UTC()
+}
+
+// imported is a record of another tool's file on that file's clock, with
+// what placing it in a session needs.
+type imported struct {
+	rec     Record
+	session string // the conversation it belongs to, "" when none is named
+	turn    int    // its turn in it, from 0
+}
+
+// placeTurns puts the requests of multi-turn conversations in their
+// sessions: a conversation is one when any of its requests is past the
+// first turn. A single-turn run, whose every request is a conversation of
+// its own, stays outside sessions.
+func placeTurns(reqs []imported) []Record {
+	multi := map[string]bool{}
+	for _, r := range reqs {
+		if r.turn > 0 && r.session != "" {
+			multi[r.session] = true
+		}
+	}
+	recs := make([]Record, len(reqs))
+	for i, r := range reqs {
+		recs[i] = r.rec
+		if multi[r.session] {
+			recs[i].Session, recs[i].Turn = r.session, r.turn+1
+		}
+	}
+	return recs
 }

@@ -352,3 +352,39 @@ func TestOpenSkipsAByteOrderMark(t *testing.T) {
 		t.Errorf("goodput records with a BOM: format %q, %d records", f.Format, len(recs))
 	}
 }
+
+// Every format is told from its content alone, and no file is taken for
+// another format: the fixtures of each, and files of goodput's own from
+// elsewhere in the tree, open as what they are.
+func TestOpenTellsFormatsApart(t *testing.T) {
+	var buf strings.Builder
+	w, err := NewWriter(&buf, Header{Start: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Tool: "goodput test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(&Record{Seq: 0, Sent: 1, End: 5, OutputTokens: 1, Chunks: []Chunk{{At: 5, Tokens: 1}}, Status: 200})
+	w.Close(Trailer{End: 5})
+	written := filepath.Join(t.TempDir(), "run.jsonl")
+	if err := os.WriteFile(written, []byte(buf.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		path, format string
+	}{
+		{written, "goodput"},                                         // goodput's writer
+		{"../export/testdata/requests.jsonl", "goodput"},             // records without a header
+		{"../sim/fit/testdata/llamacpp/c1-r1.jsonl", "goodput"},      // a real run's records
+		{"testdata/seeds_example.json", "seeds"},                     // the seeds' log as an array
+		{"testdata/seeds_example.jsonl", "seeds"},                    // and as lines
+		{"testdata/vllm_detailed.json", "vllm"},                      // vLLM's result
+		{"../vllmresult/testdata/vllm_v0.5.4_detailed.json", "vllm"}, // an older vLLM's
+		{"testdata/aiperf_profile_export.jsonl", "aiperf"},           // AIPerf's export
+		{"testdata/aiperf_profile_export_2025.jsonl", "aiperf"},      // in its earlier layout
+	}
+	for _, tt := range tests {
+		f, recs := readAll(t, tt.path)
+		if f.Format != tt.format || len(recs) == 0 {
+			t.Errorf("%s: format %q with %d records, want %q", tt.path, f.Format, len(recs), tt.format)
+		}
+	}
+}
