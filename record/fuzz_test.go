@@ -14,7 +14,8 @@ import (
 // never panics, and every record any reader yields keeps the invariants.
 func FuzzOpen(f *testing.F) {
 	for _, name := range []string{"seeds_example.json", "seeds_example.jsonl", "vllm_detailed.json",
-		"aiperf_profile_export.jsonl", "aiperf_profile_export_2025.jsonl"} {
+		"aiperf_profile_export.jsonl", "aiperf_profile_export_2025.jsonl",
+		"guidellm_benchmarks.yaml", "guidellm_benchmarks_v0.2.json"} {
 		b, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
 			f.Fatal(err)
@@ -26,6 +27,8 @@ func FuzzOpen(f *testing.F) {
 	f.Add([]byte(`{"tool":"x","kind":"goodput.run"}` + "\n" + `{"te":3,"seq":0}`))
 	f.Add([]byte(`{"seq":4,"s":1,"t0":2,"te":3,"in":0,"out":0,"sid":"s1","turn":2,"task":"t","call":"c","ep":"http://a"}` + "\n"))
 	f.Add([]byte(`{"metadata":{"request_start_ns":5,"credit_issued_ns":9},"metrics":{"time_to_first_token":{"value":1,"unit":"s"},"inter_chunk_latency":{"value":[NaN],"unit":"ms"}}}`))
+	f.Add([]byte(`{"benchmarks":[{"requests":{"successful":[{"info":{"timings":{"request_start":1.5,"first_token_iteration":1.25,"token_iterations":3}}}]}}]}`))
+	f.Add([]byte("benchmarks:\n- requests:\n    successful:\n    - start_time: .inf\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fl, err := Open("-", bytes.NewReader(data))
 		if err != nil {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 
 	"github.com/goodput-dev/goodput/internal/jsonerr"
@@ -31,15 +30,12 @@ type vllmResult struct {
 	Errors     []string    `json:"errors"`
 }
 
-func openVLLM(r io.Reader, name string) (*File, error) {
-	b, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	// Python writes NaN and Infinity bare; they are refused only where a
-	// request's numbers hold one (see record).
+// openVLLM reads the result in b, whose bare NaN and Infinity words
+// (Python writes them) pythonNumbers has made strings already: they are
+// refused only where a request's numbers hold one (see record).
+func openVLLM(b []byte, name string) (*File, error) {
 	var v vllmResult
-	dec := json.NewDecoder(bytes.NewReader(pythonNumbers(b)))
+	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(&v); err != nil {
 		return nil, fmt.Errorf("%s: not a goodput record file, request log or vLLM result: %w", name, jsonerr.Plain(err))
 	}

@@ -10,7 +10,10 @@ import (
 	"io"
 	"math"
 	"os"
+	"regexp"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -24,7 +27,7 @@ type Reader interface {
 // The caller must call Close.
 type File struct {
 	Reader
-	Format   string   // "goodput", "seeds", "vllm" or "aiperf"
+	Format   string   // "goodput", "seeds", "vllm", "aiperf" or "guidellm"
 	name     string   // the path given to Open
 	notes    []string // what an importer found worth saying (times it spread evenly, a sample of the requests)
 	closer   io.Closer
@@ -160,22 +163,30 @@ func (f *File) Close() error {
 //     {"arrival": seconds, "token_times": [seconds, …]} objects, each token
 //     time a one-token chunk, the arrival both scheduled and sent time;
 //   - a `vllm bench serve --save-result --save-detailed` result JSON;
-//   - AIPerf's per-request export, profile_export.jsonl.
+//   - AIPerf's per-request export, profile_export.jsonl;
+//   - GuideLLM's report of a benchmark run (benchmarks.json, or YAML).
 //
 // Imported records are converted to goodput's model on the way in, so every
-// analysis treats them alike.
+// analysis treats them alike. A GuideLLM report of a sweep holds a run per
+// benchmark: path names one as FILE#N, from 1 (see SplitRun).
 func Open(path string, stdin io.Reader) (*File, error) {
 	var rc io.ReadCloser
+	run := 0
 	if path == "-" {
 		rc = io.NopCloser(stdin)
 	} else {
-		f, err := os.Open(path)
+		var file string
+		file, run = SplitRun(path)
+		f, err := os.Open(file)
 		if err != nil {
 			return nil, err
 		}
 		rc = f
 	}
-	f, err := open(rc, path)
+	f, err := open(rc, path, run)
+	if err == nil && run > 0 && f.Format != "guidellm" {
+		err = fmt.Errorf("%s: #%d names one of the runs of a file that holds several (a GuideLLM report), but this %s file holds one run", path, run, f.Format)
+	}
 	if err != nil {
 		rc.Close()
 		return nil, err
@@ -184,7 +195,30 @@ func Open(path string, stdin io.Reader) (*File, error) {
 	return f, nil
 }
 
-func open(r io.Reader, name string) (*File, error) {
+// SplitRun splits a path that names one run of a file holding several, as
+// FILE#N (N from 1: the benchmarks of a GuideLLM sweep), into the file and
+// N. A path that names a file as it is, or does not end in # and digits,
+// comes back whole with 0.
+func SplitRun(path string) (file string, run int) {
+	i := strings.LastIndexByte(path, '#')
+	if i <= 0 || i == len(path)-1 || strings.Trim(path[i+1:], "0123456789") != "" {
+		return path, 0
+	}
+	n, err := strconv.Atoi(path[i+1:])
+	if err != nil || n < 1 {
+		return path, 0
+	}
+	if _, err := os.Stat(path); err == nil {
+		return path, 0
+	}
+	return path[:i], n
+}
+
+// yamlStart matches the first line of a YAML document that is a mapping,
+// as GuideLLM's YAML report is ("args:", "benchmarks:"), or its marker.
+var yamlStart = regexp.MustCompile(`^(---|[A-Za-z_][A-Za-z0-9_]*:(\s|$))`)
+
+func open(r io.Reader, name string, run int) (*File, error) {
 	br := bufio.NewReaderSize(r, 1<<20)
 	// A UTF-8 byte-order mark, which editors and PowerShell put at the
 	// start of a text file, is no part of the JSON.
@@ -200,6 +234,8 @@ func open(r io.Reader, name string) (*File, error) {
 		return &File{Reader: &slice{}, Format: "goodput"}, nil
 	case first[0] == '[':
 		return openSeedsArray(br, name)
+	case first[0] != '{' && yamlStart.Match(first):
+		return openYAML(br, name, run)
 	case first[0] != '{':
 		return nil, fmt.Errorf("%s:1: not a record file: expected a JSON object or array", name)
 	}
@@ -229,8 +265,26 @@ func open(r io.Reader, name string) (*File, error) {
 			return openAIPerf(br, name)
 		}
 	}
-	// Not one object per line: a single JSON document such as vLLM's result.
-	return openVLLM(br, name)
+	// Not one object per line: a single JSON document, vLLM's result or
+	// GuideLLM's report.
+	b, err := io.ReadAll(br)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return openDocument(pythonNumbers(b), name, run)
+}
+
+// openDocument reads a single JSON document by its top-level keys: a
+// GuideLLM report has "benchmarks"; anything else is read as vLLM's
+// result, which says what it lacks.
+func openDocument(b []byte, name string, run int) (*File, error) {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(b, &top) == nil {
+		if _, ok := top["benchmarks"]; ok {
+			return openGuideLLM(b, name, run)
+		}
+	}
+	return openVLLM(b, name)
 }
 
 func openRecords(r io.Reader, name string) (*File, error) {

@@ -380,11 +380,38 @@ func TestOpenTellsFormatsApart(t *testing.T) {
 		{"../vllmresult/testdata/vllm_v0.5.4_detailed.json", "vllm"}, // an older vLLM's
 		{"testdata/aiperf_profile_export.jsonl", "aiperf"},           // AIPerf's export
 		{"testdata/aiperf_profile_export_2025.jsonl", "aiperf"},      // in its earlier layout
+		{"testdata/guidellm_benchmarks.json#2", "guidellm"},          // GuideLLM's report
+		{"testdata/guidellm_benchmarks.yaml", "guidellm"},            // as YAML
+		{"testdata/guidellm_benchmarks_v0.2.json", "guidellm"},       // in GuideLLM 0.2's layout
 	}
 	for _, tt := range tests {
 		f, recs := readAll(t, tt.path)
 		if f.Format != tt.format || len(recs) == 0 {
 			t.Errorf("%s: format %q with %d records, want %q", tt.path, f.Format, len(recs), tt.format)
+		}
+	}
+}
+
+func TestSplitRun(t *testing.T) {
+	dir := t.TempDir()
+	odd := filepath.Join(dir, "odd#2")
+	os.WriteFile(odd, nil, 0o644)
+	tests := []struct {
+		path, file string
+		run        int
+	}{
+		{"bench.json#2", "bench.json", 2},   // a run of a file
+		{"bench.json#12", "bench.json", 12}, // any number
+		{"bench.json", "bench.json", 0},     // the file
+		{"bench.json#0", "bench.json#0", 0}, // runs count from 1
+		{"bench.json#x", "bench.json#x", 0}, // not a number
+		{"bench.json#", "bench.json#", 0},   // nothing after
+		{"#2", "#2", 0},                     // no file before
+		{odd, odd, 0},                       // a file whose name ends so is that file
+	}
+	for _, tt := range tests {
+		if file, run := SplitRun(tt.path); file != tt.file || run != tt.run {
+			t.Errorf("SplitRun(%q) = %q, %d; want %q, %d", tt.path, file, run, tt.file, tt.run)
 		}
 	}
 }

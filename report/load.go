@@ -197,7 +197,8 @@ func ReadServerSeries(r io.Reader, name string) (*promscrape.Series, error) {
 
 // Load reads what path names for a report:
 //
-//   - a record file of any format record.Open reads ("-" reads stdin);
+//   - a record file of any format record.Open reads ("-" reads stdin),
+//     or one run of a file that holds several, as FILE#N;
 //   - a run summary file, whose records it then reads;
 //   - a sweep file;
 //   - a directory holding one of those: a sweep file (sweep.json, or the
@@ -233,6 +234,12 @@ func Locate(path string) (kind, file string, err error) {
 	}
 	fi, err := os.Stat(path)
 	if err != nil {
+		// FILE#N names one run of a file that holds several.
+		if file, n := record.SplitRun(path); n > 0 {
+			if fi, serr := os.Stat(file); serr == nil && !fi.IsDir() {
+				return KindRun, path, nil
+			}
+		}
 		return "", "", err
 	}
 	if fi.IsDir() {
@@ -698,6 +705,9 @@ func (r *Run) windowOf(s *promscrape.Series, what string) *promscrape.Window {
 // stem returns a file's base name without its extensions: "run" for
 // "dir/run.summary.json" or "dir/run.jsonl".
 func stem(path string) string {
+	if file, n := record.SplitRun(path); n > 0 {
+		return fmt.Sprintf("%s#%d", stem(file), n)
+	}
 	b := filepath.Base(path)
 	for _, suf := range []string{SummarySuffix, ServerSuffix, RecordsSuffix, ".json"} {
 		if strings.HasSuffix(b, suf) && len(b) > len(suf) {

@@ -57,7 +57,7 @@ const DefaultSampleBudget = 500_000
 type Run struct {
 	Name   string // short name for headings: the records file's stem
 	Path   string // where the records came from; empty when built in memory
-	Format string // the record file's format: "goodput", "seeds" or "vllm"
+	Format string // the record file's format: "goodput", "seeds", "vllm", "aiperf" or "guidellm"
 	Header record.Header
 
 	Result *metrics.Result

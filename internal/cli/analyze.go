@@ -24,12 +24,15 @@ method without re-running it.
 It reads goodput record files (JSON Lines, "-" for standard input), result
 directories holding one run (or the shards of one run), run summary files, the seeds' simple request log ({"arrival": s, "token_times": [s, ...]} as a JSON array
 or JSON Lines), vllm bench serve results saved with --save-result
---save-detailed, and AIPerf's profile_export.jsonl. Several goodput files
-(the shards of one run) are merged on their common clock.`,
+--save-detailed, AIPerf's profile_export.jsonl, and GuideLLM's benchmarks.json
+or .yaml (a sweep's report holds a run per benchmark: name one as FILE#N,
+from 1). Several goodput files (the shards of one run) are merged on their
+common clock.`,
 		Example: `  goodput analyze results/goodput-20261129-080000.jsonl
   goodput analyze run.jsonl --slo 'ttft<=300ms,tpot<=30ms' --metric-percentiles 50,95,99.9
   goodput analyze vllm-result.json --goodput ttft:500 tpot:50 --format json
   goodput analyze artifacts/my-run/profile_export.jsonl --slo 'ttft<=500ms'
+  goodput analyze benchmarks.json#3
   goodput analyze shard-*.jsonl --gate 'p99(ttft)<=500ms' --gate 'attainment>=0.9'`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			var files []string

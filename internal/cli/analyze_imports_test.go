@@ -96,6 +96,61 @@ func TestAnalyzeAIPerfExport(t *testing.T) {
 	}
 }
 
+// A GuideLLM report of a sweep is several runs: analyze names them and
+// asks for one, as it does for a directory of several.
+func TestAnalyzeGuideLLMAsksWhichBenchmark(t *testing.T) {
+	_, errOut, code := run(t, "", "analyze", "../../record/testdata/guidellm_benchmarks.json")
+	want := "several runs (a GuideLLM report of 2 benchmarks: #1 synchronous, #2 constant@4.0): name one, as ../../record/testdata/guidellm_benchmarks.json#1"
+	if code == 0 || !strings.Contains(errOut, want) {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+}
+
+// GuideLLM's benchmark at 4 req/s (benchmark 2 of the fixture), from
+// 10 s past the hour:
+//
+//	r1 due 10.000 s, sent 10.002 s, first token 10.302 s, last 10.602 s, 7 tokens in 4 iterations
+//	r2 due and sent 10.250 s, first token 10.450 s, last 10.750 s, 7 tokens in 7 iterations
+//	e1 HTTP 500 at 10.52 s;  i1 in flight when the benchmark ended at 11.0 s
+//
+// W = 11.0 − 10.0 = 1 s; throughput 14 tok/s, 2 req/s. TTFT 302 and 200 ms, mean 251 ms.
+// TPOT (10.602 − 10.302) / 6 = (10.750 − 10.450) / 6 = 50 ms, exact. e2e 602 and 500 ms, mean 551 ms.
+// GuideLLM times no iteration between the first and the last: they are spread evenly, so every
+// ITL is 50 ms (12 of them) and the chunk gaps are r1's 100 ms ×3 and r2's 50 ms ×6 (mean 600 / 9 ms).
+// SLO ttft ≤ 300 ms, tpot ≤ 50 ms: r1 misses by 2 ms, r2 meets it: goodput 7 tok/s, attainment 1 of 3.
+func TestAnalyzeGuideLLMBenchmark(t *testing.T) {
+	res := analyzeJSON(t, "../../record/testdata/guidellm_benchmarks.json#2", "--slo", "ttft<=300ms,tpot<=50ms")
+	c := res.Counts
+	if c.Total != 4 || c.Completed != 2 || c.Failed != 2 || c.Canceled != 1 || c.Errors["http"] != 1 {
+		t.Errorf("counts = %+v", c)
+	}
+	l := res.Latency
+	checkFigures(t, []figure{
+		{"window", res.Window.Seconds, 1},
+		{"output tok/s", res.Throughput.OutputTokensPerSecond, 14},
+		{"req/s", res.Throughput.RequestsPerSecond, 2},
+		{"ttft mean", l.TTFT.Mean, 0.251},
+		{"ttft max", l.TTFT.Max, 0.302},
+		{"tpot min", l.TPOT.Min, 0.050},
+		{"tpot max", l.TPOT.Max, 0.050},
+		{"e2e mean", l.E2E.Mean, 0.551},
+		{"itl mean", l.ITL.Mean, 0.050},
+		{"itl count", float64(l.ITL.Count), 12},
+		{"inter-chunk mean", l.InterChunk.Mean, 0.6 / 9},
+		{"goodput", res.Goodput.OutputTokensPerSecond, 7},
+		{"attainment", res.Goodput.Attainment, 1.0 / 3},
+		{"cache hit rate", res.PromptCache.HitRate, 30.0 / 50},
+	})
+	// The YAML report of one benchmark needs no #.
+	res = analyzeJSON(t, "../../record/testdata/guidellm_benchmarks.yaml")
+	checkFigures(t, []figure{
+		// s1: due 0.000 s, tokens at 0.101 … 0.301 s; s2: due 0.302 s, tokens at 0.403 … 0.603 s.
+		{"yaml ttft mean", res.Latency.TTFT.Mean, 0.101},
+		{"yaml tpot mean", res.Latency.TPOT.Mean, 0.100},
+		{"yaml window", res.Window.Seconds, 0.604},
+	})
+}
+
 // A file analyze cannot read is an error that names it and the line.
 func TestAnalyzeImportErrors(t *testing.T) {
 	b, err := os.ReadFile("../../record/testdata/aiperf_profile_export.jsonl")
@@ -107,6 +162,10 @@ func TestAnalyzeImportErrors(t *testing.T) {
 	os.WriteFile(path, []byte(lines[0]+lines[1][:len(lines[1])/2]), 0o644)
 	_, errOut, code := run(t, "", "analyze", path)
 	if code == 0 || !strings.Contains(errOut, path+":2: the line is cut short") {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+	_, errOut, code = run(t, "", "analyze", "../../record/testdata/guidellm_benchmarks.json#5")
+	if code == 0 || !strings.Contains(errOut, "guidellm_benchmarks.json#5: the GuideLLM report holds 2 benchmarks, not 5") {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
 }
