@@ -47,10 +47,19 @@ type Recorder struct {
 	final    *promscrape.Series // set once by Stop
 }
 
+// EarlyScrape is the longest a Recorder waits after its first scrape
+// (taken before the run) for its second: short enough that a run of a
+// fraction of a second still has a scrape of the server's gauges inside
+// it.
+const EarlyScrape = 250 * time.Millisecond
+
 // Start takes a first scrape of metricsURL before it returns, so that the
 // series begins before the run it is to bracket, and then scrapes every
-// o.Interval in the background until Stop is called or ctx ends. The first
-// scrape blocks for at most o.Timeout (a slow target costs that once).
+// o.Interval in the background until Stop is called or ctx ends, the
+// first of those EarlyScrape after the first scrape when that is sooner
+// (so that a run shorter than the interval still has a scrape inside it).
+// The first scrape blocks for at most o.Timeout (a slow target costs that
+// once).
 //
 // Start never fails: a URL that cannot work, a server that is down, slow,
 // garbled or too large gives failed scrapes that the Series records and
@@ -78,11 +87,11 @@ func Start(ctx context.Context, metricsURL string, o Options) *Recorder {
 	runCtx, r.cancel = context.WithCancel(ctx)
 	go func() {
 		defer close(r.done)
-		t := time.NewTimer(interval)
+		t := time.NewTimer(min(interval, EarlyScrape))
 		defer t.Stop()
 		select {
 		case <-t.C:
-			r.series = r.scraper.Run(runCtx) // scrapes at once: one interval after the first
+			r.series = r.scraper.Run(runCtx) // scrapes at once, then every interval
 			r.series.URL = human.URL(r.series.URL)
 		case <-runCtx.Done():
 			r.series = &promscrape.Series{URL: human.URL(metricsURL), Model: o.Model, Interval: interval}

@@ -90,6 +90,27 @@ func TestRecorderBracketsWindow(t *testing.T) {
 	}
 }
 
+// A run shorter than the scrape interval still has a scrape of the
+// gauges inside it: the second scrape comes EarlyScrape after the first.
+func TestRecorderScrapesEarlyInAShortRun(t *testing.T) {
+	ts, _ := countingTarget(t)
+	r := Start(context.Background(), ts.URL+"/metrics", Options{Interval: time.Hour})
+	start := time.Now()
+	time.Sleep(EarlyScrape + 150*time.Millisecond)
+	end := time.Now()
+	s := r.Stop()
+	if len(s.Samples) != 3 {
+		t.Fatalf("%d samples, want the first, the early one and the closing one", len(s.Samples))
+	}
+	c, err := Compare(s, start, end, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Running == nil || c.Running.Samples != 1 || c.Running.Mean != 4 {
+		t.Errorf("running %+v: want the one early scrape's 4", c.Running)
+	}
+}
+
 // TestRecorderStopAfterCancel checks that a run interrupted through its
 // context still gets its closing scrape.
 func TestRecorderStopAfterCancel(t *testing.T) {
