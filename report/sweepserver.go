@@ -172,7 +172,11 @@ func (sp serverPoint) source() string {
 	if sp.measured > 1 {
 		parts = append(parts, fmt.Sprintf("%d of %d measurements", sp.with, sp.measured))
 	}
-	parts = append(parts, fmt.Sprintf("%d scrapes", sp.scrapes))
+	if sp.scrapes == 1 {
+		parts = append(parts, "1 scrape")
+	} else {
+		parts = append(parts, fmt.Sprintf("%d scrapes", sp.scrapes))
+	}
 	return strings.Join(parts, ", ")
 }
 
