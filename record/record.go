@@ -48,7 +48,7 @@ const (
 	ErrMalformed   ErrorKind = "malformed"    // a chunk could not be parsed
 	ErrProtocol    ErrorKind = "protocol"     // the answer was not HTTP, or broke HTTP (a bad status line, header or length)
 	ErrStream      ErrorKind = "stream_error" // the server sent an error in the stream that names no HTTP status
-	ErrCanceled    ErrorKind = "canceled"     // the run was interrupted while the request was in flight
+	ErrCanceled    ErrorKind = "canceled"     // the client canceled it in flight: the run was interrupted, or an imported run's tool canceled it
 	ErrDropped     ErrorKind = "dropped"      // never sent: no worker was free (open loop with a cap)
 	ErrOther       ErrorKind = "other"
 )

@@ -107,7 +107,7 @@ func Text(w io.Writer, res *metrics.Result, o TextOptions) error {
 		p.KV("  of which empty (no token):", fmt.Sprintf("%d (no TTFT, never good)", c.NoToken))
 	}
 	if c.Canceled > 0 {
-		p.KV("Failed requests:", fmt.Sprintf("%d (%d canceled: in flight at the interrupt)", c.Failed, c.Canceled))
+		p.KV("Failed requests:", fmt.Sprintf("%d (%d canceled by the client while in flight)", c.Failed, c.Canceled))
 	} else {
 		p.KV("Failed requests:", strconv.FormatInt(c.Failed, 10))
 	}

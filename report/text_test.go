@@ -127,7 +127,7 @@ func TestTextSaysCanceledRequestsAreOutsideAttainment(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"4 (2 canceled: in flight at the interrupt)",
+		"4 (2 canceled by the client while in flight)",
 		"75.00% (6 of 8 requests; the 2 canceled at the interrupt are outside it)",
 	} {
 		if !strings.Contains(b.String(), want) {
