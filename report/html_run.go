@@ -571,13 +571,7 @@ func serverSection(p *page, id, title string, s *promscrape.Series, w *promscrap
 		facts = append(facts, "coverage: "+cov.String())
 	}
 	facts = append(facts, w.Notes...)
-	if len(facts) > 0 {
-		p.w(`<ul class="facts">`)
-		for _, f := range facts {
-			p.plain("li", f)
-		}
-		p.w("</ul>\n")
-	}
+	p.facts(facts)
 	p.sectionEnd()
 }
 
@@ -607,14 +601,20 @@ func probeSection(p *page, run *Run) {
 	if pr.FirstError != "" {
 		facts = append(facts, "first failure: "+pr.FirstError)
 	}
-	if len(facts) > 0 {
-		p.w(`<ul class="facts">`)
-		for _, f := range facts {
-			p.plain("li", f)
-		}
-		p.w("</ul>\n")
-	}
+	p.facts(facts)
 	p.sectionEnd()
+}
+
+// facts writes a list of facts, nothing when there is none.
+func (p *page) facts(facts []string) {
+	if len(facts) == 0 {
+		return
+	}
+	p.w(`<ul class="facts">`)
+	for _, f := range facts {
+		p.plain("li", f)
+	}
+	p.w("</ul>\n")
 }
 
 func engineName(e promscrape.Engine) string {
