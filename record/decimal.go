@@ -39,16 +39,25 @@ func (d *decimal) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// present returns an error naming key when d is unset or one of the
+// non-finite words Python writes (NaN, Infinity, -Infinity).
+func (d decimal) present(key string) error {
+	switch {
+	case !d.set:
+		return fmt.Errorf("%s is missing", key)
+	case d.text == "NaN" || d.text == "Infinity" || d.text == "-Infinity":
+		return fmt.Errorf("%s is %s", key, d.text)
+	}
+	return nil
+}
+
 // scaled returns d times unit, rounded to the nearest integer (halves away
 // from zero): d in seconds with unit 1e9 gives nanoseconds. key names the
 // value in errors. An unset d is an error; callers check set first where
 // the value is optional.
 func (d decimal) scaled(unit int64, key string) (int64, error) {
-	switch {
-	case !d.set:
-		return 0, fmt.Errorf("%s is missing", key)
-	case d.text == "NaN" || d.text == "Infinity" || d.text == "-Infinity":
-		return 0, fmt.Errorf("%s is %s", key, d.text)
+	if err := d.present(key); err != nil {
+		return 0, err
 	}
 	f, err := strconv.ParseFloat(d.text, 64)
 	if err != nil && !errors.Is(err, strconv.ErrRange) {
@@ -86,11 +95,8 @@ func (d decimal) scaled(unit int64, key string) (int64, error) {
 // float returns d as a float64, or an error naming key when it is unset
 // or not finite.
 func (d decimal) float(key string) (float64, error) {
-	switch {
-	case !d.set:
-		return 0, fmt.Errorf("%s is missing", key)
-	case d.text == "NaN" || d.text == "Infinity" || d.text == "-Infinity":
-		return 0, fmt.Errorf("%s is %s", key, d.text)
+	if err := d.present(key); err != nil {
+		return 0, err
 	}
 	f, err := strconv.ParseFloat(d.text, 64)
 	if err != nil || math.IsInf(f, 0) {
