@@ -206,6 +206,12 @@ func ReadAll(path string, f Format) ([]Row, error) {
 		return nil, err
 	}
 	defer r.Close()
+	return r.rest()
+}
+
+// rest reads every row left in r, each with its own copy of its hash ids;
+// on an error it returns the rows read before it.
+func (r *Reader) rest() ([]Row, error) {
 	var rows []Row
 	for {
 		row, err := r.Next()

@@ -1,8 +1,6 @@
 package trace
 
 import (
-	"errors"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -24,18 +22,7 @@ func readTimed(t *testing.T, text string, tm Timed) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	var rows []Row
-	for {
-		row, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return rows, nil
-		}
-		if err != nil {
-			return rows, err
-		}
-		row.HashIDs = slices.Clone(row.HashIDs)
-		rows = append(rows, row)
-	}
+	return r.rest()
 }
 
 // A timed trace's rows come in file order with their fields read under the
