@@ -44,6 +44,12 @@ var registry = map[string]Adapter{
 		terminator: "data: [DONE] or a finish_reason",
 		build:      buildChat, decode: decodeOpenAI,
 	},
+	"openai-responses": {
+		name: "openai-responses", endpoint: "/v1/responses", framing: framingSSE,
+		contentType: "text/event-stream", accept: "text/event-stream",
+		terminator: "response.completed",
+		build:      buildResponses, decode: decodeResponses,
+	},
 	"tgi": {
 		name: "tgi", endpoint: "/generate_stream", framing: framingSSE,
 		contentType: "text/event-stream", accept: "text/event-stream",
@@ -69,7 +75,7 @@ var registry = map[string]Adapter{
 var aliases = map[string]string{"vllm": "openai", "sglang": "openai"}
 
 // Lookup returns the adapter for a --backend name: openai (completions),
-// openai-chat, tgi, llamacpp or ollama; vllm and sglang are accepted for
+// openai-chat, openai-responses, tgi, llamacpp or ollama; vllm and sglang are accepted for
 // openai. OpenAI-style adapters start in UsageContinuous mode.
 func Lookup(name string) (*Adapter, error) {
 	key := name
@@ -153,6 +159,11 @@ func (a *Adapter) WithoutStreaming() (*Adapter, error) {
 	c.terminator = "the end of the response"
 	return &c, nil
 }
+
+// Chat reports whether the protocol takes a conversation (Messages) and
+// applies the server's chat template to it: openai-chat and
+// openai-responses. The others take a prompt as it is.
+func (a *Adapter) Chat() bool { return a.name == "openai-chat" || a.name == "openai-responses" }
 
 // Streaming reports whether requests ask for a streamed answer.
 func (a *Adapter) Streaming() bool { return !a.whole }

@@ -4,11 +4,12 @@
 //
 // Protocols, by --backend name (Names, Lookup):
 //
-//	openai        /v1/completions       SSE     vLLM, SGLang, llama.cpp /v1, Ollama /v1, hosted APIs
-//	openai-chat   /v1/chat/completions  SSE     the same servers' chat endpoint
-//	tgi           /generate_stream      SSE     Text Generation Inference
-//	llamacpp      /completion           SSE     llama.cpp server, native
-//	ollama        /api/generate         NDJSON  Ollama, native
+//	openai            /v1/completions       SSE     vLLM, SGLang, llama.cpp /v1, Ollama /v1, hosted APIs
+//	openai-chat       /v1/chat/completions  SSE     the same servers' chat endpoint
+//	openai-responses  /v1/responses         SSE     the Responses API: vLLM, llama.cpp, hosted APIs
+//	tgi               /generate_stream      SSE     Text Generation Inference
+//	llamacpp          /completion           SSE     llama.cpp server, native
+//	ollama            /api/generate         NDJSON  Ollama, native
 //
 // The runner owns the http.Client, connection pooling, the schedule and
 // timeouts; this package owns what goes on the wire and how the answer is

@@ -24,9 +24,9 @@ func (s Sampling) IsZero() bool { return s == Sampling{} }
 // samplingField is one parameter and its name in each protocol's body; ""
 // means the protocol has no such parameter.
 type samplingField struct {
-	flag                          string // the flag that sets it, for errors
-	openai, tgi, llamacpp, ollama string
-	value                         func(Sampling) any // nil when unset
+	flag                                     string // the flag that sets it, for errors
+	openai, responses, tgi, llamacpp, ollama string
+	value                                    func(Sampling) any // nil when unset
 }
 
 func floatField(p *float64) any {
@@ -44,16 +44,17 @@ func intField(p *int) any {
 }
 
 // samplingFields maps each parameter to the protocols' names: OpenAI (with
-// vLLM's top_k, min_p and repetition_penalty extensions), TGI's
-// parameters, llama.cpp's /completion and Ollama's options.
+// vLLM's top_k, min_p and repetition_penalty extensions), the Responses
+// API (vLLM's takes the same extensions but min_p), TGI's parameters,
+// llama.cpp's /completion and Ollama's options.
 var samplingFields = []samplingField{
-	{"--temperature", "temperature", "temperature", "temperature", "temperature", func(s Sampling) any { return floatField(s.Temperature) }},
-	{"--top-p", "top_p", "top_p", "top_p", "top_p", func(s Sampling) any { return floatField(s.TopP) }},
-	{"--top-k", "top_k", "top_k", "top_k", "top_k", func(s Sampling) any { return intField(s.TopK) }},
-	{"--min-p", "min_p", "", "min_p", "min_p", func(s Sampling) any { return floatField(s.MinP) }},
-	{"--frequency-penalty", "frequency_penalty", "frequency_penalty", "frequency_penalty", "frequency_penalty", func(s Sampling) any { return floatField(s.FrequencyPenalty) }},
-	{"--presence-penalty", "presence_penalty", "", "presence_penalty", "presence_penalty", func(s Sampling) any { return floatField(s.PresencePenalty) }},
-	{"--repetition-penalty", "repetition_penalty", "repetition_penalty", "repeat_penalty", "repeat_penalty", func(s Sampling) any { return floatField(s.RepetitionPenalty) }},
+	{"--temperature", "temperature", "temperature", "temperature", "temperature", "temperature", func(s Sampling) any { return floatField(s.Temperature) }},
+	{"--top-p", "top_p", "top_p", "top_p", "top_p", "top_p", func(s Sampling) any { return floatField(s.TopP) }},
+	{"--top-k", "top_k", "top_k", "top_k", "top_k", "top_k", func(s Sampling) any { return intField(s.TopK) }},
+	{"--min-p", "min_p", "", "", "min_p", "min_p", func(s Sampling) any { return floatField(s.MinP) }},
+	{"--frequency-penalty", "frequency_penalty", "frequency_penalty", "frequency_penalty", "frequency_penalty", "frequency_penalty", func(s Sampling) any { return floatField(s.FrequencyPenalty) }},
+	{"--presence-penalty", "presence_penalty", "presence_penalty", "", "presence_penalty", "presence_penalty", func(s Sampling) any { return floatField(s.PresencePenalty) }},
+	{"--repetition-penalty", "repetition_penalty", "repetition_penalty", "repetition_penalty", "repeat_penalty", "repeat_penalty", func(s Sampling) any { return floatField(s.RepetitionPenalty) }},
 }
 
 // applyOptions adds the request's sampling parameters, logprobs and chat
@@ -79,6 +80,8 @@ func (a *Adapter) applyOptions(req *Request, body map[string]any) error {
 		}
 		name := f.openai
 		switch a.name {
+		case "openai-responses":
+			name = f.responses
 		case "tgi":
 			name = f.tgi
 		case "llamacpp":

@@ -311,7 +311,7 @@ func TestLookup(t *testing.T) {
 	}
 	for _, bad := range []string{"", "OpenAI", "openai ", "triton"} {
 		_, err := Lookup(bad)
-		want := `unknown backend "` + bad + `" (want one of llamacpp, ollama, openai, openai-chat, tgi)`
+		want := `unknown backend "` + bad + `" (want one of llamacpp, ollama, openai, openai-chat, openai-responses, tgi)`
 		if err == nil || err.Error() != want {
 			t.Errorf("Lookup(%q) error %v, want %q", bad, err, want)
 		}

@@ -27,12 +27,18 @@ func (e serverError) text() string { return errorText(e.msg, e.typ, e.code) }
 // SGLang, llama.cpp and TGI do once a stream has begun, and some before
 // any token). The status is the code when it is one (vLLM's, SGLang's and
 // llama.cpp's "code": 400), else the one the server answers errors of the
-// type with (errorTypes). An error that names neither is record.ErrStream.
+// type with (errorTypes), else that of the kind its code names (the
+// Responses API's "code": "server_error"). An error that names none is
+// record.ErrStream.
 func (e serverError) kind() record.ErrorKind {
 	if n, err := strconv.Atoi(e.code); err == nil && n >= 400 && n <= 599 {
 		return statusKind(n)
 	}
 	if n, ok := errorTypes[e.typ]; ok {
+		return statusKind(n)
+	}
+	if n, ok := errorTypes[e.code]; ok {
+		// The Responses API names the kind in its code ("server_error").
 		return statusKind(n)
 	}
 	return record.ErrStream
@@ -47,6 +53,7 @@ var errorTypes = map[string]int{
 	"permission_error":      http.StatusForbidden,
 	"not_found_error":       http.StatusNotFound,
 	"server_error":          http.StatusInternalServerError,
+	"rate_limit_exceeded":   http.StatusTooManyRequests, // a code, in the Responses API
 	// llama.cpp's own (its server's format_error_response).
 	"exceed_context_size_error": http.StatusBadRequest,
 	"not_supported_error":       http.StatusNotImplemented,
@@ -216,6 +223,11 @@ func eventError(p []byte) (record.ErrorKind, string) {
 	}
 	if e.typ == "" {
 		e.typ = o.errType
+	}
+	if e.typ == "error" {
+		// The Responses API's error event is labelled with the type
+		// "error", which names no kind of error.
+		e.typ = ""
 	}
 	return e.kind(), e.text()
 }
