@@ -29,7 +29,7 @@ import (
 type Config struct {
 	BaseURL  string // --base-url: the server, e.g. http://127.0.0.1:8000
 	Endpoint string // --endpoint: path; empty means the backend's default
-	Backend  string // --backend: openai, openai-chat, tgi, llamacpp, ollama
+	Backend  string // --backend: openai, openai-chat, openai-responses, tgi, llamacpp, ollama
 	Model    string // --model: empty asks the server's /v1/models for the first
 	Headers  http.Header
 	APIKey   string         // --api-key or OPENAI_API_KEY: sent as a Bearer token
@@ -188,7 +188,7 @@ func (c *Config) checkRequests() error {
 	}
 	// The model may come from the server later; any name stands for it.
 	req := backend.Request{Model: cmp.Or(c.Model, "model"), Prompt: "x", MinTokens: c.Workload.Request.MinTokens, IgnoreEOS: c.Workload.Request.IgnoreEOS}
-	if a.Name() == "openai-chat" {
+	if a.Chat() {
 		req.Prompt, req.Messages = "", []backend.Message{{Role: "user", Content: "x"}}
 	}
 	if _, err := a.BuildRequest(context.Background(), "http://127.0.0.1", c.Endpoint, &req); err != nil {

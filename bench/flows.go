@@ -51,7 +51,7 @@ func newSources(cfg Config, wl workload.Config) (workload.Source, session.Source
 type flowDoer struct {
 	src    session.Source
 	send   load.Doer // the run's load.HTTP, observed once the run has an observer
-	chat   bool      // send messages (openai-chat), else the conversation as one text prompt
+	chat   bool      // send messages (openai-chat, openai-responses), else the conversation as one text prompt
 	base   backend.Request
 	header string                              // carries the flow's id; empty for none
 	apply  func(r *backend.Request, seq int64) // the run's per-request options (sampling, request id)
@@ -65,7 +65,7 @@ var _ load.Flows = (*flowDoer)(nil)
 // holds what every request shares (model, EOS and min-tokens settings,
 // extra body, headers).
 func newFlowDoer(src session.Source, h *load.HTTP, base backend.Request, header string, apply func(*backend.Request, int64)) *flowDoer {
-	d := &flowDoer{src: src, send: h, chat: h.Adapter.Name() == "openai-chat", base: base, header: header, apply: apply}
+	d := &flowDoer{src: src, send: h, chat: h.Adapter.Chat(), base: base, header: header, apply: apply}
 	h.Request = d.request
 	return d
 }
@@ -180,11 +180,11 @@ func expectedRequests(p arrival.Plan, fsrc session.Source) int {
 
 // spreadNotes are the run's notes on its flows (how their history is
 // sent) and on its endpoints (which, and how the load is spread).
-func spreadNotes(cfg Config, fsrc session.Source, backendName string) []string {
+func spreadNotes(cfg Config, fsrc session.Source, chat bool) []string {
 	var notes []string
 	if fsrc != nil {
 		how := "as one text prompt"
-		if backendName == "openai-chat" {
+		if chat {
 			how = "as chat messages"
 		}
 		what := "each turn sends the whole history (replies as received) and the next message"

@@ -31,9 +31,9 @@ type llmRequest struct {
 	reply    string
 }
 
-// fakeLLM is an OpenAI-compatible server that answers every chat or
-// completion with a reply naming how many user messages it saw, and keeps
-// what it was sent.
+// fakeLLM is an OpenAI-compatible server that answers every chat,
+// completion or response (/v1/responses, its input as messages) with a
+// reply naming how many user messages it saw, and keeps what it was sent.
 type fakeLLM struct {
 	name string
 	mu   sync.Mutex // guards got
@@ -53,11 +53,16 @@ func (f *fakeLLM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	var body struct {
 		Messages []session.Message `json:"messages"`
+		Input    []session.Message `json:"input"`
 		Prompt   string            `json:"prompt"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
+	}
+	responses := r.URL.Path == "/v1/responses"
+	if responses {
+		body.Messages = body.Input
 	}
 	users := strings.Count(body.Prompt, "\n\n")/2 + 1
 	if body.Messages != nil {
@@ -74,6 +79,15 @@ func (f *fakeLLM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Unlock()
 	w.Header().Set("Content-Type", "text/event-stream")
 	words := strings.SplitAfter(reply, " ")
+	if responses {
+		for _, word := range words {
+			fmt.Fprintf(w, "event: response.output_text.delta\ndata: {\"delta\":%q,\"type\":\"response.output_text.delta\"}\n\n", word)
+			w.(http.Flusher).Flush()
+			time.Sleep(time.Millisecond)
+		}
+		fmt.Fprintf(w, "event: response.completed\ndata: {\"response\":{\"status\":\"completed\",\"usage\":{\"input_tokens\":9,\"output_tokens\":%d}},\"type\":\"response.completed\"}\n\n", len(words))
+		return
+	}
 	for i, word := range words {
 		if body.Messages != nil {
 			fmt.Fprintf(w, `data: {"choices":[{"index":0,"delta":{"content":%q}}],"usage":{"prompt_tokens":9,"completion_tokens":%d}}`+"\n\n", word, i+1)
@@ -114,7 +128,7 @@ func flowConfig(t *testing.T, urls ...string) Config {
 // own message; carries its session id in x-session-id; and is scheduled
 // when the previous turn ended plus the think time.
 func TestSessionTurnsSendTheirHistory(t *testing.T) {
-	for _, backend := range []string{"openai-chat", "openai"} {
+	for _, backend := range []string{"openai-chat", "openai-responses", "openai"} {
 		t.Run(backend, func(t *testing.T) {
 			llm := &fakeLLM{name: "A"}
 			srv := httptest.NewServer(llm)

@@ -68,7 +68,7 @@ func startProbes(ctx context.Context, rate float64, tr transport.Transport, run 
 	}
 	idPrefix := req.RequestID
 	req.Prompt, req.PromptTokenIDs, req.Messages = ProbePrompt, nil, nil
-	if run.Adapter.Name() == "openai-chat" {
+	if run.Adapter.Chat() {
 		req.Prompt = ""
 		req.Messages = []backend.Message{{Role: "user", Content: ProbePrompt}}
 	}

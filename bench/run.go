@@ -236,7 +236,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 			}
 			cfg.Request.apply(&req, seq, cfg.Arrival.Seed)
 			switch {
-			case adapter.Name() == "openai-chat":
+			case adapter.Chat():
 				for _, m := range it.Messages() {
 					req.Messages = append(req.Messages, backend.Message{Role: m.Role, Content: m.Content})
 				}
@@ -266,7 +266,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		out.Notes = append(out.Notes, NoStreamNote)
 	}
 	out.Notes = append(describe(cfg, shownModel, plan, content(src, fsrc), lengths), out.Notes...)
-	out.Notes = append(out.Notes, spreadNotes(cfg, fsrc, adapter.Name())...)
+	out.Notes = append(out.Notes, spreadNotes(cfg, fsrc, adapter.Chat())...)
 	runCfg := map[string]any{
 		"base_url": human.URL(cfg.BaseURL), "backend": adapter.Name(), "endpoint": cfg.Endpoint, "model": shownModel,
 		"target": cfg.Target, "arrival": plan.String(), "workload": content(src, fsrc).String(),

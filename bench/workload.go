@@ -41,7 +41,7 @@ func countFor(ctx context.Context, cfg Config, srv *server, a *backend.Adapter, 
 	case cfg.NoCalibrate:
 		return serverCount{lengths: builtIn + " (--no-calibrate)"}, nil, nil
 	}
-	c, err := srv.newCounter(ctx, model, a.Name(), a.Name() == "openai-chat")
+	c, err := srv.newCounter(ctx, model, a.Name(), a.Chat())
 	switch {
 	case err == nil:
 		return serverCount{count: c.Count, lengths: c.describe()}, nil, nil
