@@ -107,7 +107,7 @@ func FuzzSSE(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	var adapters []*Adapter
-	for _, name := range []string{"openai", "openai-chat", "tgi", "llamacpp"} {
+	for _, name := range []string{"openai", "openai-chat", "openai-responses", "tgi", "llamacpp"} {
 		adapters = append(adapters, mustLookup(f, name))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
