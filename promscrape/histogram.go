@@ -82,6 +82,30 @@ func isReset(cur, prev Histogram) bool {
 	return false
 }
 
+// Sum returns hs added bucket by bucket: the histogram of all their
+// observations together, as one server holding them all would have
+// counted them, so its quantiles are as good as each one's. Histograms of
+// several servers of the same engine and version share their buckets and
+// add up exactly.
+//
+// It returns false, and no histogram, when hs is empty or the histograms'
+// bucket layouts differ (or one has not one count per bound): counts of
+// different buckets cannot be added, and no reading of them is exact. The
+// sum shares no slice with hs.
+func Sum(hs ...Histogram) (Histogram, bool) {
+	if len(hs) == 0 || !hs[0].wellFormed() {
+		return Histogram{}, false
+	}
+	s := hs[0].clone()
+	for _, h := range hs[1:] {
+		if !s.sameBounds(h) {
+			return Histogram{}, false
+		}
+		s = s.add(h)
+	}
+	return s, true
+}
+
 // add returns h + o, bucket by bucket; both must have the same layout.
 func (h Histogram) add(o Histogram) Histogram {
 	s := Histogram{
