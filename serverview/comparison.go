@@ -94,6 +94,12 @@ type LatencyComparison struct {
 	ClientMean         *float64            `json:"client_mean_s,omitempty"`
 	P50                *QuantileComparison `json:"p50,omitempty"`
 	P99                *QuantileComparison `json:"p99,omitempty"`
+	// ServerHistogram is the server's histogram over the window, which
+	// ServerObservations, ServerMean and the server's percentiles were read
+	// from: kept so that the accounts of endpoints with the same buckets
+	// add up to their fleet's (Fleet). Nil when the server did not export
+	// it, and in summaries written before it was kept.
+	ServerHistogram *promscrape.Histogram `json:"server_histogram,omitempty"`
 }
 
 // QuantileComparison is one percentile on both sides. Server is a bucket
@@ -321,6 +327,10 @@ func (c *Comparison) latency(out *LatencyComparison, w promscrape.Window, cov *p
 	out.ServerObservations = hg.Count
 	if m, ok := hg.Mean(); serverOK && ok {
 		out.ServerMean = &m
+	}
+	if serverOK {
+		// A copy: the window's histograms are not the comparison's to keep.
+		out.ServerHistogram = &promscrape.Histogram{Bounds: slices.Clone(hg.Bounds), Counts: slices.Clone(hg.Counts), Count: hg.Count, Sum: hg.Sum}
 	}
 	if d != nil && d.Count > 0 {
 		out.ClientCount = d.Count

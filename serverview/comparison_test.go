@@ -207,6 +207,67 @@ func TestCompareJSON(t *testing.T) {
 	}
 }
 
+// A Comparison keeps the server's window histogram each latency was read
+// from, and keeps it through the summary file: the fixture's TTFT gained
+// cumulative 20, 80, 160, 190, 199 of 200 observations summing to 10 s,
+// and reading it back gives the same p99. It had no ITL histogram: none is
+// kept, and the key is left out.
+func TestCompareJSONKeepsTheHistogram(t *testing.T) {
+	c, err := Compare(runSeries(), at(0.5), at(9.5), runResult())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw struct {
+		TTFT, ITL map[string]json.RawMessage
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := raw.TTFT["server_histogram"]; !ok {
+		t.Errorf("ttft lacks server_histogram: %s", b)
+	}
+	if _, ok := raw.ITL["server_histogram"]; ok {
+		t.Errorf("itl has a server_histogram the server never exported: %s", raw.ITL["server_histogram"])
+	}
+	var back Comparison
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	h := back.TTFT.ServerHistogram
+	if h == nil {
+		t.Fatal("ttft histogram lost in the round trip")
+	}
+	if !slices.Equal(h.Bounds, ttftBounds) || !slices.Equal(h.Counts, []float64{20, 80, 160, 190, 199}) || h.Count != 200 || !near(h.Sum, 10) {
+		t.Errorf("ttft histogram read back %+v, want bounds %v, counts 20 80 160 190 199 of 200, sum 10 s", *h, ttftBounds)
+	}
+	if back.ITL.ServerHistogram != nil {
+		t.Errorf("itl histogram %+v, want none", *back.ITL.ServerHistogram)
+	}
+	e, err := h.Quantile(0.99)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkEstimate(t, "p99 of the histogram read back", &e, c.TTFT.P99.Server.Value, 0.08, 0.1)
+}
+
+// A summary written before the histograms were kept still loads: its
+// latencies have none, and keep what they had.
+func TestCompareJSONWithoutHistogram(t *testing.T) {
+	old := `{"url":"http://a/metrics","engine":"vllm","ttft":{"server_observations":40,"server_mean_s":0.2,"client_count":40,
+		"p99":{"server":{"q":0.99,"value":0.5,"lower":0.4,"upper":0.6}}}}`
+	var c Comparison
+	if err := json.Unmarshal([]byte(old), &c); err != nil {
+		t.Fatal(err)
+	}
+	if c.TTFT.ServerHistogram != nil || c.TTFT.ServerObservations != 40 || c.TTFT.P99 == nil || c.TTFT.P99.Server.Value != 0.5 {
+		t.Errorf("ttft read as %+v, want 40 observations, p99 0.5 s, no histogram", c.TTFT)
+	}
+}
+
 // TestText compares the terminal block of the fixture comparison with its
 // golden file; run with -update to rewrite it after a deliberate change.
 func TestText(t *testing.T) {
