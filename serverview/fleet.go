@@ -12,11 +12,22 @@ import (
 // running and waiting are the sums of the endpoints' means, preemptions and
 // generated tokens their sums, KV cache usage the fullest endpoint's, and
 // a server mean latency the mean over every endpoint's observations.
-// Percentiles do not combine (each endpoint has only its own buckets), so
-// the fleet has none. The peak of running and waiting requests is the sum
-// of the endpoints' peaks, which need not coincide: the most there were at
-// once, not what there were. Nil entries are skipped; Fleet returns nil
-// when none is left.
+//
+// A server percentile is read from the sum of the endpoints' window
+// histograms (their ServerHistogram), which is the fleet's own histogram
+// when their buckets match, as they do for the same engine and version
+// everywhere: the estimate is as good as one endpoint's. When the bounds
+// differ, or an endpoint that observed the latency keeps no histogram (a
+// summary written before they were kept), the fleet has no percentile of
+// it, and Missing says why. Client percentiles do not add up (each is
+// exact over one endpoint's requests, with no buckets to sum), so the
+// fleet's percentiles have no Client and no Gap; the run's own client
+// percentiles are its result's.
+//
+// The peak of running and waiting requests is the sum of the endpoints'
+// peaks, which need not coincide: the most there were at once, not what
+// there were. Nil entries are skipped; Fleet returns nil when none is
+// left.
 func Fleet(cs []*Comparison) *Comparison {
 	cs = slices.DeleteFunc(slices.Clone(cs), func(c *Comparison) bool { return c == nil })
 	if len(cs) == 0 {
@@ -31,9 +42,10 @@ func Fleet(cs []*Comparison) *Comparison {
 		f.FailedScrapes += c.FailedScrapes
 		f.CoveredSeconds = max(f.CoveredSeconds, c.CoveredSeconds)
 	}
-	f.TTFT, f.ITL, f.E2E = fleetLatency(cs, func(c *Comparison) LatencyComparison { return c.TTFT }),
-		fleetLatency(cs, func(c *Comparison) LatencyComparison { return c.ITL }),
-		fleetLatency(cs, func(c *Comparison) LatencyComparison { return c.E2E })
+	var why [3]string
+	f.TTFT, why[0] = fleetLatency(cs, func(c *Comparison) LatencyComparison { return c.TTFT })
+	f.ITL, why[1] = fleetLatency(cs, func(c *Comparison) LatencyComparison { return c.ITL })
+	f.E2E, why[2] = fleetLatency(cs, func(c *Comparison) LatencyComparison { return c.E2E })
 	f.Phases = fleetPhases(cs)
 	f.Running = fleetGauge(cs, func(c *Comparison) *GaugeSummary { return c.Running }, false)
 	f.Waiting = fleetGauge(cs, func(c *Comparison) *GaugeSummary { return c.Waiting }, false)
@@ -47,27 +59,67 @@ func Fleet(cs []*Comparison) *Comparison {
 			}
 		}
 	}
-	f.Notes = append(f.Notes, fmt.Sprintf("the account of %d endpoints together: sums and means over them; percentiles are each endpoint's only, and a peak of requests running or waiting the sum of theirs", len(cs)))
+	for i, h := range []promscrape.Hist{promscrape.TTFT, promscrape.ITL, promscrape.E2E} {
+		if why[i] != "" {
+			f.missing("server %s p50 and p99: %s", h, why[i])
+		}
+	}
+	f.Notes = append(f.Notes, fmt.Sprintf("the account of %d endpoints together: sums and means over them, server percentiles read from the sum of their histograms (where their buckets match), and a peak of requests running or waiting the sum of theirs", len(cs)))
 	return f
 }
 
 // fleetLatency combines one latency of every endpoint: observations and
-// client counts add up, and the server's mean is over all observations.
-func fleetLatency(cs []*Comparison, of func(*Comparison) LatencyComparison) LatencyComparison {
-	var out LatencyComparison
+// client counts add up, the server's mean is over all observations, and
+// its percentiles are read from the sum of the histograms of the endpoints
+// that observed any. why says, when some endpoint observed the latency but
+// the fleet has no percentile of it, why not.
+func fleetLatency(cs []*Comparison, of func(*Comparison) LatencyComparison) (out LatencyComparison, why string) {
 	var sum float64
+	var hs []promscrape.Histogram
+	observed := 0
 	for _, c := range cs {
 		l := of(c)
 		out.ClientCount += l.ClientCount
-		if l.ServerMean != nil && l.ServerObservations > 0 {
-			out.ServerObservations += l.ServerObservations
-			sum += *l.ServerMean * l.ServerObservations
+		if l.ServerMean == nil || l.ServerObservations <= 0 {
+			// An endpoint that observed nothing adds nothing to the
+			// histogram either, whatever its buckets.
+			continue
+		}
+		observed++
+		out.ServerObservations += l.ServerObservations
+		sum += *l.ServerMean * l.ServerObservations
+		if l.ServerHistogram != nil {
+			hs = append(hs, *l.ServerHistogram)
 		}
 	}
-	if out.ServerObservations > 0 {
-		out.ServerMean = ptr(sum / out.ServerObservations)
+	if observed == 0 {
+		return out, ""
 	}
-	return out
+	out.ServerMean = ptr(sum / out.ServerObservations)
+	switch n := observed - len(hs); {
+	case n == observed:
+		return out, "the endpoints keep no histogram (summaries written before they were kept), so there is none to add up: no fleet percentile"
+	case n == 1:
+		return out, fmt.Sprintf("1 of the %d endpoints that observed it keeps no histogram (a summary written before they were kept), so theirs do not add up to the fleet's: no fleet percentile", observed)
+	case n > 1:
+		return out, fmt.Sprintf("%d of the %d endpoints that observed it keep no histogram (summaries written before they were kept), so theirs do not add up to the fleet's: no fleet percentile", n, observed)
+	}
+	total, ok := promscrape.Sum(hs...)
+	if !ok {
+		return out, "the endpoints' buckets differ, so their histograms do not add up: no fleet percentile"
+	}
+	out.ServerHistogram = &total
+	for _, q := range []struct {
+		p   float64
+		out **QuantileComparison
+	}{{0.5, &out.P50}, {0.99, &out.P99}} {
+		e, err := total.Quantile(q.p)
+		if err != nil {
+			return out, fmt.Sprintf("the endpoints' histograms together: %v", err)
+		}
+		*q.out = &QuantileComparison{Server: &e}
+	}
+	return out, ""
 }
 
 // fleetPhases weighs each endpoint's mean phase times by the requests it
