@@ -277,3 +277,26 @@ func comparison(k float64) *serverview.Comparison {
 		Preemptions:  &serverview.CounterSummary{Count: 3 * k, PerSecond: 0.1 * k},
 	}
 }
+
+// Two endpoints' TTFT histograms over one window, with vLLM-like buckets
+// (50, 100, 250, 500, 1000 ms). The fast one saw 150 first tokens summing
+// to 10.5 s, the slow one 50 summing to 17.5 s. Together: 60, 150, 180,
+// 196, 200 of 200, summing to 28 s (a mean of 140 ms), whose p99 (rank
+// 198, 2 of the last bucket's 4 in) is 500 + 500 × 2/4 = 750 ms.
+var (
+	fastTTFT = promscrape.Histogram{Bounds: []float64{0.05, 0.1, 0.25, 0.5, 1}, Counts: []float64{60, 140, 150, 150, 150}, Count: 150, Sum: 10.5}
+	slowTTFT = promscrape.Histogram{Bounds: []float64{0.05, 0.1, 0.25, 0.5, 1}, Counts: []float64{0, 10, 30, 46, 50}, Count: 50, Sum: 17.5}
+)
+
+// withTTFT sets c's server TTFT to what Compare reads from h: its count,
+// mean, p99 and the histogram itself.
+func withTTFT(t *testing.T, c *serverview.Comparison, h promscrape.Histogram) *serverview.Comparison {
+	t.Helper()
+	m, _ := h.Mean()
+	e, err := h.Quantile(0.99)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.TTFT = serverview.LatencyComparison{ServerObservations: h.Count, ServerMean: &m, P99: &serverview.QuantileComparison{Server: &e}, ServerHistogram: &h}
+	return c
+}

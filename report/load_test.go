@@ -465,7 +465,7 @@ func TestLoadSweepReadsServerAccounts(t *testing.T) {
 	hd := h
 	hd.Labels = map[string]string{"load": sweep.Concurrency(16).String(), "repeat": "1"}
 	sf := summaryFor(t, hd, recs, "ttft<=1s")
-	sf.Servers = []EndpointAccount{{"http://a", comparison(1)}, {"http://b", comparison(2)}}
+	sf.Servers = []EndpointAccount{{"http://a", withTTFT(t, comparison(1), fastTTFT)}, {"http://b", withTTFT(t, comparison(2), slowTTFT)}}
 	writeJSON(t, dir, "c16.summary.json", sf)
 	s, err := LoadSweep(filepath.Join(dir, "sweep.json"))
 	if err != nil {
@@ -484,6 +484,10 @@ func TestLoadSweepReadsServerAccounts(t *testing.T) {
 	if f := s.Servers[sweep.Concurrency(16).String()]; len(f) != 1 || f[0].Server == nil || f[0].Server.URL != "2 endpoints" ||
 		f[0].Server.Running.Mean != 12 || f[0].Server.KVCacheUsage.Peak != 0.4 || f[0].Server.Preemptions.Count != 9 {
 		t.Errorf("concurrency 16 over two endpoints: %+v, want their account together (running 4 + 8, the fuller KV cache, 3 + 6 preemptions)", f)
+	} else if p99 := f[0].Server.TTFT.P99; p99 == nil || p99.Server == nil || math.Abs(p99.Server.Value-0.75) > 1e-12 || p99.Server.Lower != 0.5 || p99.Server.Upper != 1 {
+		// The endpoints' histograms came through their summary: the
+		// fleet's p99 is read from their sum (helpers_test.go).
+		t.Errorf("concurrency 16 over two endpoints: TTFT p99 %+v, want 750 ms in (500 ms, 1 s]", p99)
 	}
 	if len(s.Servers) != 3 {
 		t.Errorf("servers of %d loads, want 3: %v", len(s.Servers), s.Servers)

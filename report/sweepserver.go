@@ -193,7 +193,7 @@ func serverSweepSection(p *page, s *Sweep, xa axisSpec, xpos []float64) {
 		p.sectionEnd()
 		return
 	}
-	p.intro("What the server's own /metrics said at each load, beside the client's numbers at the same load. Means from the server's histograms are exact (sums over counts); its p99 is only an estimate, interpolated inside the bucket that holds it (shown beside it). Gauges are means over the scrapes inside the measured window, KV cache its peak. With repeats, each number is the mean over the measurements that have it, as the client's are. A load without server data shows n/a, and the server's curves break there.")
+	p.intro("What the server's own /metrics said at each load, beside the client's numbers at the same load. Means from the server's histograms are exact (sums over counts); its p99 is only an estimate, interpolated inside the bucket that holds it (shown beside it). Gauges are means over the scrapes inside the measured window, KV cache its peak. With repeats, each number is the mean over the measurements that have it, as the client's are. A load spread over several endpoints shows their account together: its p99 is read from their histograms summed, which needs the same buckets everywhere. A load without server data shows n/a, and the server's curves break there.")
 	p.gridStart()
 	var inFlight, running, waiting, cTTFT, sTTFT, queue, kv []xyPoint
 	// A load without server data has NaN numbers (serverAt): its points

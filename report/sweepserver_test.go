@@ -374,14 +374,43 @@ func TestServerAtAveragesRepeats(t *testing.T) {
 	}
 }
 
-// A load two endpoints served says so where its server data came from.
+// A load two endpoints served says so where its server data came from,
+// and shows the fleet's TTFT p99 when the endpoints' buckets match: read
+// from their histograms summed (helpers_test.go: 750 ms, in the bucket
+// 500 ms–1 s), not from either endpoint's own p99 (227.5 ms and 937.5 ms).
 func TestServerSourceNamesAFleet(t *testing.T) {
 	pt, err := sweep.NewPoint(sweep.Concurrency(4), sweep.Sample{Requests: 10, Attainment: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fleet := serverview.Fleet([]*serverview.Comparison{comparison(1), comparison(2)})
-	if got, want := serverAt(pt, []MeasuredServer{{Repeat: 1, Server: fleet}}).source(), "vllm over 2 endpoints, 20 scrapes"; got != want {
-		t.Errorf("source %q, want %q", got, want)
+	// The slow endpoint on another engine version: its buckets are not
+	// the fast one's.
+	elsewhere := promscrape.Histogram{Bounds: []float64{0.05, 0.1, 0.2, 0.5, 1}, Counts: []float64{0, 10, 25, 46, 50}, Count: 50, Sum: 17.5}
+	tests := []struct {
+		name      string
+		endpoints []*serverview.Comparison
+		p99       string
+	}{
+		{"same buckets", []*serverview.Comparison{withTTFT(t, comparison(1), fastTTFT), withTTFT(t, comparison(2), slowTTFT)},
+			"≈ 750 ms (bucket 500 ms–1 s)"},
+		// No fleet p99 (the fleet's Missing says why), but the mean still
+		// adds up.
+		{"buckets differ", []*serverview.Comparison{withTTFT(t, comparison(1), fastTTFT), withTTFT(t, comparison(2), elsewhere)},
+			"n/a"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sp := serverAt(pt, []MeasuredServer{{Repeat: 1, Server: serverview.Fleet(tt.endpoints)}})
+			if got, want := sp.source(), "vllm over 2 endpoints, 20 scrapes"; got != want {
+				t.Errorf("source %q, want %q", got, want)
+			}
+			if got := sp.p99Text(); got != tt.p99 {
+				t.Errorf("TTFT p99 (server, estimate) reads %q, want %q", got, tt.p99)
+			}
+			// 28 s over 200 first tokens.
+			if math.Abs(sp.ttftMean-0.14) > 1e-12 {
+				t.Errorf("TTFT mean %v, want 0.14 s", sp.ttftMean)
+			}
+		})
 	}
 }
