@@ -37,24 +37,29 @@ func buildResponses(a *Adapter, req *Request) (map[string]any, error) {
 }
 
 // Responses stream events, by their type. Every event of the stream names
-// its type in its data; the ones listed here are all that the client
-// measures. The others (response.created, response.output_item.added, the
-// .done events that repeat the text streamed before) carry no new output.
+// its type in its data. Output comes in events whose type ends in .delta:
+// answer text, a refusal, a tool call's arguments, and, under
+// response.reasoning, the thinking (reasoning_text, reasoning_summary_text).
+// The others (response.created, response.output_item.added, the .done
+// events that repeat the text streamed before) carry no new output.
 const (
 	respTextDelta      = "response.output_text.delta"
-	respRefusalDelta   = "response.refusal.delta"
-	respArgumentsDelta = "response.function_call_arguments.delta"
 	respReasoningDelta = "response.reasoning_text.delta"
-	respSummaryDelta   = "response.reasoning_summary_text.delta"
 	respCompleted      = "response.completed"
 	respIncomplete     = "response.incomplete"
 	respFailed         = "response.failed"
 )
 
+var (
+	respDeltaSuffix     = []byte(".delta")
+	respReasoningPrefix = []byte("response.reasoning")
+)
+
 // decodeResponses decodes one event of a Responses stream, or a whole
-// (non-streamed) response. A delta of answer text, a refusal or a tool
-// call's arguments is answer output; a delta of reasoning text or of its
-// summary is reasoning. The stream ends with response.completed (vLLM
+// (non-streamed) response. A delta with text is output: reasoning under
+// response.reasoning, else answer (text, a refusal, a tool call's
+// arguments), so that output kinds of releases to come count as output
+// too. The stream ends with response.completed (vLLM
 // also ends it so when max_output_tokens cut the answer, with status
 // "incomplete"), response.incomplete or response.failed, whose response
 // carries the usage. An error event ({"type": "error", "code", "message"})
@@ -132,20 +137,19 @@ func decodeResponses(d *decoder, p []byte, ev *event) error {
 		ev.setError(reported)
 	case t == "error":
 		ev.setError(flat)
-	case t == respTextDelta || t == respRefusalDelta || t == respArgumentsDelta:
+	case bytes.HasSuffix(typ, respDeltaSuffix):
 		ev.choices = true
-		if len(delta) > 0 {
-			if t == respTextDelta {
-				ev.keepText(delta, deltaEsc)
-			}
-			ev.addText()
-			ev.answer = true
+		if len(delta) == 0 {
+			break
 		}
-	case t == respReasoningDelta || t == respSummaryDelta:
-		ev.choices = true
-		if len(delta) > 0 {
-			ev.addText()
+		ev.addText()
+		if bytes.HasPrefix(typ, respReasoningPrefix) {
 			ev.reasoning = true
+			break
+		}
+		ev.answer = true
+		if t == respTextDelta {
+			ev.keepText(delta, deltaEsc)
 		}
 	case t == respCompleted || t == respIncomplete || t == respFailed:
 		ev.done = true
@@ -154,9 +158,10 @@ func decodeResponses(d *decoder, p []byte, ev *event) error {
 		ev.done = true
 		r.finish(ev, false)
 		out.apply(ev)
-	case bytes.HasPrefix(typ, []byte("response.output_")) || bytes.HasPrefix(typ, []byte("response.content_part.")) || bytes.HasPrefix(typ, []byte("response.reasoning")):
-		// An item's bookkeeping: after the last delta, it is where the
-		// answer's end-of-sequence token belongs (see tally).
+	case t != "response.created" && t != "response.in_progress" && t != "response.queued":
+		// An item's bookkeeping (response.output_text.done, …): after
+		// the last delta, it is where the answer's end-of-sequence token
+		// belongs (see tally).
 		ev.choices = true
 	}
 	return nil

@@ -244,3 +244,33 @@ func TestResponsesRequestBody(t *testing.T) {
 		t.Error("the Responses API takes a conversation, completions a prompt")
 	}
 }
+
+// Which events are output, and of which kind: every delta with text, the
+// thinking under response.reasoning; nothing else.
+func TestResponsesOutputKinds(t *testing.T) {
+	completed := respCompletedEvent("completed", "", 5, 0, 0)
+	tests := []struct {
+		event     string
+		chunks    int
+		reasoning bool
+	}{
+		{respDelta(respTextDelta, "a"), 1, false},
+		{respDelta("response.refusal.delta", "I can't"), 1, false},
+		{respEvent("response.function_call_arguments.delta", `"delta":"{\"city\":","item_id":"fc_1"`), 1, false},
+		{respDelta("response.reasoning_text.delta", "hm"), 1, true},
+		{respDelta("response.reasoning_summary_text.delta", "the user wants"), 1, true},
+		// a kind of output this reader has not heard of is output still
+		{respDelta("response.audio.transcript.delta", "hi"), 1, false},
+		// none of these is a token
+		{respDelta(respTextDelta, ""), 0, false},
+		{respEvent("response.output_text.done", `"text":"a"`), 0, false},
+		{respEvent("response.output_item.added", `"item":{"type":"function_call"}`), 0, false},
+		{respEvent("response.output_text.annotation.added", `"annotation":{"type":"url_citation"}`), 0, false},
+	}
+	for _, tt := range tests {
+		rec, _ := readAll(mustLookup(t, "openai-responses"), strings.NewReader(tt.event+completed))
+		if !rec.OK() || len(rec.Chunks) != tt.chunks || tt.chunks == 1 && rec.Chunks[0].Reasoning != tt.reasoning {
+			t.Errorf("%s: %s %s, chunks %+v; want %d, reasoning %v", strings.TrimSpace(tt.event), rec.Error, rec.Msg, rec.Chunks, tt.chunks, tt.reasoning)
+		}
+	}
+}
