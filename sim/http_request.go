@@ -181,14 +181,12 @@ func promptIDs(raw json.RawMessage, vocab int) ([]int, error) {
 var chatRoles = map[string]bool{"system": true, "developer": true, "user": true, "assistant": true, "tool": true}
 
 // chatPrompt renders messages with the simulator's chat template and
-// tokenizes the result. The template wraps each message as
-// "<|role|>\ncontent\n" and ends with "<|assistant|>\n", the shape of common
-// templates, so prompt_tokens include a few tokens of markup per message.
+// tokenizes the result.
 func chatPrompt(msgs []chatMessage) ([]int, error) {
 	if len(msgs) == 0 {
 		return nil, errors.New("messages must not be empty")
 	}
-	var b strings.Builder
+	var t chatTemplate
 	for i, m := range msgs {
 		if !chatRoles[m.Role] {
 			return nil, fmt.Errorf("messages[%d]: unknown role %q (want system, developer, user, assistant or tool)", i, m.Role)
@@ -197,14 +195,35 @@ func chatPrompt(msgs []chatMessage) ([]int, error) {
 		if err != nil {
 			return nil, fmt.Errorf("messages[%d]: %w", i, err)
 		}
-		b.WriteString("<|")
-		b.WriteString(m.Role)
-		b.WriteString("|>\n")
-		b.WriteString(text)
-		b.WriteString("\n")
+		t.add(m.Role, text)
 	}
-	b.WriteString("<|assistant|>\n")
-	return tokenizer.Encode(b.String()), nil
+	return t.tokens(), nil
+}
+
+// chatTemplate renders conversation turns the way the simulator's chat
+// template does: each turn as "<|role|>\ncontent\n", then "<|assistant|>\n"
+// to open the reply, the shape of common templates, so that a prompt
+// counts a few tokens of markup per turn. Every endpoint that takes turns
+// renders them through it, so that the same conversation is the same
+// prompt on each. The zero value is an empty conversation.
+type chatTemplate struct {
+	b strings.Builder
+}
+
+// add appends one turn.
+func (t *chatTemplate) add(role, text string) {
+	t.b.WriteString("<|")
+	t.b.WriteString(role)
+	t.b.WriteString("|>\n")
+	t.b.WriteString(text)
+	t.b.WriteString("\n")
+}
+
+// tokens ends the conversation with the opening of the assistant's reply
+// and tokenizes it.
+func (t *chatTemplate) tokens() []int {
+	t.b.WriteString("<|assistant|>\n")
+	return tokenizer.Encode(t.b.String())
 }
 
 // messageText flattens a message's content: a string, null (an assistant
