@@ -3,24 +3,34 @@ package sim
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"time"
-
-	"github.com/goodput-dev/goodput/tokenizer"
 )
 
-// genRequest is a validated generation request, from either endpoint.
+// api is the endpoint a generation request came through.
+type api int
+
+const (
+	apiCompletions api = iota // /v1/completions
+	apiChat                   // /v1/chat/completions
+)
+
+// chat reports whether the endpoint takes a conversation: the front end
+// renders it through the chat template, and a reasoning model's reply
+// keeps its thinking apart from its answer, as vLLM's reasoning parsers
+// split it on every endpoint but completions.
+func (a api) chat() bool { return a != apiCompletions }
+
+// genRequest is a validated generation request, from any endpoint.
 type genRequest struct {
-	chat         bool
-	prompt       []int
-	maxTokens    int // resolved: never 0
-	minTokens    int
-	ignoreEOS    bool
-	seed         *int64
-	stream       bool
-	includeUsage bool
-	continuous   bool
+	api       api
+	prompt    []int
+	maxTokens int // resolved: never 0
+	minTokens int
+	ignoreEOS bool
+	seed      *int64
+	stream    bool
+	options   *streamOptions
 }
 
 // completionsMaxTokens is what /v1/completions generates at most when the
@@ -46,7 +56,7 @@ func (s *Server) handleCompletions(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	s.generate(w, r, req.generationParams, req.MaxTokens, prompt, false)
+	s.generate(w, r, req.generationParams, req.MaxTokens, prompt, apiCompletions)
 }
 
 func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
@@ -67,12 +77,12 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	s.generate(w, r, req.generationParams, maxTokens, prompt, true)
+	s.generate(w, r, req.generationParams, maxTokens, prompt, apiChat)
 }
 
 // generate validates lengths, applies faults, runs the request through the
 // engine and answers it, streamed or whole.
-func (s *Server) generate(w http.ResponseWriter, r *http.Request, p generationParams, maxTokens *int, prompt []int, chat bool) {
+func (s *Server) generate(w http.ResponseWriter, r *http.Request, p generationParams, maxTokens *int, prompt []int, a api) {
 	s.session.note(r)
 	asked := 0
 	if maxTokens != nil {
@@ -84,12 +94,8 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p generationPa
 		return
 	}
 	g := genRequest{
-		chat: chat, prompt: prompt, maxTokens: resolved, minTokens: p.MinTokens,
-		ignoreEOS: p.IgnoreEOS, seed: p.Seed, stream: p.Stream,
-	}
-	if p.StreamOptions != nil {
-		g.includeUsage = p.StreamOptions.IncludeUsage
-		g.continuous = p.StreamOptions.ContinuousUsageStats
+		api: a, prompt: prompt, maxTokens: resolved, minTokens: p.MinTokens,
+		ignoreEOS: p.IgnoreEOS, seed: p.Seed, stream: p.Stream, options: p.StreamOptions,
 	}
 
 	plan := s.dice.plan(g.maxTokens)
@@ -119,7 +125,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p generationPa
 		maxTokens: g.maxTokens,
 		minTokens: g.minTokens,
 		ignoreEOS: g.ignoreEOS,
-		chat:      chat,
+		chat:      a.chat(),
 		sink:      st,
 	}
 	if g.seed != nil {
@@ -132,7 +138,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p generationPa
 	x := &exchange{
 		s: s, w: w, ctx: r.Context(), g: g, q: q, st: st, plan: plan,
 		text: newTextSource(s.cfg.engine.seed, id),
-		id:   requestID(chat, s.cfg.engine.seed, id),
+		id:   requestID(a, s.cfg.engine.seed, id),
 	}
 	if g.stream {
 		x.streamAnswer()
@@ -187,25 +193,25 @@ func (x *exchange) streamAnswer() {
 	h.Set("Content-Type", "text/event-stream; charset=utf-8")
 	h.Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
-	if rc.Flush() != nil {
+	f := x.streamFormat()
+	buf := f.appendOpen(nil)
+	if _, err := w.Write(buf); err != nil || rc.Flush() != nil {
 		x.s.abort(x.q)
 		return
 	}
-	f := newChunkFormat(x.g.chat, x.id, x.s.created, x.s.cfg.model, len(x.g.prompt), x.g.continuous)
-	var buf, text []byte
-	written := 0
+	var text []byte
+	written, think := 0, 0
 	for {
 		n, done, finish, ok, closing := x.next(written)
 		if closing {
-			_, _ = w.Write([]byte(`data: {"error":{"message":"the server is shutting down","type":"ServiceUnavailableError","code":503}}` + "\n\n"))
-			_ = rc.Flush()
+			_ = x.send(rc, f.appendFail(buf[:0], http.StatusServiceUnavailable, "the server is shutting down"))
 			return
 		}
 		if !ok {
 			return
 		}
 		if written == 0 && n > 0 {
-			f.setReasoning(x.thinking())
+			think = x.thinking()
 		}
 		buf = buf[:0]
 		for written < n {
@@ -225,27 +231,20 @@ func (x *exchange) streamAnswer() {
 				dropConnection(rc)
 				return
 			}
-			if x.g.chat && written == 0 {
-				buf = f.appendRole(buf)
-			}
 			text = x.text.appendToken(text[:0], written)
+			t := streamToken{text: text, pos: pos, reasoning: pos <= think}
+			if last {
+				t.finish = finish
+			}
 			if at(x.plan.malformedAt, pos, last) {
 				x.plan.malformedAt = 0
-				buf = f.appendMalformed(buf)
-			} else {
-				reason := ""
-				if last {
-					reason = finish
-				}
-				buf = f.appendToken(buf, text, pos, reason)
+				t.malformed = true
 			}
+			buf = f.appendToken(buf, t)
 			written++
 		}
 		if done {
-			if x.g.includeUsage {
-				buf = f.appendUsage(buf, n)
-			}
-			buf = append(buf, doneEvent...)
+			buf = f.appendEnd(buf, n, finish)
 		}
 		if !x.send(rc, buf) {
 			x.s.abort(x.q)
@@ -257,12 +256,17 @@ func (x *exchange) streamAnswer() {
 	}
 }
 
+// streamFormat returns the wire format of the exchange's stream.
+func (x *exchange) streamFormat() streamFormat {
+	return newChunkFormat(x.g.api == apiChat, x.id, x.s.created, x.s.cfg.model, len(x.g.prompt), x.g.options)
+}
+
 // thinking returns how many of the reply's first tokens are reasoning: the
-// model profile's Reasoning, on the chat endpoint only (vLLM's reasoning
-// parsers split chat replies; completions stream the thinking as text).
-// Valid once the stream has published progress.
+// model profile's Reasoning, on the endpoints that take a conversation
+// (vLLM's reasoning parsers split their replies; completions stream the
+// thinking as text). Valid once the stream has published progress.
 func (x *exchange) thinking() int {
-	if !x.g.chat {
+	if !x.g.api.chat() {
 		return 0
 	}
 	return x.s.cfg.reasoning.tokens(x.st.length, x.st.stopped, x.s.cfg.engine.seed, x.q.id)
@@ -308,33 +312,19 @@ func (x *exchange) wholeAnswer() {
 		dropConnection(rc)
 		return
 	}
-	var text, thought []byte
-	think := 0
+	var r reply
 	if n > 0 {
-		think = min(x.thinking(), n)
+		r.thinking = min(x.thinking(), n)
 	}
 	for i := range n {
-		if i < think {
-			thought = x.text.appendToken(thought, i)
+		if i < r.thinking {
+			r.thought = x.text.appendToken(r.thought, i)
 		} else {
-			text = x.text.appendToken(text, i)
+			r.text = x.text.appendToken(r.text, i)
 		}
 	}
-	u := usage{PromptTokens: len(x.g.prompt), CompletionTokens: n, TotalTokens: len(x.g.prompt) + n}
-	var body any
-	if x.g.chat {
-		msg := chatMsgBody{Role: "assistant", Content: string(text), ToolCalls: []any{}}
-		if think > 0 {
-			r := string(thought)
-			msg.Reasoning = &r
-			u.CompletionTokensDetails = &completionDetails{ReasoningTokens: think}
-		}
-		body = chatResponse{ID: x.id, Object: "chat.completion", Created: x.s.created, Model: x.s.cfg.model, Usage: u,
-			Choices: []chatChoice{{Message: msg, FinishReason: finish}}}
-	} else {
-		body = completionResponse{ID: x.id, Object: "text_completion", Created: x.s.created, Model: x.s.cfg.model, Usage: u,
-			Choices: []completionChoice{{Text: string(text), FinishReason: finish}}}
-	}
+	r.tokens, r.finish = n, finish
+	body := x.wholeBody(r)
 	if x.plan.malformedAt > 0 {
 		x.w.Header().Set("Content-Type", "application/json")
 		_, _ = x.w.Write([]byte(`{"id":"` + x.id + `","object":`))
@@ -366,45 +356,4 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 	case <-ctx.Done():
 		return false
 	}
-}
-
-// textSource produces a request's output tokens: prose-like, composable
-// token ids of the built-in tokenizer, so that clients counting tokens in
-// the text find exactly the usage the server reports.
-type textSource struct {
-	rng *rand.Rand
-	ids []int
-}
-
-func newTextSource(seed uint64, id int64) *textSource {
-	return &textSource{rng: rand.New(rand.NewPCG(seed, uint64(id)))}
-}
-
-// textBatch is how many output tokens are generated at a time.
-const textBatch = 64
-
-// appendToken appends the text of output token i (0-based) to dst.
-func (t *textSource) appendToken(dst []byte, i int) []byte {
-	for len(t.ids) <= i {
-		t.ids = tokenizer.AppendWords(t.ids, textBatch, t.rng)
-	}
-	return tokenizer.AppendText(dst, t.ids[i])
-}
-
-// requestID returns a vLLM-style response id: "cmpl-" or "chatcmpl-" and 32
-// hex digits, unique per server and reproducible with the seed.
-func requestID(chat bool, seed uint64, id int64) string {
-	prefix := "cmpl-"
-	if chat {
-		prefix = "chatcmpl-"
-	}
-	a := splitmix(seed ^ uint64(id))
-	return fmt.Sprintf("%s%016x%016x", prefix, a, splitmix(a))
-}
-
-func splitmix(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
-	x = (x ^ x>>27) * 0x94d049bb133111eb
-	return x ^ x>>31
 }

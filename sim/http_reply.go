@@ -1,0 +1,75 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/goodput-dev/goodput/tokenizer"
+)
+
+// reply is a whole answer: a reasoning model's thinking and the answer
+// that follows, its length in tokens and why it ended.
+type reply struct {
+	thought, text []byte
+	tokens        int
+	thinking      int // the first tokens, those of thought
+	finish        string
+}
+
+// wholeBody returns the endpoint's JSON answer carrying r.
+func (x *exchange) wholeBody(r reply) any {
+	u := usage{PromptTokens: len(x.g.prompt), CompletionTokens: r.tokens, TotalTokens: len(x.g.prompt) + r.tokens}
+	if x.g.api == apiChat {
+		msg := chatMsgBody{Role: "assistant", Content: string(r.text), ToolCalls: []any{}}
+		if r.thinking > 0 {
+			t := string(r.thought)
+			msg.Reasoning = &t
+			u.CompletionTokensDetails = &completionDetails{ReasoningTokens: r.thinking}
+		}
+		return chatResponse{ID: x.id, Object: "chat.completion", Created: x.s.created, Model: x.s.cfg.model, Usage: u,
+			Choices: []chatChoice{{Message: msg, FinishReason: r.finish}}}
+	}
+	return completionResponse{ID: x.id, Object: "text_completion", Created: x.s.created, Model: x.s.cfg.model, Usage: u,
+		Choices: []completionChoice{{Text: string(r.text), FinishReason: r.finish}}}
+}
+
+// textSource produces a request's output tokens: prose-like, composable
+// token ids of the built-in tokenizer, so that clients counting tokens in
+// the text find exactly the usage the server reports.
+type textSource struct {
+	rng *rand.Rand
+	ids []int
+}
+
+func newTextSource(seed uint64, id int64) *textSource {
+	return &textSource{rng: rand.New(rand.NewPCG(seed, uint64(id)))}
+}
+
+// textBatch is how many output tokens are generated at a time.
+const textBatch = 64
+
+// appendToken appends the text of output token i (0-based) to dst.
+func (t *textSource) appendToken(dst []byte, i int) []byte {
+	for len(t.ids) <= i {
+		t.ids = tokenizer.AppendWords(t.ids, textBatch, t.rng)
+	}
+	return tokenizer.AppendText(dst, t.ids[i])
+}
+
+// requestID returns a vLLM-style response id: "cmpl-" or "chatcmpl-" and 32
+// hex digits, unique per server and reproducible with the seed.
+func requestID(endpoint api, seed uint64, id int64) string {
+	prefix := "cmpl-"
+	if endpoint == apiChat {
+		prefix = "chatcmpl-"
+	}
+	a := splitmix(seed ^ uint64(id))
+	return fmt.Sprintf("%s%016x%016x", prefix, a, splitmix(a))
+}
+
+func splitmix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
+}
