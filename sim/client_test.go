@@ -45,8 +45,10 @@ func startServer(t testing.TB, opts Options) (*Server, *httptest.Server) {
 	return s, ts
 }
 
-// event is one SSE data payload and when it arrived.
+// event is one SSE data payload, the name its "event:" line gave it (""
+// when none did), and when it arrived.
 type event struct {
+	name string
 	data []byte
 	at   time.Time
 }
@@ -80,10 +82,16 @@ func postStream(ctx context.Context, c *http.Client, url, body string) (streamRe
 		return res, nil
 	}
 	br := bufio.NewReader(resp.Body)
+	var name string
 	for {
 		line, err := br.ReadBytes('\n')
-		if data, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r\n"), []byte("data: ")); ok && err == nil {
-			res.events = append(res.events, event{data: bytes.Clone(data), at: time.Now()})
+		line = bytes.TrimRight(line, "\r\n")
+		if n, ok := bytes.CutPrefix(line, []byte("event: ")); ok && err == nil {
+			name = string(n)
+		}
+		if data, ok := bytes.CutPrefix(line, []byte("data: ")); ok && err == nil {
+			res.events = append(res.events, event{name: name, data: bytes.Clone(data), at: time.Now()})
+			name = ""
 		}
 		if err != nil {
 			if err != io.EOF {

@@ -91,6 +91,8 @@ func FuzzRequestBodies(f *testing.F) {
 		`{"messages":[{"role":"user","content":[{"type":"text","text":"x"}]}],"max_completion_tokens":2}`,
 		`{"model":"other","prompt":"x"}`, `{"tokens":[1,2,3]}`, `{"prompt":"x","max_tokens":-1}`,
 		`{`, ``, `[]`, `null`, `{"prompt":"x","n":2}`, `{"messages":[{"role":"x"}]}`,
+		`{"input":"hi","max_output_tokens":3}`, `{"input":[{"role":"user","content":[{"type":"input_text","text":"x"}]}],"instructions":"y"}`,
+		`{"input":[{"type":"message"}]}`, `{"input":42}`,
 	} {
 		f.Add(s)
 	}
@@ -98,7 +100,7 @@ func FuzzRequestBodies(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	paths := []string{"/v1/completions", "/v1/chat/completions", "/tokenize", "/detokenize"}
+	paths := []string{"/v1/completions", "/v1/chat/completions", "/v1/responses", "/tokenize", "/detokenize"}
 	f.Fuzz(func(t *testing.T, body string) {
 		for _, path := range paths {
 			w := httptest.NewRecorder()
@@ -136,6 +138,8 @@ func FuzzFullRequestPath(f *testing.F) {
 		`{"prompt":[[7,8]],"stream":true,"stream_options":{"include_usage":true,"continuous_usage_stats":true}}`,
 		`{"messages":[{"role":"user","content":"hi"}],"max_completion_tokens":9223372036854775807}`,
 		`{"messages":[{"role":"user","content":"hi"}],"stream":true}`,
+		`{"input":"hi","max_output_tokens":9223372036854775807,"stream":true}`,
+		`{"input":[{"role":"user","content":"hi"}],"instructions":"be brief","min_tokens":3,"max_output_tokens":4}`,
 		`{"prompt":[31999],"max_tokens":1}`, `{"prompt":[2147483648]}`, `{"prompt":"` + strings.Repeat("long ", 100) + `"}`,
 	} {
 		f.Add(s)
@@ -150,7 +154,7 @@ func FuzzFullRequestPath(f *testing.F) {
 	}
 	f.Cleanup(func() { s.Close() })
 	f.Fuzz(func(t *testing.T, body string) {
-		for _, path := range []string{"/v1/completions", "/v1/chat/completions"} {
+		for _, path := range []string{"/v1/completions", "/v1/chat/completions", "/v1/responses"} {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			w := httptest.NewRecorder()
 			s.ServeHTTP(w, httptest.NewRequestWithContext(ctx, http.MethodPost, path, strings.NewReader(body)))
@@ -179,8 +183,8 @@ func FuzzFullRequestPath(f *testing.F) {
 }
 
 // checkAnswer checks a 200 answer of the fuzzed server: a JSON body, or a
-// stream of JSON events ending in [DONE], whose completion fits in
-// max_model_len (64).
+// stream of JSON events ending in [DONE] (response.completed on
+// /v1/responses), whose completion fits in max_model_len (64).
 func checkAnswer(t *testing.T, path, body string, w *httptest.ResponseRecorder) {
 	t.Helper()
 	if !strings.HasPrefix(w.Header().Get("Content-Type"), "text/event-stream") {
@@ -188,17 +192,25 @@ func checkAnswer(t *testing.T, path, body string, w *httptest.ResponseRecorder) 
 			Usage struct {
 				Prompt     int `json:"prompt_tokens"`
 				Completion int `json:"completion_tokens"`
+				Input      int `json:"input_tokens"`
+				Output     int `json:"output_tokens"`
 			} `json:"usage"`
 		}
 		if err := json.Unmarshal(w.Body.Bytes(), &out); err != nil {
 			t.Fatalf("POST %s %q: answer is not JSON: %v", path, body, err)
 		}
-		if u := out.Usage; u.Completion < 1 || u.Prompt < 1 || u.Prompt+u.Completion > 64 {
+		u := out.Usage
+		in, gen := u.Prompt+u.Input, u.Completion+u.Output
+		if gen < 1 || in < 1 || in+gen > 64 {
 			t.Fatalf("POST %s %q: usage %+v beyond max_model_len 64", path, body, u)
 		}
 		return
 	}
 	events := strings.Split(strings.TrimSuffix(w.Body.String(), "\n\n"), "\n\n")
+	if path == "/v1/responses" {
+		checkResponsesStream(t, body, events)
+		return
+	}
 	if len(events) < 2 || events[len(events)-1] != "data: [DONE]" {
 		t.Fatalf("POST %s %q: stream does not end with [DONE]: %q", path, body, w.Body.String())
 	}
@@ -211,4 +223,53 @@ func checkAnswer(t *testing.T, path, body string, w *httptest.ResponseRecorder) 
 			t.Fatalf("POST %s %q: event %q is not a JSON data line", path, body, e)
 		}
 	}
+}
+
+// checkResponsesStream checks the events of a streamed /v1/responses
+// answer: each an event line and a JSON data line of that type, the last
+// response.completed, no more than max_model_len (64) allows.
+func checkResponsesStream(t *testing.T, body string, events []string) {
+	t.Helper()
+	if len(events) > 64+11 { // two opening events, a delta per token, eight to open and close the items, response.completed
+		t.Fatalf("POST /v1/responses %q: %d events, more than max_model_len allows", body, len(events))
+	}
+	var typ string
+	for _, e := range events {
+		name, data, ok := strings.Cut(e, "\n")
+		name, okName := strings.CutPrefix(name, "event: ")
+		data, okData := strings.CutPrefix(data, "data: ")
+		var v struct {
+			Type string `json:"type"`
+		}
+		if !ok || !okName || !okData || json.Unmarshal([]byte(data), &v) != nil || v.Type != name {
+			t.Fatalf("POST /v1/responses %q: event %q is not an event line and its JSON data", body, e)
+		}
+		typ = name
+	}
+	if typ != "response.completed" {
+		t.Fatalf("POST /v1/responses %q: stream ends with %s, not response.completed", body, typ)
+	}
+}
+
+func FuzzResponsesPrompt(f *testing.F) {
+	for _, s := range []string{
+		`"hi"`, `""`, `[{"role":"user","content":"x"}]`, `[{"type":"message","role":"assistant","content":[{"type":"output_text","text":"y"}]}]`,
+		`[]`, `null`, `42`, `{}`, `[{}]`, `[{"role":"user"}]`, `[{"role":"user","content":[{"type":"input_text"}]}]`, `[{"role":5}]`, `["x"]`,
+	} {
+		f.Add("", []byte(s))
+		f.Add("Be brief.", []byte(s))
+	}
+	f.Fuzz(func(t *testing.T, instructions string, raw []byte) {
+		ids, err := responsesPrompt(instructions, raw)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "input") {
+				t.Errorf("error %q does not name the input", err)
+			}
+			return
+		}
+		// Any accepted conversation ends with the opening of the reply.
+		if opening := tokenizer.Count("<|assistant|>\n"); len(ids) < opening {
+			t.Errorf("responsesPrompt(%q, %q) = %d tokens, fewer than the template's own %d", instructions, raw, len(ids), opening)
+		}
+	})
 }

@@ -13,6 +13,7 @@ type api int
 const (
 	apiCompletions api = iota // /v1/completions
 	apiChat                   // /v1/chat/completions
+	apiResponses              // /v1/responses
 )
 
 // chat reports whether the endpoint takes a conversation: the front end
@@ -258,6 +259,9 @@ func (x *exchange) streamAnswer() {
 
 // streamFormat returns the wire format of the exchange's stream.
 func (x *exchange) streamFormat() streamFormat {
+	if x.g.api == apiResponses {
+		return newResponsesFormat(x.id, x.s.created, x.s.cfg.model, len(x.g.prompt), x.text)
+	}
 	return newChunkFormat(x.g.api == apiChat, x.id, x.s.created, x.s.cfg.model, len(x.g.prompt), x.g.options)
 }
 

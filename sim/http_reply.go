@@ -18,6 +18,9 @@ type reply struct {
 
 // wholeBody returns the endpoint's JSON answer carrying r.
 func (x *exchange) wholeBody(r reply) any {
+	if x.g.api == apiResponses {
+		return responseBody(x.id, x.s.created, x.s.cfg.model, len(x.g.prompt), r)
+	}
 	u := usage{PromptTokens: len(x.g.prompt), CompletionTokens: r.tokens, TotalTokens: len(x.g.prompt) + r.tokens}
 	if x.g.api == apiChat {
 		msg := chatMsgBody{Role: "assistant", Content: string(r.text), ToolCalls: []any{}}
@@ -56,12 +59,16 @@ func (t *textSource) appendToken(dst []byte, i int) []byte {
 	return tokenizer.AppendText(dst, t.ids[i])
 }
 
-// requestID returns a vLLM-style response id: "cmpl-" or "chatcmpl-" and 32
-// hex digits, unique per server and reproducible with the seed.
+// requestID returns a vLLM-style response id: "cmpl-", "chatcmpl-" or
+// "resp_" and 32 hex digits, unique per server and reproducible with the
+// seed.
 func requestID(endpoint api, seed uint64, id int64) string {
 	prefix := "cmpl-"
-	if endpoint == apiChat {
+	switch endpoint {
+	case apiChat:
 		prefix = "chatcmpl-"
+	case apiResponses:
+		prefix = "resp_"
 	}
 	a := splitmix(seed ^ uint64(id))
 	return fmt.Sprintf("%s%016x%016x", prefix, a, splitmix(a))

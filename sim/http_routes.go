@@ -19,6 +19,7 @@ func (s *Server) routes() {
 	s.mux = http.NewServeMux()
 	s.mux.Handle("/v1/completions", s.method(http.MethodPost, s.handleCompletions))
 	s.mux.Handle("/v1/chat/completions", s.method(http.MethodPost, s.handleChat))
+	s.mux.Handle("/v1/responses", s.method(http.MethodPost, s.handleResponses))
 	s.mux.Handle("/v1/models", s.method(http.MethodGet, s.handleModels))
 	s.mux.Handle("/health", s.method(http.MethodGet, func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusOK)

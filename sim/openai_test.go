@@ -3,17 +3,19 @@ package sim
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/goodput-dev/goodput/tokenizer"
 )
 
 // The official OpenAI Go SDK must be able to stream from the simulator as
-// from vLLM: completions with vLLM's extra fields, and chat.
+// from vLLM: completions with vLLM's extra fields, chat, and responses.
 func TestOpenAISDKStreams(t *testing.T) {
 	_, ts := startServer(t, Options{Profile: fastProfile(t), ServedModelName: "sim-8b", APIKey: "sk-sim"})
 	client := openai.NewClient(
@@ -86,6 +88,53 @@ func TestOpenAISDKStreams(t *testing.T) {
 		}
 		if acc.Usage.CompletionTokens != 6 || acc.Usage.PromptTokens < 1 || !strings.HasPrefix(acc.ID, "chatcmpl-") {
 			t.Errorf("usage %+v id %q", acc.Usage, acc.ID)
+		}
+	})
+
+	t.Run("responses", func(t *testing.T) {
+		stream := client.Responses.NewStreaming(ctx, responses.ResponseNewParams{
+			Model:           "sim-8b",
+			Instructions:    openai.String("Be brief."),
+			Input:           responses.ResponseNewParamsInputUnion{OfString: openai.String("Hello!")},
+			MaxOutputTokens: openai.Int(6),
+		}, option.WithJSONSet("ignore_eos", true))
+		var types []string
+		var text strings.Builder
+		var done responses.Response
+		for stream.Next() {
+			e := stream.Current()
+			types = append(types, e.Type)
+			switch e.Type {
+			case "response.output_text.delta":
+				text.WriteString(e.AsResponseOutputTextDelta().Delta)
+			case "response.completed":
+				done = e.AsResponseCompleted().Response
+			}
+		}
+		if err := stream.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if want := wantEvents(0, 6); !slices.Equal(types, want) {
+			t.Errorf("the SDK read events\n%v\nwant\n%v", types, want)
+		}
+		if done.OutputText() != text.String() || tokenizer.Count(text.String()) != 6 {
+			t.Errorf("completed text %q, deltas %q; want the same 6 tokens", done.OutputText(), text.String())
+		}
+		if done.Status != responses.ResponseStatusIncomplete || done.IncompleteDetails.Reason != "max_output_tokens" ||
+			done.Usage.OutputTokens != 6 || done.Usage.InputTokens < 1 || !strings.HasPrefix(done.ID, "resp_") {
+			t.Errorf("completed response: status %q (%q), usage %+v, id %q", done.Status, done.IncompleteDetails.Reason, done.Usage, done.ID)
+		}
+
+		whole, err := client.Responses.New(ctx, responses.ResponseNewParams{
+			Model:           "sim-8b",
+			Input:           responses.ResponseNewParamsInputUnion{OfString: openai.String("Hello!")},
+			MaxOutputTokens: openai.Int(4),
+		}, option.WithJSONSet("ignore_eos", true))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if whole.Status != responses.ResponseStatusIncomplete || whole.Usage.OutputTokens != 4 || tokenizer.Count(whole.OutputText()) != 4 {
+			t.Errorf("whole response: status %q, usage %+v, text %q", whole.Status, whole.Usage, whole.OutputText())
 		}
 	})
 
