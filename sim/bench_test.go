@@ -181,3 +181,32 @@ func countTokens(ctx context.Context, c *http.Client, url, body string, first fu
 	}
 	return n, sc.Err()
 }
+
+// BenchmarkStreamToken measures what each wire format does per output
+// token: appending one token's event to the step's buffer, after the
+// stream's first token (chat's role chunk, the opening of a responses
+// item) is written.
+func BenchmarkStreamToken(b *testing.B) {
+	const id, model = "0123456789abcdef0123456789abcdef", "Llama-3.1-8B"
+	for _, tt := range []struct {
+		name string
+		f    streamFormat
+	}{
+		{"completions", newChunkFormat(false, "cmpl-"+id, 1796234524, model, 200, nil)},
+		{"chat", newChunkFormat(true, "chatcmpl-"+id, 1796234524, model, 200, nil)},
+		{"responses", newResponsesFormat("resp_"+id, 1796234524, model, 200, newTextSource(1, 1))},
+	} {
+		b.Run(tt.name, func(b *testing.B) {
+			text := []byte(" token")
+			buf := tt.f.appendOpen(nil)
+			buf = tt.f.appendToken(buf, streamToken{text: text, pos: 1})
+			pos := 2
+			b.ReportAllocs()
+			for b.Loop() {
+				buf = tt.f.appendToken(buf[:0], streamToken{text: text, pos: pos})
+				pos++
+			}
+			b.SetBytes(int64(len(buf)))
+		})
+	}
+}
