@@ -1,10 +1,10 @@
 // Package sim is a simulated vLLM server with a physical performance model.
 //
 // It serves vLLM's OpenAI-compatible API (/v1/completions,
-// /v1/chat/completions, /v1/models, /tokenize, /detokenize, /health) and
-// vLLM's /metrics, in vLLM's wire format, from a simulated engine whose
-// timing follows a roofline of the GPU and model it is told to be. It runs
-// in two clocks:
+// /v1/chat/completions, /v1/responses, /v1/models, /tokenize, /detokenize,
+// /health) and vLLM's /metrics, in vLLM's wire format, from a simulated
+// engine whose timing follows a roofline of the GPU and model it is told
+// to be. It runs in two clocks:
 //
 //   - wall-clock time, behind HTTP (New, Start, Serve, Close): each engine
 //     step sleeps until its modelled end, then hands its tokens to the open
@@ -101,8 +101,10 @@
 // first tokens of each reply (a fixed number, a range drawn per reply, or
 // a share of it) stream on /v1/chat/completions as reasoning deltas, as
 // vLLM streams a reasoning model's thinking, and every usage block counts
-// them in completion_tokens_details.reasoning_tokens. They cost decode
-// steps like any other token; only their place in the stream differs.
+// them in completion_tokens_details.reasoning_tokens; on /v1/responses
+// they are a reasoning output item before the message, counted in
+// output_tokens_details.reasoning_tokens. They cost decode steps like any
+// other token; only their place in the stream differs.
 // Virtual-time records mark the same chunks as reasoning.
 //
 // # Text
@@ -113,6 +115,27 @@
 // messages are rendered with a small template before tokenization, each as
 // "<|role|>\ncontent\n" followed by a final "<|assistant|>\n", so a chat
 // prompt counts a few tokens of markup per message.
+//
+// # Responses API
+//
+// /v1/responses serves OpenAI's Responses API as vLLM does, as the chat
+// request it is underneath: instructions (a system message) and input (a
+// string, one user message, or a list of message items) are rendered
+// through the chat template, and max_output_tokens is chat's
+// max_completion_tokens. Streamed, the answer is a sequence of named
+// events without [DONE]: response.created and response.in_progress at
+// once; then, for a reasoning model, a reasoning item
+// (response.output_item.added, one response.reasoning_text.delta per
+// token, response.reasoning_text.done, response.output_item.done); then
+// the message (response.output_item.added, response.content_part.added,
+// one response.output_text.delta per token, response.output_text.done,
+// response.content_part.done, response.output_item.done); and last
+// response.completed with the whole response, whose status is
+// "incomplete" with incomplete_details.reason "max_output_tokens" when the
+// reply was cut off at its limit, as vLLM reports it, and "completed" when
+// it ended by itself. Not streamed, the answer is that response alone.
+// Where chat streams an error object (the server shutting down), a
+// Responses stream ends with an "error" event.
 //
 // # Faults
 //

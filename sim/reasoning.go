@@ -13,8 +13,9 @@ import (
 // tokens of each reply are streamed as reasoning, the way vLLM serves a
 // reasoning model started with --reasoning-parser: chat deltas carry them
 // in "reasoning" instead of "content", and the usage counts them in
-// completion_tokens_details.reasoning_tokens. /v1/completions streams
-// them as plain text, as vLLM does. The zero value does not reason.
+// completion_tokens_details.reasoning_tokens; /v1/responses streams them
+// as a reasoning item before the message. /v1/completions streams them as
+// plain text, as vLLM does. The zero value does not reason.
 //
 // A reply's reasoning tokens R come from Min and Max (drawn uniformly in
 // [Min, Max] per request, reproducibly from the seed; Min = Max is fixed)

@@ -186,7 +186,7 @@ func (i Info) String() string {
 	fmt.Fprintf(&b, "scheduler: max num seqs %d, max num batched tokens %d, chunked prefill %s\n",
 		i.MaxNumSeqs, i.MaxNumBatchedTokens, onOff(i.ChunkedPrefill))
 	if r := i.Profile.Model.Reasoning; r.On() {
-		fmt.Fprintf(&b, "reasoning: %s, streamed as reasoning on /v1/chat/completions\n", r.describe())
+		fmt.Fprintf(&b, "reasoning: %s, streamed as reasoning on /v1/chat/completions and /v1/responses\n", r.describe())
 	}
 	fmt.Fprintf(&b, "faults: %s", i.Faults)
 	return b.String()
