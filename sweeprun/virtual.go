@@ -80,8 +80,8 @@ func (r *Runner) measureVirtual(ctx context.Context, m Measurement, cfg bench.Co
 	return out.finish(err)
 }
 
-// chatEndpoint reports whether the requests go to the chat endpoint, whose
-// template the simulator's front end renders.
+// chatEndpoint reports whether the requests go to the chat or Responses
+// endpoint, whose template the simulator's front end renders.
 func chatEndpoint(cfg bench.Config) bool {
 	endpoint := cfg.Endpoint
 	if endpoint == "" {
@@ -89,7 +89,7 @@ func chatEndpoint(cfg bench.Config) bool {
 			endpoint = a.Endpoint()
 		}
 	}
-	return strings.HasSuffix(endpoint, "/chat/completions")
+	return strings.HasSuffix(endpoint, "/chat/completions") || strings.HasSuffix(endpoint, "/responses")
 }
 
 // rateJSON writes an unbounded rate as "inf", which JSON numbers cannot

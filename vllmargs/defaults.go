@@ -6,7 +6,7 @@ package vllmargs
 // requested length.
 func ForcesIgnoreEOS(dataset, backend string) bool {
 	switch backend {
-	case "vllm", "openai", "openai-chat":
+	case "vllm", "openai", "openai-chat", "openai-responses":
 		return dataset == "random" || dataset == "random-mm"
 	}
 	return false

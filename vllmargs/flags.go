@@ -84,7 +84,7 @@ var Flags = []Flag{
 		Goodput: "refused: audio datasets are not supported"},
 	{Name: "backend", Arity: One, Refuse: refusedBackend, VLLMValue: func(v string) bool { return v == "vllm" },
 		VLLM:    "request API: vllm and openai (completions), openai-chat, openai-audio, openai-responses, embeddings, pooling and rerank APIs",
-		Goodput: "vllm, openai and openai-chat as vLLM; also tgi, llamacpp and ollama; audio, responses, embeddings, pooling and rerank are refused with the reason"},
+		Goodput: "vllm, openai, openai-chat and openai-responses as vLLM; also tgi, llamacpp and ollama; audio, embeddings, pooling and rerank are refused with the reason"},
 	{Name: "base-url", Arity: One,
 		VLLM:    "server base URL, instead of --host and --port",
 		Goodput: "the same; without it, --host or --port, goodput benchmarks its built-in simulator and says so"},
@@ -409,7 +409,6 @@ var Flags = []Flag{
 // refusedBackends are vLLM's --backend values goodput has no protocol for.
 var refusedBackends = map[string]string{
 	"openai-audio":              "audio benchmarks are not supported",
-	"openai-responses":          "the Responses API is not supported: use openai-chat",
 	"openai-embeddings":         "embedding benchmarks are not supported",
 	"openai-embeddings-chat":    "embedding benchmarks are not supported",
 	"openai-embeddings-clip":    "embedding benchmarks are not supported",

@@ -14,17 +14,23 @@ import (
 // and HTTP: every reply thinks for its first 24 tokens, so TTFT times the
 // first thought and TTFA the first answer token, 24 decode steps later; the
 // server's usage counts the reasoning, and the records say which chunks
-// it was.
+// it was. The chat and Responses endpoints stream it alike.
 func TestBenchSimulatedReasoningModel(t *testing.T) {
+	for _, backend := range []string{"openai-chat", "openai-responses"} {
+		t.Run(backend, func(t *testing.T) { simulatedReasoning(t, backend) })
+	}
+}
+
+func simulatedReasoning(t *testing.T, backend string) {
 	dir := t.TempDir()
-	out, errOut, code := run(t, "", "bench", "--backend", "openai-chat", "--sim-reasoning", "24", "--sim-seed", "2",
+	out, errOut, code := run(t, "", "bench", "--backend", backend, "--sim-reasoning", "24", "--sim-seed", "2",
 		"--num-prompts", "8", "--max-concurrency", "4", "--random-input-len", "64", "--random-output-len", "40", "--ignore-eos",
 		"--slo", "ttfa<=30s", "--gate", "p50(ttfa)<=30s", "--result-dir", dir, "--run-name", "r", "--save-result", "--quiet")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, errOut, out)
 	}
 	for _, want := range []string{
-		"reasoning: the first 24 tokens of each reply, streamed as reasoning on /v1/chat/completions",
+		"reasoning: the first 24 tokens of each reply, streamed as reasoning on /v1/chat/completions and /v1/responses",
 		"Requests that reasoned:                  8 of 8",
 		"Reasoning tokens:                        192",
 		"Answer tokens:                           128",
@@ -115,12 +121,12 @@ func TestSimReasoningUsageErrors(t *testing.T) {
 		want string
 	}{
 		// the completions endpoint carries no reasoning field
-		{[]string{"bench", "--sim-reasoning", "64", "--num-prompts", "1"}, "add --backend openai-chat"},
+		{[]string{"bench", "--sim-reasoning", "64", "--num-prompts", "1"}, "add --backend openai-chat or openai-responses"},
 		{[]string{"bench", "--backend", "openai-chat", "--sim-reasoning", "9-3"}, "--sim-reasoning: reasoning 9-3: the range runs backwards"},
 		{[]string{"bench", "--backend", "openai-chat", "--sim-reasoning", "lots"}, "--sim-reasoning: reasoning \"lots\""},
 		// a real server is not the simulator
 		{[]string{"bench", "--base-url", "http://127.0.0.1:9", "--sim-reasoning", "64"}, "--sim-reasoning configures the built-in simulator"},
-		{[]string{"sweep", "--concurrency", "1,2", "--sim-reasoning", "64", "--num-prompts", "1"}, "add --backend openai-chat"},
+		{[]string{"sweep", "--concurrency", "1,2", "--sim-reasoning", "64", "--num-prompts", "1"}, "add --backend openai-chat or openai-responses"},
 		{[]string{"sim", "--reasoning", "101%"}, "--reasoning: reasoning \"101%\""},
 	}
 	for _, tc := range tests {

@@ -213,7 +213,7 @@ func registerSimFlags(fl *pflag.FlagSet, f *simFlags, faults bool) {
 	fl.Uint64Var(&f.simSeed, "sim-seed", 0, "simulator seed")
 	registerSimEngineFlags(fl, &f.engine)
 	fl.IntVar(&f.simReplicas, "sim-replicas", 1, "start this many built-in simulators and spread the load over them (see --balance)")
-	fl.StringVar(&f.simReasoning, "sim-reasoning", "", "simulate a reasoning model: the first tokens of each reply stream as reasoning, on the chat endpoint: "+sim.ReasoningSyntax)
+	fl.StringVar(&f.simReasoning, "sim-reasoning", "", "simulate a reasoning model: the first tokens of each reply stream as reasoning, on the chat and Responses endpoints: "+sim.ReasoningSyntax)
 }
 
 // simFlagsWithServer returns a usage error naming the first simulator flag
@@ -275,10 +275,10 @@ func (f *simFlags) options() (sim.Options, error) {
 
 // checkSimReasoning refuses a reasoning simulator behind a protocol that
 // cannot show the reasoning: vLLM, and so the simulator, streams it apart
-// from the answer only on the chat endpoint.
+// from the answer only on the chat and Responses endpoints.
 func checkSimReasoning(opts sim.Options, cfg *bench.Config) error {
-	if r := opts.Profile.Model.Reasoning; r.On() && cfg.Backend != "openai-chat" {
-		return usageErr("--sim-reasoning %s: the simulator streams reasoning apart from the answer on /v1/chat/completions only, as vLLM does; add --backend openai-chat", r)
+	if r := opts.Profile.Model.Reasoning; r.On() && cfg.Backend != "openai-chat" && cfg.Backend != "openai-responses" {
+		return usageErr("--sim-reasoning %s: the simulator streams reasoning apart from the answer on /v1/chat/completions and /v1/responses only, as vLLM does; add --backend openai-chat or openai-responses", r)
 	}
 	return nil
 }

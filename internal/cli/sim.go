@@ -37,8 +37,9 @@ func newSimCmd(env *Env) *cobra.Command {
 		Use:   "sim",
 		Short: "Serve a simulated vLLM server with a physical performance model",
 		Long: `sim serves vLLM's OpenAI-compatible API (/v1/completions,
-/v1/chat/completions, /v1/models, /tokenize, /detokenize, /health) and vLLM's
-/metrics from a simulated engine: continuous batching scheduled like vLLM v1,
+/v1/chat/completions, /v1/responses, /v1/models, /tokenize, /detokenize,
+/health) and vLLM's /metrics from a simulated engine: continuous batching
+scheduled like vLLM v1,
 a paged KV cache with prefix caching and preemption, and step times from a
 roofline of the GPU and model (memory-bound decode, compute-bound prefill).
 
@@ -89,7 +90,7 @@ test clients: ` + sim.FaultKeys + `.`,
 	fl.Uint64Var(&opts.Seed, "seed", 0, "seed for output lengths, generated text and faults")
 	fl.StringVar(&opts.APIKey, "api-key", "", "require this key as a Bearer token on /v1")
 	fl.StringArrayVar(&f.faults, "fault", nil, "inject a fault (repeatable): "+sim.FaultKeys)
-	fl.StringVar(&f.reasoning, "reasoning", "", "simulate a reasoning model: the first tokens of each reply stream as reasoning on /v1/chat/completions, as vLLM's reasoning parsers split them: "+sim.ReasoningSyntax)
+	fl.StringVar(&f.reasoning, "reasoning", "", "simulate a reasoning model: the first tokens of each reply stream as reasoning on /v1/chat/completions and /v1/responses, as vLLM's reasoning parsers split them: "+sim.ReasoningSyntax)
 	fl.BoolVar(&f.list, "list", false, "list the built-in GPUs and models and exit")
 	cmd.AddCommand(newSimCalibrateCmd(env), newSimFitCmd(env))
 	return cmd
