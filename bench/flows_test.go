@@ -440,7 +440,7 @@ func TestConfigRefusesBadEndpoints(t *testing.T) {
 // simulator's prefix cache serves what each later turn repeats of its
 // session's history, for chat messages and for one text prompt alike.
 func TestSimulatorCachesSessionHistory(t *testing.T) {
-	for _, backend := range []string{"openai-chat", "openai"} {
+	for _, backend := range []string{"openai-chat", "openai-responses", "openai"} {
 		t.Run(backend, func(t *testing.T) {
 			url := startSim(t, sim.Options{Seed: 4})
 			cfg := flowConfig(t, url)
