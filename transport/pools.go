@@ -49,10 +49,16 @@ func (s *pools[C]) warm(ctx context.Context, p *pool[C], n int) error {
 	return err
 }
 
-// ahead has every pool keep n spare connections, at least the default.
+// ahead has every pool keep n spare connections, at least Options.Spare
+// when it is set. The default of Options.spare is for loops that never
+// say: an open loop that calls Ahead knows from its schedule how many
+// requests come due soon, and more idle connections than that hold the
+// server's resources for nothing (see load's warmWindow); with the
+// default's 16 spares beside 40 requests a second, llama-server kept a
+// probe waiting 0.4 s in one run of six.
 func (s *pools[C]) ahead(n int) {
 	s.mu.Lock()
-	s.spare = max(n, s.o.spare())
+	s.spare = max(n, s.o.Spare)
 	spare := s.spare
 	all := make([]*pool[C], 0, len(s.byKey))
 	for _, p := range s.byKey {
