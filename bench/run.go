@@ -223,6 +223,11 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	}
 
 	lplan := loadPlan(plan, cfg)
+	if srv.idleHoldsWorker() && len(lplan.Offsets) > 0 && !cfg.ColdConnections {
+		lplan.IdleHoldsWorker = true
+		out.Notes = append(out.Notes, fmt.Sprintf("Connections: %s gives every open connection one of its HTTP workers, which an idle one holds, so they are opened at most %v before their requests, not a second ahead: other clients of the server (its health checks and /metrics scrapes, the probes) do not queue behind them",
+			srv.software, load.AheadWindow))
+	}
 	notes := newItemNotes(src)
 	reqOpts := wl.RequestOptions()
 	doer := &load.HTTP{

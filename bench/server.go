@@ -27,6 +27,9 @@ type server struct {
 	path    string // the path the user's --base-url carried, "" when none
 	headers http.Header
 	timeout time.Duration // --request-timeout; 0 means none
+	// software is the Server header of the first answer that had one
+	// ("llama.cpp"), "" before any.
+	software string
 }
 
 // Pre-run limits: a request outside the run that takes longer than this
@@ -128,6 +131,9 @@ func (s *server) do(ctx context.Context, method, path string, body any, lim time
 	}
 	resp, err := s.client.Do(req)
 	if err == nil {
+		if s.software == "" {
+			s.software = resp.Header.Get("Server")
+		}
 		var data []byte
 		data, err = io.ReadAll(io.LimitReader(resp.Body, max))
 		resp.Body.Close()
@@ -280,4 +286,13 @@ func (s *server) modelName(ctx context.Context, backendName string) string {
 func (s *server) getJSON(ctx context.Context, path string, v any) bool {
 	status, body, err := s.do(ctx, http.MethodGet, path, nil, getLimit, 1<<20)
 	return err == nil && status/100 == 2 && json.Unmarshal(body, v) == nil
+}
+
+// idleHoldsWorker reports whether the server gives every open connection
+// a worker of a fixed pool, which holds it while it is idle: llama.cpp's
+// server (and the servers built on it that keep its name), whose HTTP
+// threads each serve one connection until it closes or its keep-alive
+// runs out.
+func (s *server) idleHoldsWorker() bool {
+	return strings.Contains(strings.ToLower(s.software), "llama.cpp")
 }

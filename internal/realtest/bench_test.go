@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -123,6 +124,32 @@ func TestABurstDoesNotWaitForIdleConnections(t *testing.T) {
 				if ttft := time.Duration(r.Chunks[0].At - r.Scheduled); ttft > 2*time.Second {
 					t.Errorf("run %d: request %d waited %v for its first token: it queued behind an idle connection", run, r.Seq, ttft)
 				}
+			}
+		}
+	})
+}
+
+// llama-server gives each connection one of a few HTTP workers, which
+// holds it while it is idle: connections the generator opens ahead and
+// leaves idle make every other client of the server wait. Beside an open
+// loop of 40 requests a second, one-token probes on a connection of their
+// own take milliseconds; when the start opened a second's requests ahead
+// (and kept 16 spares whatever the rate), half the runs had a probe wait
+// 0.5-1.4 s behind them.
+func TestProbesDoNotWaitBehindIdleConnections(t *testing.T) {
+	eachTransport(t, func(t *testing.T, tf []string) {
+		s := sharedServer(t, 4)
+		for run := range 3 {
+			out, _ := bench(t, s.URL, 0, append([]string{"--request-rate", "40", "--num-prompts", "80", "--random-input-len", "32",
+				"--random-output-len", "16", "--prompt-format", "ids", "--probe-request-rate", "5", "--seed", freshSeed()}, tf...)...)
+			p := out.Probes
+			if p == nil || p.Failed != 0 || len(p.Latencies) < 5 {
+				t.Fatalf("run %d: probes %+v", run, p)
+			}
+			worst := slices.Max(p.Latencies)
+			t.Logf("run %d: %d probes, the slowest %.1f ms", run, len(p.Latencies), worst*1e3)
+			if worst > 0.3 {
+				t.Errorf("run %d: a probe took %.0f ms: it waited for a worker the generator's idle connections held", run, worst*1e3)
 			}
 		}
 	})

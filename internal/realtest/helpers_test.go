@@ -106,6 +106,10 @@ type benchJSON struct {
 			Prefill struct{ Median float64 }
 		} `json:"server_timings"`
 	}
+	Probes *struct {
+		Latencies []float64 `json:"e2el_seconds"`
+		Failed    int
+	}
 	Warnings []string
 	Records  string
 	Server   *struct {
