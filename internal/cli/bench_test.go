@@ -78,6 +78,18 @@ func TestBenchProbeRequests(t *testing.T) {
 	if !strings.Contains(out, `Probes: `) {
 		t.Errorf("the notes do not say what the probes were:\n%s", out)
 	}
+	// --format json carries them too.
+	out, errOut, code = run(t, "", "bench", "--base-url", url, "--num-prompts", "8", "--max-concurrency", "2",
+		"--random-input-len", "32", "--random-output-len", "32", "--probe-request-rate", "20", "--quiet", "--format", "json")
+	var got struct {
+		Probes *struct {
+			Rate      float64   `json:"rate"`
+			Latencies []float64 `json:"e2el_seconds"`
+		} `json:"probes"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil || got.Probes == nil || got.Probes.Rate != 20 || len(got.Probes.Latencies) == 0 {
+		t.Errorf("--format json: exit %d, %v, probes %+v\n%s\n%s", code, err, got.Probes, errOut, out)
+	}
 }
 
 // A server that decodes speculatively gets vLLM's Speculative Decoding
