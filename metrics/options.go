@@ -51,6 +51,17 @@ type Options struct {
 	// SeriesStep is the width of a time-series bucket; zero means
 	// DefaultSeriesStep. It must not be negative.
 	SeriesStep time.Duration
+
+	// Window, when positive, is how long the run measured, for records
+	// that do not say when their requests were sent: another tool's
+	// result that keeps each request's latencies but not its start, whose
+	// records all start at the run epoch (see record.Header.Window). W
+	// then runs from the earliest scheduled time for Window (never less
+	// than the records span), every rate divides by it, and the time
+	// series, which could only show where the records were put, is left
+	// empty. Zero: the window spans the records, as DESIGN.md defines it.
+	// It must not be negative.
+	Window time.Duration
 }
 
 // Validate reports the first problem with o, naming the option. NewSummary
@@ -67,6 +78,9 @@ func (o Options) Validate() error {
 	}
 	if o.SeriesStep < 0 {
 		return fmt.Errorf("series step %v: must not be negative", o.SeriesStep)
+	}
+	if o.Window < 0 {
+		return fmt.Errorf("window %v: must not be negative", o.Window)
 	}
 	return nil
 }

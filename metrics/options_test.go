@@ -84,6 +84,7 @@ func TestOptionsValidate(t *testing.T) {
 		{"NaN percentile", Options{Percentiles: []float64{math.NaN()}}, "outside"},
 		{"unknown method", Options{Method: 9}, "method 9"},
 		{"negative step", Options{SeriesStep: -time.Second}, "series step"},
+		{"negative window", Options{Window: -time.Second}, "window -1s"},
 	}
 	for _, tt := range tests {
 		err := tt.o.Validate()

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"math"
 	"slices"
 	"sync"
 
@@ -321,9 +322,13 @@ func (s *Summary) compute() *Result {
 	}
 
 	var w float64 // seconds
+	end := s.end
+	if s.haveWindow && o.Window > 0 && s.start <= math.MaxInt64-int64(o.Window) {
+		end = max(end, s.start+int64(o.Window))
+	}
 	if s.haveWindow {
-		w = float64(span(s.start, s.end)) / 1e9
-		r.Window = Window{Start: s.start, End: s.end, Seconds: w}
+		w = float64(span(s.start, end)) / 1e9
+		r.Window = Window{Start: s.start, End: end, Seconds: w}
 	}
 	rate := func(x int64) float64 {
 		if w == 0 {
@@ -413,7 +418,7 @@ func (s *Summary) compute() *Result {
 
 	r.PrefixGroups = s.groups.results(ps, m)
 	r.Series = Series{Step: float64(s.series.step) / 1e9, Points: []SeriesPoint{}}
-	if s.haveWindow {
+	if s.haveWindow && o.Window <= 0 {
 		r.Series.Points = s.series.points(s.start, s.end)
 	}
 	return r

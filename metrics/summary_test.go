@@ -188,6 +188,48 @@ func TestSummaryLittlesLaw(t *testing.T) {
 	checkNear(t, "gap", ll.RelativeGap, 6.0/11)
 }
 
+// TestSummaryGivenWindow: records that do not say when their requests
+// were sent all start at the epoch, and the window is the one their tool
+// measured (times in ms):
+//
+//	R1 ok      s=0  tokens 100, 200        e2e 200, end 300
+//	R2 ok      s=0  tokens 150, 250, 350   e2e 350, end 400
+//	R3 failed  s=0                         end 0
+//
+// Over a given 2 s: 5 tok/2 s, 2 req/2 s; L = (300 + 400)/2000 = 0.35,
+// the mean of requests in flight, which needs no start time. Without the
+// window the rates would divide by the longest request alone.
+func TestSummaryGivenWindow(t *testing.T) {
+	recs := func() []*record.Record {
+		r1 := streamed(0, 100, 200)
+		r1.End = ms(300)
+		r2 := streamed(0, 150, 250, 350)
+		r2.End = ms(400)
+		return []*record.Record{r1, r2, {Error: record.ErrConnect}}
+	}
+	r := summarize(t, Options{Window: 2 * time.Second, Good: func(Request) bool { return true }}, recs()...)
+	if r.Window != (Window{Start: 0, End: ms(2000), Seconds: 2}) {
+		t.Errorf("window = %+v, want 0 to 2 s", r.Window)
+	}
+	checkNear(t, "output tok/s", r.Throughput.OutputTokensPerSecond, 2.5)
+	checkNear(t, "req/s", r.Throughput.RequestsPerSecond, 1)
+	checkNear(t, "goodput", r.Goodput.OutputTokensPerSecond, 2.5)
+	checkNear(t, "L", r.LittlesLaw.InFlight, 0.35)
+	checkNear(t, "TTFT mean", r.Latency.TTFT.Mean, 0.125)
+	// Where the records were put is no measurement: no series.
+	if len(r.Series.Points) != 0 {
+		t.Errorf("series %+v, want none", r.Series.Points)
+	}
+	// A window shorter than the records span is the records span.
+	r = summarize(t, Options{Window: 100 * time.Millisecond}, recs()...)
+	checkNear(t, "window shorter than the records", r.Window.Seconds, 0.4)
+	// Without one, the window spans the records.
+	r = summarize(t, Options{}, recs()...)
+	if r.Window.Seconds != 0.4 || len(r.Series.Points) == 0 {
+		t.Errorf("no window given: %+v, %d series points", r.Window, len(r.Series.Points))
+	}
+}
+
 // TestSummarySeries works the seed's series by hand at two steps.
 func TestSummarySeries(t *testing.T) {
 	tests := []struct {
