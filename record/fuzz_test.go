@@ -15,7 +15,8 @@ import (
 func FuzzOpen(f *testing.F) {
 	for _, name := range []string{"seeds_example.json", "seeds_example.jsonl", "vllm_detailed.json",
 		"aiperf_profile_export.jsonl", "aiperf_profile_export_2025.jsonl",
-		"guidellm_benchmarks.yaml", "guidellm_benchmarks_v0.2.json"} {
+		"guidellm_benchmarks.yaml", "guidellm_benchmarks_v0.2.json",
+		"genai-bench/D100_100_text-to-text_num_concurrency_2_time_3s.json"} {
 		b, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
 			f.Fatal(err)
@@ -29,6 +30,7 @@ func FuzzOpen(f *testing.F) {
 	f.Add([]byte(`{"metadata":{"request_start_ns":5,"credit_issued_ns":9},"metrics":{"time_to_first_token":{"value":1,"unit":"s"},"inter_chunk_latency":{"value":[NaN],"unit":"ms"}}}`))
 	f.Add([]byte(`{"benchmarks":[{"requests":{"successful":[{"info":{"timings":{"request_start":1.5,"first_token_iteration":1.25,"token_iterations":3}}}]}}]}`))
 	f.Add([]byte("benchmarks:\n- requests:\n    successful:\n    - start_time: .inf\n"))
+	f.Add([]byte(`{"aggregated_metrics":{"requests_per_minute":1e-300,"num_completed_requests":3},"individual_request_metrics":[{"ttft":1e300,"e2e_latency":Infinity,"num_output_tokens":70000},{"error_code":-1}],"_time_unit":"ms"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fl, err := Open("-", bytes.NewReader(data))
 		if err != nil {

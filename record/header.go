@@ -32,6 +32,15 @@ type Header struct {
 	// when it was merged from several files (the shards of a run).
 	Shard *Shard `json:"shard,omitempty"`
 	Parts []Part `json:"parts,omitempty"`
+
+	// Window, when positive, is how long the run measured, in ns, as the
+	// tool that measured it reported, for a file whose records do not
+	// say when their requests were sent (a genai-bench result keeps only
+	// each request's latencies): its records all start at the run epoch,
+	// and their span says nothing of the run's length. Whoever summarises
+	// the records gives it as metrics.Options.Window. Zero: the records'
+	// times place them, and the window spans them.
+	Window int64 `json:"window_ns,omitempty"`
 }
 
 // Merged says the header is a merge's output's (goodput merge --output):

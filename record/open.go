@@ -27,7 +27,7 @@ type Reader interface {
 // The caller must call Close.
 type File struct {
 	Reader
-	Format   string   // "goodput", "seeds", "vllm", "aiperf" or "guidellm"
+	Format   string   // "goodput", "seeds", "vllm", "aiperf", "guidellm" or "genai-bench"
 	name     string   // the path given to Open
 	notes    []string // what an importer found worth saying (times it spread evenly, a sample of the requests)
 	closer   io.Closer
@@ -164,7 +164,10 @@ func (f *File) Close() error {
 //     time a one-token chunk, the arrival both scheduled and sent time;
 //   - a `vllm bench serve --save-result --save-detailed` result JSON;
 //   - AIPerf's per-request export, profile_export.jsonl;
-//   - GuideLLM's report of a benchmark run (benchmarks.json, or YAML).
+//   - GuideLLM's report of a benchmark run (benchmarks.json, or YAML);
+//   - genai-bench's result of one load, {scenario}_…_time_{T}s.json (see
+//     genaiBenchResult: it holds no send times, and its header the run's
+//     Window).
 //
 // Imported records are converted to goodput's model on the way in, so every
 // analysis treats them alike. A GuideLLM report of a sweep holds a run per
@@ -275,14 +278,22 @@ func open(r io.Reader, name string, run int) (*File, error) {
 }
 
 // openDocument reads a single JSON document by its top-level keys: a
-// GuideLLM report has "benchmarks"; anything else is read as vLLM's
-// result, which says what it lacks.
+// GuideLLM report has "benchmarks", a genai-bench result
+// "individual_request_metrics" and "aggregated_metrics"; anything else is
+// read as vLLM's result, which says what it lacks. A document that does
+// not decode but names genai-bench's keys is one cut short or damaged,
+// and its error says so.
 func openDocument(b []byte, name string, run int) (*File, error) {
 	var top map[string]json.RawMessage
 	if json.Unmarshal(b, &top) == nil {
 		if _, ok := top["benchmarks"]; ok {
 			return openGuideLLM(b, name, run)
 		}
+		if isGenAIBench(top) {
+			return openGenAIBench(b, name)
+		}
+	} else if bytes.Contains(b, []byte(`"individual_request_metrics"`)) || bytes.Contains(b, []byte(`"aggregated_metrics"`)) {
+		return openGenAIBench(b, name)
 	}
 	return openVLLM(b, name)
 }
