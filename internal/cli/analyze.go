@@ -2,6 +2,8 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -24,10 +26,11 @@ method without re-running it.
 It reads goodput record files (JSON Lines, "-" for standard input), result
 directories holding one run (or the shards of one run), run summary files, the seeds' simple request log ({"arrival": s, "token_times": [s, ...]} as a JSON array
 or JSON Lines), vllm bench serve results saved with --save-result
---save-detailed, AIPerf's profile_export.jsonl, and GuideLLM's benchmarks.json
+--save-detailed, AIPerf's profile_export.jsonl, GuideLLM's benchmarks.json
 or .yaml (a sweep's report holds a run per benchmark: name one as FILE#N,
-from 1). Several goodput files (the shards of one run) are merged on their
-common clock.`,
+from 1), and genai-bench's result of one load (its experiment folder holds
+a file per load: name one). Several goodput files (the shards of one run)
+are merged on their common clock.`,
 		Example: `  goodput analyze results/goodput-20261129-080000.jsonl
   goodput analyze run.jsonl --slo 'ttft<=300ms,tpot<=30ms' --metric-percentiles 50,95,99.9
   goodput analyze vllm-result.json --goodput ttft:500 tpot:50 --format json
@@ -104,6 +107,18 @@ func analyzeFiles(env *Env, files []string, opts metrics.Options) (*metrics.Resu
 		return nil, nil, err
 	}
 	defer set.Close()
+	// A file whose records do not say when their requests were sent
+	// (genai-bench's) carries its run's window; placed among others'
+	// records, its requests would be at a time no one measured.
+	for _, p := range set.Parts() {
+		if p.Header.Window <= 0 {
+			continue
+		}
+		if len(set.Parts()) > 1 {
+			return nil, nil, fmt.Errorf("%s (%s) holds no request's send time, so its requests cannot be put among another file's: analyze it alone", p.File, p.Header.Tool)
+		}
+		opts.Window = time.Duration(p.Header.Window)
+	}
 	sum := metrics.NewSummary(opts)
 	err = set.Each(func(_ int, b []record.Record) error {
 		for i := range b {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -166,6 +167,132 @@ func TestAnalyzeImportErrors(t *testing.T) {
 	}
 	_, errOut, code = run(t, "", "analyze", "../../record/testdata/guidellm_benchmarks.json#5")
 	if code == 0 || !strings.Contains(errOut, "guidellm_benchmarks.json#5: the GuideLLM report holds 2 benchmarks, not 5") {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+}
+
+const genaiBenchFixture = "../../record/testdata/genai-bench/D100_100_text-to-text_num_concurrency_2_time_3s.json"
+
+// genaiBenchAggregated is what the fixture's aggregated_metrics say, in
+// seconds: genai-bench's own account of the run, which analyze must give
+// again from the requests.
+type genaiBenchAggregated struct {
+	RunDuration      float64 `json:"run_duration"`
+	OutputThroughput float64 `json:"mean_output_throughput_tokens_per_s"`
+	InputThroughput  float64 `json:"mean_input_throughput_tokens_per_s"`
+	TotalThroughput  float64 `json:"mean_total_tokens_throughput_tokens_per_s"`
+	RequestsPerSec   float64 `json:"requests_per_second"`
+	Stats            map[string]struct {
+		Min, Max, Mean, P50, P90, P99 float64
+	} `json:"stats"`
+}
+
+// genai-bench's result of one load (D(100,100) at concurrency 2, 3.25 s;
+// see record's TestOpenGenAIBenchResult): goodput's TTFT, TPOT and e2e,
+// their percentiles (linear, as NumPy's) and the throughputs over
+// genai-bench's run duration are the file's own aggregated figures, to
+// the nanosecond its latencies are read to.
+//
+// SLO ttft ≤ 250 ms, tpot ≤ 100 ms: r1 (212.5 ms, 100 ms) meets it, r2
+// (337.5 ms) and r4 (tpot 150 ms) miss: goodput 11 / 3.25 tok/s, 1 of 6.
+func TestAnalyzeGenAIBenchResult(t *testing.T) {
+	b, err := os.ReadFile(genaiBenchFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file struct {
+		Agg genaiBenchAggregated `json:"aggregated_metrics"`
+	}
+	if err := json.Unmarshal(b, &file); err != nil {
+		t.Fatal(err)
+	}
+	agg := file.Agg
+	res := analyzeJSON(t, genaiBenchFixture, "--slo", "ttft<=250ms,tpot<=100ms")
+	c := res.Counts
+	if c.Total != 6 || c.Completed != 3 || c.Failed != 3 || c.Errors["rate_limited"] != 1 || c.Errors["connect"] != 1 || c.Errors["http"] != 1 {
+		t.Errorf("counts = %+v", c)
+	}
+	near := func(name string, got, want float64) {
+		t.Helper()
+		if math.Abs(got-want) > 1e-9 {
+			t.Errorf("%s = %.12g, genai-bench says %.12g", name, got, want)
+		}
+	}
+	near("window", res.Window.Seconds, agg.RunDuration)
+	near("output tok/s", res.Throughput.OutputTokensPerSecond, agg.OutputThroughput)
+	near("input tok/s", res.Throughput.InputTokensPerSecond, agg.InputThroughput)
+	near("total tok/s", res.Throughput.TotalTokensPerSecond, agg.TotalThroughput)
+	near("req/s", res.Throughput.RequestsPerSecond, agg.RequestsPerSec)
+	l := res.Latency
+	for _, m := range []struct {
+		name string
+		d    metrics.Distribution
+	}{{"ttft", l.TTFT}, {"tpot", l.TPOT}, {"e2e_latency", l.E2E}} {
+		s := agg.Stats[m.name]
+		near(m.name+" mean", m.d.Mean, s.Mean)
+		near(m.name+" min", m.d.Min, s.Min)
+		near(m.name+" max", m.d.Max, s.Max)
+		near(m.name+" median", m.d.Median, s.P50)
+		for _, p := range []struct {
+			p    float64
+			want float64
+		}{{90, s.P90}, {99, s.P99}} {
+			got, ok := m.d.Percentile(p.p)
+			if !ok {
+				t.Fatalf("%s: no p%v", m.name, p.p)
+			}
+			near(fmt.Sprintf("%s p%v", m.name, p.p), got, p.want)
+		}
+	}
+	checkFigures(t, []figure{
+		{"goodput", res.Goodput.OutputTokensPerSecond, 11 / 3.25},
+		{"attainment", res.Goodput.Attainment, 1.0 / 6},
+		// The mean of requests in flight needs no send time: Σ e2e / W.
+		{"L", res.LittlesLaw.InFlight, 3.25 / 3.25},
+	})
+	// Where the file put the requests is no measurement of the run over time.
+	if len(res.Series.Points) != 0 {
+		t.Errorf("series of %d points, want none", len(res.Series.Points))
+	}
+	// The text says, to the file's precision, what genai-bench's own
+	// figures say, and names the import and what it could not measure.
+	out, _, _ := run(t, "", "analyze", genaiBenchFixture)
+	for _, want := range []string{
+		"Records: " + genaiBenchFixture + " (import: genai-bench result (D(100,100), concurrency 2), 6 requests)\n",
+		"every request is placed at the run's start",
+		"Benchmark duration (s):                  3.25\n",
+		"Output token throughput (tok/s):         8.00\n",
+		"Mean TTFT (ms):                          266.67\n",
+		"Mean TPOT (ms):                          100.00\n",
+		"Mean E2EL (ms):                          1083.33\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in\n%s", want, out)
+		}
+	}
+}
+
+// A genai-bench result cannot be merged with another file: its requests
+// have no send time to put them among the other's.
+func TestAnalyzeGenAIBenchAlone(t *testing.T) {
+	_, errOut, code := run(t, "", "analyze", genaiBenchFixture, "../../record/testdata/vllm_detailed.json")
+	want := genaiBenchFixture + " (import: genai-bench result (D(100,100), concurrency 2)) holds no request's send time, so its requests cannot be put among another file's: analyze it alone"
+	if code == 0 || !strings.Contains(errOut, want) {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+}
+
+// A damaged genai-bench result is an error that names the file and what
+// is wrong with it.
+func TestAnalyzeGenAIBenchDamaged(t *testing.T) {
+	b, err := os.ReadFile(genaiBenchFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "D100_100_text-to-text_num_concurrency_2_time_3s.json")
+	os.WriteFile(path, b[:len(b)/3], 0o644)
+	_, errOut, code := run(t, "", "analyze", path)
+	if code == 0 || !strings.Contains(errOut, path+": genai-bench result: the file is cut short (unexpected end of JSON input)") {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
 }
