@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -355,4 +358,34 @@ func genaiBenchFailure(code int, msg string) (ErrorKind, int, string) {
 		return ErrStream, code, msg
 	}
 	return ErrOther, 0, msg
+}
+
+// genaiBenchRunName matches the name genai-bench gives the result of one
+// load: {scenario}_{task}_{iteration_type}_{value}_time_{seconds}s.json.
+var genaiBenchRunName = regexp.MustCompile(`^.+_(num_concurrency|batch_size|request_rate)_[0-9.]+_time_[0-9]+s\.json$`)
+
+// GenAIBenchRuns says whether dir is a genai-bench experiment folder (it
+// holds experiment_metadata.json, or files named as genai-bench names
+// the result of a load) and returns the paths of its result files, a load
+// each, in name order. A path that is no directory is none.
+func GenAIBenchRuns(dir string) (runs []string, ok bool, err error) {
+	fi, err := os.Stat(dir)
+	if err != nil || !fi.IsDir() {
+		return nil, false, nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, false, err
+	}
+	for _, e := range entries {
+		switch name := e.Name(); {
+		case e.IsDir():
+		case name == "experiment_metadata.json":
+			ok = true
+		case genaiBenchRunName.MatchString(name):
+			ok = true
+			runs = append(runs, filepath.Join(dir, name))
+		}
+	}
+	return runs, ok, nil
 }

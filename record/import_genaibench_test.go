@@ -285,3 +285,31 @@ func TestOpenGenAIBenchStatisticsOfFewer(t *testing.T) {
 		t.Errorf("notes %q, want the placement's alone", notes)
 	}
 }
+
+// An experiment folder holds a result file per load, named by genai-bench;
+// the files beside them (its metadata, plots, sheets) are none.
+func TestGenAIBenchRuns(t *testing.T) {
+	runs, ok, err := GenAIBenchRuns("testdata/genai-bench")
+	if err != nil || !ok || !reflect.DeepEqual(runs, []string{genaiBenchFixture}) {
+		t.Errorf("fixture folder: %q, %v, %v", runs, ok, err)
+	}
+	dir := t.TempDir()
+	for _, name := range []string{"experiment_metadata.json", "D100_100_text-to-text_num_concurrency_8_time_60s.json",
+		"D100_100_text-to-text_num_concurrency_16_time_61s.json", "qps_text-to-text_request_rate_2.5_time_30s.json",
+		"D100_100_text-to-text_summary.xlsx", "debug_for_run_D100_100_8.json"} {
+		os.WriteFile(filepath.Join(dir, name), []byte("{}"), 0o644)
+	}
+	runs, ok, err = GenAIBenchRuns(dir)
+	want := []string{filepath.Join(dir, "D100_100_text-to-text_num_concurrency_16_time_61s.json"),
+		filepath.Join(dir, "D100_100_text-to-text_num_concurrency_8_time_60s.json"),
+		filepath.Join(dir, "qps_text-to-text_request_rate_2.5_time_30s.json")}
+	if err != nil || !ok || !reflect.DeepEqual(runs, want) {
+		t.Errorf("experiment: %q, %v, %v", runs, ok, err)
+	}
+	// Another folder, or a file, is no experiment.
+	for _, p := range []string{"testdata", genaiBenchFixture, filepath.Join(dir, "missing")} {
+		if runs, ok, err := GenAIBenchRuns(p); ok || runs != nil || err != nil {
+			t.Errorf("%s: %q, %v, %v", p, runs, ok, err)
+		}
+	}
+}

@@ -3,6 +3,8 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -28,9 +30,9 @@ directories holding one run (or the shards of one run), run summary files, the s
 or JSON Lines), vllm bench serve results saved with --save-result
 --save-detailed, AIPerf's profile_export.jsonl, GuideLLM's benchmarks.json
 or .yaml (a sweep's report holds a run per benchmark: name one as FILE#N,
-from 1), and genai-bench's result of one load (its experiment folder holds
-a file per load: name one). Several goodput files (the shards of one run)
-are merged on their common clock.`,
+from 1), and genai-bench's result of one load (an experiment folder holds a
+file per load: name one, or the folder when it holds one). Several goodput
+files (the shards of one run) are merged on their common clock.`,
 		Example: `  goodput analyze results/goodput-20261129-080000.jsonl
   goodput analyze run.jsonl --slo 'ttft<=300ms,tpot<=30ms' --metric-percentiles 50,95,99.9
   goodput analyze vllm-result.json --goodput ttft:500 tpot:50 --format json
@@ -93,6 +95,25 @@ are merged on their common clock.`,
 func analyzeFiles(env *Env, files []string, opts metrics.Options) (*metrics.Result, []string, error) {
 	var all []string
 	for _, name := range files {
+		// A genai-bench experiment folder holds a file per load: one
+		// load stands for the folder, several are several runs, as a
+		// GuideLLM report of several benchmarks is.
+		if runs, ok, err := record.GenAIBenchRuns(name); err != nil {
+			return nil, nil, err
+		} else if ok {
+			switch len(runs) {
+			case 0:
+				return nil, nil, fmt.Errorf("%s: a genai-bench experiment folder without the result of any load ({scenario}_{task}_{iteration}_{value}_time_{T}s.json)", name)
+			case 1:
+				all = append(all, runs[0])
+				continue
+			}
+			names := make([]string, len(runs))
+			for i, r := range runs {
+				names[i] = filepath.Base(r)
+			}
+			return nil, nil, fmt.Errorf("%s: several runs (a genai-bench experiment of %d loads: %s): name one, as %s", name, len(runs), strings.Join(names, ", "), runs[0])
+		}
 		// A result directory or a summary file stands for its run's
 		// records; the directory of a sharded run for every shard's.
 		fs, err := report.RunFiles(name)

@@ -296,3 +296,33 @@ func TestAnalyzeGenAIBenchDamaged(t *testing.T) {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
 }
+
+// A genai-bench experiment folder of one load reads as that load's file;
+// one of several loads asks for one, as a GuideLLM sweep does.
+func TestAnalyzeGenAIBenchFolder(t *testing.T) {
+	res := analyzeJSON(t, "../../record/testdata/genai-bench")
+	if res.Counts.Total != 6 || res.Window.Seconds != 3.25 {
+		t.Errorf("folder of one load: %d requests over %v s", res.Counts.Total, res.Window.Seconds)
+	}
+	b, err := os.ReadFile(genaiBenchFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, name := range []string{"D100_100_text-to-text_num_concurrency_2_time_3s.json", "D100_100_text-to-text_num_concurrency_4_time_3s.json"} {
+		os.WriteFile(filepath.Join(dir, name), b, 0o644)
+	}
+	os.WriteFile(filepath.Join(dir, "experiment_metadata.json"), []byte(`{"num_concurrency": [2, 4]}`), 0o644)
+	_, errOut, code := run(t, "", "analyze", dir)
+	want := dir + ": several runs (a genai-bench experiment of 2 loads: D100_100_text-to-text_num_concurrency_2_time_3s.json, D100_100_text-to-text_num_concurrency_4_time_3s.json): name one, as " +
+		filepath.Join(dir, "D100_100_text-to-text_num_concurrency_2_time_3s.json")
+	if code == 0 || !strings.Contains(errOut, want) {
+		t.Errorf("exit %d: %s\nwant %s", code, errOut, want)
+	}
+	os.Remove(filepath.Join(dir, "D100_100_text-to-text_num_concurrency_2_time_3s.json"))
+	os.Remove(filepath.Join(dir, "D100_100_text-to-text_num_concurrency_4_time_3s.json"))
+	_, errOut, code = run(t, "", "analyze", dir)
+	if code == 0 || !strings.Contains(errOut, dir+": a genai-bench experiment folder without the result of any load") {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+}
