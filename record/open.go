@@ -27,7 +27,7 @@ type Reader interface {
 // The caller must call Close.
 type File struct {
 	Reader
-	Format   string   // "goodput", "seeds", "vllm", "aiperf", "guidellm" or "genai-bench"
+	Format   string   // "goodput", "seeds", "vllm", "aiperf", "guidellm", "genai-bench" or "inference-perf"
 	name     string   // the path given to Open
 	notes    []string // what an importer found worth saying (times it spread evenly, a sample of the requests)
 	closer   io.Closer
@@ -168,10 +168,13 @@ func (f *File) Close() error {
 //   - genai-bench's result of one load, {scenario}_…_time_{T}s.json (see
 //     genaiBenchResult: it holds no send times, and its header the run's
 //     Window).
+//   - inference-perf's per-request report, per_request_lifecycle_metrics.json.
 //
 // Imported records are converted to goodput's model on the way in, so every
 // analysis treats them alike. A GuideLLM report of a sweep holds a run per
-// benchmark: path names one as FILE#N, from 1 (see SplitRun).
+// benchmark, an inference-perf report of several stages a run per stage
+// (told apart by the stage reports beside it): path names one as FILE#N,
+// from 1 (see SplitRun).
 func Open(path string, stdin io.Reader) (*File, error) {
 	var rc io.ReadCloser
 	run := 0
@@ -187,8 +190,8 @@ func Open(path string, stdin io.Reader) (*File, error) {
 		rc = f
 	}
 	f, err := open(rc, path, run)
-	if err == nil && run > 0 && f.Format != "guidellm" {
-		err = fmt.Errorf("%s: #%d names one of the runs of a file that holds several (a GuideLLM report), but this %s file holds one run", path, run, f.Format)
+	if err == nil && run > 0 && f.Format != "guidellm" && f.Format != "inference-perf" {
+		err = fmt.Errorf("%s: #%d names one of the runs of a file that holds several (a GuideLLM report, an inference-perf run of several stages), but this %s file holds one run", path, run, f.Format)
 	}
 	if err != nil {
 		rc.Close()
@@ -236,7 +239,7 @@ func open(r io.Reader, name string, run int) (*File, error) {
 	case len(first) == 0:
 		return &File{Reader: &slice{}, Format: "goodput"}, nil
 	case first[0] == '[':
-		return openSeedsArray(br, name)
+		return openArray(br, name, run)
 	case first[0] != '{' && yamlStart.Match(first):
 		return openYAML(br, name, run)
 	case first[0] != '{':
