@@ -72,7 +72,10 @@ import (
 // labels. Neither layout keeps the time a request was due
 // (scheduled_time, which only the stage reports' schedule_delay uses),
 // nor the stage it belongs to: that comes from the stage reports beside
-// the file (see ipFindStages).
+// the file (see ipFindStages). The summary reports
+// (summary_lifecycle_metrics.json, stage_N_lifecycle_metrics.json) hold
+// statistics, not requests: given as records, they are refused with a
+// message naming this file (see ipSummaryError).
 type ipEntry struct {
 	StartTime decimal         `json:"start_time"`
 	EndTime   decimal         `json:"end_time"`
@@ -763,4 +766,11 @@ func ipReportList(stages []ipStage) string {
 		names[i] = filepath.Base(s.path)
 	}
 	return strings.Join(names, ", ")
+}
+
+// ipSummaryError is the error for a summary report given where records
+// are read: it holds statistics, not requests, and the per-request report
+// that holds them is named.
+func ipSummaryError(name string) error {
+	return fmt.Errorf("%s: an inference-perf summary report (load_summary, successes, failures) holds statistics, not requests: read %s, which inference-perf writes when report.request_lifecycle.per_request is on", name, ipPerRequest)
 }

@@ -372,6 +372,19 @@ func TestInferencePerfOneLineAndStdin(t *testing.T) {
 	}
 }
 
+// A summary report holds no requests: it is refused with the name of the
+// report that does, not read as a vLLM result that lacks "ttfts".
+func TestInferencePerfSummaryRefused(t *testing.T) {
+	for _, name := range []string{"stage_0_lifecycle_metrics.json", "summary_lifecycle_metrics.json"} {
+		path := filepath.Join(ipDir, name)
+		_, err := Open(path, nil)
+		want := path + ": an inference-perf summary report (load_summary, successes, failures) holds statistics, not requests: read per_request_lifecycle_metrics.json"
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
 // The seeds' log, the other JSON array goodput reads, is not taken for
 // inference-perf's report, nor the report for it.
 func TestInferencePerfTellsArraysApart(t *testing.T) {

@@ -282,7 +282,8 @@ func open(r io.Reader, name string, run int) (*File, error) {
 
 // openDocument reads a single JSON document by its top-level keys: a
 // GuideLLM report has "benchmarks", a genai-bench result
-// "individual_request_metrics" and "aggregated_metrics"; anything else is
+// "individual_request_metrics" and "aggregated_metrics"; an inference-perf
+// summary report, which holds no requests, is refused; anything else is
 // read as vLLM's result, which says what it lacks. A document that does
 // not decode but names genai-bench's keys is one cut short or damaged,
 // and its error says so.
@@ -294,6 +295,9 @@ func openDocument(b []byte, name string, run int) (*File, error) {
 		}
 		if isGenAIBench(top) {
 			return openGenAIBench(b, name)
+		}
+		if top["load_summary"] != nil && top["successes"] != nil {
+			return nil, ipSummaryError(name)
 		}
 	} else if bytes.Contains(b, []byte(`"individual_request_metrics"`)) || bytes.Contains(b, []byte(`"aggregated_metrics"`)) {
 		return openGenAIBench(b, name)
