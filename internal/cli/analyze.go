@@ -30,14 +30,17 @@ directories holding one run (or the shards of one run), run summary files, the s
 or JSON Lines), vllm bench serve results saved with --save-result
 --save-detailed, AIPerf's profile_export.jsonl, GuideLLM's benchmarks.json
 or .yaml (a sweep's report holds a run per benchmark: name one as FILE#N,
-from 1), and genai-bench's result of one load (an experiment folder holds a
-file per load: name one, or the folder when it holds one). Several goodput
-files (the shards of one run) are merged on their common clock.`,
+from 1), genai-bench's result of one load (an experiment folder holds a
+file per load: name one, or the folder when it holds one), and
+inference-perf's per_request_lifecycle_metrics.json (a run per stage, told
+apart by the stage reports beside it: FILE#N too). Several goodput files
+(the shards of one run) are merged on their common clock.`,
 		Example: `  goodput analyze results/goodput-20261129-080000.jsonl
   goodput analyze run.jsonl --slo 'ttft<=300ms,tpot<=30ms' --metric-percentiles 50,95,99.9
   goodput analyze vllm-result.json --goodput ttft:500 tpot:50 --format json
   goodput analyze artifacts/my-run/profile_export.jsonl --slo 'ttft<=500ms'
   goodput analyze benchmarks.json#3
+  goodput analyze reports-20260101-120000/per_request_lifecycle_metrics.json#2
   goodput analyze shard-*.jsonl --gate 'p99(ttft)<=500ms' --gate 'attainment>=0.9'`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			var files []string
