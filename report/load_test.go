@@ -493,3 +493,17 @@ func TestLoadSweepReadsServerAccounts(t *testing.T) {
 		t.Errorf("servers of %d loads, want 3: %v", len(s.Servers), s.Servers)
 	}
 }
+
+// A genai-bench result places every request at the run's start and
+// carries the run's duration: the page's and compare's rates divide by
+// that window (3.25 s, 26 output tokens: 8 tok/s, as genai-bench says),
+// not by the longest request.
+func TestLoadRunTakesTheHeadersWindow(t *testing.T) {
+	run, err := LoadRun(filepath.Join("..", "record", "testdata", "genai-bench", "D100_100_text-to-text_num_concurrency_2_time_3s.json"), nil, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := run.Result.Throughput.OutputTokensPerSecond; math.Abs(got-8) > 1e-9 {
+		t.Errorf("output throughput %v tok/s, want genai-bench's 8", got)
+	}
+}

@@ -184,6 +184,11 @@ func NewRunBuilder(h record.Header, o RunOptions) *RunBuilder {
 	if len(o.Gates) > 0 {
 		o.Gates.Require(&mo)
 	}
+	if h.Window > 0 && mo.Window == 0 {
+		// Records that do not place their requests in time (genai-bench's)
+		// carry the run's length: rates divide by it, as analyze's do.
+		mo.Window = time.Duration(h.Window)
+	}
 	o.Metrics = mo
 	if o.Seed == 0 {
 		o.Seed = 1
