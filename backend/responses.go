@@ -102,13 +102,13 @@ func decodeResponses(d *decoder, p []byte, ev *event) error {
 				err = s.skip()
 			}
 		case "response":
-			err = d.responseObject(ev, &r, nil)
+			err = d.responseObject(ev, &r)
 		case "object":
 			var raw []byte
 			raw, _, err = s.text()
 			whole = string(raw) == "response"
 		case "output": // a whole response's
-			err = d.responseOutput(ev, &out)
+			err = d.responseOutput(&out)
 		case "status", "usage", "incomplete_details":
 			err = d.responseField(key, ev, &r)
 		case "error":
@@ -132,10 +132,12 @@ func decodeResponses(d *decoder, p []byte, ev *event) error {
 		return err
 	}
 	timingCounts(ev, promptN, predictedN)
-	switch t := string(typ); {
+	// string(typ) is compared, never kept: a kept conversion of a type
+	// longer than 32 bytes would allocate once per token.
+	switch {
 	case hasErr:
 		ev.setError(reported)
-	case t == "error":
+	case string(typ) == "error":
 		ev.setError(flat)
 	case bytes.HasSuffix(typ, respDeltaSuffix):
 		ev.choices = true
@@ -148,17 +150,17 @@ func decodeResponses(d *decoder, p []byte, ev *event) error {
 			break
 		}
 		ev.answer = true
-		if t == respTextDelta {
+		if string(typ) == respTextDelta {
 			ev.keepText(delta, deltaEsc)
 		}
-	case t == respCompleted || t == respIncomplete || t == respFailed:
+	case string(typ) == respCompleted || string(typ) == respIncomplete || string(typ) == respFailed:
 		ev.done = true
-		r.finish(ev, t == respIncomplete)
-	case t == "" && whole:
+		r.finish(ev, string(typ) == respIncomplete)
+	case len(typ) == 0 && whole:
 		ev.done = true
 		r.finish(ev, false)
 		out.apply(ev)
-	case t != "response.created" && t != "response.in_progress" && t != "response.queued":
+	case string(typ) != "response.created" && string(typ) != "response.in_progress" && string(typ) != "response.queued":
 		// An item's bookkeeping (response.output_text.done, …): after
 		// the last delta, it is where the answer's end-of-sequence token
 		// belongs (see tally).
@@ -197,9 +199,10 @@ func (r *respState) finish(ev *event, incomplete bool) {
 	}
 }
 
-// responseObject reads a response object: its status, usage, incomplete
-// details and error, and, when out is not nil, its output items.
-func (d *decoder) responseObject(ev *event, r *respState, out *respOutput) error {
+// responseObject reads the response object of a stream's event: its
+// status, usage, incomplete details and error. Its output repeats the
+// text the stream carried, and is skipped.
+func (d *decoder) responseObject(ev *event, r *respState) error {
 	s := &d.s
 	if s.null() {
 		return nil
@@ -222,12 +225,6 @@ func (d *decoder) responseObject(ev *event, r *respState, out *respOutput) error
 			var got bool
 			if r.err, got, err = d.errorValue(); got {
 				r.failed = true
-			}
-		case "output":
-			if out == nil {
-				err = s.skip() // a stream's repeats the text it streamed
-			} else {
-				err = d.responseOutput(ev, out)
 			}
 		default:
 			err = s.skip()
@@ -341,7 +338,7 @@ func (o *respOutput) apply(ev *event) {
 // responseOutput reads a whole response's output items: messages whose
 // content parts hold text (output_text) or a refusal, reasoning items, and
 // tool calls.
-func (d *decoder) responseOutput(ev *event, out *respOutput) error {
+func (d *decoder) responseOutput(out *respOutput) error {
 	s := &d.s
 	if s.null() {
 		return nil

@@ -274,3 +274,18 @@ func TestResponsesOutputKinds(t *testing.T) {
 		}
 	}
 }
+
+// Decoding a delta allocates nothing, whatever the length of its type.
+func TestResponsesDeltaAllocatesNothing(t *testing.T) {
+	var d decoder
+	var ev event
+	for _, p := range []string{
+		`{"content_index":0,"delta":"Rayleigh","item_id":"msg_1","output_index":0,"sequence_number":4,"type":"response.output_text.delta"}`,
+		`{"delta":"{\"a\":","item_id":"fc_1","output_index":0,"sequence_number":4,"type":"response.function_call_arguments.delta"}`,
+	} {
+		b := []byte(p)
+		if n := testing.AllocsPerRun(100, func() { ev.reset(); _ = decodeResponses(&d, b, &ev) }); n != 0 {
+			t.Errorf("%.0f allocations a token: %s", n, p)
+		}
+	}
+}
