@@ -268,8 +268,8 @@ func (c *Config) Validate() error {
 	if c.WarmupRequests < 0 {
 		errs = append(errs, fmt.Errorf("--num-warmups must be ≥ 0, got %d", c.WarmupRequests))
 	}
-	if c.AllEntries && c.Workload.Dataset == workload.DatasetRandom {
-		errs = append(errs, errors.New("--num-prompts -1 takes every entry of a dataset file; the random dataset has none"))
+	if d := c.Workload.Dataset; c.AllEntries && (d == workload.DatasetRandom || d == workload.DatasetTxtSlices) {
+		errs = append(errs, fmt.Errorf("--num-prompts -1 takes every entry of a dataset file; the %s dataset has none", d))
 	}
 	if c.WarmupTime < 0 {
 		errs = append(errs, fmt.Errorf("--warmup-seconds must be ≥ 0, got %v", c.WarmupTime))

@@ -27,7 +27,8 @@ type serverCount struct {
 // countFor finds how to count the run's made-up text as the server will:
 // for the datasets that make text of a given length (random, a trace's
 // rows, BurstGPT, ServeGen, prefix_repetition, sessions' made-up messages,
-// the --system-prompts before any prompt) when it goes out as text. Token
+// the --system-prompts before any prompt) or cut it to one (txt-slices)
+// when it goes out as text. Token
 // ids are exact already, and --no-calibrate keeps the built-in count. A
 // server whose /tokenize fails is counted by the built-in tokenizer, with
 // a warning that names the URL. The error is the run's context's.
@@ -36,7 +37,7 @@ func countFor(ctx context.Context, cfg Config, srv *server, a *backend.Adapter, 
 	switch {
 	case useIDs:
 		return serverCount{lengths: "exact (token ids)"}, nil, nil
-	case !wl.TokenIDs() && !cfg.flows() && wl.SystemPrompts.Count == 0:
+	case !wl.TokenIDs() && !wl.Calibrated() && !cfg.flows() && wl.SystemPrompts.Count == 0:
 		return serverCount{}, nil, nil // the dataset's texts are its own
 	case cfg.NoCalibrate:
 		return serverCount{lengths: builtIn + " (--no-calibrate)"}, nil, nil
@@ -65,13 +66,13 @@ func notFitted(err error) (lengths string, warns []string) {
 
 // textFit measures how sc counts the built-in tokenizer's text (see
 // workload.Fit) for the sessions or tasks of flows and every dataset that
-// makes text of a given length but random, which fits its prompts to sc
-// itself (see buildWorkload). It returns the zero Fit where there is
+// makes text of a given length but random and txt-slices, which fit their
+// prompts to sc themselves (see buildWorkload). It returns the zero Fit where there is
 // nothing to fit, and where the count failed, with a warning; lengths is
 // sc's, saying so when a fit sized the text. The error is the run's
 // context's.
 func textFit(ctx context.Context, wl workload.Config, flows bool, sc serverCount) (fit workload.Fit, lengths string, warns []string, err error) {
-	if sc.count == nil || !flows && wl.Dataset == workload.DatasetRandom && wl.SystemPrompts.Count == 0 {
+	if sc.count == nil || !flows && wl.Calibrated() && wl.SystemPrompts.Count == 0 {
 		return fit, sc.lengths, nil, nil
 	}
 	if fit, err = workload.MeasureFit(sc.count, wl.Seed); err != nil {
@@ -84,13 +85,13 @@ func textFit(ctx context.Context, wl workload.Config, flows bool, sc serverCount
 	return fit, fmt.Sprintf("%s, made-up text sized by a fit of it (%s)", sc.lengths, fit), nil, nil
 }
 
-// buildWorkload builds the prompt source of wl. Random text prompts are
-// fitted to sc's count where it has one; when that count fails while
+// buildWorkload builds the prompt source of wl. Random and txt-slices
+// text prompts are fitted to sc's count where it has one; when that count fails while
 // fitting (a count of 0, a timeout), the built-in tokenizer counts them,
 // with a warning. It returns whose count the input lengths are, for the
 // workload line.
 func buildWorkload(ctx context.Context, wl workload.Config, sc serverCount) (workload.Source, string, []string, error) {
-	if wl.Dataset != workload.DatasetRandom {
+	if !wl.Calibrated() {
 		src, err := workload.New(wl)
 		return src, "", nil, err
 	}

@@ -58,11 +58,20 @@ func (r *Random) calibrate(count Counter) error {
 }
 
 // fitLength generates text with rng and returns its shortest start, in
-// built-in token ids, that count counts as ≥ target tokens. It assumes, as
-// holds for real tokenizers, that a longer start of a text never counts
-// fewer tokens.
+// built-in token ids, that count counts as ≥ target tokens.
 func fitLength(count Counter, target int, rng *rand.Rand) ([]int, error) {
-	ids := tokenizer.Words(2*target+16, rng)
+	// Generated words are composable, so extending the text leaves the
+	// counted start unchanged.
+	more := func(ids []int) []int { return tokenizer.AppendWords(ids, len(ids), rng) }
+	return fitStart(count, target, tokenizer.Words(2*target+16, rng), more)
+}
+
+// fitStart returns the shortest start of the text of ids, in built-in
+// token ids, that count counts as ≥ target tokens; more extends ids, at
+// least doubling them and keeping them as they were, when they count
+// short. It assumes, as holds for real tokenizers, that a longer start of
+// a text never counts fewer tokens.
+func fitStart(count Counter, target int, ids []int, more func([]int) []int) ([]int, error) {
 	countAt := func(p int) (int, error) {
 		text := tokenizer.Decode(ids[:p])
 		n, err := count(text)
@@ -92,9 +101,7 @@ func fitLength(count Counter, target int, rng *rand.Rand) ([]int, error) {
 			if len(ids) >= maxScale*target {
 				return nil, fmt.Errorf("%d built-in tokens count only %d, short of %d", len(ids), c, target)
 			}
-			// Generated words are composable, so extending the text
-			// leaves the counted prefix unchanged.
-			ids = tokenizer.AppendWords(ids, len(ids), rng)
+			ids = more(ids)
 		}
 		// Aim past the target in proportion, then a little more.
 		p = min(len(ids), max(p+1, p*target/c+p/8+1))

@@ -22,6 +22,8 @@ const (
 	DatasetPrefixRepetition = "prefix_repetition"
 	DatasetSpecBench        = "spec_bench"
 	DatasetHF               = "hf"
+	// DatasetTxtSlices cuts prompts out of one text (see NewTxtSlices).
+	DatasetTxtSlices = "txt-slices"
 	// DatasetTrace replays a trace file's rows at their timestamps.
 	DatasetTrace = "trace"
 	// DatasetTimedTrace is vLLM's timed_trace: a trace of JSON Lines whose
@@ -31,7 +33,7 @@ const (
 )
 
 // datasetNames lists the --dataset-name values, for messages.
-const datasetNames = "random, sharegpt, custom, sonnet, burstgpt, prefix_repetition, spec_bench, hf, trace, timed_trace or servegen"
+const datasetNames = "random, sharegpt, custom, sonnet, burstgpt, prefix_repetition, spec_bench, hf, txt-slices, trace, timed_trace or servegen"
 
 // RefusedDataset returns why goodput refuses a --dataset-name vLLM takes,
 // or "" for one goodput has or does not know.
@@ -47,7 +49,6 @@ var refusedDatasets = map[string]string{
 	"custom_audio":  "audio datasets are not supported",
 	"random-rerank": "rerank benchmarks are not supported",
 	"speed_bench":   "the SPEED-Bench dataset is not supported",
-	"txt-slices":    "the txt-slices dataset is not supported: give the slices as a custom dataset",
 }
 
 // Limits that turn typos into errors instead of exhausted memory.
@@ -163,6 +164,8 @@ func (c Config) Validate() error {
 			bad("--dataset-path is not used by --dataset-name random")
 		}
 		errs = append(errs, c.Random.validate()...)
+	case DatasetTxtSlices:
+		errs = append(errs, c.validateTxtSlices()...)
 	case DatasetTrace:
 		if c.Path == "" {
 			bad("--dataset-name trace needs --dataset-path, the trace file")
@@ -297,6 +300,8 @@ func newSource(c Config) (Source, error) {
 		return OpenHF(c)
 	case DatasetPrefixRepetition:
 		return NewPrefixRepetition(c)
+	case DatasetTxtSlices:
+		return NewTxtSlices(c)
 	case DatasetTrace, DatasetTimedTrace:
 		return NewTrace(c)
 	case DatasetServeGen:
@@ -310,7 +315,7 @@ func newSource(c Config) (Source, error) {
 // readable file, without reading it: for callers that want to say so
 // before slower work such as waiting for a server.
 func (c Config) CheckPath() error {
-	if c.Dataset == DatasetRandom || c.Path == "" {
+	if c.Dataset == DatasetRandom || c.Path == "" || c.Dataset == DatasetTxtSlices && IsURL(c.Path) {
 		return nil
 	}
 	if c.Dataset == DatasetHF && refusedHF(c.hfName()) != "" {

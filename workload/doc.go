@@ -17,6 +17,8 @@
 //   - custom: JSON Lines with a "prompt" and optional lengths (see
 //     ReadCustom);
 //   - vLLM's sonnet, burstgpt, prefix_repetition, spec_bench and hf;
+//   - txt-slices: slices of one text, a file or a URL fetched once (see
+//     NewTxtSlices);
 //   - trace: the rows of a request trace (Mooncake, Azure, BurstGPT or
 //     goodput's JSON Lines), which also brings its own arrival times (see
 //     Trace and Config.Arrivals);
@@ -27,6 +29,6 @@
 // before its prompts, chosen with a Zipf popularity (see SystemPrompts).
 //
 // Token counts use the built-in tokenizer (package tokenizer), the one the
-// built-in simulator uses, unless the random source is calibrated against a
-// server's own tokenizer with a Counter.
+// built-in simulator uses, unless the random or txt-slices source is
+// calibrated against a server's own tokenizer with a Counter.
 package workload

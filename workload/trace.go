@@ -143,6 +143,13 @@ func (c Config) TokenIDs() bool {
 	return false
 }
 
+// Calibrated reports whether the dataset fits its prompts to a server's
+// count itself, given Config.Counter: random and txt-slices. The other
+// datasets that make text of a length are sized by a Fit.
+func (c Config) Calibrated() bool {
+	return c.Dataset == DatasetRandom || c.Dataset == DatasetTxtSlices
+}
+
 // Arrivals returns the arrival process the dataset brings with it, for
 // arrival.Config.Replay: the trace's timestamps (trace and timed_trace,
 // unless NoSelfTimed), or arrivals generated from ServeGen's statistics

@@ -19,6 +19,7 @@ import (
 	"github.com/goodput-dev/goodput/kube"
 	"github.com/goodput-dev/goodput/slo"
 	"github.com/goodput-dev/goodput/version"
+	"github.com/goodput-dev/goodput/workload"
 )
 
 // k8sFlags are the flag values of `goodput k8s`.
@@ -352,7 +353,15 @@ func benchForK8s(f *k8sFlags, args []string, o *kube.Options, start *time.Time) 
 			drop[name] = true
 		}
 	}
-	if wl := cfg.Workload; wl.Path != "" {
+	if wl := cfg.Workload; workload.IsURL(wl.Path) {
+		// Every pod fetches the text itself.
+		if f.datasetClaim != "" {
+			return k8sPlan{}, usageErr("--dataset-claim: --dataset-path %s is a URL, which every pod fetches; drop one of them", wl.Path)
+		}
+		if err := checkWorkload(&cfg); err != nil {
+			return k8sPlan{}, err
+		}
+	} else if wl.Path != "" {
 		drop["dataset-path"] = true
 		if f.datasetClaim != "" {
 			o.Dataset = &kube.Dataset{Claim: f.datasetClaim, Path: wl.Path}
@@ -389,7 +398,7 @@ func benchForK8s(f *k8sFlags, args []string, o *kube.Options, start *time.Time) 
 	o.MergeArgs = mergeFlagsOf(bf, fs)
 	conds, _ := slo.ParseConditions(cfg.Metrics.SLO)
 	p := k8sPlan{total: int64(wp.Total), outputLen: cfg.Workload.Random.OutputLen}
-	if cfg.Workload.Dataset != "random" {
+	if d := cfg.Workload.Dataset; d != workload.DatasetRandom && d != workload.DatasetTxtSlices {
 		p.outputLen = 0
 	}
 	p.latency = kube.LatencyBudget(conds, p.outputLen)
@@ -501,7 +510,7 @@ func sweepForK8s(f *k8sFlags, args []string, o *kube.Options) (k8sPlan, error) {
 			drop[name] = true
 		}
 	}
-	if path, _ := fs.GetString("dataset-path"); path != "" {
+	if path, _ := fs.GetString("dataset-path"); path != "" && !workload.IsURL(path) {
 		drop["dataset-path"] = true
 		if f.datasetClaim != "" {
 			o.Dataset = &kube.Dataset{Claim: f.datasetClaim, Path: path}

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -103,6 +105,37 @@ func TestK8sSimulatorAndDataset(t *testing.T) {
 	startAt, err := time.Parse(time.RFC3339, got.ConfigMaps["try-run"].Data["start-at"])
 	if d := time.Until(startAt); err != nil || d < 100*time.Second || d > 125*time.Second {
 		t.Errorf("start-at %v (%v from now), want about 2 minutes", startAt, d)
+	}
+}
+
+// A txt-slices text named by URL is fetched by every shard, so it stays
+// the shards' --dataset-path and travels in no ConfigMap; the plan checks
+// that it can be fetched.
+func TestK8sTextByURL(t *testing.T) {
+	text, err := os.ReadFile("../../workload/testdata/txt_slices_small.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(text) }))
+	defer srv.Close()
+	url := srv.URL + "/book.txt"
+	out, errOut, code := run(t, "", "k8s", "--shards", "2", "--name", "tx", "--", "bench", "--base-url", "http://vllm:8000",
+		"--request-rate", "10", "--num-prompts", "100", "--dataset-name", "txt-slices", "--dataset-path", url)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	got := kubetest.Decode(t, []byte(out))
+	args := got.Jobs["tx"].Spec.Template.Spec.Containers[0].Args
+	if i := slices.Index(args, "--dataset-path"); i < 0 || args[i+1] != url {
+		t.Errorf("shard args %q: want --dataset-path %s", args, url)
+	}
+	if _, ok := got.ConfigMaps["tx-dataset"]; ok {
+		t.Error("a dataset ConfigMap for a URL")
+	}
+	_, errOut, code = run(t, "", "k8s", "--shards", "2", "--name", "tx", "--dataset-claim", "d", "--", "bench",
+		"--base-url", "http://vllm:8000", "--dataset-name", "txt-slices", "--dataset-path", url)
+	if code != ExitUsage || !strings.Contains(errOut, "is a URL") {
+		t.Errorf("a claim beside a URL: exit %d, %s", code, errOut)
 	}
 }
 

@@ -177,6 +177,26 @@ func TestChatInputLengthsCountTheTemplate(t *testing.T) {
 	})
 }
 
+// txt-slices cuts real text so that the server counts the length asked
+// for in every prompt, chat template included, however unevenly the
+// text's parts tokenize.
+func TestTxtSlicesMatchTheServersCount(t *testing.T) {
+	s := sharedServer(t, 4)
+	for _, b := range []string{"openai", "openai-chat"} {
+		out, recs := bench(t, s.URL, 0, "--backend", b, "--max-concurrency", "4", "--num-prompts", "24",
+			"--dataset-name", "txt-slices", "--dataset-path", "../../workload/testdata/txt_slices_small.txt",
+			"--random-input-len", "96", "--random-output-len", "4", "--seed", "5")
+		if out.Result.Counts.Failed != 0 || len(recs) != 24 {
+			t.Fatalf("%s: %+v, %d records", b, out.Result.Counts, len(recs))
+		}
+		for i := range recs {
+			if r := &recs[i]; r.InputTokens < 94 || r.InputTokens > 98 {
+				t.Errorf("%s: the server counted %d prompt tokens, asked for 96: %s", b, r.InputTokens, describe(r))
+			}
+		}
+	}
+}
+
 // --ignore-eos gives exactly the output length asked for.
 func TestIgnoreEOSIsExact(t *testing.T) {
 	eachTransport(t, func(t *testing.T, tf []string) {
