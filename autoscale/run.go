@@ -24,6 +24,7 @@ type Config struct {
 	Operating Operating
 	Policy    Policy
 	Client    *http.Client // nil: http.DefaultClient
+	Header    http.Header  // sent with every scrape: the servers' API key, when they guard /metrics
 	Resolver  Resolver     // nil: net.DefaultResolver
 	// Now returns the time; nil is time.Now.
 	Now func() time.Time
@@ -92,7 +93,7 @@ func Run(ctx context.Context, cfg Config, show func(Advice, error) bool) error {
 			}
 			sctx, stop := context.WithCancel(ctx)
 			scrapers[u] = stop
-			sc := promscrape.Scraper{URL: u, Model: cfg.Model, Interval: cfg.Interval, Timeout: cfg.Timeout, Client: cfg.Client, Now: cfg.Now}
+			sc := promscrape.Scraper{URL: u, Model: cfg.Model, Interval: cfg.Interval, Timeout: cfg.Timeout, Client: cfg.Client, Header: cfg.Header, Now: cfg.Now}
 			sc.OnSample = func(s promscrape.Sample) {
 				select {
 				case samples <- sample{u, s}:

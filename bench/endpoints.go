@@ -100,7 +100,7 @@ type scrapers struct {
 // startScrapers starts one scraper per endpoint when the run has several
 // and scrapes server metrics; nil otherwise. Each takes its first scrape
 // before it returns, so the series bracket the run.
-func startScrapers(ctx context.Context, cfg Config, model string, client *http.Client) (*scrapers, error) {
+func startScrapers(ctx context.Context, cfg Config, model string, client *http.Client, headers http.Header) (*scrapers, error) {
 	if !cfg.several() || cfg.NoServerMetrics {
 		return nil, nil
 	}
@@ -111,7 +111,8 @@ func startScrapers(ctx context.Context, cfg Config, model string, client *http.C
 			s.stop()
 			return nil, fmt.Errorf("--base-url %s: %w", u, err)
 		}
-		s.recs = append(s.recs, serverview.Start(ctx, murl, serverview.Options{Interval: cfg.ScrapeInterval, Model: model, Client: client}))
+		s.recs = append(s.recs, serverview.Start(ctx, murl, serverview.Options{Interval: cfg.ScrapeInterval, Model: model, Client: client,
+			Header: scrapeHeader(murl, u, headers)}))
 	}
 	return s, nil
 }
@@ -162,4 +163,18 @@ func endpointServers(out *Outcome, series []*promscrape.Series, urls []string, s
 		out.Servers = append(out.Servers, es)
 	}
 	return warnings, errs
+}
+
+// scrapeHeader is what a scrape of murl sends besides its own headers: the
+// requests' Authorization (the API key), which llama-server asks of
+// /metrics too, when murl is on the server the requests go to (base), and
+// nothing for another host, which must not be handed the key.
+func scrapeHeader(murl, base string, headers http.Header) http.Header {
+	auth := headers.Get("Authorization")
+	m, err1 := url.Parse(murl)
+	b, err2 := url.Parse(base)
+	if auth == "" || err1 != nil || err2 != nil || m.Scheme != b.Scheme || m.Host != b.Host {
+		return nil
+	}
+	return http.Header{"Authorization": {auth}}
 }

@@ -306,10 +306,11 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		}
 		// Its first scrape is taken now, before the epoch is set, so that
 		// the series brackets the run.
-		scraper = serverview.Start(ctx, murl, serverview.Options{Interval: cfg.ScrapeInterval, Model: model, Client: client})
+		scraper = serverview.Start(ctx, murl, serverview.Options{Interval: cfg.ScrapeInterval, Model: model, Client: client,
+			Header: scrapeHeader(murl, cfg.BaseURL, headers)})
 		defer scraper.Stop() // a no-op once the run has stopped it
 	}
-	eps, err := startScrapers(ctx, cfg, model, client)
+	eps, err := startScrapers(ctx, cfg, model, client, headers)
 	if err != nil {
 		return nil, err
 	}

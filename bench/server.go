@@ -91,10 +91,12 @@ func (e *statusError) Error() string {
 }
 
 // hintFor says what a status most likely means for the whole run, or "":
-// a 401 or 403 wants an API key; a 404 on a base URL with a path means the
+// a 401 or 403 wants an API key, or another one than was sent; a 404 on a base URL with a path means the
 // path belongs in --endpoint.
 func (s *server) hintFor(status int) string {
 	switch {
+	case (status == http.StatusUnauthorized || status == http.StatusForbidden) && s.headers.Get("Authorization") != "":
+		return "the server refused the API key sent: check OPENAI_API_KEY, --api-key or the Authorization --header"
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
 		return "the server wants an API key (OPENAI_API_KEY or --api-key)"
 	case status == http.StatusNotFound && s.path != "":

@@ -66,6 +66,9 @@ type Scraper struct {
 	Client *http.Client // nil means http.DefaultClient
 	Model  string       // keep only this model_name (see Options.Model)
 	Engine Engine       // force this engine's mapping instead of detecting it
+	// Header is sent with every scrape: the Authorization of a server
+	// that guards /metrics as it guards its API (llama-server --api-key).
+	Header http.Header
 
 	Interval time.Duration // between scrape starts in Run; zero means DefaultInterval
 	Timeout  time.Duration // for one whole scrape; zero means DefaultTimeout
@@ -142,6 +145,9 @@ func (s *Scraper) Scrape(ctx context.Context) (Snapshot, error) {
 	}
 	// Ask for the classic text format; servers that negotiate (Python's
 	// prometheus_client) would otherwise be free to answer OpenMetrics.
+	for k, v := range s.Header {
+		req.Header[k] = v
+	}
 	req.Header.Set("Accept", "text/plain;version=0.0.4;q=1,*/*;q=0.1")
 	client := s.Client
 	if client == nil {
@@ -156,10 +162,18 @@ func (s *Scraper) Scrape(ctx context.Context) (Snapshot, error) {
 	if resp.StatusCode != http.StatusOK {
 		// The start of the body usually says why (“engine not ready”).
 		head, _ := io.ReadAll(io.LimitReader(resp.Body, 200))
-		if why := strings.TrimSpace(strings.SplitN(string(head), "\n", 2)[0]); why != "" {
-			return fail(FailStatus, fmt.Errorf("http status %s: %q", resp.Status, why))
+		hint := ""
+		if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+			hint = " (the server guards /metrics: give it the API key"
+			if req.Header.Get("Authorization") != "" {
+				hint = " (the server refused the API key sent"
+			}
+			hint += ", --api-key or OPENAI_API_KEY)"
 		}
-		return fail(FailStatus, fmt.Errorf("http status %s", resp.Status))
+		if why := strings.TrimSpace(strings.SplitN(string(head), "\n", 2)[0]); why != "" {
+			return fail(FailStatus, fmt.Errorf("http status %s: %q%s", resp.Status, why, hint))
+		}
+		return fail(FailStatus, fmt.Errorf("http status %s%s", resp.Status, hint))
 	}
 	limit := s.maxBytes()
 	if resp.ContentLength > limit {

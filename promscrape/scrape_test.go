@@ -54,6 +54,40 @@ func TestScrapeOptions(t *testing.T) {
 	}
 }
 
+// A server that guards /metrics with its API key (llama-server
+// --api-key) is scraped with the Header given; without it, or with a
+// wrong key, the failure says so.
+func TestScrapeSendsTheHeader(t *testing.T) {
+	body := "# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{engine=\"0\"} 3\n"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer k" {
+			http.Error(w, `{"error":{"message":"Invalid API Key"}}`, http.StatusUnauthorized)
+			return
+		}
+		_, _ = w.Write([]byte(body))
+	}))
+	defer srv.Close()
+	for _, tc := range []struct {
+		key, want string
+	}{
+		{"Bearer k", ""},
+		{"", "the server guards /metrics: give it the API key"},
+		{"Bearer x", "the server refused the API key sent"},
+	} {
+		s := Scraper{URL: srv.URL + "/metrics", Client: srv.Client()}
+		if tc.key != "" {
+			s.Header = http.Header{"Authorization": {tc.key}}
+		}
+		snap, err := s.Scrape(context.Background())
+		switch {
+		case tc.want == "" && (err != nil || snap.Gauges[Running] != 3):
+			t.Errorf("key %q: %v, %+v", tc.key, err, snap)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "401")):
+			t.Errorf("key %q: %v, want a 401 that says %q", tc.key, err, tc.want)
+		}
+	}
+}
+
 func TestScrapeFailures(t *testing.T) {
 	tests := []struct {
 		name     string

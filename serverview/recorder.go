@@ -20,6 +20,7 @@ type Options struct {
 	Model    string            // keep only this model_name (see promscrape.Options.Model)
 	Engine   promscrape.Engine // force an engine's mapping; Unknown detects it
 	Client   *http.Client      // nil means http.DefaultClient
+	Header   http.Header       // sent with every scrape (see promscrape.Scraper.Header)
 
 	// OnSample, when set, is called after each scrape, for a live view,
 	// one call at a time: the first on the goroutine calling Start, the
@@ -68,7 +69,7 @@ const EarlyScrape = 250 * time.Millisecond
 func Start(ctx context.Context, metricsURL string, o Options) *Recorder {
 	r := &Recorder{
 		scraper: promscrape.Scraper{
-			URL: metricsURL, Client: o.Client, Model: o.Model, Engine: o.Engine,
+			URL: metricsURL, Client: o.Client, Header: o.Header, Model: o.Model, Engine: o.Engine,
 			Interval: o.Interval, Timeout: o.Timeout, MaxBytes: o.MaxBytes,
 			OnSample: o.OnSample,
 		},

@@ -52,7 +52,7 @@ func (f *adviseFlags) check(fl *pflag.FlagSet) error {
 
 // runAdvise watches the servers at targets and prints (and serves) the
 // advice at every interval.
-func runAdvise(ctx context.Context, env *Env, f *adviseFlags, targets []string, model string, interval, window, timeout time.Duration, format string, once bool) error {
+func runAdvise(ctx context.Context, env *Env, f *adviseFlags, targets []string, model string, interval, window, timeout time.Duration, format string, once bool, header http.Header) error {
 	if err := f.policy.Validate(); err != nil {
 		return usageErr("watch: %v", err)
 	}
@@ -93,7 +93,7 @@ func runAdvise(ctx context.Context, env *Env, f *adviseFlags, targets []string, 
 	enc := json.NewEncoder(env.Stdout)
 	shown, failed := 0, false
 	var writeErr error
-	err = autoscale.Run(ctx, autoscale.Config{Targets: urls, Model: model,
+	err = autoscale.Run(ctx, autoscale.Config{Targets: urls, Model: model, Header: header,
 		OnLookupError: func(err error) { fmt.Fprintf(env.Stderr, "goodput: %v\n", err) }, Interval: interval, Timeout: timeout, Window: window, Operating: op, Policy: f.policy},
 		func(a autoscale.Advice, aerr error) bool {
 			exp.Set(a, aerr)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -21,6 +22,7 @@ func newWatchCmd(env *Env) *cobra.Command {
 		interval, window, timeout time.Duration
 		once, plain               bool
 		format, model, baseURL    string
+		apiKey                    string
 		advise                    adviseFlags
 	)
 	cmd := &cobra.Command{
@@ -87,7 +89,7 @@ in words.`,
 				if baseURL != "" {
 					targets = []string{baseURL}
 				}
-				return runAdvise(cmd.Context(), env, &advise, targets, model, interval, window, timeout, format, once)
+				return runAdvise(cmd.Context(), env, &advise, targets, model, interval, window, timeout, format, once, scrapeAuth(env, apiKey))
 			}
 			target := baseURL
 			if target == "" {
@@ -97,7 +99,7 @@ in words.`,
 			if err != nil {
 				return usageErr("watch: %w", err)
 			}
-			sc := promscrape.Scraper{URL: url, Model: model, Interval: interval, Timeout: timeout}
+			sc := promscrape.Scraper{URL: url, Model: model, Interval: interval, Timeout: timeout, Header: scrapeAuth(env, apiKey)}
 			if err := sc.Validate(); err != nil {
 				return usageErr("watch: %w", err)
 			}
@@ -137,8 +139,21 @@ in words.`,
 	f.StringVar(&format, "format", "text", "output format: text or json (one object per refresh)")
 	f.StringVar(&model, "model", "", "show only this model's metrics (its model_name label)")
 	f.StringVar(&baseURL, "base-url", "", "the server's base URL, instead of the URL argument")
+	f.StringVar(&apiKey, "api-key", "", "API key sent as a Bearer token, for a server that guards /metrics as llama-server --api-key does (default: $OPENAI_API_KEY)")
 	advise.register(f)
 	return cmd
+}
+
+// scrapeAuth is the Authorization a watch sends with its scrapes: the
+// --api-key, else $OPENAI_API_KEY, as bench sends it; nil for none.
+func scrapeAuth(env *Env, key string) http.Header {
+	if key == "" {
+		key = env.getenv("OPENAI_API_KEY")
+	}
+	if key == "" {
+		return nil
+	}
+	return http.Header{"Authorization": {"Bearer " + key}}
 }
 
 // viewPrinter returns the function that shows one View: JSON, one object a

@@ -393,6 +393,40 @@ func TestKilledServerStopsTheRun(t *testing.T) {
 	})
 }
 
+// A server started with --api-key asks for the key on /metrics too: the
+// run sends it there as well, so the server's own account is read, and
+// watch takes the key as bench does. A wrong key is refused before the
+// run, naming the key as the cause.
+func TestAPIKeyOpensTheMetrics(t *testing.T) {
+	e := Need(t)
+	s := Start(t, e, Options{Parallel: 2, APIKey: "sekrit"})
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	out, errOut, code := goodput(ctx, "bench", "--base-url", s.URL, "--api-key", "sekrit", "--max-concurrency", "2",
+		"--num-prompts", "24", "--random-input-len", "32", "--random-output-len", "32", "--ignore-eos",
+		"--scrape-interval", "200ms", "--result-dir", t.TempDir())
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if got := summaryValue(out, "Server generation (tok/s):"); !strings.HasSuffix(got, "(768 tokens)") {
+		t.Errorf("server generation %q, want the server's count of all 768 tokens:\n%s", got, out)
+	}
+	if strings.Contains(out, "401") {
+		t.Errorf("a scrape was refused:\n%s", out)
+	}
+	out, errOut, code = goodput(ctx, "watch", "--once", "--interval", "200ms", "--format", "json", s.URL)
+	if code != 1 || !strings.Contains(out+errOut, "give it the API key") {
+		t.Errorf("watch without the key: exit %d, %s%s", code, out, errOut)
+	}
+	if _, errOut, code = goodput(ctx, "watch", "--once", "--interval", "200ms", "--api-key", "sekrit", s.URL); code != 0 {
+		t.Errorf("watch with the key: exit %d, %s", code, errOut)
+	}
+	_, errOut, code = goodput(ctx, "bench", "--base-url", s.URL, "--api-key", "wrong", "--num-prompts", "2", "--result-dir", t.TempDir())
+	if code != 1 || !strings.Contains(errOut, "refused the API key sent") {
+		t.Errorf("a wrong key: exit %d, %s", code, errOut)
+	}
+}
+
 // summaryValue is the value of the summary line that starts with key.
 func summaryValue(out, key string) string {
 	for _, line := range strings.Split(out, "\n") {

@@ -97,7 +97,8 @@ func Need(t testing.TB) Engine {
 
 // Options configure one server.
 type Options struct {
-	Parallel int // --parallel: slots, sequences decoded together (default 4)
+	Parallel int    // --parallel: slots, sequences decoded together (default 4)
+	APIKey   string // --api-key: the key every endpoint but /health then asks for, /metrics too; "" for none
 }
 
 // Server is a running llama-server.
@@ -139,6 +140,9 @@ func start(e Engine, o Options) (*Server, error) {
 	}
 	cmd := exec.Command(e.Bin, "-m", e.Model, "--host", "127.0.0.1", "--port", strconv.Itoa(port),
 		"--parallel", strconv.Itoa(o.Parallel), "--metrics", "-c", strconv.Itoa(2048*o.Parallel), "--threads", "1")
+	if o.APIKey != "" {
+		cmd.Args = append(cmd.Args, "--api-key", o.APIKey)
+	}
 	log := &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
