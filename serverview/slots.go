@@ -20,9 +20,10 @@ type Slots struct {
 }
 
 // ReadSlots reads the slots of the llama.cpp server whose /metrics is at
-// metricsURL, within timeout (zero: 5 s). client nil means
-// http.DefaultClient.
-func ReadSlots(ctx context.Context, client *http.Client, metricsURL string, timeout time.Duration) (*Slots, error) {
+// metricsURL, within timeout (zero: 5 s), sending header (the API key of
+// a server started with --api-key, which guards /slots too). client nil
+// means http.DefaultClient.
+func ReadSlots(ctx context.Context, client *http.Client, metricsURL string, timeout time.Duration, header http.Header) (*Slots, error) {
 	if client == nil {
 		client = http.DefaultClient
 	}
@@ -35,6 +36,9 @@ func ReadSlots(ctx context.Context, client *http.Client, metricsURL string, time
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: %w", url, err)
+	}
+	for k, v := range header {
+		req.Header[k] = v
 	}
 	resp, err := client.Do(req)
 	if err != nil {

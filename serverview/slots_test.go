@@ -67,7 +67,7 @@ func TestReadSlotsFailures(t *testing.T) {
 			w.WriteHeader(tt.status)
 			io.WriteString(w, tt.body)
 		}))
-		_, err := ReadSlots(t.Context(), nil, ts.URL+"/metrics", 0)
+		_, err := ReadSlots(t.Context(), nil, ts.URL+"/metrics", 0, nil)
 		ts.Close()
 		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), ts.URL+"/slots") {
 			t.Errorf("%s: err = %v, want %q naming the URL", tt.name, err, tt.want)

@@ -31,7 +31,7 @@ func Watch(ctx context.Context, sc promscrape.Scraper, window time.Duration, sho
 		m.Add(s)
 		last = m.View()
 		if s.OK() && s.Snapshot.Engine == promscrape.LlamaCpp {
-			last.Slots, _ = ReadSlots(ctx, sc.Client, sc.URL, sc.Timeout)
+			last.Slots, _ = ReadSlots(ctx, sc.Client, sc.URL, sc.Timeout, sc.Header)
 		}
 		if !show(last) {
 			cancel()

@@ -418,8 +418,9 @@ func TestAPIKeyOpensTheMetrics(t *testing.T) {
 	if code != 1 || !strings.Contains(out+errOut, "give it the API key") {
 		t.Errorf("watch without the key: exit %d, %s%s", code, out, errOut)
 	}
-	if _, errOut, code = goodput(ctx, "watch", "--once", "--interval", "200ms", "--api-key", "sekrit", s.URL); code != 0 {
-		t.Errorf("watch with the key: exit %d, %s", code, errOut)
+	if out, errOut, code = goodput(ctx, "watch", "--once", "--interval", "200ms", "--api-key", "sekrit", s.URL); code != 0 ||
+		!strings.Contains(out, "Slots (/slots):                          2, ") {
+		t.Errorf("watch with the key: exit %d, want its slots from the guarded /slots too\n%s%s", code, out, errOut)
 	}
 	_, errOut, code = goodput(ctx, "bench", "--base-url", s.URL, "--api-key", "wrong", "--num-prompts", "2", "--result-dir", t.TempDir())
 	if code != 1 || !strings.Contains(errOut, "refused the API key sent") {
