@@ -168,6 +168,24 @@ func (s *Set) Epoch() time.Time { return s.epoch }
 // known once Each has run.
 func (s *Set) Parts() []Part { return s.parts }
 
+// Window is the measured window that the set's one file carries in its
+// header (record.Header.Window: genai-bench's, whose records do not say
+// when their requests were sent), or 0 when no file carries one. Such a
+// file among others is an error that names it: its requests would be put
+// at times no one measured.
+func (s *Set) Window() (time.Duration, error) {
+	for _, p := range s.parts {
+		if p.Header.Window <= 0 {
+			continue
+		}
+		if len(s.parts) > 1 {
+			return 0, fmt.Errorf("%s (%s) holds no request's send time, so its requests cannot be put among another file's: read it alone", p.File, p.Header.Tool)
+		}
+		return time.Duration(p.Header.Window), nil
+	}
+	return 0, nil
+}
+
 // Each reads every file's records once, in the order the files were given,
 // moves them onto the merged clock and calls fn with them in batches,
 // with the index of their file in Parts. fn must not keep the slice or

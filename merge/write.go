@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/goodput-dev/goodput/atomicfile"
 	"github.com/goodput-dev/goodput/record"
@@ -29,6 +30,10 @@ const LabelShard = "shard"
 // merged, for the header. The file appears whole or not at all: it is
 // written beside path first and renamed.
 func (s *Set) WriteFile(path, tool string, o Options, also func([]record.Record)) (*Report, error) {
+	window, err := s.Window()
+	if err != nil {
+		return nil, err
+	}
 	target, fi, err := atomicfile.Resolve(path)
 	if err != nil {
 		return nil, err
@@ -94,16 +99,17 @@ func (s *Set) WriteFile(path, tool string, o Options, also func([]record.Record)
 		return nil, err
 	}
 	if err := atomicfile.Write(path, func(w io.Writer) error {
-		return s.writeMerged(w, body, tool, rep, n, end)
+		return s.writeMerged(w, body, tool, rep, n, end, window)
 	}); err != nil {
 		return nil, err
 	}
 	return rep, nil
 }
 
-// writeMerged writes the header, the records in body, and the trailer.
-func (s *Set) writeMerged(out io.Writer, body io.Reader, tool string, rep *Report, n, end int64) error {
-	h := record.Header{Kind: record.KindHeader, Schema: record.SchemaVersion, Start: s.epoch, Tool: tool}
+// writeMerged writes the header, the records in body, and the trailer;
+// the header keeps the window of a file that carried one (see Window).
+func (s *Set) writeMerged(out io.Writer, body io.Reader, tool string, rep *Report, n, end int64, window time.Duration) error {
+	h := record.Header{Kind: record.KindHeader, Schema: record.SchemaVersion, Start: s.epoch, Tool: tool, Window: int64(window)}
 	if len(s.parts) > 0 {
 		h.Config, h.Labels = s.parts[0].Header.Config, s.parts[0].Header.Labels
 	}

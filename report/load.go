@@ -486,7 +486,27 @@ func locateDir(dir string) (kind, file string, err error) {
 	case len(records) > 1:
 		return "", "", fmt.Errorf("%s: several runs (%s): name one", dir, baseNames(records))
 	}
+	if file, ok, err := genaiBenchRun(dir); ok || err != nil {
+		return KindRun, file, err
+	}
 	return "", "", fmt.Errorf("%s: no records (*%s) or sweep file found", dir, RecordsSuffix)
+}
+
+// genaiBenchRun is the run of a genai-bench experiment folder, which holds
+// a result file per load: one load stands for the folder; several are
+// several runs, as a GuideLLM report of several benchmarks is, and the
+// error names them. ok is false for a folder that is not genai-bench's.
+func genaiBenchRun(dir string) (file string, ok bool, err error) {
+	runs, ok, err := record.GenAIBenchRuns(dir)
+	switch {
+	case err != nil || !ok:
+		return "", ok, err
+	case len(runs) == 0:
+		return "", true, fmt.Errorf("%s: a genai-bench experiment folder without the result of any load ({scenario}_{task}_{iteration}_{value}_time_{T}s.json)", dir)
+	case len(runs) == 1:
+		return runs[0], true, nil
+	}
+	return "", true, fmt.Errorf("%s: several runs (a genai-bench experiment of %d loads: %s): name one, as %s", dir, len(runs), baseNames(runs), runs[0])
 }
 
 func baseNames(paths []string) string {

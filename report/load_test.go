@@ -98,6 +98,16 @@ func TestLocate(t *testing.T) {
 	writeRecords(t, moved, "m.jsonl", record.Header{Kind: record.KindHeader, Schema: 1}, nil)
 	orphan := t.TempDir()
 	writeJSON(t, orphan, "o.summary.json", summaryFor(t, record.Header{}, nil, "ttft<=1s"))
+	// genai-bench experiment folders: a result file per load beside
+	// experiment_metadata.json.
+	const load2, load4 = "D100_100_text-to-text_num_concurrency_2_time_3s.json", "D100_100_text-to-text_num_concurrency_4_time_3s.json"
+	genaiOne, genaiTwo := t.TempDir(), t.TempDir()
+	for _, f := range []string{filepath.Join(genaiOne, "experiment_metadata.json"), filepath.Join(genaiOne, load2),
+		filepath.Join(genaiTwo, load2), filepath.Join(genaiTwo, load4)} {
+		if err := os.WriteFile(f, []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	tests := []struct {
 		name, path string
@@ -113,6 +123,8 @@ func TestLocate(t *testing.T) {
 		{"stdin", "-", KindRun, "-", ""},
 		{"several runs", twoRuns, "", "", "several runs (a.jsonl, b.jsonl): name one"},
 		{"empty directory", t.TempDir(), "", "", "no records (*.jsonl) or sweep file found"},
+		{"genai-bench experiment of one load", genaiOne, KindRun, filepath.Join(genaiOne, load2), ""},
+		{"genai-bench experiment of two loads", genaiTwo, "", "", "several runs (a genai-bench experiment of 2 loads: " + load2 + ", " + load4 + "): name one, as " + filepath.Join(genaiTwo, load2)},
 		{"missing", filepath.Join(runOnly, "nope"), "", "", "no such file"},
 		{"summary without records", filepath.Join(orphan, "o.summary.json"), "", "", "records (" + filepath.Join(orphan, "o.jsonl") + ") were not found"},
 	}

@@ -2,10 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"fmt"
-	"path/filepath"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -98,27 +94,9 @@ apart by the stage reports beside it: FILE#N too). Several goodput files
 func analyzeFiles(env *Env, files []string, opts metrics.Options) (*metrics.Result, []string, error) {
 	var all []string
 	for _, name := range files {
-		// A genai-bench experiment folder holds a file per load: one
-		// load stands for the folder, several are several runs, as a
-		// GuideLLM report of several benchmarks is.
-		if runs, ok, err := record.GenAIBenchRuns(name); err != nil {
-			return nil, nil, err
-		} else if ok {
-			switch len(runs) {
-			case 0:
-				return nil, nil, fmt.Errorf("%s: a genai-bench experiment folder without the result of any load ({scenario}_{task}_{iteration}_{value}_time_{T}s.json)", name)
-			case 1:
-				all = append(all, runs[0])
-				continue
-			}
-			names := make([]string, len(runs))
-			for i, r := range runs {
-				names[i] = filepath.Base(r)
-			}
-			return nil, nil, fmt.Errorf("%s: several runs (a genai-bench experiment of %d loads: %s): name one, as %s", name, len(runs), strings.Join(names, ", "), runs[0])
-		}
 		// A result directory or a summary file stands for its run's
-		// records; the directory of a sharded run for every shard's.
+		// records; the directory of a sharded run for every shard's; a
+		// genai-bench experiment folder for its one load.
 		fs, err := report.RunFiles(name)
 		if err != nil {
 			return nil, nil, err
@@ -132,16 +110,11 @@ func analyzeFiles(env *Env, files []string, opts metrics.Options) (*metrics.Resu
 	}
 	defer set.Close()
 	// A file whose records do not say when their requests were sent
-	// (genai-bench's) carries its run's window; placed among others'
-	// records, its requests would be at a time no one measured.
-	for _, p := range set.Parts() {
-		if p.Header.Window <= 0 {
-			continue
-		}
-		if len(set.Parts()) > 1 {
-			return nil, nil, fmt.Errorf("%s (%s) holds no request's send time, so its requests cannot be put among another file's: analyze it alone", p.File, p.Header.Tool)
-		}
-		opts.Window = time.Duration(p.Header.Window)
+	// (genai-bench's) carries its run's window.
+	if w, err := set.Window(); err != nil {
+		return nil, nil, err
+	} else if w > 0 {
+		opts.Window = w
 	}
 	sum := metrics.NewSummary(opts)
 	err = set.Each(func(_ int, b []record.Record) error {

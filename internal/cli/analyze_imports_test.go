@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/goodput-dev/goodput/metrics"
+	"github.com/goodput-dev/goodput/record"
 )
 
 // analyzeJSON runs analyze --format json on args and decodes the result.
@@ -276,9 +277,38 @@ func TestAnalyzeGenAIBenchResult(t *testing.T) {
 // have no send time to put them among the other's.
 func TestAnalyzeGenAIBenchAlone(t *testing.T) {
 	_, errOut, code := run(t, "", "analyze", genaiBenchFixture, "../../record/testdata/vllm_detailed.json")
-	want := genaiBenchFixture + " (import: genai-bench result (D(100,100), concurrency 2)) holds no request's send time, so its requests cannot be put among another file's: analyze it alone"
+	want := genaiBenchFixture + " (import: genai-bench result (D(100,100), concurrency 2)) holds no request's send time, so its requests cannot be put among another file's: read it alone"
 	if code == 0 || !strings.Contains(errOut, want) {
 		t.Errorf("exit %d: %s", code, errOut)
+	}
+}
+
+// goodput merge turns a genai-bench result into goodput's records and keeps
+// its run's window, so the merged file reads as the result did (8 tok/s,
+// not the records' own span); merged with another file, it is refused.
+func TestMergeGenAIBenchKeepsItsWindow(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "g.jsonl")
+	if _, errOut, code := run(t, "", "merge", genaiBenchFixture, "--output", out); code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, errOut)
+	}
+	f, err := record.Open(out, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := f.Header()
+	f.Close()
+	if h.Window != 3_250_000_000 {
+		t.Errorf("merged header window %d ns, want genai-bench's run duration 3.25 s", h.Window)
+	}
+	text, _, _ := run(t, "", "analyze", out)
+	for _, want := range []string{"Benchmark duration (s):                  3.25\n", "Output token throughput (tok/s):         8.00\n"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the merged file's analysis lacks %q:\n%s", want, text)
+		}
+	}
+	_, errOut, code := run(t, "", "merge", genaiBenchFixture, "../../record/testdata/vllm_detailed.json", "--output", out+"2")
+	if code == 0 || !strings.Contains(errOut, "holds no request's send time") {
+		t.Errorf("merge with another file: exit %d: %s", code, errOut)
 	}
 }
 
