@@ -47,14 +47,21 @@ func (r *Random) calibrate(count Counter) error {
 		}
 		ratios = append(ratios, float64(len(ids))/float64(target))
 	}
+	r.scale = trimmedMean(ratios)
+	return nil
+}
+
+// trimmedMean is the mean of ratios less the calibrationTrim highest and
+// the calibrationTrim lowest. It sorts ratios, which must number more
+// than 2·calibrationTrim.
+func trimmedMean(ratios []float64) float64 {
 	slices.Sort(ratios)
 	sum := 0.0
-	kept := ratios[calibrationTrim : calibrationSamples-calibrationTrim]
+	kept := ratios[calibrationTrim : len(ratios)-calibrationTrim]
 	for _, x := range kept {
 		sum += x
 	}
-	r.scale = sum / float64(len(kept))
-	return nil
+	return sum / float64(len(kept))
 }
 
 // fitLength generates text with rng and returns its shortest start, in

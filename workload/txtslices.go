@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"os"
-	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -212,13 +211,7 @@ func (s *slicer) calibrate(count Counter, seed uint64) error {
 		}
 		ratios = append(ratios, float64(len(fit))/float64(s.n))
 	}
-	slices.Sort(ratios)
-	sum := 0.0
-	kept := ratios[calibrationTrim : calibrationSamples-calibrationTrim]
-	for _, x := range kept {
-		sum += x
-	}
-	s.scale = sum / float64(len(kept))
+	s.scale = trimmedMean(ratios)
 	return nil
 }
 
