@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/goodput-dev/goodput/tokenizer"
@@ -229,27 +230,39 @@ func (t *chatTemplate) tokens() []int {
 // messageText flattens a message's content: a string, null (an assistant
 // turn with tool calls), or a list of {"type":"text","text":…} parts.
 func messageText(raw json.RawMessage) (string, error) {
+	text, _, err := contentText(raw, "text")
+	return text, err
+}
+
+// contentText flattens a message's content, a string or a list of parts
+// of the types kinds, each with its text; present is false for null or
+// nothing, which gives "".
+func contentText(raw json.RawMessage, kinds ...string) (text string, present bool, err error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		return "", nil
+		return "", false, nil
 	}
-	var text string
 	if err := json.Unmarshal(raw, &text); err == nil {
-		return text, nil
+		return text, true, nil
 	}
 	var parts []struct {
 		Type string  `json:"type"`
 		Text *string `json:"text"`
 	}
 	if err := json.Unmarshal(raw, &parts); err != nil {
-		return "", errors.New("content must be a string or a list of text parts")
+		return "", true, fmt.Errorf("content must be a string or a list of %s parts", strings.Join(kinds, " or "))
 	}
 	var b strings.Builder
 	for j, p := range parts {
-		if p.Type != "text" || p.Text == nil {
-			return "", fmt.Errorf("content[%d]: only text parts are supported, got type %q", j, p.Type)
+		switch {
+		case !slices.Contains(kinds, p.Type) && len(kinds) == 1:
+			return "", true, fmt.Errorf("content[%d]: only %s parts are supported, got type %q", j, kinds[0], p.Type)
+		case !slices.Contains(kinds, p.Type):
+			return "", true, fmt.Errorf("content[%d]: only text parts (%s) are supported, got type %q", j, strings.Join(kinds, ", "), p.Type)
+		case p.Text == nil:
+			return "", true, fmt.Errorf("content[%d]: text is required", j)
 		}
 		b.WriteString(*p.Text)
 	}
-	return b.String(), nil
+	return b.String(), true, nil
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 )
 
 // responsesRequest is the body of POST /v1/responses, OpenAI's Responses
@@ -116,30 +115,9 @@ func inputMessage(raw json.RawMessage) (role, text string, err error) {
 // text parts, input_text (what users send) or output_text (an earlier
 // assistant turn, as a client replays it).
 func inputText(raw json.RawMessage) (string, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+	text, present, err := contentText(raw, "input_text", "output_text")
+	if !present {
 		return "", errors.New("content is required")
 	}
-	var text string
-	if err := json.Unmarshal(raw, &text); err == nil {
-		return text, nil
-	}
-	var parts []struct {
-		Type string  `json:"type"`
-		Text *string `json:"text"`
-	}
-	if err := json.Unmarshal(raw, &parts); err != nil {
-		return "", errors.New("content must be a string or a list of input_text parts")
-	}
-	var b strings.Builder
-	for j, p := range parts {
-		if p.Type != "input_text" && p.Type != "output_text" {
-			return "", fmt.Errorf("content[%d]: only text parts (input_text, output_text) are supported, got type %q", j, p.Type)
-		}
-		if p.Text == nil {
-			return "", fmt.Errorf("content[%d]: text is required", j)
-		}
-		b.WriteString(*p.Text)
-	}
-	return b.String(), nil
+	return text, err
 }

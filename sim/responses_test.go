@@ -268,7 +268,7 @@ func TestResponsesBadRequests(t *testing.T) {
 		{"unknown role", `{"input":[{"role":"tool","content":"a"}]}`, 400, `input[0]: unknown role "tool"`},
 		{"not a message", `{"input":[{"type":"function_call_output","call_id":"c","output":"x"}]}`, 400, `input[0]: only message items are supported, got type "function_call_output"`},
 		{"no content", `{"input":[{"role":"user"}]}`, 400, "input[0]: content is required"},
-		{"content a number", `{"input":[{"role":"user","content":5}]}`, 400, "input[0]: content must be a string or a list of input_text parts"},
+		{"content a number", `{"input":[{"role":"user","content":5}]}`, 400, "input[0]: content must be a string or a list of input_text or output_text parts"},
 		{"image part", `{"input":[{"role":"user","content":[{"type":"input_image","image_url":"x"}]}]}`, 400, `input[0]: content[0]: only text parts (input_text, output_text) are supported, got type "input_image"`},
 		{"part without text", `{"input":[{"role":"user","content":[{"type":"input_text"}]}]}`, 400, "input[0]: content[0]: text is required"},
 		{"instructions not a string", `{"input":"a","instructions":5}`, 400, `field "instructions" at byte`},
