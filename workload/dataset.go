@@ -50,7 +50,11 @@ func (d *Dataset) String() string {
 	if st.Kept != st.Usable {
 		fmt.Fprintf(&b, " sampled from %d usable", st.Usable)
 	}
-	fmt.Fprintf(&b, " of %d entries", st.Entries)
+	if st.Entries != st.Kept {
+		// A made-up dataset's items are its entries: saying so twice
+		// says nothing.
+		fmt.Fprintf(&b, " of %d entries", st.Entries)
+	}
 	if len(st.Skipped) > 0 {
 		reasons := make([]string, 0, len(st.Skipped))
 		for r := range st.Skipped {

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -67,6 +68,10 @@ func TestTxtSlicesAreSlicesOfTheText(t *testing.T) {
 	}
 	if len(starts) < 50 {
 		t.Errorf("only %d distinct starts among 200 slices", len(starts))
+	}
+	want := fmt.Sprintf("txt-slices %s (%d tokens of text): 200 items; input tokens ", slicesText, len(tokenizer.Encode(text)))
+	if !strings.HasPrefix(d.String(), want) {
+		t.Errorf("String() = %q, want it to start %q", d.String(), want)
 	}
 }
 
