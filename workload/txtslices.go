@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -32,9 +33,10 @@ const (
 // NewTxtSlices builds the txt-slices dataset as `vllm bench serve
 // --dataset-name txt-slices` does: the text of --dataset-path (a file, or
 // an http or https URL fetched once) is tokenized whole, and each of
-// c.Limit prompts (1000 when 0) is the --random-input-len tokens that
-// follow a start drawn at random, going on from the text's beginning when
-// they pass its end; every prompt asks for --random-output-len tokens.
+// c.Limit prompts (1000 when 0; at most 10,000, which a longer run sends
+// again in turn) is the --random-input-len tokens that follow a start
+// drawn at random, going on from the text's beginning when they pass its
+// end; every prompt asks for --random-output-len tokens.
 // Prompts are real text, so they go out as text, never as token ids. A
 // slice never splits a character: its ends move to whole ones.
 //
@@ -74,11 +76,15 @@ func NewTxtSlices(c Config) (*Dataset, error) {
 	if n == 0 {
 		n = generatedItems
 	}
+	n = min(n, maxSlices)
 	items := make([]Item, n)
-	var g errgroup.Group
+	g, gctx := errgroup.WithContext(context.Background())
 	g.SetLimit(sliceCounters)
 	for i := range items {
 		g.Go(func() error {
+			if gctx.Err() != nil {
+				return nil // another slice failed, and with it the dataset
+			}
 			start := rand.New(rand.NewPCG(c.Seed^rngSlices, uint64(i))).IntN(len(s.ids))
 			p, in, err := s.slice(c.Counter, start)
 			if err != nil {
@@ -96,10 +102,12 @@ func NewTxtSlices(c Config) (*Dataset, error) {
 }
 
 // How the slices are fitted to a Counter: how many are counted at once,
-// and how many counts one slice may take.
+// and how many counts one slice may take; and how many slices are cut at
+// most, which a longer run sends again in turn.
 const (
 	sliceCounters = 8
 	sliceCounts   = 6
+	maxSlices     = 10_000
 )
 
 // slicer cuts prompts out of a text's token ids.

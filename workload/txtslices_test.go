@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -204,6 +205,34 @@ func TestTxtSlicesFitEachSliceOfAnUnevenText(t *testing.T) {
 	}
 	if worst <= target/10 {
 		t.Errorf("one ratio for the whole text missed by at most %d tokens: the text does not test the fit", worst)
+	}
+}
+
+// A count that fails fails the dataset, naming the slice, without
+// counting every other slice first; and a run of more prompts than
+// 10,000 sends the 10,000 slices again in turn.
+func TestTxtSlicesStopAtAFailedCountAndCapTheirNumber(t *testing.T) {
+	var calls atomic.Int64
+	c := txtSlicesConfig(slicesText, 32, 4, 5000)
+	c.Counter = func(s string) (int, error) {
+		if calls.Add(1) > 100 {
+			return 0, errors.New("tokenize: connection refused")
+		}
+		return tokenizer.Count(s), nil
+	}
+	_, err := NewTxtSlices(c)
+	if err == nil || !strings.Contains(err.Error(), "fitting slice") || !strings.Contains(err.Error(), "connection refused") {
+		t.Fatalf("error %v, want the failed count of a slice", err)
+	}
+	if n := calls.Load(); n > 100+2*sliceCounters*sliceCounts {
+		t.Errorf("%d counts after the first failure at 101: the others went on", n)
+	}
+	d, err := NewTxtSlices(txtSlicesConfig(slicesText, 8, 4, 25_000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Len() != maxSlices || d.Item(maxSlices+3).Prompt != d.Item(3).Prompt {
+		t.Errorf("%d slices for 25,000 prompts, want %d sent in turn", d.Len(), maxSlices)
 	}
 }
 
