@@ -89,6 +89,9 @@ var mapping = map[Engine]metricNames{
 			SpecAcceptedTokens: {"vllm:spec_decode_num_accepted_tokens_total"},
 			// One series per draft position, labelled position="0", "1", …
 			SpecAcceptedByPosition: {"vllm:spec_decode_num_accepted_tokens_per_pos_total"},
+			DiffusionSteps:         {"vllm:diffusion_num_denoising_steps_total"},
+			DiffusionPositions:     {"vllm:diffusion_num_canvas_positions_total"},
+			DiffusionCommitted:     {"vllm:diffusion_num_committed_tokens_total"},
 		},
 		hists: map[Hist][]string{
 			TTFT: {"vllm:time_to_first_token_seconds"},

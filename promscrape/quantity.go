@@ -63,21 +63,30 @@ const (
 	SpecDraftTokens        Counter = "spec_decode_draft_tokens"
 	SpecAcceptedTokens     Counter = "spec_decode_accepted_tokens"
 	SpecAcceptedByPosition Counter = "spec_decode_accepted_by_position"
+	// Diffusion decoding (vLLM): the denoising steps a diffusion language
+	// model ran (a canvas's commit step included), the canvas positions
+	// those steps evaluated, and the tokens committed to the output.
+	DiffusionSteps     Counter = "diffusion_denoising_steps"
+	DiffusionPositions Counter = "diffusion_canvas_positions"
+	DiffusionCommitted Counter = "diffusion_committed_tokens"
 )
 
 // AllCounters lists every Counter in a fixed order, for iteration and reports.
 var AllCounters = []Counter{PromptTokens, GenerationTokens, Preemptions, PrefixCacheQueries, PrefixCacheHits, RequestsSucceeded,
-	PrefillSeconds, DecodeSeconds, DecodeSteps, SpecDrafts, SpecDraftTokens, SpecAcceptedTokens, SpecAcceptedByPosition}
+	PrefillSeconds, DecodeSeconds, DecodeSteps, SpecDrafts, SpecDraftTokens, SpecAcceptedTokens, SpecAcceptedByPosition,
+	DiffusionSteps, DiffusionPositions, DiffusionCommitted}
 
 // bySeries reports whether a window keeps c's increase per label set
 // (Window.CounterSeries) as well as its sum: its labels carry meaning.
 func (c Counter) bySeries() bool { return c == SpecAcceptedByPosition }
 
 // optional reports whether a server exports c only with a feature on
-// (speculative decoding), so that its absence is no gap in the coverage.
+// (speculative decoding) or a kind of model (diffusion), so that its
+// absence is no gap in the coverage.
 func (c Counter) optional() bool {
 	switch c {
-	case SpecDrafts, SpecDraftTokens, SpecAcceptedTokens, SpecAcceptedByPosition:
+	case SpecDrafts, SpecDraftTokens, SpecAcceptedTokens, SpecAcceptedByPosition,
+		DiffusionSteps, DiffusionPositions, DiffusionCommitted:
 		return true
 	}
 	return false

@@ -465,6 +465,31 @@ func TestBetweenSpecDecode(t *testing.T) {
 	}
 }
 
+// A diffusion model's counters are read over the window and summed over
+// the engines, engine 1's counting from zero after its restart: 800 + 400
+// steps, 25600 + 12800 positions, 4000 + 2400 committed tokens. The sums
+// alone (1400 → 1700 steps) would have said 300.
+func TestBetweenDiffusion(t *testing.T) {
+	s := fixtureSeries(t, Options{}, []string{"vllm_diffusion.prom", "vllm_diffusion_later.prom"}, []float64{0, 10})
+	w, err := s.Between(at(0), at(10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c, want := range map[Counter]float64{DiffusionSteps: 1200, DiffusionPositions: 38400, DiffusionCommitted: 6400} {
+		if got := w.Counters[c]; got != want {
+			t.Errorf("%s = %v, want %v", c, got, want)
+		}
+	}
+	if !slices.Contains(w.Notes, "counter diffusion_denoising_steps reset once in the window (a server or engine restart); counts after a reset start from zero") {
+		t.Errorf("notes %q do not say the steps counter reset", w.Notes)
+	}
+	// A server of another kind of model misses nothing.
+	plain := fixtureSeries(t, Options{}, []string{"vllm.prom", "vllm_later.prom"}, []float64{0, 10})
+	if cov := plain.Coverage(); slices.ContainsFunc(cov.Absent, func(q string) bool { return strings.HasPrefix(q, "diffusion") }) {
+		t.Errorf("absent %q names diffusion decoding", cov.Absent)
+	}
+}
+
 // SGLang reports its speculative decoding by gauges per rank: they are
 // averaged over the ranks, not summed, and their absence elsewhere is no
 // gap.

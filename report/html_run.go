@@ -567,6 +567,9 @@ func serverSection(p *page, id, title string, s *promscrape.Series, w *promscrap
 	if sd := serverview.SpecDecodeOf(*w); sd != nil {
 		facts = append(facts, "speculative decoding: "+sd.String())
 	}
+	if d := serverview.DiffusionOf(*w); d != nil {
+		facts = append(facts, "diffusion decoding: "+d.String())
+	}
 	if cov := s.Coverage(); cov.Scrapes > cov.OK {
 		facts = append(facts, "coverage: "+cov.String())
 	}

@@ -628,6 +628,24 @@ func TestServerSectionSpeculativeDecoding(t *testing.T) {
 	}
 }
 
+// The server section of a run page says how a diffusion model decoded
+// over the window, from its diffusion counters.
+func TestServerSectionDiffusionDecoding(t *testing.T) {
+	w := &promscrape.Window{Engine: promscrape.VLLM, Counters: map[promscrape.Counter]float64{
+		promscrape.DiffusionSteps: 1200, promscrape.DiffusionPositions: 38400, promscrape.DiffusionCommitted: 6400}}
+	var p page
+	serverSection(&p, "server", "Server", &promscrape.Series{}, w)
+	want := "<li>diffusion decoding: 5.00 denoising steps per canvas of 32 positions, 6.40 tokens committed per step (6400 tokens)</li>"
+	if !strings.Contains(p.b.String(), want) {
+		t.Errorf("server section lacks %s:\n%s", want, p.b.String())
+	}
+	w.Counters = nil
+	p = page{}
+	if serverSection(&p, "server", "Server", &promscrape.Series{}, w); strings.Contains(p.b.String(), "diffusion") {
+		t.Error("a server without diffusion counters is said to decode by diffusion")
+	}
+}
+
 // A run with probes beside it shows them in a section of their own, with
 // vLLM's figures: 10, 20, 30, 40 ms give a median of 25 ms, a p99 of
 // 39.7 ms (numpy's linear) and a max of 40 ms.

@@ -73,6 +73,9 @@ type Comparison struct {
 	// SpecDecode is the server's speculative decoding over the window;
 	// nil when it drafted nothing.
 	SpecDecode *SpecDecode `json:"spec_decode,omitempty"`
+	// Diffusion is the server's diffusion decoding over the window; nil
+	// when it ran no step or committed no token.
+	Diffusion *Diffusion `json:"diffusion,omitempty"`
 	// ResponseTimings are the server's per-request timings from its
 	// responses (llama.cpp's timings), as the client's records hold them:
 	// its prefill is a server-side TTFT that leaves out the wait for a
@@ -241,6 +244,10 @@ func CompareBounded(s *promscrape.Series, start, end time.Time, client *metrics.
 	c.Speeds = speeds(w)
 	c.SpecDecode = SpecDecodeOf(w)
 	if n := specNote(w); n != "" {
+		c.Notes = append(c.Notes, n)
+	}
+	c.Diffusion = DiffusionOf(w)
+	if n := diffusionNote(w); n != "" {
 		c.Notes = append(c.Notes, n)
 	}
 	sig := c.signals(s, w, client)

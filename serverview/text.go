@@ -81,6 +81,9 @@ func Text(w io.Writer, cmp *Comparison) error {
 	if sd := cmp.SpecDecode; sd != nil {
 		p.KV("Speculative decoding:", sd.String())
 	}
+	if d := cmp.Diffusion; d != nil {
+		p.KV("Diffusion decoding:", d.String())
+	}
 	p.KV("Server generation (tok/s):", tokens(cmp.GenerationTokens))
 	p.KV("Client output (tok/s):", tokens(cmp.ClientOutputTokens))
 	p.List("Missing:", cmp.Missing)
