@@ -122,6 +122,7 @@ func (o *Outcome) writeVLLM(cfg Config, v *vllmCollector, model string, start ti
 		run.Probes = &vllmresult.Probes{Latencies: p.Latencies, Failed: p.Failed}
 	}
 	run.SpecDecode = o.VLLMSpecDecode()
+	run.Diffusion = o.VLLMDiffusion()
 	fig := &VLLMFigures{}
 	fig.PeakOutputTokensPerSecond, fig.PeakConcurrentRequests = vllmresult.Peaks(v.reqs)
 	fig.Queue = vllmresult.QueueStats(run, v.reqs)
@@ -197,4 +198,15 @@ func (o *Outcome) VLLMSpecDecode() *vllmresult.SpecDecode {
 		v.PerPosition = append(v.PerPosition, p.Rate)
 	}
 	return v
+}
+
+// VLLMDiffusion returns the server's diffusion decoding over the run as
+// vLLM's client reads it, or nil when the server ran no step or committed
+// no token in the run (or its metrics were not read).
+func (o *Outcome) VLLMDiffusion() *vllmresult.Diffusion {
+	if o.Server == nil || o.Server.Diffusion == nil {
+		return nil
+	}
+	d := o.Server.Diffusion
+	return &vllmresult.Diffusion{Steps: d.Steps, Positions: d.CanvasPositions, Committed: d.CommittedTokens}
 }

@@ -55,8 +55,12 @@ type VLLMLines struct {
 	// printed after the throughputs; nil leaves them out.
 	Probes *Probes
 	// SpecDecode is vLLM's Speculative Decoding block, printed after the
-	// latency blocks; nil leaves it out.
+	// latency blocks; nil leaves it out, and so does a Diffusion block.
 	SpecDecode *vllmresult.SpecDecode
+	// Diffusion is vLLM's Diffusion Decoding block, printed after the
+	// latency blocks in the Speculative Decoding block's place, over the
+	// run's duration; nil, or counts without figures, leave it out.
+	Diffusion *vllmresult.Diffusion
 }
 
 // Probes are the figures of a run's one-token probe requests, latencies
@@ -173,7 +177,18 @@ func Text(w io.Writer, res *metrics.Result, o TextOptions) error {
 	for _, b := range v.Queue {
 		dist(p, b.Title, b.Short, &b.D, o.P50)
 	}
-	if sd := v.SpecDecode; sd != nil && sd.DraftTokens > 0 {
+	df, diffusion := v.Diffusion.Figures(res.Window.Seconds)
+	if diffusion {
+		p.Rule('-', "Diffusion Decoding")
+		p.KV("Committed throughput (tok/s):", f2(df.CommittedThroughput))
+		p.KV("Denoising steps per canvas:", f2(df.StepsPerCanvas))
+		p.KV("Committed per denoising step:", f2(df.CommittedPerStep))
+		p.KV("Committed tokens:", strconv.FormatInt(df.Committed, 10))
+		p.KV("Denoising steps:", strconv.FormatInt(df.DenoisingSteps, 10))
+		p.KV("Canvas positions evaluated:", strconv.FormatInt(df.Positions, 10))
+	}
+	// vLLM prints the Speculative Decoding block only without this one.
+	if sd := v.SpecDecode; sd != nil && sd.DraftTokens > 0 && !diffusion {
 		p.Rule('-', "Speculative Decoding")
 		p.KV("Acceptance rate (%):", f2(sd.AcceptanceRate()))
 		p.KV("Acceptance length:", f2(sd.AcceptanceLength()))

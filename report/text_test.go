@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/goodput-dev/goodput/metrics"
+	"github.com/goodput-dev/goodput/vllmresult"
 )
 
 // The errors block gives each kind's count and its first message, whole,
@@ -251,5 +252,54 @@ func TestTextLittlesLawGapNamesTheFailures(t *testing.T) {
 		if !strings.Contains(b.String(), tt.want) {
 			t.Errorf("%d failed: summary lacks %q:\n%s", tt.failed, tt.want, b.String())
 		}
+	}
+}
+
+// A diffusion model's run gets vLLM's Diffusion Decoding block after the
+// latency and queueing blocks, over the run's 10 s: 6400 tokens committed
+// in 1200 steps over 38400 positions are 200 canvases of 32 and 1000
+// denoising steps. vLLM prints no Speculative Decoding block beside it,
+// but does without it, and when the counts give no figures.
+func TestTextDiffusionDecodingBlock(t *testing.T) {
+	res := &metrics.Result{
+		Counts:  metrics.Counts{Total: 4, Completed: 4},
+		Window:  metrics.Window{Seconds: 10},
+		Latency: metrics.Latency{TTFT: metrics.Distribution{Count: 4, Mean: 0.1}, E2E: metrics.Distribution{Count: 4, Mean: 1}},
+	}
+	lines := &VLLMLines{
+		Queue:      []Block{{Title: "Client-side Queueing", Short: "Client Queue Time", D: metrics.Distribution{Count: 4}}},
+		SpecDecode: &vllmresult.SpecDecode{Drafts: 10, DraftTokens: 30, Accepted: 20},
+		Diffusion:  &vllmresult.Diffusion{Steps: 1200, Positions: 38400, Committed: 6400},
+	}
+	text := func() string {
+		var b strings.Builder
+		if err := Text(&b, res, TextOptions{Metrics: []string{"ttft", "e2el"}, VLLM: lines}); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	out := text()
+	block := "----------------Diffusion Decoding----------------\n" +
+		"Committed throughput (tok/s):            640.00\n" +
+		"Denoising steps per canvas:              5.00\n" +
+		"Committed per denoising step:            6.40\n" +
+		"Committed tokens:                        6400\n" +
+		"Denoising steps:                         1000\n" +
+		"Canvas positions evaluated:              38400\n"
+	i, j := strings.Index(out, "Client-side Queueing"), strings.Index(out, block)
+	if j < 0 || i < 0 || j < i || !strings.Contains(out[:j], "End-to-end Latency") {
+		t.Errorf("no Diffusion Decoding block after the latency and queueing blocks:\n%s", out)
+	}
+	if strings.Contains(out, "Speculative Decoding") {
+		t.Errorf("the Speculative Decoding block is printed beside the Diffusion Decoding one:\n%s", out)
+	}
+	// Counts that leave no denoising step: no block, and the spec one.
+	lines.Diffusion = &vllmresult.Diffusion{Steps: 200, Positions: 6400, Committed: 6400}
+	if out := text(); strings.Contains(out, "Diffusion Decoding") || !strings.Contains(out, "Speculative Decoding") {
+		t.Errorf("200 steps that are all commit steps:\n%s", out)
+	}
+	lines.Diffusion = nil
+	if out := text(); strings.Contains(out, "Diffusion Decoding") || !strings.Contains(out, "Acceptance length:                       3.00\n") {
+		t.Errorf("without diffusion:\n%s", out)
 	}
 }

@@ -91,6 +91,10 @@ type Run struct {
 	// SpecDecode is the server's speculative decoding over the run; nil
 	// when it drafted nothing (or its metrics were not read).
 	SpecDecode *SpecDecode
+	// Diffusion is a diffusion language model's decoding over the run;
+	// nil when its metrics were not read. Its keys are written only when
+	// Diffusion.Figures has figures.
+	Diffusion *Diffusion
 }
 
 // SpecDecode is what vLLM's client reads from the server's spec_decode
@@ -251,6 +255,14 @@ func Build(run Run, reqs []Request) Object {
 			per = []float64{}
 		}
 		o.set("spec_decode_per_position_acceptance_rates", per)
+	}
+	if f, ok := run.Diffusion.Figures(run.Duration); ok {
+		o.set("diffusion_committed_throughput", f.CommittedThroughput)
+		o.set("diffusion_steps_per_canvas", f.StepsPerCanvas)
+		o.set("diffusion_committed_per_step", f.CommittedPerStep)
+		o.set("diffusion_committed_tokens", f.Committed)
+		o.set("diffusion_denoising_steps", f.DenoisingSteps)
+		o.set("diffusion_canvas_positions", f.Positions)
 	}
 	selected := map[string]bool{}
 	for _, m := range run.Metrics {

@@ -377,6 +377,7 @@ func summaryOptions(cfg bench.Config, out *bench.Outcome, simulated bool) report
 		}
 	}
 	v.SpecDecode = out.VLLMSpecDecode()
+	v.Diffusion = out.VLLMDiffusion()
 	if pr := out.Probes; pr != nil {
 		st, _ := pr.Stats()
 		v.Probes = &report.Probes{Completed: st.Completed, Failed: st.Failed, Median: st.Median, P99: st.P99, Max: st.Max}

@@ -179,6 +179,102 @@ func TestBenchSpeculativeDecodingBlock(t *testing.T) {
 	}
 }
 
+// A server of a diffusion language model gets vLLM's Diffusion Decoding
+// block after the latency blocks, from its diffusion counters over the
+// run: each completion here runs 20 steps over 640 canvas positions
+// (canvases of 32) and commits 64 tokens, 2 canvases in 18 denoising
+// steps. The server drafts too: vLLM then prints no Speculative Decoding
+// block, but writes its keys.
+func TestBenchDiffusionDecodingBlock(t *testing.T) {
+	var mu sync.Mutex
+	var completions int
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/v1/models":
+			io.WriteString(w, `{"data":[{"id":"m"}]}`)
+		case "/metrics":
+			mu.Lock()
+			n := completions
+			mu.Unlock()
+			fmt.Fprintf(w, "# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{model_name=\"m\"} 0\n"+
+				"# TYPE vllm:diffusion_num_denoising_steps_total counter\nvllm:diffusion_num_denoising_steps_total{model_name=\"m\"} %d\n"+
+				"# TYPE vllm:diffusion_num_canvas_positions_total counter\nvllm:diffusion_num_canvas_positions_total{model_name=\"m\"} %d\n"+
+				"# TYPE vllm:diffusion_num_committed_tokens_total counter\nvllm:diffusion_num_committed_tokens_total{model_name=\"m\"} %d\n"+
+				"# TYPE vllm:spec_decode_num_drafts_total counter\nvllm:spec_decode_num_drafts_total{model_name=\"m\"} %d\n"+
+				"# TYPE vllm:spec_decode_num_draft_tokens_total counter\nvllm:spec_decode_num_draft_tokens_total{model_name=\"m\"} %d\n"+
+				"# TYPE vllm:spec_decode_num_accepted_tokens_total counter\nvllm:spec_decode_num_accepted_tokens_total{model_name=\"m\"} %d\n",
+				20*n, 640*n, 64*n, 10*n, 30*n, 20*n)
+		case "/v1/completions":
+			var body struct {
+				MaxTokens int `json:"max_tokens"`
+			}
+			json.NewDecoder(r.Body).Decode(&body)
+			if body.MaxTokens > 1 { // not the one-token check before the run
+				mu.Lock()
+				completions++
+				mu.Unlock()
+			}
+			w.Header().Set("Content-Type", "text/event-stream")
+			for range body.MaxTokens {
+				io.WriteString(w, `data: {"choices":[{"index":0,"text":"a","finish_reason":null}]}`+"\n\n")
+			}
+			io.WriteString(w, "data: [DONE]\n\n")
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer ts.Close()
+	dir := t.TempDir()
+	out, errOut, code := run(t, "", "bench", "--base-url", ts.URL, "--num-prompts", "6", "--max-concurrency", "2",
+		"--random-input-len", "8", "--random-output-len", "4", "--save-result", "--result-dir", dir, "--result-filename", "v.json", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, errOut, out)
+	}
+	// 6 completions: 120 steps, 3840 positions, 384 committed tokens in
+	// 12 canvases and 108 denoising steps, 9 a canvas, 3.56 tokens each.
+	block := regexp.MustCompile(`-+End-to-end Latency-+\n(?:.+\n)+?` +
+		`----------------Diffusion Decoding----------------\n` +
+		`Committed throughput \(tok/s\): +([0-9]+\.[0-9]{2})\n` +
+		`Denoising steps per canvas:              9\.00\n` +
+		`Committed per denoising step:            3\.56\n` +
+		`Committed tokens:                        384\n` +
+		`Denoising steps:                         108\n` +
+		`Canvas positions evaluated:              3840\n`)
+	m := block.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no Diffusion Decoding block after the latency blocks:\n%s", out)
+	}
+	if strings.Contains(out, "Speculative Decoding") {
+		t.Errorf("the Speculative Decoding block is printed beside the Diffusion Decoding one:\n%s", out)
+	}
+	var vf map[string]any
+	b, err := os.ReadFile(filepath.Join(dir, "v.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &vf)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"diffusion_steps_per_canvas": 9.0, "diffusion_committed_tokens": 384.0,
+		"diffusion_denoising_steps": 108.0, "diffusion_canvas_positions": 3840.0, "spec_decode_draft_tokens": 180.0}
+	for k, v := range want {
+		if !reflect.DeepEqual(vf[k], v) {
+			t.Errorf("vLLM file %s = %v, want %v", k, vf[k], v)
+		}
+	}
+	if r, _ := vf["diffusion_committed_per_step"].(float64); math.Abs(r-384.0/108) > 1e-9 {
+		t.Errorf("diffusion_committed_per_step = %v, want 3.56", vf["diffusion_committed_per_step"])
+	}
+	// The throughput is over the run's duration, as the file gives it.
+	d, _ := vf["duration"].(float64)
+	if r, _ := vf["diffusion_committed_throughput"].(float64); d <= 0 || math.Abs(r-384/d) > 1e-9*r {
+		t.Errorf("diffusion_committed_throughput = %v over %v s, want %v", vf["diffusion_committed_throughput"], d, 384/d)
+	}
+	if want := fmt.Sprintf("%.2f", 384/d); m[1] != want {
+		t.Errorf("summary's committed throughput %s, the file's %s", m[1], want)
+	}
+}
+
 func TestBenchDryRunSendsNothing(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
