@@ -21,15 +21,22 @@ const rngSonnet = 0x736f6e6e6574 // "sonnet"
 
 // generatedItems is how many prompts a generated dataset makes when the
 // run does not say how many it sends (a run bounded by --duration only);
-// the run cycles through them.
-const generatedItems = 1000
+// the run cycles through them. maxGeneratedItems is the most it makes for
+// a run that sends more, which sends them again in turn: a million
+// prompts of a few thousand bytes each would be gigabytes before the
+// run, and as many slow draws.
+const (
+	generatedItems    = 1000
+	maxGeneratedItems = 10_000
+)
 
 // sonnetAttempts bounds the draws for one prompt that must fit in
 // --sonnet-input-len.
 const sonnetAttempts = 100
 
 // ReadSonnet reads the sonnet dataset, a text file of poem lines such as
-// vLLM's benchmarks/sonnet.txt, and generates c.Limit prompts (1000 when 0)
+// vLLM's benchmarks/sonnet.txt, and generates c.Limit prompts (1000 when 0,
+// at most 10,000, which a longer run sends again in turn)
 // as `vllm bench serve --dataset-name sonnet` does: each asks the model to
 // pick lines from a list that starts with the file's first lines, about
 // --sonnet-prefix-len tokens of them, shared by every prompt, and goes on
@@ -76,6 +83,7 @@ func ReadSonnet(r io.Reader, name string, c Config) (*Dataset, error) {
 	if n == 0 {
 		n = generatedItems
 	}
+	n = min(n, maxGeneratedItems)
 	items := make([]Item, 0, n)
 	for i := range n {
 		rng := rand.New(rand.NewPCG(c.Seed^rngSonnet, uint64(i)))

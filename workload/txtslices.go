@@ -76,7 +76,7 @@ func NewTxtSlices(c Config) (*Dataset, error) {
 	if n == 0 {
 		n = generatedItems
 	}
-	n = min(n, maxSlices)
+	n = min(n, maxGeneratedItems)
 	items := make([]Item, n)
 	g, gctx := errgroup.WithContext(context.Background())
 	g.SetLimit(sliceCounters)
@@ -102,12 +102,10 @@ func NewTxtSlices(c Config) (*Dataset, error) {
 }
 
 // How the slices are fitted to a Counter: how many are counted at once,
-// and how many counts one slice may take; and how many slices are cut at
-// most, which a longer run sends again in turn.
+// and how many counts one slice may take.
 const (
 	sliceCounters = 8
 	sliceCounts   = 6
-	maxSlices     = 10_000
 )
 
 // slicer cuts prompts out of a text's token ids.

@@ -231,8 +231,8 @@ func TestTxtSlicesStopAtAFailedCountAndCapTheirNumber(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Len() != maxSlices || d.Item(maxSlices+3).Prompt != d.Item(3).Prompt {
-		t.Errorf("%d slices for 25,000 prompts, want %d sent in turn", d.Len(), maxSlices)
+	if d.Len() != maxGeneratedItems || d.Item(maxGeneratedItems+3).Prompt != d.Item(3).Prompt {
+		t.Errorf("%d slices for 25,000 prompts, want %d sent in turn", d.Len(), maxGeneratedItems)
 	}
 }
 

@@ -49,6 +49,20 @@ func TestSonnet(t *testing.T) {
 	}
 }
 
+// A run of more prompts than 10,000 sends the 10,000 made again in turn,
+// rather than making every one of them before it starts.
+func TestSonnetMakesAtMostTenThousand(t *testing.T) {
+	c := vllmConfig(DatasetSonnet, "testdata/sonnet_small.txt", 1_000_000)
+	c.Sonnet = SonnetConfig{InputLen: 120, OutputLen: 4, PrefixLen: 40}
+	src, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src.Len() != maxGeneratedItems || src.Item(maxGeneratedItems+5).Prompt != src.Item(5).Prompt {
+		t.Errorf("%d prompts for a million requests, want %d sent in turn", src.Len(), maxGeneratedItems)
+	}
+}
+
 func TestSonnetErrors(t *testing.T) {
 	empty := filepath.Join(t.TempDir(), "empty.txt")
 	os.WriteFile(empty, nil, 0o644)
