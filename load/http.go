@@ -3,6 +3,7 @@ package load
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"sync"
@@ -189,6 +190,15 @@ func (h *HTTP) Warm(ctx context.Context, n int) error {
 // Ahead keeps n spare connections dialled; see Warmer.
 func (h *HTTP) Ahead(n int) { h.Transport.Ahead(n) }
 
+// nameTimeout says in a timed-out record's message that it was the
+// request's own limit (--request-timeout) that passed, not the server's
+// or the network's: ctx, the request's, ran out while parent did not.
+func (h *HTTP) nameTimeout(parent, ctx context.Context, rec *record.Record) {
+	if rec.Error == record.ErrTimeout && errors.Is(ctx.Err(), context.DeadlineExceeded) && parent.Err() == nil {
+		rec.Msg = fmt.Sprintf("--request-timeout %v passed: %s", h.Timeout, rec.Msg)
+	}
+}
+
 // Do performs request seq; see Doer.
 //
 // A request that fails on a pooled connection before any response byte
@@ -198,9 +208,11 @@ func (h *HTTP) Ahead(n int) { h.Transport.Ahead(n) }
 // any response byte, timed out or was cancelled is never sent again.
 func (h *HTTP) Do(ctx context.Context, seq int64, rec *record.Record, now func() int64) {
 	if h.Timeout > 0 {
+		parent := ctx
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, h.Timeout)
 		defer cancel()
+		defer h.nameTimeout(parent, ctx, rec) // before cancel, LIFO
 	}
 	p := h.request(ctx, seq)
 	inTokens := p.inTokens

@@ -297,6 +297,10 @@ func testFailuresBecomeRecords(t *testing.T, kind transport.Kind) {
 			if rec.Error != tc.want || rec.Status != tc.status || rec.Msg == "" || rec.End < rec.Sent {
 				t.Errorf("record = kind %q status %d msg %q sent %d end %d", rec.Error, rec.Status, rec.Msg, rec.Sent, rec.End)
 			}
+			// A timeout names the limit that passed.
+			if named := strings.HasPrefix(rec.Msg, "--request-timeout 100ms passed: "); named != (tc.want == record.ErrTimeout) {
+				t.Errorf("message %q: want it to name --request-timeout only for the timeout", rec.Msg)
+			}
 		})
 	}
 	// Nobody listening.
