@@ -27,6 +27,19 @@ func (s *Server) routes() {
 	s.mux.Handle("/version", s.method(http.MethodGet, func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"version": "goodput-sim"})
 	}))
+	// vLLM serves these with VLLM_SERVER_DEV_MODE=1; `vllm bench sweep
+	// serve` (and goodput sweep serve) calls them between runs. The
+	// simulator has no multimodal or encoder cache: those two succeed
+	// with nothing to do.
+	s.mux.Handle("/reset_prefix_cache", s.method(http.MethodPost, func(w http.ResponseWriter, r *http.Request) {
+		s.resetPrefixCache()
+		w.WriteHeader(http.StatusOK)
+	}))
+	for _, p := range []string{"/reset_mm_cache", "/reset_encoder_cache"} {
+		s.mux.Handle(p, s.method(http.MethodPost, func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusOK)
+		}))
+	}
 	s.mux.Handle("/tokenize", s.method(http.MethodPost, s.handleTokenize))
 	s.mux.Handle("/detokenize", s.method(http.MethodPost, s.handleDetokenize))
 	metrics := promhttp.HandlerFor(s.m.reg, promhttp.HandlerOpts{})

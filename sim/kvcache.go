@@ -122,6 +122,16 @@ func (c *kvCache) release(blocks []int32) {
 	}
 }
 
+// reset forgets every cached prefix, as vLLM's /reset_prefix_cache does.
+// Blocks stay where they are, in use or free; only the index goes.
+func (c *kvCache) reset() {
+	if !c.caching {
+		return
+	}
+	clear(c.index)
+	clear(c.cached)
+}
+
 // lookup returns how many of the leading hashes are cached, stopping at the
 // first miss (a prefix is only reusable up to its first difference).
 func (c *kvCache) lookup(hashes []uint64) int {

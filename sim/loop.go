@@ -76,14 +76,20 @@ func (s *Server) loop(ctx context.Context) {
 	}
 }
 
-// drain moves new requests and aborts from the inbox into the engine. New
+// drain applies prefix cache resets and moves new requests and aborts from
+// the inbox into the engine. New
 // requests go first, so that an abort of a request submitted in the same
 // batch finds it.
 func (s *Server) drain(now time.Duration) {
 	s.mu.Lock()
-	in, ab := s.inbox, s.aborts
-	s.inbox, s.aborts = nil, nil
+	in, ab, resets := s.inbox, s.aborts, s.resets
+	s.inbox, s.aborts, s.resets = nil, nil, 0
 	s.mu.Unlock()
+	// A reset comes before the requests drained with it: they were sent
+	// after it was asked for, or at the same time.
+	if resets > 0 {
+		s.eng.kv.reset()
+	}
 	for _, q := range in {
 		s.eng.enqueue(q)
 	}

@@ -315,3 +315,41 @@ func TestPhasesObservedAtFinish(t *testing.T) {
 		t.Errorf("e2e: %d requests, sum %v; the phases add up to %v", n, e2e, phases)
 	}
 }
+
+// POST /reset_prefix_cache, which sweeps call between runs, makes the next
+// request find nothing cached: a prompt sent three times hits its 2,000
+// cached tokens the second time and none the third, after the reset.
+func TestResetPrefixCacheForgetsCachedPrompts(t *testing.T) {
+	_, ts := startServer(t, Options{})
+	prompt := jsonOf(t, append(promptOf(2000, 0), promptOf(20, 5000)...))
+	send := func() {
+		t.Helper()
+		res, err := postStream(context.Background(), http.DefaultClient, ts.URL+"/v1/completions",
+			`{"prompt":`+prompt+`,"max_tokens":2,"stream":true,"ignore_eos":true}`)
+		if err != nil || !res.done() {
+			t.Fatalf("request failed: %v %d", err, res.status)
+		}
+	}
+	hits := func() float64 {
+		return metricValue(t, parseMetrics(t, ts.URL), "vllm:prefix_cache_hits_total")
+	}
+	send()
+	send()
+	if h := hits(); h != 2016 {
+		t.Fatalf("%v tokens hit before the reset, want 2016 (126 full blocks)", h)
+	}
+	for _, p := range []string{"/reset_prefix_cache", "/reset_mm_cache", "/reset_encoder_cache"} {
+		resp, err := http.Post(ts.URL+p, "", nil)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("POST %s: %v %v", p, resp, err)
+		}
+		resp.Body.Close()
+	}
+	send()
+	if h := hits(); h != 2016 {
+		t.Errorf("%v tokens hit after the reset, want still 2016: the third request must find nothing cached", h)
+	}
+	if resp, err := http.Get(ts.URL + "/reset_prefix_cache"); err != nil || resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("GET /reset_prefix_cache: %v %v, want 405", resp, err)
+	}
+}

@@ -34,9 +34,10 @@ type Server struct {
 	waiting atomic.Int64                  // the engine's waiting queue, published each step
 	tick    atomic.Pointer[chan struct{}] // closed by each step's broadcast (see stream)
 
-	mu      sync.Mutex // guards inbox, aborts, state and cancel
+	mu      sync.Mutex // guards inbox, aborts, resets, state and cancel
 	inbox   []*seq     // submitted, not yet handed to the engine, in arrival order
 	aborts  []*seq     // to abort at the next step boundary
+	resets  int        // prefix cache resets asked for, applied at the next step boundary
 	state   serverState
 	cancel  context.CancelFunc
 	wake    chan struct{} // capacity 1: tells an idle or sleeping loop to look at the inbox
@@ -240,6 +241,15 @@ func (s *Server) submit(q *seq) bool {
 func (s *Server) abort(q *seq) {
 	s.mu.Lock()
 	s.aborts = append(s.aborts, q)
+	s.mu.Unlock()
+	s.poke()
+}
+
+// resetPrefixCache asks the engine loop to forget every cached prefix
+// before it admits anything submitted after this call.
+func (s *Server) resetPrefixCache() {
+	s.mu.Lock()
+	s.resets++
 	s.mu.Unlock()
 	s.poke()
 }
