@@ -124,7 +124,10 @@ between points it waits until the server's /metrics show nothing running or
 waiting (--idle-timeout). With --virtual it runs the simulator's engine in
 virtual time instead: the same prompts and arrival schedules, no HTTP, no
 waiting, so a what-if sweep over a GPU and model (--sim-gpu, --sim-model,
---sim-tensor-parallel-size, --sim-profile) takes seconds.`,
+--sim-tensor-parallel-size, --sim-profile) takes seconds.
+
+To sweep the server's own settings instead (--max-num-seqs, batching, …),
+restarting it for each, see goodput sweep serve (vllm bench sweep serve).`,
 		Example: `  goodput sweep --dry-run
   goodput sweep --base-url http://127.0.0.1:8000 --concurrency 1,2,4,8,16,32,64 --num-prompts 400 \
       --slo 'ttft<=500ms,tpot<=50ms' --repeats 3 --result-dir runs/c-sweep
@@ -193,6 +196,7 @@ waiting, so a what-if sweep over a GPU and model (--sim-gpu, --sim-model,
 	fl.IntVar(&f.warmupFirst, "warmup-first", 0, "treat the first N requests of each point as warm-up: sent, excluded from statistics (--num-warmups before it took vLLM's meaning)")
 	fl.StringArrayVar(&f.recordLabels, "record-label", nil, "label every record, as key=value (repeatable)")
 	fl.Lookup("label").Usage = "label every record, as key=value (repeatable; as --record-label)"
+	cmd.AddCommand(newSweepServeCmd(env))
 	return cmd
 }
 

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"encoding/json"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/goodput-dev/goodput/record"
+)
+
+// goodput sweep serve, run as a vLLM user would with vllm bench serve's
+// command line, restarts the simulator with each --max-num-seqs and
+// measures it with goodput bench: one sequence at a time makes eight
+// concurrent requests queue, so its median TTFT is many times that of
+// eight at a time, and each run leaves vLLM's result with its parameters
+// and goodput's records of every request.
+func TestSweepServeRestartsTheServerPerSetting(t *testing.T) {
+	work := t.TempDir()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Named goodput, the server command is taken for the simulator,
+	// whose caches the sweep resets between runs.
+	self := filepath.Join(work, "goodput")
+	if err := os.Symlink(exe, self); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	ln.Close()
+	params := filepath.Join(work, "serve.json")
+	if err := os.WriteFile(params, []byte(`[{"max_num_seqs": 1}, {"max_num_seqs": 8}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := goodput("sweep", "serve", "--serve-cmd", self+" sim --seed 1 --port "+port, "--serve-params", params,
+		"--bench-cmd", "vllm bench serve --model Llama-3.1-8B --dataset-name random --random-input-len 32 --random-output-len 32 --num-prompts 16 --max-concurrency 8",
+		"--num-runs", "1", "-o", work, "-e", "exp")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	ttft := map[string]float64{}
+	for _, n := range []string{"1", "8"} {
+		dir := filepath.Join(work, "exp", "SERVE--max_num_seqs="+n)
+		b, err := os.ReadFile(filepath.Join(dir, "run=0.json"))
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		var res struct {
+			Completed  int     `json:"completed"`
+			MedianTTFT float64 `json:"median_ttft_ms"`
+			RunNumber  *int    `json:"run_number"`
+			MaxNumSeqs int     `json:"max_num_seqs"`
+		}
+		if err := json.Unmarshal(b, &res); err != nil {
+			t.Fatal(err)
+		}
+		if res.Completed != 16 || res.RunNumber == nil || *res.RunNumber != 0 || strconv.Itoa(res.MaxNumSeqs) != n {
+			t.Errorf("max_num_seqs=%s: %+v", n, res)
+		}
+		ttft[n] = res.MedianTTFT
+		f, err := record.Open(filepath.Join(dir, "run=0.jsonl"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		count := 0
+		for {
+			var r record.Record
+			if f.Next(&r) != nil {
+				break
+			}
+			count++
+		}
+		f.Close()
+		if count != 16 {
+			t.Errorf("max_num_seqs=%s: %d records, want 16", n, count)
+		}
+	}
+	if ttft["1"] < 5*ttft["8"] {
+		t.Errorf("median TTFT %.1f ms with one sequence at a time, %.1f ms with eight: the setting did not reach the server", ttft["1"], ttft["8"])
+	}
+	csv, err := os.ReadFile(filepath.Join(work, "exp", "summary.csv"))
+	if err != nil || strings.Count(string(csv), "\n") != 3 {
+		t.Errorf("summary.csv: %v\n%s", err, csv)
+	}
+	for _, want := range []string{"serve max_num_seqs=1 ", "serve max_num_seqs=8 ", "Saved in " + filepath.Join(work, "exp")} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	t.Logf("median TTFT: %.1f ms (max_num_seqs 1), %.1f ms (8)", ttft["1"], ttft["8"])
+}

@@ -1,0 +1,274 @@
+package sweepserve
+
+import (
+	"context"
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Every server setting is started once for its benchmark settings; pairs
+// whose linked parameters disagree are skipped; each run's result gets
+// its run number and parameters, in vLLM's order, and the caches are
+// reset after every run, the warm-up included.
+func TestSweepRunsEveryLinkedCombination(t *testing.T) {
+	cfg := sweepConfig(t)
+	cfg.ServeParams = []Item{item(t, `{"max_num_seqs": 16}`), item(t, `{"max_num_seqs": 64}`)}
+	cfg.BenchParams = []Item{item(t, `{"max_concurrency": 16}`), item(t, `{"max_concurrency": 64}`)}
+	cfg.Links = []Link{{"max_num_seqs", "max_concurrency"}}
+	cfg.NumRuns, cfg.WarmupPrompts = 2, 5
+	var out strings.Builder
+	cfg.Stdout = &out
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	if res.Skipped != 2 || len(res.Combinations) != 2 {
+		t.Fatalf("%d skipped, %d run, want 2 and 2", res.Skipped, len(res.Combinations))
+	}
+	dir := filepath.Join(cfg.OutputDir, "exp")
+	for i, n := range []string{"16", "64"} {
+		c := res.Combinations[i]
+		folder := filepath.Join(dir, "SERVE--max_num_seqs="+n+"-BENCH--max_concurrency="+n)
+		if c.Dir != folder || len(c.Runs) != 2 || c.Failed != 0 {
+			t.Fatalf("combination %d: %s, %d runs, %d failed", i, c.Dir, len(c.Runs), c.Failed)
+		}
+		run := readObject(t, filepath.Join(folder, "run=1.json"))
+		wantKeys := []string{"date", "completed", "output_throughput", "max_concurrency", "p99_ttft_ms", "argv", "run_number", "max_num_seqs"}
+		if !slices.Equal(keys(run), wantKeys) {
+			t.Errorf("run=1.json keys %v, want %v", keys(run), wantKeys)
+		}
+		if x, _ := run.Number("run_number"); x != 1 {
+			t.Errorf("run_number %v", x)
+		}
+		if x, _ := run.Number("output_throughput"); x != map[string]float64{"16": 160.5, "64": 640.5}[n] {
+			t.Errorf("the benchmark ran with the wrong concurrency: %v tok/s", x)
+		}
+		raw, _ := run.Get("argv")
+		var argv []string
+		_ = jsonUnmarshal(raw, &argv)
+		words := strings.Join(argv, " ")
+		port := cfg.ServeCmd[4]
+		if !strings.HasPrefix(words, "--model model --num-prompts 50 --max-concurrency "+n+" --base-url http://127.0.0.1:"+port+" --percentile-metrics ttft,tpot,itl,e2el --save-result --result-dir "+folder) ||
+			!strings.HasSuffix(words, "--result-filename run=1.json --run-name run=1 --overwrite") {
+			t.Errorf("benchmark arguments: %s", words)
+		}
+		warm := readObject(t, filepath.Join(folder, "warmup.json"))
+		if x, _ := warm.Number("completed"); x != 5 {
+			t.Errorf("the warm-up sent %v prompts, want --warmup-num-prompts 5", x)
+		}
+		if x, _ := warm.Number("run_number"); x != -1 {
+			t.Errorf("the warm-up's run_number is %v, want -1", x)
+		}
+		var summary []Object
+		if err := jsonUnmarshalFile(filepath.Join(folder, "summary.json"), &summary); err != nil || len(summary) != 2 {
+			t.Errorf("summary.json: %d runs, %v", len(summary), err)
+		}
+		log := readText(t, filepath.Join(dir, "SERVE-max_num_seqs="+n+".log"))
+		if !strings.Contains(log, "argv model --port ") || !strings.HasSuffix(strings.SplitN(log, "\n", 2)[0], "--max-num-seqs "+n) {
+			t.Errorf("the server was started as %q", strings.SplitN(log, "\n", 2)[0])
+		}
+		for _, p := range []string{"/reset_prefix_cache", "/reset_mm_cache", "/reset_encoder_cache"} {
+			if got := strings.Count(log, "reset "+p+"\n"); got != 3 {
+				t.Errorf("%s reset %d times, want 3 (after the warm-up and both runs)", p, got)
+			}
+		}
+	}
+	f, err := os.Open(filepath.Join(dir, "summary.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(rows) != 5 {
+		t.Fatalf("summary.csv: %d rows, %v", len(rows), err)
+	}
+	if rows[0][0] != "" || rows[0][4] != "max_concurrency" || rows[4][0] != "3" || rows[4][4] != "64" || rows[1][7] != "0" || rows[2][7] != "1" {
+		t.Errorf("summary.csv:\n%v", rows)
+	}
+	var table strings.Builder
+	WriteTable(&table, res)
+	lines := strings.Split(table.String(), "\n")
+	if len(lines) < 3 || strings.Join(strings.Fields(lines[2]), " ") != "serve max_num_seqs=64, bench max_concurrency=64 2 – 640.5 – 12.2 – – 0.0 %" {
+		t.Errorf("table:\n%s", table.String())
+	}
+}
+
+func jsonUnmarshalFile(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	return jsonUnmarshal(b, v)
+}
+
+// A run that fails is recorded beside where its result would be and the
+// sweep goes on (--continue-on-error); --resume then runs only what has no
+// result, and the server only for those.
+func TestResumeRunsOnlyWhatFailed(t *testing.T) {
+	cfg := sweepConfig(t)
+	marker := filepath.Join(t.TempDir(), "failed-once")
+	cfg.BenchCmd = append(cfg.BenchCmd, "--fail-once", marker)
+	cfg.NumRuns, cfg.ContinueOnError = 2, true
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(cfg.OutputDir, "exp")
+	c := res.Combinations[0]
+	if c.Dir != dir || len(c.Runs) != 1 || c.Failed != 1 {
+		t.Fatalf("first pass: %s, %d runs, %d failed; want the experiment folder, 1 and 1", c.Dir, len(c.Runs), c.Failed)
+	}
+	fail := readObject(t, filepath.Join(dir, "run=0.failure.json"))
+	if !slices.Equal(keys(fail), []string{"run_number", "error_type", "error", "serve_overrides", "bench_overrides"}) {
+		t.Errorf("failure file keys %v", keys(fail))
+	}
+	if e, _ := fail.Get("error"); !strings.Contains(string(e), "run 1 of 2: the benchmark exited with status 1") {
+		t.Errorf("failure: %s", e)
+	}
+	if _, err := Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "already exists: give --resume") {
+		t.Errorf("a second sweep into the same folder: %v", err)
+	}
+	cfg.Resume = true
+	var out strings.Builder
+	cfg.Stdout = &out
+	res, err = Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c = res.Combinations[0]
+	if len(c.Runs) != 2 || c.Resumed != 1 || c.Failed != 0 {
+		t.Errorf("resumed: %d runs, %d done before, %d failed; want 2, 1, 0\n%s", len(c.Runs), c.Resumed, c.Failed, out.String())
+	}
+	// Resuming a finished sweep starts no server.
+	res, err = Run(context.Background(), cfg)
+	if err != nil || res.Combinations[0].Resumed != 2 {
+		t.Fatalf("resuming a finished sweep: %v", err)
+	}
+	if strings.Count(readText(t, filepath.Join(dir, "SERVE-default.log")), "argv ") != 1 {
+		t.Error("the server was started again for a sweep with nothing left to run")
+	}
+}
+
+// A server that exits before it is ready is reported with the end of its
+// output; with --continue-on-error the next setting still runs.
+func TestServerThatDiesBeforeReady(t *testing.T) {
+	cfg := sweepConfig(t)
+	cfg.ServeParams = []Item{item(t, `{"exit_early": true}`), item(t, `{"max_num_seqs": 8}`)}
+	_, err := Run(context.Background(), cfg)
+	if err == nil || !strings.Contains(err.Error(), "the server command exited (exit status 3) before GET http://127.0.0.1:") ||
+		!strings.Contains(err.Error(), "boom: no GPU") {
+		t.Fatalf("err = %v", err)
+	}
+	cfg.Experiment, cfg.ContinueOnError = "exp2", true
+	res, err := Run(context.Background(), cfg)
+	if err != nil || len(res.Combinations) != 1 || len(res.Combinations[0].Runs) != 1 {
+		t.Fatalf("with --continue-on-error: %v", err)
+	}
+	fail := readObject(t, filepath.Join(cfg.OutputDir, "exp2", "SERVE-exit_early=True-failure.json"))
+	if s, _ := fail.Get("serve_overrides"); strings.Join(strings.Fields(string(s)), "") != `{"exit_early":true}` {
+		t.Errorf("failure file: %v", fail)
+	}
+}
+
+// Nothing is measured against a server that was there before the sweep
+// started it: the results would be that server's.
+func TestRefusesAPortAlreadyServed(t *testing.T) {
+	cfg := sweepConfig(t)
+	port := cfg.ServeCmd[4]
+	ln, err := netListen("127.0.0.1:" + port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	_, err = Run(context.Background(), cfg)
+	if err == nil || !strings.Contains(err.Error(), "http://127.0.0.1:"+port+" already answers before the server command has started") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+// --after-bench-cmd replaces the cache resets; a server whose caches
+// goodput cannot reset needs it.
+func TestAfterBenchCmd(t *testing.T) {
+	cfg := sweepConfig(t)
+	count := filepath.Join(t.TempDir(), "after")
+	cfg.AfterBenchCmd = []string{cfg.Goodput[0], "touch", count}
+	cfg.NumRuns = 2
+	if _, err := Run(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(readText(t, count), "after\n"); got != 2 {
+		t.Errorf("--after-bench-cmd ran %d times, want 2", got)
+	}
+	if log := readText(t, filepath.Join(cfg.OutputDir, "exp", "SERVE-default.log")); strings.Contains(log, "reset ") {
+		t.Errorf("the caches were reset as well:\n%s", log)
+	}
+	cfg.ServeCmd = []string{"llama-server", "-m", "x.gguf"}
+	cfg.AfterBenchCmd, cfg.Experiment = nil, "exp3"
+	if _, err := Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "starts llama.cpp's llama-server, whose caches goodput cannot reset between runs: give --after-bench-cmd") {
+		t.Errorf("llama-server without --after-bench-cmd: %v", err)
+	}
+}
+
+// A reset endpoint the server lacks (an older vLLM) is warned of once, not
+// failed on.
+func TestMissingResetEndpointWarnsOnce(t *testing.T) {
+	cfg := sweepConfig(t, "--old")
+	cfg.NumRuns = 3
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "/reset_encoder_cache: 404: this server has no such endpoint") {
+		t.Errorf("warnings: %q", res.Warnings)
+	}
+}
+
+// Interrupting a sweep stops the running benchmark with SIGINT, sets
+// aside the result it wrote as it stopped (it is no finished run), and
+// stops the server; --resume runs that run again.
+func TestInterruptSetsTheRunAside(t *testing.T) {
+	cfg := sweepConfig(t)
+	cfg.BenchCmd = append(cfg.BenchCmd, "--sleep", "30s")
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(1500*time.Millisecond, cancel)
+	start := time.Now()
+	res, err := Run(ctx, cfg)
+	if err == nil || !strings.Contains(err.Error(), "interrupted during the benchmark, run 1 of 1: give --resume -e exp to continue") {
+		t.Fatalf("err = %v", err)
+	}
+	if time.Since(start) > 20*time.Second {
+		t.Errorf("the interrupted sweep took %v to stop", time.Since(start))
+	}
+	dir := filepath.Join(cfg.OutputDir, "exp")
+	if exists(filepath.Join(dir, "run=0.json")) || !exists(filepath.Join(dir, "run=0.incomplete.json")) {
+		t.Error("the interrupted run's result was not set aside")
+	}
+	if len(res.Combinations[0].Runs) != 0 {
+		t.Error("the interrupted run counted as measured")
+	}
+}
+
+// A dry run prints every command and runs none, creating nothing.
+func TestDryRun(t *testing.T) {
+	cfg := sweepConfig(t)
+	cfg.DryRun = true
+	cfg.BenchParams = []Item{item(t, `{"ignore_eos": false}`)}
+	var out strings.Builder
+	cfg.Stdout = &out
+	if _, err := Run(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	if exists(filepath.Join(cfg.OutputDir, "exp")) {
+		t.Error("a dry run created the experiment folder")
+	}
+	s := out.String()
+	if !strings.Contains(s, "Server as given: ") || !strings.Contains(s, "bench ignore_eos=False, run 1 of 1: ") ||
+		!strings.Contains(s, "--ignore-eos=false --base-url http://127.0.0.1:") {
+		t.Errorf("dry run output:\n%s", s)
+	}
+}
