@@ -2,10 +2,12 @@ package realtest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -436,4 +438,60 @@ func summaryValue(out, key string) string {
 		}
 	}
 	return ""
+}
+
+// goodput sweep serve starts the real server once per setting, as a vLLM
+// user's sweep would start vllm serve: with one slot, four concurrent
+// requests queue, so the median TTFT is a multiple of that with four slots.
+// The server's own log says each setting reached it, and every run
+// delivers the exact output its command line asked for.
+func TestSweepServeStartsTheRealServerPerSetting(t *testing.T) {
+	e := Need(t)
+	t.Setenv("GOODPUT_AS_MAIN", "1") // the sweep's benchmarks run this binary as goodput
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	params := filepath.Join(work, "serve.json")
+	if err := os.WriteFile(params, []byte(`[{"parallel": 1}, {"parallel": 4}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	serve := fmt.Sprintf("'%s' -m '%s' --host 127.0.0.1 --port %d --metrics -c 8192 --threads 1", e.Bin, e.Model, port)
+	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+	defer cancel()
+	out, errOut, code := goodput(ctx, "sweep", "serve", "--serve-cmd", serve, "--serve-params", params, "--after-bench-cmd", "true",
+		"--bench-cmd", "vllm bench serve --dataset-name random --random-input-len 64 --random-output-len 64 --num-prompts 8 --max-concurrency 4",
+		"--num-runs", "1", "-o", work, "-e", "exp", "--server-ready-timeout", "60")
+	if code != 0 {
+		t.Fatalf("sweep serve: exit %d\n%s\n%s", code, errOut, out)
+	}
+	ttft := map[string]float64{}
+	for _, n := range []string{"1", "4"} {
+		b, err := os.ReadFile(filepath.Join(work, "exp", "SERVE--parallel="+n, "run=0.json"))
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		var res struct {
+			Completed    int     `json:"completed"`
+			OutputTokens int     `json:"total_output_tokens"`
+			MedianTTFT   float64 `json:"median_ttft_ms"`
+			Parallel     int     `json:"parallel"`
+		}
+		if err := json.Unmarshal(b, &res); err != nil {
+			t.Fatal(err)
+		}
+		if res.Completed != 8 || res.OutputTokens != 8*64 || strconv.Itoa(res.Parallel) != n {
+			t.Errorf("--parallel %s: %+v, want 8 completed, 512 output tokens", n, res)
+		}
+		ttft[n] = res.MedianTTFT
+		log, err := os.ReadFile(filepath.Join(work, "exp", "SERVE-parallel="+n+".log"))
+		if err != nil || !strings.Contains(string(log), "n_slots = "+n) {
+			t.Errorf("--parallel %s: the server's log does not say n_slots = %s (%v)", n, n, err)
+		}
+	}
+	if ttft["1"] < 2*ttft["4"] {
+		t.Errorf("median TTFT %.1f ms with one slot, %.1f ms with four: the setting did not reach the server", ttft["1"], ttft["4"])
+	}
+	t.Logf("median TTFT: %.1f ms (one slot), %.1f ms (four)", ttft["1"], ttft["4"])
 }

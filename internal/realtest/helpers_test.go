@@ -29,6 +29,12 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	// goodput sweep serve runs its benchmarks as its own executable: with
+	// GOODPUT_AS_MAIN set, this test binary is goodput.
+	if os.Getenv("GOODPUT_AS_MAIN") == "1" {
+		_, _, code := goodputTo(context.Background(), os.Stdout, os.Stderr, os.Args[1:]...)
+		os.Exit(code)
+	}
 	code := m.Run()
 	sharedMu.Lock()
 	for _, s := range shared {
@@ -76,14 +82,26 @@ func eachTransport(t *testing.T, f func(t *testing.T, flag []string)) {
 // shell, and returns its output and exit code.
 func goodput(ctx context.Context, args ...string) (stdout, stderr string, code int) {
 	var out, errb bytes.Buffer
-	env := &cli.Env{Stdout: &out, Stderr: &errb, Stdin: strings.NewReader(""), Getenv: func(string) string { return "" }}
+	return goodputTo(ctx, &out, &errb, args...)
+}
+
+// goodputTo runs goodput with its output going to stdout and stderr; when
+// those are buffers it returns what they hold.
+func goodputTo(ctx context.Context, stdout, stderr io.Writer, args ...string) (string, string, int) {
+	env := &cli.Env{Stdout: stdout, Stderr: stderr, Stdin: strings.NewReader(""), Getenv: func(string) string { return "" }}
 	root := cli.NewRoot(env)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err != nil {
-		errb.WriteString(cli.Message(err) + "\n")
+		fmt.Fprintln(stderr, cli.Message(err))
 	}
-	return out.String(), errb.String(), cli.Code(err)
+	text := func(w io.Writer) string {
+		if b, ok := w.(*bytes.Buffer); ok {
+			return b.String()
+		}
+		return ""
+	}
+	return text(stdout), text(stderr), cli.Code(err)
 }
 
 // benchJSON is the part of `goodput bench --format json` the tests read.
