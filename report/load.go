@@ -20,6 +20,7 @@ import (
 	"github.com/goodput-dev/goodput/serverview"
 	"github.com/goodput-dev/goodput/slo"
 	"github.com/goodput-dev/goodput/sweep"
+	"github.com/goodput-dev/goodput/sweepserve"
 )
 
 // Input is what Load found: a run or a sweep (exactly one is set).
@@ -473,6 +474,9 @@ func locateDir(dir string) (kind, file string, err error) {
 	records = runRecordFiles(records)
 	if i := slices.IndexFunc(sweeps, func(p string) bool { return filepath.Base(p) == "sweep.json" }); i >= 0 {
 		sweeps = sweeps[i : i+1]
+	}
+	if combos, ok, _ := sweepserve.ReadExperiment(dir); ok && len(sweeps) == 0 {
+		return "", "", fmt.Errorf("%s is a sweep over server settings (goodput sweep serve, %d settings): goodput compare %s -o compare.html sets them side by side; name a setting's run=N.jsonl to report on one run", dir, len(combos), dir)
 	}
 	switch {
 	case len(sweeps) == 1:

@@ -90,6 +90,16 @@ func TestSweepRunsEveryLinkedCombination(t *testing.T) {
 	if rows[0][0] != "" || rows[0][4] != "max_concurrency" || rows[4][0] != "3" || rows[4][4] != "64" || rows[1][7] != "0" || rows[2][7] != "1" {
 		t.Errorf("summary.csv:\n%v", rows)
 	}
+	combos, ok, err := ReadExperiment(dir)
+	if err != nil || !ok || len(combos) != 2 || combos[1].Name != "SERVE--max_num_seqs=64-BENCH--max_concurrency=64" || len(combos[1].Runs) != 0 {
+		t.Errorf("ReadExperiment: %+v %v %v", combos, ok, err)
+	}
+	if _, err := FirstRuns(dir, combos); err == nil || !strings.Contains(err.Error(), "its runs have no goodput records") {
+		t.Errorf("FirstRuns of runs another tool measured: %v", err)
+	}
+	if _, ok, _ := ReadExperiment(combos[0].Dir); ok {
+		t.Error("a combination's folder taken for an experiment")
+	}
 	var table strings.Builder
 	WriteTable(&table, res)
 	lines := strings.Split(table.String(), "\n")

@@ -96,5 +96,17 @@ func TestSweepServeRestartsTheServerPerSetting(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
+	// The experiment folder compares as its settings' first runs, and a
+	// report on it says to compare.
+	exp := filepath.Join(work, "exp")
+	cmp, err := goodput("compare", exp).CombinedOutput()
+	if err != nil || !strings.Contains(string(cmp), "comparing the first run of each of its 2 settings") ||
+		!strings.Contains(string(cmp), "B  "+filepath.Join(exp, "SERVE--max_num_seqs=8", "run=0.jsonl")+", 16 requests") {
+		t.Errorf("compare %s: %v\n%s", exp, err, cmp)
+	}
+	rep, err := goodput("report", exp).CombinedOutput()
+	if err == nil || !strings.Contains(string(rep), "is a sweep over server settings (goodput sweep serve, 2 settings): goodput compare "+exp) {
+		t.Errorf("report %s: %v\n%s", exp, err, rep)
+	}
 	t.Logf("median TTFT: %.1f ms (max_num_seqs 1), %.1f ms (8)", ttft["1"], ttft["8"])
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/sweepserve"
 )
 
 func newCompareCmd(env *Env) *cobra.Command {
@@ -42,7 +43,8 @@ criteria (ignore_eos), different prompt lengths, warm-up excluded in one run
 but not the other, different percentile methods, different load shapes.
 
 Runs are record files (any format analyze reads) or result directories, all
-read with the same SLO and percentiles. --gate takes the gates bench does,
+read with the same SLO and percentiles. The folder of a goodput sweep serve
+experiment stands for the first run of each of its settings. --gate takes the gates bench does,
 checked on every run after the baseline, and regression gates against the
 baseline, such as 'regression(p99 ttft) <= 10%' (a rise of latency or error
 rate, or a fall of throughput, goodput or attainment, is a regression).
@@ -65,7 +67,10 @@ code 3 when a gate fails.`,
   goodput compare a.jsonl b.jsonl c.jsonl --format markdown >> $GITHUB_STEP_SUMMARY
   goodput compare base/ new/ -o compare.html   # a self-contained page with the intervals drawn`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			files := takeGoodputWords(&mf, args)
+			files, err := expandExperiments(env, takeGoodputWords(&mf, args))
+			if err != nil {
+				return err
+			}
 			if len(files) < 2 {
 				return usageErr("%s: give a baseline and at least one run to compare with it", cmd.CommandPath())
 			}
@@ -180,4 +185,28 @@ code 3 when a gate fails.`,
 	f.BoolVar(&point, "point-estimate", false, "judge regression gates on point estimates, even where the interval calls the difference noise")
 	mf.register(cmd, true)
 	return cmd
+}
+
+// expandExperiments replaces the folder of a sweep over server settings
+// (goodput sweep serve) with the first run of each of its settings, and
+// says so.
+func expandExperiments(env *Env, files []string) ([]string, error) {
+	var out []string
+	for _, f := range files {
+		combos, ok, err := sweepserve.ReadExperiment(f)
+		if err != nil {
+			return nil, fmt.Errorf("compare: %w", err)
+		}
+		if !ok {
+			out = append(out, f)
+			continue
+		}
+		runs, err := sweepserve.FirstRuns(f, combos)
+		if err != nil {
+			return nil, fmt.Errorf("compare: %w", err)
+		}
+		fmt.Fprintf(env.Stderr, "compare: %s is a sweep over server settings: comparing the first run of each of its %d settings (name run files to compare others)\n", f, len(runs))
+		out = append(out, runs...)
+	}
+	return out, nil
 }
