@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/goodput-dev/goodput/sweep"
 )
 
 // The test binary doubles as the commands a sweep runs: with
@@ -30,6 +32,8 @@ func TestMain(m *testing.M) {
 		fakeServe(args[1:])
 	case len(args) > 0 && args[0] == "bench":
 		os.Exit(fakeBench(args[1:]))
+	case len(args) > 0 && args[0] == "sweep":
+		os.Exit(fakeSweep(args[1:]))
 	case len(args) > 1 && args[0] == "touch":
 		f, _ := os.OpenFile(args[1], os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 		fmt.Fprintln(f, "after")
@@ -148,6 +152,46 @@ func fakeBench(args []string) int {
 		return 1
 	}
 	write()
+	return 0
+}
+
+// fakeSweep writes a sweep file into --result-dir as goodput sweep would:
+// loads 1, 2 and 4 (concurrency), each delivering 100 tok/s per request in
+// flight, all meeting the SLO up to --max-good and none above it.
+func fakeSweep(args []string) int {
+	dir := option(args, "result-dir")
+	good, _ := strconv.Atoi(option(args, "max-good"))
+	var points []sweep.Point
+	for _, c := range []int{1, 2, 4} {
+		att := 1.0
+		if c > good {
+			att = 0.25
+		}
+		s := sweep.Sample{Requests: 40, Window: 10, RequestThroughput: float64(c), OutputThroughput: 100 * float64(c),
+			Goodput: 100 * float64(c) * att, RequestGoodput: float64(c) * att, Attainment: att,
+			TTFT: sweep.Dist{Mean: 0.01 * float64(c), P50: 0.01 * float64(c), P90: 0.02 * float64(c), P99: 0.03 * float64(c)},
+			TPOT: sweep.Dist{Mean: 0.005, P50: 0.005, P90: 0.006, P99: 0.007},
+			ITL:  sweep.Dist{Mean: 0.005, P50: 0.005, P90: 0.006, P99: 0.007},
+			E2E:  sweep.Dist{Mean: 0.5, P50: 0.5, P90: 0.6, P99: 0.7}, LittleL: float64(c) / 2, LittleLambdaW: float64(c) / 2}
+		p, err := sweep.NewPoint(sweep.Concurrency(c), s)
+		if err != nil {
+			panic(err)
+		}
+		points = append(points, p)
+	}
+	sum, err := sweep.Analyze(points, sweep.Options{Target: 0.9})
+	if err != nil {
+		panic(err)
+	}
+	os.MkdirAll(dir, 0o755)
+	f, err := os.Create(filepath.Join(dir, "sweep.json"))
+	if err != nil {
+		panic(err)
+	}
+	defer f.Close()
+	if err := sweep.WriteJSON(f, sum); err != nil {
+		panic(err)
+	}
 	return 0
 }
 

@@ -101,7 +101,7 @@ func (o *Object) Update(u Object) {
 // Number returns key's value as a number, and whether it is one.
 func (o Object) Number(key string) (float64, bool) {
 	v, ok := o.Get(key)
-	if !ok {
+	if !ok || string(bytes.TrimSpace(v)) == "null" {
 		return 0, false
 	}
 	var x float64

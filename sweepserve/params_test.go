@@ -185,4 +185,15 @@ func TestObjectKeepsOrder(t *testing.T) {
 	if err != nil || string(b) != `{"z":3,"a":0.5,"m":"x","b":true}` {
 		t.Errorf("%s %v", b, err)
 	}
+	// null is no number (not 0), nor is text.
+	o.Set("n", json.RawMessage(`null`))
+	if x, ok := o.Number("n"); ok {
+		t.Errorf("null read as the number %v", x)
+	}
+	if x, ok := o.Number("m"); ok {
+		t.Errorf("a string read as the number %v", x)
+	}
+	if x, ok := o.Number("a"); !ok || x != 0.5 {
+		t.Errorf("Number(a) = %v %v", x, ok)
+	}
 }

@@ -168,7 +168,7 @@ func (r *runner) show() io.Writer {
 }
 
 func (r *runner) run(ctx context.Context) error {
-	if isGoodputBench(r.cfg.BenchCmd) && len(r.cfg.Goodput) > 0 && !r.cfg.DryRun {
+	if r.kindOfBench() == goodputBench && !r.cfg.DryRun && filepath.Base(r.cfg.BenchCmd[0]) == "vllm" {
 		r.printf("The benchmarks run as goodput bench, which takes the flags of vllm bench serve.\n")
 	}
 	for _, serve := range r.cfg.ServeParams {
@@ -287,7 +287,7 @@ func (r *runner) bench(ctx context.Context, srv *server, c *Combination, bench I
 	if n < 0 {
 		what = "warm-up"
 	}
-	argv := r.benchArgv(bench, srv, out, n)
+	argv := r.benchArgv(bench, srv, out)
 	if exists(out) {
 		data, err := r.result(out, c.Serve, bench, n)
 		if err == nil {
@@ -310,9 +310,12 @@ func (r *runner) bench(ctx context.Context, srv *server, c *Combination, bench I
 	var ee *exitError
 	// Exit status 3 is goodput bench's failed SLO gate: the run measured,
 	// and its result stands.
-	if errors.As(err, &ee) && ee.code == 3 && isGoodputBench(r.cfg.BenchCmd) && exists(out) {
+	if errors.As(err, &ee) && ee.code == 3 && r.kindOfBench() == goodputBench && exists(out) {
 		r.printf("  (an SLO gate of the benchmark failed)\n")
 		err = nil
+	}
+	if err == nil && r.kindOfBench() == goodputSweep {
+		err = sweepResult(strings.TrimSuffix(out, ".json"), out)
 	}
 	if err == nil && !srv.running() {
 		err = fmt.Errorf("the server command exited (%v) during the benchmark%s", srv.err, srv.tail())
@@ -435,48 +438,76 @@ func objectJSON(o Object) json.RawMessage {
 	return b
 }
 
+// benchKind is what a benchmark command is to the sweep.
+type benchKind int
+
+const (
+	otherBench   benchKind = iota // runs as given, and writes vLLM's result where it is told
+	goodputBench                  // vllm bench serve or goodput bench: runs as goodput bench
+	goodputSweep                  // goodput sweep: a load sweep per run, its findings the result
+)
+
+// kindOfBench reads what a benchmark command is. Without the command that
+// runs goodput itself, every command runs as given.
+func (r *runner) kindOfBench() benchKind {
+	cmd := r.cfg.BenchCmd
+	if len(cmd) < 2 || len(r.cfg.Goodput) == 0 {
+		return otherBench
+	}
+	base := filepath.Base(cmd[0])
+	switch {
+	case base == "vllm" && len(cmd) >= 3 && cmd[1] == "bench" && cmd[2] == "serve":
+		return goodputBench
+	case strings.HasPrefix(base, "goodput") && cmd[1] == "bench":
+		return goodputBench
+	case strings.HasPrefix(base, "goodput") && cmd[1] == "sweep" && (len(cmd) < 3 || cmd[2] != "serve"):
+		return goodputSweep
+	}
+	return otherBench
+}
+
 // benchArgv is the command of one run: the benchmark command with the
 // item applied, and told where to write its result. vllm bench serve and
-// goodput bench run as goodput bench, pointed at the server when the
-// command names none, with goodput's records beside the result.
-func (r *runner) benchArgv(bench Item, srv *server, out string, n int) []string {
+// goodput bench run as goodput bench, and goodput sweep as itself, pointed
+// at the server when the command names none; goodput bench leaves its
+// records beside the result, goodput sweep its points in a folder named
+// for the run (run=N/).
+func (r *runner) benchArgv(bench Item, srv *server, out string) []string {
 	cmd, bools := r.cfg.BenchCmd, Negated
-	gp := isGoodputBench(cmd) && len(r.cfg.Goodput) > 0
-	if gp {
+	kind := r.kindOfBench()
+	switch kind {
+	case goodputBench:
 		rest := cmd[2:]
 		if filepath.Base(cmd[0]) == "vllm" {
 			rest = cmd[3:]
 		}
 		cmd = append(append(append([]string(nil), r.cfg.Goodput...), "bench"), rest...)
 		bools = Valued
+	case goodputSweep:
+		cmd = append(append(append([]string(nil), r.cfg.Goodput...), "sweep"), cmd[2:]...)
+		bools = Valued
 	}
 	argv := bench.Apply(cmd, bools)
-	if gp && !namesServer(argv) {
+	if kind != otherBench && !namesServer(argv) {
 		addr := Address(r.cfg.ServeCmd)
 		if srv != nil {
 			addr = srv.addr
 		}
 		argv = append(argv, "--base-url", addr)
 	}
-	argv = append(argv, "--percentile-metrics", "ttft,tpot,itl,e2el", "--save-result",
+	stem := strings.TrimSuffix(out, ".json")
+	switch kind {
+	case goodputSweep:
+		argv = append(argv, "--result-dir", stem)
+		if exists(stem) {
+			argv = append(argv, "--resume") // measure only the loads an earlier try left
+		}
+		return argv
+	case goodputBench:
+		argv = append(argv, "--run-name", filepath.Base(stem), "--overwrite")
+	}
+	return append(argv, "--percentile-metrics", "ttft,tpot,itl,e2el", "--save-result",
 		"--result-dir", filepath.Dir(out), "--result-filename", filepath.Base(out))
-	if gp {
-		argv = append(argv, "--run-name", strings.TrimSuffix(filepath.Base(out), ".json"), "--overwrite")
-	}
-	return argv
-}
-
-// isGoodputBench reports whether a benchmark command is vllm bench serve
-// or goodput bench.
-func isGoodputBench(cmd []string) bool {
-	if len(cmd) < 2 {
-		return false
-	}
-	base := filepath.Base(cmd[0])
-	if base == "vllm" {
-		return len(cmd) >= 3 && cmd[1] == "bench" && cmd[2] == "serve"
-	}
-	return strings.HasPrefix(base, "goodput") && cmd[1] == "bench"
 }
 
 // namesServer reports whether a goodput bench command says where the

@@ -53,8 +53,8 @@ func TestSweepRunsEveryLinkedCombination(t *testing.T) {
 		_ = jsonUnmarshal(raw, &argv)
 		words := strings.Join(argv, " ")
 		port := cfg.ServeCmd[4]
-		if !strings.HasPrefix(words, "--model model --num-prompts 50 --max-concurrency "+n+" --base-url http://127.0.0.1:"+port+" --percentile-metrics ttft,tpot,itl,e2el --save-result --result-dir "+folder) ||
-			!strings.HasSuffix(words, "--result-filename run=1.json --run-name run=1 --overwrite") {
+		if words != "--model model --num-prompts 50 --max-concurrency "+n+" --base-url http://127.0.0.1:"+port+
+			" --run-name run=1 --overwrite --percentile-metrics ttft,tpot,itl,e2el --save-result --result-dir "+folder+" --result-filename run=1.json" {
 			t.Errorf("benchmark arguments: %s", words)
 		}
 		warm := readObject(t, filepath.Join(folder, "warmup.json"))
@@ -280,5 +280,47 @@ func TestDryRun(t *testing.T) {
 	if !strings.Contains(s, "Server as given: ") || !strings.Contains(s, "bench ignore_eos=False, run 1 of 1: ") ||
 		!strings.Contains(s, "--ignore-eos=false --base-url http://127.0.0.1:") {
 		t.Errorf("dry run output:\n%s", s)
+	}
+}
+
+// A benchmark command that is goodput sweep runs a load sweep per run,
+// in a folder named for the run, and the run's result is the sweep's
+// findings: the operating point with its figures, the goodput peak and
+// the knees.
+func TestGoodputSweepAsTheBenchmark(t *testing.T) {
+	cfg := sweepConfig(t)
+	cfg.BenchCmd = []string{"goodput", "sweep", "--concurrency", "1,2,4", "--slo", "ttft<=100ms"}
+	cfg.BenchParams = []Item{item(t, `{"max_good": 2}`), item(t, `{"max_good": 4}`)}
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Combinations[0]
+	run := readObject(t, filepath.Join(c.Dir, "run=0.json"))
+	want := []string{"load_mode", "points", "slo_target", "operating_point", "operating_point_load",
+		"operating_point_request_throughput", "operating_point_output_throughput", "operating_point_goodput",
+		"operating_point_attainment", "operating_point_p99_ttft_ms", "operating_point_p99_tpot_ms", "operating_point_p99_e2el_ms",
+		"goodput_peak", "goodput_peak_load", "peak_goodput", "power_knee", "power_knee_load", "curvature_knee", "curvature_knee_load",
+		"verdict", "run_number", "max_good"}
+	if !slices.Equal(keys(run), want) {
+		t.Errorf("keys %v\nwant %v", keys(run), want)
+	}
+	for key, want := range map[string]float64{"operating_point": 2, "operating_point_output_throughput": 200,
+		"operating_point_p99_ttft_ms": 60, "points": 3, "slo_target": 0.9} {
+		if got, _ := run.Number(key); got != want {
+			t.Errorf("%s = %v, want %v", key, got, want)
+		}
+	}
+	if op, _ := run.Get("operating_point_load"); string(op) != `"concurrency=2"` {
+		t.Errorf("operating_point_load %s", op)
+	}
+	if !exists(filepath.Join(c.Dir, "run=0", "sweep.json")) {
+		t.Error("the sweep's own files are not in run=0/")
+	}
+	var table strings.Builder
+	WriteTable(&table, res)
+	lines := strings.Split(table.String(), "\n")
+	if !strings.Contains(lines[0], "op. load  op. out tok/s") || strings.Join(strings.Fields(lines[2]), " ") != "bench max_good=4 1 4 400.0 120.0 7.00 400.0 – –" {
+		t.Errorf("table:\n%s", table.String())
 	}
 }

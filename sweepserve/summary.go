@@ -62,6 +62,12 @@ func runLine(o Object) string {
 			parts = append(parts, fmt.Sprintf(format, x))
 		}
 	}
+	if v, ok := o.Get("operating_point_load"); ok {
+		if p, ok := o.Number("peak_goodput"); ok {
+			return fmt.Sprintf("operating point %s, %s", valueText(v), fmt.Sprintf("peak goodput %.1f tok/s", p))
+		}
+		return "operating point " + valueText(v)
+	}
 	add("completed", "%.0f completed")
 	add("failed", "%.0f failed")
 	add("request_throughput", "%.2f req/s")
@@ -79,6 +85,17 @@ func runLine(o Object) string {
 // heading and how it is written.
 type column struct {
 	key, head, format string
+}
+
+// sweepColumns are the figures of a sweep whose benchmark was a goodput
+// sweep: each run's findings across loads.
+var sweepColumns = []column{
+	{"operating_point", "op. load", "%g"},
+	{"operating_point_output_throughput", "op. out tok/s", "%.1f"},
+	{"operating_point_p99_ttft_ms", "op. TTFT p99 ms", "%.1f"},
+	{"operating_point_p99_tpot_ms", "op. TPOT p99 ms", "%.2f"},
+	{"peak_goodput", "peak goodput tok/s", "%.1f"},
+	{"power_knee", "knee load", "%g"},
 }
 
 var tableColumns = []column{
@@ -103,12 +120,20 @@ func WriteTable(w io.Writer, res *Result) {
 		label string
 		cells []string
 	}
+	columns, spreadKey := tableColumns, "output_throughput"
+	for _, c := range res.Combinations {
+		for _, o := range c.Runs {
+			if _, ok := o.Get("operating_point"); ok {
+				columns, spreadKey = sweepColumns, "operating_point_output_throughput"
+			}
+		}
+	}
 	var rows []row
 	noisy := 0
 	for _, c := range res.Combinations {
 		r := row{label: comboLabel(c)}
 		r.cells = append(r.cells, fmt.Sprintf("%d", len(c.Runs)))
-		for _, col := range tableColumns {
+		for _, col := range columns {
 			if m, ok := median(c.Runs, col.key); ok {
 				r.cells = append(r.cells, fmt.Sprintf(col.format, m))
 			} else {
@@ -116,7 +141,7 @@ func WriteTable(w io.Writer, res *Result) {
 			}
 		}
 		spread := "–"
-		if s, ok := spreadOf(c.Runs, "output_throughput"); ok {
+		if s, ok := spreadOf(c.Runs, spreadKey); ok {
 			spread = fmt.Sprintf("%.1f %%", 100*s)
 			if s > spreadWarn {
 				spread += " !"
@@ -134,7 +159,7 @@ func WriteTable(w io.Writer, res *Result) {
 		return
 	}
 	heads := []string{"runs"}
-	for _, col := range tableColumns {
+	for _, col := range columns {
 		heads = append(heads, col.head)
 	}
 	heads = append(heads, "spread")
@@ -160,7 +185,11 @@ func WriteTable(w io.Writer, res *Result) {
 	for _, r := range rows {
 		line(r.label, r.cells)
 	}
-	fmt.Fprintln(w, "Each figure is the median of the runs; spread is (max − min) ÷ median of their output throughput.")
+	if spreadKey == "output_throughput" {
+		fmt.Fprintln(w, "Each figure is the median of the runs; spread is (max − min) ÷ median of their output throughput.")
+	} else {
+		fmt.Fprintln(w, "Each figure is the median of the runs' findings: the operating point (op.) is the highest load that met the SLO target; spread is (max − min) ÷ median of its output throughput.")
+	}
 	if noisy > 0 {
 		fmt.Fprintf(w, "! %d combination(s) spread by more than %.0f %% between runs: differences smaller than that are noise; give more --num-runs or longer runs.\n", noisy, 100*spreadWarn)
 	}

@@ -12,21 +12,17 @@ import (
 	"github.com/goodput-dev/goodput/record"
 )
 
-// goodput sweep serve, run as a vLLM user would with vllm bench serve's
-// command line, restarts the simulator with each --max-num-seqs and
-// measures it with goodput bench: one sequence at a time makes eight
-// concurrent requests queue, so its median TTFT is many times that of
-// eight at a time, and each run leaves vLLM's result with its parameters
-// and goodput's records of every request.
-func TestSweepServeRestartsTheServerPerSetting(t *testing.T) {
-	work := t.TempDir()
+// sweepServeSetup links the test binary as goodput in a temporary folder
+// (so the sweep takes it for the simulator), picks a free port and writes
+// the server parameters; it returns the folder, the link and the port.
+func sweepServeSetup(t *testing.T, params string) (work, self, port string) {
+	t.Helper()
+	work = t.TempDir()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Named goodput, the server command is taken for the simulator,
-	// whose caches the sweep resets between runs.
-	self := filepath.Join(work, "goodput")
+	self = filepath.Join(work, "goodput")
 	if err := os.Symlink(exe, self); err != nil {
 		t.Fatal(err)
 	}
@@ -34,12 +30,57 @@ func TestSweepServeRestartsTheServerPerSetting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	port = strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 	ln.Close()
-	params := filepath.Join(work, "serve.json")
-	if err := os.WriteFile(params, []byte(`[{"max_num_seqs": 1}, {"max_num_seqs": 8}]`), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(work, "serve.json"), []byte(params), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return work, self, port
+}
+
+// With goodput sweep as the benchmark, each server setting gets a load
+// sweep and the results say how far each carries the SLO: two sequences
+// at a time keep TTFT within 150 ms at 2 concurrent requests but not at
+// 16, where they queue; sixteen carry 16.
+func TestSweepServeFindsEachSettingsOperatingPoint(t *testing.T) {
+	work, self, port := sweepServeSetup(t, `[{"max_num_seqs": 2}, {"max_num_seqs": 16}]`)
+	cmd := goodput("sweep", "serve", "--serve-cmd", self+" sim --seed 1 --port "+port, "--serve-params", filepath.Join(work, "serve.json"),
+		"--bench-cmd", "goodput sweep --concurrency 2,16 --num-prompts 48 --random-input-len 32 --random-output-len 16 --slo ttft<=150ms --quiet",
+		"--num-runs", "1", "-o", work, "-e", "exp")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for n, want := range map[string]float64{"2": 2, "16": 16} {
+		b, err := os.ReadFile(filepath.Join(work, "exp", "SERVE--max_num_seqs="+n, "run=0.json"))
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		var res struct {
+			Op     float64 `json:"operating_point"`
+			Points int     `json:"points"`
+		}
+		if err := json.Unmarshal(b, &res); err != nil {
+			t.Fatal(err)
+		}
+		if res.Op != want || res.Points != 2 {
+			t.Errorf("max_num_seqs=%s: operating point %v of %d points, want %v of 2\n%s", n, res.Op, res.Points, want, b)
+		}
+	}
+	if !strings.Contains(string(out), "op. load") {
+		t.Errorf("no table of operating points:\n%s", out)
+	}
+}
+
+// goodput sweep serve, run as a vLLM user would with vllm bench serve's
+// command line, restarts the simulator with each --max-num-seqs and
+// measures it with goodput bench: one sequence at a time makes eight
+// concurrent requests queue, so its median TTFT is many times that of
+// eight at a time, and each run leaves vLLM's result with its parameters
+// and goodput's records of every request.
+func TestSweepServeRestartsTheServerPerSetting(t *testing.T) {
+	work, self, port := sweepServeSetup(t, `[{"max_num_seqs": 1}, {"max_num_seqs": 8}]`)
+	params := filepath.Join(work, "serve.json")
 	cmd := goodput("sweep", "serve", "--serve-cmd", self+" sim --seed 1 --port "+port, "--serve-params", params,
 		"--bench-cmd", "vllm bench serve --model Llama-3.1-8B --dataset-name random --random-input-len 32 --random-output-len 32 --num-prompts 16 --max-concurrency 8",
 		"--num-runs", "1", "-o", work, "-e", "exp")

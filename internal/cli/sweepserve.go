@@ -47,9 +47,14 @@ runs only pairs that agree).
 
 A --bench-cmd that is "vllm bench serve …" or "goodput bench …" runs as goodput
 bench, which takes vLLM's flags, pointed at the server when it names none; it
-leaves goodput's records (run=N.jsonl) and summary beside each result. Any
-other command runs as it is, and must write vLLM's result JSON where
---result-dir and --result-filename (appended) say.
+leaves goodput's records (run=N.jsonl) and summary beside each result. A
+--bench-cmd of "goodput sweep …" sweeps the load on each server setting (its
+points in run=N/), and each run's result is what that sweep found: the
+operating point (the highest load meeting --slo at --attainment) with its
+throughput and latencies, the goodput peak and the knees, which answers
+which setting carries the most load within the SLO. Any other command runs
+as it is, and must write vLLM's result JSON where --result-dir and
+--result-filename (appended) say.
 
 Results go to --output-dir/--experiment-name (default: the time): a folder
 per combination, SERVE-<serve>-BENCH-<bench>, holding run=N.json (vLLM's result
@@ -60,6 +65,9 @@ gives each combination's median over its runs and how far its runs spread.
 		Example: `  goodput sweep serve --serve-cmd 'vllm serve meta-llama/Llama-3.1-8B-Instruct' \
       --bench-cmd 'vllm bench serve --model meta-llama/Llama-3.1-8B-Instruct --dataset-name random --num-prompts 500' \
       --serve-params serve.json --bench-params bench.json --link-vars max_num_seqs=max_concurrency -o results
+  # Which max_num_seqs carries the most load with p99 TTFT within 500 ms?
+  goodput sweep serve --serve-cmd 'vllm serve Qwen/Qwen3-8B' --serve-params serve.json \
+      --bench-cmd "goodput sweep --request-rate auto --slo 'ttft<=500ms' --attainment 0.99" --num-runs 1
   # The same against the built-in simulator, two settings, two runs each:
   echo '[{"max_num_seqs": 16}, {"max_num_seqs": 64}]' > serve.json
   goodput sweep serve --serve-cmd 'goodput sim --port 8123' --serve-params serve.json \
