@@ -82,7 +82,7 @@ generator, not the server, was the limit.`,
 				return usageErr("%s: %v", cmd.CommandPath(), err)
 			}
 			if err := cmd.Flags().Parse(line.Args); err != nil {
-				return usageErr("%s: %v", cmd.CommandPath(), err)
+				return usageErr("%s: %v", cmd.CommandPath(), plainFlagError(err))
 			}
 			if help, _ := cmd.Flags().GetBool("help"); help {
 				return cmd.Help()

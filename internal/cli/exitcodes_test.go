@@ -172,7 +172,12 @@ func TestMessageNamesGoodputOnce(t *testing.T) {
 		want string
 	}{
 		{[]string{"bench", "--foo"}, "goodput bench: --foo: unknown flag"},
-		{[]string{"bench", "--num-prompts", "x"}, `goodput bench: invalid argument "x" for "--num-prompts" flag`},
+		{[]string{"bench", "--num-prompts", "x"}, `goodput bench: --num-prompts "x": want a whole number`},
+		{[]string{"sweep", "--seed", "-5"}, `goodput sweep: --seed "-5": want a whole number, 0 or more`},
+		{[]string{"bench", "--duration", "5x"}, `goodput bench: --duration "5x": want a duration with its unit, such as 500ms, 30s or 5m`},
+		{[]string{"bench", "--temperature", "hot"}, `goodput bench: --temperature "hot": want a number`},
+		{[]string{"bench", "--ignore-eos=maybe"}, `goodput bench: --ignore-eos "maybe": want true or false`},
+		{[]string{"plan", "--max-num-seqs", "1e99"}, `goodput plan: --max-num-seqs "1e99": want a whole number`},
 		{[]string{"bench", "--max-concurrency", "-3"}, "goodput: --max-concurrency must be ≥ 0, got -3"},
 	} {
 		var out, errOut bytes.Buffer

@@ -91,7 +91,7 @@ func TestPlanCommandErrors(t *testing.T) {
 		{"exponent headroom", []string{"--per-replica-qps", "1", "--headroom", "1e308"}, ExitUsage, `--headroom: headroom "1e308": write it in plain digits`},
 		{"percent typed as fraction", []string{"--per-replica-qps", "1", "--headroom", "20"}, ExitUsage, "did you mean 20%?"},
 		{"zero gpus", []string{"--per-replica-qps", "1", "--gpus-per-replica", "0"}, ExitUsage, "--gpus-per-replica 0"},
-		{"not a number", []string{"--peak-qps", "many"}, ExitUsage, "invalid argument"},
+		{"not a number", []string{"--peak-qps", "many"}, ExitUsage, `--peak-qps "many": want a number`},
 		{"stray argument", []string{"sweep.json"}, ExitUsage, `unexpected argument "sweep.json" (a sweep file goes after --from)`},
 		{"missing file", []string{"--from", filepath.Join(t.TempDir(), "none.json")}, ExitTool, "none.json"},
 		// Tokens per request and a replica's token rate would disagree:

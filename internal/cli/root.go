@@ -120,7 +120,7 @@ history check found a regression), 130 interrupted.`,
 	root.SetErr(env.Stderr)
 	root.SetIn(env.Stdin)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: %w", c.CommandPath(), err)}
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s: %w", c.CommandPath(), plainFlagError(err))}
 	})
 	root.AddCommand(
 		newVersionCmd(env),

@@ -189,7 +189,7 @@ func TestSimUsageErrors(t *testing.T) {
 		// "the default".
 		{"zero utilization", []string{"--gpu-memory-utilization", "0"}, ExitUsage, "--gpu-memory-utilization 0: must be in (0, 1]"},
 		{"negative utilization", []string{"--gpu-memory-utilization", "-0.5"}, ExitUsage, "--gpu-memory-utilization -0.5: must be in (0, 1]"},
-		{"not a number", []string{"--max-num-seqs", "many"}, ExitUsage, "invalid argument"},
+		{"not a number", []string{"--max-num-seqs", "many"}, ExitUsage, `--max-num-seqs "many": want a whole number`},
 		{"negative max num seqs", []string{"--max-num-seqs", "-1"}, ExitUsage, "--max-num-seqs -1: must be positive"},
 		{"negative batched tokens", []string{"--max-num-batched-tokens", "-5"}, ExitUsage, "--max-num-batched-tokens -5: must be positive"},
 		{"zero block size", []string{"--block-size", "0"}, ExitUsage, "--block-size 0: must be positive"},

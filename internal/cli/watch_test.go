@@ -69,7 +69,7 @@ func TestWatchUsage(t *testing.T) {
 		// An empty URL.
 		{"empty url", []string{""}, "server url is empty"},
 		// A flag that is not a duration.
-		{"bad duration", []string{"http://a", "--interval", "soon"}, "invalid argument"},
+		{"bad duration", []string{"http://a", "--interval", "soon"}, `--interval "soon": want a duration with its unit`},
 		// The URL twice, as an argument and as bench takes it.
 		{"url and base-url", []string{"http://a", "--base-url", "http://b"}, "not both"},
 		// --base-url is checked as the argument is.
