@@ -16,7 +16,8 @@ func FuzzOpen(f *testing.F) {
 	for _, name := range []string{"seeds_example.json", "seeds_example.jsonl", "vllm_detailed.json",
 		"aiperf_profile_export.jsonl", "aiperf_profile_export_2025.jsonl",
 		"guidellm_benchmarks.yaml", "guidellm_benchmarks_v0.2.json",
-		"genai-bench/D100_100_text-to-text_num_concurrency_2_time_3s.json"} {
+		"genai-bench/D100_100_text-to-text_num_concurrency_2_time_3s.json",
+		"genai-perf/profile_export.json", "genai-perf/profile_export_sweep.json"} {
 		b, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
 			f.Fatal(err)
@@ -31,6 +32,7 @@ func FuzzOpen(f *testing.F) {
 	f.Add([]byte(`{"benchmarks":[{"requests":{"successful":[{"info":{"timings":{"request_start":1.5,"first_token_iteration":1.25,"token_iterations":3}}}]}}]}`))
 	f.Add([]byte("benchmarks:\n- requests:\n    successful:\n    - start_time: .inf\n"))
 	f.Add([]byte(`{"aggregated_metrics":{"requests_per_minute":1e-300,"num_completed_requests":3},"individual_request_metrics":[{"ttft":1e300,"e2e_latency":Infinity,"num_output_tokens":70000},{"error_code":-1}],"_time_unit":"ms"}`))
+	f.Add([]byte(`{"experiments":[{"requests":[{"timestamp":9,"request_inputs":{"input_ids":[1]},"response_timestamps":[4,9],"response_outputs":[{"response":"data: {\"choices\":[{\"delta\":{\"reasoning\":\"a\"}}],\"usage\":{\"completion_tokens\":0,\"completion_tokens_details\":{\"reasoning_tokens\":3}}}"},{"output_ids":[1,2]}]}]}],"service_kind":"openai"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fl, err := Open("-", bytes.NewReader(data))
 		if err != nil {

@@ -27,7 +27,7 @@ type Reader interface {
 // The caller must call Close.
 type File struct {
 	Reader
-	Format   string   // "goodput", "seeds", "vllm", "aiperf", "guidellm", "genai-bench" or "inference-perf"
+	Format   string   // "goodput", "seeds", "vllm", "aiperf", "guidellm", "genai-bench", "inference-perf" or "genai-perf"
 	name     string   // the path given to Open
 	notes    []string // what an importer found worth saying (times it spread evenly, a sample of the requests)
 	closer   io.Closer
@@ -168,13 +168,17 @@ func (f *File) Close() error {
 //   - genai-bench's result of one load, {scenario}_…_time_{T}s.json (see
 //     genaiBenchResult: it holds no send times, and its header the run's
 //     Window).
-//   - inference-perf's per-request report, per_request_lifecycle_metrics.json.
+//   - inference-perf's per-request report, per_request_lifecycle_metrics.json;
+//   - GenAI-Perf's per-request export, profile_export.json (see
+//     genaiPerfExport: no due times; tokens from the server's usage, else
+//     one per piece of streamed text). Its summaries
+//     (profile_export_genai_perf.json, .csv) are refused.
 //
 // Imported records are converted to goodput's model on the way in, so every
 // analysis treats them alike. A GuideLLM report of a sweep holds a run per
 // benchmark, an inference-perf report of several stages a run per stage
-// (told apart by the stage reports beside it): path names one as FILE#N,
-// from 1 (see SplitRun).
+// (told apart by the stage reports beside it), a GenAI-Perf export a run
+// per experiment: path names one as FILE#N, from 1 (see SplitRun).
 func Open(path string, stdin io.Reader) (*File, error) {
 	var rc io.ReadCloser
 	run := 0
@@ -190,8 +194,8 @@ func Open(path string, stdin io.Reader) (*File, error) {
 		rc = f
 	}
 	f, err := open(rc, path, run)
-	if err == nil && run > 0 && f.Format != "guidellm" && f.Format != "inference-perf" {
-		err = fmt.Errorf("%s: #%d names one of the runs of a file that holds several (a GuideLLM report, an inference-perf run of several stages), but this %s file holds one run", path, run, f.Format)
+	if err == nil && run > 0 && f.Format != "guidellm" && f.Format != "inference-perf" && f.Format != "genai-perf" {
+		err = fmt.Errorf("%s: #%d names one of the runs of a file that holds several (a GuideLLM report, an inference-perf run of several stages, a GenAI-Perf export of several experiments), but this %s file holds one run", path, run, f.Format)
 	}
 	if err != nil {
 		rc.Close()
@@ -240,6 +244,9 @@ func open(r io.Reader, name string, run int) (*File, error) {
 		return &File{Reader: &slice{}, Format: "goodput"}, nil
 	case first[0] == '[':
 		return openArray(br, name, run)
+	case bytes.HasPrefix(first, []byte("Metric,")):
+		// GenAI-Perf's and AIPerf's summary CSV: "Metric,avg,min,max,p99,…".
+		return nil, genaiPerfSummaryError(name, "summary CSV of GenAI-Perf or AIPerf (profile_export_genai_perf.csv)")
 	case first[0] != '{' && yamlStart.Match(first):
 		return openYAML(br, name, run)
 	case first[0] != '{':
@@ -282,11 +289,13 @@ func open(r io.Reader, name string, run int) (*File, error) {
 
 // openDocument reads a single JSON document by its top-level keys: a
 // GuideLLM report has "benchmarks", a genai-bench result
-// "individual_request_metrics" and "aggregated_metrics"; an inference-perf
-// summary report, which holds no requests, is refused; anything else is
-// read as vLLM's result, which says what it lacks. A document that does
-// not decode but names genai-bench's keys is one cut short or damaged,
-// and its error says so.
+// "individual_request_metrics" and "aggregated_metrics", a GenAI-Perf
+// profile export "experiments" that hold "requests"; an inference-perf
+// summary report and a GenAI-Perf summary, which hold no requests, are
+// refused; anything else is read as vLLM's result, which says what it
+// lacks. A document that does not decode but names genai-bench's keys,
+// or a profile export's, is one cut short or damaged, and its error says
+// so.
 func openDocument(b []byte, name string, run int) (*File, error) {
 	var top map[string]json.RawMessage
 	if json.Unmarshal(b, &top) == nil {
@@ -299,8 +308,16 @@ func openDocument(b []byte, name string, run int) (*File, error) {
 		if top["load_summary"] != nil && top["successes"] != nil {
 			return nil, ipSummaryError(name)
 		}
+		if isGenAIPerf(top) {
+			return openGenAIPerf(b, name, run)
+		}
+		if isGenAIPerfSummary(top) {
+			return nil, genaiPerfSummaryError(name, "GenAI-Perf summary (profile_export_genai_perf.json)")
+		}
 	} else if bytes.Contains(b, []byte(`"individual_request_metrics"`)) || bytes.Contains(b, []byte(`"aggregated_metrics"`)) {
 		return openGenAIBench(b, name)
+	} else if bytes.Contains(b, []byte(`"experiments"`)) && bytes.Contains(b, []byte(`"response_timestamps"`)) {
+		return openGenAIPerf(b, name, run)
 	}
 	return openVLLM(b, name)
 }
