@@ -356,3 +356,59 @@ func TestAnalyzeGenAIBenchFolder(t *testing.T) {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
 }
+
+// GenAI-Perf's profile_export.json, one experiment at concurrency 2 (times
+// from its first send):
+//
+//	A sent at 0, tokens at 200, 220, 260 (2 in one response), 305 ms; usage: 5 out, 12 in; ended 311 ms
+//	B sent at 50 ms, tokens at 250 and 300 ms (no usage: one per piece); ended 351 ms
+//	C sent at 100 ms, an error in its stream (code 400) at 190 ms
+//
+// W = 0.351 s (GenAI-Perf's own duration: the first send to the last
+// response); throughput 7 / 0.351 tok/s. TTFT 200 ms both (from the send:
+// no due time is kept). TPOT A (305 − 200) / 4 = 26.25 ms, B 50 ms. e2e A
+// 305 ms, B 250 ms. ITL per token: A 20, 20, 20, 45; B 50: mean 31 ms.
+// SLO ttft ≤ 200 ms, tpot ≤ 30 ms: A meets it, B does not: goodput 5 / 0.351
+// tok/s, attainment 1 of 3.
+func TestAnalyzeGenAIPerfExport(t *testing.T) {
+	const fixture = "../../record/testdata/genai-perf/profile_export.json"
+	res := analyzeJSON(t, fixture, "--slo", "ttft<=200ms,tpot<=30ms")
+	c := res.Counts
+	if c.Total != 3 || c.Completed != 2 || c.Failed != 1 || c.Errors["http"] != 1 {
+		t.Errorf("counts = %+v", c)
+	}
+	l := res.Latency
+	checkFigures(t, []figure{
+		{"window", res.Window.Seconds, 0.351},
+		{"output tok/s", res.Throughput.OutputTokensPerSecond, 7 / 0.351},
+		{"req/s", res.Throughput.RequestsPerSecond, 2 / 0.351},
+		{"input tok/s", res.Throughput.InputTokensPerSecond, 12 / 0.351},
+		{"ttft mean", l.TTFT.Mean, 0.200},
+		{"tpot min", l.TPOT.Min, 0.02625},
+		{"tpot max", l.TPOT.Max, 0.050},
+		{"e2e mean", l.E2E.Mean, 0.2775},
+		{"itl mean", l.ITL.Mean, 0.031},
+		{"itl count", float64(l.ITL.Count), 5},
+		{"inter-chunk mean", l.InterChunk.Mean, 0.03875},
+		{"goodput", res.Goodput.OutputTokensPerSecond, 5 / 0.351},
+		{"attainment", res.Goodput.Attainment, 1.0 / 3},
+	})
+	if res.TokenSources["usage"] != 1 || res.TokenSources["chunks"] != 1 {
+		t.Errorf("token sources %v", res.TokenSources)
+	}
+	out, _, _ := run(t, "", "analyze", fixture)
+	for _, want := range []string{
+		"Records: " + fixture + " (import: GenAI-Perf profile_export.json (concurrency 2), 3 requests)\n",
+		"not when it was due",
+		"Mean TTFT (ms):                          200.00\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in\n%s", want, out)
+		}
+	}
+	// A summary holds no requests: the error says which file to give.
+	_, errOut, code := run(t, "", "analyze", "../../record/testdata/genai-perf/profile_export_genai_perf.json")
+	if code == 0 || !strings.Contains(errOut, "holds statistics, not requests: give the per-request export beside it, profile_export.json") {
+		t.Errorf("summary: exit %d: %s", code, errOut)
+	}
+}
