@@ -18,7 +18,7 @@ import (
 type Part struct {
 	record.Part
 	Header record.Header
-	Format string // "goodput", "seeds", "vllm", "aiperf" or "guidellm"
+	Format string // the input's format, as record.File.Format names it
 	// Notes are what reading the file found worth saying (a cut-off last
 	// line, no end marker, an interrupted run; see record.File.Notes).
 	Notes []string

@@ -57,7 +57,7 @@ const DefaultSampleBudget = 500_000
 type Run struct {
 	Name   string // short name for headings: the records file's stem
 	Path   string // where the records came from; empty when built in memory
-	Format string // the record file's format: "goodput", "seeds", "vllm", "aiperf" or "guidellm"
+	Format string // the record file's format, as record.File.Format names it
 	Header record.Header
 
 	Result *metrics.Result
