@@ -130,10 +130,19 @@ func fakeBench(args []string) int {
 	out := filepath.Join(option(args, "result-dir"), option(args, "result-filename"))
 	conc, _ := strconv.Atoi(option(args, "max-concurrency"))
 	prompts, _ := strconv.Atoi(option(args, "num-prompts"))
+	// --ttft-per-request makes p99 TTFT that many ms per request in
+	// flight, and the run reports the most in flight at once: the
+	// concurrency, at most --num-prompts.
+	ttft, extra := "12.25", ""
+	if per := option(args, "ttft-per-request"); per != "" {
+		x, _ := strconv.ParseFloat(per, 64)
+		ttft = strconv.FormatFloat(x*float64(min(conc, prompts)), 'f', -1, 64)
+		extra = fmt.Sprintf(`, "max_concurrent_requests": %d`, min(conc, prompts))
+	}
 	write := func() {
 		argv, _ := json.Marshal(args)
-		os.WriteFile(out, []byte(fmt.Sprintf(`{"date": "d", "completed": %d, "output_throughput": %d.5, "max_concurrency": %d, "p99_ttft_ms": 12.25, "argv": %s}`,
-			prompts, 10*conc, conc, argv)), 0o644)
+		os.WriteFile(out, []byte(fmt.Sprintf(`{"date": "d", "completed": %d, "output_throughput": %d.5, "max_concurrency": %d, "p99_ttft_ms": %s%s, "argv": %s}`,
+			prompts, 10*conc, conc, ttft, extra, argv)), 0o644)
 	}
 	if d := option(args, "sleep"); d != "" {
 		dur, _ := time.ParseDuration(d)

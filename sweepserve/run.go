@@ -45,6 +45,12 @@ type Config struct {
 	// Goodput bench.
 	Goodput []string
 
+	// SLAParams, when set, runs vLLM's serve_sla: for every combination
+	// and SLA it searches the highest SLAVariable (request_rate or
+	// max_concurrency) whose runs meet the SLA.
+	SLAParams   []SLA
+	SLAVariable string
+
 	Stdout io.Writer // progress and the commands' output
 	Stderr io.Writer // warnings and the commands' errors
 }
@@ -53,10 +59,11 @@ type Config struct {
 // what its runs gave.
 type Combination struct {
 	Serve, Bench Item
-	Dir          string   // its folder (the experiment's when neither item sets anything)
-	Runs         []Object // the measured runs' results, with their parameters
-	Failed       int      // runs that failed (with ContinueOnError)
-	Resumed      int      // runs whose result was already there
+	Dir          string      // its folder (the experiment's when neither item sets anything)
+	Runs         []Object    // the measured runs' results, with their parameters
+	Failed       int         // runs that failed (with ContinueOnError)
+	Resumed      int         // runs whose result was already there
+	SLA          *SLAOutcome // in an SLA search, what it found
 }
 
 // Result is what a sweep did.
@@ -118,6 +125,14 @@ func (c *Config) check() error {
 	if len(c.BenchParams) == 0 {
 		c.BenchParams = []Item{{}}
 	}
+	if c.SLAParams != nil {
+		if c.SLAVariable != "request_rate" && c.SLAVariable != "max_concurrency" {
+			return fmt.Errorf("--sla-variable %q: want request_rate or max_concurrency", c.SLAVariable)
+		}
+		if anyHas(c.BenchParams, c.SLAVariable) {
+			return fmt.Errorf("--bench-params sets %s, which the SLA search chooses: leave it out", c.SLAVariable)
+		}
+	}
 	for _, l := range c.Links {
 		if !anyHas(c.ServeParams, l.Serve) {
 			return fmt.Errorf("--link-vars %s=%s: no --serve-params combination sets %s, so nothing would run", l.Serve, l.Bench, l.Serve)
@@ -178,8 +193,14 @@ func (r *runner) run(ctx context.Context) error {
 				r.res.Skipped++
 				continue
 			}
-			c := &Combination{Serve: serve, Bench: bench, Dir: filepath.Join(r.res.Dir, comboName(serve, bench))}
-			combs = append(combs, c)
+			dir := filepath.Join(r.res.Dir, comboName(serve, bench))
+			if r.cfg.SLAParams == nil {
+				combs = append(combs, &Combination{Serve: serve, Bench: bench, Dir: dir})
+				continue
+			}
+			for _, sla := range r.cfg.SLAParams {
+				combs = append(combs, &Combination{Serve: serve, Bench: bench, Dir: dir, SLA: &SLAOutcome{SLA: sla, Variable: r.cfg.SLAVariable}})
+			}
 		}
 		if len(combs) == 0 {
 			continue
@@ -221,7 +242,11 @@ func (r *runner) serve(ctx context.Context, serve Item, combs []*Combination) er
 	}
 	for _, c := range combs {
 		r.res.Combinations = append(r.res.Combinations, c)
-		if err := r.combination(ctx, srv, c); err != nil {
+		run := r.combination
+		if c.SLA != nil {
+			run = r.slaCombination
+		}
+		if err := run(ctx, srv, c); err != nil {
 			return err
 		}
 	}
@@ -234,6 +259,12 @@ func (r *runner) needServer(combs []*Combination) bool {
 		if r.cfg.WarmupPrompts > 0 && !exists(filepath.Join(c.Dir, "warmup.json")) {
 			return true
 		}
+		if c.SLA != nil {
+			if !exists(slaPath(c, c.SLA.SLA)) {
+				return true
+			}
+			continue
+		}
 		for n := range r.cfg.NumRuns {
 			if !exists(runPath(c.Dir, n)) {
 				return true
@@ -244,13 +275,8 @@ func (r *runner) needServer(combs []*Combination) bool {
 }
 
 func (r *runner) combination(ctx context.Context, srv *server, c *Combination) error {
-	if r.cfg.WarmupPrompts > 0 {
-		w := c.Bench.With("num_prompts", json.RawMessage(strconv.Itoa(r.cfg.WarmupPrompts)))
-		if _, err := r.bench(ctx, srv, c, w, -1, filepath.Join(c.Dir, "warmup.json")); err != nil {
-			if ctx.Err() != nil || !r.cfg.ContinueOnError {
-				return err
-			}
-		}
+	if err := r.warmup(ctx, srv, c); err != nil {
+		return err
 	}
 	for n := range r.cfg.NumRuns {
 		data, err := r.bench(ctx, srv, c, c.Bench, n, runPath(c.Dir, n))
@@ -275,6 +301,52 @@ func (r *runner) combination(ctx context.Context, srv *server, c *Combination) e
 	b, err := writeJSON(c.Runs)
 	if err == nil {
 		err = os.WriteFile(filepath.Join(c.Dir, "summary.json"), b, 0o644)
+	}
+	return err
+}
+
+// warmup runs the combination's warm-up, when there is one.
+func (r *runner) warmup(ctx context.Context, srv *server, c *Combination) error {
+	if r.cfg.WarmupPrompts <= 0 {
+		return nil
+	}
+	w := c.Bench.With("num_prompts", json.RawMessage(strconv.Itoa(r.cfg.WarmupPrompts)))
+	_, err := r.bench(ctx, srv, c, w, -1, filepath.Join(c.Dir, "warmup.json"))
+	if err != nil && ctx.Err() == nil && r.cfg.ContinueOnError {
+		return nil
+	}
+	return err
+}
+
+// slaCombination searches the combination's SLA and gathers the runs of
+// every load it measured in SLA--….json.
+func (r *runner) slaCombination(ctx context.Context, srv *server, c *Combination) error {
+	if err := r.warmup(ctx, srv, c); err != nil {
+		return err
+	}
+	out, err := r.slaSearch(ctx, srv, c, c.SLA.SLA)
+	c.SLA = out
+	if err != nil {
+		if ctx.Err() != nil || !r.cfg.ContinueOnError {
+			return err
+		}
+		c.Failed++
+		return nil
+	}
+	if r.cfg.DryRun {
+		return nil
+	}
+	switch {
+	case out.Best == 0:
+		r.printf("  %s: the SLA %s is missed even at %s 1.\n", comboLabel(c), out.SLA.Text(", "), out.Variable)
+	case out.Failing == 0:
+		r.printf("  %s: the SLA %s holds even at %s %d, the top of the search.\n", comboLabel(c), out.SLA.Text(", "), out.Variable, slaMax)
+	default:
+		r.printf("  %s: the highest %s meeting %s is %g (it is missed at %g).\n", comboLabel(c), out.Variable, out.SLA.Text(", "), out.Best, out.Failing)
+	}
+	b, err := writeJSON(c.Runs)
+	if err == nil {
+		err = os.WriteFile(slaPath(c, out.SLA), b, 0o644)
 	}
 	return err
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -322,5 +323,80 @@ func TestGoodputSweepAsTheBenchmark(t *testing.T) {
 	lines := strings.Split(table.String(), "\n")
 	if !strings.Contains(lines[0], "op. load  op. out tok/s") || strings.Join(strings.Fields(lines[2]), " ") != "bench max_good=4 1 4 400.0 120.0 7.00 400.0 – –" {
 		t.Errorf("table:\n%s", table.String())
+	}
+}
+
+// An SLA search finds the highest concurrency whose runs meet the SLA: with
+// p99 TTFT 10 ms per request in flight and a bound of 300 ms, 30 meets it
+// and 31 does not. Concurrencies above the 200 prompts change nothing, so
+// the failure at 65,536 counts as one at 200.
+func TestSLASearchFindsTheHighestPassingLoad(t *testing.T) {
+	cfg := sweepConfig(t)
+	cfg.BenchCmd = []string{"vllm", "bench", "serve", "--num-prompts", "200", "--ttft-per-request", "10"}
+	cfg.SLAParams = []SLA{{{Key: "p99_ttft_ms", Op: "<=", Target: 300}}, {{Key: "p99_ttft_ms", Op: "<", Target: 300}}}
+	cfg.SLAVariable = "max_concurrency"
+	var out strings.Builder
+	cfg.Stdout = &out
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	if len(res.Combinations) != 2 {
+		t.Fatalf("%d searches, want one per SLA", len(res.Combinations))
+	}
+	for i, want := range []float64{30, 29} {
+		o := res.Combinations[i].SLA
+		if o.Best != want || o.Failing != want+1 || len(o.Tried) > 12 {
+			t.Errorf("SLA %s: highest met %v, missed at %v, after %d loads %v; want %v and %v", o.SLA.Text(", "), o.Best, o.Failing, len(o.Tried), o.Tried, want, want+1)
+		}
+		if o.Tried[0] != 65536 || o.Tried[1] != 1 {
+			t.Errorf("the search began at %v, want 65536 then 1", o.Tried[:2])
+		}
+	}
+	dir := filepath.Join(cfg.OutputDir, "exp")
+	run := readObject(t, filepath.Join(dir, "max_concurrency=30", "run=0.json"))
+	if x, _ := run.Number("p99_ttft_ms"); x != 300 {
+		t.Errorf("max_concurrency=30/run=0.json: p99 TTFT %v", x)
+	}
+	var gathered []Object
+	if err := jsonUnmarshalFile(filepath.Join(dir, "SLA--p99_ttft_ms<=300.00.json"), &gathered); err != nil || len(gathered) != len(res.Combinations[0].SLA.Tried) {
+		t.Errorf("SLA--p99_ttft_ms<=300.00.json: %d runs, %v", len(gathered), err)
+	}
+	var table strings.Builder
+	WriteTable(&table, res)
+	if lines := strings.Split(table.String(), "\n"); strings.Join(strings.Fields(lines[1]), " ") != "the benchmark p99_ttft_ms<=300.00 30 31 "+strconv.Itoa(len(res.Combinations[0].SLA.Tried))+" 300.5 300.0 –" {
+		t.Errorf("table:\n%s", table.String())
+	}
+	// The search chooses the variable: the benchmark parameters must not.
+	cfg.Experiment, cfg.BenchParams = "exp2", []Item{item(t, `{"max_concurrency": 8}`)}
+	if _, err := Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "--bench-params sets max_concurrency, which the SLA search chooses") {
+		t.Errorf("bench params setting the SLA variable: %v", err)
+	}
+	// A constraint on a figure the results lack is named.
+	cfg.Experiment, cfg.BenchParams = "exp3", nil
+	cfg.SLAParams = []SLA{{{Key: "p99_ttft_sec", Op: "<=", Target: 1}}}
+	if _, err := Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "the SLA's p99_ttft_sec is not a figure of the benchmark's result") {
+		t.Errorf("an SLA on a missing figure: %v", err)
+	}
+}
+
+// SLA files are vLLM's: a list of objects of "<op><number>" constraints.
+func TestReadSLAParams(t *testing.T) {
+	slas, err := ReadSLAParams(writeFile(t, "sla.json", `[{"p99_e2el_ms": "<=200"}, {"p99_ttft_ms": "< 500", "request_throughput": ">=2.5"}]`))
+	if err != nil || len(slas) != 2 || slas[1].Text(", ") != "p99_ttft_ms<500.00, request_throughput>=2.50" {
+		t.Fatalf("%v %v", slas, err)
+	}
+	for _, tt := range []struct{ text, want string }{
+		{`[{"p99_e2el_ms": "=200"}]`, `SLA 1: p99_e2el_ms "=200": want an operator (<=, >=, < or >) and a number`},
+		{`[{"p99_e2el_ms": "<=fast"}]`, `SLA 1: p99_e2el_ms "<=fast": "fast" is not a number`},
+		{`[{"p99_e2el_ms": 200}]`, `SLA 1: p99_e2el_ms: want a string of an operator and a number`},
+		{`[{}]`, `SLA 1: want an object of constraints`},
+		{`[]`, `holds no SLA`},
+		{`{"p99_e2el_ms": "<=200"}`, `want a JSON list of SLAs`},
+	} {
+		p := writeFile(t, "bad.json", tt.text)
+		if _, err := ReadSLAParams(p); err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), p) {
+			t.Errorf("%s: %v, want %q", tt.text, err, tt.want)
+		}
 	}
 }

@@ -116,6 +116,12 @@ const spreadWarn = 0.10
 // throughputs spread ((max − min) ÷ median), so that a setting that looks
 // better by less than its own noise is seen as such.
 func WriteTable(w io.Writer, res *Result) {
+	for _, c := range res.Combinations {
+		if c.SLA != nil {
+			writeSLATable(w, res)
+			return
+		}
+	}
 	type row struct {
 		label string
 		cells []string
@@ -226,4 +232,61 @@ func spreadOf(runs []Object, key string) (float64, bool) {
 		return 0, false
 	}
 	return (slices.Max(xs) - slices.Min(xs)) / m, true
+}
+
+// writeSLATable prints what each SLA search found: the highest load that
+// met the SLA, the lowest that missed it, how many loads were measured,
+// and the figures at the highest passing load (medians of its runs).
+func writeSLATable(w io.Writer, res *Result) {
+	heads := []string{"combination", "SLA", "highest met", "missed at", "loads", "out tok/s", "TTFT p99 ms", "E2E p99 ms"}
+	var rows [][]string
+	variable := ""
+	for _, c := range res.Combinations {
+		o := c.SLA
+		if o == nil {
+			continue
+		}
+		variable = o.Variable
+		cell := func(runs []Object, key, format string) string {
+			if m, ok := median(runs, key); ok {
+				return fmt.Sprintf(format, m)
+			}
+			return "–"
+		}
+		best, failing := "none", "–"
+		if o.Best > 0 {
+			best = strconv.FormatFloat(o.Best, 'f', -1, 64)
+		}
+		if o.Failing > 0 {
+			failing = strconv.FormatFloat(o.Failing, 'f', -1, 64)
+		}
+		if c.Failed > 0 {
+			failing += " (failed)"
+		}
+		rows = append(rows, []string{comboLabel(c), o.SLA.Text(", "), best, failing, strconv.Itoa(len(o.Tried)),
+			cell(o.BestRuns, "output_throughput", "%.1f"), cell(o.BestRuns, "p99_ttft_ms", "%.1f"), cell(o.BestRuns, "p99_e2el_ms", "%.0f")})
+	}
+	widths := make([]int, len(heads))
+	for i, h := range heads {
+		widths[i] = len([]rune(h))
+		for _, r := range rows {
+			widths[i] = max(widths[i], len([]rune(r[i])))
+		}
+	}
+	line := func(cells []string) {
+		for i, c := range cells {
+			pad := strings.Repeat(" ", widths[i]-len([]rune(c)))
+			if i < 2 {
+				fmt.Fprint(w, c+pad+"  ")
+			} else {
+				fmt.Fprint(w, pad+c+"  ")
+			}
+		}
+		fmt.Fprintln(w)
+	}
+	line(heads)
+	for _, r := range rows {
+		line(r)
+	}
+	fmt.Fprintf(w, "highest met: the highest %s measured whose runs met the SLA (by their mean); the figures are at that load.\n", variable)
 }

@@ -151,3 +151,36 @@ func TestSweepServeRestartsTheServerPerSetting(t *testing.T) {
 	}
 	t.Logf("median TTFT: %.1f ms (max_num_seqs 1), %.1f ms (8)", ttft["1"], ttft["8"])
 }
+
+// goodput sweep serve_sla, as vLLM's, finds the highest concurrency whose
+// p99 TTFT meets the bound: with four sequences at a time, four concurrent
+// requests never queue and 32 queue in eight waves, so the answer lies
+// between, with the next load up failing.
+func TestSweepServeSLAFindsTheHighestConcurrency(t *testing.T) {
+	work, self, port := sweepServeSetup(t, `[{"max_num_seqs": 4}]`)
+	sla := filepath.Join(work, "sla.json")
+	if err := os.WriteFile(sla, []byte(`[{"p99_ttft_ms": "<=150"}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := goodput("sweep", "serve_sla", "--serve-cmd", self+" sim --seed 1 --port "+port, "--serve-params", filepath.Join(work, "serve.json"),
+		"--bench-cmd", "vllm bench serve --random-input-len 32 --random-output-len 16 --num-prompts 32",
+		"--sla-params", sla, "--sla-variable", "max_concurrency", "--num-runs", "1", "-o", work, "-e", "exp")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var best, failing int
+	for _, line := range strings.Split(string(out), "\n") {
+		if f := strings.Fields(line); len(f) >= 5 && f[0] == "serve" && f[2] == "p99_ttft_ms<=150.00" {
+			best, _ = strconv.Atoi(f[3])
+			failing, _ = strconv.Atoi(f[4])
+		}
+	}
+	if best < 4 || best >= 32 || failing != best+1 {
+		t.Errorf("highest concurrency meeting p99 TTFT ≤ 150 ms: %d, missed at %d; want 4 ≤ it < 32, missed at the next\n%s", best, failing, out)
+	}
+	if _, err := os.Stat(filepath.Join(work, "exp", "SERVE--max_num_seqs=4", "max_concurrency="+strconv.Itoa(best), "run=0.jsonl")); err != nil {
+		t.Errorf("the passing load's records: %v", err)
+	}
+	t.Logf("highest concurrency meeting the SLA: %d", best)
+}

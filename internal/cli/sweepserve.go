@@ -21,6 +21,8 @@ type sweepServeFlags struct {
 	readyTimeout, numRuns, warmup     int
 	showStdout, continueOnError       bool
 	dryRun, resume                    bool
+	sla                               bool // serve_sla: --sla-params is required
+	slaParams, slaVariable            string
 }
 
 // newSweepServeCmd is vllm bench sweep serve, under the same flags.
@@ -77,6 +79,56 @@ gives each combination's median over its runs and how far its runs spread.
 			return runSweepServe(cmd.Context(), env, &f)
 		},
 	}
+	f.register(cmd)
+	return cmd
+}
+
+// newSweepServeSLACmd is vllm bench sweep serve_sla, under the same flags.
+func newSweepServeSLACmd(env *Env) *cobra.Command {
+	var f sweepServeFlags
+	cmd := &cobra.Command{
+		Use:     "serve_sla --serve-cmd 'vllm serve …' --bench-cmd 'vllm bench serve …' --sla-params sla.json",
+		Aliases: []string{"serve-sla"},
+		Short:   "Find, for each server setting, the highest request rate or concurrency that meets an SLA (vllm bench sweep serve_sla)",
+		Long: `sweep serve_sla is sweep serve that, for every combination of --serve-params,
+--bench-params and --sla-params, searches the highest --sla-variable
+(request_rate or max_concurrency, a whole number from 1 to 65,536) whose runs
+meet the SLA, as vllm bench sweep serve_sla does. An SLA file is a JSON list of
+objects of constraints on the figures of vLLM's result, all of which must hold
+for the mean of a load's runs:
+
+  [{"p99_ttft_ms": "<=500"}, {"p99_ttft_ms": "<=500", "median_tpot_ms": "<=30"}]
+
+The search measures 65,536 (unbounded), then 1, then between the highest load
+that met the SLA and the lowest that missed it, where the constraint's margin
+interpolated between them (in log load) crosses zero, or their geometric middle
+when that would not narrow the bracket enough, until the two are adjacent
+(at most 16 loads). Each load's runs go to
+SERVE-…-BENCH-…/<variable>=<value>/run=N.json, every run of one search to
+SLA--<constraints>.json beside them, and every run to summary.csv. The table at
+the end gives each search's highest passing load, the load that failed above
+it, and the figures at the passing one.
+
+goodput sweep --search rate --slo … --attainment … searches the same way on one
+server, by the share of requests within the SLO instead of a mean figure.`,
+		Example: `  echo '[{"p99_ttft_ms": "<=500"}]' > sla.json
+  goodput sweep serve_sla --serve-cmd 'vllm serve Qwen/Qwen3-8B' --serve-params serve.json \
+      --bench-cmd 'vllm bench serve --model Qwen/Qwen3-8B --num-prompts 500' \
+      --sla-params sla.json --sla-variable max_concurrency --num-runs 1 -o results`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runSweepServe(cmd.Context(), env, &f)
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().StringVar(&f.slaParams, "sla-params", "", "JSON file of SLAs, as [{\"p99_ttft_ms\": \"<=500\"}] (required)")
+	cmd.Flags().StringVar(&f.slaVariable, "sla-variable", "request_rate", "what the search chooses: request_rate or max_concurrency")
+	f.sla = true
+	return cmd
+}
+
+// register adds sweep serve's flags to cmd.
+func (f *sweepServeFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.serveCmd, "serve-cmd", "", "the server command, as 'vllm serve MODEL …' (required)")
 	fl.StringVar(&f.benchCmd, "bench-cmd", "", "the benchmark command, as 'vllm bench serve …' (required)")
@@ -98,7 +150,6 @@ gives each combination's median over its runs and how far its runs spread.
 		_, err := fmt.Fprintf(c.OutOrStderr(), "Usage:\n  %s\n\nExamples:\n%s\n\nFlags:\n%s", c.UseLine(), c.Example, c.LocalFlags().FlagUsages())
 		return err
 	})
-	return cmd
 }
 
 func runSweepServe(ctx context.Context, env *Env, f *sweepServeFlags) error {
@@ -161,6 +212,15 @@ func (f *sweepServeFlags) config() (sweepserve.Config, error) {
 		if cfg.BenchParams, err = sweepserve.ReadParams(f.benchParams); err != nil {
 			return cfg, fmt.Errorf("--bench-params %w", err)
 		}
+	}
+	if f.sla {
+		if f.slaParams == "" {
+			return cfg, errors.New("--sla-params is required: a JSON file of SLAs, as [{\"p99_ttft_ms\": \"<=500\"}]")
+		}
+		if cfg.SLAParams, err = sweepserve.ReadSLAParams(f.slaParams); err != nil {
+			return cfg, fmt.Errorf("--sla-params %w", err)
+		}
+		cfg.SLAVariable = f.slaVariable
 	}
 	if cfg.Links, err = sweepserve.ParseLinks(f.links); err != nil {
 		return cfg, fmt.Errorf("--link-vars %w", err)
