@@ -129,6 +129,14 @@ func groupFlagHelp(cmd *cobra.Command) {
 func groupedUsage(c *cobra.Command) string {
 	var b strings.Builder
 	b.WriteString("Usage:\n  " + c.UseLine() + "\n")
+	if c.HasAvailableSubCommands() {
+		b.WriteString("  " + c.CommandPath() + " [command]\n\nCommands:\n")
+		for _, sub := range c.Commands() {
+			if sub.IsAvailableCommand() {
+				fmt.Fprintf(&b, "  %-*s %s\n", sub.NamePadding(), sub.Name(), sub.Short)
+			}
+		}
+	}
 	if c.HasExample() {
 		b.WriteString("\nExamples:\n" + c.Example + "\n")
 	}

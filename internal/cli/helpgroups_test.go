@@ -100,3 +100,17 @@ func TestHelpListsAnUnplacedFlagUnderOther(t *testing.T) {
 		}
 	}
 }
+
+// sweep's --help names its subcommands, which its grouped flags would
+// otherwise hide; their own --help is one plain list of their flags.
+func TestSweepHelpNamesItsCommands(t *testing.T) {
+	out, _, code := run(t, "", "sweep", "--help")
+	if code != 0 || !strings.Contains(out, "  goodput sweep [command]\n\nCommands:\n  serve       Sweep server settings") ||
+		!strings.Contains(out, "\n  serve_sla   Find, for each server setting") {
+		t.Errorf("sweep --help:\n%s", out)
+	}
+	out, _, code = run(t, "", "sweep", "serve-sla", "--help")
+	if code != 0 || !strings.Contains(out, "\nFlags:\n") || !strings.Contains(out, "--sla-variable string") || strings.Contains(out, "Other flags") {
+		t.Errorf("sweep serve-sla --help:\n%s", out)
+	}
+}

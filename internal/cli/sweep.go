@@ -127,7 +127,8 @@ waiting, so a what-if sweep over a GPU and model (--sim-gpu, --sim-model,
 --sim-tensor-parallel-size, --sim-profile) takes seconds.
 
 To sweep the server's own settings instead (--max-num-seqs, batching, …),
-restarting it for each, see goodput sweep serve (vllm bench sweep serve).`,
+restarting it for each, see goodput sweep serve (vllm bench sweep serve) and
+goodput sweep serve_sla (vllm bench sweep serve_sla).`,
 		Example: `  goodput sweep --dry-run
   goodput sweep --base-url http://127.0.0.1:8000 --concurrency 1,2,4,8,16,32,64 --num-prompts 400 \
       --slo 'ttft<=500ms,tpot<=50ms' --repeats 3 --result-dir runs/c-sweep
