@@ -159,13 +159,26 @@ func TestAddress(t *testing.T) {
 		{"python3 -m sglang.launch_server --model-path m", "http://127.0.0.1:30000"},
 		{"/opt/llama.cpp/llama-server -m x.gguf --host 10.0.0.5", "http://10.0.0.5:8080"},
 		{"goodput sim --port 8123", "http://127.0.0.1:8123"},
+		// A container is reached where its port is published.
+		{"docker run --rm --gpus all -p 8001:8000 --ipc=host vllm/vllm-openai:latest --model m", "http://127.0.0.1:8001"},
+		{"docker run -e HF_TOKEN=x -p 127.0.0.1:9000:30000 -v /models:/models lmsysorg/sglang python3 -m sglang.launch_server --model-path m",
+			"http://127.0.0.1:9000"},
+		{"podman run -it -p 7000:8080/tcp -p 9100:9100 ghcr.io/ggml-org/llama.cpp:server -m /m.gguf", "http://127.0.0.1:7000"},
+		{"docker run --network host vllm/vllm-openai --model m --port 8003", "http://127.0.0.1:8003"},
+		{"docker run -p 8010:8002 vllm/vllm-openai --model m --port 8002", "http://127.0.0.1:8010"},
 	} {
 		if got := Address(strings.Fields(tt.cmd)); got != tt.want {
 			t.Errorf("Address(%s) = %s, want %s", tt.cmd, got, tt.want)
 		}
 	}
 	for cmd, want := range map[string]Kind{"/usr/bin/vllm serve m": VLLM, "goodput sim": Simulator, "goodput bench": Unknown,
-		"sglang serve": SGLang, "llama-server -m x": LlamaCpp, "tgi-launcher": Unknown} {
+		"sglang serve": SGLang, "llama-server -m x": LlamaCpp, "tgi-launcher": Unknown,
+		"docker run --rm -p 8000:8000 vllm/vllm-openai --model m":                             VLLM,
+		"docker run --name x -v /m:/m lmsysorg/sglang:latest python3 -m sglang.launch_server": SGLang,
+		"docker container run ghcr.io/ggml-org/llama.cpp:server -m x.gguf":                    LlamaCpp,
+		"docker run -p 8000:8000 my/image vllm serve m":                                       VLLM,
+		"docker run -p 8080:80 ghcr.io/huggingface/text-generation-inference":                 Unknown,
+		"docker ps": Unknown} {
 		if got := KindOf(strings.Fields(cmd)); got != want {
 			t.Errorf("KindOf(%s) = %v, want %v", cmd, got, want)
 		}

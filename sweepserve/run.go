@@ -115,6 +115,8 @@ func (c *Config) check() error {
 		return fmt.Errorf("--warmup-num-prompts %d: must be 0 or more", c.WarmupPrompts)
 	case c.ReadyTimeout <= 0:
 		return fmt.Errorf("--server-ready-timeout %v: must be above 0", c.ReadyTimeout)
+	case isDetached(c.ServeCmd):
+		return fmt.Errorf("--serve-cmd %q runs a detached container (-d): the sweep stops the server by stopping its command, so leave -d out", c.ServeCmd[0]+" run")
 	case c.AfterBenchCmd == nil && !KindOf(c.ServeCmd).CanReset():
 		return fmt.Errorf("--serve-cmd %q starts %s, whose caches goodput cannot reset between runs: give --after-bench-cmd, a command to run after each benchmark ('true' resets nothing)", c.ServeCmd[0], KindOf(c.ServeCmd))
 	}

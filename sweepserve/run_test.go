@@ -218,6 +218,10 @@ func TestAfterBenchCmd(t *testing.T) {
 	if log := readText(t, filepath.Join(cfg.OutputDir, "exp", "SERVE-default.log")); strings.Contains(log, "reset ") {
 		t.Errorf("the caches were reset as well:\n%s", log)
 	}
+	cfg.ServeCmd = []string{"docker", "run", "-d", "-p", "8000:8000", "vllm/vllm-openai", "--model", "m"}
+	if _, err := Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "runs a detached container (-d)") {
+		t.Errorf("a detached container: %v", err)
+	}
 	cfg.ServeCmd = []string{"llama-server", "-m", "x.gguf"}
 	cfg.AfterBenchCmd, cfg.Experiment = nil, "exp3"
 	if _, err := Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "starts llama.cpp's llama-server, whose caches goodput cannot reset between runs: give --after-bench-cmd") {

@@ -33,9 +33,29 @@ func (k Kind) String() string {
 	return [...]string{"an unknown server", "vLLM", "goodput's simulator", "SGLang", "llama.cpp's llama-server"}[k]
 }
 
-// KindOf reads the kind of server a command starts.
+// KindOf reads the kind of server a command starts. A container run
+// (docker or podman run) is the kind of its image or of the command it
+// runs: vllm/vllm-openai is vLLM, lmsysorg/sglang SGLang,
+// ghcr.io/ggml-org/llama.cpp:server llama.cpp.
 func KindOf(cmd []string) Kind {
 	if len(cmd) == 0 {
+		return Unknown
+	}
+	if c, ok := containerRun(cmd); ok {
+		if len(c.args) > 0 && !strings.HasPrefix(c.args[0], "-") {
+			if k := KindOf(c.args); k != Unknown {
+				return k
+			}
+		}
+		image := strings.ToLower(c.image)
+		switch {
+		case strings.Contains(image, "vllm"):
+			return VLLM
+		case strings.Contains(image, "sglang"):
+			return SGLang
+		case strings.Contains(image, "llama.cpp") || strings.Contains(image, "llama-server"):
+			return LlamaCpp
+		}
 		return Unknown
 	}
 	base := filepath.Base(cmd[0])
@@ -73,19 +93,32 @@ func (k Kind) defaultPort() string {
 
 // Address is the base URL a server command listens on, from its --host
 // and --port (or -p): vLLM's defaults otherwise, or the kind's own port.
-// A wildcard host (0.0.0.0, ::) is reached on loopback.
+// A wildcard host (0.0.0.0, ::) is reached on loopback. For a container
+// run it is the host side of the port published for the server's port
+// (-p 8001:8000), or the server's own address with --network host.
 func Address(cmd []string) string {
+	c, inContainer := containerRun(cmd)
+	inner := cmd
+	if inContainer {
+		inner = append([]string{c.image}, c.args...)
+	}
 	host, port := "", KindOf(cmd).defaultPort()
-	for i := 1; i < len(cmd); i++ {
-		name, val, has := strings.Cut(cmd[i], "=")
-		if !has && i+1 < len(cmd) {
-			val = cmd[i+1]
+	for i := 1; i < len(inner); i++ {
+		name, val, has := strings.Cut(inner[i], "=")
+		if !has && i+1 < len(inner) {
+			val = inner[i+1]
 		}
 		switch name {
 		case "--host":
 			host = val
 		case "--port", "-p":
 			port = val
+		}
+	}
+	if inContainer && !c.hostNetwork {
+		host = ""
+		if h, p, ok := c.published(port); ok {
+			host, port = h, p
 		}
 	}
 	switch host {
@@ -95,6 +128,92 @@ func Address(cmd []string) string {
 		host = "::1"
 	}
 	return "http://" + net.JoinHostPort(strings.Trim(host, "[]"), port)
+}
+
+// container is what a docker or podman run command line says.
+type container struct {
+	image       string
+	args        []string // what follows the image: its command or its arguments
+	publish     []string // -p/--publish values, [ip:]host:container[/proto]
+	hostNetwork bool     // --network host
+	detached    bool     // -d: docker run returns at once, leaving the container running
+}
+
+// containerFlags are docker run's options that take no value; every other
+// option written without "=" takes the next word.
+var containerFlags = map[string]bool{
+	"--rm": true, "-d": true, "--detach": true, "-i": true, "--interactive": true, "-t": true, "--tty": true,
+	"-it": true, "-ti": true, "--privileged": true, "--init": true, "-P": true, "--publish-all": true,
+	"--read-only": true, "-q": true, "--quiet": true, "--no-healthcheck": true, "--oom-kill-disable": true,
+}
+
+// containerRun reads a docker or podman run command line.
+func containerRun(cmd []string) (container, bool) {
+	base := filepath.Base(cmd[0])
+	if (base != "docker" && base != "podman") || len(cmd) < 3 {
+		return container{}, false
+	}
+	i := 1
+	if cmd[1] == "container" {
+		i = 2
+	}
+	if i >= len(cmd) || cmd[i] != "run" {
+		return container{}, false
+	}
+	var c container
+	for i++; i < len(cmd); i++ {
+		a := cmd[i]
+		if !strings.HasPrefix(a, "-") {
+			c.image, c.args = a, cmd[i+1:]
+			return c, true
+		}
+		name, val, has := strings.Cut(a, "=")
+		if !has && !containerFlags[name] && i+1 < len(cmd) {
+			i++
+			val = cmd[i]
+		}
+		switch name {
+		case "-p", "--publish":
+			c.publish = append(c.publish, val)
+		case "--network", "--net":
+			c.hostNetwork = val == "host"
+		case "-d", "--detach":
+			c.detached = val != "false"
+		}
+	}
+	return container{}, false
+}
+
+// isDetached reports whether cmd runs a container detached (-d).
+func isDetached(cmd []string) bool {
+	c, ok := containerRun(cmd)
+	return ok && c.detached
+}
+
+// published is the host address and port that reach the container's
+// port: the mapping for it, else the only one there is.
+func (c container) published(port string) (host, hostPort string, ok bool) {
+	type mapping struct{ ip, host, inner string }
+	var ms []mapping
+	for _, p := range c.publish {
+		p, _, _ = strings.Cut(p, "/")
+		parts := strings.Split(p, ":")
+		switch len(parts) {
+		case 2:
+			ms = append(ms, mapping{"", parts[0], parts[1]})
+		case 3:
+			ms = append(ms, mapping{parts[0], parts[1], parts[2]})
+		}
+	}
+	for _, m := range ms {
+		if m.inner == port && m.host != "" {
+			return m.ip, m.host, true
+		}
+	}
+	if len(ms) == 1 && ms[0].host != "" {
+		return ms[0].ip, ms[0].host, true
+	}
+	return "", "", false
 }
 
 // resetPaths are the endpoints that clear a server's caches between runs,
@@ -258,7 +377,11 @@ func (s *server) reset(ctx context.Context, warn func(string)) error {
 		switch {
 		case resp.StatusCode == http.StatusNotFound:
 			if _, seen := s.warnOnce.LoadOrStore(p, true); !seen {
-				warn(fmt.Sprintf("POST %s%s: 404: this server has no such endpoint; that cache is not reset between runs", s.addr, p))
+				hint := ""
+				if s.kind == VLLM {
+					hint = " (vLLM serves it only with VLLM_SERVER_DEV_MODE=1 in its environment, which the sweep sets; in a container, give docker run -e VLLM_SERVER_DEV_MODE=1)"
+				}
+				warn(fmt.Sprintf("POST %s%s: 404: this server has no such endpoint; that cache is not reset between runs%s", s.addr, p, hint))
 			}
 		case resp.StatusCode/100 != 2:
 			return fmt.Errorf("resetting the server's caches: POST %s%s: %s %s", s.addr, p, resp.Status, bytes.TrimSpace(body))

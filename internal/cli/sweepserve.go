@@ -38,7 +38,10 @@ own process group, its output logged to SERVE-<name>.log), waits until GET
 combination of --bench-params, --num-runs times, resetting the server's caches
 after each run (vLLM's /reset_prefix_cache, /reset_mm_cache and
 /reset_encoder_cache, SGLang's /flush_cache, or --after-bench-cmd); then it
-stops the server (SIGTERM, SIGKILL after 30 s) and starts the next.
+stops the server (SIGTERM, SIGKILL after 30 s) and starts the next. A
+"docker run …" (or podman) server command is read for its image (vllm/vllm-openai
+is vLLM) and reached on the port it publishes (-p 8001:8000); give it
+-e VLLM_SERVER_DEV_MODE=1 for vLLM's cache resets, and no -d.
 
 A parameter file is a JSON list of objects, {"max_num_seqs": 64, …}, or an
 object of named ones, {"small": {…}, …}. Keys are the commands' options
