@@ -242,9 +242,27 @@ func (r *runner) benchArgv(bench Item, srv *server, out string) []string {
 		return argv
 	case goodputBench:
 		argv = append(argv, "--run-name", filepath.Base(stem), "--overwrite")
+		// --percentile-metrics and --result-filename make a vLLM command
+		// line of a goodput one, which would turn ignore_eos on.
+		if filepath.Base(r.cfg.BenchCmd[0]) != "vllm" && r.cfg.VLLMLine != nil && !mentions(argv, "ignore-eos") &&
+			!r.cfg.VLLMLine(argv[len(r.cfg.Goodput)+1:]) {
+			argv = append(argv, "--ignore-eos=false")
+		}
 	}
 	return append(argv, "--percentile-metrics", "ttft,tpot,itl,e2el", "--save-result",
 		"--result-dir", filepath.Dir(out), "--result-filename", filepath.Base(out))
+}
+
+// mentions reports whether argv sets the option name (or its negation),
+// with - or _ in its name.
+func mentions(argv []string, name string) bool {
+	for _, a := range argv {
+		key, _, _ := strings.Cut(a, "=")
+		if k, ok := strings.CutPrefix(key, "--"); ok && sameKey(k, name, true) {
+			return true
+		}
+	}
+	return false
 }
 
 // namesServer reports whether a goodput bench command says where the

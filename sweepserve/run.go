@@ -43,6 +43,13 @@ type Config struct {
 	// benchmark command that is vllm bench serve or goodput bench runs as
 	// Goodput bench.
 	Goodput []string
+	// VLLMLine reports whether goodput bench takes these arguments for a
+	// vLLM command line (which turns on ignore_eos for random prompts).
+	// The sweep appends flags that only vLLM's lines have; for a goodput
+	// bench command that is not one, it then keeps ignore_eos as the
+	// command meant it. Nil: every goodput bench command is taken as it
+	// stands, appended flags and all.
+	VLLMLine func(args []string) bool
 
 	// SLAParams, when set, runs vLLM's serve_sla: for every combination
 	// and SLA it searches the highest SLAVariable (request_rate or

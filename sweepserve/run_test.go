@@ -404,3 +404,36 @@ func TestReadSLAParams(t *testing.T) {
 		}
 	}
 }
+
+// The flags the sweep appends are vLLM's, which would make a goodput
+// bench command a vLLM command line and turn ignore_eos on; a goodput
+// command line that was not one keeps ignore_eos off, unless it says.
+func TestGoodputBenchKeepsItsIgnoreEOS(t *testing.T) {
+	for _, tt := range []struct {
+		cmd      []string
+		vllmLine bool
+		want     bool // --ignore-eos=false appended
+	}{
+		{[]string{"goodput", "bench", "--num-prompts", "8"}, false, true},
+		{[]string{"goodput", "bench", "--num-prompts", "8"}, true, false},
+		{[]string{"goodput", "bench", "--ignore-eos"}, false, false},
+		{[]string{"goodput", "bench", "--ignore_eos=false"}, false, false},
+		{[]string{"vllm", "bench", "serve", "--num-prompts", "8"}, false, false},
+	} {
+		cfg := sweepConfig(t)
+		cfg.BenchCmd, cfg.DryRun = tt.cmd, true
+		var seen []string
+		cfg.VLLMLine = func(args []string) bool { seen = args; return tt.vllmLine }
+		var out strings.Builder
+		cfg.Stdout = &out
+		if _, err := Run(context.Background(), cfg); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(out.String(), " --ignore-eos=false "); got != tt.want {
+			t.Errorf("%v (a vLLM line: %v): --ignore-eos=false appended %v, want %v\n%s", tt.cmd, tt.vllmLine, got, tt.want, out.String())
+		}
+		if seen != nil && (slices.Contains(seen, "--percentile-metrics") || slices.Contains(seen, "--result-filename")) {
+			t.Errorf("the command line was judged with the sweep's own flags: %q", seen)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/goodput-dev/goodput/sweepserve"
+	"github.com/goodput-dev/goodput/vllmargs"
 )
 
 type sweepServeFlags struct {
@@ -163,6 +164,10 @@ func runSweepServe(ctx context.Context, env *Env, f *sweepServeFlags) error {
 	cfg.Stdout, cfg.Stderr = env.Stdout, env.Stderr
 	if exe, err := os.Executable(); err == nil {
 		cfg.Goodput = []string{exe}
+	}
+	cfg.VLLMLine = func(args []string) bool {
+		line, err := vllmargs.Translate(args, newBenchCmd(env).Flags())
+		return err == nil && line.VLLMStyle
 	}
 	res, err := sweepserve.Run(ctx, cfg)
 	if res == nil {
