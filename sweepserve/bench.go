@@ -54,8 +54,11 @@ func (r *runner) bench(ctx context.Context, srv *server, c *Combination, bench I
 	if err == nil && r.kindOfBench() == goodputSweep {
 		err = sweepResult(strings.TrimSuffix(out, ".json"), out)
 	}
+	if err == nil && !exists(out) {
+		err = fmt.Errorf("exited with status 0 but wrote no result at %s", out)
+	}
 	if err == nil && !srv.running() {
-		err = fmt.Errorf("the server command exited (%v) during the benchmark%s", srv.err, srv.tail())
+		err = fmt.Errorf("ran while the server command exited (%v)%s", srv.err, srv.tail())
 	}
 	if err == nil {
 		err = r.afterBench(ctx, srv)

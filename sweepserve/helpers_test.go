@@ -144,6 +144,9 @@ func fakeBench(args []string) int {
 		os.WriteFile(out, []byte(fmt.Sprintf(`{"date": "d", "completed": %d, "output_throughput": %d.5, "max_concurrency": %d, "p99_ttft_ms": %s%s, "argv": %s}`,
 			prompts, 10*conc, conc, ttft, extra, argv)), 0o644)
 	}
+	if has(args, "no-result") {
+		return 0
+	}
 	if d := option(args, "sleep"); d != "" {
 		dur, _ := time.ParseDuration(d)
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)

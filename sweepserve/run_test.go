@@ -437,3 +437,22 @@ func TestGoodputBenchKeepsItsIgnoreEOS(t *testing.T) {
 		}
 	}
 }
+
+// A benchmark that exits 0 without writing its result is a failed run,
+// recorded as such with --continue-on-error.
+func TestBenchmarkWithoutAResultFails(t *testing.T) {
+	cfg := sweepConfig(t)
+	cfg.BenchCmd = append(cfg.BenchCmd, "--no-result")
+	cfg.ContinueOnError = true
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := res.Combinations[0]; c.Failed != 1 || len(c.Runs) != 0 {
+		t.Fatalf("%d failed, %d runs", c.Failed, len(c.Runs))
+	}
+	fail := readObject(t, filepath.Join(cfg.OutputDir, "exp", "run=0.failure.json"))
+	if e, _ := fail.Get("error"); !strings.Contains(string(e), "the benchmark, run 1 of 1: the benchmark exited with status 0 but wrote no result at ") {
+		t.Errorf("failure: %s", e)
+	}
+}
