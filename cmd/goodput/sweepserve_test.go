@@ -145,6 +145,11 @@ func TestSweepServeRestartsTheServerPerSetting(t *testing.T) {
 		!strings.Contains(string(cmp), "B  "+filepath.Join(exp, "SERVE--max_num_seqs=8", "run=0.jsonl")+", 16 requests") {
 		t.Errorf("compare %s: %v\n%s", exp, err, cmp)
 	}
+	// vllm bench sweep plot's command line draws the two settings.
+	plot, err := goodput("sweep", "plot", exp, "--var-x", "max_num_seqs", "--var-y", "median_ttft_ms").CombinedOutput()
+	if err != nil || !strings.Contains(string(plot), "Wrote "+filepath.Join(exp, "FIGURE.html")+" (2 runs, 1 × 1 panels)") {
+		t.Errorf("sweep plot %s: %v\n%s", exp, err, plot)
+	}
 	rep, err := goodput("report", exp).CombinedOutput()
 	if err == nil || !strings.Contains(string(rep), "is a sweep over server settings (goodput sweep serve, 2 settings): goodput compare "+exp) {
 		t.Errorf("report %s: %v\n%s", exp, err, rep)

@@ -105,8 +105,8 @@ func TestHelpListsAnUnplacedFlagUnderOther(t *testing.T) {
 // otherwise hide; their own --help is one plain list of their flags.
 func TestSweepHelpNamesItsCommands(t *testing.T) {
 	out, _, code := run(t, "", "sweep", "--help")
-	if code != 0 || !strings.Contains(out, "  goodput sweep [command]\n\nCommands:\n  serve       Sweep server settings") ||
-		!strings.Contains(out, "\n  serve_sla   Find, for each server setting") {
+	if code != 0 || !strings.Contains(out, "  goodput sweep [command]\n\nCommands:\n") || !strings.Contains(out, "\n  serve       Sweep server settings") ||
+		!strings.Contains(out, "\n  serve_sla   Find, for each server setting") || !strings.Contains(out, "\n  plot        Draw the curves of a sweep over server settings") {
 		t.Errorf("sweep --help:\n%s", out)
 	}
 	out, _, code = run(t, "", "sweep", "serve-sla", "--help")

@@ -128,7 +128,8 @@ waiting, so a what-if sweep over a GPU and model (--sim-gpu, --sim-model,
 
 To sweep the server's own settings instead (--max-num-seqs, batching, …),
 restarting it for each, see goodput sweep serve (vllm bench sweep serve) and
-goodput sweep serve_sla (vllm bench sweep serve_sla).`,
+goodput sweep serve_sla (vllm bench sweep serve_sla), and goodput sweep plot
+(vllm bench sweep plot) to draw what they measured.`,
 		Example: `  goodput sweep --dry-run
   goodput sweep --base-url http://127.0.0.1:8000 --concurrency 1,2,4,8,16,32,64 --num-prompts 400 \
       --slo 'ttft<=500ms,tpot<=50ms' --repeats 3 --result-dir runs/c-sweep
@@ -197,7 +198,7 @@ goodput sweep serve_sla (vllm bench sweep serve_sla).`,
 	fl.IntVar(&f.warmupFirst, "warmup-first", 0, "treat the first N requests of each point as warm-up: sent, excluded from statistics (--num-warmups before it took vLLM's meaning)")
 	fl.StringArrayVar(&f.recordLabels, "record-label", nil, "label every record, as key=value (repeatable)")
 	fl.Lookup("label").Usage = "label every record, as key=value (repeatable; as --record-label)"
-	cmd.AddCommand(newSweepServeCmd(env), newSweepServeSLACmd(env))
+	cmd.AddCommand(newSweepServeCmd(env), newSweepServeSLACmd(env), newSweepPlotCmd(env))
 	return cmd
 }
 
