@@ -289,6 +289,9 @@ type curve struct {
 	// bare draws the line alone, without a dot (and hover) per point: for
 	// a curve of many points, such as a distribution.
 	bare bool
+	// scatter draws the dots alone, without the line: points that are no
+	// series, such as every run beside a frontier.
+	scatter bool
 }
 
 // annotation rings a point of a curve and names it.
@@ -382,7 +385,7 @@ func curveChart(title string, xa, ya axisSpec, curves []curve, notes []annotatio
 		if c.dashed {
 			dash = ` stroke-dasharray="5 3"`
 		}
-		if d.Len() > 0 {
+		if d.Len() > 0 && !c.scatter {
 			f.printf(`<path class="line %s" d="%s"%s/>`, c.class, d.String(), dash)
 		}
 		for _, p := range c.pts {

@@ -112,3 +112,46 @@ func TestSweepPlotErrors(t *testing.T) {
 		t.Errorf("ParsePlotFilters: %v %v", fs, err)
 	}
 }
+
+// Each run is placed by output tokens/s per user and per GPU, GPUs from
+// the parallel sizes when no key names them, and the frontier holds the
+// runs no other beats on both.
+func TestSweepParetoFrontier(t *testing.T) {
+	dir := writeSummaries(t, map[string]string{
+		"a": `[
+			{"max_concurrency": 1, "tensor_parallel_size": 2, "output_throughput": 100},
+			{"max_concurrency": 8, "tensor_parallel_size": 2, "output_throughput": 600},
+			{"max_concurrency": 8, "tensor_parallel_size": 2, "pipeline_parallel_size": 2, "output_throughput": 600},
+			{"max_concurrency": 64, "tensor_parallel_size": 2, "output_throughput": 1600},
+			{"max_concurrent_requests": 4, "output_throughput": 40},
+			{"output_throughput": 10}]`,
+	})
+	p, err := SweepPareto(dir, ParetoOptions{LabelBy: []string{"max_concurrency", "gpu_count"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []ParetoPoint{
+		{PerUser: 100, PerGPU: 50, Users: 1, GPUs: 2, Label: "max_concurrency=1, gpu_count=2", Frontier: true},
+		{PerUser: 75, PerGPU: 300, Users: 8, GPUs: 2, Label: "max_concurrency=8, gpu_count=2", Frontier: true},
+		{PerUser: 75, PerGPU: 150, Users: 8, GPUs: 4, Label: "max_concurrency=8, gpu_count=4"},
+		{PerUser: 25, PerGPU: 800, Users: 64, GPUs: 2, Label: "max_concurrency=64, gpu_count=2", Frontier: true},
+		{PerUser: 10, PerGPU: 40, Users: 4, GPUs: 1, Label: "gpu_count=1"},
+	}
+	if p.Skipped != 1 || len(p.Points) != len(want) {
+		t.Fatalf("%d points, %d skipped: %+v", len(p.Points), p.Skipped, p.Points)
+	}
+	for i, w := range want {
+		if p.Points[i] != w {
+			t.Errorf("point %d: %+v, want %+v", i, p.Points[i], w)
+		}
+	}
+	var b strings.Builder
+	if err := WriteParetoHTML(&b, p, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	parsePage(t, []byte(b.String()))
+	if !strings.Contains(b.String(), "5 runs · 3 on the frontier · 1 without a user count left out") ||
+		!strings.Contains(b.String(), "25 tok/s/user, 800 tok/s/GPU (64 users, 2 GPUs): max_concurrency=64, gpu_count=2") {
+		t.Errorf("page:\n%s", b.String())
+	}
+}

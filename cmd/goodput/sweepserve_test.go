@@ -150,6 +150,10 @@ func TestSweepServeRestartsTheServerPerSetting(t *testing.T) {
 	if err != nil || !strings.Contains(string(plot), "Wrote "+filepath.Join(exp, "FIGURE.html")+" (2 runs, 1 × 1 panels)") {
 		t.Errorf("sweep plot %s: %v\n%s", exp, err, plot)
 	}
+	pareto, err := goodput("sweep", "plot_pareto", exp).CombinedOutput()
+	if err != nil || !strings.Contains(string(pareto), "Wrote "+filepath.Join(exp, "pareto", "PARETO.html")+" (2 runs, ") {
+		t.Errorf("sweep plot_pareto %s: %v\n%s", exp, err, pareto)
+	}
 	rep, err := goodput("report", exp).CombinedOutput()
 	if err == nil || !strings.Contains(string(rep), "is a sweep over server settings (goodput sweep serve, 2 settings): goodput compare "+exp) {
 		t.Errorf("report %s: %v\n%s", exp, err, rep)

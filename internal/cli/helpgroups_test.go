@@ -106,7 +106,8 @@ func TestHelpListsAnUnplacedFlagUnderOther(t *testing.T) {
 func TestSweepHelpNamesItsCommands(t *testing.T) {
 	out, _, code := run(t, "", "sweep", "--help")
 	if code != 0 || !strings.Contains(out, "  goodput sweep [command]\n\nCommands:\n") || !strings.Contains(out, "\n  serve       Sweep server settings") ||
-		!strings.Contains(out, "\n  serve_sla   Find, for each server setting") || !strings.Contains(out, "\n  plot        Draw the curves of a sweep over server settings") {
+		!strings.Contains(out, "\n  serve_sla   Find, for each server setting") || !strings.Contains(out, "\n  plot        Draw the curves of a sweep over server settings") ||
+		!strings.Contains(out, "\n  plot_pareto Draw the frontier") {
 		t.Errorf("sweep --help:\n%s", out)
 	}
 	out, _, code = run(t, "", "sweep", "serve-sla", "--help")

@@ -198,7 +198,7 @@ goodput sweep serve_sla (vllm bench sweep serve_sla), and goodput sweep plot
 	fl.IntVar(&f.warmupFirst, "warmup-first", 0, "treat the first N requests of each point as warm-up: sent, excluded from statistics (--num-warmups before it took vLLM's meaning)")
 	fl.StringArrayVar(&f.recordLabels, "record-label", nil, "label every record, as key=value (repeatable)")
 	fl.Lookup("label").Usage = "label every record, as key=value (repeatable; as --record-label)"
-	cmd.AddCommand(newSweepServeCmd(env), newSweepServeSLACmd(env), newSweepPlotCmd(env))
+	cmd.AddCommand(newSweepServeCmd(env), newSweepServeSLACmd(env), newSweepPlotCmd(env), newSweepParetoCmd(env))
 	return cmd
 }
 

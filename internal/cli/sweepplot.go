@@ -118,3 +118,70 @@ func splitKeys(s string) []string {
 	}
 	return out
 }
+
+// newSweepParetoCmd is vllm bench sweep plot_pareto, under the same flags.
+func newSweepParetoCmd(env *Env) *cobra.Command {
+	var (
+		o       report.ParetoOptions
+		labelBy string
+		dryRun  bool
+	)
+	cmd := &cobra.Command{
+		Use:     "plot_pareto OUTPUT_DIR",
+		Aliases: []string{"plot-pareto"},
+		Short:   "Draw the frontier of tokens/s per user against per GPU of a sweep over server settings (vllm bench sweep plot_pareto)",
+		Long: `sweep plot_pareto reads every summary.json under OUTPUT_DIR and places each run
+by its output throughput per user (÷ --user-count-var, default max_concurrency,
+else the most requests it had in flight, max_concurrent_requests) and per GPU
+(÷ --gpu-count-var, else tensor × pipeline × data parallel size where the runs
+have them, else 1), as vllm bench sweep plot_pareto does, and joins the runs
+no other run beats on both: the settings worth choosing between. It writes
+OUTPUT_DIR/pareto/PARETO.html, a self-contained page, where vLLM writes a PNG.`,
+		Example: `  goodput sweep plot_pareto results/20261203_101500 --label-by max_concurrency,max_num_seqs`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageErr("%s: give the sweep's output directory (one)", cmd.CommandPath())
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir := args[0]
+			o.LabelBy = splitKeys(labelBy)
+			p, err := report.SweepPareto(dir, o)
+			if err != nil {
+				return fmt.Errorf("sweep plot_pareto: %w", err)
+			}
+			path := filepath.Join(dir, "pareto", "PARETO.html")
+			front := 0
+			for _, pt := range p.Points {
+				if pt.Frontier {
+					front++
+				}
+			}
+			if p.Skipped > 0 {
+				fmt.Fprintf(env.Stdout, "Left out %d runs without a user count (%s or max_concurrent_requests).\n", p.Skipped, o.UserCountVar)
+			}
+			if dryRun {
+				fmt.Fprintf(env.Stdout, "Figure PARETO: %d runs, %d on the frontier → %s\n", len(p.Points), front, path)
+				return nil
+			}
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				return err
+			}
+			err = atomicfile.Write(path, func(w io.Writer) error {
+				return report.WriteParetoHTML(w, p, report.HTMLOptions{Tool: "goodput " + Version})
+			})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(env.Stdout, "Wrote %s (%d runs, %d on the frontier)\n", path, len(p.Points), front)
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&o.UserCountVar, "user-count-var", "max_concurrency", "the key of each run's concurrent users (else max_concurrent_requests)")
+	fl.StringVar(&o.GPUCountVar, "gpu-count-var", "", "the key of each run's GPUs (default: tensor × pipeline × data parallel size, else 1)")
+	fl.StringVar(&labelBy, "label-by", "max_concurrency,gpu_count", "the keys each point names on hover")
+	fl.BoolVar(&dryRun, "dry-run", false, "print the figure that would be drawn, and draw none")
+	return cmd
+}
