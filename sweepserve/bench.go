@@ -190,7 +190,7 @@ const (
 // kindOfBench reads what a benchmark command is. Without the command that
 // runs goodput itself, every command runs as given.
 func (r *runner) kindOfBench() benchKind {
-	cmd := r.cfg.BenchCmd
+	_, cmd := splitEnv(r.cfg.BenchCmd)
 	if len(cmd) < 2 || len(r.cfg.Goodput) == 0 {
 		return otherBench
 	}
@@ -215,17 +215,22 @@ func (r *runner) kindOfBench() benchKind {
 func (r *runner) benchArgv(bench Item, srv *server, out string) []string {
 	cmd, bools := r.cfg.BenchCmd, Negated
 	kind := r.kindOfBench()
+	// goodput's own commands keep the variables set before them; their
+	// arguments start after the program and its subcommand.
+	env, words := splitEnv(cmd)
+	self := func(sub string, rest []string) []string {
+		c := append(append([]string(nil), env...), r.cfg.Goodput...)
+		return append(append(c, sub), rest...)
+	}
 	switch kind {
 	case goodputBench:
-		rest := cmd[2:]
-		if filepath.Base(cmd[0]) == "vllm" {
-			rest = cmd[3:]
+		rest := words[2:]
+		if filepath.Base(words[0]) == "vllm" {
+			rest = words[3:]
 		}
-		cmd = append(append(append([]string(nil), r.cfg.Goodput...), "bench"), rest...)
-		bools = Valued
+		cmd, bools = self("bench", rest), Valued
 	case goodputSweep:
-		cmd = append(append(append([]string(nil), r.cfg.Goodput...), "sweep"), cmd[2:]...)
-		bools = Valued
+		cmd, bools = self("sweep", words[2:]), Valued
 	}
 	argv := bench.Apply(cmd, bools)
 	if kind != otherBench && !namesServer(argv) {
@@ -247,8 +252,8 @@ func (r *runner) benchArgv(bench Item, srv *server, out string) []string {
 		argv = append(argv, "--run-name", filepath.Base(stem), "--overwrite")
 		// --percentile-metrics and --result-filename make a vLLM command
 		// line of a goodput one, which would turn ignore_eos on.
-		if filepath.Base(r.cfg.BenchCmd[0]) != "vllm" && r.cfg.VLLMLine != nil && !mentions(argv, "ignore-eos") &&
-			!r.cfg.VLLMLine(argv[len(r.cfg.Goodput)+1:]) {
+		if filepath.Base(words[0]) != "vllm" && r.cfg.VLLMLine != nil && !mentions(argv, "ignore-eos") &&
+			!r.cfg.VLLMLine(argv[len(env)+len(r.cfg.Goodput)+1:]) {
 			argv = append(argv, "--ignore-eos=false")
 		}
 	}

@@ -61,6 +61,10 @@ func containerRun(cmd []string) (container, bool) {
 
 // isDetached reports whether cmd runs a container detached (-d).
 func isDetached(cmd []string) bool {
+	_, cmd = splitEnv(cmd)
+	if len(cmd) == 0 {
+		return false
+	}
 	c, ok := containerRun(cmd)
 	return ok && c.detached
 }

@@ -75,6 +75,9 @@ func has(args []string, name string) bool {
 // has no /reset_encoder_cache.
 func fakeServe(args []string) {
 	fmt.Printf("argv %s\n", strings.Join(args, " "))
+	if m := os.Getenv("SERVE_MARK"); m != "" {
+		fmt.Printf("SERVE_MARK=%s\n", m)
+	}
 	if has(args, "exit-early") {
 		fmt.Println("boom: no GPU")
 		os.Exit(3)
@@ -138,6 +141,9 @@ func fakeBench(args []string) int {
 		x, _ := strconv.ParseFloat(per, 64)
 		ttft = strconv.FormatFloat(x*float64(min(conc, prompts)), 'f', -1, 64)
 		extra = fmt.Sprintf(`, "max_concurrent_requests": %d`, min(conc, prompts))
+	}
+	if m := os.Getenv("BENCH_MARK"); m != "" {
+		extra += fmt.Sprintf(`, "bench_mark": %q`, m)
 	}
 	write := func() {
 		argv, _ := json.Marshal(args)

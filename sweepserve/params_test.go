@@ -166,6 +166,8 @@ func TestAddress(t *testing.T) {
 		{"podman run -it -p 7000:8080/tcp -p 9100:9100 ghcr.io/ggml-org/llama.cpp:server -m /m.gguf", "http://127.0.0.1:7000"},
 		{"docker run --network host vllm/vllm-openai --model m --port 8003", "http://127.0.0.1:8003"},
 		{"docker run -p 8010:8002 vllm/vllm-openai --model m --port 8002", "http://127.0.0.1:8010"},
+		{"CUDA_VISIBLE_DEVICES=0,1 vllm serve m --port 8005", "http://127.0.0.1:8005"},
+		{"env HF_HOME=/x VLLM_USE_V1=1 vllm serve m -p 8006", "http://127.0.0.1:8006"},
 	} {
 		if got := Address(strings.Fields(tt.cmd)); got != tt.want {
 			t.Errorf("Address(%s) = %s, want %s", tt.cmd, got, tt.want)
@@ -178,7 +180,8 @@ func TestAddress(t *testing.T) {
 		"docker container run ghcr.io/ggml-org/llama.cpp:server -m x.gguf":                    LlamaCpp,
 		"docker run -p 8000:8000 my/image vllm serve m":                                       VLLM,
 		"docker run -p 8080:80 ghcr.io/huggingface/text-generation-inference":                 Unknown,
-		"docker ps": Unknown} {
+		"docker ps": Unknown, "CUDA_VISIBLE_DEVICES=0 vllm serve m": VLLM, "env A=1 llama-server -m x": LlamaCpp,
+		"env -i vllm serve m": Unknown} {
 		if got := KindOf(strings.Fields(cmd)); got != want {
 			t.Errorf("KindOf(%s) = %v, want %v", cmd, got, want)
 		}

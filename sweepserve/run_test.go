@@ -456,3 +456,26 @@ func TestBenchmarkWithoutAResultFails(t *testing.T) {
 		t.Errorf("failure: %s", e)
 	}
 }
+
+// Variables set before a command (CUDA_VISIBLE_DEVICES=0,1 vllm serve …)
+// are its environment, as a shell runs it, for the server and the
+// benchmark alike; the benchmark still runs as goodput bench.
+func TestCommandsKeepTheirVariables(t *testing.T) {
+	cfg := sweepConfig(t)
+	cfg.ServeCmd = append([]string{"SERVE_MARK=serve-side"}, cfg.ServeCmd...)
+	cfg.BenchCmd = append([]string{"env", "BENCH_MARK=bench-side"}, cfg.BenchCmd...)
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if log := readText(t, filepath.Join(cfg.OutputDir, "exp", "SERVE-default.log")); !strings.Contains(log, "SERVE_MARK=serve-side\n") {
+		t.Errorf("the server did not get its variable:\n%s", log)
+	}
+	run := res.Combinations[0].Runs[0]
+	if m, _ := run.Get("bench_mark"); string(m) != `"bench-side"` {
+		t.Errorf("the benchmark did not get its variable: %s", m)
+	}
+	if argv, _ := run.Get("argv"); !strings.Contains(string(argv), `"--base-url"`) {
+		t.Errorf("the benchmark did not run as goodput bench: %s", argv)
+	}
+}

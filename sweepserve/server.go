@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,6 +39,7 @@ func (k Kind) String() string {
 // runs: vllm/vllm-openai is vLLM, lmsysorg/sglang SGLang,
 // ghcr.io/ggml-org/llama.cpp:server llama.cpp.
 func KindOf(cmd []string) Kind {
+	_, cmd = splitEnv(cmd)
 	if len(cmd) == 0 {
 		return Unknown
 	}
@@ -97,6 +99,10 @@ func (k Kind) defaultPort() string {
 // run it is the host side of the port published for the server's port
 // (-p 8001:8000), or the server's own address with --network host.
 func Address(cmd []string) string {
+	_, cmd = splitEnv(cmd)
+	if len(cmd) == 0 {
+		return "http://127.0.0.1:8000"
+	}
 	c, inContainer := containerRun(cmd)
 	inner := cmd
 	if inContainer {
@@ -128,6 +134,27 @@ func Address(cmd []string) string {
 		host = "::1"
 	}
 	return "http://" + net.JoinHostPort(strings.Trim(host, "[]"), port)
+}
+
+// assignment is a shell's NAME=value before a command.
+var assignment = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+
+// splitEnv splits a command line as a shell runs it: the NAME=value words
+// before the program (CUDA_VISIBLE_DEVICES=0,1 vllm serve …), or after an
+// env program, are its environment; the rest is the command.
+func splitEnv(argv []string) (env, cmd []string) {
+	i := 0
+	if len(argv) > 0 && filepath.Base(argv[0]) == "env" {
+		i = 1
+	}
+	for i < len(argv) && assignment.MatchString(argv[i]) {
+		env = append(env, argv[i])
+		i++
+	}
+	if len(env) == 0 && i == 1 {
+		return nil, argv // env alone, or env with options: a program like any other
+	}
+	return env, argv[i:]
 }
 
 // resetPaths are the endpoints that clear a server's caches between runs,
@@ -180,10 +207,14 @@ func startServer(argv []string, logPath string, show io.Writer, grace time.Durat
 	if show != nil {
 		out = io.MultiWriter(f, show)
 	}
-	cmd := exec.Command(argv[0], argv[1:]...)
+	env, words := splitEnv(argv)
+	if len(words) == 0 {
+		return nil, fmt.Errorf("the server command %q sets variables but names no program", strings.Join(argv, " "))
+	}
+	cmd := exec.Command(words[0], words[1:]...)
 	cmd.Stdout, cmd.Stderr = out, out
 	// vLLM serves its cache resets only in development mode.
-	cmd.Env = append(os.Environ(), "VLLM_SERVER_DEV_MODE=1")
+	cmd.Env = append(append(os.Environ(), "VLLM_SERVER_DEV_MODE=1"), env...)
 	cmd.WaitDelay = 5 * time.Second
 	ownGroup(cmd)
 	if err := cmd.Start(); err != nil {
@@ -309,7 +340,14 @@ func (s *server) reset(ctx context.Context, warn func(string)) error {
 // goodput bench answers by stopping and writing what it measured, then
 // killed if it has not exited within a minute.
 func runCommand(ctx context.Context, argv []string, out, errOut io.Writer) error {
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	env, words := splitEnv(argv)
+	if len(words) == 0 {
+		return fmt.Errorf("sets variables but names no program: %q", strings.Join(argv, " "))
+	}
+	cmd := exec.CommandContext(ctx, words[0], words[1:]...)
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	if out == nil {
 		out = io.Discard
 	}
