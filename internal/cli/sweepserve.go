@@ -42,7 +42,8 @@ after each run (vLLM's /reset_prefix_cache, /reset_mm_cache and
 stops the server (SIGTERM, SIGKILL after 30 s) and starts the next. A
 "docker run …" (or podman) server command is read for its image (vllm/vllm-openai
 is vLLM) and reached on the port it publishes (-p 8001:8000); give it
--e VLLM_SERVER_DEV_MODE=1 for vLLM's cache resets, and no -d.
+-e VLLM_SERVER_DEV_MODE=1 for vLLM's cache resets, and no -d. NAME=value words
+before a command (CUDA_VISIBLE_DEVICES=0,1 vllm serve …) are its environment.
 
 A parameter file is a JSON list of objects, {"max_num_seqs": 64, …}, or an
 object of named ones, {"small": {…}, …}. Keys are the commands' options
