@@ -3,6 +3,7 @@ package realtest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -494,4 +495,63 @@ func TestSweepServeStartsTheRealServerPerSetting(t *testing.T) {
 		t.Errorf("median TTFT %.1f ms with one slot, %.1f ms with four: the setting did not reach the server", ttft["1"], ttft["4"])
 	}
 	t.Logf("median TTFT: %.1f ms (one slot), %.1f ms (four)", ttft["1"], ttft["4"])
+}
+
+// goodput sweep serve_sla against the real server: the highest concurrency
+// whose p99 TTFT meets the bound, found on a server with two slots, is
+// one the results on disk bear out: its runs meet the bound and the next
+// concurrency's miss it.
+func TestSweepServeSLAOnTheRealServer(t *testing.T) {
+	e := Need(t)
+	t.Setenv("GOODPUT_AS_MAIN", "1")
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	sla := filepath.Join(work, "sla.json")
+	if err := os.WriteFile(sla, []byte(`[{"p99_ttft_ms": "<=150"}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	serve := fmt.Sprintf("'%s' -m '%s' --host 127.0.0.1 --port %d --parallel 2 -c 4096 --threads 1", e.Bin, e.Model, port)
+	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+	defer cancel()
+	out, errOut, code := goodput(ctx, "sweep", "serve_sla", "--serve-cmd", serve, "--after-bench-cmd", "true",
+		"--bench-cmd", "vllm bench serve --dataset-name random --random-input-len 32 --random-output-len 32 --num-prompts 12",
+		"--sla-params", sla, "--sla-variable", "max_concurrency", "--num-runs", "1", "-o", work, "-e", "exp")
+	if code != 0 {
+		t.Fatalf("sweep serve_sla: exit %d\n%s\n%s", code, errOut, out)
+	}
+	var best, failing int
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) >= 5 && f[0] == "the" && f[2] == "p99_ttft_ms<=150.00" {
+			best, _ = strconv.Atoi(f[3])
+			failing, _ = strconv.Atoi(f[4])
+		}
+	}
+	if best < 1 || failing != best+1 {
+		t.Fatalf("highest concurrency %d, missed at %d\n%s", best, failing, out)
+	}
+	p99 := func(c int) float64 {
+		b, err := os.ReadFile(filepath.Join(work, "exp", "max_concurrency="+strconv.Itoa(c), "run=0.json"))
+		if errors.Is(err, os.ErrNotExist) {
+			// A failure at 65,536 counts as one at the most requests it
+			// had in flight, which may not have been measured itself.
+			b, err = os.ReadFile(filepath.Join(work, "exp", "max_concurrency=65536", "run=0.json"))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r struct {
+			P99 float64 `json:"p99_ttft_ms"`
+		}
+		if err := json.Unmarshal(b, &r); err != nil {
+			t.Fatal(err)
+		}
+		return r.P99
+	}
+	if at, above := p99(best), p99(failing); at > 150 || above <= 150 {
+		t.Errorf("p99 TTFT %.1f ms at concurrency %d, %.1f ms at %d: the files do not bear the answer out", at, best, above, failing)
+	}
+	t.Logf("highest concurrency with p99 TTFT ≤ 150 ms on two slots: %d (p99 %.1f ms; %.1f ms at %d)", best, p99(best), p99(failing), failing)
 }
