@@ -39,12 +39,7 @@ Each figure is a self-contained HTML page, FIG_DIR/<fig-name>[-key=value…].htm
 where vLLM writes a PNG.`,
 		Example: `  goodput sweep plot results/20261203_101500 --var-x max_concurrency --var-y p99_ttft_ms --curve-by max_num_seqs
   goodput sweep plot results --var-x request_throughput --var-y median_tpot_ms --col-by random_input_len --filter-by 'max_concurrency<=256'`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usageErr("%s: give the sweep's output directory (one)", cmd.CommandPath())
-			}
-			return nil
-		},
+		Args: oneOutputDir,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
 			var err error
@@ -109,6 +104,15 @@ where vLLM writes a PNG.`,
 	return cmd
 }
 
+// oneOutputDir takes the one argument of the plot commands: the sweep's
+// output directory.
+func oneOutputDir(cmd *cobra.Command, args []string) error {
+	if len(args) != 1 {
+		return usageErr("%s: give the sweep's output directory (one)", cmd.CommandPath())
+	}
+	return nil
+}
+
 func splitKeys(s string) []string {
 	var out []string
 	for _, k := range strings.Split(s, ",") {
@@ -138,12 +142,7 @@ have them, else 1), as vllm bench sweep plot_pareto does, and joins the runs
 no other run beats on both: the settings worth choosing between. It writes
 OUTPUT_DIR/pareto/PARETO.html, a self-contained page, where vLLM writes a PNG.`,
 		Example: `  goodput sweep plot_pareto results/20261203_101500 --label-by max_concurrency,max_num_seqs`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usageErr("%s: give the sweep's output directory (one)", cmd.CommandPath())
-			}
-			return nil
-		},
+		Args: oneOutputDir,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
 			o.LabelBy = splitKeys(labelBy)
