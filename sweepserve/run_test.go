@@ -479,3 +479,25 @@ func TestCommandsKeepTheirVariables(t *testing.T) {
 		t.Errorf("the benchmark did not run as goodput bench: %s", argv)
 	}
 }
+
+// With an SLO the table gives the requests per second that met it.
+func TestTableShowsGoodputWithAnSLO(t *testing.T) {
+	res := &Result{Combinations: []*Combination{{Serve: item(t, `{"max_num_seqs": 8}`), Runs: []Object{
+		readObjectText(t, `{"request_throughput": 10, "request_goodput": 7.5, "output_throughput": 100}`),
+		readObjectText(t, `{"request_throughput": 12, "request_goodput": 8.5, "output_throughput": 120}`)}}}}
+	var b strings.Builder
+	WriteTable(&b, res)
+	lines := strings.Split(b.String(), "\n")
+	if !strings.Contains(lines[0], "req/s  goodput req/s  out tok/s") || strings.Join(strings.Fields(lines[1]), " ") != "serve max_num_seqs=8 2 11.00 8.00 110.0 – – – – 18.2 % !" {
+		t.Errorf("table:\n%s", b.String())
+	}
+}
+
+func readObjectText(t *testing.T, js string) Object {
+	t.Helper()
+	var o Object
+	if err := jsonUnmarshal([]byte(js), &o); err != nil {
+		t.Fatal(err)
+	}
+	return o
+}

@@ -127,12 +127,21 @@ func WriteTable(w io.Writer, res *Result) {
 		cells []string
 	}
 	columns, spreadKey := tableColumns, "output_throughput"
+	goodput := false
 	for _, c := range res.Combinations {
 		for _, o := range c.Runs {
 			if _, ok := o.Get("operating_point"); ok {
 				columns, spreadKey = sweepColumns, "operating_point_output_throughput"
 			}
+			if _, ok := o.Number("request_goodput"); ok {
+				goodput = true
+			}
 		}
+	}
+	// With an SLO (vLLM's --goodput), the requests per second that met
+	// it come after the requests per second.
+	if goodput && spreadKey == "output_throughput" {
+		columns = slices.Insert(slices.Clone(columns), 1, column{"request_goodput", "goodput req/s", "%.2f"})
 	}
 	var rows []row
 	noisy := 0
