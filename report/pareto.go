@@ -50,15 +50,15 @@ func SweepPareto(dir string, o ParetoOptions) (*Pareto, error) {
 	if o.LabelBy == nil {
 		o.LabelBy = []string{"max_concurrency", "gpu_count"}
 	}
-	runs, err := readSummaries(dir)
+	runs, from, err := readSummaries(dir)
 	if err != nil {
 		return nil, err
 	}
 	var p Pareto
-	for _, r := range runs {
+	for i, r := range runs {
 		tput, ok := number(r, "output_throughput")
 		if !ok {
-			return nil, fmt.Errorf("%s: a run has no output_throughput", dir)
+			return nil, fmt.Errorf("%s: a run has no output_throughput (run_number %s)", from[i], plotText(first(r.Get("run_number"))))
 		}
 		users, ok := number(r, o.UserCountVar)
 		if !ok || users <= 0 {
@@ -117,6 +117,9 @@ func SweepPareto(dir string, o ParetoOptions) (*Pareto, error) {
 	}
 	return &p, nil
 }
+
+// first is a value of a lookup, without whether it was found.
+func first(v []byte, _ bool) []byte { return v }
 
 // number reads key as a number, with - and _ taken alike.
 func number(r sweepserve.Object, key string) (float64, bool) {

@@ -131,7 +131,7 @@ func SweepPlot(dir string, o PlotOptions) ([]*PlotFigure, error) {
 	if o.FigName == "" {
 		o.FigName = "FIGURE"
 	}
-	runs, err := readSummaries(dir)
+	runs, _, err := readSummaries(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -260,13 +260,13 @@ func (c *plotCurve) add(x, y float64) {
 	c.pts = append(c.pts, plotPoint{x, y, y, y, 1})
 }
 
-// readSummaries gathers the runs of every summary.json below dir.
-func readSummaries(dir string) ([]sweepserve.Object, error) {
+// readSummaries gathers the runs of every summary.json below dir, and the
+// file each came from.
+func readSummaries(dir string) (runs []sweepserve.Object, from []string, err error) {
 	if _, err := os.Stat(dir); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var runs []sweepserve.Object
-	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+	err = filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || d.Name() != "summary.json" {
 			return err
 		}
@@ -276,15 +276,18 @@ func readSummaries(dir string) ([]sweepserve.Object, error) {
 		}
 		var list []sweepserve.Object
 		if err := json.Unmarshal(b, &list); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
+			return fmt.Errorf("%s: not the summary.json of a sweep over server settings (a JSON list of runs' results): %v", path, err)
 		}
 		runs = append(runs, list...)
+		for range list {
+			from = append(from, path)
+		}
 		return nil
 	})
 	if err == nil && len(runs) == 0 {
 		err = fmt.Errorf("%s: no summary.json of a sweep over server settings (goodput sweep serve) below it", dir)
 	}
-	return runs, err
+	return runs, from, err
 }
 
 func keep(r sweepserve.Object, fs []PlotFilter) bool {

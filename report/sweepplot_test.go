@@ -94,6 +94,14 @@ func TestSweepPlotErrors(t *testing.T) {
 	if figs, err := SweepPlot(dir, PlotOptions{}); err != nil || figs[0].Runs != 1 {
 		t.Errorf("vLLM's default axes, request_throughput and p99_e2el_ms: %v", err)
 	}
+	other := writeSummaries(t, map[string]string{"x": `{"total": 5}`})
+	if _, err := SweepPlot(other, PlotOptions{}); err == nil || !strings.Contains(err.Error(), filepath.Join(other, "x", "summary.json")+": not the summary.json of a sweep over server settings") {
+		t.Errorf("another tool's summary.json: %v", err)
+	}
+	noTput := writeSummaries(t, map[string]string{"y": `[{"max_concurrency": 4, "run_number": 2}]`})
+	if _, err := SweepPareto(noTput, ParetoOptions{}); err == nil || !strings.Contains(err.Error(), filepath.Join(noTput, "y", "summary.json")+": a run has no output_throughput (run_number 2)") {
+		t.Errorf("a run without output_throughput: %v", err)
+	}
 	empty := t.TempDir()
 	if _, err := SweepPlot(empty, PlotOptions{}); err == nil || !strings.Contains(err.Error(), "no summary.json of a sweep over server settings") {
 		t.Errorf("an empty folder: %v", err)
