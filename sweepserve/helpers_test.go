@@ -154,6 +154,9 @@ func fakeBench(args []string) int {
 		return 0
 	}
 	if d := option(args, "sleep"); d != "" {
+		if p := option(args, "started"); p != "" {
+			os.WriteFile(p, nil, 0o644)
+		}
 		dur, _ := time.ParseDuration(d)
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 		defer stop()

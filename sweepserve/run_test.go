@@ -248,15 +248,23 @@ func TestMissingResetEndpointWarnsOnce(t *testing.T) {
 // stops the server; --resume runs that run again.
 func TestInterruptSetsTheRunAside(t *testing.T) {
 	cfg := sweepConfig(t)
-	cfg.BenchCmd = append(cfg.BenchCmd, "--sleep", "30s")
+	started := filepath.Join(t.TempDir(), "started")
+	cfg.BenchCmd = append(cfg.BenchCmd, "--sleep", "30s", "--started", started)
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(1500*time.Millisecond, cancel)
+	defer cancel()
+	go func() {
+		// Interrupt once the benchmark runs, however slow the machine.
+		for deadline := time.Now().Add(20 * time.Second); !exists(started) && time.Now().Before(deadline); {
+			time.Sleep(20 * time.Millisecond)
+		}
+		cancel()
+	}()
 	start := time.Now()
 	res, err := Run(ctx, cfg)
 	if err == nil || !strings.Contains(err.Error(), "interrupted during the benchmark, run 1 of 1: give --resume -e exp to continue") {
 		t.Fatalf("err = %v", err)
 	}
-	if time.Since(start) > 20*time.Second {
+	if time.Since(start) > 25*time.Second {
 		t.Errorf("the interrupted sweep took %v to stop", time.Since(start))
 	}
 	dir := filepath.Join(cfg.OutputDir, "exp")
