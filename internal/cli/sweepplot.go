@@ -142,7 +142,7 @@ have them, else 1), as vllm bench sweep plot_pareto does, and joins the runs
 no other run beats on both: the settings worth choosing between. It writes
 OUTPUT_DIR/pareto/PARETO.html, a self-contained page, where vLLM writes a PNG.`,
 		Example: `  goodput sweep plot_pareto results/20261203_101500 --label-by max_concurrency,max_num_seqs`,
-		Args: oneOutputDir,
+		Args:    oneOutputDir,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
 			o.LabelBy = splitKeys(labelBy)
