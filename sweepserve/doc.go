@@ -12,9 +12,17 @@
 // (the list of its runs), and summary.csv, a row per run of every
 // combination. A benchmark command that is `vllm bench serve` or
 // `goodput bench` runs as goodput bench, which takes vLLM's flags, and also
-// leaves goodput's records (run=N.jsonl) beside each result.
+// leaves goodput's records (run=N.jsonl) beside each result; one that is
+// `goodput sweep` sweeps the load per run, and its findings (the operating
+// point, the goodput peak, the knees) are the run's result.
 //
-// Callers build a Config (parameter files are read with ReadParams, links
-// with ParseLinks) and call Run; it returns what it measured even when it
-// stops on an error, so that a summary can always be printed.
+// With SLAs (Config.SLAParams, vLLM's serve_sla) each combination searches
+// the highest request rate or concurrency whose runs meet each SLA, a
+// folder per load measured (<variable>=<value>/) and SLA--….json
+// gathering a search's runs.
+//
+// Callers build a Config (parameter files are read with ReadParams and
+// ReadSLAParams, links with ParseLinks) and call Run; it returns what it
+// measured even when it stops on an error, so that a summary can always be
+// printed (WriteTable). ReadExperiment reads a finished sweep's folders.
 package sweepserve
