@@ -138,7 +138,7 @@ func TestABurstDoesNotWaitForIdleConnections(t *testing.T) {
 // loop of 40 requests a second, one-token probes on a connection of their
 // own take milliseconds; when the start opened a second's requests ahead
 // (and kept 16 spares whatever the rate), half the runs had a probe wait
-// 0.5-1.4 s behind them.
+// 0.5-1.4 s behind them, while the run's own requests did not.
 func TestProbesDoNotWaitBehindIdleConnections(t *testing.T) {
 	eachTransport(t, func(t *testing.T, tf []string) {
 		s := sharedServer(t, 4)
@@ -149,10 +149,13 @@ func TestProbesDoNotWaitBehindIdleConnections(t *testing.T) {
 			if p == nil || p.Failed != 0 || len(p.Latencies) < 5 {
 				t.Fatalf("run %d: probes %+v", run, p)
 			}
-			worst := slices.Max(p.Latencies)
-			t.Logf("run %d: %d probes, the slowest %.1f ms", run, len(p.Latencies), worst*1e3)
-			if worst > 0.3 {
-				t.Errorf("run %d: a probe took %.0f ms: it waited for a worker the generator's idle connections held", run, worst*1e3)
+			worst, slowest := slices.Max(p.Latencies), out.Result.Latency.TTFT.Max
+			t.Logf("run %d: %d probes, the slowest %.1f ms; the run's slowest TTFT %.1f ms", run, len(p.Latencies), worst*1e3, slowest*1e3)
+			// A server short of CPU (a loaded CI machine) delays probes and
+			// requests alike; a probe behind idle connections waits where
+			// the run's own requests, on those connections, do not.
+			if worst > max(0.15, 2*slowest) {
+				t.Errorf("run %d: a probe took %.0f ms, over twice the run's slowest TTFT (%.0f ms): it waited for a worker the generator's idle connections held", run, worst*1e3, slowest*1e3)
 			}
 		}
 	})

@@ -114,7 +114,7 @@ type benchJSON struct {
 		Tokens  struct{ Input, Output int64 }
 		Latency struct {
 			TTFT struct {
-				Median float64
+				Median, Max float64
 			}
 		}
 		PromptCache *struct {
