@@ -321,7 +321,9 @@ func (f *frame) renderLegend(w *strings.Builder) {
 		}
 		fmt.Fprintf(w, `<g class="%s"><line x1="%s" x2="%s" y1="12" y2="12"%s/><text x="%s" y="16">%s</text></g>`,
 			it.class, px(x), px(x+18), dash, px(x+22), esc(it.label))
-		x += 30 + 6.5*float64(len([]rune(it.label)))
+		// 11-unit text of mixed letters runs about 7 units a character
+		// (wide ones such as m and _ more than 6.5).
+		x += 30 + 7*float64(len([]rune(it.label)))
 	}
 	w.WriteString(`</g>`)
 }

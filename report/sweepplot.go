@@ -213,10 +213,33 @@ func SweepPlot(dir string, o PlotOptions) ([]*PlotFigure, error) {
 				for i := range c.curves {
 					slices.SortFunc(c.curves[i].pts, func(a, b plotPoint) int { return cmpFloat(a.x, b.x) })
 				}
+				slices.SortStableFunc(c.curves, func(a, b plotCurve) int { return cmpLabels(a.label, b.label) })
 			}
 		}
 	}
 	return figs, nil
+}
+
+// cmpLabels orders group labels ("max_num_seqs=8, tp=2") by their values,
+// numbers as numbers: 8 before 32.
+func cmpLabels(a, b string) int {
+	as, bs := strings.Split(a, ", "), strings.Split(b, ", ")
+	for i := range min(len(as), len(bs)) {
+		_, av, _ := strings.Cut(as[i], "=")
+		_, bv, _ := strings.Cut(bs[i], "=")
+		x, errx := strconv.ParseFloat(av, 64)
+		y, erry := strconv.ParseFloat(bv, 64)
+		if errx == nil && erry == nil {
+			if c := cmpFloat(x, y); c != 0 {
+				return c
+			}
+			continue
+		}
+		if c := strings.Compare(as[i], bs[i]); c != 0 {
+			return c
+		}
+	}
+	return len(as) - len(bs)
 }
 
 func cmpFloat(a, b float64) int {

@@ -3,6 +3,7 @@ package report
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -54,8 +55,13 @@ func TestSweepPlotGroupsAndAverages(t *testing.T) {
 		t.Fatalf("figures %v", figs)
 	}
 	curves := map[string][]plotPoint{}
+	var order []string
 	for _, c := range f.Cells[0][0].curves {
 		curves[c.label] = c.pts
+		order = append(order, c.label)
+	}
+	if !slices.Equal(order, []string{"max_num_seqs=8", "max_num_seqs=32"}) {
+		t.Errorf("curves in the order %v, want by value: 8 before 32", order)
 	}
 	if got := curves["max_num_seqs=8"]; len(got) != 2 || got[0] != (plotPoint{4, 12, 10, 14, 2}) || got[1] != (plotPoint{16, 90, 90, 90, 1}) {
 		t.Errorf("max_num_seqs=8: %+v, want the two runs at 4 as their mean 12 (10 to 14), then 90 at 16", got)
