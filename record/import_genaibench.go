@@ -1,7 +1,6 @@
 package record
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -202,10 +201,7 @@ func documentError(b []byte, err error) error {
 	if se.Error() == "unexpected end of JSON input" {
 		return errors.New("the file is cut short (unexpected end of JSON input)")
 	}
-	i := max(min(int(se.Offset), len(b))-1, 0) // the byte the decoder stopped at
-	before := b[:i]
-	line := bytes.Count(before, []byte("\n")) + 1
-	col := i - bytes.LastIndexByte(before, '\n')
+	line, col, _ := jsonerr.Position(b, err)
 	return fmt.Errorf("line %d, column %d: %w", line, col, err)
 }
 

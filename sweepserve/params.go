@@ -3,7 +3,6 @@ package sweepserve
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -14,13 +13,8 @@ import (
 // jsonError names the file, and the line and column of a syntax error in
 // b, the file's bytes.
 func jsonError(path string, b []byte, err error) error {
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		// Offset counts the bytes read up to and including the bad one.
-		off := int(max(0, min(se.Offset-1, int64(len(b)))))
-		line := 1 + bytes.Count(b[:off], []byte("\n"))
-		col := off - bytes.LastIndexByte(b[:off], '\n')
-		return fmt.Errorf("%s:%d:%d: %v", path, line, col, se)
+	if line, col, ok := jsonerr.Position(b, err); ok {
+		return fmt.Errorf("%s:%d:%d: %v", path, line, col, err)
 	}
 	return fmt.Errorf("%s: %w", path, jsonerr.Plain(err))
 }

@@ -3,11 +3,26 @@
 package jsonerr
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
 )
+
+// Position returns the line and column (from 1) of the byte at which a
+// syntax error err stopped decoding the document b, and whether err is
+// one. The decoder's Offset counts the bytes read up to and including
+// the bad one.
+func Position(b []byte, err error) (line, col int, ok bool) {
+	var se *json.SyntaxError
+	if !errors.As(err, &se) {
+		return 0, 0, false
+	}
+	i := max(min(int(se.Offset), len(b))-1, 0)
+	before := b[:i]
+	return bytes.Count(before, []byte("\n")) + 1, i - bytes.LastIndexByte(before, '\n'), true
+}
 
 // Plain rewrites a decoding error that names Go types (the
 // decoder's own text) into words about the file's JSON: which field wanted

@@ -42,3 +42,16 @@ func TestPlain(t *testing.T) {
 		t.Errorf("a syntax error became %v", got)
 	}
 }
+
+// Position names the line and column of the byte a syntax error stopped at.
+func TestPosition(t *testing.T) {
+	b := []byte("[{\"a\": 1},\n {\"b\": 2,}]")
+	var v any
+	err := json.Unmarshal(b, &v)
+	if line, col, ok := Position(b, err); !ok || line != 2 || col != 10 {
+		t.Errorf("Position = %d:%d %v, want 2:10 (the '}')", line, col, ok)
+	}
+	if _, _, ok := Position(b, errors.New("other")); ok {
+		t.Error("an error that is no syntax error has no position")
+	}
+}
