@@ -95,15 +95,10 @@ func parseCriterion(key string, v json.RawMessage) (Criterion, error) {
 func (s SLA) margin(runs []Object) (m float64, ok bool, err error) {
 	m, ok = math.Inf(-1), true
 	for _, c := range s {
-		var sum float64
-		for _, o := range runs {
-			x, has := o.Number(c.Key)
-			if !has {
-				return 0, false, fmt.Errorf("the SLA's %s is not a figure of the benchmark's result", c.Key)
-			}
-			sum += x
+		mean, has := meanOf(runs, c.Key)
+		if !has {
+			return 0, false, fmt.Errorf("the SLA's %s is not a figure of the benchmark's result", c.Key)
 		}
-		mean := sum / float64(len(runs))
 		scale := math.Abs(c.Target)
 		if scale == 0 {
 			scale = 1
@@ -156,7 +151,9 @@ type SLAOutcome struct {
 func (r *runner) slaSearch(ctx context.Context, srv *server, c *Combination, sla SLA) (*SLAOutcome, error) {
 	v := r.cfg.SLAVariable
 	out := &SLAOutcome{SLA: sla, Variable: v}
-	type point struct{ x, m float64 }
+	// A point is a load measured and its margin; peak is the most
+	// requests its runs had in flight (their mean), 0 when unknown.
+	type point struct{ x, m, peak float64 }
 	var pass, fail *point
 	measure := func(x float64) (point, bool, error) {
 		dir := filepath.Join(c.Dir, v+"="+strconv.FormatFloat(x, 'f', -1, 64))
@@ -180,7 +177,8 @@ func (r *runner) slaSearch(ctx context.Context, srv *server, c *Combination, sla
 			}
 		}
 		r.printf("  → SLA %s at %s %g (margin %+.3f)\n", verdict, v, x, m)
-		return point{x, m}, ok, nil
+		peak, _ := meanOf(runs, "max_concurrent_requests")
+		return point{x, m, peak}, ok, nil
 	}
 	next := func() float64 {
 		switch {
@@ -225,10 +223,8 @@ func (r *runner) slaSearch(ctx context.Context, srv *server, c *Combination, sla
 			// A concurrency above the most requests that were ever in
 			// flight at once changed nothing: the load that failed is
 			// that many.
-			if peak, has := meanOf(c.Runs[len(c.Runs)-r.cfg.NumRuns:], "max_concurrent_requests"); has && v == "max_concurrency" {
-				if e := math.Floor(peak); e < fail.x && (pass == nil || e > pass.x) && e >= slaMin {
-					fail.x = e
-				}
+			if e := math.Floor(p.peak); v == "max_concurrency" && e >= slaMin && e < fail.x && (pass == nil || e > pass.x) {
+				fail.x = e
 			}
 		}
 	}

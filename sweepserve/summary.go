@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/goodput-dev/goodput/metrics"
 )
 
 // writeCSV writes summary.csv: a row per measured run of every
@@ -226,11 +228,7 @@ func median(runs []Object, key string) (float64, bool) {
 		return 0, false
 	}
 	slices.Sort(xs)
-	n := len(xs)
-	if n%2 == 1 {
-		return xs[n/2], true
-	}
-	return (xs[n/2-1] + xs[n/2]) / 2, true
+	return metrics.Percentile(xs, 50, metrics.Linear), true
 }
 
 // spreadOf is (max − min) ÷ median of key over at least two runs.
