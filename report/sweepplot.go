@@ -47,7 +47,7 @@ var plotKey = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 // ParsePlotFilters reads vLLM's --filter-by: "max_concurrency<1000,…".
 func ParsePlotFilters(s string) ([]PlotFilter, error) {
 	var out []PlotFilter
-	for _, part := range splitList(s) {
+	for _, part := range SplitKeys(s) {
 		found := false
 		for _, op := range []string{"==", "!=", "<=", ">=", "<", ">"} {
 			if k, v, ok := strings.Cut(part, op); ok && plotKey.MatchString(strings.TrimSpace(k)) {
@@ -67,7 +67,7 @@ func ParsePlotFilters(s string) ([]PlotFilter, error) {
 // ParsePlotBins reads vLLM's --bin-by: "request_throughput%0.5,…".
 func ParsePlotBins(s string) ([]PlotBin, error) {
 	var out []PlotBin
-	for _, part := range splitList(s) {
+	for _, part := range SplitKeys(s) {
 		k, v, ok := strings.Cut(part, "%")
 		size, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 		if !ok || !plotKey.MatchString(strings.TrimSpace(k)) || err != nil || !(size > 0) || math.IsInf(size, 0) {
@@ -78,7 +78,9 @@ func ParsePlotBins(s string) ([]PlotBin, error) {
 	return out, nil
 }
 
-func splitList(s string) []string {
+// SplitKeys reads a comma-separated list of keys (--fig-by, --curve-by,
+// --label-by, …), blanks dropped.
+func SplitKeys(s string) []string {
 	var out []string
 	for _, p := range strings.Split(s, ",") {
 		if p = strings.TrimSpace(p); p != "" {

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -61,7 +60,7 @@ where vLLM writes a PNG.`,
 					return usageErr("%s %q: want linear or log", s.flag, s.v)
 				}
 			}
-			o.FigBy, o.RowBy, o.ColBy, o.CurveBy = splitKeys(figBy), splitKeys(rowBy), splitKeys(colBy), splitKeys(curveBy)
+			o.FigBy, o.RowBy, o.ColBy, o.CurveBy = report.SplitKeys(figBy), report.SplitKeys(rowBy), report.SplitKeys(colBy), report.SplitKeys(curveBy)
 			figs, err := report.SweepPlot(dir, o)
 			if err != nil {
 				return fmt.Errorf("sweep plot: %w", err)
@@ -113,16 +112,6 @@ func oneOutputDir(cmd *cobra.Command, args []string) error {
 	return nil
 }
 
-func splitKeys(s string) []string {
-	var out []string
-	for _, k := range strings.Split(s, ",") {
-		if k = strings.TrimSpace(k); k != "" {
-			out = append(out, k)
-		}
-	}
-	return out
-}
-
 // newSweepParetoCmd is vllm bench sweep plot_pareto, under the same flags.
 func newSweepParetoCmd(env *Env) *cobra.Command {
 	var (
@@ -145,7 +134,7 @@ OUTPUT_DIR/pareto/PARETO.html, a self-contained page, where vLLM writes a PNG.`,
 		Args:    oneOutputDir,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
-			o.LabelBy = splitKeys(labelBy)
+			o.LabelBy = report.SplitKeys(labelBy)
 			p, err := report.SweepPareto(dir, o)
 			if err != nil {
 				return fmt.Errorf("sweep plot_pareto: %w", err)
