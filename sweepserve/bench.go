@@ -145,6 +145,7 @@ func (r *runner) failRun(c *Combination, bench Item, n int, out string, err erro
 
 // failServer records a server setting that would not start or failed.
 func (r *runner) failServer(serve Item, err error) {
+	r.res.FailedServers++
 	path := filepath.Join(r.res.Dir, sanitize("SERVE-"+labelOr(serve, "default")+"-failure.json"))
 	b, _ := writeJSON(Object{
 		{"error_type", quote(errorType(err))},

@@ -72,12 +72,22 @@ type Combination struct {
 	SLA          *SLAOutcome // in an SLA search, what it found
 }
 
+// Failures counts the runs and SLA searches that failed, with
+// ContinueOnError, and the server settings that did.
+func (r *Result) Failures() (runs, servers int) {
+	for _, c := range r.Combinations {
+		runs += c.Failed
+	}
+	return runs, r.FailedServers
+}
+
 // Result is what a sweep did.
 type Result struct {
-	Dir          string // the experiment folder
-	Combinations []*Combination
-	Skipped      int      // combinations whose linked parameters disagree
-	Warnings     []string // things the reader should know, said once each
+	Dir           string // the experiment folder
+	Combinations  []*Combination
+	Skipped       int      // combinations whose linked parameters disagree
+	FailedServers int      // server settings that would not start or failed (with ContinueOnError)
+	Warnings      []string // things the reader should know, said once each
 }
 
 // Run runs the sweep. It returns what it measured even when it stops on

@@ -189,6 +189,10 @@ func runSweepServe(ctx context.Context, env *Env, f *sweepServeFlags) error {
 	if err != nil && (ctx.Err() != nil || errors.Is(err, context.Canceled)) {
 		return &ExitError{Code: ExitInterrupt, Err: fmt.Errorf("interrupted; the runs finished so far are kept: continue with --resume -e %s (and the same flags)", cfg.Experiment)}
 	}
+	// --continue-on-error goes on past a failure; the sweep still failed.
+	if runs, servers := res.Failures(); err == nil && runs+servers > 0 {
+		return fmt.Errorf("%d run(s) and %d server setting(s) failed (see their …failure.json in %s); --resume -e %s runs them again", runs, servers, res.Dir, cfg.Experiment)
+	}
 	return err
 }
 

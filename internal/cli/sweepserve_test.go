@@ -29,3 +29,15 @@ func TestSweepServeKeepsAGoodputLineGoodputs(t *testing.T) {
 		}
 	}
 }
+
+// A sweep that went on past failures (--continue-on-error) still ends
+// with a non-zero exit that names them.
+func TestSweepServeFailuresExitNonZero(t *testing.T) {
+	dir := t.TempDir()
+	// The server command exits at once: the setting fails before it is ready.
+	_, errOut, code := run(t, "", "sweep", "serve", "--serve-cmd", "false", "--after-bench-cmd", "true",
+		"--bench-cmd", "vllm bench serve --num-prompts 1", "--num-runs", "1", "--continue-on-error", "-o", dir, "-e", "x")
+	if code != ExitTool || !strings.Contains(errOut, "0 run(s) and 1 server setting(s) failed (see their …failure.json in ") {
+		t.Errorf("exit %d\n%s", code, errOut)
+	}
+}
