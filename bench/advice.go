@@ -3,13 +3,14 @@ package bench
 import (
 	"fmt"
 
+	"github.com/goodput-dev/goodput/load"
 	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/workload"
 )
 
 // The warnings here read a run's numbers for what makes them mean less
 // than they seem: requests that paid for a retry, prompts the server did
-// not compute, prompts sent more than once.
+// not compute, prompts sent more than once, answers shorter than asked.
 
 // retryWarning says when a tenth or more of the requests had to be sent
 // again because the server closed their kept-alive connection: their TTFT
@@ -64,4 +65,43 @@ func cycleWarning(src workload.Source, sends int) string {
 	}
 	return fmt.Sprintf("the dataset has %d prompts and the run sends %d requests: each prompt goes out about %.0f times, so the server's prompt cache may serve the repeats",
 		n, sends, float64(sends)/float64(n))
+}
+
+// earlyStops says how many of the answers that had a length to reach
+// ended short of it by the server's choice (finish reason "stop"), when
+// they are a tenth or more: "" otherwise.
+func earlyStops(t load.TokenCheck) string {
+	if t.EndedEarly == 0 || 10*t.EndedEarly < t.Limited {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d answers ended before their max_tokens (finish reason \"stop\"; %d of the %d output tokens asked for came)",
+		t.EndedEarly, t.Limited, t.LimitedOutput, t.LimitedAsked)
+}
+
+// earlyStopWarning says when answers ended early although ignore_eos was
+// sent: the server did not hold to it, and the lengths are not the
+// workload's.
+func earlyStopWarning(t load.TokenCheck, ignoreEOS bool) string {
+	head := earlyStops(t)
+	if head == "" || !ignoreEOS {
+		return ""
+	}
+	return head + ": ignore_eos was sent, and the server did not hold to it (or a stop string in --extra-body ended them); " +
+		"--min-tokens holds the end off on servers that take min_tokens"
+}
+
+// earlyStopNote says, without ignore_eos, where the workload's output
+// lengths are made up (random prompts, shared prefixes) and answers ended
+// before them: output throughput then counts fewer tokens than the
+// workload names. It is a note, not a warning: the server deciding where
+// an answer ends is goodput's default. Answers to real prompts (sharegpt
+// and the like) end where the model ends them, which is what such a run
+// measures, and get none.
+func earlyStopNote(t load.TokenCheck, ignoreEOS bool, dataset string) string {
+	head := earlyStops(t)
+	if head == "" || ignoreEOS || (dataset != workload.DatasetRandom && dataset != workload.DatasetPrefixRepetition) {
+		return ""
+	}
+	return "Output lengths: " + head + ": the server ends an answer where its model stops unless --ignore-eos is given, " +
+		"which runs every answer to its length (as vllm bench serve does for random prompts)"
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goodput-dev/goodput/load"
 	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/sim"
 	"github.com/goodput-dev/goodput/workload"
@@ -130,5 +131,45 @@ func TestRepeatedRunWarnsOfTheServersPrefixCache(t *testing.T) {
 			hits = *second.Server.PrefixCacheHitRate
 		}
 		t.Errorf("the repeated run did not warn (server hit rate %v): %q", hits, second.Warnings)
+	}
+}
+
+// Answers that stop short of their length are a warning where ignore_eos
+// was asked for and not honoured, and a note where the workload's lengths
+// are made up and the server was left to end them.
+func TestEarlyStops(t *testing.T) {
+	check := func(early, limited int64) load.TokenCheck {
+		return load.TokenCheck{Limited: limited, LimitedOutput: 1023, LimitedAsked: 1280, EndedEarly: early}
+	}
+	const head = `13 of 40 answers ended before their max_tokens (finish reason "stop"; 1023 of the 1280 output tokens asked for came): `
+	tests := []struct {
+		name      string
+		t         load.TokenCheck
+		ignoreEOS bool
+		dataset   string
+		warning   string // "" for none
+		note      string // "" for none
+	}{
+		{"random prompts", check(13, 40), false, workload.DatasetRandom, "", "Output lengths: " + head + "the server ends an answer where its model stops"},
+		{"shared prefixes", check(13, 40), false, workload.DatasetPrefixRepetition, "", "--ignore-eos is given, which runs every answer to its length"},
+		{"a tenth", check(4, 40), false, workload.DatasetRandom, "", "4 of 40 answers"},
+		{"under a tenth", check(3, 40), false, workload.DatasetRandom, "", ""},
+		{"none", check(0, 40), false, workload.DatasetRandom, "", ""},
+		{"no limits", check(0, 0), false, workload.DatasetRandom, "", ""},
+		// Real prompts end where the model ends them.
+		{"sharegpt", check(13, 40), false, workload.DatasetShareGPT, "", ""},
+		// ignore_eos sent and not held to, whatever the dataset.
+		{"ignore_eos not honoured", check(13, 40), true, workload.DatasetShareGPT, head + "ignore_eos was sent, and the server did not hold to it", ""},
+		{"ignore_eos, random", check(13, 40), true, workload.DatasetRandom, "--min-tokens holds the end off", ""},
+		{"ignore_eos, under a tenth", check(3, 40), true, workload.DatasetRandom, "", ""},
+	}
+	for _, tt := range tests {
+		w, n := earlyStopWarning(tt.t, tt.ignoreEOS), earlyStopNote(tt.t, tt.ignoreEOS, tt.dataset)
+		if (tt.warning == "") != (w == "") || !strings.Contains(w, tt.warning) {
+			t.Errorf("%s: warning %q, want %q", tt.name, w, tt.warning)
+		}
+		if (tt.note == "") != (n == "") || !strings.Contains(n, tt.note) {
+			t.Errorf("%s: note %q, want %q", tt.name, n, tt.note)
+		}
 	}
 }

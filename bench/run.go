@@ -29,7 +29,7 @@ type Outcome struct {
 	Generator   Generator
 	Tokens      load.TokenCheck
 	Warnings    []string // plain-words problems with the run itself
-	Notes       []string // what was run, for the summary heading
+	Notes       []string // what was run, and what the run found that is no problem, for the summary heading
 	RecordsPath string   // empty when no --result-dir
 	// RecordsWritten is how many records reached RecordsPath whole.
 	RecordsWritten int64
@@ -564,6 +564,12 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	}
 	if w := overLimitWarning(out.Tokens, limitOnlyAsCompletionTokens(adapter, cfg.Extra)); w != "" {
 		out.Warnings = append(out.Warnings, w)
+	}
+	if w := earlyStopWarning(out.Tokens, wl.IgnoreEOS()); w != "" {
+		out.Warnings = append(out.Warnings, w)
+	}
+	if n := earlyStopNote(out.Tokens, wl.IgnoreEOS(), wl.Dataset); n != "" {
+		out.Notes = append(out.Notes, n)
 	}
 	switch {
 	case out.Stopped != "":

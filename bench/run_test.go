@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/goodput-dev/goodput/backend"
 	"github.com/goodput-dev/goodput/internal/simtest"
+	"github.com/goodput-dev/goodput/load"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/sim"
 )
@@ -479,6 +481,55 @@ func TestAnswersBeyondMaxTokensAreReported(t *testing.T) {
 				t.Errorf("%d measured requests of %d, want 4", measured, len(bodies))
 			}
 		})
+	}
+}
+
+// Answers that a server ends before their max_tokens are counted: a
+// warning when ignore_eos was sent, a note when the server was left to end
+// them. Here every other request of 16 tokens stops after 2 with finish
+// reason "stop".
+func TestAnswersThatStopEarlyAreReported(t *testing.T) {
+	var n atomic.Int64
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/completions" {
+			http.NotFound(w, r)
+			return
+		}
+		var body struct {
+			MaxTokens int `json:"max_tokens"`
+		}
+		json.NewDecoder(r.Body).Decode(&body)
+		tokens, finish := body.MaxTokens, "length"
+		if body.MaxTokens > 1 && n.Add(1)%2 == 0 {
+			tokens, finish = 2, "stop"
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		for range tokens {
+			io.WriteString(w, `data: {"choices":[{"index":0,"text":"a","finish_reason":null}]}`+"\n\n")
+		}
+		fmt.Fprintf(w, `data: {"choices":[{"index":0,"text":"","finish_reason":%q}],"usage":{"prompt_tokens":8,"completion_tokens":%d}}`+"\n\ndata: [DONE]\n\n", finish, tokens)
+	}))
+	defer ts.Close()
+	for _, ignoreEOS := range []bool{false, true} {
+		cfg := smallConfig(t, ts.URL)
+		cfg.Backend, cfg.Model, cfg.NoServerMetrics = "openai", "m", true
+		cfg.Arrival.NumPrompts, cfg.Arrival.MaxConcurrency, cfg.Warmups = 8, 1, 0
+		cfg.Workload.Request.IgnoreEOS = ignoreEOS
+		out, err := Run(t.Context(), cfg, nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := load.TokenCheck{Limited: 8, LimitedOutput: 4*16 + 4*2, LimitedAsked: 8 * 16, EndedEarly: 4}
+		got := out.Tokens
+		if got.Limited != want.Limited || got.LimitedOutput != want.LimitedOutput || got.LimitedAsked != want.LimitedAsked || got.EndedEarly != want.EndedEarly {
+			t.Errorf("ignore_eos %v: token check %+v, want %+v", ignoreEOS, got, want)
+		}
+		const head = `4 of 8 answers ended before their max_tokens (finish reason "stop"; 72 of the 128 output tokens asked for came): `
+		warned := slices.ContainsFunc(out.Warnings, func(w string) bool { return strings.HasPrefix(w, head+"ignore_eos was sent") })
+		noted := slices.ContainsFunc(out.Notes, func(n string) bool { return strings.HasPrefix(n, "Output lengths: "+head) })
+		if warned != ignoreEOS || noted == ignoreEOS {
+			t.Errorf("ignore_eos %v: warnings %q, notes %q; want a warning with ignore_eos, a note without", ignoreEOS, out.Warnings, out.Notes)
+		}
 	}
 }
 

@@ -48,6 +48,11 @@ type HTTP struct {
 	// overOut and overAsked are the first one's output and limit.
 	overLimit          atomic.Int64
 	overOut, overAsked atomic.Int64
+	// limited counts the answers that succeeded under a max_tokens, with
+	// their output and limits summed; early those of them the server
+	// ended before the limit by its own choice (finish reason "stop").
+	limited, limitedOut, limitedAsked atomic.Int64
+	early                             atomic.Int64
 }
 
 var (
@@ -268,6 +273,14 @@ func (h *HTTP) Do(ctx context.Context, seq int64, rec *record.Record, now func()
 		h.overOut.Store(int64(rec.OutputTokens))
 		h.overAsked.Store(int64(m))
 	}
+	if m := p.req.MaxTokens; m > 0 && rec.OK() && !rec.Warmup {
+		h.limited.Add(1)
+		h.limitedOut.Add(int64(rec.OutputTokens))
+		h.limitedAsked.Add(int64(m))
+		if rec.OutputTokens < m && rec.Finish == "stop" {
+			h.early.Add(1)
+		}
+	}
 	st := rd.Stats()
 	h.chunks.Add(int64(st.Chunks))
 	if st.UsageTokens >= 0 {
@@ -295,10 +308,17 @@ type TokenCheck struct {
 	// they asked for: the first was OverOutput tokens for OverAsked.
 	OverLimit             int64
 	OverOutput, OverAsked int64
+	// Limited counts the answers that succeeded under a max_tokens:
+	// LimitedOutput tokens came for LimitedAsked asked. EndedEarly of them
+	// the server ended short of their limit by its own choice (finish
+	// reason "stop": an end-of-sequence token or a stop string).
+	Limited, LimitedOutput, LimitedAsked int64
+	EndedEarly                           int64
 }
 
 // TokenCheck returns the totals so far.
 func (h *HTTP) TokenCheck() TokenCheck {
 	return TokenCheck{Chunks: h.chunks.Load(), UsageTokens: h.usage.Load(), UsageChunks: h.counted.Load(), Mismatched: h.mismatch.Load(),
-		OverLimit: h.overLimit.Load(), OverOutput: h.overOut.Load(), OverAsked: h.overAsked.Load()}
+		OverLimit: h.overLimit.Load(), OverOutput: h.overOut.Load(), OverAsked: h.overAsked.Load(),
+		Limited: h.limited.Load(), LimitedOutput: h.limitedOut.Load(), LimitedAsked: h.limitedAsked.Load(), EndedEarly: h.early.Load()}
 }

@@ -416,7 +416,7 @@ func printOutcome(env *Env, format string, out *bench.Outcome, o report.TextOpti
 		enc.SetIndent("", "  ")
 		return enc.Encode(map[string]any{
 			"result": out.Result, "generator": out.Generator, "token_check": out.Tokens,
-			"warnings": out.Warnings, "records": out.RecordsPath, "records_written": out.RecordsWritten, "summary": out.SummaryPath,
+			"notes": out.Notes, "warnings": out.Warnings, "records": out.RecordsPath, "records_written": out.RecordsWritten, "summary": out.SummaryPath,
 			"interrupted": out.Run.Interrupted, "server": out.Server, "servers": out.Servers, "trace_prefix_reuse": out.PrefixReuse,
 			"probes": out.Probes,
 		})

@@ -225,6 +225,40 @@ func TestIgnoreEOSIsExact(t *testing.T) {
 	})
 }
 
+// Without --ignore-eos the tiny model ends some answers at its
+// end-of-sequence token; the run counts them as the server's finish
+// reasons say and notes them above the summary, and with --ignore-eos
+// none end early and nothing is said.
+func TestAnswersEndedEarlyAreCountedAsTheServerSays(t *testing.T) {
+	s := sharedServer(t, 4)
+	args := []string{"--max-concurrency", "4", "--num-prompts", "40", "--random-input-len", "16", "--random-output-len", "48", "--seed", "5"}
+	out, recs := bench(t, s.URL, 0, args...)
+	var early, tokens int64
+	for i := range recs {
+		r := &recs[i]
+		if r.OK() && r.Finish == "stop" && r.OutputTokens < 48 {
+			early++
+		}
+		tokens += int64(r.OutputTokens)
+	}
+	tc := out.Tokens
+	if early == 0 || tc.EndedEarly != early || tc.Limited != 40 || tc.LimitedAsked != 40*48 || tc.LimitedOutput != tokens {
+		t.Fatalf("token check %+v; the records: %d ended early by their finish reason, %d output tokens", tc, early, tokens)
+	}
+	noted := slices.ContainsFunc(out.Notes, func(n string) bool {
+		return strings.HasPrefix(n, fmt.Sprintf("Output lengths: %d of 40 answers ended before their max_tokens", early))
+	})
+	// The tiny model ends most of its 48-token answers early (28 of 40
+	// with this seed), well over the tenth that the note needs.
+	if early < 4 || !noted || slices.ContainsFunc(out.Warnings, func(w string) bool { return strings.Contains(w, "ended before") }) {
+		t.Errorf("%d ended early: notes %q, warnings %q", early, out.Notes, out.Warnings)
+	}
+	out, _ = bench(t, s.URL, 0, append(args, "--ignore-eos")...)
+	if out.Tokens.EndedEarly != 0 || slices.ContainsFunc(out.Notes, func(n string) bool { return strings.HasPrefix(n, "Output lengths:") }) {
+		t.Errorf("with --ignore-eos: token check %+v, notes %q", out.Tokens, out.Notes)
+	}
+}
+
 // seedsUsed counts the seeds freshSeed has given out.
 var seedsUsed atomic.Int64
 

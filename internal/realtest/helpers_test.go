@@ -128,6 +128,10 @@ type benchJSON struct {
 		Latencies []float64 `json:"e2el_seconds"`
 		Failed    int
 	}
+	Tokens struct {
+		Limited, LimitedOutput, LimitedAsked, EndedEarly int64
+	} `json:"token_check"`
+	Notes    []string
 	Warnings []string
 	Records  string
 	Server   *struct {
