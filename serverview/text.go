@@ -15,9 +15,11 @@ import (
 // Text writes cmp as the "Server (vLLM /metrics)" block of the terminal
 // summary: a heading rule, then one "key: value" line each, latencies in
 // milliseconds. Server percentiles carry their bucket bounds and client
-// percentiles the gap to the server's; quantities the server did not give
-// print "n/a", and what was missing is listed last. It returns the first
-// write error.
+// percentiles the gap to the server's. A quantity the server did not give
+// has no line (a latency it exports no histogram of loses its client lines
+// too, which the summary's own blocks carry), and what was missing, and
+// why, is listed last; within a line a part it did not give prints "n/a".
+// It returns the first write error.
 func Text(w io.Writer, cmp *Comparison) error {
 	p := textblock.New(w)
 	p.Rule('-', fmt.Sprintf("Server (%s/metrics)", engineTitle(cmp.Engine)))
@@ -30,6 +32,9 @@ func Text(w io.Writer, cmp *Comparison) error {
 		short string
 		lc    *LatencyComparison
 	}{{"TTFT", &cmp.TTFT}, {"ITL", &cmp.ITL}, {"E2EL", &cmp.E2E}} {
+		if !l.lc.fromServer() {
+			continue
+		}
 		for _, q := range []struct {
 			name string
 			qc   *QuantileComparison
@@ -52,25 +57,36 @@ func Text(w io.Writer, cmp *Comparison) error {
 		p.KV("Server prefill, per response P50 / P99 (ms):", percentilePair(&rt.Prefill, 50, 99)+" (excludes the wait for a slot; set it beside client TTFT)")
 	}
 	if sp := cmp.Speeds; sp != nil {
-		p.KV("Server prefill speed (tok/s per stream):", opt(sp.PrefillTokensPerSecond, f2))
-		p.KV("Server decode speed (tok/s per stream):", opt(sp.DecodeTokensPerSecond, f2))
-		p.KV("Output tokens per engine step:", opt(sp.TokensPerStep, f2))
+		for _, v := range []struct {
+			key string
+			v   *float64
+		}{{"Server prefill speed (tok/s per stream):", sp.PrefillTokensPerSecond},
+			{"Server decode speed (tok/s per stream):", sp.DecodeTokensPerSecond},
+			{"Output tokens per engine step:", sp.TokensPerStep}} {
+			if v.v != nil {
+				p.KV(v.key, f2(*v.v))
+			}
+		}
 	}
-	shares, means := phases(cmp.Phases)
-	p.KV("Queue / prefill / decode share:", shares)
-	p.KV("Mean queue / prefill / decode (ms):", means)
-	p.KV("Running peak / mean:", gauge(cmp.Running, count))
-	p.KV("Waiting peak / mean:", gauge(cmp.Waiting, count))
-	p.KV("KV cache usage peak / mean:", gauge(cmp.KVCacheUsage, pct2))
+	if len(cmp.Phases) > 0 {
+		shares, means := phases(cmp.Phases)
+		p.KV("Queue / prefill / decode share:", shares)
+		p.KV("Mean queue / prefill / decode (ms):", means)
+	}
+	for _, g := range []struct {
+		key string
+		g   *GaugeSummary
+		f   func(float64) string
+	}{{"Running peak / mean:", cmp.Running, count}, {"Waiting peak / mean:", cmp.Waiting, count}, {"KV cache usage peak / mean:", cmp.KVCacheUsage, pct2}} {
+		if g.g != nil {
+			p.KV(g.key, g.f(g.g.Peak)+" / "+g.f(g.g.Mean))
+		}
+	}
 	if c := cmp.Preemptions; c != nil {
 		p.KV("Preemptions:", fmt.Sprintf("%s (%s/s)", count(c.Count), f2(c.PerSecond)))
-	} else {
-		p.KV("Preemptions:", "n/a")
 	}
 	if r := cmp.PrefixCacheHitRate; r != nil {
 		p.KV("Prefix cache hit rate:", pct2(*r))
-	} else {
-		p.KV("Prefix cache hit rate:", "n/a")
 	}
 	if r := cmp.TracePrefixHitRate; r != nil {
 		p.KV("Trace's theoretical hit rate:", pct2(*r)+" (of the requests answered, as sent: the most a cache that never evicts could serve)")
@@ -84,9 +100,11 @@ func Text(w io.Writer, cmp *Comparison) error {
 	if d := cmp.Diffusion; d != nil {
 		p.KV("Diffusion decoding:", d.String())
 	}
-	p.KV("Server generation (tok/s):", tokens(cmp.GenerationTokens))
+	if cmp.GenerationTokens != nil {
+		p.KV("Server generation (tok/s):", tokens(cmp.GenerationTokens))
+	}
 	p.KV("Client output (tok/s):", tokens(cmp.ClientOutputTokens))
-	p.List("Missing:", cmp.Missing)
+	p.List("Missing:", groupMissing(cmp.Missing))
 	p.List("Notes:", cmp.Notes)
 	return p.Err()
 }
@@ -153,13 +171,6 @@ func phases(ps []promscrape.Phase) (shares, means string) {
 	return strings.Join(sh, " / "), strings.Join(mn, " / ")
 }
 
-func gauge(g *GaugeSummary, f func(float64) string) string {
-	if g == nil {
-		return "n/a"
-	}
-	return f(g.Peak) + " / " + f(g.Mean)
-}
-
 func tokens(c *CounterSummary) string {
 	if c == nil {
 		return "n/a"
@@ -176,4 +187,46 @@ func f2(v float64) string {
 		return "n/a"
 	}
 	return strconv.FormatFloat(v, 'f', 2, 64)
+}
+
+// fromServer reports whether the server gave a percentile of the latency:
+// without one its lines would compare the client with nothing.
+func (lc *LatencyComparison) fromServer() bool {
+	for _, q := range []*QuantileComparison{lc.P50, lc.P99} {
+		if q != nil && q.Server != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// groupMissing joins the Missing entries ("server ttft: not exported by
+// the server") that share a reason into one, in the order of their first:
+// "server ttft, server itl: not exported by the server".
+func groupMissing(missing []string) []string {
+	var reasons []string
+	what := map[string][]string{}
+	for _, m := range missing {
+		name, reason, ok := strings.Cut(m, ": ")
+		if !ok {
+			name, reason = "", m
+		}
+		if _, seen := what[reason]; !seen {
+			reasons = append(reasons, reason)
+		}
+		if name != "" {
+			what[reason] = append(what[reason], name)
+		} else if what[reason] == nil {
+			what[reason] = []string{}
+		}
+	}
+	out := make([]string, 0, len(reasons))
+	for _, r := range reasons {
+		if names := what[r]; len(names) > 0 {
+			out = append(out, strings.Join(names, ", ")+": "+r)
+		} else {
+			out = append(out, r)
+		}
+	}
+	return out
 }
