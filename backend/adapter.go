@@ -26,8 +26,9 @@ type Adapter struct {
 	terminator  string // how the protocol ends a stream, for messages
 	build       func(a *Adapter, req *Request) (map[string]any, error)
 	decode      decodeFunc
-	keepText    bool // ReadStream keeps the answer text in the record
-	whole       bool // requests ask for one whole response, not a stream
+	keepText    bool   // ReadStream keeps the answer text in the record
+	whole       bool   // requests ask for one whole response, not a stream
+	called      string // the --backend name it was looked up by (vllm for openai), for messages
 }
 
 // registry holds the adapters by --backend name.
@@ -86,6 +87,7 @@ func Lookup(name string) (*Adapter, error) {
 	if !ok {
 		return nil, fmt.Errorf("unknown backend %q (want one of %s)", name, strings.Join(Names(), ", "))
 	}
+	a.called = name
 	return &a, nil
 }
 

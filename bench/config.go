@@ -191,6 +191,9 @@ func (c *Config) checkRequests() error {
 	if a.Chat() {
 		req.Prompt, req.Messages = "", []backend.Message{{Role: "user", Content: "x"}}
 	}
+	if err := a.CheckEndpoint(c.Endpoint); err != nil {
+		return err
+	}
 	if _, err := a.BuildRequest(context.Background(), "http://127.0.0.1", c.Endpoint, &req); err != nil {
 		return fmt.Errorf("--backend %s cannot send this run's requests: %w", a.Name(), err)
 	}
@@ -211,6 +214,12 @@ func (c *Config) Validate() error {
 	} else if u.RawQuery != "" || u.Fragment != "" || strings.HasSuffix(c.BaseURL, "?") {
 		// The API's paths are joined to it: a query would end up before them.
 		errs = append(errs, fmt.Errorf("--base-url %q: a base URL takes no query or fragment", human.URL(c.BaseURL)))
+	} else if api := backend.APIPath(u.Path); api != "" {
+		// The endpoint would be joined after the API's own path.
+		root := *u
+		root.Path, root.RawPath = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), api), ""
+		errs = append(errs, fmt.Errorf("--base-url %q ends in an API's path: give the server's address, %s, and the path as --endpoint %s",
+			human.URL(c.BaseURL), human.URL(root.String()), api))
 	}
 	if r := c.ProbeRate; r < 0 || math.IsNaN(r) || math.IsInf(r, 0) {
 		errs = append(errs, fmt.Errorf("--probe-request-rate %v: want a rate per second, 0 or more (0: no probes)", r))
