@@ -3,6 +3,7 @@ package serverview
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/goodput-dev/goodput/internal/textblock"
@@ -12,7 +13,9 @@ import (
 // ViewText writes v as a block of "key: value" lines for a terminal that is
 // redrawn in place: a heading with the URL, engine and time, the numbers,
 // and the status line last, where the eye lands. Latencies are in
-// milliseconds; "-" marks a number the window does not have yet.
+// milliseconds; "-" marks a number the window does not have yet, and a
+// quantity the server does not export has no line (v.NotExported names
+// them).
 func ViewText(w io.Writer, v View) error {
 	p := textblock.New(w)
 	head := "goodput watch " + v.URL
@@ -29,19 +32,26 @@ func ViewText(w io.Writer, v View) error {
 	p.Line(head)
 	p.Rule('-', "")
 	win := seconds(secondsDuration(v.WindowSeconds))
-	p.KV("Running:", opt(v.Running, count))
-	p.KV("Waiting:", opt(v.Waiting, count))
+	// A quantity the server does not export has no line: the "Not
+	// exported" line names it, and the engine will not start to.
+	kv := func(name, key, value string) {
+		if !slices.Contains(v.NotExported, name) {
+			p.KV(key, value)
+		}
+	}
+	kv(string(promscrape.Running), "Running:", opt(v.Running, count))
+	kv(string(promscrape.Waiting), "Waiting:", opt(v.Waiting, count))
 	if v.Slots != nil {
 		p.KV("Slots (/slots):", fmt.Sprintf("%d, %d busy", v.Slots.Total, v.Slots.Busy))
 	}
-	p.KV("KV cache usage:", opt(v.KVCacheUsage, pct1))
-	p.KV("Prompt tokens (tok/s):", opt(v.PromptTokensPerSecond, f1))
-	p.KV("Generation tokens (tok/s):", opt(v.GenerationTokensPerSecond, f1))
-	p.KV(fmt.Sprintf("TTFT P50 / P99 (ms, last %s):", win), pair(v.TTFT))
-	p.KV(fmt.Sprintf("ITL P50 / P99 (ms, last %s):", win), pair(v.ITL))
-	p.KV(fmt.Sprintf("Preemptions (/s, last %s):", win), opt(v.PreemptionsPerSecond, f2))
-	p.KV(fmt.Sprintf("Prefix cache hit rate (last %s):", win), opt(v.PrefixCacheHitRate, pct1))
-	p.KV(fmt.Sprintf("Latency share queued (last %s):", win), opt(v.QueueShare, pct1))
+	kv(string(promscrape.KVCacheUsage), "KV cache usage:", opt(v.KVCacheUsage, pct1))
+	kv(string(promscrape.PromptTokens), "Prompt tokens (tok/s):", opt(v.PromptTokensPerSecond, f1))
+	kv(string(promscrape.GenerationTokens), "Generation tokens (tok/s):", opt(v.GenerationTokensPerSecond, f1))
+	kv(string(promscrape.TTFT), fmt.Sprintf("TTFT P50 / P99 (ms, last %s):", win), pair(v.TTFT))
+	kv(string(promscrape.ITL), fmt.Sprintf("ITL P50 / P99 (ms, last %s):", win), pair(v.ITL))
+	kv(string(promscrape.Preemptions), fmt.Sprintf("Preemptions (/s, last %s):", win), opt(v.PreemptionsPerSecond, f2))
+	kv("prefix_cache_hit_rate", fmt.Sprintf("Prefix cache hit rate (last %s):", win), opt(v.PrefixCacheHitRate, pct1))
+	kv(string(promscrape.Queue), fmt.Sprintf("Latency share queued (last %s):", win), opt(v.QueueShare, pct1))
 	p.KV(fmt.Sprintf("Scrapes (last %s):", win), fmt.Sprintf("%d (%d failed)", v.Scrapes, v.FailedScrapes))
 	if len(v.NotExported) > 0 {
 		p.KV("Not exported:", strings.Join(v.NotExported, ", "))
