@@ -90,6 +90,10 @@ type Generator struct {
 	// requests left later than scheduled, so the offered load was lower
 	// than planned (or the process was short of CPU throughout).
 	Limited bool `json:"generator_limited"`
+	// LateRequests of JudgedRequests, those sent after the start-up burst,
+	// left more than Threshold after they were due.
+	LateRequests   int `json:"late_requests"`
+	JudgedRequests int `json:"judged_requests"`
 	// LateReads says that the server's bytes waited in the kernel longer
 	// than the threshold (p99) before this process read them, in a run
 	// whose requests wait on others' ends (a closed loop, --max-concurrency,
@@ -212,6 +216,12 @@ func checkGenerator(c selfCheck) Generator {
 		past, pastWhat = past[min(len(past), g.Burst.Requests):], " past the start-up burst"
 	}
 	_, pastP99, pastMax := quantiles(past)
+	g.JudgedRequests = len(past)
+	for _, l := range past {
+		if l.Seconds() > th {
+			g.LateRequests++
+		}
+	}
 	if pastP99 > th {
 		g.Limited = true
 		// An open loop's late requests still come at the planned rate,
@@ -221,9 +231,16 @@ func checkGenerator(c selfCheck) Generator {
 		if !c.open {
 			what, effect = "workers were slow to send the next request", "TTFT still counts from the scheduled times, but the offered load was lower than planned"
 		}
+		head := "the generator, not the server, limited this run: " + what
+		if g.few() {
+			// A few late requests of a short run put its p99 over the
+			// threshold: they are what happened, not the whole run.
+			head = "the generator sent some requests late"
+			effect = "TTFT still counts from the scheduled times, so theirs includes that lateness"
+		}
 		g.Warnings = append(g.Warnings, fmt.Sprintf(
-			"the generator, not the server, limited this run: %s (p99 dispatch lag%s %.2f ms, max %.2f ms, threshold %.2f ms). %s: %s.",
-			what, pastWhat, 1e3*pastP99, 1e3*pastMax, 1e3*th, effect, g.advice()))
+			"%s (%d of %d%s more than %.2f ms after they were due; p99 dispatch lag %.2f ms, max %.2f ms). %s: %s.",
+			head, g.LateRequests, g.JudgedRequests, pastWhat, 1e3*th, 1e3*pastP99, 1e3*pastMax, effect, g.advice()))
 	}
 	// A burst that covers the run's start has said how its start went.
 	startIsBurst := g.Burst != nil && g.Burst.Requests >= c.run.StartRequests
@@ -283,10 +300,18 @@ func checkGenerator(c selfCheck) Generator {
 	return g
 }
 
+// few reports whether the requests sent late, past the start-up burst,
+// were under a tenth of them: a short run's p99 is its worst few.
+func (g *Generator) few() bool {
+	return g.LateRequests > 0 && 10*g.LateRequests < g.JudgedRequests
+}
+
 // Line is the self-check in one line for the text summary.
 func (g *Generator) Line() string {
 	var b strings.Builder
 	switch {
+	case g.Limited && g.few():
+		fmt.Fprintf(&b, "Generator: sent %d of %d requests late (see the warnings)", g.LateRequests, g.JudgedRequests)
 	case g.Limited:
 		b.WriteString("Generator: limited the run (see the warnings)")
 	case g.LateReads:

@@ -54,6 +54,31 @@ func TestCheckGenerator(t *testing.T) {
 	}
 }
 
+// A short run whose p99 is its worst two requests says that those were
+// late, not that the generator limited the run; a run late throughout
+// says it did. Both count the late requests.
+func TestCheckGeneratorCountsTheLateRequests(t *testing.T) {
+	t.Setenv("GOMAXPROCS", "2")
+	lag := lagsOf(40, 300*time.Microsecond)
+	lag[17], lag[31] = 1970*time.Microsecond, 3460*time.Microsecond
+	g := checkGenerator(selfCheck{run: load.Result{Lag: lag}, threshold: time.Millisecond, open: true})
+	if !g.Limited || g.LateRequests != 2 || g.JudgedRequests != 40 || len(g.Warnings) != 1 ||
+		!strings.HasPrefix(g.Warnings[0], "the generator sent some requests late (2 of 40 more than 1.00 ms after they were due; p99 dispatch lag 2.88 ms, max 3.46 ms). TTFT still counts from the scheduled times, so theirs includes that lateness: ") {
+		t.Errorf("two late of 40: limited %v, late %d of %d, warnings %q", g.Limited, g.LateRequests, g.JudgedRequests, g.Warnings)
+	}
+	if l := g.Line(); !strings.HasPrefix(l, "Generator: sent 2 of 40 requests late (see the warnings)") {
+		t.Errorf("line %q", l)
+	}
+	for i := range 8 {
+		lag[i] = 2 * time.Millisecond
+	}
+	g = checkGenerator(selfCheck{run: load.Result{Lag: lag}, threshold: time.Millisecond, open: true})
+	if g.LateRequests != 10 || !strings.HasPrefix(g.Warnings[0], "the generator, not the server, limited this run: requests went out late (10 of 40 more than 1.00 ms") ||
+		!strings.HasPrefix(g.Line(), "Generator: limited the run (see the warnings)") {
+		t.Errorf("ten late of 40: late %d, warnings %q, line %q", g.LateRequests, g.Warnings, g.Line())
+	}
+}
+
 // A run whose first requests left late is flagged even when the rest of
 // the run keeps its p99 low: a few late requests at the start hide from
 // the percentiles of a long run.
@@ -439,7 +464,7 @@ func TestARunThatIsOneBurstIsJudgedAsABurst(t *testing.T) {
 		{"a burst, then 1,000 on time", append(slices.Clone(burst), lagsOf(1000, 100*time.Microsecond)...), false,
 			[]string{"took 23.5 ms to send: the last of them waited that long in this client, and their TTFT includes it. Later requests went out on time; to leave the burst out of the statistics, give --num-warmups 200."}},
 		{"a burst, then 1,000 late", append(slices.Clone(burst), lagsOf(1000, 3*time.Millisecond)...), true,
-			[]string{"p99 dispatch lag past the start-up burst 3.00 ms, max 3.00 ms",
+			[]string{"(1000 of 1000 past the start-up burst more than 1.00 ms after they were due; p99 dispatch lag 3.00 ms, max 3.00 ms)",
 				"took 23.5 ms to send: the last of them waited that long in this client, and their TTFT includes it. To leave the burst out of the statistics, give --num-warmups 200."}},
 	}
 	for _, tt := range tests {
