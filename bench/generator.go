@@ -94,6 +94,9 @@ type Generator struct {
 	// left more than Threshold after they were due.
 	LateRequests   int `json:"late_requests"`
 	JudgedRequests int `json:"judged_requests"`
+	// LateStart says that the run's first requests left late where the
+	// rest did not: what Limited says of such a run.
+	LateStart bool `json:"late_start,omitempty"`
 	// LateReads says that the server's bytes waited in the kernel longer
 	// than the threshold (p99) before this process read them, in a run
 	// whose requests wait on others' ends (a closed loop, --max-concurrency,
@@ -254,7 +257,7 @@ func checkGenerator(c selfCheck) Generator {
 		afterMax = max(afterMax, l)
 	}
 	if g.StartLag > th && g.StartLag > 2*afterMax.Seconds() && pastP99 <= th && !startIsBurst {
-		g.Limited = true
+		g.Limited, g.LateStart = true, true
 		why := "the generator was slow to start, and their TTFT and client queue include it"
 		if g.throttled() {
 			why = "their TTFT and client queue include it; " + g.throttleCause()
@@ -310,6 +313,8 @@ func (g *Generator) few() bool {
 func (g *Generator) Line() string {
 	var b strings.Builder
 	switch {
+	case g.Limited && g.LateStart:
+		b.WriteString("Generator: sent the first requests late (see the warnings)")
 	case g.Limited && g.few():
 		fmt.Fprintf(&b, "Generator: sent %d of %d requests late (see the warnings)", g.LateRequests, g.JudgedRequests)
 	case g.Limited:

@@ -94,6 +94,9 @@ func TestCheckGeneratorSeesALateStart(t *testing.T) {
 	if w := g.Warnings[0]; !strings.Contains(w, "the generator was slow to start") {
 		t.Errorf("warning %q, want it to blame the start", w)
 	}
+	if l := g.Line(); !g.LateStart || !strings.HasPrefix(l, "Generator: sent the first requests late (see the warnings)") {
+		t.Errorf("late start %v, line %q", g.LateStart, l)
+	}
 	// Where the kernel's account shows the process's threads waiting for
 	// cores that others held, that is the cause given.
 	g = checkGenerator(selfCheck{run: load.Result{Lag: lag, StartLag: 2 * time.Millisecond}, threshold: time.Millisecond, open: true,
