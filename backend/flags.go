@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	"github.com/goodput-dev/goodput/internal/jsonerr"
 )
 
 // ParseExtra parses the value of --extra-body: a JSON object merged into
@@ -17,6 +19,11 @@ func ParseExtra(s string) (map[string]any, error) {
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
+		if line, col, ok := jsonerr.Position([]byte(s), err); ok && line == 1 {
+			return nil, fmt.Errorf("--extra-body: at column %d: %w", col, err)
+		} else if ok {
+			return nil, fmt.Errorf("--extra-body: line %d, column %d: %w", line, col, err)
+		}
 		return nil, fmt.Errorf("--extra-body: %w", err)
 	}
 	m, ok := v.(map[string]any)

@@ -26,7 +26,8 @@ func TestParseExtra(t *testing.T) {
 		{"boolean", `true`, "", "got a boolean"},
 		{"two objects", `{} {}`, "", "--extra-body: unexpected data after the object at offset"},
 		{"junk after", `{} x`, "", "--extra-body: unexpected data after the object"},
-		{"bad JSON", `{"a":}`, "", "--extra-body: invalid character '}'"},
+		{"bad JSON", `{"a":}`, "", "--extra-body: at column 6: invalid character '}'"},
+		{"bad JSON, second line", "{\"a\": 1,\n bad}", "", "--extra-body: line 2, column 2: invalid character 'b'"},
 	}
 	for _, tt := range tests {
 		m, err := ParseExtra(tt.in)

@@ -38,7 +38,7 @@ func ReadShareGPT(r io.Reader, name string, c Config) (*Dataset, error) {
 		return nil, fmt.Errorf("%s: empty file, want a JSON array of conversations", label)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", label, err)
+		return nil, fmt.Errorf("%s: not JSON, want a JSON array of conversations (byte %d: %w)", label, dec.InputOffset()+1, err)
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '[' {
 		return nil, fmt.Errorf("%s: want a JSON array of conversations, got %v", label, describe(tok))

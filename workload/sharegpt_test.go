@@ -168,6 +168,7 @@ func TestReadShareGPTErrors(t *testing.T) {
 		name, data, want string
 	}{
 		{"empty file", "", "sharegpt in.json: empty file"},
+		{"not JSON", "root:x:0:0:root:/root:/bin/bash\n", "sharegpt in.json: not JSON, want a JSON array of conversations (byte 1: invalid character 'r' looking for beginning of value)"},
 		{"object instead of array", `{"conversations": []}`, "sharegpt in.json: want a JSON array of conversations, got {"},
 		{"string instead of array", `"hello"`, `got the string "hello"`},
 		{"entry not an object", `[1]`, "entry 0 (byte 2): want an object, got 1"},
