@@ -75,6 +75,8 @@ func (s *server) probeIDs(ctx context.Context, a *backend.Adapter, baseURL, endp
 		return err
 	}
 	what := "POST " + hreq.URL.String()
+	done := s.slow(what+" (a one-token request: does it take token-id prompts?)", lim)
+	defer done()
 	resp, err := s.client.Do(hreq)
 	if err != nil {
 		return s.transportError(ctx, what, lim, err)

@@ -167,6 +167,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	}
 
 	srv := newServer(client, cfg.BaseURL, headers, cfg.RequestTimeout)
+	srv.notice = progress
 	out := &Outcome{}
 	switch err := srv.waitReady(ctx, cfg.ReadyTimeout); {
 	case errors.Is(err, errNoReadyRoute):

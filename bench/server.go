@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/goodput-dev/goodput/backend"
@@ -27,6 +28,11 @@ type server struct {
 	path    string // the path the user's --base-url carried, "" when none
 	headers http.Header
 	timeout time.Duration // --request-timeout; 0 means none
+	// notice, when set, is told of a pre-run request that has gone
+	// unanswered for slowNotice, and of a readiness wait as it goes on,
+	// so that a stalled server is not a silent client.
+	notice io.Writer
+	mu     sync.Mutex // serialises writes to notice
 	// software is the Server header of the first answer that had one
 	// ("llama.cpp"), "" before any.
 	software string
@@ -38,6 +44,37 @@ const (
 	getLimit  = 10 * time.Second // readiness, model lists
 	postLimit = 30 * time.Second // the token-id probe, /tokenize
 )
+
+// slowNotice is how long a pre-run request goes unanswered before the
+// notice writer is told, and readyNotice how often a readiness wait says
+// it is still waiting.
+const (
+	slowNotice  = 3 * time.Second
+	readyNotice = 30 * time.Second
+)
+
+// say writes one line to the notice writer, if any.
+func (s *server) say(format string, args ...any) {
+	if s.notice == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fmt.Fprintf(s.notice, "goodput: "+format+"\n", args...)
+}
+
+// slow tells the notice writer when the pre-run request what has gone
+// unanswered for slowNotice, of its limit lim; the caller calls the
+// function it returns once the request ended.
+func (s *server) slow(what string, lim time.Duration) (done func()) {
+	if s.notice == nil || lim <= slowNotice {
+		return func() {}
+	}
+	t := time.AfterFunc(slowNotice, func() {
+		s.say("waiting for the server: %s is unanswered after %v (given up after %v)", what, slowNotice, lim.Round(time.Millisecond))
+	})
+	return func() { t.Stop() }
+}
 
 func newServer(client *http.Client, baseURL string, headers http.Header, timeout time.Duration) *server {
 	base := strings.TrimRight(baseURL, "/")
@@ -131,6 +168,8 @@ func (s *server) do(ctx context.Context, method, path string, body any, lim time
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	done := s.slow(what, lim)
+	defer done()
 	resp, err := s.client.Do(req)
 	if err == nil {
 		if s.software == "" {
@@ -189,6 +228,7 @@ func (s *server) waitReady(ctx context.Context, timeout time.Duration) error {
 	}
 	deadline := start.Add(budget)
 	var last error
+	told := time.Duration(0) // how far into the wait it was last said
 	for {
 		absent := 0
 		for _, path := range []string{"/health", "/v1/models"} {
@@ -218,6 +258,10 @@ func (s *server) waitReady(ctx context.Context, timeout time.Duration) error {
 		pause := min(500*time.Millisecond, time.Until(deadline))
 		if timeout <= 0 || pause <= 0 {
 			break
+		}
+		if w := time.Since(start); (told == 0 && w >= slowNotice) || (told > 0 && w-told >= readyNotice) {
+			told = w
+			s.say("waiting for the server to become ready: %v of --ready-check-timeout %v so far (%v)", w.Round(time.Second), timeout, last)
 		}
 		select {
 		case <-ctx.Done():

@@ -465,3 +465,48 @@ func TestProbeTellsABrokenStreamFromARefusal(t *testing.T) {
 		})
 	}
 }
+
+// A pre-run request the server leaves unanswered is said after
+// slowNotice, with the limit it is given, and a readiness wait says every
+// readyNotice that it is still waiting, with the server's last answer: a
+// stalled server does not make a silent client.
+func TestStalledPreRunRequestsAreSaid(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var said strings.Builder
+		s := newServer(silentClient(t), "http://stalls.example:8000", nil, 6*time.Hour)
+		s.notice = &said
+		if _, err := s.firstModel(t.Context()); err == nil {
+			t.Fatal("a stalled /v1/models gave a model")
+		}
+		const want = "goodput: waiting for the server: GET http://stalls.example:8000/v1/models is unanswered after 3s (given up after 10s)\n"
+		if said.String() != want {
+			t.Errorf("said %q, want %q", said.String(), want)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		var said strings.Builder
+		unavailable := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			return &http.Response{StatusCode: http.StatusServiceUnavailable, Status: "503 Service Unavailable",
+				Body: io.NopCloser(strings.NewReader(`{"error":"Loading model"}`)), Request: r}, nil
+		})}
+		s := newServer(unavailable, "http://loading.example:8000", nil, 6*time.Hour)
+		s.notice = &said
+		if err := s.waitReady(t.Context(), 70*time.Second); err == nil {
+			t.Fatal("a server answering 503 was taken as ready")
+		}
+		lines := strings.Split(strings.TrimSuffix(said.String(), "\n"), "\n")
+		if len(lines) != 3 {
+			t.Fatalf("said %q, want three lines (at 3 s, 33 s and 63 s)", said.String())
+		}
+		for i, at := range []string{"3s", "33s", "1m3s"} {
+			want := fmt.Sprintf("goodput: waiting for the server to become ready: %s of --ready-check-timeout 1m10s so far (GET http://loading.example:8000/v1/models: http 503 Service Unavailable: Loading model)", at)
+			if !strings.HasPrefix(lines[i], want) {
+				t.Errorf("line %d: %q, want it to start %q", i, lines[i], want)
+			}
+		}
+	})
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
