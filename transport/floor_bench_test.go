@@ -39,14 +39,17 @@ func TestMain(m *testing.M) {
 // block made raw). parked-held waits parked too, but once the epoll set
 // has nothing ready it sleeps floorHold and looks once more before it
 // parks, so that each wake-up finds more sockets ready: what coalescing
-// the loop's wake-ups would save. The uring variants read the same streams with io_uring
+// the loop's wake-ups would save. parked-stamped reads as the event loop
+// does: recvmsg with the kernel's receive timestamp (SO_TIMESTAMPNS) and
+// the wall clock read beside it, what exact chunk times cost over a bare
+// read. The uring variants read the same streams with io_uring
 // instead (see readFloorUring). cpu-µs/read is this process's CPU time
 // per read that returned bytes; reads/token how many it took per token;
 // switches/read the context switches of this process's threads per read,
 // which is where the variants differ most.
 // Compare BenchmarkGenerator's cpu-µs/token, which does all the rest.
 func BenchmarkReadFloor(b *testing.B) {
-	for _, wait := range []string{"blocking", "parked", "parked-held", "uring", "uring-blocking"} {
+	for _, wait := range []string{"blocking", "parked", "parked-stamped", "parked-held", "uring", "uring-blocking"} {
 		for _, streams := range []int{64, 256, 1000} {
 			b.Run(fmt.Sprint(wait, "/", streams, "-streams"), func(b *testing.B) {
 				for b.Loop() {
@@ -55,6 +58,9 @@ func BenchmarkReadFloor(b *testing.B) {
 					switch wait {
 					case "blocking", "parked":
 						readFloor(b, f, wait == "parked", 0)
+					case "parked-stamped":
+						f.stamped = true
+						readFloor(b, f, true, 0)
 					case "parked-held":
 						readFloor(b, f, true, floorHold)
 					default:
@@ -65,6 +71,9 @@ func BenchmarkReadFloor(b *testing.B) {
 					b.ReportMetric(float64(cpu.Nanoseconds())/1e3/float64(f.reads), "cpu-µs/read")
 					b.ReportMetric(float64(f.reads)/float64(streams*128), "reads/token")
 					b.ReportMetric(float64(sw)/float64(f.reads), "switches/read")
+					if f.stamped && f.stamps < f.reads {
+						b.Fatalf("%d of %d reads carried the kernel's timestamp", f.stamps, f.reads)
+					}
 					if strings.HasPrefix(wait, "uring") {
 						b.ReportMetric(float64(f.rearms)/float64(streams), "rearms/stream")
 					}
@@ -96,6 +105,10 @@ type floorRun struct {
 	ended  int      // streams whose end was read
 	rearms int      // receives armed again (io_uring only)
 	sent   bool     // the requests went out before the read began
+	// stamped reads with recvmsg and the kernel's receive timestamp, as
+	// the event loop does; stamps counts the reads that carried one.
+	stamped bool
+	stamps  int
 }
 
 // dialFloor starts a canned server and dials streams connections to it,
@@ -198,9 +211,38 @@ func readFloor(tb testing.TB, f *floorRun, parked bool, hold time.Duration) {
 	}
 	buf := make([]byte, 64<<10)
 	evs := make([]unix.EpollEvent, 256)
+	var msg unix.Msghdr
+	var iov unix.Iovec
+	oob := make([]byte, unix.CmsgSpace(int(unsafe.Sizeof(unix.Timespec{}))))
+	if f.stamped {
+		for _, fd := range f.fds {
+			if err := unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1); err != nil {
+				tb.Fatal(err)
+			}
+		}
+		iov.Base = &buf[0]
+		msg.Iov, msg.Iovlen = &iov, 1
+		msg.Control = &oob[0]
+	}
+	read := func(fd int32) (uintptr, unix.Errno) {
+		if !f.stamped {
+			r, _, e := unix.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))
+			return r, e
+		}
+		iov.SetLen(len(buf))
+		msg.SetControllen(len(oob))
+		r, _, e := unix.RawSyscall(unix.SYS_RECVMSG, uintptr(fd), uintptr(unsafe.Pointer(&msg)), unix.MSG_DONTWAIT)
+		if e == 0 && r > 0 && uint64(msg.Controllen) >= uint64(unix.CmsgLen(int(unsafe.Sizeof(unix.Timespec{})))) {
+			if h := (*unix.Cmsghdr)(unsafe.Pointer(&oob[0])); h.Level == unix.SOL_SOCKET && h.Type == unix.SO_TIMESTAMPNS &&
+				(*unix.Timespec)(unsafe.Pointer(&oob[unix.CmsgLen(0)])).Nano() <= time.Now().UnixNano() {
+				f.stamps++
+			}
+		}
+		return r, e
+	}
 	handle := func(evs []unix.EpollEvent) {
 		for _, ev := range evs {
-			r, _, e := unix.RawSyscall(unix.SYS_READ, uintptr(ev.Fd), uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))
+			r, e := read(ev.Fd)
 			k := int(r)
 			if e != 0 || k <= 0 {
 				continue
