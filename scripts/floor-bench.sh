@@ -68,7 +68,7 @@ run() {
   bench 300 "$out/generator.txt" "$bin/load.test" 'Generator/.*/.*/eventloop' 1x "$count"
   bench 120 "$out/startburst.txt" "$bin/load.test" 'StartBurst' 20x 1
   bench 120 "$out/sendfloor.txt" "$bin/transport.test" 'SendFloor' 20x 1
-  bench 180 "$out/readfloor.txt" "$bin/transport.test" 'ReadFloor/^(parked|uring)$' 1x "$count"
+  bench 180 "$out/readfloor.txt" "$bin/transport.test" 'ReadFloor/^(parked|parked-stamped|uring)$' 1x "$count"
   if [ "$failed" -gt 0 ]; then
     echo "floor-bench: $failed of 5 benchmarks failed; their output is in $out" >&2
     exit 1
