@@ -33,6 +33,9 @@ type server struct {
 	// so that a stalled server is not a silent client.
 	notice io.Writer
 	mu     sync.Mutex // serialises writes to notice
+	// readying is set while a readiness wait with a timeout polls: it
+	// says how the wait goes, and its polls say nothing of their own.
+	readying bool
 	// software is the Server header of the first answer that had one
 	// ("llama.cpp"), "" before any.
 	software string
@@ -67,7 +70,7 @@ func (s *server) say(format string, args ...any) {
 // unanswered for slowNotice, of its limit lim; the caller calls the
 // function it returns once the request ended.
 func (s *server) slow(what string, lim time.Duration) (done func()) {
-	if s.notice == nil || lim <= slowNotice {
+	if s.notice == nil || lim <= slowNotice || s.readying {
 		return func() {}
 	}
 	t := time.AfterFunc(slowNotice, func() {
@@ -229,6 +232,10 @@ func (s *server) waitReady(ctx context.Context, timeout time.Duration) error {
 	deadline := start.Add(budget)
 	var last error
 	told := time.Duration(0) // how far into the wait it was last said
+	if timeout > 0 {
+		s.readying = true
+		defer func() { s.readying = false }()
+	}
 	for {
 		absent := 0
 		for _, path := range []string{"/health", "/v1/models"} {

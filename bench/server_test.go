@@ -505,6 +505,24 @@ func TestStalledPreRunRequestsAreSaid(t *testing.T) {
 			}
 		}
 	})
+	// A server that accepts and never answers: the wait says how it goes,
+	// and its polls, each given up after 10 s, add nothing of their own.
+	synctest.Test(t, func(t *testing.T) {
+		var said strings.Builder
+		s := newServer(silentClient(t), "http://stalls.example:8000", nil, 6*time.Hour)
+		s.notice = &said
+		if err := s.waitReady(t.Context(), 40*time.Second); err == nil {
+			t.Fatal("a stalled server was taken as ready")
+		}
+		lines := strings.Split(strings.TrimSuffix(said.String(), "\n"), "\n")
+		// Two polls of 10 s each a round: said once, between the rounds.
+		if len(lines) != 1 || !strings.HasPrefix(lines[0], "goodput: waiting for the server to become ready: 20s of --ready-check-timeout 40s so far (GET http://stalls.example:8000/v1/models: timed out: no answer within 10s)") {
+			t.Errorf("said %q", said.String())
+		}
+		if s.readying {
+			t.Error("the wait left its polls hushed")
+		}
+	})
 }
 
 type roundTripFunc func(*http.Request) (*http.Response, error)
