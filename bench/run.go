@@ -291,6 +291,9 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	if o := wl.Random.OutputRangeRatio; o != nil {
 		runCfg["random_output_range_ratio"] = *o
 	}
+	if wl.Scenario != "" {
+		runCfg["traffic_scenario"] = wl.Scenario
+	}
 	if cfg.NoStream {
 		runCfg["stream"] = false
 	}

@@ -75,7 +75,10 @@ type Config struct {
 	// NoShuffle keeps a file dataset in file order (--disable-shuffle).
 	NoShuffle bool
 
-	Random   RandomConfig
+	Random RandomConfig
+	// Scenario is the genai-bench traffic scenario that set Random
+	// (--traffic-scenario, see ApplyScenario); "" when none did.
+	Scenario string
 	ShareGPT ShareGPTConfig
 	Custom   CustomConfig
 	Trace    TraceConfig
@@ -112,6 +115,10 @@ type RandomConfig struct {
 	// then the input's; nil: RangeRatio for both.
 	OutputRangeRatio *float64
 	PrefixLen        int // --random-prefix-len: tokens of one prefix shared by every prompt
+	// InputDist and OutputDist, when set, draw the lengths from another
+	// distribution than the range ratio's (a --traffic-scenario); InputLen
+	// and OutputLen then hold their means, which calibration aims at.
+	InputDist, OutputDist *Dist
 }
 
 // OutputRatio is the range ratio of the output lengths.
@@ -228,6 +235,26 @@ func (r RandomConfig) validate() []error {
 	}
 	if r.PrefixLen < 0 || r.PrefixLen > MaxPromptTokens {
 		bad("--random-prefix-len must be in [0, %d], got %d", MaxPromptTokens, r.PrefixLen)
+	}
+	if d := r.InputDist; d != nil {
+		least := 1
+		if r.PrefixLen > 0 {
+			least = 0
+		}
+		switch {
+		case d.Normal && (d.Mean < 1 || d.SD < 0 || math.IsNaN(d.Mean+d.SD)):
+			bad("--traffic-scenario: prompt lengths want a mean of 1 or more and a standard deviation of 0 or more")
+		case !d.Normal && (d.Lo < least || d.Hi < d.Lo || d.Hi > MaxPromptTokens-r.PrefixLen):
+			bad("--traffic-scenario: prompt lengths want %d to %d tokens, got %d to %d", least, MaxPromptTokens-r.PrefixLen, d.Lo, d.Hi)
+		}
+	}
+	if d := r.OutputDist; d != nil {
+		switch {
+		case d.Normal && (d.Mean < 1 || d.SD < 0 || math.IsNaN(d.Mean+d.SD)):
+			bad("--traffic-scenario: answer lengths want a mean of 1 or more and a standard deviation of 0 or more")
+		case !d.Normal && (d.Lo < 1 || d.Hi < d.Lo || d.Hi > MaxOutputTokens):
+			bad("--traffic-scenario: answer lengths want 1 to %d tokens, got %d to %d", MaxOutputTokens, d.Lo, d.Hi)
+		}
 	}
 	if len(errs) == 0 {
 		if r.InputLen+r.PrefixLen == 0 {

@@ -19,7 +19,8 @@ const (
 
 // Random generates prompts of prose-like text whose lengths are drawn
 // uniformly in [len·(1−r), len·(1+r)] (r = --random-range-ratio), as
-// `vllm bench serve --dataset-name random` does, after an optional prefix
+// `vllm bench serve --dataset-name random` does, or from a traffic
+// scenario's distribution (RandomConfig.InputDist), after an optional prefix
 // shared by every prompt (--random-prefix-len), which exercises a server's
 // prefix cache. Each item carries both the token ids and their text; unless
 // the source is calibrated, the text counts exactly InputTokens tokens on
@@ -55,6 +56,8 @@ type Random struct {
 
 	prefix []int   // the shared prefix's ids; read-only after NewRandom
 	scale  float64 // built-in tokens per target token: 1, or the calibrated ratio
+
+	scenario string // the traffic scenario that set cfg, "" when none
 }
 
 var _ Source = (*Random)(nil)
@@ -69,13 +72,19 @@ func NewRandom(c Config) (*Random, error) {
 		return nil, fmt.Errorf("--dataset-name %s is not random", c.Dataset)
 	}
 	rc := c.Random
-	r := &Random{cfg: rc, req: c.Request, seed: c.Seed, scale: 1}
+	r := &Random{cfg: rc, req: c.Request, seed: c.Seed, scale: 1, scenario: c.Scenario}
 	r.inLo, r.inHi = lengthBounds(rc.InputLen, rc.RangeRatio)
 	if rc.PrefixLen == 0 {
 		r.inLo = max(r.inLo, 1) // never an empty prompt
 	}
 	r.outLo, r.outHi = lengthBounds(rc.OutputLen, rc.OutputRatio())
 	r.outLo = max(r.outLo, 1) // never ask for nothing
+	if d := rc.InputDist; d != nil {
+		r.inLo, r.inHi = d.Lo, d.Hi
+	}
+	if d := rc.OutputDist; d != nil {
+		r.outLo, r.outHi = d.Lo, d.Hi
+	}
 	if c.Counter != nil {
 		if err := r.calibrate(c.Counter); err != nil {
 			return nil, fmt.Errorf("calibrating --random-input-len against the server's tokenizer: %w", err)
@@ -105,8 +114,17 @@ func (r *Random) builtin(n int) int {
 // Item generates item seq.
 func (r *Random) Item(seq int64) Item {
 	rng := rand.New(rand.NewPCG(r.seed^rngRandom, uint64(seq)))
-	in := r.inLo + rng.IntN(r.inHi-r.inLo+1)
-	out := r.outLo + rng.IntN(r.outHi-r.outLo+1)
+	var in, out int
+	if d := r.cfg.InputDist; d != nil {
+		in = d.draw(rng, MaxPromptTokens-r.cfg.PrefixLen)
+	} else {
+		in = r.inLo + rng.IntN(r.inHi-r.inLo+1)
+	}
+	if d := r.cfg.OutputDist; d != nil {
+		out = d.draw(rng, MaxOutputTokens)
+	} else {
+		out = r.outLo + rng.IntN(r.outHi-r.outLo+1)
+	}
 	n := r.builtin(in)
 	ids := make([]int, len(r.prefix), len(r.prefix)+n)
 	copy(ids, r.prefix)
@@ -129,11 +147,23 @@ func (r *Random) Scale() float64 { return r.scale }
 // String describes the generator.
 func (r *Random) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "random: input %s tokens", span(r.inLo, r.inHi))
+	b.WriteString("random")
+	if s := r.scenario; s != "" {
+		fmt.Fprintf(&b, " (traffic scenario %s)", s)
+	}
+	if d := r.cfg.InputDist; d != nil && d.Normal {
+		fmt.Fprintf(&b, ": input %s tokens", d)
+	} else {
+		fmt.Fprintf(&b, ": input %s tokens", span(r.inLo, r.inHi))
+	}
 	if r.cfg.PrefixLen > 0 {
 		fmt.Fprintf(&b, " after a shared prefix of %d", r.cfg.PrefixLen)
 	}
-	fmt.Fprintf(&b, ", output %s tokens", span(r.req.capOutput(r.outLo), r.req.capOutput(r.outHi)))
+	if d := r.cfg.OutputDist; d != nil && d.Normal {
+		fmt.Fprintf(&b, ", output %s tokens", d)
+	} else {
+		fmt.Fprintf(&b, ", output %s tokens", span(r.req.capOutput(r.outLo), r.req.capOutput(r.outHi)))
+	}
 	if r.req.MaxTokens > 0 && r.outHi > r.req.MaxTokens {
 		fmt.Fprintf(&b, " (capped by --max-tokens %d)", r.req.MaxTokens)
 	}

@@ -232,6 +232,13 @@ func prepareBench(cmd *cobra.Command, env *Env, cfg *bench.Config, f *benchFlags
 	if cmd.Flags().Changed("duration") && !cmd.Flags().Changed("num-prompts") {
 		cfg.Arrival.NumPrompts = 0 // the duration alone bounds the run
 	}
+	note, err := applyScenario(cmd, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if note != "" {
+		f.vllm.notes = append(f.vllm.notes, note)
+	}
 	if err := applyReplay(cmd, cfg); err != nil {
 		return nil, err
 	}

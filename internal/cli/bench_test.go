@@ -19,6 +19,7 @@ import (
 	"testing"
 
 	"github.com/goodput-dev/goodput/internal/simtest"
+	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/sim"
 )
 
@@ -57,6 +58,51 @@ func TestBenchAgainstAServer(t *testing.T) {
 	}
 	if err := json.Unmarshal(b, &s); err != nil || s.Result.Counts.Completed != 12 {
 		t.Errorf("summary: %v %+v", err, s)
+	}
+}
+
+// A genai-bench traffic scenario gives the run its lengths and, unless
+// told otherwise, --ignore-eos, so that answers run to them; the run's
+// files record it.
+func TestBenchTrafficScenario(t *testing.T) {
+	_, url := simtest.Serve(t, sim.Options{Seed: 3})
+	dir := t.TempDir()
+	out, errOut, code := run(t, "", "bench", "--base-url", url, "--backend", "openai-chat", "--num-prompts", "12",
+		"--traffic-scenario", "U(40,60)/(8,12)", "--result-dir", dir, "--run-name", "r", "--quiet", "--seed", "7")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, errOut, out)
+	}
+	const note = "goodput: --traffic-scenario U(40,60)/(8,12): --ignore-eos is on, so that answers run to the scenario's lengths"
+	if !strings.Contains(errOut, note) || !strings.Contains(out, "Workload: random (traffic scenario U(40,60)/(8,12)): input 40–60 tokens, output 8–12 tokens, seed 7") {
+		t.Errorf("stderr %q\nstdout %s", errOut, out)
+	}
+	path := filepath.Join(dir, "r.jsonl")
+	recs := readRecords(t, path)
+	f, err := record.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := f.Header()
+	f.Close()
+	var cfg struct {
+		Scenario  string `json:"traffic_scenario"`
+		IgnoreEOS bool   `json:"ignore_eos"`
+	}
+	if err := json.Unmarshal(h.Config, &cfg); err != nil || cfg.Scenario != "U(40,60)/(8,12)" || !cfg.IgnoreEOS {
+		t.Errorf("header config %s: %v", h.Config, err)
+	}
+	if len(recs) != 12 {
+		t.Fatalf("%d records, want 12", len(recs))
+	}
+	for _, r := range recs {
+		if !r.OK() || r.OutputTokens < 8 || r.OutputTokens > 12 || r.Finish != "length" {
+			t.Errorf("record %d: %s, %d output tokens, finish %q; want 8 to 12, to its length", r.Seq, r.Error, r.OutputTokens, r.Finish)
+		}
+	}
+	// --ignore-eos=false is kept, and says nothing.
+	_, errOut, code = run(t, "", "bench", "--base-url", url, "--num-prompts", "2", "--traffic-scenario", "D(16,4)", "--ignore-eos=false", "--quiet")
+	if code != 0 || strings.Contains(errOut, "--ignore-eos is on") {
+		t.Errorf("--ignore-eos=false: exit %d, %q", code, errOut)
 	}
 }
 
@@ -341,6 +387,13 @@ func TestBenchUsageErrors(t *testing.T) {
 		// A transport that cannot carry the requests.
 		{[]string{"bench", "--base-url", "http://127.0.0.1:9", "--transport", "epoll"}, `--transport "epoll": want auto, eventloop or net/http`},
 		{[]string{"bench", "--base-url", "https://127.0.0.1:9", "--transport", "eventloop"}, "--transport eventloop: "}, // TLS, or not Linux
+		// A traffic scenario sets the lengths itself.
+		{[]string{"bench", "--traffic-scenario", "D(100,100)", "--random-input-len", "5"}, "--traffic-scenario D(100,100) sets the random dataset's lengths: drop --random-input-len"},
+		{[]string{"bench", "--traffic-scenario", "D(100,100)", "--dataset-name", "sharegpt"}, "drop --dataset-name"},
+		{[]string{"bench", "--traffic-scenario", "E(1024)"}, `--traffic-scenario "E(1024)": embedding and rerank scenarios are not supported`},
+		{[]string{"bench", "--traffic-scenario", "N(0,5)/(10,5)"}, "--traffic-scenario: prompt lengths want a mean of 1 or more"},
+		{[]string{"bench", "--traffic-scenario", ""}, "--traffic-scenario is empty"},
+		{[]string{"bench", "--traffic-scenario", "D(1,1)", "--traffic-scenario", "D(2,2)"}, "a second scenario (D(2,2) after D(1,1)): a run measures one"},
 	}
 	for _, tc := range tests {
 		_, errOut, code := run(t, "", tc.args...)

@@ -52,7 +52,7 @@ var flagGroups = map[string]string{
 
 	// What is asked.
 	"dataset-name": groupWorkload, "dataset-path": groupWorkload, "random-input-len": groupWorkload,
-	"random-output-len": groupWorkload, "random-range-ratio": groupWorkload, "random-prefix-len": groupWorkload,
+	"random-output-len": groupWorkload, "random-range-ratio": groupWorkload, "random-prefix-len": groupWorkload, "traffic-scenario": groupWorkload,
 	"custom-output-len": groupWorkload, "disable-shuffle": groupWorkload, "ignore-eos": groupWorkload,
 	"min-tokens": groupWorkload, "max-tokens": groupWorkload, "no-calibrate": groupWorkload,
 	"prompt-format": groupWorkload, "trace-format": groupWorkload, "trace-start": groupWorkload,

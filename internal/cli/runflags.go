@@ -103,6 +103,7 @@ func registerWorkloadFlags(fl *pflag.FlagSet, cfg *bench.Config) {
 	fl.IntVar(&wl.Random.OutputLen, "random-output-len", wl.Random.OutputLen, "output tokens of the random and txt-slices datasets")
 	fl.Var(rangeRatio{&wl.Random}, "random-range-ratio", `lengths drawn uniformly in [len·(1−r), len·(1+r)]; '{"input": r, "output": q}' sets each apart, as vLLM takes it`)
 	fl.IntVar(&wl.Random.PrefixLen, "random-prefix-len", wl.Random.PrefixLen, "tokens of a prefix shared by every prompt")
+	fl.Var(scenarioFlag{&wl.Scenario}, "traffic-scenario", "random prompts' and answers' lengths in genai-bench's notation: D(in,out), N(mean,sd)/(mean,sd), U(least,most)/(least,most), U(most_in,most_out) or P(prefix,suffix)/out")
 	fl.IntVar(&wl.Custom.OutputLen, "custom-output-len", wl.Custom.OutputLen, "output tokens for custom lines without output_len")
 	fl.IntVar(&wl.ShareGPT.MinInputLen, "sharegpt-min-input-len", wl.ShareGPT.MinInputLen, "skip ShareGPT prompts of fewer tokens (vLLM's filter)")
 	fl.IntVar(&wl.ShareGPT.MinOutputLen, "sharegpt-min-output-len", wl.ShareGPT.MinOutputLen, "skip ShareGPT replies of fewer tokens, unless --sharegpt-output-len is given (vLLM's filter)")
@@ -150,6 +151,61 @@ func registerTimedTraceFlags(fl *pflag.FlagSet, wl *workload.Config) {
 	fl.Var(negated{&wl.Trace.NoSelfTimed}, "self-timed", "send a trace's rows (timed_trace or trace) at their timestamps")
 	fl.Lookup("self-timed").NoOptDefVal = "true"
 	fl.BoolVar(&wl.Trace.NoSelfTimed, "no-self-timed", false, "send a trace's rows, the first --num-prompts in file order, by --request-rate, --burstiness and --max-concurrency instead of at their timestamps")
+}
+
+// scenarioFlag is --traffic-scenario. genai-bench takes it several times
+// and runs each scenario in turn; a goodput run measures one, so a second
+// is refused rather than silently taking the place of the first.
+type scenarioFlag struct{ dst *string }
+
+func (v scenarioFlag) String() string { return *v.dst }
+func (v scenarioFlag) Type() string   { return "scenario" }
+func (v scenarioFlag) Set(s string) error {
+	if *v.dst != "" {
+		return fmt.Errorf("a second scenario (%s after %s): a run measures one; run one bench or sweep per scenario", s, *v.dst)
+	}
+	*v.dst = s
+	return nil
+}
+
+// scenarioFlags are the flags a --traffic-scenario sets itself.
+var scenarioFlags = []string{"dataset-name", "random-input-len", "random-output-len", "random-range-ratio", "random-prefix-len"}
+
+// applyScenario sets the random dataset's lengths from --traffic-scenario,
+// refusing the flags it replaces, and turns --ignore-eos on, unless given,
+// for a backend that can send it, as genai-bench does for vLLM and SGLang:
+// a scenario's answer lengths are its point. It returns a note that says
+// so, "" when it did not.
+func applyScenario(cmd *cobra.Command, cfg *bench.Config) (note string, err error) {
+	s := cfg.Workload.Scenario
+	if s == "" {
+		if cmd.Flags().Changed("traffic-scenario") {
+			return "", usageErr("--traffic-scenario is empty: give a scenario such as D(1024,128)")
+		}
+		return "", nil
+	}
+	for _, f := range scenarioFlags {
+		if cmd.Flags().Changed(f) && (f != "dataset-name" || cfg.Workload.Dataset != workload.DatasetRandom) {
+			return "", usageErr("--traffic-scenario %s sets the random dataset's lengths: drop --%s", s, f)
+		}
+	}
+	if err := cfg.Workload.ApplyScenario(s); err != nil {
+		return "", usageErr("%v", err)
+	}
+	if !cmd.Flags().Changed("ignore-eos") && !cfg.Workload.Request.IgnoreEOS && sendsIgnoreEOS(cfg.Backend) {
+		cfg.Workload.Request.IgnoreEOS = true
+		return fmt.Sprintf("--traffic-scenario %s: --ignore-eos is on, so that answers run to the scenario's lengths (genai-bench sets it for vLLM and SGLang); --ignore-eos=false turns it off", s), nil
+	}
+	return "", nil
+}
+
+// sendsIgnoreEOS reports whether a backend's protocol carries ignore_eos.
+func sendsIgnoreEOS(backend string) bool {
+	switch backend {
+	case "", "openai", "vllm", "sglang", "openai-chat", "openai-responses", "llamacpp":
+		return true
+	}
+	return false
 }
 
 // applyReplay gives the run the arrivals its dataset brings, a trace's

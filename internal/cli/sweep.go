@@ -244,6 +244,10 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 	if cmd.Flags().Changed("duration") && !cmd.Flags().Changed("num-prompts") {
 		cfg.Arrival.NumPrompts = 0 // the duration alone bounds each point
 	}
+	scenarioNote, err := applyScenario(cmd, &cfg)
+	if err != nil {
+		return err
+	}
 	if err := applyReplay(cmd, &cfg); err != nil {
 		return err
 	}
@@ -266,8 +270,10 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 	if err != nil {
 		return err
 	}
-	if note != "" {
-		notes = append(notes, note)
+	for _, n := range []string{note, scenarioNote} {
+		if n != "" {
+			notes = append(notes, n)
+		}
 	}
 	for _, n := range notes {
 		fmt.Fprintln(env.Stderr, "goodput: "+n)
