@@ -259,6 +259,28 @@ func TestAnswersEndedEarlyAreCountedAsTheServerSays(t *testing.T) {
 	}
 }
 
+// A genai-bench traffic scenario's lengths reach the real server: with
+// the --ignore-eos it turns on, llama.cpp's own usage counts every prompt
+// and answer at a length inside the scenario's ranges, the answers spread
+// over theirs.
+func TestTrafficScenarioLengthsAsTheServerCounts(t *testing.T) {
+	s := sharedServer(t, 4)
+	_, recs := bench(t, s.URL, 0, "--max-concurrency", "4", "--num-prompts", "24", "--traffic-scenario", "U(16,48)/(8,16)", "--seed", freshSeed())
+	lengths := map[int]bool{}
+	for i := range recs {
+		r := &recs[i]
+		// The prompts go out as token ids: the server counts each as drawn.
+		if !r.OK() || r.TokenSource != record.SourceUsage || r.OutputTokens < 8 || r.OutputTokens > 16 || r.Finish != "length" ||
+			r.InputTokens < 16 || r.InputTokens > 48 {
+			t.Errorf("%s", describe(r))
+		}
+		lengths[r.OutputTokens] = true
+	}
+	if len(recs) != 24 || len(lengths) < 4 {
+		t.Errorf("%d records with %d distinct answer lengths, want 24 spread over 8 to 16", len(recs), len(lengths))
+	}
+}
+
 // seedsUsed counts the seeds freshSeed has given out.
 var seedsUsed atomic.Int64
 
