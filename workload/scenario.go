@@ -53,24 +53,29 @@ func fmtNum(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 // Embedding (E), rerank (R) and multimodal (I, V, A) scenarios ask for
 // APIs goodput does not measure and are refused.
 var (
-	scenarioD  = regexp.MustCompile(`^D\((\d+),(\d+)\)$`)
-	scenarioN  = regexp.MustCompile(`^N\((\d+),(\d+)\)/\((\d+),(\d+)\)$`)
-	scenarioU2 = regexp.MustCompile(`^U\((\d+),(\d+)\)/\((\d+),(\d+)\)$`)
-	scenarioU1 = regexp.MustCompile(`^U\((\d+),(\d+)\)$`)
-	scenarioP  = regexp.MustCompile(`^P\((\d+),(\d+)\)/(\d+)$`)
+	scenarioD   = regexp.MustCompile(`^D\((\d+),(\d+)\)$`)
+	scenarioN   = regexp.MustCompile(`^N\((\d+),(\d+)\)/\((\d+),(\d+)\)$`)
+	scenarioU2  = regexp.MustCompile(`^U\((\d+),(\d+)\)/\((\d+),(\d+)\)$`)
+	scenarioU1  = regexp.MustCompile(`^U\((\d+),(\d+)\)$`)
+	scenarioP   = regexp.MustCompile(`^P\((\d+),(\d+)\)/(\d+)$`)
+	scenarioNum = regexp.MustCompile(`\d+`)
 )
 
 // ApplyScenario sets c to the random dataset with the lengths of the
 // traffic scenario s (see above), or says what is wrong with s. The
 // lengths are checked with the rest of c by Validate.
 func (c *Config) ApplyScenario(s string) error {
+	// Lengths beyond any limit are refused here, naming the scenario,
+	// before they reach the flags' own checks.
+	for _, m := range scenarioNum.FindAllString(s, -1) {
+		if n, err := strconv.Atoi(m); err != nil || n > MaxOutputTokens {
+			return fmt.Errorf("--traffic-scenario %q: %s tokens is more than any run sends", s, m)
+		}
+	}
 	nums := func(m []string) []int {
 		out := make([]int, 0, len(m)-1)
 		for _, v := range m[1:] {
-			n, err := strconv.Atoi(v)
-			if err != nil {
-				n = math.MaxInt // too large for an int: refused as too long
-			}
+			n, _ := strconv.Atoi(v) // checked above
 			out = append(out, n)
 		}
 		return out

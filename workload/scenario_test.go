@@ -28,6 +28,8 @@ func TestApplyScenario(t *testing.T) {
 		{"D(100, 1000)", 0, 0, 0, nil, nil, "want D(in,out), N(mean,sd)/(mean,sd)"},
 		{"N(480,240)", 0, 0, 0, nil, nil, "want D(in,out)"},
 		{"d(1,1)", 0, 0, 0, nil, nil, "want D(in,out)"},
+		{"D(99999999999999999999,10)", 0, 0, 0, nil, nil, "99999999999999999999 tokens is more than any run sends"},
+		{"D(10,20000000)", 0, 0, 0, nil, nil, "20000000 tokens is more than any run sends"},
 	}
 	same := func(a, b *Dist) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
 	for _, tt := range tests {
@@ -55,11 +57,11 @@ func TestApplyScenario(t *testing.T) {
 // with the scenario's flag.
 func TestScenarioLengthsAreChecked(t *testing.T) {
 	for s, want := range map[string]string{
-		"U(0,10)/(1,5)":       "--traffic-scenario: prompt lengths want 1 to",
-		"U(1,10)/(0,5)":       "--traffic-scenario: answer lengths want 1 to",
-		"U(1,99999999)/(1,5)": "--traffic-scenario: prompt lengths want 1 to",
-		"N(0,5)/(10,5)":       "--traffic-scenario: prompt lengths want a mean of 1 or more",
-		"N(10,5)/(0,5)":       "--traffic-scenario: answer lengths want a mean of 1 or more",
+		"U(0,10)/(1,5)":      "--traffic-scenario: prompt lengths want 1 to",
+		"U(1,10)/(0,5)":      "--traffic-scenario: answer lengths want 1 to",
+		"U(1,9999999)/(1,5)": "--traffic-scenario: prompt lengths want 1 to 1048576 tokens, got 1 to 9999999",
+		"N(0,5)/(10,5)":      "--traffic-scenario: prompt lengths want a mean of 1 or more",
+		"N(10,5)/(0,5)":      "--traffic-scenario: answer lengths want a mean of 1 or more",
 	} {
 		c := DefaultConfig()
 		if err := c.ApplyScenario(s); err != nil {
