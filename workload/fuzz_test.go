@@ -80,3 +80,36 @@ func FuzzReadShareGPT(f *testing.F) {
 		}
 	})
 }
+
+// FuzzApplyScenario feeds arbitrary strings as --traffic-scenario: each is
+// refused with a message naming the flag, or sets lengths that a valid
+// configuration draws within its bounds, never a panic.
+func FuzzApplyScenario(f *testing.F) {
+	for _, s := range []string{"D(100,1000)", "N(480,240)/(300,150)", "U(50,100)/(200,250)", "U(1024,128)", "P(2000,500)/200",
+		"U(0,0)/(0,0)", "N(1,1000000)/(1,1000000)", "D(0,0)", "P(0,0)/0", "E(1)", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c := DefaultConfig()
+		if err := c.ApplyScenario(s); err != nil {
+			if !strings.Contains(err.Error(), "--traffic-scenario") {
+				t.Fatalf("%q: error does not name the flag: %v", s, err)
+			}
+			return
+		}
+		if err := c.Validate(); err != nil {
+			return // said by Validate, with the flags
+		}
+		r, err := NewRandom(c)
+		if err != nil {
+			t.Fatalf("%q: valid, yet %v", s, err)
+		}
+		for i := range 8 {
+			it := r.Item(int64(i))
+			if it.InputTokens < 1 || it.InputTokens > MaxPromptTokens || it.OutputTokens < 1 || it.OutputTokens > MaxOutputTokens ||
+				len(it.PromptTokenIDs) != it.InputTokens {
+				t.Fatalf("%q item %d: %d input tokens (%d ids), %d output", s, i, it.InputTokens, len(it.PromptTokenIDs), it.OutputTokens)
+			}
+		}
+	})
+}
