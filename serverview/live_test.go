@@ -115,7 +115,7 @@ func TestViewOverTime(t *testing.T) {
 		{10, LevelOK, "healthy: nothing waiting, KV 50 %"},
 		// Two requests waiting over two scrapes: too few to call a trend.
 		// Over [2, 12] requests queued 10 s of 28 s end to end.
-		{12, LevelWarn, "at capacity: 2 waiting, queue steady (36 % of latency queued), KV 54 %"},
+		{12, LevelWarn, "at capacity: 2 waiting (36 % of latency queued), KV 54 %"},
 		// Three scrapes of a rising queue, with preemptions yet to come.
 		{13, LevelCritical, "queue has grown by 2 over 2 s while TTFT p99 rose 5×: past the knee — scale out"},
 	}

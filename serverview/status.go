@@ -138,7 +138,8 @@ const (
 //     those that waited longest have not;
 //  7. requests wait (at least half a request on average) and spend at
 //     least QueueShareLow of their latency queued, or the server does not
-//     say: warn, at capacity;
+//     say: warn, at capacity, with the queue called steady where enough
+//     scrapes of it (QueueFor) showed no growth;
 //  8. nothing running or waiting: ok, idle;
 //  9. otherwise ok, healthy (saying so when requests wait only briefly).
 func Assess(s Signals) Status {
@@ -186,7 +187,11 @@ func Assess(s Signals) Status {
 		if brief {
 			return Status{LevelOK, fmt.Sprintf("healthy: %s waiting, briefly%s%s", count(waiting), share, kv)}
 		}
-		return Status{LevelWarn, fmt.Sprintf("at capacity: %s waiting, queue steady%s%s", count(waiting), share, kv)}
+		steady := ", queue steady"
+		if s.QueueFor <= 0 {
+			steady = "" // too few scrapes of a queue to see a trend in
+		}
+		return Status{LevelWarn, fmt.Sprintf("at capacity: %s waiting%s%s%s", count(waiting), steady, share, kv)}
 	}
 	if s.Running != nil && *s.Running < 0.5 && s.Waiting != nil {
 		return Status{LevelOK, "idle: nothing running or waiting" + kv}

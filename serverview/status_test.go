@@ -85,11 +85,14 @@ func TestAssess(t *testing.T) {
 		{"llama.cpp queueing", Signals{Engine: promscrape.LlamaCpp, Running: f(1), Waiting: f(29.1), ClientTTFTP99: f(3.02)},
 			LevelWarn, "queueing: 29.1 waiting for 1 running, TTFT p99 3 s: requests wait for a free slot — at capacity"},
 		// Twice the batch waits but TTFT p99 is fast: passing through.
+		// (No span of the queue was seen: nothing says it is steady.)
 		{"waiting, ttft fast", Signals{Engine: vllm, Running: f(1), Waiting: f(3), TTFTP99: f(0.2)},
-			LevelWarn, "at capacity: 3 waiting, queue steady"},
-		// A rise with no time span cannot be a trend.
+			LevelWarn, "at capacity: 3 waiting"},
+		// A rise with no time span cannot be a trend, nor can its absence.
 		{"rise without span", Signals{Engine: vllm, Waiting: f(20), QueueRise: 15},
-			LevelWarn, "at capacity: 20 waiting, queue steady"},
+			LevelWarn, "at capacity: 20 waiting"},
+		{"waiting, seen over a span", Signals{Engine: vllm, Running: f(1), Waiting: f(3), TTFTP99: f(0.2), QueueFor: 10 * time.Second},
+			LevelWarn, "at capacity: 3 waiting, queue steady"},
 		// Growing, and requests spend a third of their latency queued.
 		{"growing, queue share high", Signals{Engine: vllm, Running: f(256), Waiting: f(48), QueueShare: f(0.35),
 			QueueFor: 30 * time.Second, QueueRise: 40},
@@ -105,10 +108,10 @@ func TestAssess(t *testing.T) {
 			LevelOK, "healthy: 1.3 waiting, briefly (1 % of latency queued), KV 0 %"},
 		// Exactly QueueShareLow is no longer brief.
 		{"queue share at threshold", Signals{Engine: vllm, Running: f(16), Waiting: f(16), QueueShare: f(0.1)},
-			LevelWarn, "at capacity: 16 waiting, queue steady (10 % of latency queued)"},
-		// Steady queue, requests spend a third of their time in it.
+			LevelWarn, "at capacity: 16 waiting (10 % of latency queued)"},
+		// Requests waiting spend a third of their time in the queue.
 		{"at capacity with share", Signals{Engine: vllm, Running: f(16), Waiting: f(28), KVCacheUsage: f(0.63), QueueShare: f(0.35)},
-			LevelWarn, "at capacity: 28 waiting, queue steady (35 % of latency queued), KV 63 %"},
+			LevelWarn, "at capacity: 28 waiting (35 % of latency queued), KV 63 %"},
 		// Preemptions come before the KV threshold: they already happen.
 		{"preempting", Signals{Engine: vllm, Running: f(200), Waiting: f(0), KVCacheUsage: f(0.97), PreemptionsPerSecond: f(1.234)},
 			LevelWarn, "preempting 1.23 requests/s with KV 97 %: KV cache exhausted — lower max-num-seqs or add KV memory"},
@@ -129,7 +132,7 @@ func TestAssess(t *testing.T) {
 			LevelOK, "healthy: nothing waiting, KV 10 %"},
 		// A run's mean of 2.5 waiting is at capacity, printed to a tenth.
 		{"mean waiting fractional", Signals{Engine: vllm, Running: f(8), Waiting: f(2.5)},
-			LevelWarn, "at capacity: 2.5 waiting, queue steady"},
+			LevelWarn, "at capacity: 2.5 waiting"},
 		// Nothing at all: idle.
 		{"idle", Signals{Engine: vllm, Running: f(0), Waiting: f(0), KVCacheUsage: f(0)},
 			LevelOK, "idle: nothing running or waiting, KV 0 %"},
