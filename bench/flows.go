@@ -243,6 +243,10 @@ func (c *Config) ValidateWorkload() error {
 		}
 		return session.Validate(c.Workload, c.Sessions)
 	}
+	if p := c.Workload.PrefixRepetition; c.Workload.Dataset == workload.DatasetPrefixRepetition && c.Arrival.NumPrompts > 0 && c.Arrival.NumPrompts < p.NumPrefixes {
+		// Known before the run, and before a simulator starts: a usage error.
+		return errors.Join(c.Workload.Validate(), fmt.Errorf("--num-prompts %d is below --prefix-repetition-num-prefixes %d: every prefix needs a request", c.Arrival.NumPrompts, p.NumPrefixes))
+	}
 	return c.Workload.Validate()
 }
 

@@ -83,6 +83,14 @@ func TestExitCodes(t *testing.T) {
 			"--endpoint /v1/chat/completions is the API of --backend openai-chat"},
 		{"vLLM's completions backend, the chat endpoint", []string{"bench", "--dry-run", "--base-url", "http://h:1", "--backend", "vllm", "--endpoint", "/v1/chat/completions"}, ExitUsage,
 			"--backend vllm sends completions requests (a prompt): give --backend openai-chat"},
+		// The simulator speaks vLLM's API only: another protocol's every
+		// request would be a 404.
+		{"the simulator and TGI's API", []string{"bench", "--backend", "tgi"}, ExitUsage,
+			"--backend tgi: the built-in simulator serves vLLM's OpenAI API (--backend openai, openai-chat or openai-responses); give the TGI server's --base-url"},
+		{"the simulator and llama.cpp's API", []string{"bench", "--backend", "llamacpp"}, ExitUsage, "give the llama.cpp server's --base-url"},
+		{"a virtual sweep and Ollama's API", []string{"sweep", "--virtual", "--backend", "ollama", "--concurrency", "1"}, ExitUsage, "give the Ollama server's --base-url"},
+		{"fewer prompts than shared prefixes", []string{"bench", "--dataset-name", "prefix_repetition", "--num-prompts", "3"}, ExitUsage,
+			"--num-prompts 3 is below --prefix-repetition-num-prefixes 10: every prefix needs a request"},
 		{"a negative scrape interval", []string{"bench", "--dry-run", "--scrape-interval", "-1s"}, ExitUsage, "--scrape-interval -1s: want 10ms or more"},
 		{"a scrape interval of a nanosecond", []string{"bench", "--dry-run", "--scrape-interval", "1ns"}, ExitUsage, "--scrape-interval 1ns: want 10ms or more"},
 		{"an empty SLO", []string{"bench", "--slo", ""}, ExitUsage, `invalid argument "" for "--slo" flag: empty: give conditions`},

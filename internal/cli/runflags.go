@@ -329,6 +329,17 @@ func (f *simFlags) options() (sim.Options, error) {
 	return opts, f.engine.apply(&opts)
 }
 
+// checkSimBackend refuses a backend the built-in simulator does not speak:
+// it serves vLLM's OpenAI API, not TGI's, llama.cpp's or Ollama's own,
+// whose every request would be a 404.
+func checkSimBackend(cfg *bench.Config) error {
+	switch cfg.Backend {
+	case "tgi", "llamacpp", "ollama":
+		return usageErr("--backend %s: the built-in simulator serves vLLM's OpenAI API (--backend openai, openai-chat or openai-responses); give the %s server's --base-url to benchmark its own API", cfg.Backend, map[string]string{"tgi": "TGI", "llamacpp": "llama.cpp", "ollama": "Ollama"}[cfg.Backend])
+	}
+	return nil
+}
+
 // checkSimReasoning refuses a reasoning simulator behind a protocol that
 // cannot show the reasoning: vLLM, and so the simulator, streams it apart
 // from the answer only on the chat and Responses endpoints.
@@ -354,6 +365,9 @@ func checkWorkload(cfg *bench.Config) error {
 func startSim(ctx context.Context, env *Env, cfg *bench.Config, f *simFlags) (func(), error) {
 	opts, err := f.options()
 	if err != nil {
+		return nil, err
+	}
+	if err := checkSimBackend(cfg); err != nil {
 		return nil, err
 	}
 	if err := checkSimReasoning(opts, cfg); err != nil {

@@ -336,6 +336,12 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 	if f.dryRun {
 		return dryRunSweep(env, rcfg, job, simOpts)
 	}
+	if cfg.BaseURL == "" {
+		// The simulator, in wall-clock or virtual time, speaks one API.
+		if err := checkSimBackend(&rcfg.Bench); err != nil {
+			return err
+		}
+	}
 	if !f.virtual && cfg.BaseURL == "" {
 		// A bad flag is told before the simulator starts (the check
 		// stands in for its address).
