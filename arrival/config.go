@@ -196,6 +196,11 @@ func (c Config) validateRamp(rateOK bool) []error {
 		bad("--ramp-up-strategy %q is unknown: want linear or exponential", string(r.Kind))
 		return errs
 	}
+	if r.Over == 0 {
+		// Neither kind of ramp was given its span: say both, vLLM's first.
+		bad("--ramp-up-strategy %s needs --ramp-up-start-rps and --ramp-up-end-rps (vLLM's ramp, over the run's requests), or --ramp-up-duration (a ramp up to --request-rate over that long)", r.Kind)
+		return errs
+	}
 	if rateOK && math.IsInf(c.RequestRate, 1) {
 		bad("--ramp-up-strategy needs a finite --request-rate to ramp up to")
 	}

@@ -52,7 +52,9 @@ func TestValidateRejects(t *testing.T) {
 		{"negative start rate", func(c *Config) { c.Ramp = Ramp{RampLinear, -1, time.Second} }, "--ramp-up-start-rps must be a finite rate ≥ 0"},
 		{"NaN start rate", func(c *Config) { c.Ramp = Ramp{RampLinear, nan, time.Second} }, "--ramp-up-start-rps"},
 		{"exponential from zero", func(c *Config) { c.Ramp = Ramp{RampExponential, 0, time.Second} }, "must be > 0 for an exponential ramp"},
-		{"ramp without duration", func(c *Config) { c.Ramp = Ramp{Kind: RampLinear, From: 1} }, "--ramp-up-duration must be > 0"},
+		{"ramp without duration", func(c *Config) { c.Ramp = Ramp{Kind: RampLinear, From: 1} },
+			"--ramp-up-strategy linear needs --ramp-up-start-rps and --ramp-up-end-rps (vLLM's ramp, over the run's requests), or --ramp-up-duration"},
+		{"ramp of a negative duration", func(c *Config) { c.Ramp = Ramp{Kind: RampLinear, From: 1, Over: -time.Second} }, "--ramp-up-duration must be > 0, got -1s"},
 		{"ramp longer than the run", func(c *Config) {
 			c.Duration, c.Ramp = 10*time.Second, Ramp{RampLinear, 1, 20 * time.Second}
 		}, "--ramp-up-duration 20s is longer than --duration 10s"},
