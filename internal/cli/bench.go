@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/goodput-dev/goodput/arrival"
+	"github.com/goodput-dev/goodput/backend"
 	"github.com/goodput-dev/goodput/bench"
 	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/report"
@@ -331,7 +332,7 @@ func runBenchPrepared(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFl
 		return fmt.Errorf("%s; the records measured so far are kept", out.Stopped)
 	}
 	if c := out.Result.Counts; !out.Run.Interrupted && c.Total > 0 && c.Completed == 0 {
-		return fmt.Errorf("every one of the %d measured requests failed%s", c.Total, firstError(c))
+		return fmt.Errorf("every one of the %d measured requests failed%s%s", c.Total, firstError(c), notFoundHint(cfg, c))
 	}
 	if c := out.Result.Counts; !out.Run.Interrupted && c.Completed > 0 && c.NoToken == c.Completed {
 		// Answers without a token measure no TTFT, TPOT or ITL: a run of
@@ -491,6 +492,24 @@ func firstError(c metrics.Counts) string {
 		}
 	}
 	return s
+}
+
+// notFoundHint names the URL the requests went to when every one was
+// answered 404 (a server's message rarely says which path it lacks), and
+// the flags that choose it: "" otherwise.
+func notFoundHint(cfg bench.Config, c metrics.Counts) string {
+	if len(c.Errors) != 1 || c.Errors["http"] == 0 || !strings.HasPrefix(c.ErrorExamples["http"], "http 404") {
+		return ""
+	}
+	a, err := backend.Lookup(cfg.Backend)
+	if err != nil {
+		return ""
+	}
+	target, err := a.URL(cfg.BaseURL, cfg.Endpoint)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("; the server has no POST %s: --backend %s sends its requests there, and --endpoint changes the path", target, cfg.Backend)
 }
 
 // simDefaultPrompts is --num-prompts against the built-in simulator when the

@@ -481,6 +481,24 @@ func TestBenchEveryRequestFailed(t *testing.T) {
 	}
 }
 
+// A run whose every request was answered 404 names the URL they went to
+// and the flags that choose it: a server's "File Not Found" says neither.
+func TestBenchEveryRequestNotFound(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/health" {
+			return
+		}
+		http.Error(w, `{"error":{"message":"File Not Found","type":"not_found_error","code":404}}`, http.StatusNotFound)
+	}))
+	defer srv.Close()
+	_, errOut, code := run(t, "", "bench", "--base-url", srv.URL, "--model", "m", "--backend", "tgi", "--num-prompts", "2",
+		"--no-calibrate", "--no-server-metrics", "--quiet")
+	want := "; the server has no POST " + srv.URL + "/generate_stream: --backend tgi sends its requests there, and --endpoint changes the path"
+	if code != ExitTool || !strings.Contains(errOut, "every one of the 2 measured requests failed: 2 http (http 404 Not Found") || !strings.Contains(errOut, want) {
+		t.Errorf("exit %d, %q; want 1, saying %q", code, errOut, want)
+	}
+}
+
 // A run whose answers all carried no token (a server streaming only
 // [DONE], or events goodput cannot read as text) measured no latency:
 // it exits 1 after its summary, as a run of failures does, instead of 0.
