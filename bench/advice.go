@@ -93,7 +93,7 @@ func earlyStopWarning(t load.TokenCheck, ignoreEOS bool) string {
 // earlyStopNote says, without ignore_eos, where the workload's output
 // lengths are made up (random prompts, shared prefixes) and answers ended
 // before them: output throughput then counts fewer tokens than the
-// workload names. It is a note, not a warning: the server deciding where
+// workload names. It is a finding, not a warning: the server deciding where
 // an answer ends is goodput's default. Answers to real prompts (sharegpt
 // and the like) end where the model ends them, which is what such a run
 // measures, and get none.

@@ -24,13 +24,17 @@ import (
 
 // Outcome is what a finished (or interrupted) run produced.
 type Outcome struct {
-	Result      *metrics.Result
-	Run         load.Result
-	Generator   Generator
-	Tokens      load.TokenCheck
-	Warnings    []string // plain-words problems with the run itself
-	Notes       []string // what was run, and what the run found that is no problem, for the summary heading
-	RecordsPath string   // empty when no --result-dir
+	Result    *metrics.Result
+	Run       load.Result
+	Generator Generator
+	Tokens    load.TokenCheck
+	Warnings  []string // plain-words problems with the run itself
+	Notes     []string // what was run, for the summary heading
+	// Findings are what the run found that bears on its numbers but is no
+	// fault (answers that ended before their length without --ignore-eos),
+	// printed after Notes and kept in the summary file.
+	Findings    []string
+	RecordsPath string // empty when no --result-dir
 	// RecordsWritten is how many records reached RecordsPath whole.
 	RecordsWritten int64
 	// SummaryPath, VLLMPath and ServerPath name the files written; each
@@ -573,7 +577,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		out.Warnings = append(out.Warnings, w)
 	}
 	if n := earlyStopNote(out.Tokens, wl.IgnoreEOS(), wl.Dataset); n != "" {
-		out.Notes = append(out.Notes, n)
+		out.Findings = append(out.Findings, n)
 	}
 	switch {
 	case out.Stopped != "":

@@ -526,9 +526,9 @@ func TestAnswersThatStopEarlyAreReported(t *testing.T) {
 		}
 		const head = `4 of 8 answers ended before their max_tokens (finish reason "stop"; 72 of the 128 output tokens asked for came): `
 		warned := slices.ContainsFunc(out.Warnings, func(w string) bool { return strings.HasPrefix(w, head+"ignore_eos was sent") })
-		noted := slices.ContainsFunc(out.Notes, func(n string) bool { return strings.HasPrefix(n, "Output lengths: "+head) })
+		noted := slices.ContainsFunc(out.Findings, func(n string) bool { return strings.HasPrefix(n, "Output lengths: "+head) })
 		if warned != ignoreEOS || noted == ignoreEOS {
-			t.Errorf("ignore_eos %v: warnings %q, notes %q; want a warning with ignore_eos, a note without", ignoreEOS, out.Warnings, out.Notes)
+			t.Errorf("ignore_eos %v: warnings %q, findings %q; want a warning with ignore_eos, a finding without", ignoreEOS, out.Warnings, out.Findings)
 		}
 	}
 }

@@ -30,16 +30,18 @@ type SummaryFile struct {
 	// Probes is what the probe requests beside the run measured
 	// (--probe-request-rate).
 	Probes *Probes `json:"probes,omitempty"`
-	// Notes are the lines printed above the summary: what was run, and
-	// what the run found that is not a problem (Outcome.Notes).
+	// Notes are the lines printed above the summary (Outcome.Notes), and
+	// Findings what the run found that bears on its numbers but is no
+	// fault (Outcome.Findings).
 	Notes    []string `json:"notes,omitempty"`
+	Findings []string `json:"findings,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
 }
 
 func writeSummary(path string, h record.Header, o *Outcome) error {
 	s := SummaryFile{Kind: "goodput.summary", Header: h, Records: o.RecordsPath, Interrupted: o.Run.Interrupted,
 		Result: o.Result, Generator: o.Generator, Tokens: o.Tokens, Server: o.Server, ServerSeries: o.ServerPath, Servers: o.Servers,
-		PrefixReuse: o.PrefixReuse, Probes: o.Probes, Notes: o.Notes, Warnings: o.Warnings}
+		PrefixReuse: o.PrefixReuse, Probes: o.Probes, Notes: o.Notes, Findings: o.Findings, Warnings: o.Warnings}
 	return writeJSON(path, s)
 }
 

@@ -172,6 +172,7 @@ func runNotes(run *Run) []string {
 			notes = append(notes, "The run was interrupted; these are the requests measured before it stopped.")
 		}
 		notes = append(notes, s.Warnings...)
+		notes = append(notes, s.Findings...)
 	}
 	if c := res.Counts; c.Failed > 0 {
 		notes = append(notes, fmt.Sprintf("%d of %d requests failed (%s); see Errors.", c.Failed, c.Total, percent(c.ErrorRate)))

@@ -608,6 +608,18 @@ func TestLittlesLawNoteNamesTheFailed(t *testing.T) {
 	}
 }
 
+// A run page carries the summary's findings with its warnings, where a
+// reader looks before trusting the numbers.
+func TestRunNotesCarryTheFindings(t *testing.T) {
+	run := build(record.Header{}, fixedRecords(4, 100*time.Millisecond, 0, 4, 10*time.Millisecond, func(int) time.Duration { return 20 * time.Millisecond }), RunOptions{})
+	const finding = `Output lengths: 3 of 4 answers ended before their max_tokens (finish reason "stop"; 40 of the 64 output tokens asked for came)`
+	run.Summary = &SummaryFile{Warnings: []string{"a warning"}, Findings: []string{finding}}
+	notes := runNotes(run)
+	if !slices.Contains(notes, finding) || !slices.Contains(notes, "a warning") {
+		t.Errorf("notes %q, want the warning and the finding", notes)
+	}
+}
+
 // The server section of a run page says how a speculative decoder did
 // over the window, from its spec_decode counters.
 func TestServerSectionSpeculativeDecoding(t *testing.T) {

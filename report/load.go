@@ -87,8 +87,12 @@ type SummaryFile struct {
 	Servers []EndpointAccount `json:"servers,omitempty"`
 	// Probes are the one-token probe requests sent beside the run
 	// (bench --probe-request-rate), when there were any.
-	Probes   *ProbeRequests `json:"probes,omitempty"`
-	Warnings []string       `json:"warnings,omitempty"`
+	Probes *ProbeRequests `json:"probes,omitempty"`
+	// Findings are what the run found that bears on its numbers but is
+	// no fault (answers that ended before their length); Warnings its
+	// faults.
+	Findings []string `json:"findings,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // EndpointAccount is one endpoint's own account of a run spread over

@@ -352,7 +352,7 @@ func runBenchPrepared(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFl
 // summaryOptions shapes the terminal summary: vLLM's lines where the run
 // has their figures, and the built-in simulator named in the title.
 func summaryOptions(cfg bench.Config, out *bench.Outcome, simulated bool) report.TextOptions {
-	o := report.TextOptions{Notes: out.Notes}
+	o := report.TextOptions{Notes: append(slices.Clone(out.Notes), out.Findings...)}
 	if simulated {
 		o.Title = "Serving Benchmark Result (built-in simulator)"
 	}
@@ -424,7 +424,7 @@ func printOutcome(env *Env, format string, out *bench.Outcome, o report.TextOpti
 		enc.SetIndent("", "  ")
 		return enc.Encode(map[string]any{
 			"result": out.Result, "generator": out.Generator, "token_check": out.Tokens,
-			"notes": out.Notes, "warnings": out.Warnings, "records": out.RecordsPath, "records_written": out.RecordsWritten, "summary": out.SummaryPath,
+			"notes": out.Notes, "findings": out.Findings, "warnings": out.Warnings, "records": out.RecordsPath, "records_written": out.RecordsWritten, "summary": out.SummaryPath,
 			"interrupted": out.Run.Interrupted, "server": out.Server, "servers": out.Servers, "trace_prefix_reuse": out.PrefixReuse,
 			"probes": out.Probes,
 		})

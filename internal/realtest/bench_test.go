@@ -245,17 +245,17 @@ func TestAnswersEndedEarlyAreCountedAsTheServerSays(t *testing.T) {
 	if early == 0 || tc.EndedEarly != early || tc.Limited != 40 || tc.LimitedAsked != 40*48 || tc.LimitedOutput != tokens {
 		t.Fatalf("token check %+v; the records: %d ended early by their finish reason, %d output tokens", tc, early, tokens)
 	}
-	noted := slices.ContainsFunc(out.Notes, func(n string) bool {
+	noted := slices.ContainsFunc(out.Findings, func(n string) bool {
 		return strings.HasPrefix(n, fmt.Sprintf("Output lengths: %d of 40 answers ended before their max_tokens", early))
 	})
 	// The tiny model ends most of its 48-token answers early (28 of 40
 	// with this seed), well over the tenth that the note needs.
 	if early < 4 || !noted || slices.ContainsFunc(out.Warnings, func(w string) bool { return strings.Contains(w, "ended before") }) {
-		t.Errorf("%d ended early: notes %q, warnings %q", early, out.Notes, out.Warnings)
+		t.Errorf("%d ended early: findings %q, warnings %q", early, out.Findings, out.Warnings)
 	}
 	out, _ = bench(t, s.URL, 0, append(args, "--ignore-eos")...)
-	if out.Tokens.EndedEarly != 0 || slices.ContainsFunc(out.Notes, func(n string) bool { return strings.HasPrefix(n, "Output lengths:") }) {
-		t.Errorf("with --ignore-eos: token check %+v, notes %q", out.Tokens, out.Notes)
+	if out.Tokens.EndedEarly != 0 || slices.ContainsFunc(out.Findings, func(n string) bool { return strings.HasPrefix(n, "Output lengths:") }) {
+		t.Errorf("with --ignore-eos: token check %+v, findings %q", out.Tokens, out.Findings)
 	}
 }
 

@@ -131,7 +131,7 @@ type benchJSON struct {
 	Tokens struct {
 		Limited, LimitedOutput, LimitedAsked, EndedEarly int64
 	} `json:"token_check"`
-	Notes    []string
+	Findings []string
 	Warnings []string
 	Records  string
 	Server   *struct {
