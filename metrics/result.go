@@ -102,6 +102,18 @@ type Counts struct {
 // request but those canceled at an interrupt.
 func (c Counts) Judged() int64 { return c.Total - c.Canceled }
 
+// MostCommonError returns the kind of failure most requests had (the
+// first by name among equals), how many had it and the first message of
+// that kind; "" and 0 when none failed.
+func (c Counts) MostCommonError() (kind string, n int64, example string) {
+	for k, m := range c.Errors {
+		if m > n || (m == n && k < kind) {
+			kind, n = k, m
+		}
+	}
+	return kind, n, c.ErrorExamples[kind]
+}
+
 // Window is the measurement window W: from the scheduled time of the
 // earliest measured request (success or failure) to the end time of the
 // latest one. A record whose End precedes its Scheduled counts as ending

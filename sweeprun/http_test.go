@@ -242,3 +242,27 @@ func TestHTTPLoadsGetPromptsOfTheirOwn(t *testing.T) {
 		}
 	}
 }
+
+// A point whose requests failed says how many and why in the sweep's log:
+// its table row counts them, and only the log can say why.
+func TestHTTPPointFailuresAreLogged(t *testing.T) {
+	opts := sim.Options{Seed: 1}
+	if err := opts.Faults.ParseFault("error-rate=1"); err != nil {
+		t.Fatal(err)
+	}
+	url, _ := serveSim(t, opts)
+	cfg := httpConfig(url, t.TempDir())
+	cfg.Bench.Warmups = 0
+	var log logBuf
+	cfg.Log = &log
+	r, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Run(t.Context(), sweep.Plan{Mode: sweep.ModeConcurrency, Loads: concurrencies(1)}); err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	if !strings.Contains(log.String(), "sweep: c1: 8 of 8 requests failed, 8 ") || !strings.Contains(log.String(), "(first: ") {
+		t.Errorf("log:\n%s", log.String())
+	}
+}

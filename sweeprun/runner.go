@@ -150,6 +150,15 @@ func (r *Runner) Measure(ctx context.Context, l sweep.Load) (sweep.Point, error)
 	r.measured++
 	s := sweep.FromResult(res)
 	r.logf("sweep: %s: %s (%s)", m.Name(), describeSample(s), time.Since(start).Round(time.Millisecond))
+	if c := res.Counts; c.Failed > 0 {
+		// The point's table row counts them; the log says why.
+		kind, n, example := c.MostCommonError()
+		line := fmt.Sprintf("sweep: %s: %d of %d requests failed, %d %s", m.Name(), c.Failed, c.Total, n, kind)
+		if example != "" {
+			line += " (first: " + example + ")"
+		}
+		r.logf("%s", line)
+	}
 	return sweep.NewPoint(l, s)
 }
 

@@ -474,17 +474,12 @@ func printOutcome(env *Env, format string, out *bench.Outcome, o report.TextOpti
 // firstError names the most common failure kind of a run and its first
 // message: ": 40 connect (dial tcp …: connection refused)".
 func firstError(c metrics.Counts) string {
-	kind, most := "", int64(0)
-	for k, n := range c.Errors {
-		if n > most || (n == most && k < kind) {
-			kind, most = k, n
-		}
-	}
+	kind, most, m := c.MostCommonError()
 	if kind == "" {
 		return ""
 	}
 	s := fmt.Sprintf(": %d %s", most, kind)
-	if m := c.ErrorExamples[kind]; m != "" {
+	if m != "" {
 		s += " (" + m + ")"
 		if strings.Contains(m, "continuous_usage_stats") {
 			// vLLM's extension, which hosted OpenAI-style APIs refuse.
