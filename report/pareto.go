@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -103,10 +104,7 @@ func SweepPareto(dir string, o ParetoOptions) (*Pareto, error) {
 	}
 	slices.SortFunc(order, func(a, b int) int {
 		pa, pb := p.Points[a], p.Points[b]
-		if c := cmpFloat(pb.PerUser, pa.PerUser); c != 0 {
-			return c
-		}
-		return cmpFloat(pb.PerGPU, pa.PerGPU)
+		return cmp.Or(cmp.Compare(pb.PerUser, pa.PerUser), cmp.Compare(pb.PerGPU, pa.PerGPU))
 	})
 	best := math.Inf(-1)
 	for _, i := range order {
@@ -159,7 +157,7 @@ func WriteParetoHTML(w io.Writer, p *Pareto, o HTMLOptions) error {
 			n++
 		}
 	}
-	slices.SortFunc(front, func(a, b xyPoint) int { return cmpFloat(a.x, b.x) })
+	slices.SortFunc(front, func(a, b xyPoint) int { return cmp.Compare(a.x, b.x) })
 	var pg page
 	sub := fmt.Sprintf("%d runs · %d on the frontier", len(p.Points), n)
 	if p.Skipped > 0 {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -213,7 +214,7 @@ func SweepPlot(dir string, o PlotOptions) ([]*PlotFigure, error) {
 		for _, row := range f.Cells {
 			for _, c := range row {
 				for i := range c.curves {
-					slices.SortFunc(c.curves[i].pts, func(a, b plotPoint) int { return cmpFloat(a.x, b.x) })
+					slices.SortFunc(c.curves[i].pts, func(a, b plotPoint) int { return cmp.Compare(a.x, b.x) })
 				}
 				slices.SortStableFunc(c.curves, func(a, b plotCurve) int { return cmpLabels(a.label, b.label) })
 			}
@@ -232,7 +233,7 @@ func cmpLabels(a, b string) int {
 		x, errx := strconv.ParseFloat(av, 64)
 		y, erry := strconv.ParseFloat(bv, 64)
 		if errx == nil && erry == nil {
-			if c := cmpFloat(x, y); c != 0 {
+			if c := cmp.Compare(x, y); c != 0 {
 				return c
 			}
 			continue
@@ -242,16 +243,6 @@ func cmpLabels(a, b string) int {
 		}
 	}
 	return len(as) - len(bs)
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // index finds or adds a row (or column) label, growing the grid.
