@@ -33,9 +33,6 @@ type server struct {
 	// so that a stalled server is not a silent client.
 	notice io.Writer
 	mu     sync.Mutex // serialises writes to notice
-	// readying is set while a readiness wait with a timeout polls: it
-	// says how the wait goes, and its polls say nothing of their own.
-	readying bool
 	// software is the Server header of the first answer that had one
 	// ("llama.cpp"), "" before any.
 	software string
@@ -70,7 +67,7 @@ func (s *server) say(format string, args ...any) {
 // unanswered for slowNotice, of its limit lim; the caller calls the
 // function it returns once the request ended.
 func (s *server) slow(what string, lim time.Duration) (done func()) {
-	if s.notice == nil || lim <= slowNotice || s.readying {
+	if s.notice == nil || lim <= slowNotice {
 		return func() {}
 	}
 	t := time.AfterFunc(slowNotice, func() {
@@ -149,6 +146,12 @@ func (s *server) hintFor(status int) string {
 // returns its status and up to max bytes of its body. A deadline is
 // reported as a timeoutError, a transport failure with the URL.
 func (s *server) do(ctx context.Context, method, path string, body any, lim time.Duration, max int64) (int, []byte, error) {
+	return s.send(ctx, method, path, body, lim, max, true)
+}
+
+// send is do, which tells the notice writer of a stall only when told to:
+// a readiness wait that says how it goes speaks for its polls.
+func (s *server) send(ctx context.Context, method, path string, body any, lim time.Duration, max int64, tell bool) (int, []byte, error) {
 	lim = s.limit(lim)
 	cctx, cancel := context.WithTimeout(ctx, lim)
 	defer cancel()
@@ -171,8 +174,10 @@ func (s *server) do(ctx context.Context, method, path string, body any, lim time
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	done := s.slow(what, lim)
-	defer done()
+	if tell {
+		done := s.slow(what, lim)
+		defer done()
+	}
 	resp, err := s.client.Do(req)
 	if err == nil {
 		if s.software == "" {
@@ -232,10 +237,6 @@ func (s *server) waitReady(ctx context.Context, timeout time.Duration) error {
 	deadline := start.Add(budget)
 	var last error
 	told := time.Duration(0) // how far into the wait it was last said
-	if timeout > 0 {
-		s.readying = true
-		defer func() { s.readying = false }()
-	}
 	for {
 		absent := 0
 		for _, path := range []string{"/health", "/v1/models"} {
@@ -243,7 +244,7 @@ func (s *server) waitReady(ctx context.Context, timeout time.Duration) error {
 			if left <= 0 {
 				break
 			}
-			status, body, err := s.do(ctx, http.MethodGet, path, nil, min(left, getLimit), 64<<10)
+			status, body, err := s.send(ctx, http.MethodGet, path, nil, min(left, getLimit), 64<<10, timeout <= 0)
 			if err != nil {
 				last = err
 				continue
