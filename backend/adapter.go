@@ -276,6 +276,13 @@ func (a *Adapter) BuildRequest(ctx context.Context, baseURL, endpoint string, re
 
 // unsupported fails a request that sets an option the protocol lacks:
 // silently dropping it would measure a different workload.
+// SendsIgnoreEOS reports whether the protocol carries ignore_eos: whether
+// a request asking for it builds.
+func (a *Adapter) SendsIgnoreEOS() bool {
+	_, err := a.build(a, &Request{Model: "m", Prompt: "x", IgnoreEOS: true})
+	return err == nil
+}
+
 func unsupported(a *Adapter, option string, set bool) error {
 	if !set {
 		return nil

@@ -42,18 +42,24 @@ func (a *Adapter) CheckEndpoint(endpoint string) error {
 	if u, err := url.Parse(endpoint); err == nil {
 		path = u.Path
 	}
+	owner, _ := apiOf(path)
+	if owner == "" || owner == a.name {
+		return nil
+	}
+	return fmt.Errorf("--endpoint %s is the API of --backend %s, which takes %s; --backend %s sends %s: give --backend %s, or leave --endpoint out for %s's own (%s)",
+		endpoint, owner, what[owner], cmp.Or(a.called, a.name), what[a.name], owner, cmp.Or(a.called, a.name), a.endpoint)
+}
+
+// apiOf returns the backend whose API path ends path, and that end, or
+// "" when path names no API.
+func apiOf(path string) (backend, suffix string) {
 	path = strings.TrimSuffix(path, "/")
 	for _, p := range apiPaths {
-		if !strings.HasSuffix(path, p.suffix) {
-			continue
+		if strings.HasSuffix(path, p.suffix) {
+			return p.backend, p.suffix
 		}
-		if p.backend == a.name {
-			return nil
-		}
-		return fmt.Errorf("--endpoint %s is the API of --backend %s, which takes %s; --backend %s sends %s: give --backend %s, or leave --endpoint out for %s's own (%s)",
-			endpoint, p.backend, what[p.backend], cmp.Or(a.called, a.name), what[a.name], p.backend, cmp.Or(a.called, a.name), a.endpoint)
 	}
-	return nil
+	return "", ""
 }
 
 // APIPath returns the end of path that names a protocol's API
@@ -61,14 +67,9 @@ func (a *Adapter) CheckEndpoint(endpoint string) error {
 // before it where there is one), "" when it names none: a base URL that
 // ends in one has had its endpoint written into it.
 func APIPath(path string) string {
-	path = strings.TrimSuffix(path, "/")
-	for _, p := range apiPaths {
-		if strings.HasSuffix(path, p.suffix) {
-			if strings.HasSuffix(strings.TrimSuffix(path, p.suffix), "/v1") {
-				return "/v1" + p.suffix
-			}
-			return p.suffix
-		}
+	_, suffix := apiOf(path)
+	if suffix != "" && strings.HasSuffix(strings.TrimSuffix(strings.TrimSuffix(path, "/"), suffix), "/v1") {
+		return "/v1" + suffix
 	}
-	return ""
+	return suffix
 }

@@ -144,3 +144,17 @@ func FuzzParseHeaders(f *testing.F) {
 		}
 	})
 }
+
+// The protocols that carry ignore_eos are those whose requests with it
+// build: OpenAI-style and llama.cpp's, not TGI's nor Ollama's.
+func TestSendsIgnoreEOS(t *testing.T) {
+	for name, want := range map[string]bool{"openai": true, "vllm": true, "sglang": true, "openai-chat": true, "openai-responses": true, "llamacpp": true, "tgi": false, "ollama": false} {
+		a, err := Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := a.SendsIgnoreEOS(); got != want {
+			t.Errorf("%s: %v, want %v", name, got, want)
+		}
+	}
+}

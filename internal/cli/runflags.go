@@ -192,20 +192,11 @@ func applyScenario(cmd *cobra.Command, cfg *bench.Config) (note string, err erro
 	if err := cfg.Workload.ApplyScenario(s); err != nil {
 		return "", usageErr("%v", err)
 	}
-	if !cmd.Flags().Changed("ignore-eos") && !cfg.Workload.Request.IgnoreEOS && sendsIgnoreEOS(cfg.Backend) {
+	if a, err := backend.Lookup(cfg.Backend); err == nil && a.SendsIgnoreEOS() && !cmd.Flags().Changed("ignore-eos") && !cfg.Workload.Request.IgnoreEOS {
 		cfg.Workload.Request.IgnoreEOS = true
 		return fmt.Sprintf("--traffic-scenario %s: --ignore-eos is on, so that answers run to the scenario's lengths (genai-bench sets it for vLLM and SGLang); --ignore-eos=false turns it off", s), nil
 	}
 	return "", nil
-}
-
-// sendsIgnoreEOS reports whether a backend's protocol carries ignore_eos.
-func sendsIgnoreEOS(backend string) bool {
-	switch backend {
-	case "", "openai", "vllm", "sglang", "openai-chat", "openai-responses", "llamacpp":
-		return true
-	}
-	return false
 }
 
 // applyReplay gives the run the arrivals its dataset brings, a trace's
