@@ -243,9 +243,9 @@ func (c *Config) ValidateWorkload() error {
 		}
 		return session.Validate(c.Workload, c.Sessions)
 	}
-	if p := c.Workload.PrefixRepetition; c.Workload.Dataset == workload.DatasetPrefixRepetition && c.Arrival.NumPrompts > 0 && c.Arrival.NumPrompts < p.NumPrefixes {
+	if c.Workload.Dataset == workload.DatasetPrefixRepetition {
 		// Known before the run, and before a simulator starts: a usage error.
-		return errors.Join(c.Workload.Validate(), fmt.Errorf("--num-prompts %d is below --prefix-repetition-num-prefixes %d: every prefix needs a request", c.Arrival.NumPrompts, p.NumPrefixes))
+		return errors.Join(c.Workload.Validate(), c.Workload.PrefixRepetition.CheckRequests(c.Arrival.NumPrompts))
 	}
 	return c.Workload.Validate()
 }

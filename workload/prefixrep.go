@@ -31,10 +31,10 @@ func NewPrefixRepetition(c Config) (*Dataset, error) {
 	if n == 0 {
 		n = max(generatedItems, p.NumPrefixes)
 	}
-	per := n / p.NumPrefixes
-	if per == 0 {
-		return nil, fmt.Errorf("--num-prompts %d is below --prefix-repetition-num-prefixes %d: every prefix needs a request", n, p.NumPrefixes)
+	if err := p.CheckRequests(n); err != nil {
+		return nil, err
 	}
+	per := n / p.NumPrefixes
 	items := make([]Item, 0, per*p.NumPrefixes)
 	for k := range p.NumPrefixes {
 		// With a Fit, the prefix is the words the server counts as its

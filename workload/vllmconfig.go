@@ -23,6 +23,15 @@ type PrefixRepetitionConfig struct {
 	OutputLen   int // (128)
 }
 
+// CheckRequests refuses a run of n requests (--num-prompts; 0 for none
+// given) too few to give every prefix one.
+func (p PrefixRepetitionConfig) CheckRequests(n int) error {
+	if n > 0 && n < p.NumPrefixes {
+		return fmt.Errorf("--num-prompts %d is below --prefix-repetition-num-prefixes %d: every prefix needs a request", n, p.NumPrefixes)
+	}
+	return nil
+}
+
 // SpecBenchConfig shapes the spec_bench dataset (--spec-bench-*).
 type SpecBenchConfig struct {
 	OutputLen int    // --spec-bench-output-len (256)
