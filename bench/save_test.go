@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/runfile"
 	"github.com/goodput-dev/goodput/sim"
 )
 
@@ -54,9 +55,9 @@ func withFullDisk(t *testing.T, limit int) {
 }
 
 // readWhole reads a record file as analyze would and returns its records.
-func readWhole(t *testing.T, path string) ([]record.Record, *record.File) {
+func readWhole(t *testing.T, path string) ([]record.Record, *runfile.File) {
 	t.Helper()
-	f, err := record.Open(path, nil)
+	f, err := runfile.Open(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/runfile"
 )
 
 // The four shards of a whole run merge into exactly the run: every planned
@@ -47,7 +48,7 @@ func TestWholeRunMergesExactly(t *testing.T) {
 	// Concatenated records, summarised directly, give the same numbers.
 	direct := metrics.NewSummary(metrics.Options{})
 	for _, p := range paths {
-		f, err := record.Open(p, nil)
+		f, err := runfile.Open(p, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,7 +66,7 @@ func TestWholeRunMergesExactly(t *testing.T) {
 
 	// The merged file: one header listing the parts, each record labelled
 	// with its shard, a trailer of a whole run.
-	f, err := record.Open(out, nil)
+	f, err := runfile.Open(out, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +229,7 @@ func TestIncompleteMergeIsMarked(t *testing.T) {
 	if _, err := s.WriteFile(out, "goodput", Options{}, nil); err != nil {
 		t.Fatal(err)
 	}
-	f, err := record.Open(out, nil)
+	f, err := runfile.Open(out, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -470,7 +471,7 @@ func TestNothingToMerge(t *testing.T) {
 	}
 	defer s.Close()
 	err = s.Each(func(int, []record.Record) error { return nil })
-	if !errors.Is(err, record.ErrNoRecords) {
+	if !errors.Is(err, runfile.ErrNoRecords) {
 		t.Errorf("err = %v, want ErrNoRecords", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/runfile"
 )
 
 // Part is one file of the run, as read: its description for the merged
@@ -18,9 +19,9 @@ import (
 type Part struct {
 	record.Part
 	Header record.Header
-	Format string // the input's format, as record.File.Format names it
+	Format string // the input's format, as runfile.File.Format names it
 	// Notes are what reading the file found worth saying (a cut-off last
-	// line, no end marker, an interrupted run; see record.File.Notes).
+	// line, no end marker, an interrupted run; see runfile.File.Notes).
 	Notes []string
 
 	measured   int64 // records outside warm-up
@@ -35,7 +36,7 @@ func (p *Part) Window() (start, end int64, ok bool) { return p.start, p.end, p.m
 // Set is the files of one run, open for merging. Build it with Open, read
 // its records once with Each, then ask for Report; Close it in any case.
 type Set struct {
-	files []*record.File
+	files []*runfile.File
 	parts []Part
 	epoch time.Time // the earliest header start; zero when no file has one
 	count int       // shards in the run (Shard.Count), 0 when no file is a shard
@@ -62,7 +63,7 @@ func Open(paths []string, stdin io.Reader) (*Set, error) {
 	}
 	s := &Set{shards: map[int]*seqSet{}}
 	for _, p := range paths {
-		f, err := record.Open(p, stdin)
+		f, err := runfile.Open(p, stdin)
 		if err != nil {
 			s.Close()
 			return nil, err
@@ -107,7 +108,7 @@ func distinctFiles(paths []string) error {
 		}
 		fi, err := os.Stat(p)
 		if err != nil {
-			continue // record.Open says what is wrong with it
+			continue // runfile.Open says what is wrong with it
 		}
 		for _, f := range files {
 			if os.SameFile(f.fi, fi) {
@@ -235,7 +236,7 @@ func (s *Set) Each(fn func(part int, recs []record.Record) error) error {
 		})
 		p.Records = n
 		s.records += n
-		if errors.Is(err, record.ErrNoRecords) && p.Header.Kind == record.KindHeader {
+		if errors.Is(err, runfile.ErrNoRecords) && p.Header.Kind == record.KindHeader {
 			// A shard killed before its first answer left its header only:
 			// part of the run, measured nothing, and reported so.
 			if empty == nil {
@@ -266,7 +267,7 @@ func (s *Set) Each(fn func(part int, recs []record.Record) error) error {
 		for i, p := range s.parts {
 			names[i] = p.File
 		}
-		return fmt.Errorf("%w in any of %s", record.ErrNoRecords, strings.Join(names, ", "))
+		return fmt.Errorf("%w in any of %s", runfile.ErrNoRecords, strings.Join(names, ", "))
 	}
 	return nil
 }

@@ -5,8 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -84,38 +82,18 @@ type decoded struct {
 	hasEnd  bool
 }
 
-func decodeAll(t *testing.T, file []byte, via string) decoded {
+func decodeAll(t *testing.T, file []byte) decoded {
 	t.Helper()
 	var out decoded
-	var next func(*Record) error
-	var trailer func() (Trailer, bool)
-	switch via {
-	case "Decoder":
-		d := NewDecoder(bytes.NewReader(file), "run.jsonl")
-		h, err := d.Header()
-		if err != nil {
-			t.Fatalf("header: %v", err)
-		}
-		out.header, next, trailer = h, d.Next, d.Trailer
-	case "Open":
-		path := filepath.Join(t.TempDir(), "run.jsonl")
-		if err := os.WriteFile(path, file, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		f, err := Open(path, nil)
-		if err != nil {
-			t.Fatalf("open: %v", err)
-		}
-		t.Cleanup(func() { f.Close() })
-		if f.Format != "goodput" {
-			t.Fatalf("format %q, want goodput", f.Format)
-		}
-		out.header, next = f.Header(), f.Next
-		trailer = f.Reader.(*decoderReader).d.Trailer
+	d := NewDecoder(bytes.NewReader(file), "run.jsonl")
+	h, err := d.Header()
+	if err != nil {
+		t.Fatalf("header: %v", err)
 	}
+	out.header = h
 	for {
 		var r Record
-		err := next(&r)
+		err := d.Next(&r)
 		if err == io.EOF {
 			break
 		}
@@ -127,7 +105,7 @@ func decodeAll(t *testing.T, file []byte, via string) decoded {
 		}
 		out.records = append(out.records, r)
 	}
-	out.trailer, out.hasEnd = trailer()
+	out.trailer, out.hasEnd = d.Trailer()
 	return out
 }
 
@@ -144,30 +122,28 @@ func TestKeyOrderDoesNotMatter(t *testing.T) {
 		{"unknown key first", unknownFirst},      // a newer writer's field
 		{"python separators and sorted", spaced}, // json.dumps(sort_keys=True)
 	}
-	for _, via := range []string{"Decoder", "Open"} {
-		want := decodeAll(t, orig, via)
-		if len(want.records) != len(sample()) || !want.hasEnd || want.header.Kind != KindHeader {
-			t.Fatalf("%s: the original file reads as %+v", via, want)
-		}
-		for _, rw := range rewrites {
-			t.Run(via+"/"+rw.name, func(t *testing.T) {
-				file := eachLine(t, orig, rw.f)
-				if bytes.HasPrefix(file, []byte(`{"kind"`)) {
-					t.Fatalf("the rewrite left the header's kind first:\n%s", file)
-				}
-				got := decodeAll(t, file, via)
-				if !got.header.Start.Equal(want.header.Start) || got.header.Tool != want.header.Tool ||
-					got.header.Kind != KindHeader || !reflect.DeepEqual(got.header.Labels, want.header.Labels) {
-					t.Errorf("header = %+v, want %+v", got.header, want.header)
-				}
-				if !reflect.DeepEqual(got.records, want.records) {
-					t.Errorf("records differ:\n got %+v\nwant %+v", got.records, want.records)
-				}
-				if !got.hasEnd || got.trailer != want.trailer {
-					t.Errorf("trailer = %+v (%v), want %+v", got.trailer, got.hasEnd, want.trailer)
-				}
-			})
-		}
+	want := decodeAll(t, orig)
+	if len(want.records) != len(sample()) || !want.hasEnd || want.header.Kind != KindHeader {
+		t.Fatalf("the original file reads as %+v", want)
+	}
+	for _, rw := range rewrites {
+		t.Run(rw.name, func(t *testing.T) {
+			file := eachLine(t, orig, rw.f)
+			if bytes.HasPrefix(file, []byte(`{"kind"`)) {
+				t.Fatalf("the rewrite left the header's kind first:\n%s", file)
+			}
+			got := decodeAll(t, file)
+			if !got.header.Start.Equal(want.header.Start) || got.header.Tool != want.header.Tool ||
+				got.header.Kind != KindHeader || !reflect.DeepEqual(got.header.Labels, want.header.Labels) {
+				t.Errorf("header = %+v, want %+v", got.header, want.header)
+			}
+			if !reflect.DeepEqual(got.records, want.records) {
+				t.Errorf("records differ:\n got %+v\nwant %+v", got.records, want.records)
+			}
+			if !got.hasEnd || got.trailer != want.trailer {
+				t.Errorf("trailer = %+v (%v), want %+v", got.trailer, got.hasEnd, want.trailer)
+			}
+		})
 	}
 }
 

@@ -2,9 +2,9 @@
 // request, and the JSON Lines file that holds a run's records behind a Header.
 //
 // Every producer (the load generator, the simulator's virtual-time mode,
-// importers of other tools' results) writes Records; every consumer (metrics,
-// sweeps, reports, planning) reads them. A run can therefore always be
-// re-analysed, merged or compared later.
+// package runfile's importers of other tools' results) writes Records;
+// every consumer (metrics, sweeps, reports, planning) reads them. A run can
+// therefore always be re-analysed, merged or compared later.
 //
 // Times inside a Record are nanoseconds from the run epoch, an instant whose
 // wall-clock value is Header.Start. They come from the monotonic clock, so

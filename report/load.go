@@ -17,6 +17,7 @@ import (
 	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/promscrape"
 	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/runfile"
 	"github.com/goodput-dev/goodput/serverview"
 	"github.com/goodput-dev/goodput/slo"
 	"github.com/goodput-dev/goodput/sweep"
@@ -202,7 +203,7 @@ func ReadServerSeries(r io.Reader, name string) (*promscrape.Series, error) {
 
 // Load reads what path names for a report:
 //
-//   - a record file of any format record.Open reads ("-" reads stdin),
+//   - a record file of any format runfile.Open reads ("-" reads stdin),
 //     or one run of a file that holds several, as FILE#N;
 //   - a run summary file, whose records it then reads;
 //   - a sweep file;
@@ -240,7 +241,7 @@ func Locate(path string) (kind, file string, err error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		// FILE#N names one run of a file that holds several.
-		if file, n := record.SplitRun(path); n > 0 {
+		if file, n := runfile.SplitRun(path); n > 0 {
 			if fi, serr := os.Stat(file); serr == nil && !fi.IsDir() {
 				return KindRun, path, nil
 			}
@@ -354,7 +355,7 @@ func runRecordFiles(records []string) []string {
 // recordHeader returns the run header of the record file at path, false
 // when it cannot be read as one.
 func recordHeader(path string) (record.Header, bool) {
-	f, err := record.Open(path, nil)
+	f, err := runfile.Open(path, nil)
 	if err != nil {
 		return record.Header{}, false
 	}
@@ -391,7 +392,7 @@ func sniff(path string) (string, error) {
 
 // sniffJSON says what a JSON document holds from its top-level keys:
 // "sweep" (a sweep file has "schema" and "points"), "summary" (kind
-// goodput.summary), or "records" for anything else, which record.Open then
+// goodput.summary), or "records" for anything else, which runfile.Open then
 // recognises or rejects. It reads at most the first MiB, skipping values
 // without keeping them.
 func sniffJSON(r io.Reader) string {
@@ -505,7 +506,7 @@ func locateDir(dir string) (kind, file string, err error) {
 // several runs, as a GuideLLM report of several benchmarks is, and the
 // error names them. ok is false for a folder that is not genai-bench's.
 func genaiBenchRun(dir string) (file string, ok bool, err error) {
-	runs, ok, err := record.GenAIBenchRuns(dir)
+	runs, ok, err := runfile.GenAIBenchRuns(dir)
 	switch {
 	case err != nil || !ok:
 		return "", ok, err
@@ -593,7 +594,7 @@ func pointRecords(dir string) map[string][]string {
 	out := map[string][]string{}
 	var r record.Record
 	for _, p := range paths {
-		f, err := record.Open(p, nil)
+		f, err := runfile.Open(p, nil)
 		if err != nil {
 			continue
 		}
@@ -628,7 +629,7 @@ func LoadRun(path string, stdin io.Reader, o RunOptions) (*Run, error) {
 			o.SLO = cs
 		}
 	}
-	f, err := record.Open(path, stdin)
+	f, err := runfile.Open(path, stdin)
 	if err != nil {
 		return nil, err
 	}
@@ -733,7 +734,7 @@ func (r *Run) windowOf(s *promscrape.Series, what string) *promscrape.Window {
 // stem returns a file's base name without its extensions: "run" for
 // "dir/run.summary.json" or "dir/run.jsonl".
 func stem(path string) string {
-	if file, n := record.SplitRun(path); n > 0 {
+	if file, n := runfile.SplitRun(path); n > 0 {
 		return fmt.Sprintf("%s#%d", stem(file), n)
 	}
 	b := filepath.Base(path)

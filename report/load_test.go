@@ -511,7 +511,7 @@ func TestLoadSweepReadsServerAccounts(t *testing.T) {
 // that window (3.25 s, 26 output tokens: 8 tok/s, as genai-bench says),
 // not by the longest request.
 func TestLoadRunTakesTheHeadersWindow(t *testing.T) {
-	run, err := LoadRun(filepath.Join("..", "record", "testdata", "genai-bench", "D100_100_text-to-text_num_concurrency_2_time_3s.json"), nil, RunOptions{})
+	run, err := LoadRun(filepath.Join("..", "runfile", "testdata", "genai-bench", "D100_100_text-to-text_num_concurrency_2_time_3s.json"), nil, RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

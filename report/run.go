@@ -57,7 +57,7 @@ const DefaultSampleBudget = 500_000
 type Run struct {
 	Name   string // short name for headings: the records file's stem
 	Path   string // where the records came from; empty when built in memory
-	Format string // the record file's format, as record.File.Format names it
+	Format string // the record file's format, as runfile.File.Format names it
 	Header record.Header
 
 	Result *metrics.Result
@@ -107,7 +107,7 @@ type Run struct {
 	// window, in endpoint order.
 	Endpoints []EndpointSeries
 	// EndedEarly is true when the records are of a goodput run that was
-	// interrupted or cut off (record.File.EndedEarly).
+	// interrupted or cut off (runfile.File.EndedEarly).
 	EndedEarly bool
 	// Notes are problems found while loading (a server series that could
 	// not be aligned), to show with the report.

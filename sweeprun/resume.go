@@ -13,6 +13,7 @@ import (
 
 	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/runfile"
 	"github.com/goodput-dev/goodput/sweep"
 )
 
@@ -122,7 +123,7 @@ func Scan(dir string, opts metrics.Options) ([]Saved, []string, error) {
 
 // summarize reads the record file at path into a metrics summary.
 func summarize(path string, opts metrics.Options) (*metrics.Result, error) {
-	f, err := record.Open(path, nil)
+	f, err := runfile.Open(path, nil)
 	if err != nil {
 		return nil, fmt.Errorf("records: %w", err)
 	}

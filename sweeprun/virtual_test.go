@@ -13,6 +13,7 @@ import (
 
 	"github.com/goodput-dev/goodput/bench"
 	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/runfile"
 	"github.com/goodput-dev/goodput/sim"
 	"github.com/goodput-dev/goodput/sweep"
 	"github.com/goodput-dev/goodput/workload"
@@ -350,7 +351,7 @@ func TestVirtualSweepSendsPromptIDs(t *testing.T) {
 	if _, err := r.Run(t.Context(), sweep.Plan{Mode: sweep.ModeConcurrency, Loads: []sweep.Load{sweep.Concurrency(32)}}); err != nil {
 		t.Fatal(err)
 	}
-	f, err := record.Open(filepath.Join(dir, "c32.jsonl"), nil)
+	f, err := runfile.Open(filepath.Join(dir, "c32.jsonl"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/runfile"
 )
 
 // The test binary doubles as goodput: with GOODPUT_AS_MAIN set it runs main
@@ -121,7 +122,7 @@ func TestFullDiskKeepsTheSummary(t *testing.T) {
 	if !strings.Contains(stdout.String(), "Successful requests:") || !strings.Contains(stdout.String(), "Mean TTFT (ms):") {
 		t.Errorf("no summary printed:\n%s", stdout.String())
 	}
-	f, err := record.Open(filepath.Join(dir, "full.jsonl"), nil)
+	f, err := runfile.Open(filepath.Join(dir, "full.jsonl"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/goodput-dev/goodput/arrival"
 	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/runfile"
 )
 
 // startSim runs `goodput sim` on a free loopback port until the test ends
@@ -81,7 +82,7 @@ func shard(k int, args []string) *exec.Cmd {
 // readAll returns a record file's header and records.
 func readAll(t *testing.T, path string) (record.Header, []record.Record) {
 	t.Helper()
-	f, err := record.Open(path, nil)
+	f, err := runfile.Open(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

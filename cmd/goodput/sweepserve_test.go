@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/runfile"
 )
 
 // sweepServeSetup links the test binary as goodput in a temporary folder
@@ -108,7 +109,7 @@ func TestSweepServeRestartsTheServerPerSetting(t *testing.T) {
 			t.Errorf("max_num_seqs=%s: %+v", n, res)
 		}
 		ttft[n] = res.MedianTTFT
-		f, err := record.Open(filepath.Join(dir, "run=0.jsonl"), nil)
+		f, err := runfile.Open(filepath.Join(dir, "run=0.jsonl"), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

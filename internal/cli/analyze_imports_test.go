@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/goodput-dev/goodput/metrics"
-	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/runfile"
 )
 
 // analyzeJSON runs analyze --format json on args and decodes the result.
@@ -56,7 +56,7 @@ func checkFigures(t *testing.T, figs []figure) {
 // SLO ttft ≤ 200 ms, tpot ≤ 25 ms: A misses by its 2 ms in the client's queue, B meets it:
 // goodput 6 / 0.4 = 15 tok/s; attainment 1 of 3 (D, canceled by the client, is outside it).
 func TestAnalyzeAIPerfExport(t *testing.T) {
-	res := analyzeJSON(t, "../../record/testdata/aiperf_profile_export.jsonl", "--slo", "ttft<=200ms,tpot<=25ms")
+	res := analyzeJSON(t, "../../runfile/testdata/aiperf_profile_export.jsonl", "--slo", "ttft<=200ms,tpot<=25ms")
 	c := res.Counts
 	if c.Total != 4 || c.Completed != 2 || c.Failed != 2 || c.Canceled != 1 || c.WarmupExcluded != 1 || c.Errors["http"] != 1 {
 		t.Errorf("counts = %+v", c)
@@ -86,9 +86,9 @@ func TestAnalyzeAIPerfExport(t *testing.T) {
 		t.Errorf("token sources %v", res.TokenSources)
 	}
 	// The text names what was imported and what of it is not measured.
-	out, _, _ := run(t, "", "analyze", "../../record/testdata/aiperf_profile_export.jsonl")
+	out, _, _ := run(t, "", "analyze", "../../runfile/testdata/aiperf_profile_export.jsonl")
 	for _, want := range []string{
-		"Records: ../../record/testdata/aiperf_profile_export.jsonl (import: AIPerf profile_export.jsonl, 5 requests)\n",
+		"Records: ../../runfile/testdata/aiperf_profile_export.jsonl (import: AIPerf profile_export.jsonl, 5 requests)\n",
 		"AIPerf canceled 1 request itself",
 		"Mean TTFT (ms):                          176.00\n",
 	} {
@@ -101,8 +101,8 @@ func TestAnalyzeAIPerfExport(t *testing.T) {
 // A GuideLLM report of a sweep is several runs: analyze names them and
 // asks for one, as it does for a directory of several.
 func TestAnalyzeGuideLLMAsksWhichBenchmark(t *testing.T) {
-	_, errOut, code := run(t, "", "analyze", "../../record/testdata/guidellm_benchmarks.json")
-	want := "several runs (a GuideLLM report of 2 benchmarks: #1 synchronous, #2 constant@4.0): name one, as ../../record/testdata/guidellm_benchmarks.json#1"
+	_, errOut, code := run(t, "", "analyze", "../../runfile/testdata/guidellm_benchmarks.json")
+	want := "several runs (a GuideLLM report of 2 benchmarks: #1 synchronous, #2 constant@4.0): name one, as ../../runfile/testdata/guidellm_benchmarks.json#1"
 	if code == 0 || !strings.Contains(errOut, want) {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
@@ -121,7 +121,7 @@ func TestAnalyzeGuideLLMAsksWhichBenchmark(t *testing.T) {
 // ITL is 50 ms (12 of them) and the chunk gaps are r1's 100 ms ×3 and r2's 50 ms ×6 (mean 600 / 9 ms).
 // SLO ttft ≤ 300 ms, tpot ≤ 50 ms: r1 misses by 2 ms, r2 meets it: goodput 7 tok/s, attainment 1 of 3.
 func TestAnalyzeGuideLLMBenchmark(t *testing.T) {
-	res := analyzeJSON(t, "../../record/testdata/guidellm_benchmarks.json#2", "--slo", "ttft<=300ms,tpot<=50ms")
+	res := analyzeJSON(t, "../../runfile/testdata/guidellm_benchmarks.json#2", "--slo", "ttft<=300ms,tpot<=50ms")
 	c := res.Counts
 	if c.Total != 4 || c.Completed != 2 || c.Failed != 2 || c.Canceled != 1 || c.Errors["http"] != 1 {
 		t.Errorf("counts = %+v", c)
@@ -144,7 +144,7 @@ func TestAnalyzeGuideLLMBenchmark(t *testing.T) {
 		{"cache hit rate", res.PromptCache.HitRate, 30.0 / 50},
 	})
 	// The YAML report of one benchmark needs no #.
-	res = analyzeJSON(t, "../../record/testdata/guidellm_benchmarks.yaml")
+	res = analyzeJSON(t, "../../runfile/testdata/guidellm_benchmarks.yaml")
 	checkFigures(t, []figure{
 		// s1: due 0.000 s, tokens at 0.101 … 0.301 s; s2: due 0.302 s, tokens at 0.403 … 0.603 s.
 		{"yaml ttft mean", res.Latency.TTFT.Mean, 0.101},
@@ -155,7 +155,7 @@ func TestAnalyzeGuideLLMBenchmark(t *testing.T) {
 
 // A file analyze cannot read is an error that names it and the line.
 func TestAnalyzeImportErrors(t *testing.T) {
-	b, err := os.ReadFile("../../record/testdata/aiperf_profile_export.jsonl")
+	b, err := os.ReadFile("../../runfile/testdata/aiperf_profile_export.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,13 +166,13 @@ func TestAnalyzeImportErrors(t *testing.T) {
 	if code == 0 || !strings.Contains(errOut, path+":2: the line is cut short") {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
-	_, errOut, code = run(t, "", "analyze", "../../record/testdata/guidellm_benchmarks.json#5")
+	_, errOut, code = run(t, "", "analyze", "../../runfile/testdata/guidellm_benchmarks.json#5")
 	if code == 0 || !strings.Contains(errOut, "guidellm_benchmarks.json#5: the GuideLLM report holds 2 benchmarks, not 5") {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
 }
 
-const genaiBenchFixture = "../../record/testdata/genai-bench/D100_100_text-to-text_num_concurrency_2_time_3s.json"
+const genaiBenchFixture = "../../runfile/testdata/genai-bench/D100_100_text-to-text_num_concurrency_2_time_3s.json"
 
 // genaiBenchAggregated is what the fixture's aggregated_metrics say, in
 // seconds: genai-bench's own account of the run, which analyze must give
@@ -276,7 +276,7 @@ func TestAnalyzeGenAIBenchResult(t *testing.T) {
 // A genai-bench result cannot be merged with another file: its requests
 // have no send time to put them among the other's.
 func TestAnalyzeGenAIBenchAlone(t *testing.T) {
-	_, errOut, code := run(t, "", "analyze", genaiBenchFixture, "../../record/testdata/vllm_detailed.json")
+	_, errOut, code := run(t, "", "analyze", genaiBenchFixture, "../../runfile/testdata/vllm_detailed.json")
 	want := genaiBenchFixture + " (import: genai-bench result (D(100,100), concurrency 2)) holds no request's send time, so its requests cannot be put among another file's: read it alone"
 	if code == 0 || !strings.Contains(errOut, want) {
 		t.Errorf("exit %d: %s", code, errOut)
@@ -291,7 +291,7 @@ func TestMergeGenAIBenchKeepsItsWindow(t *testing.T) {
 	if _, errOut, code := run(t, "", "merge", genaiBenchFixture, "--output", out); code != 0 {
 		t.Fatalf("merge: exit %d: %s", code, errOut)
 	}
-	f, err := record.Open(out, nil)
+	f, err := runfile.Open(out, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,7 +306,7 @@ func TestMergeGenAIBenchKeepsItsWindow(t *testing.T) {
 			t.Errorf("the merged file's analysis lacks %q:\n%s", want, text)
 		}
 	}
-	_, errOut, code := run(t, "", "merge", genaiBenchFixture, "../../record/testdata/vllm_detailed.json", "--output", out+"2")
+	_, errOut, code := run(t, "", "merge", genaiBenchFixture, "../../runfile/testdata/vllm_detailed.json", "--output", out+"2")
 	if code == 0 || !strings.Contains(errOut, "holds no request's send time") {
 		t.Errorf("merge with another file: exit %d: %s", code, errOut)
 	}
@@ -330,7 +330,7 @@ func TestAnalyzeGenAIBenchDamaged(t *testing.T) {
 // A genai-bench experiment folder of one load reads as that load's file;
 // one of several loads asks for one, as a GuideLLM sweep does.
 func TestAnalyzeGenAIBenchFolder(t *testing.T) {
-	res := analyzeJSON(t, "../../record/testdata/genai-bench")
+	res := analyzeJSON(t, "../../runfile/testdata/genai-bench")
 	if res.Counts.Total != 6 || res.Window.Seconds != 3.25 {
 		t.Errorf("folder of one load: %d requests over %v s", res.Counts.Total, res.Window.Seconds)
 	}
@@ -371,7 +371,7 @@ func TestAnalyzeGenAIBenchFolder(t *testing.T) {
 // SLO ttft ≤ 200 ms, tpot ≤ 30 ms: A meets it, B does not: goodput 5 / 0.351
 // tok/s, attainment 1 of 3.
 func TestAnalyzeGenAIPerfExport(t *testing.T) {
-	const fixture = "../../record/testdata/genai-perf/profile_export.json"
+	const fixture = "../../runfile/testdata/genai-perf/profile_export.json"
 	res := analyzeJSON(t, fixture, "--slo", "ttft<=200ms,tpot<=30ms")
 	c := res.Counts
 	if c.Total != 3 || c.Completed != 2 || c.Failed != 1 || c.Errors["http"] != 1 {
@@ -407,7 +407,7 @@ func TestAnalyzeGenAIPerfExport(t *testing.T) {
 		}
 	}
 	// A summary holds no requests: the error says which file to give.
-	_, errOut, code := run(t, "", "analyze", "../../record/testdata/genai-perf/profile_export_genai_perf.json")
+	_, errOut, code := run(t, "", "analyze", "../../runfile/testdata/genai-perf/profile_export_genai_perf.json")
 	if code == 0 || !strings.Contains(errOut, "holds statistics, not requests: give the per-request export beside it, profile_export.json") {
 		t.Errorf("summary: exit %d: %s", code, errOut)
 	}

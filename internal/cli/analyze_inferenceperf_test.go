@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-const ipReport = "../../record/testdata/inferenceperf/per_request_lifecycle_metrics.json"
+const ipReport = "../../runfile/testdata/inferenceperf/per_request_lifecycle_metrics.json"
 
 // ipOwnLatency reads the means inference-perf itself reported for a
 // stage (stage_N_lifecycle_metrics.json beside the fixture), in seconds.

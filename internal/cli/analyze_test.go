@@ -47,7 +47,7 @@ func golden(t *testing.T, name, got string) {
 	}
 }
 
-const seeds = "../../record/testdata/seeds_example.json"
+const seeds = "../../runfile/testdata/seeds_example.json"
 
 // The seeds' worked example must come out exactly: TTFT p50 0.50 s, p99
 // 0.70 s, mean 0.467 s; TPOT p50 0.05 s, mean 0.0633 s; throughput
@@ -121,7 +121,7 @@ func TestAnalyzeSeedsExampleJSON(t *testing.T) {
 }
 
 func TestAnalyzeVLLMResult(t *testing.T) {
-	out, errOut, code := run(t, "", "analyze", "../../record/testdata/vllm_detailed.json", "--format", "json", "--slo", "none")
+	out, errOut, code := run(t, "", "analyze", "../../runfile/testdata/vllm_detailed.json", "--format", "json", "--slo", "none")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}

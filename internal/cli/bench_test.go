@@ -19,7 +19,7 @@ import (
 	"testing"
 
 	"github.com/goodput-dev/goodput/internal/simtest"
-	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/runfile"
 	"github.com/goodput-dev/goodput/sim"
 )
 
@@ -78,7 +78,7 @@ func TestBenchTrafficScenario(t *testing.T) {
 	}
 	path := filepath.Join(dir, "r.jsonl")
 	recs := readRecords(t, path)
-	f, err := record.Open(path, nil)
+	f, err := runfile.Open(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,13 +8,13 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/spf13/cobra"
-
 	"github.com/goodput-dev/goodput/export"
 	"github.com/goodput-dev/goodput/merge"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/runfile"
 	"github.com/goodput-dev/goodput/slo"
+	"github.com/spf13/cobra"
 )
 
 func newExportCmd(env *Env) *cobra.Command {
@@ -90,7 +90,7 @@ file), else ` + DefaultSLO + `; --slo none leaves it empty.`,
 
 // exportFile adds every record of one file to tab.
 func exportFile(env *Env, tab *export.Table, file string) error {
-	f, err := record.Open(file, env.Stdin)
+	f, err := runfile.Open(file, env.Stdin)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/runfile"
 )
 
 // The built-in simulator's reasoning mode, through the real load generator
@@ -44,7 +45,7 @@ func simulatedReasoning(t *testing.T, backend string) {
 		}
 	}
 
-	f, err := record.Open(filepath.Join(dir, "r.jsonl"), nil)
+	f, err := runfile.Open(filepath.Join(dir, "r.jsonl"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

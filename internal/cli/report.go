@@ -8,15 +8,15 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/spf13/cobra"
-
 	"github.com/goodput-dev/goodput/atomicfile"
 	"github.com/goodput-dev/goodput/export"
 	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/runfile"
 	"github.com/goodput-dev/goodput/slo"
 	"github.com/goodput-dev/goodput/sweep"
+	"github.com/spf13/cobra"
 )
 
 // Report formats.
@@ -256,7 +256,7 @@ func writeSweepReport(env *Env, file, out, format, title string) error {
 // writeRecordCSV writes a run's requests as the CSV goodput export
 // writes: one table format for both commands.
 func writeRecordCSV(env *Env, file, out string, cs slo.Conditions) error {
-	f, err := record.Open(file, env.Stdin)
+	f, err := runfile.Open(file, env.Stdin)
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/goodput-dev/goodput/internal/human"
 	"github.com/goodput-dev/goodput/internal/simtest"
 	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/runfile"
 	"github.com/goodput-dev/goodput/sim"
 	"github.com/goodput-dev/goodput/sweep"
 	"github.com/goodput-dev/goodput/sweeprun"
@@ -537,7 +538,7 @@ func TestSweepWarmupsAndLabelsAsBench(t *testing.T) {
 // readRecords reads every record of a record file.
 func readRecords(t *testing.T, path string) []record.Record {
 	t.Helper()
-	f, err := record.Open(path, nil)
+	f, err := runfile.Open(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

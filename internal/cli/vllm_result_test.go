@@ -16,6 +16,7 @@ import (
 	"github.com/goodput-dev/goodput/internal/simtest"
 	"github.com/goodput-dev/goodput/internal/vllmcheck"
 	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/runfile"
 	"github.com/goodput-dev/goodput/sim"
 )
 
@@ -86,7 +87,7 @@ func TestVLLMResultFileMatchesVLLMsKeyByKey(t *testing.T) {
 	// order of the requests (the records are in the order they ended):
 	// TTFT is the first token − the send, as vLLM's client measures it,
 	// while the wait for a concurrency slot stays in queue_times.
-	f, err := record.Open(records, nil)
+	f, err := runfile.Open(records, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

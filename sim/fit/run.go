@@ -15,6 +15,7 @@ import (
 
 	"github.com/goodput-dev/goodput/bench"
 	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/runfile"
 	"github.com/goodput-dev/goodput/sim"
 )
 
@@ -111,7 +112,7 @@ func (t tally) metrics() Metrics {
 // server's metrics. The file must come from goodput bench (its header
 // says the load); failed requests are left out.
 func LoadReplay(path string) (*Replay, error) {
-	f, err := record.Open(path, nil)
+	f, err := runfile.Open(path, nil)
 	if err != nil {
 		return nil, err
 	}

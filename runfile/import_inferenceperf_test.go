@@ -1,4 +1,4 @@
-package record
+package runfile
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/goodput-dev/goodput/record"
 )
 
 // The fixture is a run of two stages, with its stage reports beside it.
@@ -56,18 +58,18 @@ func TestOpenInferencePerfStage(t *testing.T) {
 		t.Errorf("config %s", h.Config)
 	}
 	a, b, c := recs[0], recs[1], recs[2]
-	wantA := Record{Seq: 0, Scheduled: 0, Sent: 0, End: ms(165),
-		Chunks:      []Chunk{{At: ms(100), Tokens: 1}, {At: ms(120), Tokens: 2}, {At: ms(160), Tokens: 1}},
-		InputTokens: 20, OutputTokens: 4, TokenSource: SourceUsage, CachedTokens: 16, CacheReported: true, Status: 200}
+	wantA := record.Record{Seq: 0, Scheduled: 0, Sent: 0, End: ms(165),
+		Chunks:      []record.Chunk{{At: ms(100), Tokens: 1}, {At: ms(120), Tokens: 2}, {At: ms(160), Tokens: 1}},
+		InputTokens: 20, OutputTokens: 4, TokenSource: record.SourceUsage, CachedTokens: 16, CacheReported: true, Status: 200}
 	if !reflect.DeepEqual(a, wantA) {
 		t.Errorf("A = %+v\nwant %+v", a, wantA)
 	}
-	wantB := []Chunk{{At: ms(580), Tokens: 1}, {At: ms(610), Tokens: 1}, {At: ms(640), Tokens: 1}, {At: ms(670), Tokens: 1}}
+	wantB := []record.Chunk{{At: ms(580), Tokens: 1}, {At: ms(610), Tokens: 1}, {At: ms(640), Tokens: 1}, {At: ms(670), Tokens: 1}}
 	if b.Scheduled != ms(500) || b.Sent != ms(500) || b.End != ms(672) || !reflect.DeepEqual(b.Chunks, wantB) ||
 		b.InputTokens != 30 || b.OutputTokens != 4 || b.CacheReported {
 		t.Errorf("B = %+v", b)
 	}
-	if c.Error != ErrUnavailable || c.Status != 503 || c.Msg != "HTTP Error 503: The server is overloaded" ||
+	if c.Error != record.ErrUnavailable || c.Status != 503 || c.Msg != "HTTP Error 503: The server is overloaded" ||
 		c.Sent != ms(990) || c.End != ms(1000) || len(c.Chunks) != 0 || c.OutputTokens != 0 {
 		t.Errorf("C = %+v", c)
 	}
@@ -87,15 +89,15 @@ func TestOpenInferencePerfSecondStage(t *testing.T) {
 		t.Fatalf("%d records, tool %q", len(recs), f.Header().Tool)
 	}
 	d := recs[0]
-	want := []Chunk{{At: ms(50), Tokens: 2}, {At: ms(75), Tokens: 2}, {At: ms(100), Tokens: 2}}
-	if d.Sent != 0 || d.End != ms(104) || !reflect.DeepEqual(d.Chunks, want) || d.OutputTokens != 6 || d.TokenSource != SourceUsage || d.InputTokens != 25 {
+	want := []record.Chunk{{At: ms(50), Tokens: 2}, {At: ms(75), Tokens: 2}, {At: ms(100), Tokens: 2}}
+	if d.Sent != 0 || d.End != ms(104) || !reflect.DeepEqual(d.Chunks, want) || d.OutputTokens != 6 || d.TokenSource != record.SourceUsage || d.InputTokens != 25 {
 		t.Errorf("D = %+v", d)
 	}
 	got := [][2]any{}
 	for _, r := range recs[1:] {
 		got = append(got, [2]any{r.Error, r.Status})
 	}
-	if w := [][2]any{{ErrTimeout, 0}, {ErrConnect, 0}, {ErrRateLimited, 429}}; !reflect.DeepEqual(got, w) {
+	if w := [][2]any{{record.ErrTimeout, 0}, {record.ErrConnect, 0}, {record.ErrRateLimited, 429}}; !reflect.DeepEqual(got, w) {
 		t.Errorf("failures %v, want %v", got, w)
 	}
 	if e := recs[1]; e.Sent != ms(250) || e.End != ms(1000) || e.Msg != "TimeoutError: Request timed out" {
@@ -120,15 +122,15 @@ func TestOpenInferencePerfFlatLayout(t *testing.T) {
 		t.Fatalf("format %q, tool %q, %d records", f.Format, f.Header().Tool, len(recs))
 	}
 	p, q, r := recs[0], recs[1], recs[2]
-	wantP := []Chunk{{At: ms(200), Tokens: 1}, {At: ms(250), Tokens: 1}, {At: ms(300), Tokens: 1}, {At: ms(350), Tokens: 1}}
-	if p.Scheduled != 0 || p.End != ms(351) || !reflect.DeepEqual(p.Chunks, wantP) || p.OutputTokens != 4 || p.TokenSource != SourceTokenizer || p.InputTokens != 12 {
+	wantP := []record.Chunk{{At: ms(200), Tokens: 1}, {At: ms(250), Tokens: 1}, {At: ms(300), Tokens: 1}, {At: ms(350), Tokens: 1}}
+	if p.Scheduled != 0 || p.End != ms(351) || !reflect.DeepEqual(p.Chunks, wantP) || p.OutputTokens != 4 || p.TokenSource != record.SourceTokenizer || p.InputTokens != 12 {
 		t.Errorf("P = %+v", p)
 	}
-	wantQ := []Chunk{{At: ms(1100), Tokens: 2}, {At: ms(1200), Tokens: 2}, {At: ms(1300), Tokens: 2}}
+	wantQ := []record.Chunk{{At: ms(1100), Tokens: 2}, {At: ms(1200), Tokens: 2}, {At: ms(1300), Tokens: 2}}
 	if q.Sent != ms(1000) || !reflect.DeepEqual(q.Chunks, wantQ) || q.OutputTokens != 6 {
 		t.Errorf("Q = %+v", q)
 	}
-	if r.Error != ErrHTTP || r.Status != 500 || r.Msg != "HTTP Error 500: Internal Server Error" {
+	if r.Error != record.ErrHTTP || r.Status != 500 || r.Msg != "HTTP Error 500: Internal Server Error" {
 		t.Errorf("R = %+v", r)
 	}
 	notes := strings.Join(f.Notes(), "\n")
@@ -178,10 +180,10 @@ func TestOpenInferencePerfNotStreamed(t *testing.T) {
 	empty := `{"start_time": 11.0, "end_time": 11.1, "info": {"request_metrics": {"text": {"input_tokens": 7}}, "response_metrics": null}, "error": null}`
 	f, recs := readAll(t, ipWrite(t, "["+whole+",\n"+empty+"]"))
 	w := recs[0]
-	if !reflect.DeepEqual(w.Chunks, []Chunk{{At: ms(400), Tokens: 8}}) || w.End != ms(400) || w.OutputTokens != 8 || w.TokenSource != SourceUsage {
+	if !reflect.DeepEqual(w.Chunks, []record.Chunk{{At: ms(400), Tokens: 8}}) || w.End != ms(400) || w.OutputTokens != 8 || w.TokenSource != record.SourceUsage {
 		t.Errorf("whole = %+v", w)
 	}
-	if e := recs[1]; len(e.Chunks) != 0 || e.OutputTokens != 0 || e.Error != ErrNone {
+	if e := recs[1]; len(e.Chunks) != 0 || e.OutputTokens != 0 || e.Error != record.ErrNone {
 		t.Errorf("empty = %+v", e)
 	}
 	if n := strings.Join(f.Notes(), "\n"); !strings.Contains(n, "1 request has no token times (not streamed): the answer counts as arriving whole at the end, so TTFT is the end-to-end latency; TPOT and ITL are not measured") {
@@ -194,24 +196,24 @@ func TestOpenInferencePerfNotStreamed(t *testing.T) {
 func TestInferencePerfErrorKinds(t *testing.T) {
 	tests := []struct {
 		typ, msg string
-		kind     ErrorKind
+		kind     record.ErrorKind
 		status   int
 		text     string
 	}{
-		{"HTTP Error 429", `{"error":{"message":"slow down"}}`, ErrRateLimited, 429, "HTTP Error 429: slow down"},                               // OpenAI's error body
-		{"HTTP Error 503", `{"object":"error","message":"overloaded"}`, ErrUnavailable, 503, "HTTP Error 503: overloaded"},                      // vLLM's
-		{"HTTP Error 400", "bad prompt", ErrHTTP, 400, "HTTP Error 400: bad prompt"},                                                            // a plain body
-		{"502 Bad Gateway", "<html>", ErrHTTP, 502, "502 Bad Gateway: <html>"},                                                                  // the status line of some versions
-		{"TimeoutError", "Request timed out", ErrTimeout, 0, "TimeoutError: Request timed out"},                                                 // asyncio's timeout
-		{"ServerTimeoutError", "Timeout on reading data from socket", ErrTimeout, 0, "ServerTimeoutError: Timeout on reading data from socket"}, // aiohttp's read timeout
-		{"ClientConnectorError", "Cannot connect", ErrConnect, 0, "ClientConnectorError: Cannot connect"},                                       // refused
-		{"ServerDisconnectedError", "Server disconnected", ErrReset, 0, "ServerDisconnectedError: Server disconnected"},                         // closed mid-stream
-		{"ClientPayloadError", "Response payload is not completed", ErrReset, 0, "ClientPayloadError: Response payload is not completed"},
-		{"JSONDecodeError", "Expecting value", ErrMalformed, 0, "JSONDecodeError: Expecting value"},
-		{"CancelledError", "", ErrCanceled, 0, "CancelledError"},
-		{"KeyError", "'choices'", ErrOther, 0, "KeyError: 'choices'"}, // anything else
-		{"", "", ErrOther, 0, "failed (inference-perf gave no error type)"},
-		{"HTTP Error 5030", "", ErrOther, 0, "HTTP Error 5030"}, // not a status
+		{"HTTP Error 429", `{"error":{"message":"slow down"}}`, record.ErrRateLimited, 429, "HTTP Error 429: slow down"},                               // OpenAI's error body
+		{"HTTP Error 503", `{"object":"error","message":"overloaded"}`, record.ErrUnavailable, 503, "HTTP Error 503: overloaded"},                      // vLLM's
+		{"HTTP Error 400", "bad prompt", record.ErrHTTP, 400, "HTTP Error 400: bad prompt"},                                                            // a plain body
+		{"502 Bad Gateway", "<html>", record.ErrHTTP, 502, "502 Bad Gateway: <html>"},                                                                  // the status line of some versions
+		{"TimeoutError", "Request timed out", record.ErrTimeout, 0, "TimeoutError: Request timed out"},                                                 // asyncio's timeout
+		{"ServerTimeoutError", "Timeout on reading data from socket", record.ErrTimeout, 0, "ServerTimeoutError: Timeout on reading data from socket"}, // aiohttp's read timeout
+		{"ClientConnectorError", "Cannot connect", record.ErrConnect, 0, "ClientConnectorError: Cannot connect"},                                       // refused
+		{"ServerDisconnectedError", "Server disconnected", record.ErrReset, 0, "ServerDisconnectedError: Server disconnected"},                         // closed mid-stream
+		{"ClientPayloadError", "Response payload is not completed", record.ErrReset, 0, "ClientPayloadError: Response payload is not completed"},
+		{"JSONDecodeError", "Expecting value", record.ErrMalformed, 0, "JSONDecodeError: Expecting value"},
+		{"CancelledError", "", record.ErrCanceled, 0, "CancelledError"},
+		{"KeyError", "'choices'", record.ErrOther, 0, "KeyError: 'choices'"}, // anything else
+		{"", "", record.ErrOther, 0, "failed (inference-perf gave no error type)"},
+		{"HTTP Error 5030", "", record.ErrOther, 0, "HTTP Error 5030"}, // not a status
 	}
 	for _, tt := range tests {
 		kind, status, text := (&ipError{Type: tt.typ, Msg: tt.msg}).kind()
@@ -365,7 +367,7 @@ func TestInferencePerfOneLineAndStdin(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := 0
-	for r := new(Record); f.Next(r) == nil; n++ {
+	for r := new(record.Record); f.Next(r) == nil; n++ {
 	}
 	if notes := strings.Join(f.Notes(), "\n"); n != 7 || !strings.Contains(notes, "-: no stage reports (stage_N_lifecycle_metrics.json) with standard input") {
 		t.Errorf("standard input: %d records, notes %q", n, notes)
@@ -417,7 +419,7 @@ func FuzzOpenInferencePerf(f *testing.F) {
 			return
 		}
 		defer fl.Close()
-		var r Record
+		var r record.Record
 		for range 10_000 {
 			err := fl.Next(&r)
 			if err == io.EOF || errors.Is(err, ErrNoRecords) || err != nil {

@@ -1,4 +1,4 @@
-package record
+package runfile
 
 import (
 	"encoding/json"
@@ -7,15 +7,17 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/goodput-dev/goodput/record"
 )
 
 const genaiBenchFixture = "testdata/genai-bench/D100_100_text-to-text_num_concurrency_2_time_3s.json"
 
 // evenlyEvery returns n one-token chunks from first, step apart (ms).
-func evenlyEvery(first, step float64, n int) []Chunk {
-	cs := make([]Chunk, n)
+func evenlyEvery(first, step float64, n int) []record.Chunk {
+	cs := make([]record.Chunk, n)
 	for i := range cs {
-		cs[i] = Chunk{At: ms(first + step*float64(i)), Tokens: 1}
+		cs[i] = record.Chunk{At: ms(first + step*float64(i)), Tokens: 1}
 	}
 	return cs
 }
@@ -50,7 +52,7 @@ func TestOpenGenAIBenchResult(t *testing.T) {
 		i               int
 		ttft, e2e, tpot float64 // ms
 		out, in         int
-		wantChunks      []Chunk
+		wantChunks      []record.Chunk
 	}{
 		{0, 212.5, 1212.5, 100, 11, 100, evenlyEvery(212.5, 100, 11)},
 		{1, 337.5, 587.5, 50, 6, 120, evenlyEvery(337.5, 50, 6)},
@@ -65,21 +67,21 @@ func TestOpenGenAIBenchResult(t *testing.T) {
 				w.i, r.Seq, r.Scheduled, r.Sent, first, last, r.End, tpot, w.ttft, w.e2e, w.tpot)
 		}
 		if !reflect.DeepEqual(r.Chunks, w.wantChunks) || r.OutputTokens != w.out || r.InputTokens != w.in ||
-			r.TokenSource != SourceUsage || r.Status != 200 || !r.OK() {
+			r.TokenSource != record.SourceUsage || r.Status != 200 || !r.OK() {
 			t.Errorf("request %d = %+v", w.i, r)
 		}
 	}
 	failed := []struct {
 		i      int
-		kind   ErrorKind
+		kind   record.ErrorKind
 		status int
 		msg    string
 	}{
-		{2, ErrRateLimited, 429, `{"object":"error","message":"the server is busy, try again later"`},
+		{2, record.ErrRateLimited, 429, `{"object":"error","message":"the server is busy, try again later"`},
 		// genai-bench's 503 for a connection that never answered is no
 		// server's 503.
-		{4, ErrConnect, 0, "Connection error: ('Connection aborted.'"},
-		{5, ErrHTTP, 500, "Internal Server Error"},
+		{4, record.ErrConnect, 0, "Connection error: ('Connection aborted.'"},
+		{5, record.ErrHTTP, 500, "Internal Server Error"},
 	}
 	for _, w := range failed {
 		r := recs[w.i]
@@ -102,7 +104,7 @@ func genaiBenchDoc(agg, reqs, extra string) string {
 }
 
 // openDoc writes doc to a file and opens it.
-func openDoc(t *testing.T, doc string) (*File, []Record, error) {
+func openDoc(t *testing.T, doc string) (*File, []record.Record, error) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "run.json")
 	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
@@ -124,7 +126,7 @@ func TestOpenGenAIBenchVariants(t *testing.T) {
 		doc    string
 		window int64 // ns
 		tool   string
-		want   Record // its Seq is 0
+		want   record.Record // its Seq is 0
 	}{
 		{
 			// --metrics-time-unit ms writes the latencies in ms; the
@@ -134,7 +136,7 @@ func TestOpenGenAIBenchVariants(t *testing.T) {
 				`{"ttft": 212.5, "tpot": 500.0, "e2e_latency": 1212.5, "num_input_tokens": 10, "num_output_tokens": 3, "error_code": null, "error_message": null}`,
 				`, "_time_unit": "ms"`),
 			ms(2000), "import: genai-bench result (D(10,3), concurrency 1)",
-			Record{End: ms(1212.5), Chunks: evenlyEvery(212.5, 500, 3), InputTokens: 10, OutputTokens: 3, TokenSource: SourceUsage, Status: 200},
+			record.Record{End: ms(1212.5), Chunks: evenlyEvery(212.5, 500, 3), InputTokens: 10, OutputTokens: 3, TokenSource: record.SourceUsage, Status: 200},
 		},
 		{
 			// The earliest layout: seconds, no "_time_unit", and no
@@ -143,7 +145,7 @@ func TestOpenGenAIBenchVariants(t *testing.T) {
 			genaiBenchDoc(`"scenario": "D(100,100)", "num_concurrency": 1, "requests_per_minute": 40, "num_completed_requests": 2`,
 				`{"ttft": 0.1, "e2e_latency": 0.4, "num_input_tokens": 5, "num_output_tokens": 4}`, ""),
 			ms(3000), "import: genai-bench result (D(100,100), concurrency 1)",
-			Record{End: ms(400), Chunks: evenlyEvery(100, 100, 4), InputTokens: 5, OutputTokens: 4, TokenSource: SourceUsage, Status: 200},
+			record.Record{End: ms(400), Chunks: evenlyEvery(100, 100, 4), InputTokens: 5, OutputTokens: 4, TokenSource: record.SourceUsage, Status: 200},
 		},
 		{
 			// One token: genai-bench's tpot is null; the token is at
@@ -151,7 +153,7 @@ func TestOpenGenAIBenchVariants(t *testing.T) {
 			"one token",
 			genaiBenchDoc(`"run_duration": 1`, `{"ttft": 0.1, "tpot": null, "e2e_latency": 0.3, "num_input_tokens": 5, "num_output_tokens": 1}`, ""),
 			ms(1000), "import: genai-bench result (unnamed scenario)",
-			Record{End: ms(300), Chunks: []Chunk{{At: ms(100), Tokens: 1}}, InputTokens: 5, OutputTokens: 1, TokenSource: SourceUsage, Status: 200},
+			record.Record{End: ms(300), Chunks: []record.Chunk{{At: ms(100), Tokens: 1}}, InputTokens: 5, OutputTokens: 1, TokenSource: record.SourceUsage, Status: 200},
 		},
 		{
 			// genai-bench's filter nulls the tpot of an output under
@@ -159,7 +161,7 @@ func TestOpenGenAIBenchVariants(t *testing.T) {
 			"filtered tpot",
 			genaiBenchDoc(`"run_duration": 1`, `{"ttft": 0.1, "tpot": null, "output_inference_speed": null, "e2e_latency": 0.105, "num_input_tokens": 5, "num_output_tokens": 6}`, ""),
 			ms(1000), "import: genai-bench result (unnamed scenario)",
-			Record{End: ms(105), Chunks: evenlyEvery(100, 1, 6), InputTokens: 5, OutputTokens: 6, TokenSource: SourceUsage, Status: 200},
+			record.Record{End: ms(105), Chunks: evenlyEvery(100, 1, 6), InputTokens: 5, OutputTokens: 6, TokenSource: record.SourceUsage, Status: 200},
 		},
 		{
 			// An embeddings run has no output: a success without a token.
@@ -167,7 +169,7 @@ func TestOpenGenAIBenchVariants(t *testing.T) {
 			genaiBenchDoc(`"run_duration": 1, "batch_size": 8, "iteration_type": "batch_size"`,
 				`{"ttft": 0.2, "tpot": 0, "e2e_latency": 0.2, "num_input_tokens": 800, "num_output_tokens": 0}`, ""),
 			ms(1000), "import: genai-bench result (unnamed scenario, batch size 8)",
-			Record{End: ms(200), InputTokens: 800, TokenSource: SourceUsage, Status: 200},
+			record.Record{End: ms(200), InputTokens: 800, TokenSource: record.SourceUsage, Status: 200},
 		},
 		{
 			// An open-loop run's num_concurrency is its request rate.
@@ -175,28 +177,28 @@ func TestOpenGenAIBenchVariants(t *testing.T) {
 			genaiBenchDoc(`"scenario": "D(1,1)", "num_concurrency": 2.5, "run_duration": 4, "total_arrivals": 10, "arrival_requests_per_second": 2.5`,
 				`{"ttft": 0.1, "e2e_latency": 0.1, "num_input_tokens": 1, "num_output_tokens": 1}`, ""),
 			ms(4000), "import: genai-bench result (D(1,1), 2.5 req/s)",
-			Record{End: ms(100), Chunks: []Chunk{{At: ms(100), Tokens: 1}}, InputTokens: 1, OutputTokens: 1, TokenSource: SourceUsage, Status: 200},
+			record.Record{End: ms(100), Chunks: []record.Chunk{{At: ms(100), Tokens: 1}}, InputTokens: 1, OutputTokens: 1, TokenSource: record.SourceUsage, Status: 200},
 		},
 		{
 			// An error the server sent in a 200 stream without a code.
 			"stream error",
 			genaiBenchDoc(`"run_duration": 1`, `{"ttft": null, "error_code": -1, "error_message": "out of memory"}`, ""),
 			ms(1000), "import: genai-bench result (unnamed scenario)",
-			Record{Error: ErrStream, Status: 200, Msg: "out of memory"},
+			record.Record{Error: record.ErrStream, Status: 200, Msg: "out of memory"},
 		},
 		{
 			// genai-bench's 408 for its own timeout.
 			"timeout",
 			genaiBenchDoc(`"run_duration": 1`, `{"error_code": 408, "error_message": "Request timed out: read timeout=600"}`, ""),
 			ms(1000), "import: genai-bench result (unnamed scenario)",
-			Record{Error: ErrTimeout, Msg: "Request timed out: read timeout=600"},
+			record.Record{Error: record.ErrTimeout, Msg: "Request timed out: read timeout=600"},
 		},
 		{
 			// A code of 0 is no failure to genai-bench.
 			"error code 0",
 			genaiBenchDoc(`"run_duration": 1`, `{"ttft": 0.5, "e2e_latency": 0.5, "num_output_tokens": 1, "error_code": 0, "error_message": ""}`, ""),
 			ms(1000), "import: genai-bench result (unnamed scenario)",
-			Record{End: ms(500), Chunks: []Chunk{{At: ms(500), Tokens: 1}}, OutputTokens: 1, TokenSource: SourceUsage, Status: 200},
+			record.Record{End: ms(500), Chunks: []record.Chunk{{At: ms(500), Tokens: 1}}, OutputTokens: 1, TokenSource: record.SourceUsage, Status: 200},
 		},
 	}
 	for _, tt := range tests {

@@ -1,4 +1,4 @@
-package record
+package runfile
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"math"
 
 	"github.com/goodput-dev/goodput/internal/jsonerr"
+	"github.com/goodput-dev/goodput/record"
 )
 
 // vllmResult holds the per-request arrays of a `vllm bench serve
@@ -47,11 +48,11 @@ func openVLLM(b []byte, name string) (*File, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	cfg, _ := json.Marshal(map[string]string{"backend": v.Backend, "model": v.Model, "date": v.Date})
-	h := Header{Kind: KindHeader, Schema: SchemaVersion, Tool: "import: vllm bench serve result", Config: cfg}
+	h := record.Header{Kind: record.KindHeader, Schema: record.SchemaVersion, Tool: "import: vllm bench serve result", Config: cfg}
 	return &File{Reader: &slice{h: h, recs: recs}, Format: "vllm"}, nil
 }
 
-func (v *vllmResult) records() ([]Record, error) {
+func (v *vllmResult) records() ([]record.Record, error) {
 	n := len(v.TTFTs)
 	for name, l := range map[string]int{"input_lens": len(v.InputLens), "output_lens": len(v.OutputLens), "itls": len(v.ITLs)} {
 		if l != n {
@@ -81,7 +82,7 @@ func (v *vllmResult) records() ([]Record, error) {
 		}
 		base = math.Min(base, f)
 	}
-	recs := make([]Record, n)
+	recs := make([]record.Record, n)
 	for i := range n {
 		rec, err := v.record(i, base)
 		if err == nil {
@@ -95,33 +96,33 @@ func (v *vllmResult) records() ([]Record, error) {
 	return recs, nil
 }
 
-func (v *vllmResult) record(i int, base float64) (Record, error) {
+func (v *vllmResult) record(i int, base float64) (record.Record, error) {
 	for _, c := range []struct {
 		key string
 		v   float64
 	}{{"input_lens", float64(v.InputLens[i])}, {"output_lens", float64(v.OutputLens[i])}} {
 		if c.v < 0 {
-			return Record{}, fmt.Errorf("%q %v is negative", c.key, c.v)
+			return record.Record{}, fmt.Errorf("%q %v is negative", c.key, c.v)
 		}
 	}
-	rec := Record{Seq: int64(i), InputTokens: v.InputLens[i], OutputTokens: v.OutputLens[i], TokenSource: SourceUsage, Status: 200}
+	rec := record.Record{Seq: int64(i), InputTokens: v.InputLens[i], OutputTokens: v.OutputLens[i], TokenSource: record.SourceUsage, Status: 200}
 	if len(v.StartTimes) > 0 {
 		s, err := seconds(float64(v.StartTimes[i]) - base)
 		if err != nil {
-			return Record{}, fmt.Errorf("start_times: %w", err)
+			return record.Record{}, fmt.Errorf("start_times: %w", err)
 		}
 		rec.Scheduled, rec.Sent = s, s
 	}
 	if len(v.Scheduled) > 0 {
 		s, err := seconds(float64(v.Scheduled[i]) - base)
 		if err != nil || s > rec.Sent {
-			return Record{}, fmt.Errorf("scheduled_times: %v is not a time before the send", float64(v.Scheduled[i]))
+			return record.Record{}, fmt.Errorf("scheduled_times: %v is not a time before the send", float64(v.Scheduled[i]))
 		}
 		rec.Scheduled = s
 	}
 	rec.End = rec.Sent
 	if len(v.Errors) > 0 && v.Errors[i] != "" {
-		rec.Error, rec.Msg, rec.Status = ErrOther, v.Errors[i], 0
+		rec.Error, rec.Msg, rec.Status = record.ErrOther, v.Errors[i], 0
 		rec.OutputTokens = 0
 		return rec, nil
 	}
@@ -129,32 +130,32 @@ func (v *vllmResult) record(i int, base float64) (Record, error) {
 	// read only now.
 	ttft, err := v.TTFTs[i].finite(`"ttfts"`)
 	if err != nil {
-		return Record{}, err
+		return record.Record{}, err
 	}
 	if ttft < 0 {
-		return Record{}, fmt.Errorf(`"ttfts" %v is negative`, ttft)
+		return record.Record{}, fmt.Errorf(`"ttfts" %v is negative`, ttft)
 	}
 	if ttft == 0 && len(v.ITLs[i]) == 0 {
-		rec.Error, rec.Msg, rec.Status = ErrOther, "no first token", 0
+		rec.Error, rec.Msg, rec.Status = record.ErrOther, "no first token", 0
 		return rec, nil
 	}
 	first, err := seconds(ttft)
 	if err != nil {
-		return Record{}, fmt.Errorf("ttfts: %w", err)
+		return record.Record{}, fmt.Errorf("ttfts: %w", err)
 	}
 	at := rec.Sent + first
-	rec.Chunks = append(rec.Chunks, Chunk{At: at, Tokens: 1})
+	rec.Chunks = append(rec.Chunks, record.Chunk{At: at, Tokens: 1})
 	for j, g := range v.ITLs[i] {
 		gap, err := g.finite(fmt.Sprintf(`"itls"[%d]`, j))
 		if err != nil {
-			return Record{}, err
+			return record.Record{}, err
 		}
 		d, err := seconds(gap)
 		if err != nil || d < 0 {
-			return Record{}, fmt.Errorf("itls[%d] = %v is not a valid gap", j, g)
+			return record.Record{}, fmt.Errorf("itls[%d] = %v is not a valid gap", j, g)
 		}
 		at += d
-		rec.Chunks = append(rec.Chunks, Chunk{At: at, Tokens: 1})
+		rec.Chunks = append(rec.Chunks, record.Chunk{At: at, Tokens: 1})
 	}
 	rec.End = at
 	for _, lat := range []struct {
@@ -164,7 +165,7 @@ func (v *vllmResult) record(i int, base float64) (Record, error) {
 		if len(lat.v) > 0 {
 			f, err := lat.v[i].finite(lat.key)
 			if err != nil {
-				return Record{}, err
+				return record.Record{}, err
 			}
 			e, err := seconds(f)
 			if err == nil && rec.Sent+e >= at {
@@ -173,35 +174,12 @@ func (v *vllmResult) record(i int, base float64) (Record, error) {
 			break
 		}
 	}
-	if err := SpreadTokens(rec.Chunks, rec.OutputTokens); err != nil {
-		return Record{}, err
+	if err := record.SpreadTokens(rec.Chunks, rec.OutputTokens); err != nil {
+		return record.Record{}, err
 	}
 	if rec.OutputTokens == 0 {
 		rec.OutputTokens = len(rec.Chunks)
-		rec.TokenSource = SourceChunks
+		rec.TokenSource = record.SourceChunks
 	}
 	return rec, nil
-}
-
-// SpreadTokens gives chunks the total of n tokens when more tokens were
-// counted than chunks arrived (several tokens per chunk): each chunk keeps
-// at least one and the surplus goes evenly, earlier chunks first. With
-// n ≤ len(chunks) the chunks keep one token each.
-func SpreadTokens(chunks []Chunk, n int) error {
-	k := len(chunks)
-	if k == 0 || n <= k {
-		return nil
-	}
-	if n-k > math.MaxInt32 {
-		return errors.New("output length out of range")
-	}
-	q, rem := n/k, n%k
-	for j := range chunks {
-		t := q
-		if j < rem {
-			t++
-		}
-		chunks[j].Tokens = int32(t)
-	}
-	return nil
 }

@@ -1,4 +1,4 @@
-package record
+package runfile
 
 import (
 	"bufio"
@@ -10,6 +10,7 @@ import (
 	"math"
 
 	"github.com/goodput-dev/goodput/internal/jsonerr"
+	"github.com/goodput-dev/goodput/record"
 )
 
 // seedLog is one request of the seeds' simple log shape: when it was sent and
@@ -25,7 +26,7 @@ func openSeedsArray(r io.Reader, name string) (*File, error) {
 	if err := dec.Decode(&logs); err != nil {
 		return nil, fmt.Errorf("%s: seeds request log: %w", name, jsonerr.Plain(err))
 	}
-	recs := make([]Record, 0, len(logs))
+	recs := make([]record.Record, 0, len(logs))
 	for i, l := range logs {
 		rec, err := seedRecord(int64(i), l)
 		if err != nil {
@@ -38,8 +39,8 @@ func openSeedsArray(r io.Reader, name string) (*File, error) {
 
 func openSeedsLines(r io.Reader, name string) (*File, error) {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 1<<16), MaxLineBytes)
-	var recs []Record
+	sc.Buffer(make([]byte, 0, 1<<16), record.MaxLineBytes)
+	var recs []record.Record
 	for line := 1; sc.Scan(); line++ {
 		b := bytes.TrimSpace(sc.Bytes())
 		if len(b) == 0 {
@@ -61,38 +62,38 @@ func openSeedsLines(r io.Reader, name string) (*File, error) {
 	return seedsFile(recs), nil
 }
 
-func seedRecord(seq int64, l seedLog) (Record, error) {
+func seedRecord(seq int64, l seedLog) (record.Record, error) {
 	if l.Arrival == nil {
-		return Record{}, errors.New(`missing "arrival"`)
+		return record.Record{}, errors.New(`missing "arrival"`)
 	}
 	s, err := seconds(*l.Arrival)
 	if err != nil {
-		return Record{}, fmt.Errorf("arrival: %w", err)
+		return record.Record{}, fmt.Errorf("arrival: %w", err)
 	}
-	rec := Record{Seq: seq, Scheduled: s, Sent: s, End: s, Status: 200, TokenSource: SourceChunks}
+	rec := record.Record{Seq: seq, Scheduled: s, Sent: s, End: s, Status: 200, TokenSource: record.SourceChunks}
 	for j, t := range l.TokenTimes {
 		at, err := seconds(t)
 		if err != nil {
-			return Record{}, fmt.Errorf("token_times[%d]: %w", j, err)
+			return record.Record{}, fmt.Errorf("token_times[%d]: %w", j, err)
 		}
 		if at < s {
-			return Record{}, fmt.Errorf("token_times[%d] = %v s is before the arrival %v s", j, t, *l.Arrival)
+			return record.Record{}, fmt.Errorf("token_times[%d] = %v s is before the arrival %v s", j, t, *l.Arrival)
 		}
 		if j > 0 && at < rec.Chunks[j-1].At {
-			return Record{}, fmt.Errorf("token_times[%d] = %v s goes back in time", j, t)
+			return record.Record{}, fmt.Errorf("token_times[%d] = %v s goes back in time", j, t)
 		}
-		rec.Chunks = append(rec.Chunks, Chunk{At: at, Tokens: 1})
+		rec.Chunks = append(rec.Chunks, record.Chunk{At: at, Tokens: 1})
 		rec.End = at
 	}
 	rec.OutputTokens = len(rec.Chunks)
 	if len(rec.Chunks) == 0 {
-		rec.Error, rec.Msg = ErrOther, "no tokens in the log"
+		rec.Error, rec.Msg = record.ErrOther, "no tokens in the log"
 	}
 	return rec, rec.Check()
 }
 
 // seedsFile rebases the logs so the earliest arrival is the run epoch.
-func seedsFile(recs []Record) *File {
+func seedsFile(recs []record.Record) *File {
 	base := int64(math.MaxInt64)
 	for i := range recs {
 		base = min(base, recs[i].Scheduled)
@@ -106,6 +107,6 @@ func seedsFile(recs []Record) *File {
 			r.Chunks[j].At -= base
 		}
 	}
-	h := Header{Kind: KindHeader, Schema: SchemaVersion, Tool: "import: request log (arrival, token_times)"}
+	h := record.Header{Kind: record.KindHeader, Schema: record.SchemaVersion, Tool: "import: request log (arrival, token_times)"}
 	return &File{Reader: &slice{h: h, recs: recs}, Format: "seeds"}
 }

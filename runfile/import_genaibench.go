@@ -1,4 +1,4 @@
-package record
+package runfile
 
 import (
 	"encoding/json"
@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/goodput-dev/goodput/internal/jsonerr"
+	"github.com/goodput-dev/goodput/record"
 )
 
 // genaiBenchResult is the file genai-bench (sgl-project/genai-bench,
@@ -152,7 +153,7 @@ func openGenAIBench(b []byte, name string) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: aggregated_metrics: %w", name, err)
 	}
-	recs := make([]Record, len(g.Requests))
+	recs := make([]record.Record, len(g.Requests))
 	var spread, ok int
 	var ttfts int64 // of the successes, ns
 	for i := range g.Requests {
@@ -186,7 +187,7 @@ func openGenAIBench(b []byte, name string) (*File, error) {
 		}
 	}
 	load, cfg := a.load()
-	h := Header{Kind: KindHeader, Schema: SchemaVersion, Tool: "import: genai-bench result (" + load + ")", Window: window}
+	h := record.Header{Kind: record.KindHeader, Schema: record.SchemaVersion, Tool: "import: genai-bench result (" + load + ")", Window: window}
 	h.Config, _ = json.Marshal(cfg)
 	return &File{Reader: &slice{h: h, recs: recs}, Format: "genai-bench", notes: notes}, nil
 }
@@ -265,49 +266,49 @@ func (a *genaiBenchAggregated) load() (string, map[string]any) {
 
 // record converts one request, the times in the file's unit of ns, to a
 // record at the run's start.
-func (q *genaiBenchRequest) record(unit int64) (Record, error) {
-	var rec Record
+func (q *genaiBenchRequest) record(unit int64) (record.Record, error) {
+	var rec record.Record
 	if q.InputTokens.set {
 		n, err := q.InputTokens.count(`"num_input_tokens"`)
 		if err != nil {
-			return Record{}, err
+			return record.Record{}, err
 		}
 		rec.InputTokens = n
 	}
 	if code, failed, err := q.failed(); err != nil {
-		return Record{}, err
+		return record.Record{}, err
 	} else if failed {
 		rec.Error, rec.Status, rec.Msg = genaiBenchFailure(code, q.ErrorMessage)
 		return rec, nil
 	}
 	ttft, err := q.TTFT.scaled(unit, `"ttft"`)
 	if err != nil {
-		return Record{}, err
+		return record.Record{}, err
 	}
 	e2e, err := q.E2E.scaled(unit, `"e2e_latency"`)
 	if err != nil {
-		return Record{}, err
+		return record.Record{}, err
 	}
 	switch {
 	case ttft < 0:
-		return Record{}, fmt.Errorf(`"ttft" %s is negative`, q.TTFT.text)
+		return record.Record{}, fmt.Errorf(`"ttft" %s is negative`, q.TTFT.text)
 	case e2e < ttft:
-		return Record{}, fmt.Errorf(`"e2e_latency" %s is less than "ttft" %s: the request ended before its first token`, q.E2E.text, q.TTFT.text)
+		return record.Record{}, fmt.Errorf(`"e2e_latency" %s is less than "ttft" %s: the request ended before its first token`, q.E2E.text, q.TTFT.text)
 	}
 	if !q.OutputTokens.set {
-		return Record{}, errors.New(`a successful request without "num_output_tokens"`)
+		return record.Record{}, errors.New(`a successful request without "num_output_tokens"`)
 	}
 	n, err := q.OutputTokens.count(`"num_output_tokens"`)
 	if err != nil {
-		return Record{}, err
+		return record.Record{}, err
 	}
-	rec.End, rec.Status, rec.OutputTokens, rec.TokenSource = e2e, 200, n, SourceUsage
+	rec.End, rec.Status, rec.OutputTokens, rec.TokenSource = e2e, 200, n, record.SourceUsage
 	if n > 0 {
 		// A task without output (embeddings) has none: no TTFT, as for
 		// any success without a token.
 		rec.Chunks = evenChunks(ttft, e2e, n)
-		if err := SpreadTokens(rec.Chunks, n); err != nil {
-			return Record{}, err
+		if err := record.SpreadTokens(rec.Chunks, n); err != nil {
+			return record.Record{}, err
 		}
 	}
 	return rec, nil
@@ -332,28 +333,28 @@ func (q *genaiBenchRequest) failed() (int, bool, error) {
 // HTTP status, but tells apart the codes genai-bench made up for a failed
 // connection (503) and a timeout (408) by their messages, and an error in
 // the stream that named no code (-1).
-func genaiBenchFailure(code int, msg string) (ErrorKind, int, string) {
+func genaiBenchFailure(code int, msg string) (record.ErrorKind, int, string) {
 	if msg == "" {
 		msg = fmt.Sprintf("error code %d (genai-bench gave no message)", code)
 	}
 	switch {
 	case strings.HasPrefix(msg, "Connection error:"):
-		return ErrConnect, 0, msg
+		return record.ErrConnect, 0, msg
 	case strings.HasPrefix(msg, "Request timed out:"):
-		return ErrTimeout, 0, msg
+		return record.ErrTimeout, 0, msg
 	case code == -1:
-		return ErrStream, 200, msg
+		return record.ErrStream, 200, msg
 	case code == 429:
-		return ErrRateLimited, code, msg
+		return record.ErrRateLimited, code, msg
 	case code == 503:
-		return ErrUnavailable, code, msg
+		return record.ErrUnavailable, code, msg
 	case code >= 400 && code <= 599:
-		return ErrHTTP, code, msg
+		return record.ErrHTTP, code, msg
 	case code >= 200 && code <= 299:
 		// An error sent in a stream that answered 200, with that code.
-		return ErrStream, code, msg
+		return record.ErrStream, code, msg
 	}
-	return ErrOther, 0, msg
+	return record.ErrOther, 0, msg
 }
 
 // genaiBenchRunName matches the name genai-bench gives the result of one

@@ -1,32 +1,25 @@
-package record
+package runfile
 
 import (
 	"bufio"
 	"bytes"
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
-)
 
-// Reader yields records one at a time. Next returns io.EOF after the last.
-type Reader interface {
-	Header() Header
-	Next(r *Record) error
-}
+	"github.com/goodput-dev/goodput/record"
+)
 
 // File is a Reader over an opened file of any format goodput reads.
 // The caller must call Close.
 type File struct {
-	Reader
+	record.Reader
 	Format   string   // "goodput", "seeds", "vllm", "aiperf", "guidellm", "genai-bench", "inference-perf" or "genai-perf"
 	name     string   // the path given to Open
 	notes    []string // what an importer found worth saying (times it spread evenly, a sample of the requests)
@@ -45,12 +38,12 @@ var ErrNoRecords = errors.New("no requests")
 // Next reads the next record into r; see Reader. At the end of a file
 // that yielded no record it returns an error wrapping ErrNoRecords
 // instead of io.EOF.
-func (f *File) Next(r *Record) error {
+func (f *File) Next(r *record.Record) error {
 	err := f.Reader.Next(r)
 	switch {
 	case err == nil:
 		f.count++
-		if r.Error == ErrCanceled {
+		if r.Error == record.ErrCanceled {
 			f.canceled++
 		}
 	case err == io.EOF:
@@ -79,7 +72,7 @@ func (f *File) display() string {
 // promise no end marker, did not end early.
 func (f *File) EndedEarly() bool {
 	dr, ok := f.Reader.(*decoderReader)
-	if !ok || !f.ended || dr.h.Kind != KindHeader {
+	if !ok || !f.ended || dr.h.Kind != record.KindHeader {
 		return false
 	}
 	t, ok := dr.d.Trailer()
@@ -98,7 +91,7 @@ func (f *File) Notes() []string {
 		notes = append(notes, n)
 	}
 	dr, ok := f.Reader.(*decoderReader)
-	if !ok || !f.ended || dr.h.Kind != KindHeader {
+	if !ok || !f.ended || dr.h.Kind != record.KindHeader {
 		// Only goodput's writer promises an end marker, and it always
 		// writes a header first.
 		return notes
@@ -139,10 +132,10 @@ func (f *File) CutNote() string {
 // Trailer returns the file's trailer and whether it had one. It is known
 // once Next has returned io.EOF; a file without one was cut off mid-run.
 // Files of other tools' formats have none.
-func (f *File) Trailer() (Trailer, bool) {
-	t, ok := f.Reader.(interface{ Trailer() (Trailer, bool) })
+func (f *File) Trailer() (record.Trailer, bool) {
+	t, ok := f.Reader.(interface{ Trailer() (record.Trailer, bool) })
 	if !ok {
-		return Trailer{}, false
+		return record.Trailer{}, false
 	}
 	return t.Trailer()
 }
@@ -323,7 +316,7 @@ func openDocument(b []byte, name string, run int) (*File, error) {
 }
 
 func openRecords(r io.Reader, name string) (*File, error) {
-	d := NewDecoder(r, name)
+	d := record.NewDecoder(r, name)
 	h, err := d.Header()
 	if err != nil {
 		return nil, err
@@ -349,26 +342,26 @@ func peekLine(br *bufio.Reader) ([]byte, error) {
 }
 
 type decoderReader struct {
-	d *Decoder
-	h Header
+	d *record.Decoder
+	h record.Header
 }
 
-func (r *decoderReader) Header() Header         { return r.h }
-func (r *decoderReader) Next(rec *Record) error { return r.d.Next(rec) }
-func (r *decoderReader) Cut() int               { return r.d.Cut() }
+func (r *decoderReader) Header() record.Header         { return r.h }
+func (r *decoderReader) Next(rec *record.Record) error { return r.d.Next(rec) }
+func (r *decoderReader) Cut() int                      { return r.d.Cut() }
 
-func (r *decoderReader) Trailer() (Trailer, bool) { return r.d.Trailer() }
+func (r *decoderReader) Trailer() (record.Trailer, bool) { return r.d.Trailer() }
 
 // slice is a Reader over records already in memory (imports are small).
 type slice struct {
-	h    Header
-	recs []Record
+	h    record.Header
+	recs []record.Record
 	i    int
 }
 
-func (s *slice) Header() Header { return s.h }
+func (s *slice) Header() record.Header { return s.h }
 
-func (s *slice) Next(r *Record) error {
+func (s *slice) Next(r *record.Record) error {
 	if s.i >= len(s.recs) {
 		return io.EOF
 	}
@@ -378,71 +371,4 @@ func (s *slice) Next(r *Record) error {
 	*r = *src
 	r.Chunks = chunks
 	return nil
-}
-
-// seconds converts a time in seconds to integer nanoseconds, rounding to the
-// nearest so that 0.35 s is exactly 350 ms.
-func seconds(s float64) (int64, error) {
-	ns := math.Round(s * 1e9)
-	if math.IsNaN(ns) || math.IsInf(ns, 0) || math.Abs(ns) > 1<<62 {
-		return 0, fmt.Errorf("time %v s out of range", s)
-	}
-	return int64(ns), nil
-}
-
-// rebase puts imported records, read on a wall clock in ns since the Unix
-// epoch, on a run clock whose epoch is the earliest scheduled time, orders
-// them by it (then by send time) and numbers them in that order. It
-// returns the epoch's wall-clock time, for the header: zero when there is
-// no record.
-func rebase(recs []Record) time.Time {
-	if len(recs) == 0 {
-		return time.Time{}
-	}
-	base := int64(math.MaxInt64)
-	for i := range recs {
-		base = min(base, recs[i].Scheduled)
-	}
-	for i := range recs {
-		recs[i].Shift(-base)
-	}
-	slices.SortStableFunc(recs, func(a, b Record) int {
-		if a.Scheduled != b.Scheduled {
-			return cmp.Compare(a.Scheduled, b.Scheduled)
-		}
-		return cmp.Compare(a.Sent, b.Sent)
-	})
-	for i := range recs {
-		recs[i].Seq = int64(i)
-	}
-	return time.Unix(0, base).UTC()
-}
-
-// imported is a record of another tool's file on that file's clock, with
-// what placing it in a session needs.
-type imported struct {
-	rec     Record
-	session string // the conversation it belongs to, "" when none is named
-	turn    int    // its turn in it, from 0
-}
-
-// placeTurns puts the requests of multi-turn conversations in their
-// sessions: a conversation is one when any of its requests is past the
-// first turn. A single-turn run, whose every request is a conversation of
-// its own, stays outside sessions.
-func placeTurns(reqs []imported) []Record {
-	multi := map[string]bool{}
-	for _, r := range reqs {
-		if r.turn > 0 && r.session != "" {
-			multi[r.session] = true
-		}
-	}
-	recs := make([]Record, len(reqs))
-	for i, r := range reqs {
-		recs[i] = r.rec
-		if multi[r.session] {
-			recs[i].Session, recs[i].Turn = r.session, r.turn+1
-		}
-	}
-	return recs
 }

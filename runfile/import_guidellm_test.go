@@ -1,4 +1,4 @@
-package record
+package runfile
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/goodput-dev/goodput/record"
 )
 
 const guidellmFixture = "testdata/guidellm_benchmarks.json"
@@ -53,21 +55,21 @@ func TestOpenGuideLLMBenchmark(t *testing.T) {
 	r1, r2, e1, i1 := recs[0], recs[1], recs[2], recs[3]
 	// The first iteration is one token; the 6 others share 3 iterations
 	// spread evenly up to the last token.
-	want1 := []Chunk{{At: ms(302), Tokens: 1}, {At: ms(402), Tokens: 2}, {At: ms(502), Tokens: 2}, {At: ms(602), Tokens: 2}}
+	want1 := []record.Chunk{{At: ms(302), Tokens: 1}, {At: ms(402), Tokens: 2}, {At: ms(502), Tokens: 2}, {At: ms(602), Tokens: 2}}
 	if r1.Scheduled != 0 || r1.Sent != ms(2) || r1.End != ms(605) || !reflect.DeepEqual(r1.Chunks, want1) ||
-		r1.OutputTokens != 7 || r1.InputTokens != 50 || r1.TokenSource != SourceUsage || r1.Status != 200 || r1.CacheReported {
+		r1.OutputTokens != 7 || r1.InputTokens != 50 || r1.TokenSource != record.SourceUsage || r1.Status != 200 || r1.CacheReported {
 		t.Errorf("r1 = %+v", r1)
 	}
 	if r2.Scheduled != ms(250) || len(r2.Chunks) != 7 || r2.Chunks[1].At != ms(500) || r2.End != ms(750) ||
 		!r2.CacheReported || r2.CachedTokens != 30 {
 		t.Errorf("r2 = %+v", r2)
 	}
-	if e1.Error != ErrHTTP || e1.Status != 500 || !strings.HasPrefix(e1.Msg, "HTTPStatusError: Server error '500") || e1.End != ms(520) || len(e1.Chunks) != 0 {
+	if e1.Error != record.ErrHTTP || e1.Status != 500 || !strings.HasPrefix(e1.Msg, "HTTPStatusError: Server error '500") || e1.End != ms(520) || len(e1.Chunks) != 0 {
 		t.Errorf("e1 = %+v", e1)
 	}
 	// An incomplete request was canceled when the benchmark ended; it
 	// keeps what it received, counted one per iteration (no usage).
-	if i1.Error != ErrCanceled || i1.End != ms(1000) || len(i1.Chunks) != 3 || i1.OutputTokens != 3 || i1.TokenSource != SourceChunks {
+	if i1.Error != record.ErrCanceled || i1.End != ms(1000) || len(i1.Chunks) != 3 || i1.OutputTokens != 3 || i1.TokenSource != record.SourceChunks {
 		t.Errorf("i1 = %+v", i1)
 	}
 	notes := f.Notes()
@@ -112,11 +114,11 @@ func TestOpenGuideLLMVersion02(t *testing.T) {
 	}
 	// q1: first token at 250 ms, last at 450 ms, 5 tokens: one every 50 ms.
 	q1 := recs[0]
-	want := []Chunk{{At: ms(250), Tokens: 1}, {At: ms(300), Tokens: 1}, {At: ms(350), Tokens: 1}, {At: ms(400), Tokens: 1}, {At: ms(450), Tokens: 1}}
+	want := []record.Chunk{{At: ms(250), Tokens: 1}, {At: ms(300), Tokens: 1}, {At: ms(350), Tokens: 1}, {At: ms(400), Tokens: 1}, {At: ms(450), Tokens: 1}}
 	if !reflect.DeepEqual(q1.Chunks, want) || q1.End != ms(460) || q1.OutputTokens != 5 || q1.InputTokens != 20 {
 		t.Errorf("q1 = %+v", q1)
 	}
-	if x := recs[2]; x.Error != ErrOther || x.Msg != "TimeoutError: the request timed out" || x.Scheduled != ms(800) {
+	if x := recs[2]; x.Error != record.ErrOther || x.Msg != "TimeoutError: the request timed out" || x.Scheduled != ms(800) {
 		t.Errorf("x1 = %+v", x)
 	}
 	var cfg map[string]any
@@ -131,7 +133,7 @@ func TestOpenGuideLLMVersion02(t *testing.T) {
 
 // guidellmOne writes a report of one benchmark whose requests (0.4
 // layout) are given as JSON, and opens it.
-func guidellmOne(t *testing.T, sm, successful string) (*File, []Record, error) {
+func guidellmOne(t *testing.T, sm, successful string) (*File, []record.Record, error) {
 	t.Helper()
 	body := `{"args":{},"benchmarks":[{"config":{"strategy":{"type_":"synchronous"}},` + sm +
 		`"requests":{"successful":[` + successful + `],"incomplete":[],"errored":[]}}]}`
@@ -206,7 +208,7 @@ func TestGuideLLMSchedulerInfoLayout(t *testing.T) {
 	os.WriteFile(path, []byte(body), 0o644)
 	f, recs := readAll(t, path)
 	// 3 iterations from 110 to 310 ms: the first one token, the others 2.
-	want := []Chunk{{At: ms(110), Tokens: 1}, {At: ms(210), Tokens: 2}, {At: ms(310), Tokens: 2}}
+	want := []record.Chunk{{At: ms(110), Tokens: 1}, {At: ms(210), Tokens: 2}, {At: ms(310), Tokens: 2}}
 	r := recs[0]
 	if r.Scheduled != 0 || r.Sent != ms(10) || r.End != ms(320) || !reflect.DeepEqual(r.Chunks, want) || r.OutputTokens != 5 || r.InputTokens != 9 {
 		t.Errorf("record %+v", r)

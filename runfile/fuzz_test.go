@@ -1,4 +1,4 @@
-package record
+package runfile
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/goodput-dev/goodput/record"
 )
 
 // FuzzOpen feeds any bytes to Open, whatever format they look like: it
@@ -39,7 +41,7 @@ func FuzzOpen(f *testing.F) {
 			return
 		}
 		defer fl.Close()
-		var r Record
+		var r record.Record
 		for range 10_000 {
 			err := fl.Next(&r)
 			if err == io.EOF || errors.Is(err, ErrNoRecords) {

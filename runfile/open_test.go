@@ -1,6 +1,8 @@
-package record
+package runfile
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -9,18 +11,20 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/goodput-dev/goodput/record"
 )
 
-func readAll(t *testing.T, path string) (*File, []Record) {
+func readAll(t *testing.T, path string) (*File, []record.Record) {
 	t.Helper()
 	f, err := Open(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out []Record
+	var out []record.Record
 	for {
-		var r Record
+		var r record.Record
 		err := f.Next(&r)
 		if err == io.EOF {
 			return f, out
@@ -45,7 +49,7 @@ func TestOpenSeedsExample(t *testing.T) {
 			if c.Scheduled != ms(200) || c.Sent != ms(200) || c.End != ms(1100) || c.OutputTokens != 3 {
 				t.Errorf("C = %+v", c)
 			}
-			want := []Chunk{{At: ms(900), Tokens: 1}, {At: ms(1000), Tokens: 1}, {At: ms(1100), Tokens: 1}}
+			want := []record.Chunk{{At: ms(900), Tokens: 1}, {At: ms(1000), Tokens: 1}, {At: ms(1100), Tokens: 1}}
 			if !reflect.DeepEqual(c.Chunks, want) {
 				t.Errorf("C chunks = %v, want %v", c.Chunks, want)
 			}
@@ -66,14 +70,14 @@ func TestOpenVLLMDetailed(t *testing.T) {
 	if r0.Sent != 0 || r0.InputTokens != 32 || r0.OutputTokens != 4 {
 		t.Errorf("r0 = %+v", r0)
 	}
-	want0 := []Chunk{{At: ms(125), Tokens: 1}, {At: ms(145), Tokens: 1}, {At: ms(175), Tokens: 1}, {At: ms(200), Tokens: 1}}
+	want0 := []record.Chunk{{At: ms(125), Tokens: 1}, {At: ms(145), Tokens: 1}, {At: ms(175), Tokens: 1}, {At: ms(200), Tokens: 1}}
 	if !reflect.DeepEqual(r0.Chunks, want0) {
 		t.Errorf("r0 chunks = %v, want %v", r0.Chunks, want0)
 	}
 	// Request 1 started 250 ms later; 3 chunks for 4 tokens: the first
 	// chunk carries the extra token.
 	r1 := recs[1]
-	want1 := []Chunk{{At: ms(250 + 175), Tokens: 2}, {At: ms(250 + 225), Tokens: 1}, {At: ms(250 + 235), Tokens: 1}}
+	want1 := []record.Chunk{{At: ms(250 + 175), Tokens: 2}, {At: ms(250 + 225), Tokens: 1}, {At: ms(250 + 235), Tokens: 1}}
 	if r1.Sent != ms(250) || !reflect.DeepEqual(r1.Chunks, want1) {
 		t.Errorf("r1 = %+v", r1)
 	}
@@ -122,7 +126,7 @@ func TestOpenErrors(t *testing.T) {
 			}
 			f, err := Open(path, nil)
 			if err == nil {
-				var r Record
+				var r record.Record
 				for err == nil {
 					err = f.Next(&r)
 				}
@@ -143,7 +147,7 @@ func TestOpenStdinAndEmpty(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r Record
+	var r record.Record
 	if err := f.Next(&r); err != nil || r.Seq != 3 || r.Chunks[0].At != 5 {
 		t.Fatalf("%+v %v", r, err)
 	}
@@ -177,7 +181,7 @@ func TestOpenNoRequests(t *testing.T) {
 				t.Fatalf("open: %v", err)
 			}
 			defer f.Close()
-			var r Record
+			var r record.Record
 			err = f.Next(&r)
 			if !errors.Is(err, ErrNoRecords) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), path) {
 				t.Errorf("Next = %v, want ErrNoRecords naming %s and saying %q", err, path, tc.want)
@@ -188,7 +192,7 @@ func TestOpenNoRequests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r Record
+	var r record.Record
 	if err := f.Next(&r); !errors.Is(err, ErrNoRecords) || err.Error() != "no requests in standard input" {
 		t.Errorf("empty stdin: %v", err)
 	}
@@ -280,7 +284,7 @@ func TestOpenVLLMWithNaNAndInfinity(t *testing.T) {
 			f, err := Open(path, nil)
 			var n int
 			if err == nil {
-				var r Record
+				var r record.Record
 				for err = f.Next(&r); err == nil; err = f.Next(&r) {
 					n++
 				}
@@ -340,12 +344,12 @@ func TestOpenSkipsAByteOrderMark(t *testing.T) {
 	}
 	// And goodput's own records, through the run header.
 	var buf strings.Builder
-	w, err := NewWriter(&buf, Header{Start: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Tool: "goodput test"})
+	w, err := record.NewWriter(&buf, record.Header{Start: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Tool: "goodput test"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.Write(&Record{Seq: 0, Scheduled: 0, Sent: 1, End: 5, OutputTokens: 1, Chunks: []Chunk{{At: 5, Tokens: 1}}, Status: 200})
-	w.Close(Trailer{End: 5})
+	w.Write(&record.Record{Seq: 0, Scheduled: 0, Sent: 1, End: 5, OutputTokens: 1, Chunks: []record.Chunk{{At: 5, Tokens: 1}}, Status: 200})
+	w.Close(record.Trailer{End: 5})
 	path := filepath.Join(t.TempDir(), "run.jsonl")
 	os.WriteFile(path, []byte("\xef\xbb\xbf"+buf.String()), 0o644)
 	if f, recs := readAll(t, path); f.Format != "goodput" || len(recs) != 1 {
@@ -358,12 +362,12 @@ func TestOpenSkipsAByteOrderMark(t *testing.T) {
 // elsewhere in the tree, open as what they are.
 func TestOpenTellsFormatsApart(t *testing.T) {
 	var buf strings.Builder
-	w, err := NewWriter(&buf, Header{Start: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Tool: "goodput test"})
+	w, err := record.NewWriter(&buf, record.Header{Start: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Tool: "goodput test"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.Write(&Record{Seq: 0, Sent: 1, End: 5, OutputTokens: 1, Chunks: []Chunk{{At: 5, Tokens: 1}}, Status: 200})
-	w.Close(Trailer{End: 5})
+	w.Write(&record.Record{Seq: 0, Sent: 1, End: 5, OutputTokens: 1, Chunks: []record.Chunk{{At: 5, Tokens: 1}}, Status: 200})
+	w.Close(record.Trailer{End: 5})
 	written := filepath.Join(t.TempDir(), "run.jsonl")
 	if err := os.WriteFile(written, []byte(buf.String()), 0o644); err != nil {
 		t.Fatal(err)
@@ -392,6 +396,68 @@ func TestOpenTellsFormatsApart(t *testing.T) {
 	}
 }
 
+// A record file whose keys were sorted (jq -S, Python's sort_keys) or
+// that puts a key no reader knows first is still told as goodput's, and
+// reads as written, trailer included: the format is not told by "kind" or
+// "seq" coming first.
+func TestOpenTellsRecordsWhateverTheirKeyOrder(t *testing.T) {
+	var buf bytes.Buffer
+	h := record.Header{Start: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Tool: "goodput test", Config: json.RawMessage(`{"rate":5}`)}
+	w, err := record.NewWriter(&buf, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(&record.Record{Seq: 0, Sent: 1, End: 5, OutputTokens: 2, Chunks: []record.Chunk{{At: 3, Tokens: 1}, {At: 5, Tokens: 1}}, Status: 200})
+	w.Write(&record.Record{Seq: 1, Sent: 2, End: 9, Error: record.ErrHTTP, Status: 503})
+	w.Close(record.Trailer{Records: 2, End: 9})
+	rewrite := func(first string) []byte {
+		var out bytes.Buffer
+		for _, line := range bytes.Split(bytes.TrimSpace(buf.Bytes()), []byte("\n")) {
+			dec := json.NewDecoder(bytes.NewReader(line))
+			dec.UseNumber() // keep integers exact
+			var m map[string]any
+			if err := dec.Decode(&m); err != nil {
+				t.Fatal(err)
+			}
+			b, _ := json.Marshal(m) // map keys come out sorted
+			out.WriteString(first)
+			if first != "" {
+				b = b[1:]
+			}
+			out.Write(append(b, '\n'))
+		}
+		return out.Bytes()
+	}
+	read := func(name string, b []byte) ([]record.Record, record.Trailer) {
+		path := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, recs := readAll(t, path)
+		tr, ok := f.Trailer()
+		if f.Format != "goodput" || !ok {
+			t.Fatalf("%s: format %q, trailer %v", name, f.Format, ok)
+		}
+		return recs, tr
+	}
+	want, wantEnd := read("as-written.jsonl", buf.Bytes())
+	if len(want) != 2 || wantEnd.End != 9 {
+		t.Fatalf("the written file reads as %+v, %+v", want, wantEnd)
+	}
+	for name, b := range map[string][]byte{
+		"sorted.jsonl":        rewrite(""),
+		"unknown-first.jsonl": rewrite(`{"aaa_added_later":[1,2],`),
+	} {
+		if bytes.HasPrefix(b, []byte(`{"kind"`)) || bytes.Contains(b, []byte("\n{\"seq\"")) {
+			t.Fatalf("%s: the rewrite left kind or seq first:\n%s", name, b)
+		}
+		got, end := read(name, b)
+		if !reflect.DeepEqual(got, want) || end != wantEnd {
+			t.Errorf("%s: read %+v, %+v; want %+v, %+v", name, got, end, want, wantEnd)
+		}
+	}
+}
+
 func TestSplitRun(t *testing.T) {
 	dir := t.TempDir()
 	odd := filepath.Join(dir, "odd#2")
@@ -413,5 +479,55 @@ func TestSplitRun(t *testing.T) {
 		if file, run := SplitRun(tt.path); file != tt.file || run != tt.run {
 			t.Errorf("SplitRun(%q) = %q, %d; want %q, %d", tt.path, file, run, tt.file, tt.run)
 		}
+	}
+}
+
+// The imports go through the same check: a request log or a vLLM result
+// whose numbers describe an impossible request is refused, naming where.
+func TestImportsRejectImpossibleRequests(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name, content, want string
+	}{
+		// a vLLM result whose TTFT is negative: the first token before the send
+		{"ttft.json", `{"ttfts":[0.1,-0.05],"itls":[[],[0.01]],"input_lens":[1,1],"output_lens":[1,2]}`,
+			`ttft.json: request 1: "ttfts" -0.05 is negative`},
+		// negative prompt lengths
+		{"input.json", `{"ttfts":[0.1],"itls":[[]],"input_lens":[-4],"output_lens":[1]}`,
+			`input.json: request 0: "input_lens" -4 is negative`},
+		// negative output lengths
+		{"output.json", `{"ttfts":[0.1],"itls":[[]],"input_lens":[4],"output_lens":[-1]}`,
+			`output.json: request 0: "output_lens" -1 is negative`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, tc.name)
+			if err := os.WriteFile(path, []byte(tc.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			f, err := Open(path, nil)
+			if err == nil {
+				var r record.Record
+				for err == nil {
+					err = f.Next(&r)
+				}
+				f.Close()
+			}
+			if err == nil || err == io.EOF || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// A file of another tool's format has no trailer.
+func TestImportHasNoTrailer(t *testing.T) {
+	f, err := Open("testdata/seeds_example.json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, ok := f.Trailer(); ok {
+		t.Error("an import has a trailer")
 	}
 }

@@ -1,6 +1,7 @@
-package record
+package runfile
 
 import (
+	"github.com/goodput-dev/goodput/record"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,7 +42,7 @@ func TestVLLMImportTakesGoodputsScheduledTimes(t *testing.T) {
 			}
 			defer f.Close()
 			for i, want := range tt.wantSched {
-				var r Record
+				var r record.Record
 				if err := f.Next(&r); err != nil {
 					t.Fatal(err)
 				}

@@ -1,4 +1,4 @@
-package record
+package runfile
 
 import (
 	"bufio"
@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/goodput-dev/goodput/internal/jsonerr"
+	"github.com/goodput-dev/goodput/record"
 )
 
 // aiperfLine is one line of AIPerf's profile_export.jsonl: a request's
@@ -65,7 +66,7 @@ type aiperfTally struct {
 
 func openAIPerf(r io.Reader, name string) (*File, error) {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 1<<16), MaxLineBytes)
+	sc.Buffer(make([]byte, 0, 1<<16), record.MaxLineBytes)
 	var reqs []imported
 	var tally aiperfTally
 	for line := 1; sc.Scan(); line++ {
@@ -104,7 +105,7 @@ func openAIPerf(r io.Reader, name string) (*File, error) {
 	if tally.nonStream > 0 {
 		notes = append(notes, fmt.Sprintf("%s: %s no time to first token (not streamed): the answer counts as arriving whole at the end, so TTFT is e2e", name, requestsHave(tally.nonStream)))
 	}
-	h := Header{Kind: KindHeader, Schema: SchemaVersion, Start: start, Tool: "import: AIPerf profile_export.jsonl"}
+	h := record.Header{Kind: record.KindHeader, Schema: record.SchemaVersion, Start: start, Tool: "import: AIPerf profile_export.jsonl"}
 	return &File{Reader: &slice{h: h, recs: recs}, Format: "aiperf", notes: notes}, nil
 }
 
@@ -157,7 +158,7 @@ func (l *aiperfLine) request(tally *aiperfTally) (imported, error) {
 	if err != nil {
 		return imported{}, err
 	}
-	rec := Record{Scheduled: sent, Sent: sent, End: sent, RequestID: m.XRequestID,
+	rec := record.Record{Scheduled: sent, Sent: sent, End: sent, RequestID: m.XRequestID,
 		Warmup: m.BenchmarkPhase == "warmup" || m.CreditPhase == "warmup"}
 	if m.CreditIssued.set {
 		due, err := m.CreditIssued.scaled(1, `"credit_issued_ns"`)
@@ -194,7 +195,7 @@ func (l *aiperfLine) request(tally *aiperfTally) (imported, error) {
 	rec.InputTokens = in
 	if l.failed() || m.WasCancelled {
 		rec.Error, rec.Status, rec.Msg = l.failure(m.WasCancelled)
-		if rec.Error == ErrCanceled {
+		if rec.Error == record.ErrCanceled {
 			tally.canceled++
 		}
 		rec.End = end
@@ -221,10 +222,10 @@ func (l *aiperfLine) failed() bool {
 // was canceled by the client, as one in flight at an interruption is; an
 // HTTP status gives its kind; a timeout or a failed connection says so in
 // the exception's name.
-func (l *aiperfLine) failure(cancelled bool) (ErrorKind, int, string) {
+func (l *aiperfLine) failure(cancelled bool) (record.ErrorKind, int, string) {
 	e := l.Error
 	if e == nil {
-		return ErrCanceled, 0, "canceled by AIPerf"
+		return record.ErrCanceled, 0, "canceled by AIPerf"
 	}
 	msg := e.Message
 	if e.Type != "" && msg != "" {
@@ -238,21 +239,21 @@ func (l *aiperfLine) failure(cancelled bool) (ErrorKind, int, string) {
 	}
 	switch {
 	case cancelled || e.Type == "RequestCancellationError" || code == 499:
-		return ErrCanceled, 0, msg
+		return record.ErrCanceled, 0, msg
 	case code == 429:
-		return ErrRateLimited, code, msg
+		return record.ErrRateLimited, code, msg
 	case code == 503:
-		return ErrUnavailable, code, msg
+		return record.ErrUnavailable, code, msg
 	case code >= 400 && code <= 599:
-		return ErrHTTP, code, msg
+		return record.ErrHTTP, code, msg
 	case code >= 200 && code <= 299:
-		return ErrStream, code, msg
+		return record.ErrStream, code, msg
 	case strings.Contains(e.Type, "Timeout"):
-		return ErrTimeout, 0, msg
+		return record.ErrTimeout, 0, msg
 	case strings.Contains(e.Type, "Connect"):
-		return ErrConnect, 0, msg
+		return record.ErrConnect, 0, msg
 	}
-	return ErrOther, 0, msg
+	return record.ErrOther, 0, msg
 }
 
 // answer fills in a successful request's chunks and token counts.
@@ -263,7 +264,7 @@ func (l *aiperfLine) failure(cancelled bool) (ErrorKind, int, string) {
 // time. It does not say how many tokens each chunk carried, so the
 // output count is spread over the chunks as for vLLM's files. Without the
 // gaps, the tokens are spread evenly from the first to the last token.
-func (l *aiperfLine) answer(rec *Record, tally *aiperfTally) error {
+func (l *aiperfLine) answer(rec *record.Record, tally *aiperfTally) error {
 	ttft, hasTTFT, err := l.duration("time_to_first_token", "ttft")
 	if err != nil {
 		return err
@@ -292,13 +293,13 @@ func (l *aiperfLine) answer(rec *Record, tally *aiperfTally) error {
 	switch {
 	case hasTTFT && hasGaps:
 		at := t0 + ttft
-		rec.Chunks = append(rec.Chunks, Chunk{At: at, Tokens: 1})
+		rec.Chunks = append(rec.Chunks, record.Chunk{At: at, Tokens: 1})
 		for i, g := range gaps {
 			if g < 0 {
 				return fmt.Errorf(`"inter_chunk_latency"[%d] is negative`, i)
 			}
 			at += g
-			rec.Chunks = append(rec.Chunks, Chunk{At: at, Tokens: 1})
+			rec.Chunks = append(rec.Chunks, record.Chunk{At: at, Tokens: 1})
 		}
 	case hasTTFT:
 		if !hasLat {
@@ -317,14 +318,14 @@ func (l *aiperfLine) answer(rec *Record, tally *aiperfTally) error {
 			tally.even++
 		}
 	case hasLat:
-		rec.Chunks = []Chunk{{At: t0 + lat, Tokens: 1}}
+		rec.Chunks = []record.Chunk{{At: t0 + lat, Tokens: 1}}
 		tally.nonStream++
 	default:
 		return errors.New(`a successful request without "time_to_first_token" or "request_latency": no timing to read`)
 	}
 	rec.End = rec.Chunks[len(rec.Chunks)-1].At
 	if src == "" {
-		n, src = len(rec.Chunks), SourceChunks
+		n, src = len(rec.Chunks), record.SourceChunks
 	}
 	rec.OutputTokens, rec.TokenSource = n, src
 	unplaced, err := l.spread(rec, hasTTFT && hasGaps)
@@ -344,15 +345,15 @@ const maxEvenChunks = 1 << 16
 // (one chunk at first when n ≤ 1 or last is first; at most
 // maxEvenChunks), for a request whose file gives only the first and last
 // token times.
-func evenChunks(first, last int64, n int) []Chunk {
+func evenChunks(first, last int64, n int) []record.Chunk {
 	if n <= 1 || last <= first {
-		return []Chunk{{At: first, Tokens: 1}}
+		return []record.Chunk{{At: first, Tokens: 1}}
 	}
 	n = min(n, maxEvenChunks)
-	cs := make([]Chunk, n)
+	cs := make([]record.Chunk, n)
 	span := last - first
 	for i := range cs {
-		cs[i] = Chunk{At: first + span*int64(i)/int64(n-1), Tokens: 1}
+		cs[i] = record.Chunk{At: first + span*int64(i)/int64(n-1), Tokens: 1}
 	}
 	return cs
 }
@@ -364,7 +365,7 @@ func evenChunks(first, last int64, n int) []Chunk {
 // the output count, not counted apart: a reasoning count without its
 // chunks would read as reasoning the server hid, and TTFA as TTFT. It
 // reports whether it left reasoning so.
-func (l *aiperfLine) spread(rec *Record, measured bool) (unplaced bool, err error) {
+func (l *aiperfLine) spread(rec *record.Record, measured bool) (unplaced bool, err error) {
 	rt, hasRT, err := l.firstCount("usage_reasoning_tokens", "reasoning_token_count")
 	if err != nil {
 		return false, err
@@ -380,21 +381,21 @@ func (l *aiperfLine) spread(rec *Record, measured bool) (unplaced bool, err erro
 			k++
 		}
 		if k == 0 || k == len(cs) || k > rt || len(cs)-k > rec.OutputTokens-rt {
-			return true, SpreadTokens(cs, rec.OutputTokens)
+			return true, record.SpreadTokens(cs, rec.OutputTokens)
 		}
 		for i := range cs[:k] {
 			cs[i].Reasoning = true
 		}
 		rec.ReasoningTokens, rec.ReasoningSource = rt, rec.TokenSource
-		if rec.TokenSource == SourceChunks {
-			rec.ReasoningSource = SourceTokenizer
+		if rec.TokenSource == record.SourceChunks {
+			rec.ReasoningSource = record.SourceTokenizer
 		}
-		if err := SpreadTokens(cs[:k], rt); err != nil {
+		if err := record.SpreadTokens(cs[:k], rt); err != nil {
 			return false, err
 		}
-		return false, SpreadTokens(cs[k:], rec.OutputTokens-rt)
+		return false, record.SpreadTokens(cs[k:], rec.OutputTokens-rt)
 	}
-	return false, SpreadTokens(cs, rec.OutputTokens)
+	return false, record.SpreadTokens(cs, rec.OutputTokens)
 }
 
 // outputTokens returns the output token count and where it came from: the
@@ -402,19 +403,19 @@ func (l *aiperfLine) spread(rec *Record, measured bool) (unplaced bool, err erro
 // AIPerf's own count (output_sequence_length, answer and reasoning, by
 // its tokenizer unless it ran with --use-server-token-count); "" when the
 // file has neither.
-func (l *aiperfLine) outputTokens() (int, Source, error) {
+func (l *aiperfLine) outputTokens() (int, record.Source, error) {
 	if n, ok, err := l.firstCount("usage_completion_tokens"); err != nil || ok {
-		return n, SourceUsage, err
+		return n, record.SourceUsage, err
 	}
 	if n, ok, err := l.firstCount("output_sequence_length"); err != nil || ok {
-		return n, SourceTokenizer, err
+		return n, record.SourceTokenizer, err
 	}
 	n, ok, err := l.firstCount("output_token_count")
 	if err != nil || !ok {
 		return 0, "", err
 	}
 	rt, _, err := l.firstCount("reasoning_token_count")
-	return n + rt, SourceTokenizer, err
+	return n + rt, record.SourceTokenizer, err
 }
 
 // metric returns the metric of the first of tags the line holds.

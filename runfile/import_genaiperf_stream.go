@@ -1,4 +1,4 @@
-package record
+package runfile
 
 // The responses of one GenAI-Perf request: their server-sent events, what
 // each carries (text, reasoning, usage, an error) and the record they make.
@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/goodput-dev/goodput/internal/jsonerr"
+	"github.com/goodput-dev/goodput/record"
 )
 
 // gpEvent is one server-sent event of a response stream, or the whole
@@ -75,14 +76,14 @@ func (q *genaiPerfRequest) record(tally *gpTally) (imported, error) {
 			return imported{}, fmt.Errorf(`"response_timestamps"[%d] %d is out of range`, i, t)
 		}
 	}
-	rec := Record{Scheduled: sent, Sent: sent, End: sent, Status: 200}
+	rec := record.Record{Scheduled: sent, Sent: sent, End: sent, Status: 200}
 	req := imported{}
 	if s, ok := gpString(q.Inputs["session_id"]); ok {
 		req.session = s
 	}
 	ts := q.ResponseTimestamps
 	if len(ts) == 0 {
-		rec.Status, rec.Error, rec.Msg = 0, ErrOther, "GenAI-Perf recorded no response"
+		rec.Status, rec.Error, rec.Msg = 0, record.ErrOther, "GenAI-Perf recorded no response"
 		req.rec = rec
 		return req, nil
 	}
@@ -119,13 +120,13 @@ func (q *genaiPerfRequest) record(tally *gpTally) (imported, error) {
 
 // gpTexts reads Triton's responses: each that holds text is a chunk of
 // one piece.
-func gpTexts(rec *Record, outs []genaiPerfOutput, ts []int64, tally *gpTally) {
+func gpTexts(rec *record.Record, outs []genaiPerfOutput, ts []int64, tally *gpTally) {
 	for i, o := range outs {
 		if o.TextOutput != nil && *o.TextOutput != "" {
-			rec.Chunks = append(rec.Chunks, Chunk{At: ts[i], Tokens: 1})
+			rec.Chunks = append(rec.Chunks, record.Chunk{At: ts[i], Tokens: 1})
 		}
 	}
-	rec.OutputTokens, rec.TokenSource = len(rec.Chunks), SourceChunks
+	rec.OutputTokens, rec.TokenSource = len(rec.Chunks), record.SourceChunks
 	if len(rec.Chunks) > 0 {
 		tally.pieces++
 	}
@@ -133,7 +134,7 @@ func gpTexts(rec *Record, outs []genaiPerfOutput, ts []int64, tally *gpTally) {
 
 // gpTokenIDs reads the TensorRT-LLM engine's responses: each carries the
 // ids of the tokens it generated, an exact count.
-func gpTokenIDs(rec *Record, outs []genaiPerfOutput, ts []int64) error {
+func gpTokenIDs(rec *record.Record, outs []genaiPerfOutput, ts []int64) error {
 	for i, o := range outs {
 		var k int
 		switch b := bytes.TrimSpace(o.OutputIDs); {
@@ -149,12 +150,12 @@ func gpTokenIDs(rec *Record, outs []genaiPerfOutput, ts []int64) error {
 			k = 1
 		}
 		if k > 0 {
-			rec.Chunks = append(rec.Chunks, Chunk{At: ts[i], Tokens: int32(min(k, 1<<30))})
+			rec.Chunks = append(rec.Chunks, record.Chunk{At: ts[i], Tokens: int32(min(k, 1<<30))})
 			rec.OutputTokens += k
 		}
 	}
 	// The engine's own token ids: as good as a server's usage.
-	rec.TokenSource = SourceUsage
+	rec.TokenSource = record.SourceUsage
 	return nil
 }
 
@@ -162,7 +163,7 @@ func gpTokenIDs(rec *Record, outs []genaiPerfOutput, ts []int64) error {
 // a body that was not streamed. A response that reports an error makes a
 // failed record, which keeps the chunks before it. It reports whether the
 // server's usage gave the prompt's tokens.
-func gpHTTP(rec *Record, outs []genaiPerfOutput, ts []int64, tally *gpTally) (inputKnown bool, err error) {
+func gpHTTP(rec *record.Record, outs []genaiPerfOutput, ts []int64, tally *gpTally) (inputKnown bool, err error) {
 	events, streamed := gpEvents(outs, ts)
 	if !streamed {
 		tally.nonStream++
@@ -174,7 +175,7 @@ func gpHTTP(rec *Record, outs []genaiPerfOutput, ts []int64, tally *gpTally) (in
 			if msg == "" {
 				msg = "the server sent an error event"
 			}
-			gpFail(rec, ErrStream, 0, msg, streamed)
+			gpFail(rec, record.ErrStream, 0, msg, streamed)
 			return false, nil
 		}
 		data := bytes.TrimSpace(ev.data)
@@ -183,7 +184,7 @@ func gpHTTP(rec *Record, outs []genaiPerfOutput, ts []int64, tally *gpTally) (in
 		}
 		var c gpChunk
 		if err := json.Unmarshal(data, &c); err != nil {
-			gpFail(rec, ErrMalformed, 0, "a response could not be parsed: "+jsonerr.Plain(err).Error(), streamed)
+			gpFail(rec, record.ErrMalformed, 0, "a response could not be parsed: "+jsonerr.Plain(err).Error(), streamed)
 			return false, nil
 		}
 		if kind, code, msg, failed := c.failure(); failed {
@@ -218,7 +219,7 @@ func gpHTTP(rec *Record, outs []genaiPerfOutput, ts []int64, tally *gpTally) (in
 // stream came after a 200; a body that was not streamed was answered with
 // the status its code names, where it names one. The request still ends
 // with its last response, when the stream closed.
-func gpFail(rec *Record, kind ErrorKind, code int, msg string, streamed bool) {
+func gpFail(rec *record.Record, kind record.ErrorKind, code int, msg string, streamed bool) {
 	rec.Error, rec.Msg = kind, msg
 	if !streamed && code != 0 {
 		rec.Status = code
@@ -227,7 +228,7 @@ func gpFail(rec *Record, kind ErrorKind, code int, msg string, streamed bool) {
 	for _, c := range rec.Chunks {
 		n += int(c.Tokens)
 	}
-	rec.OutputTokens, rec.TokenSource = n, SourceChunks
+	rec.OutputTokens, rec.TokenSource = n, record.SourceChunks
 	rec.ReasoningTokens, rec.ReasoningSource = 0, ""
 	for i := range rec.Chunks {
 		rec.Chunks[i].Reasoning = false
@@ -237,12 +238,12 @@ func gpFail(rec *Record, kind ErrorKind, code int, msg string, streamed bool) {
 // gpPiece adds a piece of text arriving at time at: to the last chunk
 // when it arrived in the same response and is of the same kind, else as
 // a chunk of its own.
-func gpPiece(cs []Chunk, at int64, reasoning bool) []Chunk {
+func gpPiece(cs []record.Chunk, at int64, reasoning bool) []record.Chunk {
 	if k := len(cs); k > 0 && cs[k-1].At == at && cs[k-1].Reasoning == reasoning && cs[k-1].Tokens < 1<<30 {
 		cs[k-1].Tokens++
 		return cs
 	}
-	return append(cs, Chunk{At: at, Tokens: 1, Reasoning: reasoning})
+	return append(cs, record.Chunk{At: at, Tokens: 1, Reasoning: reasoning})
 }
 
 // gpEvents splits the responses of one request into events, each at the
@@ -334,7 +335,7 @@ func (c *gpChunk) texts() (answer, reasoning bool) {
 // {"object": "error", …}, or FastAPI's {"detail": …} with no choices.
 // Its kind is that of the HTTP status its code names, as for goodput's
 // own streams; ErrStream when it names none.
-func (c *gpChunk) failure() (kind ErrorKind, code int, msg string, failed bool) {
+func (c *gpChunk) failure() (kind record.ErrorKind, code int, msg string, failed bool) {
 	var typ, codeText string
 	switch {
 	case len(c.Error) > 0 && string(c.Error) != "null":
@@ -366,17 +367,17 @@ func (c *gpChunk) failure() (kind ErrorKind, code int, msg string, failed bool) 
 	if typ != "" {
 		msg = typ + ": " + msg
 	}
-	kind = ErrStream
+	kind = record.ErrStream
 	if n, err := strconv.Atoi(codeText); err == nil && n >= 400 && n <= 599 {
 		code = n
 		msg = fmt.Sprintf("%s (code %d)", msg, n)
 		switch n {
 		case 429:
-			kind = ErrRateLimited
+			kind = record.ErrRateLimited
 		case 503:
-			kind = ErrUnavailable
+			kind = record.ErrUnavailable
 		default:
-			kind = ErrHTTP
+			kind = record.ErrHTTP
 		}
 	}
 	return kind, code, msg, true
@@ -422,11 +423,11 @@ func (c *gpChunk) usage() (gpUsage, error) {
 // usage (the last block of the stream) where it gave one, shared over the
 // chunks by the pieces each carried, reasoning and answer apart when it
 // says how many were reasoning; else one per piece.
-func gpCount(rec *Record, u *gpUsage, tally *gpTally) {
+func gpCount(rec *record.Record, u *gpUsage, tally *gpTally) {
 	cs := rec.Chunks
-	isReasoning := func(c *Chunk) bool { return c.Reasoning }
-	isAnswer := func(c *Chunk) bool { return !c.Reasoning }
-	all := func(*Chunk) bool { return true }
+	isReasoning := func(c *record.Chunk) bool { return c.Reasoning }
+	isAnswer := func(c *record.Chunk) bool { return !c.Reasoning }
+	all := func(*record.Chunk) bool { return true }
 	if u != nil && u.prompt >= 0 {
 		rec.InputTokens = u.prompt
 	}
@@ -435,9 +436,9 @@ func gpCount(rec *Record, u *gpUsage, tally *gpTally) {
 	}
 	if u == nil || u.completion < 0 {
 		n, rt := tokensIn(cs, all), tokensIn(cs, isReasoning)
-		rec.OutputTokens, rec.TokenSource = n, SourceChunks
+		rec.OutputTokens, rec.TokenSource = n, record.SourceChunks
 		if rt > 0 {
-			rec.ReasoningTokens, rec.ReasoningSource = rt, SourceChunks
+			rec.ReasoningTokens, rec.ReasoningSource = rt, record.SourceChunks
 		}
 		if len(cs) > 0 {
 			tally.pieces++
@@ -445,23 +446,23 @@ func gpCount(rec *Record, u *gpUsage, tally *gpTally) {
 		return
 	}
 	n := u.completion
-	rec.OutputTokens, rec.TokenSource = n, SourceUsage
+	rec.OutputTokens, rec.TokenSource = n, record.SourceUsage
 	kr, ka := countIn(cs, isReasoning), countIn(cs, isAnswer)
 	switch {
 	case kr == 0:
 		share(cs, all, n)
 		if u.reasoning > 0 && u.reasoning <= n {
 			// Reasoning the server hid: counted, never streamed.
-			rec.ReasoningTokens, rec.ReasoningSource = u.reasoning, SourceUsage
+			rec.ReasoningTokens, rec.ReasoningSource = u.reasoning, record.SourceUsage
 		}
 	case u.reasoning >= kr && n-u.reasoning >= ka:
 		share(cs, isReasoning, u.reasoning)
 		share(cs, isAnswer, n-u.reasoning)
-		rec.ReasoningTokens, rec.ReasoningSource = u.reasoning, SourceUsage
+		rec.ReasoningTokens, rec.ReasoningSource = u.reasoning, record.SourceUsage
 	default:
 		share(cs, all, n)
 		if rt := tokensIn(cs, isReasoning); u.reasoning < 0 && rt <= n {
-			rec.ReasoningTokens, rec.ReasoningSource = rt, SourceChunks
+			rec.ReasoningTokens, rec.ReasoningSource = rt, record.SourceChunks
 			break
 		}
 		// The usage contradicts the chunks: the reasoning is counted as
@@ -475,7 +476,7 @@ func gpCount(rec *Record, u *gpUsage, tally *gpTally) {
 // share gives the chunks pick selects n tokens: each keeps the pieces it
 // carried and the surplus is spread evenly over them, earlier chunks
 // first. When n is less than their pieces, each keeps one.
-func share(cs []Chunk, pick func(*Chunk) bool, n int) {
+func share(cs []record.Chunk, pick func(*record.Chunk) bool, n int) {
 	k, have := countIn(cs, pick), tokensIn(cs, pick)
 	if k == 0 {
 		return
@@ -506,7 +507,7 @@ func share(cs []Chunk, pick func(*Chunk) bool, n int) {
 	}
 }
 
-func countIn(cs []Chunk, pick func(*Chunk) bool) int {
+func countIn(cs []record.Chunk, pick func(*record.Chunk) bool) int {
 	k := 0
 	for i := range cs {
 		if pick(&cs[i]) {
@@ -516,7 +517,7 @@ func countIn(cs []Chunk, pick func(*Chunk) bool) int {
 	return k
 }
 
-func tokensIn(cs []Chunk, pick func(*Chunk) bool) int {
+func tokensIn(cs []record.Chunk, pick func(*record.Chunk) bool) int {
 	n := 0
 	for i := range cs {
 		if pick(&cs[i]) {

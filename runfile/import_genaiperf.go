@@ -1,4 +1,4 @@
-package record
+package runfile
 
 import (
 	"cmp"
@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/goodput-dev/goodput/internal/jsonerr"
+	"github.com/goodput-dev/goodput/record"
 )
 
 // genaiPerfExport is the per-request export of NVIDIA's GenAI-Perf
@@ -241,7 +242,7 @@ func openGenAIPerf(b []byte, name string, run int) (*File, error) {
 	if n > 1 {
 		what = fmt.Sprintf("experiment %d of %d, %s", run, n, load)
 	}
-	h := Header{Kind: KindHeader, Schema: SchemaVersion, Start: start, Tool: "import: GenAI-Perf profile_export.json (" + what + ")"}
+	h := record.Header{Kind: record.KindHeader, Schema: record.SchemaVersion, Start: start, Tool: "import: GenAI-Perf profile_export.json (" + what + ")"}
 	h.Config, _ = json.Marshal(genaiPerfConfig(&x, &e, run, n))
 	return &File{Reader: &slice{h: h, recs: recs}, Format: "genai-perf", notes: notes}, nil
 }

@@ -1,4 +1,4 @@
-package record
+package runfile
 
 import (
 	"bufio"
@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/goodput-dev/goodput/internal/jsonerr"
+	"github.com/goodput-dev/goodput/record"
 )
 
 // ipEntry is one request of inference-perf's per-request report,
@@ -124,7 +125,7 @@ type ipError struct {
 // ipReq is a request of the report as a record on the file's clock, with
 // what of its times the file did not give in full, for the notes.
 type ipReq struct {
-	rec    Record
+	rec    record.Record
 	spread bool // more tokens than the times account for, spread over the chunks
 	whole  bool // a success without token times: not streamed
 	events bool // times of stream events, before v0.5
@@ -217,7 +218,7 @@ func openInferencePerf(b []byte, name string, run int) (*File, error) {
 		run = max(run, 1)
 		stage, reqs = &stages[run-1], blocks[run-1]
 	}
-	recs := make([]Record, len(reqs))
+	recs := make([]record.Record, len(reqs))
 	for i := range reqs {
 		recs[i] = reqs[i].rec
 	}
@@ -256,7 +257,7 @@ func openInferencePerf(b []byte, name string, run int) (*File, error) {
 	if model != "" {
 		cfg["model"] = model
 	}
-	h := Header{Kind: KindHeader, Schema: SchemaVersion, Tool: tool}
+	h := record.Header{Kind: record.KindHeader, Schema: record.SchemaVersion, Tool: tool}
 	if len(cfg) > 0 {
 		h.Config, _ = json.Marshal(cfg)
 	}
@@ -359,7 +360,7 @@ func (e *ipEntry) request() (ipReq, error) {
 	if end < sent {
 		return ipReq{}, fmt.Errorf(`"end_time" %s s is before "start_time" %s s: time goes backwards`, e.EndTime.text, e.StartTime.text)
 	}
-	q := ipReq{rec: Record{Scheduled: sent, Sent: sent, End: end}}
+	q := ipReq{rec: record.Record{Scheduled: sent, Sent: sent, End: end}}
 	if in := e.Info; in != nil {
 		if q.rec.InputTokens, err = in.inputTokens(); err != nil {
 			return ipReq{}, err
@@ -424,7 +425,7 @@ func (in *ipInfo) answer(q *ipReq, e *ipEntry) error {
 	}
 	// Times per token that are not the chunks' own are inference-perf's
 	// count of each chunk's tokens: the times of a chunk repeated.
-	var counted []Chunk
+	var counted []record.Chunk
 	if len(perToken) > 0 && !slices.Equal(perToken, chunks) {
 		counted = groupTimes(perToken)
 	}
@@ -435,14 +436,14 @@ func (in *ipInfo) answer(q *ipReq, e *ipEntry) error {
 		rec.Chunks = chunks
 	case n > 0:
 		// Not streamed: the whole answer arrived at the end.
-		rec.Chunks = []Chunk{{At: rec.End, Tokens: int32(n)}} // a count is at most MaxInt32
+		rec.Chunks = []record.Chunk{{At: rec.End, Tokens: int32(n)}} // a count is at most MaxInt32
 		q.whole = true
 	}
 	switch got := tokensOf(rec.Chunks); {
 	case len(rec.Chunks) == 0:
 		// An empty answer.
 	case n == 0:
-		n, src = got, SourceChunks
+		n, src = got, record.SourceChunks
 	case got != n:
 		// The counts per chunk, where the file has them, are not the
 		// count: the count is spread over the chunks' times instead.
@@ -450,7 +451,7 @@ func (in *ipInfo) answer(q *ipReq, e *ipEntry) error {
 			rec.Chunks[i].Tokens = 1
 		}
 		q.spread = n > len(rec.Chunks)
-		if err := SpreadTokens(rec.Chunks, n); err != nil {
+		if err := record.SpreadTokens(rec.Chunks, n); err != nil {
 			return err
 		}
 	}
@@ -462,14 +463,14 @@ func (in *ipInfo) answer(q *ipReq, e *ipEntry) error {
 // server's usage where inference-perf kept it, else its tokenizer's
 // count of the answer. It also records the cached prompt tokens the
 // usage names.
-func (in *ipInfo) outputTokens(rec *Record) (int, Source, error) {
+func (in *ipInfo) outputTokens(rec *record.Record) (int, record.Source, error) {
 	rm := in.ResponseMetrics
 	if rm == nil {
 		if in.nested() || !in.OutputTokens.set {
-			return 0, SourceTokenizer, nil
+			return 0, record.SourceTokenizer, nil
 		}
 		n, err := in.OutputTokens.count(`"output_tokens"`)
-		return n, SourceTokenizer, err
+		return n, record.SourceTokenizer, err
 	}
 	if u := rm.ServerUsage; u != nil {
 		if d := u.PromptTokensDetails; d != nil && d.CachedTokens.set {
@@ -485,24 +486,24 @@ func (in *ipInfo) outputTokens(rec *Record) (int, Source, error) {
 		}{{u.CompletionTokens, `"server_usage.completion_tokens"`}, {u.OutputTokens, `"server_usage.output_tokens"`}} {
 			if t.d.set {
 				n, err := t.d.count(t.key)
-				return n, SourceUsage, err
+				return n, record.SourceUsage, err
 			}
 		}
 	}
 	if !rm.OutputTokens.set {
-		return 0, SourceTokenizer, nil
+		return 0, record.SourceTokenizer, nil
 	}
 	n, err := rm.OutputTokens.count(`"response_metrics.output_tokens"`)
-	return n, SourceTokenizer, err
+	return n, record.SourceTokenizer, err
 }
 
 // ipTimes converts perf_counter seconds to one-token chunks, which must
 // follow each other from the request's start to its end.
-func ipTimes(ts []decimal, key string, e *ipEntry) ([]Chunk, error) {
+func ipTimes(ts []decimal, key string, e *ipEntry) ([]record.Chunk, error) {
 	if len(ts) == 0 {
 		return nil, nil
 	}
-	cs := make([]Chunk, len(ts))
+	cs := make([]record.Chunk, len(ts))
 	// request has read both times already.
 	prev, _ := e.StartTime.scaled(1e9, `"start_time"`)
 	end, _ := e.EndTime.scaled(1e9, `"end_time"`)
@@ -519,7 +520,7 @@ func ipTimes(ts []decimal, key string, e *ipEntry) ([]Chunk, error) {
 		case at > end:
 			return nil, fmt.Errorf(`%s = %s s is after "end_time" %s s: time goes backwards`, k, t.text, e.EndTime.text)
 		}
-		cs[i] = Chunk{At: at, Tokens: 1}
+		cs[i] = record.Chunk{At: at, Tokens: 1}
 		prev, prevKey, prevText = at, k, t.text
 	}
 	return cs, nil
@@ -527,20 +528,20 @@ func ipTimes(ts []decimal, key string, e *ipEntry) ([]Chunk, error) {
 
 // groupTimes makes one chunk of each run of equal times, carrying as
 // many tokens as the run is long.
-func groupTimes(cs []Chunk) []Chunk {
-	var out []Chunk
+func groupTimes(cs []record.Chunk) []record.Chunk {
+	var out []record.Chunk
 	for _, c := range cs {
 		if n := len(out); n > 0 && out[n-1].At == c.At {
 			out[n-1].Tokens++
 			continue
 		}
-		out = append(out, Chunk{At: c.At, Tokens: 1})
+		out = append(out, record.Chunk{At: c.At, Tokens: 1})
 	}
 	return out
 }
 
 // tokensOf returns the tokens chunks carry.
-func tokensOf(cs []Chunk) int {
+func tokensOf(cs []record.Chunk) int {
 	n := 0
 	for _, c := range cs {
 		n += int(c.Tokens)
@@ -554,7 +555,7 @@ var ipStatus = regexp.MustCompile(`^(?:HTTP Error )?([1-5][0-9][0-9])(?:\s|$)`)
 
 // kind classifies a failure by its HTTP status, else by the name of the
 // exception inference-perf caught (aiohttp's and Python's).
-func (e *ipError) kind() (ErrorKind, int, string) {
+func (e *ipError) kind() (record.ErrorKind, int, string) {
 	msg := e.Type
 	if m := ipErrorMessage(e.Msg); m != "" {
 		msg += ": " + m
@@ -566,27 +567,27 @@ func (e *ipError) kind() (ErrorKind, int, string) {
 		code, _ := strconv.Atoi(m[1])
 		switch code {
 		case 429:
-			return ErrRateLimited, code, msg
+			return record.ErrRateLimited, code, msg
 		case 503:
-			return ErrUnavailable, code, msg
+			return record.ErrUnavailable, code, msg
 		}
-		return ErrHTTP, code, msg
+		return record.ErrHTTP, code, msg
 	}
 	t := e.Type
 	switch {
 	case strings.Contains(t, "Timeout"):
-		return ErrTimeout, 0, msg
+		return record.ErrTimeout, 0, msg
 	case strings.HasPrefix(t, "ClientConnector") || t == "ConnectionRefusedError":
-		return ErrConnect, 0, msg
+		return record.ErrConnect, 0, msg
 	case t == "ServerDisconnectedError" || t == "ClientPayloadError" || t == "ClientOSError" ||
 		strings.Contains(t, "ConnectionReset") || t == "ClientConnectionError" || t == "BrokenPipeError":
-		return ErrReset, 0, msg
+		return record.ErrReset, 0, msg
 	case t == "JSONDecodeError" || t == "ContentTypeError":
-		return ErrMalformed, 0, msg
+		return record.ErrMalformed, 0, msg
 	case t == "CancelledError":
-		return ErrCanceled, 0, msg
+		return record.ErrCanceled, 0, msg
 	}
-	return ErrOther, 0, msg
+	return record.ErrOther, 0, msg
 }
 
 // ipErrorMessage returns the message of a server's JSON error body

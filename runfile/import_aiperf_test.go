@@ -1,6 +1,7 @@
-package record
+package runfile
 
 import (
+	"github.com/goodput-dev/goodput/record"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -40,20 +41,20 @@ func TestOpenAIPerfProfileExport(t *testing.T) {
 	if a.Scheduled != ms(1000) || a.Sent != ms(1002) || a.End != ms(1267) || a.RequestID != "req-1" {
 		t.Errorf("A times %d %d %d, id %q", a.Scheduled, a.Sent, a.End, a.RequestID)
 	}
-	wantA := []Chunk{{At: ms(1202), Tokens: 1}, {At: ms(1212), Tokens: 1}, {At: ms(1242), Tokens: 1}, {At: ms(1262), Tokens: 1}}
-	if !reflect.DeepEqual(a.Chunks, wantA) || a.OutputTokens != 4 || a.InputTokens != 100 || a.TokenSource != SourceTokenizer || a.Status != 200 {
+	wantA := []record.Chunk{{At: ms(1202), Tokens: 1}, {At: ms(1212), Tokens: 1}, {At: ms(1242), Tokens: 1}, {At: ms(1262), Tokens: 1}}
+	if !reflect.DeepEqual(a.Chunks, wantA) || a.OutputTokens != 4 || a.InputTokens != 100 || a.TokenSource != record.SourceTokenizer || a.Status != 200 {
 		t.Errorf("A = %+v", a)
 	}
 	// B: 6 tokens over 3 chunks, 2 each; it ended with its last event.
-	wantB := []Chunk{{At: ms(1250), Tokens: 2}, {At: ms(1300), Tokens: 2}, {At: ms(1350), Tokens: 2}}
+	wantB := []record.Chunk{{At: ms(1250), Tokens: 2}, {At: ms(1300), Tokens: 2}, {At: ms(1350), Tokens: 2}}
 	if !reflect.DeepEqual(b.Chunks, wantB) || b.End != ms(1400) || b.OutputTokens != 6 {
 		t.Errorf("B = %+v", b)
 	}
 	// The failure keeps its status and message, and its prompt.
-	if c.Error != ErrHTTP || c.Status != 500 || c.Msg != "Internal Server Error: engine died" || c.End != ms(1205) || c.InputTokens != 100 || len(c.Chunks) != 0 {
+	if c.Error != record.ErrHTTP || c.Status != 500 || c.Msg != "Internal Server Error: engine died" || c.End != ms(1205) || c.InputTokens != 100 || len(c.Chunks) != 0 {
 		t.Errorf("C = %+v", c)
 	}
-	if d.Error != ErrCanceled || d.Status != 0 || !strings.HasPrefix(d.Msg, "RequestCancellationError: ") || d.End != ms(1350) {
+	if d.Error != record.ErrCanceled || d.Status != 0 || !strings.HasPrefix(d.Msg, "RequestCancellationError: ") || d.End != ms(1350) {
 		t.Errorf("D = %+v", d)
 	}
 	notes := f.Notes()
@@ -72,7 +73,7 @@ func TestOpenAIPerfEarlierLayout(t *testing.T) {
 		t.Fatalf("format %q, %d records", f.Format, len(recs))
 	}
 	ok, canceled := recs[0], recs[1]
-	want := []Chunk{{At: ms(120), Tokens: 1}, {At: ms(150), Tokens: 1}, {At: ms(180), Tokens: 1}, {At: ms(210), Tokens: 1}, {At: ms(240), Tokens: 1}}
+	want := []record.Chunk{{At: ms(120), Tokens: 1}, {At: ms(150), Tokens: 1}, {At: ms(180), Tokens: 1}, {At: ms(210), Tokens: 1}, {At: ms(240), Tokens: 1}}
 	if !reflect.DeepEqual(ok.Chunks, want) || ok.End != ms(240) || ok.OutputTokens != 5 || ok.InputTokens != 550 {
 		t.Errorf("success = %+v", ok)
 	}
@@ -81,7 +82,7 @@ func TestOpenAIPerfEarlierLayout(t *testing.T) {
 	if ok.ReasoningTokens != 0 {
 		t.Errorf("reasoning %d tokens", ok.ReasoningTokens)
 	}
-	if canceled.Error != ErrCanceled || canceled.Sent != ms(50) || canceled.End != ms(50) {
+	if canceled.Error != record.ErrCanceled || canceled.Sent != ms(50) || canceled.End != ms(50) {
 		t.Errorf("canceled = %+v", canceled)
 	}
 	if notes := strings.Join(f.Notes(), "\n"); !strings.Contains(notes, "1 request has reasoning tokens but no time_to_first_output_token") {
@@ -90,7 +91,7 @@ func TestOpenAIPerfEarlierLayout(t *testing.T) {
 }
 
 // aiperfLines writes lines as a profile_export.jsonl and reads it.
-func aiperfLines(t *testing.T, lines ...string) (*File, []Record) {
+func aiperfLines(t *testing.T, lines ...string) (*File, []record.Record) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "profile_export.jsonl")
 	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
@@ -110,7 +111,7 @@ func TestAIPerfRequestsWithLessTiming(t *testing.T) {
 	t.Run("no inter_chunk_latency: tokens spread evenly", func(t *testing.T) {
 		// TTFT 100 ms, last chunk at 400 ms, 4 tokens: one every 100 ms.
 		f, recs := aiperfLines(t, aiperfOK("0", `"time_to_first_token":{"value":100,"unit":"ms"},"request_latency":{"value":0.4,"unit":"s"},"output_sequence_length":{"value":4,"unit":"tokens"}`))
-		want := []Chunk{{At: ms(100), Tokens: 1}, {At: ms(200), Tokens: 1}, {At: ms(300), Tokens: 1}, {At: ms(400), Tokens: 1}}
+		want := []record.Chunk{{At: ms(100), Tokens: 1}, {At: ms(200), Tokens: 1}, {At: ms(300), Tokens: 1}, {At: ms(400), Tokens: 1}}
 		if !reflect.DeepEqual(recs[0].Chunks, want) {
 			t.Errorf("chunks %v, want %v", recs[0].Chunks, want)
 		}
@@ -121,14 +122,14 @@ func TestAIPerfRequestsWithLessTiming(t *testing.T) {
 	t.Run("no request_latency: the mean ITL gives the last token", func(t *testing.T) {
 		// TTFT 100 ms, ITL 50 ms, 3 tokens: the last at 200 ms.
 		_, recs := aiperfLines(t, aiperfOK("0", `"time_to_first_token":{"value":100000,"unit":"us"},"inter_token_latency":{"value":50,"unit":"ms"},"output_sequence_length":{"value":3,"unit":"tokens"}`))
-		want := []Chunk{{At: ms(100), Tokens: 1}, {At: ms(150), Tokens: 1}, {At: ms(200), Tokens: 1}}
+		want := []record.Chunk{{At: ms(100), Tokens: 1}, {At: ms(150), Tokens: 1}, {At: ms(200), Tokens: 1}}
 		if !reflect.DeepEqual(recs[0].Chunks, want) {
 			t.Errorf("chunks %v, want %v", recs[0].Chunks, want)
 		}
 	})
 	t.Run("not streamed: the answer arrives whole", func(t *testing.T) {
 		f, recs := aiperfLines(t, aiperfOK("0", `"request_latency":{"value":300000000,"unit":"ns"},"output_sequence_length":{"value":8,"unit":"tokens"}`))
-		if want := []Chunk{{At: ms(300), Tokens: 8}}; !reflect.DeepEqual(recs[0].Chunks, want) || recs[0].OutputTokens != 8 {
+		if want := []record.Chunk{{At: ms(300), Tokens: 8}}; !reflect.DeepEqual(recs[0].Chunks, want) || recs[0].OutputTokens != 8 {
 			t.Errorf("chunks %v, want %v", recs[0].Chunks, want)
 		}
 		if n := strings.Join(f.Notes(), "\n"); !strings.Contains(n, "TTFT is e2e") {
@@ -137,7 +138,7 @@ func TestAIPerfRequestsWithLessTiming(t *testing.T) {
 	})
 	t.Run("no token count: one per chunk", func(t *testing.T) {
 		_, recs := aiperfLines(t, aiperfOK("0", `"time_to_first_token":{"value":10,"unit":"ms"},"inter_chunk_latency":{"value":[5,5],"unit":"ms"}`))
-		if r := recs[0]; r.OutputTokens != 3 || r.TokenSource != SourceChunks {
+		if r := recs[0]; r.OutputTokens != 3 || r.TokenSource != record.SourceChunks {
 			t.Errorf("%d tokens from %q", r.OutputTokens, r.TokenSource)
 		}
 	})
@@ -150,14 +151,14 @@ func TestAIPerfTokenCounts(t *testing.T) {
 	tests := []struct {
 		name, metrics string
 		in, out       int
-		src           Source
+		src           record.Source
 	}{
 		// usage first
-		{"usage", `"usage_prompt_tokens":{"value":12,"unit":"tokens"},"usage_completion_tokens":{"value":9,"unit":"tokens"},"input_sequence_length":{"value":11,"unit":"tokens"},"output_sequence_length":{"value":8,"unit":"tokens"}`, 12, 9, SourceUsage},
+		{"usage", `"usage_prompt_tokens":{"value":12,"unit":"tokens"},"usage_completion_tokens":{"value":9,"unit":"tokens"},"input_sequence_length":{"value":11,"unit":"tokens"},"output_sequence_length":{"value":8,"unit":"tokens"}`, 12, 9, record.SourceUsage},
 		// AIPerf's count of answer and reasoning tokens
-		{"osl", `"input_sequence_length":{"value":11,"unit":"tokens"},"output_sequence_length":{"value":8,"unit":"tokens"}`, 11, 8, SourceTokenizer},
+		{"osl", `"input_sequence_length":{"value":11,"unit":"tokens"},"output_sequence_length":{"value":8,"unit":"tokens"}`, 11, 8, record.SourceTokenizer},
 		// older files: the answer count and the reasoning count
-		{"parts", `"output_token_count":{"value":5,"unit":"tokens"},"reasoning_token_count":{"value":2,"unit":"tokens"}`, 0, 7, SourceTokenizer},
+		{"parts", `"output_token_count":{"value":5,"unit":"tokens"},"reasoning_token_count":{"value":2,"unit":"tokens"}`, 0, 7, record.SourceTokenizer},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -177,8 +178,8 @@ func TestAIPerfReasoningChunks(t *testing.T) {
 	// the answer's.
 	_, recs := aiperfLines(t, aiperfOK("0", `"time_to_first_token":{"value":100,"unit":"ms"},"time_to_first_output_token":{"value":120,"unit":"ms"},"inter_chunk_latency":{"value":[10,10,10],"unit":"ms"},"output_sequence_length":{"value":6,"unit":"tokens"},"reasoning_token_count":{"value":3,"unit":"tokens"}`))
 	r := recs[0]
-	want := []Chunk{{At: ms(100), Tokens: 2, Reasoning: true}, {At: ms(110), Tokens: 1, Reasoning: true}, {At: ms(120), Tokens: 2}, {At: ms(130), Tokens: 1}}
-	if !reflect.DeepEqual(r.Chunks, want) || r.ReasoningTokens != 3 || r.ReasoningSource != SourceTokenizer {
+	want := []record.Chunk{{At: ms(100), Tokens: 2, Reasoning: true}, {At: ms(110), Tokens: 1, Reasoning: true}, {At: ms(120), Tokens: 2}, {At: ms(130), Tokens: 1}}
+	if !reflect.DeepEqual(r.Chunks, want) || r.ReasoningTokens != 3 || r.ReasoningSource != record.SourceTokenizer {
 		t.Errorf("chunks %v, reasoning %d from %q", r.Chunks, r.ReasoningTokens, r.ReasoningSource)
 	}
 	if at, ok := r.FirstAnswer(); !ok || at != ms(120) {
@@ -193,17 +194,17 @@ func TestAIPerfFailureKinds(t *testing.T) {
 	}
 	tests := []struct {
 		err    string
-		kind   ErrorKind
+		kind   record.ErrorKind
 		status int
 		msg    string
 	}{
-		{`{"code":429,"type":"Too Many Requests","message":"slow down"}`, ErrRateLimited, 429, "Too Many Requests: slow down"},
-		{`{"code":503,"type":"Service Unavailable","message":""}`, ErrUnavailable, 503, "Service Unavailable"},
-		{`{"code":400,"type":"Bad Request","message":"too long"}`, ErrHTTP, 400, "Bad Request: too long"},
-		{`{"code":null,"type":"TimeoutError","message":"read timed out"}`, ErrTimeout, 0, "TimeoutError: read timed out"},
-		{`{"code":null,"type":"ClientConnectorError","message":"refused"}`, ErrConnect, 0, "ClientConnectorError: refused"},
-		{`{"code":200,"type":"SSEError","message":"bad event"}`, ErrStream, 200, "SSEError: bad event"},
-		{`{"code":null,"type":"ValueError","message":"odd"}`, ErrOther, 0, "ValueError: odd"},
+		{`{"code":429,"type":"Too Many Requests","message":"slow down"}`, record.ErrRateLimited, 429, "Too Many Requests: slow down"},
+		{`{"code":503,"type":"Service Unavailable","message":""}`, record.ErrUnavailable, 503, "Service Unavailable"},
+		{`{"code":400,"type":"Bad Request","message":"too long"}`, record.ErrHTTP, 400, "Bad Request: too long"},
+		{`{"code":null,"type":"TimeoutError","message":"read timed out"}`, record.ErrTimeout, 0, "TimeoutError: read timed out"},
+		{`{"code":null,"type":"ClientConnectorError","message":"refused"}`, record.ErrConnect, 0, "ClientConnectorError: refused"},
+		{`{"code":200,"type":"SSEError","message":"bad event"}`, record.ErrStream, 200, "SSEError: bad event"},
+		{`{"code":null,"type":"ValueError","message":"odd"}`, record.ErrOther, 0, "ValueError: odd"},
 	}
 	for _, tt := range tests {
 		_, recs := aiperfLines(t, line(tt.err))

@@ -1,4 +1,4 @@
-package record_test
+package runfile_test
 
 import (
 	"bytes"
@@ -14,9 +14,10 @@ import (
 
 	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/runfile"
 )
 
-// These tests sit outside package record so that they can compute the
+// These tests sit outside package runfile so that they can compute the
 // imported requests' figures with the metrics package, as analyze does.
 
 const (
@@ -25,9 +26,9 @@ const (
 )
 
 // gpRead opens path and reads every record.
-func gpRead(t *testing.T, path string) (*record.File, []record.Record) {
+func gpRead(t *testing.T, path string) (*runfile.File, []record.Record) {
 	t.Helper()
-	f, err := record.Open(path, nil)
+	f, err := runfile.Open(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +160,7 @@ func TestOpenGenAIPerfOneLine(t *testing.T) {
 	if _, got := gpRead(t, gpFixture+"#1"); !reflect.DeepEqual(got, want) {
 		t.Errorf("#1: %+v", got)
 	}
-	if _, err := record.Open(gpFixture+"#2", nil); err == nil || err.Error() != gpFixture+"#2: the GenAI-Perf profile export holds 1 experiment, not 2" {
+	if _, err := runfile.Open(gpFixture+"#2", nil); err == nil || err.Error() != gpFixture+"#2: the GenAI-Perf profile export holds 1 experiment, not 2" {
 		t.Errorf("#2: %v", err)
 	}
 }
@@ -167,15 +168,15 @@ func TestOpenGenAIPerfOneLine(t *testing.T) {
 // An export of several experiments (Perf Analyzer's --concurrency-range)
 // holds a run per experiment: naming the file alone names none.
 func TestOpenGenAIPerfExperiments(t *testing.T) {
-	_, err := record.Open(gpSweep, nil)
+	_, err := runfile.Open(gpSweep, nil)
 	want := gpSweep + ": several runs (a GenAI-Perf profile export of 2 experiments: #1 concurrency 1, #2 request_rate 2.5): name one, as " + gpSweep + "#1"
 	if err == nil || err.Error() != want {
 		t.Errorf("err = %v\nwant  %s", err, want)
 	}
-	if _, err := record.Open(gpSweep+"#3", nil); err == nil || err.Error() != gpSweep+"#3: the GenAI-Perf profile export holds 2 experiments, not 3" {
+	if _, err := runfile.Open(gpSweep+"#3", nil); err == nil || err.Error() != gpSweep+"#3: the GenAI-Perf profile export holds 2 experiments, not 3" {
 		t.Errorf("#3: %v", err)
 	}
-	if _, err := record.Open("-", strings.NewReader(mustRead(t, gpSweep))); err == nil || !strings.HasSuffix(err.Error(), "name one, as FILE#1 (save standard input to a file)") {
+	if _, err := runfile.Open("-", strings.NewReader(mustRead(t, gpSweep))); err == nil || !strings.HasSuffix(err.Error(), "name one, as FILE#1 (save standard input to a file)") {
 		t.Errorf("stdin: %v", err)
 	}
 
@@ -219,7 +220,7 @@ func TestOpenGenAIPerfSummaryRefused(t *testing.T) {
 		{"testdata/genai-perf/profile_export_genai_perf.json", "GenAI-Perf summary (profile_export_genai_perf.json)"},
 		{"testdata/genai-perf/profile_export_genai_perf.csv", "summary CSV of GenAI-Perf or AIPerf (profile_export_genai_perf.csv)"},
 	} {
-		_, err := record.Open(tt.path, nil)
+		_, err := runfile.Open(tt.path, nil)
 		want := tt.path + ": a " + tt.what + " holds statistics, not requests: give the per-request export beside it, profile_export.json (GenAI-Perf; profile_export.jsonl for AIPerf)"
 		if err == nil || err.Error() != want {
 			t.Errorf("%s: %v\nwant %s", tt.path, err, want)
@@ -256,7 +257,7 @@ func TestOpenGenAIPerfDamaged(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tt.doc), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, err := record.Open(path, nil)
+			_, err := runfile.Open(path, nil)
 			if err == nil || err.Error() != path+": "+tt.want {
 				t.Errorf("err = %v\nwant  %s: %s", err, path, tt.want)
 			}
@@ -265,10 +266,10 @@ func TestOpenGenAIPerfDamaged(t *testing.T) {
 }
 
 // gpOne reads the only request of an export of one experiment.
-func gpOne(t *testing.T, kind, request string) (*record.File, record.Record) {
+func gpOne(t *testing.T, kind, request string) (*runfile.File, record.Record) {
 	t.Helper()
 	doc := `{"experiments":[{"experiment":{"mode":"concurrency","value":1},"requests":[` + request + `]}],"service_kind":"` + kind + `","endpoint":""}`
-	f, err := record.Open("-", strings.NewReader(doc))
+	f, err := runfile.Open("-", strings.NewReader(doc))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -389,7 +390,7 @@ func TestOpenGenAIPerfSessions(t *testing.T) {
 	}
 	doc := `{"experiments":[{"experiment":{"mode":"request_rate","value":0.0},"requests":[` +
 		turn(300, "s1") + `,` + turn(100, "s1") + `,` + turn(200, "s2") + `]}],"service_kind":"openai"}`
-	f, err := record.Open("-", strings.NewReader(doc))
+	f, err := runfile.Open("-", strings.NewReader(doc))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -423,13 +424,13 @@ func TestOpenGenAIPerfDetection(t *testing.T) {
 		`{"experiments":[{"name":"a"}]}`,
 		`{"experiments":"many"}`,
 	} {
-		f, err := record.Open("-", strings.NewReader(doc))
+		f, err := runfile.Open("-", strings.NewReader(doc))
 		if err == nil && f.Format == "genai-perf" || err != nil && strings.Contains(err.Error(), "GenAI-Perf") {
 			t.Errorf("%s: read as GenAI-Perf's (%v)", doc, err)
 		}
 	}
 	// Perf Analyzer's own keys, with no experiment measured, are its export.
-	if _, err := record.Open("-", strings.NewReader(`{"experiments":[],"version":"2.45.0","service_kind":"openai"}`)); err == nil ||
+	if _, err := runfile.Open("-", strings.NewReader(`{"experiments":[],"version":"2.45.0","service_kind":"openai"}`)); err == nil ||
 		err.Error() != "-: a GenAI-Perf profile export without experiments" {
 		t.Errorf("empty export: %v", err)
 	}

@@ -1,4 +1,4 @@
-package record
+package runfile
 
 import (
 	"encoding/json"
@@ -10,9 +10,9 @@ import (
 	"strconv"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/goodput-dev/goodput/internal/jsonerr"
+	"github.com/goodput-dev/goodput/record"
+	"gopkg.in/yaml.v3"
 )
 
 // guidellmBenchmark is one benchmark (one load) of the report `guidellm
@@ -251,7 +251,7 @@ func openGuideLLM(b []byte, name string, run int) (*File, error) {
 	if made, ok := bm.made(); ok && made > len(recs) {
 		notes = append(notes, fmt.Sprintf("%s: GuideLLM kept %d of the benchmark's %d requests (it saves a sample): the latency percentiles are of that sample, but throughput, goodput and the window are not the run's", name, len(recs), made))
 	}
-	h := Header{Kind: KindHeader, Schema: SchemaVersion, Start: start, Tool: "import: GuideLLM benchmarks report (" + what + ")"}
+	h := record.Header{Kind: record.KindHeader, Schema: record.SchemaVersion, Start: start, Tool: "import: GuideLLM benchmarks report (" + what + ")"}
 	h.Config, _ = json.Marshal(guidellmConfig(rep.Args, strategy, run, n))
 	return &File{Reader: &slice{h: h, recs: recs}, Format: "guidellm", notes: notes}, nil
 }
@@ -349,7 +349,7 @@ func (q *guidellmRequest) record(status string) (imported, bool, error) {
 	if err != nil {
 		return imported{}, false, err
 	}
-	rec := Record{Scheduled: sent, Sent: sent, End: sent, TokenSource: SourceUsage}
+	rec := record.Record{Scheduled: sent, Sent: sent, End: sent, TokenSource: record.SourceUsage}
 	if due, err := t.due.float("the targeted start"); err == nil && due > 0 {
 		// GuideLLM writes -1 for a targeted start it never set.
 		d, err := t.due.scaled(1e9, "the targeted start")
@@ -385,7 +385,7 @@ func (q *guidellmRequest) record(status string) (imported, bool, error) {
 	if q.Info != nil && (q.OutputMetrics == nil || !q.OutputMetrics.TotalTokens.set) {
 		// Without the server's usage GuideLLM counts one token per
 		// iteration that carried any.
-		rec.TokenSource = SourceChunks
+		rec.TokenSource = record.SourceChunks
 	}
 	spread := false
 	if t.first.set {
@@ -406,16 +406,16 @@ func (q *guidellmRequest) record(status string) (imported, bool, error) {
 		rec.Chunks = evenChunks(first, last, k)
 		spread = len(rec.Chunks) > 2
 		if n < 1 {
-			n, rec.TokenSource = len(rec.Chunks), SourceChunks
+			n, rec.TokenSource = len(rec.Chunks), record.SourceChunks
 		}
 		// GuideLLM counts the first iteration as one token; the rest
 		// share the others.
 		if len(rec.Chunks) > 1 {
-			if err := SpreadTokens(rec.Chunks[1:], n-1); err != nil {
+			if err := record.SpreadTokens(rec.Chunks[1:], n-1); err != nil {
 				return imported{}, false, err
 			}
 		}
-		if rec.TokenSource == SourceChunks {
+		if rec.TokenSource == record.SourceChunks {
 			n = 0
 			for _, c := range rec.Chunks {
 				n += int(c.Tokens)
@@ -436,12 +436,12 @@ func (q *guidellmRequest) record(status string) (imported, bool, error) {
 	case "incomplete":
 		// Still in flight when the benchmark ended, and canceled then:
 		// what goodput records of a request an interruption cancels.
-		rec.Error, rec.Msg = ErrCanceled, "in flight when the benchmark ended"
+		rec.Error, rec.Msg = record.ErrCanceled, "in flight when the benchmark ended"
 		if msg != "" {
 			rec.Msg += ": " + msg
 		}
 	default:
-		rec.Error, rec.Msg = ErrOther, msg
+		rec.Error, rec.Msg = record.ErrOther, msg
 		if rec.Msg == "" {
 			rec.Msg = "errored (GuideLLM gave no message)"
 		}
@@ -450,11 +450,11 @@ func (q *guidellmRequest) record(status string) (imported, bool, error) {
 			rec.Status = code
 			switch code {
 			case 429:
-				rec.Error = ErrRateLimited
+				rec.Error = record.ErrRateLimited
 			case 503:
-				rec.Error = ErrUnavailable
+				rec.Error = record.ErrUnavailable
 			default:
-				rec.Error = ErrHTTP
+				rec.Error = record.ErrHTTP
 			}
 		}
 	}
