@@ -140,7 +140,7 @@ type ShareGPTConfig struct {
 
 // CustomConfig shapes the custom JSONL dataset.
 type CustomConfig struct {
-	OutputLen int // --custom-output-len: output length of lines without "output_len"
+	OutputLen int // --custom-output-len: output length of lines without "output_len"; CustomOutputFromLines: each line's
 }
 
 // DefaultConfig returns the defaults of `vllm bench serve`.
@@ -188,8 +188,8 @@ func (c Config) Validate() error {
 		}
 		if c.Dataset == DatasetShareGPT {
 			errs = append(errs, c.ShareGPT.validate()...)
-		} else if c.Custom.OutputLen < 1 || c.Custom.OutputLen > MaxOutputTokens {
-			bad("--custom-output-len must be in [1, %d], got %d", MaxOutputTokens, c.Custom.OutputLen)
+		} else if (c.Custom.OutputLen < 1 || c.Custom.OutputLen > MaxOutputTokens) && c.Custom.OutputLen != CustomOutputFromLines {
+			bad("--custom-output-len must be in [1, %d], or -1 for each line's own, got %d", MaxOutputTokens, c.Custom.OutputLen)
 		}
 	case DatasetSonnet, DatasetBurstGPT, DatasetSpecBench, DatasetHF:
 		if c.Path == "" {
@@ -336,6 +336,17 @@ func newSource(c Config) (Source, error) {
 	default:
 		return openDataset(c, ReadCustom)
 	}
+}
+
+// HasEntries reports whether the dataset is a file of entries that a run
+// can take each of once: not one that makes its prompts (random,
+// prefix_repetition, txt-slices) nor a trace, whose rows are replayed.
+func (c Config) HasEntries() bool {
+	switch c.Dataset {
+	case DatasetShareGPT, DatasetCustom, DatasetSonnet, DatasetBurstGPT, DatasetSpecBench, DatasetHF:
+		return true
+	}
+	return false
 }
 
 // CheckPath reports, naming the flag, a dataset path that cannot be a

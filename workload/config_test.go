@@ -49,7 +49,7 @@ func TestValidateRejects(t *testing.T) {
 		}, "--sharegpt-output-len must be in [0, 16777216], got -1"},
 		{"custom zero output", func(c *Config) {
 			c.Dataset, c.Path, c.Custom.OutputLen = DatasetCustom, "x", 0
-		}, "--custom-output-len must be in [1, 16777216], got 0"},
+		}, "--custom-output-len must be in [1, 16777216], or -1 for each line's own, got 0"},
 		{"negative limit", func(c *Config) { c.Limit = -1 }, "--num-prompts must be ≥ 0, got -1"},
 		{"negative min tokens", func(c *Config) { c.Request.MinTokens = -1 }, "--min-tokens must be ≥ 0, got -1"},
 		{"negative max tokens", func(c *Config) { c.Request.MaxTokens = -1 }, "--max-tokens must be ≥ 0, got -1"},

@@ -19,15 +19,25 @@ type customLine struct {
 	Prompt    *string `json:"prompt"`
 	OutputLen *int    `json:"output_len"`
 	InputLen  *int    `json:"input_len"`
+	// OutputTokens is vLLM's name for a line's output length, which its
+	// client reads only for --custom-output-len -1.
+	OutputTokens *int `json:"output_tokens"`
 }
+
+// CustomOutputFromLines is the --custom-output-len that takes every
+// line's output length from the line itself, as vLLM's client does for -1.
+const CustomOutputFromLines = -1
 
 // ReadCustom reads a custom dataset: JSON Lines, one object per line with a
 // non-empty "prompt", an optional "output_len" (tokens to ask for; default
 // c.Custom.OutputLen) and an optional "input_len" (the prompt's length on
 // the server's tokenizer, if known; default: the built-in tokenizer's
-// count). Other fields are ignored; blank lines are skipped. Any other
-// malformed line is an error naming name:line, because a silently dropped
-// line would change the workload. name labels errors.
+// count). With c.Custom.OutputLen CustomOutputFromLines every line must
+// give its length, as "output_len" or as vLLM's "output_tokens"; otherwise
+// "output_tokens" is ignored, as vLLM ignores it. Other fields are ignored;
+// blank lines are skipped. Any other malformed line is an error naming
+// name:line, because a silently dropped line would change the workload.
+// name labels errors.
 func ReadCustom(r io.Reader, name string, c Config) (*Dataset, error) {
 	label := "custom " + name
 	col := newCollector(c)
@@ -59,11 +69,18 @@ func (c Config) customItem(text []byte) (Item, error) {
 		return Item{}, errors.New(`"prompt" is empty`)
 	}
 	it := Item{Prompt: *l.Prompt, OutputTokens: c.Custom.OutputLen}
-	if l.OutputLen != nil {
-		if *l.OutputLen < 1 || *l.OutputLen > MaxOutputTokens {
-			return Item{}, fmt.Errorf(`"output_len" must be in [1, %d], got %d`, MaxOutputTokens, *l.OutputLen)
+	own, key := l.OutputLen, "output_len"
+	if own == nil && c.Custom.OutputLen == CustomOutputFromLines {
+		own, key = l.OutputTokens, "output_tokens"
+		if own == nil {
+			return Item{}, errors.New(`no output length: --custom-output-len -1 takes each line's "output_tokens" (or "output_len")`)
 		}
-		it.OutputTokens = *l.OutputLen
+	}
+	if own != nil {
+		if *own < 1 || *own > MaxOutputTokens {
+			return Item{}, fmt.Errorf(`%q must be in [1, %d], got %d`, key, MaxOutputTokens, *own)
+		}
+		it.OutputTokens = *own
 	}
 	it.OutputTokens = c.Request.capOutput(it.OutputTokens)
 	if l.InputLen != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"slices"
 	"strings"
 	"testing"
 
@@ -89,6 +90,53 @@ func TestReadCustomErrors(t *testing.T) {
 		_, err := ReadCustom(strings.NewReader(tt.data), "f.jsonl", customConfig(nil))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: err = %v, want it to contain %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+// vLLM's --custom-output-len -1 takes each line's "output_tokens" (goodput's
+// "output_len" first, where a line has both); with any other value vLLM's
+// field is ignored, as vLLM ignores it, and a line without a length gets
+// the flag's.
+func TestCustomOutputLengthFromTheLines(t *testing.T) {
+	data := `{"prompt": "one", "output_tokens": 12}
+{"prompt": "two", "output_len": 7, "output_tokens": 30}
+{"prompt": "three", "output_tokens": 5}`
+	outputs := func(flag int) []int {
+		t.Helper()
+		d, err := ReadCustom(strings.NewReader(data), "f.jsonl", customConfig(func(c *Config) { c.Custom.OutputLen = flag }))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []int
+		for i := range int64(d.Len()) {
+			out = append(out, d.Item(i).OutputTokens)
+		}
+		return out
+	}
+	if got, want := outputs(CustomOutputFromLines), []int{12, 7, 5}; !slices.Equal(got, want) {
+		t.Errorf("--custom-output-len -1: outputs %v, want %v", got, want)
+	}
+	if got, want := outputs(64), []int{64, 7, 64}; !slices.Equal(got, want) {
+		t.Errorf("--custom-output-len 64: outputs %v, want %v", got, want)
+	}
+	bad := []struct{ name, data, want string }{
+		// vLLM refuses a file without the field too
+		{"no length", "{\"prompt\": \"a\", \"output_tokens\": 3}\n{\"prompt\": \"b\"}",
+			`f.jsonl:2: no output length: --custom-output-len -1 takes each line's "output_tokens" (or "output_len")`},
+		{"zero", `{"prompt": "a", "output_tokens": 0}`, `f.jsonl:1: "output_tokens" must be in [1, 16777216], got 0`},
+		{"text", `{"prompt": "a", "output_tokens": "many"}`, `f.jsonl:1: "output_tokens": want an integer, got a JSON string`},
+	}
+	for _, tt := range bad {
+		_, err := ReadCustom(strings.NewReader(tt.data), "f.jsonl", customConfig(func(c *Config) { c.Custom.OutputLen = CustomOutputFromLines }))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: err = %v, want it to contain %q", tt.name, err, tt.want)
+		}
+	}
+	for _, n := range []int{0, -2} {
+		err := customConfig(func(c *Config) { c.Custom.OutputLen = n }).Validate()
+		if err == nil || !strings.Contains(err.Error(), "--custom-output-len must be in [1, 16777216], or -1 for each line's own") {
+			t.Errorf("--custom-output-len %d: err = %v", n, err)
 		}
 	}
 }

@@ -104,7 +104,7 @@ func registerWorkloadFlags(fl *pflag.FlagSet, cfg *bench.Config) {
 	fl.Var(rangeRatio{&wl.Random}, "random-range-ratio", `lengths drawn uniformly in [len·(1−r), len·(1+r)]; '{"input": r, "output": q}' sets each apart, as vLLM takes it`)
 	fl.IntVar(&wl.Random.PrefixLen, "random-prefix-len", wl.Random.PrefixLen, "tokens of a prefix shared by every prompt")
 	fl.Var(scenarioFlag{&wl.Scenario}, "traffic-scenario", "random prompts' and answers' lengths in genai-bench's notation: D(in,out), N(mean,sd)/(mean,sd), U(least,most)/(least,most), U(most_in,most_out) or P(prefix,suffix)/out")
-	fl.IntVar(&wl.Custom.OutputLen, "custom-output-len", wl.Custom.OutputLen, "output tokens for custom lines without output_len")
+	fl.IntVar(&wl.Custom.OutputLen, "custom-output-len", wl.Custom.OutputLen, "output tokens for custom lines without output_len (-1: each line's output_tokens, as vLLM)")
 	fl.IntVar(&wl.ShareGPT.MinInputLen, "sharegpt-min-input-len", wl.ShareGPT.MinInputLen, "skip ShareGPT prompts of fewer tokens (vLLM's filter)")
 	fl.IntVar(&wl.ShareGPT.MinOutputLen, "sharegpt-min-output-len", wl.ShareGPT.MinOutputLen, "skip ShareGPT replies of fewer tokens, unless --sharegpt-output-len is given (vLLM's filter)")
 	fl.IntVar(&wl.ShareGPT.MaxInputLen, "sharegpt-max-input-len", wl.ShareGPT.MaxInputLen, "skip ShareGPT prompts of more tokens (vLLM's filter)")

@@ -148,12 +148,17 @@ func (f *vllmFlags) apply(cmd *cobra.Command, cfg *bench.Config, tf *targetFlags
 	}
 
 	// Load.
-	if fl.Changed("num-prompts") && cfg.Arrival.NumPrompts == -1 {
+	// vLLM's custom and spec_bench datasets take every entry for a
+	// --num-prompts of 0 or less; goodput does so for -1, and for 0 where
+	// it would bound nothing else (no --duration), with every dataset that
+	// has entries.
+	given := cfg.Arrival.NumPrompts
+	if fl.Changed("num-prompts") && (given == -1 || given == 0 && !fl.Changed("duration") && cfg.Workload.HasEntries()) {
 		cfg.AllEntries, cfg.Arrival.NumPrompts = true, 0
 	}
 	cfg.VLLMFile.NumPrompts = cfg.Arrival.NumPrompts
-	if cfg.AllEntries {
-		cfg.VLLMFile.NumPrompts = -1
+	if cfg.AllEntries && !(fl.Changed("num-prompts") && given == 0) {
+		cfg.VLLMFile.NumPrompts = -1 // vLLM's every entry; for 0, the file says how many there were
 	}
 	if math.IsInf(cfg.Arrival.Burstiness, 1) && !fl.Changed("arrival") {
 		// vLLM's infinite burstiness is evenly spaced arrivals; its file
