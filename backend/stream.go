@@ -177,6 +177,7 @@ func (a *Adapter) NewReader(rec *record.Record) *Reader {
 func (r *Reader) begin(a *Adapter, rec *record.Record, contentType string) {
 	rec.Chunks = rec.Chunks[:0]
 	rec.Text = ""
+	rec.Whole = a.whole
 	r.s = stream{a: a, f: newFramer(a.framing), t: newTally(), st: Stats{UsageTokens: -1}, rec: rec}
 	r.ctype = contentType
 }

@@ -82,6 +82,9 @@ func TestWithoutStreamingResponses(t *testing.T) {
 		if tt.err != record.ErrNone {
 			continue
 		}
+		if !rec.Whole {
+			t.Errorf("%s: the record does not say the answer came whole", tt.name)
+		}
 		if len(rec.Chunks) != 1 || rec.Chunks[0].Tokens != tt.tokens || rec.OutputTokens != int(tt.tokens) {
 			t.Errorf("%s: chunks %v, output tokens %d; want one chunk of %d", tt.name, tokens(rec), rec.OutputTokens, tt.tokens)
 		}

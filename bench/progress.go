@@ -75,7 +75,7 @@ func (p *progress) add(r *record.Record) {
 	ttft, tpot, n := -1.0, -1.0, r.OutputTokens
 	if c1, ok := r.FirstToken(); ok {
 		ttft = float64(c1-r.Scheduled) / 1e9
-		if cK, _ := r.LastToken(); n >= 2 {
+		if cK, _ := r.LastToken(); n >= 2 && !r.Whole {
 			tpot = float64(cK-c1) / 1e9 / float64(n-1)
 		}
 	}

@@ -34,6 +34,18 @@ func TestProgressLineReadsTTFTAndTPOT(t *testing.T) {
 	}
 }
 
+// Answers that came whole have no TPOT: the line shows none, not 0 ms.
+func TestProgressShowsNoTPOTForWholeAnswers(t *testing.T) {
+	var b strings.Builder
+	p := newProgress(&b, false, 2)
+	for range 2 {
+		p.add(&record.Record{Scheduled: 0, End: 90e6, OutputTokens: 8, Whole: true, Chunks: []record.Chunk{{At: 90e6, Tokens: 8}}})
+	}
+	if line := p.line(); !strings.Contains(line, "TTFT p50 90ms p99 90ms  TPOT p50 - p99 -") {
+		t.Errorf("line %q", line)
+	}
+}
+
 func TestProgressFitsTheWidth(t *testing.T) {
 	tests := []struct {
 		width int

@@ -335,6 +335,15 @@ func TestRunWithoutStreaming(t *testing.T) {
 		if r.End != r.Chunks[0].At {
 			t.Errorf("record %d: the answer came %d ns before its end; a whole answer arrives as its body ends", r.Seq, r.End-r.Chunks[0].At)
 		}
+		if !r.Whole {
+			t.Errorf("record %d does not say its answer came whole", r.Seq)
+		}
+	}
+	// TPOT and ITL are not measured: left out, not zero, and no SLO on
+	// TPOT is met by a zero.
+	if l := out.Result.Latency; l.TPOT.Count != 0 || l.ITL.Count != 0 || l.TTFT.Count != 4 || l.TTFT.Mean != l.E2E.Mean {
+		t.Errorf("latency: TPOT %d samples, ITL %d, TTFT %d (mean %v, e2e %v); want none, none, 4 equal to e2e",
+			l.TPOT.Count, l.ITL.Count, l.TTFT.Count, l.TTFT.Mean, l.E2E.Mean)
 	}
 	if !slices.Contains(out.Notes, NoStreamNote) {
 		t.Errorf("notes lack the non-streaming note: %v", out.Notes)

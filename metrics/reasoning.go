@@ -35,11 +35,11 @@ func (q *Request) reasoning(r *record.Record) {
 	q.ReasoningTokens, q.AnswerTokens = int(rt), int(at)
 	if haveA {
 		q.HasTTFA, q.TTFA = true, time.Duration(firstA-r.Scheduled)
-		if at >= 2 {
+		if at >= 2 && !r.Whole {
 			q.HasTPOTAnswer, q.TPOTAnswer = true, time.Duration(divRound(lastA-firstA, at-1))
 		}
 	}
-	if haveR && rt >= 2 {
+	if haveR && rt >= 2 && !r.Whole {
 		q.HasTPOTReasoning, q.TPOTReasoning = true, time.Duration(divRound(lastR-firstR, rt-1))
 	}
 }

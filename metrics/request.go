@@ -66,7 +66,7 @@ type Request struct {
 	TTFT          time.Duration // c1 − s
 	TTFTSent      time.Duration // c1 − t0
 
-	HasTPOT bool          // N ≥ 2 and a first token arrived
+	HasTPOT bool          // N ≥ 2, a first token arrived and the answer was streamed (not Record.Whole)
 	TPOT    time.Duration // (cK − c1)/(N − 1), rounded to the nanosecond
 
 	// HasE2E is true when a token arrived (e2e = cK − s) and also for a
@@ -213,7 +213,7 @@ func request(r *record.Record, st *chunkStats) Request {
 		}
 		q.HasE2E = true
 		q.E2E = time.Duration(st.last - r.Scheduled)
-		if n >= 2 {
+		if n >= 2 && !r.Whole {
 			q.HasTPOT = true
 			q.TPOT = time.Duration(divRound(st.last-st.first, n-1))
 		}

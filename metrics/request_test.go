@@ -42,6 +42,16 @@ func TestCompute(t *testing.T) {
 				HasFirstToken: true, TTFT: msd(120), TTFTSent: msd(120), HasE2E: true, E2E: msd(120)},
 		},
 		{
+			// An answer that was not streamed: its 4 tokens came at once
+			// with its end, so TTFT is its e2e and TPOT is not measured
+			// (a streamed chunk of 4 would give a TPOT of 0).
+			name: "whole answer: TPOT undefined",
+			r: &record.Record{End: ms(300), OutputTokens: 4, Whole: true, Status: 200,
+				Chunks: []record.Chunk{{At: ms(300), Tokens: 4}}},
+			want: Request{OK: true, OutputTokens: 4, Chunks: 1, HasSent: true,
+				HasFirstToken: true, TTFT: msd(300), TTFTSent: msd(300), HasE2E: true, E2E: msd(300)},
+		},
+		{
 			// Chunks of 1, 3 and 2 tokens at 100, 160, 200 ms: gaps 60 and
 			// 40 ms; per token 20 ms (3 tokens) and 20 ms (2 tokens); TPOT
 			// over N = 6 is 100/5 = 20 ms.

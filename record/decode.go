@@ -334,6 +334,8 @@ func (d *Decoder) decodeRecord(line []byte, r *Record) error {
 				r.Msg, err = s.string()
 			case "warm":
 				r.Warmup, err = s.bool()
+			case "whole":
+				r.Whole, err = s.bool()
 			case "rid":
 				r.RequestID, err = s.string()
 			case "sid":

@@ -33,6 +33,7 @@ import (
 //	fin     finish reason
 //	err,msg error kind and message (absent on success)
 //	warm    true for warm-up requests
+//	whole   true for an answer that was not streamed
 //	rid     the x-request-id sent, absent when none
 //	sid,turn  session id and turn number (1-based), absent outside a session
 //	task,call agent task id and call id, absent outside a task
@@ -129,6 +130,9 @@ func AppendJSON(dst []byte, r *Record) []byte {
 	}
 	if r.Warmup {
 		dst = append(dst, `,"warm":true`...)
+	}
+	if r.Whole {
+		dst = append(dst, `,"whole":true`...)
 	}
 	if r.RequestID != "" {
 		dst = append(dst, `,"rid":`...)

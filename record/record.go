@@ -125,6 +125,11 @@ type Record struct {
 	ReasoningTokens int
 	ReasoningSource Source
 
+	// Whole marks an answer that was not streamed (--stream=false): it
+	// came in one piece, its one chunk at End, so its TTFT is its
+	// end-to-end latency and it has no TPOT or ITL to measure.
+	Whole bool
+
 	Status int       // HTTP status, 0 if no response arrived
 	Finish string    // finish reason reported by the server ("stop", "length", …)
 	Error  ErrorKind // empty on success

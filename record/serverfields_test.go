@@ -111,3 +111,26 @@ func TestServerFieldsAreChecked(t *testing.T) {
 		}
 	}
 }
+
+// An answer that came whole is marked so through a write and a read; a
+// streamed one, and a file written before the key existed, read unmarked.
+func TestWholeRoundTrips(t *testing.T) {
+	whole := Record{Seq: 3, Scheduled: 1, Sent: 2, End: 40, Chunks: []Chunk{{At: 40, Tokens: 5}},
+		OutputTokens: 5, TokenSource: SourceUsage, Whole: true, Status: 200}
+	line := string(AppendJSON(nil, &whole))
+	if want := `{"seq":3,"s":1,"t0":2,"te":40,"ct":[38],"ck":[5],"in":0,"out":5,"src":"usage","status":200,"whole":true}`; line != want {
+		t.Fatalf("encoded\n got %s\nwant %s", line, want)
+	}
+	streamed := whole
+	streamed.Whole = false
+	var back [2]Record
+	d := NewDecoder(strings.NewReader(line+"\n"+string(AppendJSON(nil, &streamed))+"\n"), "w.jsonl")
+	for i := range back {
+		if err := d.Next(&back[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !reflect.DeepEqual(back[0], whole) || !reflect.DeepEqual(back[1], streamed) {
+		t.Errorf("decoded %+v and %+v, want %+v and %+v", back[0], back[1], whole, streamed)
+	}
+}

@@ -614,3 +614,49 @@ func TestSweepServeSLAOnTheRealServer(t *testing.T) {
 	}
 	t.Logf("highest concurrency with p99 TTFT ≤ 150 ms on two slots: %d (p99 %.1f ms; %.1f ms at %d)", best, p99(best), p99(failing), failing)
 }
+
+// Answers asked for whole (--stream=false) are counted as the server
+// counts them, each in one piece that ends with its response: TTFT is the
+// end-to-end latency, no TPOT or ITL is made up, and each request's time
+// holds the server's own account of it (prompt_ms + predicted_ms).
+func TestWholeAnswersAsTheServerCounts(t *testing.T) {
+	s := sharedServer(t, 4)
+	for i, b := range []string{"openai", "openai-chat", "llamacpp"} {
+		t.Run(b, func(t *testing.T) {
+			args := []string{"--backend", b, "--stream=false", "--max-concurrency", "2", "--num-prompts", "8",
+				"--random-input-len", "48", "--random-output-len", "24", "--seed", fmt.Sprint(200 + i)}
+			if b != "openai-chat" {
+				// Token ids, sent without a probe, so that the server
+				// sees nothing but the measured requests.
+				args = append(args, "--prompt-format", "ids")
+			}
+			p0, g0 := counters(t, s.URL)
+			out, recs := bench(t, s.URL, 0, args...)
+			p1, g1 := counters(t, s.URL)
+			res := out.Result
+			if res.Counts.Failed != 0 || len(recs) != 8 {
+				t.Fatalf("counts %+v for %d records", res.Counts, len(recs))
+			}
+			in, gen, cached := sums(recs)
+			if float64(gen) != g1-g0 || float64(in-cached) != p1-p0 {
+				t.Errorf("records: %d output, %d input of which %d cached; the server counted %v generated, %v prompt tokens processed",
+					gen, in, cached, g1-g0, p1-p0)
+			}
+			for i := range recs {
+				r := &recs[i]
+				if !r.Whole || len(r.Chunks) != 1 || r.Chunks[0].At != r.End || int(r.Chunks[0].Tokens) != r.OutputTokens || r.TokenSource != record.SourceUsage {
+					t.Errorf("%s: whole %v, chunks %v, end %d", describe(r), r.Whole, r.Chunks, r.End)
+				}
+				if server := r.ServerPrefill + r.ServerDecode; r.ServerDecode <= 0 || r.End-r.Sent < server {
+					t.Errorf("%s: %d ns from send to answer, the server says it worked %d ns (prefill %d, decode %d)",
+						describe(r), r.End-r.Sent, server, r.ServerPrefill, r.ServerDecode)
+				}
+			}
+			l := res.Latency
+			if l.TPOT.Count != 0 || l.ITL.Count != 0 || l.TTFT.Count != 8 || l.TTFT.Mean != l.E2E.Mean {
+				t.Errorf("latency: TPOT %d samples, ITL %d, TTFT %d (mean %v, e2e %v); want none, none, 8 equal to e2e",
+					l.TPOT.Count, l.ITL.Count, l.TTFT.Count, l.TTFT.Mean, l.E2E.Mean)
+			}
+		})
+	}
+}

@@ -114,8 +114,11 @@ type benchJSON struct {
 		Tokens  struct{ Input, Output int64 }
 		Latency struct {
 			TTFT struct {
-				Median, Max float64
+				Median, Max, Mean float64
+				Count             int64
 			}
+			TPOT, ITL struct{ Count int64 }
+			E2E       struct{ Mean float64 }
 		}
 		PromptCache *struct {
 			HitRate float64 `json:"hit_rate"`
