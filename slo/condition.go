@@ -110,7 +110,9 @@ func (cs Conditions) Apply(o *metrics.Options) {
 }
 
 // conditionMetrics are the metrics a condition may name, with the vLLM
-// spelling e2el for e2e.
+// spelling e2el for e2e and the names AIPerf's and GenAI-Perf's --goodput
+// take: time_to_first_token, request_latency, and inter_token_latency,
+// which those tools define per request as (e2e − TTFT)/(N − 1), TPOT.
 var conditionMetrics = map[string]metrics.Metric{
 	"ttft":         metrics.MetricTTFT,
 	"tpot":         metrics.MetricTPOT,
@@ -120,6 +122,10 @@ var conditionMetrics = map[string]metrics.Metric{
 	"e2el":         metrics.MetricE2E,
 	"client_queue": metrics.MetricClientQueue,
 	"ttft_sent":    metrics.MetricTTFTSent,
+
+	"time_to_first_token": metrics.MetricTTFT,
+	"inter_token_latency": metrics.MetricTPOT,
+	"request_latency":     metrics.MetricE2E,
 
 	"ttfa":           metrics.MetricTTFA,
 	"tpot_reasoning": metrics.MetricTPOTReasoning,
@@ -138,7 +144,8 @@ const conditionMetricsHelp = "want ttft, tpot, itl, inter_chunk, e2e, client_que
 // second is the form `vllm bench serve --goodput` takes: name:value pairs
 // separated by spaces, values in milliseconds, each meaning "at most".
 // Metrics are ttft, tpot, itl, inter_chunk, e2e (also e2el), client_queue
-// and ttft_sent, and for reasoning models ttfa (time to the first answer
+// and ttft_sent (AIPerf's time_to_first_token, inter_token_latency and
+// request_latency name ttft, tpot and e2e), and for reasoning models ttfa (time to the first answer
 // token), tpot_reasoning and tpot_answer (TPOT over the reasoning and over
 // the answer tokens). Values must be exact to the nanosecond. Errors give the
 // column of the problem.
@@ -183,7 +190,11 @@ func parseCondition(sc *scanner, vllm bool) (Condition, error) {
 	}
 	m, ok := conditionMetrics[name]
 	if !ok {
-		return Condition{}, sc.errAt(start, fmt.Errorf("%w %q (%s)", ErrUnknownMetric, name, conditionMetricsHelp))
+		help := conditionMetricsHelp
+		if name == "output_token_throughput_per_user" || name == "output_token_throughput_per_request" {
+			help = "a bound on tokens per second per request is one on TPOT, its inverse: give tpot:MS with MS = 1000 / (tokens per second)"
+		}
+		return Condition{}, sc.errAt(start, fmt.Errorf("%w %q (%s)", ErrUnknownMetric, name, help))
 	}
 	if vllm {
 		if sc.peek() != ':' {

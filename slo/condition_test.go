@@ -41,6 +41,10 @@ func TestParseConditions(t *testing.T) {
 		{"reasoning metrics", "ttfa<=2s,tpot_reasoning<=20ms,tpot_answer<50ms", Conditions{
 			{metrics.MetricTTFA, LE, 2 * time.Second}, {metrics.MetricTPOTReasoning, LE, 20 * ms},
 			{metrics.MetricTPOTAnswer, LT, 50 * ms}}},
+		// AIPerf's and GenAI-Perf's --goodput: their inter_token_latency
+		// is a request's (e2e − TTFT)/(N − 1), which is TPOT.
+		{"aiperf's names", "time_to_first_token:100 inter_token_latency:3.40 request_latency:2500", Conditions{
+			{metrics.MetricTTFT, LE, 100 * ms}, {metrics.MetricTPOT, LE, 3400 * time.Microsecond}, {metrics.MetricE2E, LE, 2500 * ms}}},
 		{"reasoning metrics, vllm form", "ttfa:2000 tpot_answer:50", Conditions{
 			{metrics.MetricTTFA, LE, 2 * time.Second}, {metrics.MetricTPOTAnswer, LE, 50 * ms}}},
 	}
@@ -84,6 +88,7 @@ func TestParseConditionsErrors(t *testing.T) {
 		{"ttft<=500", `slo "ttft<=500": at column 10: missing unit after 500 (want ns, us, ms, s, m)`},
 		{"ttft<=500 ms", `slo "ttft<=500 ms": at column 10: missing unit after 500 (want ns, us, ms, s, m)`},
 		{"latency<=1s", `slo "latency<=1s": at column 1: unknown metric "latency" (want ttft, tpot, itl, inter_chunk, e2e, client_queue, ttft_sent, or for reasoning models ttfa, tpot_reasoning, tpot_answer)`},
+		{"output_token_throughput_per_user:650", `slo "output_token_throughput_per_user:650": at column 1: unknown metric "output_token_throughput_per_user" (a bound on tokens per second per request is one on TPOT, its inverse: give tpot:MS with MS = 1000 / (tokens per second))`},
 		{"ttft=1s", `slo "ttft=1s": at column 5: want <=, <, >= or >, not '='`},
 		{"ttft 1s", `slo "ttft 1s": at column 6: want <=, <, >= or > here, found '1'`},
 		{"ttft<=-1s", `slo "ttft<=-1s": at column 7: want a number without a sign, found '-'`},

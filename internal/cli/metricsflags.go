@@ -28,7 +28,7 @@ type metricsFlags struct {
 
 func (m *metricsFlags) register(cmd *cobra.Command, warmupFlag bool) {
 	fl := cmd.Flags()
-	fl.StringArrayVar(&m.goodput, "goodput", nil, `per-request SLO in vLLM's form, milliseconds: --goodput "ttft:500 tpot:50"`)
+	fl.StringArrayVar(&m.goodput, "goodput", nil, `per-request SLO in vLLM's form, milliseconds: --goodput "ttft:500 tpot:50" (AIPerf's time_to_first_token, inter_token_latency and request_latency too)`)
 	fl.Var(nonEmpty{&m.slo, `give conditions such as "ttft<=500ms,tpot<=50ms", or "none"`}, "slo", `per-request SLO, e.g. "ttft<=500ms,tpot<=50ms,e2e<=10s" (default `+DefaultSLO+`; "none" for no goodput)`)
 	fl.StringArrayVar(&m.gates, "gate", nil, `pass/fail gate, e.g. "p99(ttft)<=500ms", "attainment>=0.9" or, for sessions, "session_attainment>=0.8" (repeatable; exit code 3 when one fails)`)
 	fl.StringVar(&m.percentiles, "metric-percentiles", "50,90,99", "percentiles to report")

@@ -202,10 +202,14 @@ func (f *vllmFlags) apply(cmd *cobra.Command, cfg *bench.Config, tf *targetFlags
 	return notes, nil
 }
 
+// aiperfSLONames are the names AIPerf's and GenAI-Perf's --goodput give
+// vLLM's three metrics (their inter_token_latency is a request's TPOT).
+var aiperfSLONames = map[string]string{"time_to_first_token": "ttft", "inter_token_latency": "tpot", "request_latency": "e2el"}
+
 // vllmSLO reads --goodput's pairs as vLLM does, for the request_goodput of
-// vLLM's file: milliseconds by ttft, tpot and e2el. others are the pairs
-// that name goodput's other metrics (itl, client_queue, …), which vLLM
-// does not take.
+// vLLM's file: milliseconds by ttft, tpot and e2el (also by AIPerf's
+// names). others are the pairs that name goodput's other metrics (itl,
+// client_queue, …), which vLLM does not take.
 func vllmSLO(pairs []string) (slo map[string]float64, others []string, err error) {
 	slo = map[string]float64{}
 	for _, p := range strings.Fields(strings.Join(pairs, " ")) {
@@ -218,6 +222,10 @@ func vllmSLO(pairs []string) (slo map[string]float64, others []string, err error
 		case "ttft", "tpot", "e2el":
 			slo[k] = ms
 		default:
+			if name, ok := aiperfSLONames[k]; ok {
+				slo[name] = ms
+				continue
+			}
 			others = append(others, p)
 		}
 	}

@@ -330,3 +330,24 @@ func TestVLLMGoodputWithGoodputsOwnMetric(t *testing.T) {
 		t.Errorf("vLLM's file request_goodput = %v, want null", f["request_goodput"])
 	}
 }
+
+// AIPerf's and GenAI-Perf's --goodput names (time_to_first_token,
+// inter_token_latency, request_latency) are vLLM's ttft, tpot and e2el:
+// goodput's SLO reads them so, and vLLM's request goodput is kept.
+func TestGoodputTakesAIPerfsNames(t *testing.T) {
+	_, url := simtest.Serve(t, sim.Options{Seed: 11})
+	dir := t.TempDir()
+	out, errOut, code := run(t, "", "bench", "--base-url", url, "--num-prompts", "4", "--random-input-len", "16",
+		"--random-output-len", "4", "--goodput", "time_to_first_token:60000", "inter_token_latency:3.40", "request_latency:90000",
+		"--save-result", "--result-filename", "g.json", "--result-dir", dir, "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, errOut, out)
+	}
+	if !strings.Contains(out, "SLO:                                     ttft<=1m,tpot<=3.4ms,e2e<=90s") || strings.Contains(errOut, "judges ttft, tpot and e2el only") {
+		t.Errorf("SLO not read as ttft, tpot and e2e:\n%s\n%s", out, errOut)
+	}
+	f := decodeJSONFile(t, filepath.Join(dir, "g.json"))
+	if _, ok := f["request_goodput"].(float64); !ok {
+		t.Errorf("vLLM's file request_goodput = %v, want a rate", f["request_goodput"])
+	}
+}
