@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/goodput-dev/goodput/record"
 )
@@ -163,6 +165,25 @@ type Reader struct {
 	errBody []byte
 	last    int64 // when the last bytes were read
 	over    bool  // the record is final: every later call does nothing
+
+	// heard, when set, takes clock's time of reads that bring bytes, at
+	// most every hearEvery of their arrival times (see Hear).
+	heard   *atomic.Int64
+	clock   func() int64
+	stamped int64 // the arrival time of the read last stamped
+}
+
+// hearEvery is how far apart, in arrival time, a Reader stamps the reads
+// it hears: often enough to tell a silence of seconds, rarely enough that
+// a stream's reads seldom read the clock or write the shared stamp.
+const hearEvery = int64(100 * time.Millisecond)
+
+// Hear makes r store in h the time on clock of the reads that bring it
+// bytes, a tenth of a second apart at most: h, shared by a run's
+// requests, then says when a server last sent anything. Call it before
+// the response arrives.
+func (r *Reader) Hear(h *atomic.Int64, clock func() int64) {
+	r.heard, r.clock = h, clock
 }
 
 // NewReader returns a Reader that fills rec from a response of a's
@@ -234,6 +255,10 @@ func (r *Reader) Filled(n int, at int64) bool {
 		return !r.over
 	}
 	r.last = at
+	if r.heard != nil && (r.stamped == 0 || at-r.stamped >= hearEvery) {
+		r.stamped = at
+		r.heard.Store(r.clock())
+	}
 	if r.failed != nil {
 		r.errBody = r.errBody[:len(r.errBody)+n]
 		if len(r.errBody) == cap(r.errBody) {

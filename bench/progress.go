@@ -29,6 +29,14 @@ type progress struct {
 	// width returns the terminal's width in columns, 0 when unknown.
 	width func() int
 
+	// quiet, when set, says how many requests wait and for how long no
+	// server has sent a byte (load.HTTP.Quiet); timeout is what each of
+	// them waits at most (0: no limit). A silence of quietAfter or more
+	// is said on its own line, and again each time it doubles.
+	quiet     func() (waiting int64, silent time.Duration)
+	timeout   time.Duration
+	quietNext time.Duration // the silence the next notice waits for
+
 	mu     sync.Mutex // guards the fields below
 	done   int
 	failed int
@@ -104,31 +112,76 @@ func ring(v []float64, i int, x float64) []float64 {
 	return v
 }
 
-// start begins periodic output; the returned function stops it.
+// quietAfter is the silence of the servers, while requests wait, that
+// the progress says on a line of its own.
+var quietAfter = 30 * time.Second
+
+// logEvery is how often a progress that is not a terminal's writes a line.
+const logEvery = 10 * time.Second
+
+// start begins periodic output; the returned function stops it. A
+// terminal's line is redrawn twice a second, a log's written every
+// logEvery; the servers' silence is looked at twice a second in both.
 func (p *progress) start() func() {
 	if p.w == nil {
 		return func() {}
-	}
-	every := 10 * time.Second
-	if p.terminal {
-		every = 500 * time.Millisecond
 	}
 	stop := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		t := time.NewTicker(every)
+		t := time.NewTicker(500 * time.Millisecond)
 		defer t.Stop()
+		logged := time.Now()
 		for {
 			select {
 			case <-stop:
 				return
-			case <-t.C:
-				p.print()
+			case now := <-t.C:
+				p.sayQuiet()
+				if p.terminal || now.Sub(logged) >= logEvery {
+					p.print()
+					logged = now
+				}
 			}
 		}
 	}()
 	return func() { close(stop); <-done }
+}
+
+// sayQuiet writes a line when the servers have sent nothing for
+// quietAfter while requests wait, and again each time the silence
+// doubles; a silence that ended starts the count again.
+func (p *progress) sayQuiet() {
+	if p.quiet == nil {
+		return
+	}
+	waiting, silent := p.quiet()
+	if waiting == 0 || silent < quietAfter || p.quietNext < quietAfter {
+		p.quietNext = quietAfter
+		return
+	}
+	if silent < p.quietNext {
+		return
+	}
+	for p.quietNext <= silent {
+		p.quietNext *= 2
+	}
+	limit := fmt.Sprintf("each gives up after %v (--request-timeout)", p.timeout)
+	if p.timeout <= 0 {
+		limit = "none gives up (--request-timeout 0)"
+	}
+	what := "requests wait"
+	if waiting == 1 {
+		what = "request waits"
+	}
+	msg := fmt.Sprintf("goodput: no byte from the server for %v while %d %s for an answer: %s; Ctrl-C ends the run and keeps what was measured",
+		silent.Round(time.Second), waiting, what, limit)
+	if p.terminal {
+		fmt.Fprintf(p.w, "\r\033[K%s\n", msg)
+		return
+	}
+	fmt.Fprintln(p.w, msg)
 }
 
 func (p *progress) print() {

@@ -105,3 +105,45 @@ func TestProgressRedrawsInPlace(t *testing.T) {
 		}
 	}
 }
+
+// A silence of the servers while requests wait is said once it reaches
+// quietAfter, again each time it doubles, and from the start once it
+// ended; with nothing waiting, or a shorter silence, nothing is said.
+func TestProgressSaysASilentServer(t *testing.T) {
+	var b strings.Builder
+	p := newProgress(&b, false, 10)
+	var waiting int64
+	var silent time.Duration
+	p.quiet, p.timeout = func() (int64, time.Duration) { return waiting, silent }, 6*time.Hour
+	say := func(w int64, s time.Duration) string {
+		waiting, silent = w, s
+		b.Reset()
+		p.sayQuiet()
+		return b.String()
+	}
+	const first = "goodput: no byte from the server for 30s while 3 requests wait for an answer: each gives up after 6h0m0s (--request-timeout); Ctrl-C ends the run and keeps what was measured\n"
+	steps := []struct {
+		waiting int64
+		silent  time.Duration
+		want    string
+	}{
+		{3, 29 * time.Second, ""},
+		{3, 30 * time.Second, first},
+		{3, 45 * time.Second, ""}, // said already
+		{3, 61 * time.Second, "goodput: no byte from the server for 1m1s while 3 requests wait"},
+		{3, 100 * time.Second, ""},
+		{0, 200 * time.Second, ""},                     // nothing waits
+		{1, 2 * time.Second, ""},                       // the server spoke again
+		{1, 31 * time.Second, "while 1 request waits"}, // a new silence, said anew
+	}
+	for i, s := range steps {
+		got := say(s.waiting, s.silent)
+		if s.want == "" && got != "" || !strings.Contains(got, s.want) {
+			t.Errorf("step %d (%d waiting, %v): said %q, want %q", i, s.waiting, s.silent, got, s.want)
+		}
+	}
+	p.timeout = 0
+	if got := say(2, 10*time.Minute); !strings.Contains(got, "none gives up (--request-timeout 0)") {
+		t.Errorf("without a timeout: %q", got)
+	}
+}

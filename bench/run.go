@@ -404,6 +404,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	defer stopRun(nil)
 	sum := metrics.NewSummary(cfg.Metrics)
 	prog := newProgress(progress, terminal, expectedRequests(plan, fsrc))
+	prog.quiet, prog.timeout = doer.Quiet, cfg.RequestTimeout
 	vl := newVLLMCollector(cfg.VLLMResult || cfg.VLLMFile.Save || cfg.VLLMFile.Collect, plan.Closed != nil)
 	recs := make(chan *record.Record, 1024)
 	// consumed delivers the consumer's account of the record file.

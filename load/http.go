@@ -53,6 +53,29 @@ type HTTP struct {
 	// ended before the limit by its own choice (finish reason "stop").
 	limited, limitedOut, limitedAsked atomic.Int64
 	early                             atomic.Int64
+	// waiting counts the requests sent whose exchange is not over; heard
+	// is when, on the monotonic clock (mono), a server last sent bytes
+	// or, when it is later, when the last request left with none waiting.
+	waiting, heard atomic.Int64
+}
+
+// monoStart anchors mono.
+var monoStart = time.Now()
+
+// mono is the process's monotonic clock, in ns.
+func mono() int64 { return int64(time.Since(monoStart)) }
+
+// Quiet reports how many requests wait for their exchange to end and,
+// when any does, for how long no server has sent a byte (counted from
+// the send when the ones waiting were sent after a spell with none): a
+// server that stopped answering shows as a silence that grows while
+// requests wait. Safe for concurrent use.
+func (h *HTTP) Quiet() (waiting int64, silent time.Duration) {
+	w := h.waiting.Load()
+	if w <= 0 {
+		return 0, 0
+	}
+	return w, time.Duration(max(mono()-h.heard.Load(), 0))
 }
 
 var (
@@ -247,8 +270,13 @@ func (h *HTTP) Do(ctx context.Context, seq int64, rec *record.Record, now func()
 	}
 	hreq := p.hreq
 	rd := h.Adapter.NewReader(rec)
+	rd.Hear(&h.heard, mono)
 	var ex transport.Exchange
 	var err error
+	if h.waiting.Add(1) == 1 {
+		h.heard.Store(mono()) // nothing was awaited before: the silence starts now
+	}
+	defer h.waiting.Add(-1)
 	rec.Sent = now()
 	if p.enc != nil {
 		ex, err = h.Transport.(transport.Encoder).Send(ctx, p.enc, now, rd)
