@@ -130,18 +130,17 @@ func (p *progress) start() func() {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		t := time.NewTicker(500 * time.Millisecond)
+		const tick = 500 * time.Millisecond
+		t := time.NewTicker(tick)
 		defer t.Stop()
-		logged := time.Now()
-		for {
+		for n := 1; ; n++ {
 			select {
 			case <-stop:
 				return
-			case now := <-t.C:
+			case <-t.C:
 				p.sayQuiet()
-				if p.terminal || now.Sub(logged) >= logEvery {
+				if p.terminal || n%int(logEvery/tick) == 0 {
 					p.print()
-					logged = now
 				}
 			}
 		}
