@@ -99,8 +99,8 @@ func TestTranslateReportsEveryProblemAtOnce(t *testing.T) {
 		"--random", "3", // ambiguous
 		"--random-batch-size", "4", // refused at a value that asks for embeddings
 		"--dataset-name", "random",
-		"--plot-dataset-stats", // refused outright
-		"--model",              // no value
+		"--enable-multimodal-chat", // refused outright
+		"--model",                  // no value
 	}, benchFlags())
 	var e *Error
 	if !errors.As(err, &e) {
@@ -110,7 +110,7 @@ func TestTranslateReportsEveryProblemAtOnce(t *testing.T) {
 		"--requst-rate: unknown flag (did you mean --request-rate?)",
 		"--random: ambiguous, it could be --random-batch-size, --random-input-len, --random-mm-base-items-per-request, --random-mm-bucket-config or 5 more",
 		"--random-batch-size 4: refused unless 1: embedding benchmarks are not supported",
-		"--plot-dataset-stats: refused: goodput draws no PNG; --report writes the run's HTML report",
+		"--enable-multimodal-chat: refused: multimodal datasets are not supported",
 		"--model: needs a value",
 	}
 	if !reflect.DeepEqual(e.Problems, want) {

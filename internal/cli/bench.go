@@ -315,16 +315,24 @@ func runBenchPrepared(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFl
 		said = env.Stderr // standard output is one JSON document
 	}
 	histErr := hist.bench(ctx, said, &cfg, out)
+	// The files written after the run say so where the summary went.
+	wrote := *env
+	wrote.Stdout = said
 	if f.vllm.plotTimeline {
 		// vLLM colours gaps by two thresholds; the timeline marks the
 		// gaps above the upper one.
 		th, _ := timelineThresholds(f.vllm.timelineITL)
-		if err := writeHTMLReportWith(env, out.RecordsPath, timelinePath(cfg, out), cfg.Metrics, report.HTMLOptions{LongGap: th[1] / 1e3}); err != nil {
+		if err := writeHTMLReportWith(&wrote, out.RecordsPath, besideResult(cfg, out, ".timeline.html"), cfg.Metrics, report.HTMLOptions{LongGap: th[1] / 1e3}); err != nil {
+			return errors.Join(histErr, err)
+		}
+	}
+	if f.vllm.plotDataset {
+		if err := writeDatasetStats(&wrote, out.RecordsPath, besideResult(cfg, out, ".dataset_stats.png")); err != nil {
 			return errors.Join(histErr, err)
 		}
 	}
 	if f.report != "" {
-		if err := writeHTMLReport(env, out.RecordsPath, f.report, cfg.Metrics); err != nil {
+		if err := writeHTMLReport(&wrote, out.RecordsPath, f.report, cfg.Metrics); err != nil {
 			return err
 		}
 	}
@@ -408,14 +416,15 @@ func queueBlock(q vllmresult.NamedStat) report.Block {
 	return b
 }
 
-// timelinePath is where --plot-timeline writes the run's report: beside
-// vLLM's result file, its .json replaced by .timeline.html, as vLLM does.
-func timelinePath(cfg bench.Config, out *bench.Outcome) string {
+// besideResult is where vLLM writes a picture of the run: beside its
+// result file, the file's .json replaced by ext (--plot-timeline's
+// .timeline.html, --plot-dataset-stats' .dataset_stats.png).
+func besideResult(cfg bench.Config, out *bench.Outcome, ext string) string {
 	p := out.ResultPath
 	if p == "" {
 		p = bench.VLLMResultPath(cfg, out.Model, out.Run.Epoch)
 	}
-	return strings.TrimSuffix(p, filepath.Ext(p)) + ".timeline.html"
+	return strings.TrimSuffix(p, filepath.Ext(p)) + ext
 }
 
 func printOutcome(env *Env, format string, out *bench.Outcome, o report.TextOptions) error {

@@ -108,7 +108,7 @@ var flagGroups = map[string]string{
 	"hf-name": groupWorkload, "hf-output-len": groupWorkload, "hf-split": groupWorkload, "hf-subset": groupWorkload,
 	"percentile-metrics": groupSLO,
 	"save-detailed":      groupOutput, "append-result": groupOutput, "result-filename": groupOutput,
-	"metadata": groupOutput, "record-label": groupOutput, "plot-timeline": groupOutput,
+	"metadata": groupOutput, "record-label": groupOutput, "plot-timeline": groupOutput, "plot-dataset-stats": groupOutput,
 	"timeline-itl-thresholds": groupOutput,
 }
 

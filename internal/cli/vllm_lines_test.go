@@ -74,8 +74,7 @@ const timedTraceLine = `--model Qwen/Qwen3.5-2B --dataset-name=timed_trace --num
 
 var vllmLines = []vllmLine{
 	{docs + ", Online Benchmark", `--backend vllm --model NousResearch/Hermes-3-Llama-3.1-8B --endpoint /v1/completions --dataset-name sharegpt --dataset-path <your data path>/ShareGPT_V3_unfiltered_cleaned_split.json --num-prompts 10`, 10, nil, 0},
-	{docs + ", Results Visualization", `--backend vllm --model meta-llama/Llama-3.1-8B-Instruct --endpoint /v1/completions --dataset-name sharegpt --dataset-path <your data path>/ShareGPT_V3_unfiltered_cleaned_split.json --num-prompts 100 --plot-timeline --timeline-itl-thresholds 2,5 --plot-dataset-stats --save-result`, 0,
-		[]string{"--plot-dataset-stats: refused: goodput draws no PNG; --report writes the run's HTML report"}, 0},
+	{docs + ", Results Visualization", `--backend vllm --model meta-llama/Llama-3.1-8B-Instruct --endpoint /v1/completions --dataset-name sharegpt --dataset-path <your data path>/ShareGPT_V3_unfiltered_cleaned_split.json --num-prompts 100 --plot-timeline --timeline-itl-thresholds 2,5 --plot-dataset-stats --save-result`, 100, nil, 0},
 	{docs + ", Custom Dataset", `--port 9001 --save-result --save-detailed --backend vllm --model meta-llama/Llama-3.1-8B-Instruct --endpoint /v1/completions --dataset-name custom --dataset-path <path-to-your-data-jsonl> --skip-chat-template --num-prompts 80 --max-concurrency 1 --temperature=0.3 --top-p=0.75 --result-dir "./log/"`, 80, nil, 0},
 	{docs + ", Custom Audio Dataset (Whisper)", `--model openai/whisper-tiny --backend openai-audio --endpoint /v1/audio/transcriptions --dataset-name custom_audio --dataset-path audio_data.jsonl --no-oversample --custom-output-len 256 --save-result --save-detailed --result-filename whisper_bench.json`, 0,
 		[]string{"--backend openai-audio: refused: audio benchmarks are not supported", "--dataset-name custom_audio: refused: audio datasets are not supported"}, 0},

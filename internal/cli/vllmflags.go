@@ -32,6 +32,7 @@ type vllmFlags struct {
 	outputLen       int
 	timelineITL     string
 	plotTimeline    bool
+	plotDataset     bool
 	warmupFirst     int
 
 	req requestFlags
@@ -56,6 +57,7 @@ func registerVLLMFlags(fl *pflag.FlagSet, cfg *bench.Config, f *vllmFlags) {
 	fl.BoolVar(&cfg.Profile, "profile", false, "POST /start_profile before the run and /stop_profile after it")
 	fl.BoolVar(&f.plotTimeline, "plot-timeline", false, "write the run's HTML report beside vLLM's result file (<result>.timeline.html)")
 	fl.StringVar(&f.timelineITL, "timeline-itl-thresholds", "25,50", "two ITL thresholds in ms for the timeline's colours")
+	fl.BoolVar(&f.plotDataset, "plot-dataset-stats", false, "draw the prompt, output and total tokens of the completed requests as histograms, a PNG beside vLLM's result file (<result>.dataset_stats.png)")
 	fl.IntVar(&f.inputLen, "input-len", 0, "input length of the random dataset (vLLM's --input-len)")
 	fl.IntVar(&f.outputLen, "output-len", 0, "output length of every dataset that has one (vLLM's --output-len)")
 	fl.BoolVar(&cfg.VLLMFile.NoTokenizer, "skip-tokenizer-init", false, "load no tokenizer (tokenizer_id null in vLLM's file)")
@@ -106,7 +108,7 @@ func (f *vllmFlags) apply(cmd *cobra.Command, cfg *bench.Config, tf *targetFlags
 	// records and summary beside it.
 	cfg.VLLMFile.Save = cfg.SaveResult || cfg.VLLMFile.Append
 	cfg.VLLMFile.Dir = cfg.ResultDir
-	if (cfg.VLLMFile.Save || f.plotTimeline) && cfg.ResultDir == "" {
+	if (cfg.VLLMFile.Save || f.plotTimeline || f.plotDataset) && cfg.ResultDir == "" {
 		cfg.ResultDir = "."
 	}
 	cfg.SaveResult = cfg.VLLMFile.Save

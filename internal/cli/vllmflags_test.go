@@ -55,9 +55,9 @@ func TestBenchVLLMUsageErrors(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"--requst-rate", "4", "--random", "8", "--plot-dataset-stats"}, []string{
+		{[]string{"--requst-rate", "4", "--random", "8", "--enable-multimodal-chat"}, []string{
 			"3 problems with the command line:", "--requst-rate: unknown flag (did you mean --request-rate?)",
-			"--random: ambiguous", "--plot-dataset-stats: refused"}},
+			"--random: ambiguous", "--enable-multimodal-chat: refused"}},
 		{[]string{"--port", "eighty"}, []string{`--port "eighty": want a port number`}},
 		{[]string{"--lora-assignment", "sticky"}, []string{`--lora-assignment "sticky": want random or round-robin`}},
 		{[]string{"--percentile-metrics", "ttft,latency"}, []string{`--percentile-metrics: "latency": want names among`}},
