@@ -33,6 +33,7 @@ type Runner struct {
 	client   *http.Client // over HTTP: the idle checks
 	noGauges bool         // over HTTP: the server cannot be waited for
 	measured int
+	failed   *metrics.Counts // the counts of the first measurement whose every request failed
 }
 
 // New validates cfg and prepares a Runner. With cfg.Resume it scans
@@ -158,6 +159,9 @@ func (r *Runner) Measure(ctx context.Context, l sweep.Load) (sweep.Point, error)
 			line += " (first: " + example + ")"
 		}
 		r.logf("%s", line)
+		if c.Completed == 0 && r.failed == nil {
+			r.failed = &c
+		}
 	}
 	return sweep.NewPoint(l, s)
 }
@@ -246,6 +250,9 @@ type Outcome struct {
 	Resumed  int    // points taken from the result directory
 	JSONPath string // sweep.json; empty without a result directory
 	CSVPath  string
+	// AllFailed is the counts of the first measurement of this run whose
+	// every request failed, nil when none did: its errors say why.
+	AllFailed *metrics.Counts
 }
 
 // Run executes plan and returns the analysed sweep. The points New found
@@ -274,7 +281,7 @@ func (r *Runner) Run(ctx context.Context, plan sweep.Plan) (*Outcome, error) {
 		}
 	}
 	points, runErr := sweep.Run(ctx, plan, r.Measure, onPoint)
-	out := &Outcome{Measured: r.measured - before, Resumed: len(r.resumed)}
+	out := &Outcome{Measured: r.measured - before, Resumed: len(r.resumed), AllFailed: r.failed}
 	if len(points) == 0 {
 		return out, errors.Join(runErr, saveErr)
 	}

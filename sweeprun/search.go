@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/sweep"
 )
 
@@ -18,6 +19,8 @@ type SearchOutcome struct {
 	Resumed  int // probes answered from the result directory
 	JSONPath string
 	CSVPath  string
+	// AllFailed is as Outcome's.
+	AllFailed *metrics.Counts
 }
 
 // Search runs the SLO search s, measuring each probe repeats times (0 means
@@ -78,7 +81,7 @@ func (r *Runner) Search(ctx context.Context, s sweep.Search, repeats int, o swee
 	}
 	res, runErr := s.Run(ctx, measure)
 	out.Result = res
-	out.Measured = r.measured - before
+	out.Measured, out.AllFailed = r.measured-before, r.failed
 	if len(known) == 0 {
 		return out, errors.Join(runErr, saveErr)
 	}

@@ -399,7 +399,7 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 			}
 		}
 		if err == nil && out != nil {
-			err = measuredNothing(out.Summary.Points, dir)
+			err = measuredNothing(out.Summary.Points, out.AllFailed, cfg, dir)
 		}
 		return sweepExit(ctx, err, dir)
 	}
@@ -421,15 +421,16 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 		}
 	}
 	if err == nil && out != nil {
-		err = measuredNothing(out.Summary.Points, dir)
+		err = measuredNothing(out.Summary.Points, out.AllFailed, cfg, dir)
 	}
 	return sweepExit(ctx, err, dir)
 }
 
 // measuredNothing fails a sweep none of whose points measured an output
 // token, as bench fails such a run: every request failed or answered
-// nothing, so no load was measured.
-func measuredNothing(points []sweep.Point, dir string) error {
+// nothing, so no load was measured. Where every request of a load failed,
+// it says with what, as bench does.
+func measuredNothing(points []sweep.Point, allFailed *metrics.Counts, cfg bench.Config, dir string) error {
 	if len(points) == 0 {
 		return nil
 	}
@@ -438,8 +439,12 @@ func measuredNothing(points []sweep.Point, dir string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("none of the %d loads measured an output token (error rate %.0f%% at the first): check --base-url, --endpoint, --backend and what the server answers; the points' records are in %s",
-		len(points), 100*points[0].Mean.ErrorRate, dir)
+	why := "check --base-url, --endpoint, --backend and what the server answers"
+	if c := allFailed; c != nil {
+		why = "every request of a load failed" + firstError(*c) + notFoundHint(cfg, *c)
+	}
+	return fmt.Errorf("none of the %d loads measured an output token (error rate %.0f%% at the first): %s; the points' records are in %s",
+		len(points), 100*points[0].Mean.ErrorRate, why, dir)
 }
 
 // newSweepRunner builds the runner; a configuration error is a usage

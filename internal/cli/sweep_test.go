@@ -685,6 +685,26 @@ func TestSweepThatMeasuredNothingFails(t *testing.T) {
 	}
 }
 
+// A sweep whose every request was answered 404 says so at its end, with
+// the URL the requests went to, as bench does.
+func TestSweepEveryRequestNotFound(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/health" {
+			return
+		}
+		http.Error(w, `{"error":{"message":"File Not Found","type":"not_found_error","code":404}}`, http.StatusNotFound)
+	}))
+	t.Cleanup(srv.Close)
+	dir := filepath.Join(t.TempDir(), "sw")
+	_, errOut, code := run(t, "", "sweep", "--base-url", srv.URL, "--model", "m", "--backend", "tgi", "--concurrency", "1,2",
+		"--num-prompts", "4", "--no-calibrate", "--no-server-metrics", "--result-dir", dir, "--quiet")
+	want := "none of the 2 loads measured an output token (error rate 100% at the first): every request of a load failed: 4 http (http 404 Not Found"
+	hint := "; the server has no POST " + srv.URL + "/generate_stream: --backend tgi sends its requests there, and --endpoint changes the path"
+	if code != ExitTool || !strings.Contains(errOut, want) || !strings.Contains(errOut, hint) {
+		t.Errorf("exit %d, %q; want 1, saying %q and %q", code, errOut, want, hint)
+	}
+}
+
 // A short run hides overload: 300 requests at 40 req/s arrive in 7.5 s, the
 // simulator's batch absorbs them and every one meets the SLO, but they end
 // at about 24 req/s. The sweep marks 40 req/s short, warns with both rates,
