@@ -71,13 +71,16 @@ var registry = map[string]Adapter{
 	},
 }
 
-// aliases let `vllm bench serve` habits work: its vllm and sglang backends
-// speak OpenAI completions.
-var aliases = map[string]string{"vllm": "openai", "sglang": "openai"}
+// aliases let vLLM's habits work: `vllm bench serve`'s vllm backend, and
+// the sglang, lmdeploy, scalellm and llama.cpp backends of its earlier
+// benchmark_serving.py, speak OpenAI completions (llama.cpp's among them:
+// /v1/completions, not the native /completion of goodput's llamacpp).
+var aliases = map[string]string{"vllm": "openai", "sglang": "openai", "lmdeploy": "openai", "scalellm": "openai", "llama.cpp": "openai"}
 
 // Lookup returns the adapter for a --backend name: openai (completions),
-// openai-chat, openai-responses, tgi, llamacpp or ollama; vllm and sglang are accepted for
-// openai. OpenAI-style adapters start in UsageContinuous mode.
+// openai-chat, openai-responses, tgi, llamacpp or ollama; vllm, sglang,
+// lmdeploy, scalellm and llama.cpp are accepted for openai. OpenAI-style
+// adapters start in UsageContinuous mode.
 func Lookup(name string) (*Adapter, error) {
 	key := name
 	if canon, ok := aliases[name]; ok {

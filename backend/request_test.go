@@ -302,6 +302,11 @@ func TestLookup(t *testing.T) {
 		{"ollama", "ollama", "/api/generate"},
 		{"vllm", "openai", "/v1/completions"},   // vllm bench serve's name
 		{"sglang", "openai", "/v1/completions"}, // likewise
+		// benchmark_serving.py's names of OpenAI completions, llama.cpp's
+		// included: its /v1/completions, not llamacpp's /completion.
+		{"lmdeploy", "openai", "/v1/completions"},
+		{"scalellm", "openai", "/v1/completions"},
+		{"llama.cpp", "openai", "/v1/completions"},
 	}
 	for _, tt := range tests {
 		a, err := Lookup(tt.name)

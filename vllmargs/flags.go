@@ -84,7 +84,7 @@ var Flags = []Flag{
 		Goodput: "refused: audio datasets are not supported"},
 	{Name: "backend", Arity: One, Refuse: refusedBackend, VLLMValue: func(v string) bool { return v == "vllm" },
 		VLLM:    "request API: vllm and openai (completions), openai-chat, openai-audio, openai-responses, embeddings, pooling and rerank APIs",
-		Goodput: "vllm, openai, openai-chat and openai-responses as vLLM; also tgi, llamacpp and ollama; audio, embeddings, pooling and rerank are refused with the reason"},
+		Goodput: "vllm, openai, openai-chat and openai-responses as vLLM, and the older sglang, lmdeploy, scalellm and llama.cpp (OpenAI completions); also tgi, llamacpp and ollama; audio, embeddings, pooling, rerank, tensorrt-llm and deepspeed-mii are refused with the reason"},
 	{Name: "base-url", Arity: One,
 		VLLM:    "server base URL, instead of --host and --port",
 		Goodput: "the same; without it, --host or --port, goodput benchmarks its built-in simulator and says so"},
@@ -417,6 +417,9 @@ var refusedBackends = map[string]string{
 	"infinity-embeddings-clip":  "embedding benchmarks are not supported",
 	"vllm-pooling":              "pooling benchmarks are not supported",
 	"vllm-rerank":               "rerank benchmarks are not supported",
+	// benchmark_serving.py's backends of their own protocols.
+	"tensorrt-llm":  "TensorRT-LLM's Triton generate_stream API is not supported; trtllm-serve serves OpenAI's API: give --backend openai",
+	"deepspeed-mii": "DeepSpeed-MII's API is not supported; its OpenAI-compatible server takes --backend openai",
 }
 
 func refusedBackend(v string) string { return refusedBackends[v] }

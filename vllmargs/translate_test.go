@@ -246,9 +246,16 @@ func TestTranslateRefusesValuesGoodputLacks(t *testing.T) {
 	if !reflect.DeepEqual(e.Problems, want) {
 		t.Errorf("problems %q", e.Problems)
 	}
-	// The values goodput has pass.
-	if _, err := Translate([]string{"--backend", "vllm", "--dataset-name", "sonnet"}, fs); err != nil {
-		t.Error(err)
+	// The values goodput has pass, benchmark_serving.py's names of OpenAI
+	// completions among them; its own protocols are refused.
+	for _, b := range []string{"vllm", "sglang", "lmdeploy", "scalellm", "llama.cpp"} {
+		if _, err := Translate([]string{"--backend", b, "--dataset-name", "sonnet"}, fs); err != nil {
+			t.Error(err)
+		}
+	}
+	_, err = Translate([]string{"--backend", "tensorrt-llm"}, fs)
+	if !errors.As(err, &e) || len(e.Problems) != 1 || !strings.HasPrefix(e.Problems[0], "--backend tensorrt-llm: refused: TensorRT-LLM's Triton generate_stream API is not supported") {
+		t.Errorf("tensorrt-llm: %v", err)
 	}
 }
 
