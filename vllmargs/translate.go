@@ -257,7 +257,13 @@ func (t *translator) resolve(name string) (string, bool) {
 		if len(shown) > 4 {
 			shown = shown[:4]
 		}
-		t.problem("--%s: ambiguous, it could be --%s%s", name, strings.Join(shown, ", --"), more(len(cands)-len(shown)))
+		hint := ""
+		if name == "dataset" {
+			// benchmark_serving.py's flag of 2024, the ShareGPT file, that
+			// scripts still carry.
+			hint = " (the --dataset of vLLM's earlier benchmark_serving.py, a ShareGPT file, is --dataset-name sharegpt --dataset-path FILE)"
+		}
+		t.problem("--%s: ambiguous, it could be --%s%s%s", name, strings.Join(shown, ", --"), more(len(cands)-len(shown)), hint)
 	default:
 		if s := nearest(name, t.names); s != "" {
 			t.problem("--%s: unknown flag (did you mean --%s?)", name, s)

@@ -231,6 +231,17 @@ func TestForcesIgnoreEOS(t *testing.T) {
 	}
 }
 
+// The --dataset of benchmark_serving.py's scripts is ambiguous, as in
+// vLLM's argparse, and the message says what it became.
+func TestOldDatasetFlagSaysWhatItBecame(t *testing.T) {
+	_, err := Translate([]string{"--dataset", "ShareGPT_V3_unfiltered_cleaned_split.json"}, benchFlags())
+	var e *Error
+	want := "--dataset: ambiguous, it could be --dataset-name, --dataset-path (the --dataset of vLLM's earlier benchmark_serving.py, a ShareGPT file, is --dataset-name sharegpt --dataset-path FILE)"
+	if !errors.As(err, &e) || len(e.Problems) != 1 || e.Problems[0] != want {
+		t.Errorf("err = %v, want %q", err, want)
+	}
+}
+
 func TestTranslateRefusesValuesGoodputLacks(t *testing.T) {
 	fs := benchFlags()
 	_, err := Translate([]string{"--backend", "openai-audio", "--dataset-name", "custom_audio", "--endpoint-type=vllm-rerank"}, fs)
