@@ -84,11 +84,14 @@ func (c *Config) Validate() error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	a := c.Bench.Arrival
-	if a.NumPrompts <= 0 && a.Duration <= 0 && a.Replay == nil {
-		bad("--num-prompts or --duration: each point needs a number of requests or a duration")
-	}
-	if a.NumPrompts < 0 {
+	switch {
+	case (a.NumPrompts == 0 || a.NumPrompts == -1) && a.Duration <= 0 && a.Replay == nil && c.Bench.Workload.HasEntries():
+		// bench's every entry, which a sweep's points do not take.
+		bad("--num-prompts %d: bench takes every entry of --dataset-path for it, but each point of a sweep needs a number of requests or a --duration: give the number of entries to send", a.NumPrompts)
+	case a.NumPrompts < 0:
 		bad("--num-prompts must be ≥ 0, got %d", a.NumPrompts)
+	case a.NumPrompts == 0 && a.Duration <= 0 && a.Replay == nil:
+		bad("--num-prompts or --duration: each point needs a number of requests or a duration")
 	}
 	if a.MaxConcurrency < 0 {
 		// A concurrency point sets its own cap, so the check of a point

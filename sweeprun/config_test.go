@@ -24,6 +24,11 @@ func TestConfigValidate(t *testing.T) {
 		{"duration only", func(c *Config) { c.Bench.Arrival.NumPrompts = 0; c.Bench.Arrival.Duration = time.Second }, ""},
 		{"no bound", func(c *Config) { c.Bench.Arrival.NumPrompts = 0 }, "--num-prompts or --duration"},
 		{"negative prompts", func(c *Config) { c.Bench.Arrival.NumPrompts = -5 }, "--num-prompts must be ≥ 0, got -5"},
+		// bench's every entry of a file is no count for a point.
+		{"every entry", func(c *Config) {
+			c.Bench.Arrival.NumPrompts = -1
+			c.Bench.Workload.Dataset, c.Bench.Workload.Path = "sharegpt", "../workload/testdata/sharegpt_small.json"
+		}, "--num-prompts -1: bench takes every entry of --dataset-path for it, but each point of a sweep needs a number of requests or a --duration"},
 		// Over HTTP, where a concurrency point sets its own cap.
 		{"negative cap", func(c *Config) { c.Virtual = nil; c.Bench.Arrival.MaxConcurrency = -3 }, "--max-concurrency must be ≥ 0, got -3"},
 		{"ramp", func(c *Config) { c.Bench.Arrival.Ramp.Kind = arrival.RampLinear }, "no --ramp-up-strategy"},
