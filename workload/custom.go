@@ -20,8 +20,9 @@ type customLine struct {
 	OutputLen *int    `json:"output_len"`
 	InputLen  *int    `json:"input_len"`
 	// OutputTokens is vLLM's name for a line's output length, which its
-	// client reads only for --custom-output-len -1.
-	OutputTokens *int `json:"output_tokens"`
+	// client reads only for --custom-output-len -1: it is decoded only
+	// then, so that a line whose field would not be read cannot fail.
+	OutputTokens json.RawMessage `json:"output_tokens"`
 }
 
 // CustomOutputFromLines is the --custom-output-len that takes every
@@ -71,7 +72,13 @@ func (c Config) customItem(text []byte) (Item, error) {
 	it := Item{Prompt: *l.Prompt, OutputTokens: c.Custom.OutputLen}
 	own, key := l.OutputLen, "output_len"
 	if own == nil && c.Custom.OutputLen == CustomOutputFromLines {
-		own, key = l.OutputTokens, "output_tokens"
+		key = "output_tokens"
+		if len(l.OutputTokens) > 0 && string(l.OutputTokens) != "null" {
+			own = new(int)
+			if err := json.Unmarshal(l.OutputTokens, own); err != nil {
+				return Item{}, fmt.Errorf(`"output_tokens": %w`, jsonerr.Plain(err))
+			}
+		}
 		if own == nil {
 			return Item{}, errors.New(`no output length: --custom-output-len -1 takes each line's "output_tokens" (or "output_len")`)
 		}

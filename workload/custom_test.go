@@ -96,11 +96,11 @@ func TestReadCustomErrors(t *testing.T) {
 
 // vLLM's --custom-output-len -1 takes each line's "output_tokens" (goodput's
 // "output_len" first, where a line has both); with any other value vLLM's
-// field is ignored, as vLLM ignores it, and a line without a length gets
-// the flag's.
+// field is ignored, as vLLM ignores it, whatever it holds, and a line
+// without a length gets the flag's.
 func TestCustomOutputLengthFromTheLines(t *testing.T) {
 	data := `{"prompt": "one", "output_tokens": 12}
-{"prompt": "two", "output_len": 7, "output_tokens": 30}
+{"prompt": "two", "output_len": 7, "output_tokens": "thirty"}
 {"prompt": "three", "output_tokens": 5}`
 	outputs := func(flag int) []int {
 		t.Helper()
@@ -125,6 +125,8 @@ func TestCustomOutputLengthFromTheLines(t *testing.T) {
 		{"no length", "{\"prompt\": \"a\", \"output_tokens\": 3}\n{\"prompt\": \"b\"}",
 			`f.jsonl:2: no output length: --custom-output-len -1 takes each line's "output_tokens" (or "output_len")`},
 		{"zero", `{"prompt": "a", "output_tokens": 0}`, `f.jsonl:1: "output_tokens" must be in [1, 16777216], got 0`},
+		{"null", `{"prompt": "a", "output_tokens": null}`, `f.jsonl:1: no output length`},
+		{"fraction", `{"prompt": "a", "output_tokens": 2.5}`, `f.jsonl:1: "output_tokens": want an integer, got a JSON number 2.5`},
 		{"text", `{"prompt": "a", "output_tokens": "many"}`, `f.jsonl:1: "output_tokens": want an integer, got a JSON string`},
 	}
 	for _, tt := range bad {
