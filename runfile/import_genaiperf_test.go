@@ -1,4 +1,4 @@
-package runfile_test
+package runfile
 
 import (
 	"bytes"
@@ -14,40 +14,12 @@ import (
 
 	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/record"
-	"github.com/goodput-dev/goodput/runfile"
 )
-
-// These tests sit outside package runfile so that they can compute the
-// imported requests' figures with the metrics package, as analyze does.
 
 const (
 	gpFixture = "testdata/genai-perf/profile_export.json"
 	gpSweep   = "testdata/genai-perf/profile_export_sweep.json"
 )
-
-// gpRead opens path and reads every record.
-func gpRead(t *testing.T, path string) (*runfile.File, []record.Record) {
-	t.Helper()
-	f, err := runfile.Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []record.Record
-	for {
-		var r record.Record
-		err := f.Next(&r)
-		if err == io.EOF {
-			return f, out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, r)
-	}
-}
-
-func gpms(v float64) int64 { return int64(v * 1e6) }
 
 // The fixture is one experiment at concurrency 2 of an OpenAI chat
 // endpoint, from 10 s past midnight, 1 January 2026 (times below are from
@@ -62,7 +34,7 @@ func gpms(v float64) int64 { return int64(v * 1e6) }
 //	  no usage block.
 //	C sent at 100 ms; role-only at 180 ms; an error event (code 400) at 190 ms.
 func TestOpenGenAIPerfExport(t *testing.T) {
-	f, recs := gpRead(t, gpFixture)
+	f, recs := readAll(t, gpFixture)
 	h := f.Header()
 	if f.Format != "genai-perf" || h.Tool != "import: GenAI-Perf profile_export.json (concurrency 2)" || len(recs) != 3 {
 		t.Fatalf("format %q, tool %q, %d records", f.Format, h.Tool, len(recs))
@@ -88,21 +60,21 @@ func TestOpenGenAIPerfExport(t *testing.T) {
 	// The role-only chunk carries no token; the two events of one
 	// response are one chunk of two pieces; the split event counts when
 	// its second half arrived. The usage's 5 tokens are the 5 pieces.
-	wantA := []record.Chunk{{At: gpms(200), Tokens: 1}, {At: gpms(220), Tokens: 1}, {At: gpms(260), Tokens: 2}, {At: gpms(305), Tokens: 1}}
-	if a.Seq != 0 || a.Scheduled != 0 || a.Sent != 0 || a.End != gpms(311) || !reflect.DeepEqual(a.Chunks, wantA) ||
+	wantA := []record.Chunk{{At: ms(200), Tokens: 1}, {At: ms(220), Tokens: 1}, {At: ms(260), Tokens: 2}, {At: ms(305), Tokens: 1}}
+	if a.Seq != 0 || a.Scheduled != 0 || a.Sent != 0 || a.End != ms(311) || !reflect.DeepEqual(a.Chunks, wantA) ||
 		a.OutputTokens != 5 || a.TokenSource != record.SourceUsage || a.InputTokens != 12 || a.Finish != "stop" || a.Status != 200 || !a.OK() {
 		t.Errorf("A = %+v", a)
 	}
 	// Without usage, one token per piece; the input is unknown.
-	wantB := []record.Chunk{{At: gpms(250), Tokens: 1}, {At: gpms(300), Tokens: 1}}
-	if b.Scheduled != gpms(50) || b.Sent != gpms(50) || b.End != gpms(351) || !reflect.DeepEqual(b.Chunks, wantB) ||
+	wantB := []record.Chunk{{At: ms(250), Tokens: 1}, {At: ms(300), Tokens: 1}}
+	if b.Scheduled != ms(50) || b.Sent != ms(50) || b.End != ms(351) || !reflect.DeepEqual(b.Chunks, wantB) ||
 		b.OutputTokens != 2 || b.TokenSource != record.SourceChunks || b.InputTokens != 0 || b.Finish != "length" || !b.OK() {
 		t.Errorf("B = %+v", b)
 	}
 	// An error in the stream, after the 200 that opened it, is a failure
 	// of the kind its code names.
 	if c.Error != record.ErrHTTP || c.Status != 200 || c.Msg != "invalid_request_error: prompt is too long (code 400)" ||
-		c.Sent != gpms(100) || c.End != gpms(190) || len(c.Chunks) != 0 || c.OutputTokens != 0 {
+		c.Sent != ms(100) || c.End != ms(190) || len(c.Chunks) != 0 || c.OutputTokens != 0 {
 		t.Errorf("C = %+v", c)
 	}
 	wantNotes := []string{
@@ -120,7 +92,7 @@ func TestOpenGenAIPerfExport(t *testing.T) {
 // 26.25 ms; the chunk gaps 20, 40 and 45 ms, the 40 ms one closing a
 // chunk of 2 tokens, so the per-token ITLs are 20, 20, 20 and 45 ms.
 func TestGenAIPerfRequestMetrics(t *testing.T) {
-	_, recs := gpRead(t, gpFixture)
+	_, recs := readAll(t, gpFixture)
 	a := recs[0]
 	q := metrics.Compute(&a)
 	if !q.OK || q.TTFT != 200*time.Millisecond || q.TTFTSent != 200*time.Millisecond || q.ClientQueue != 0 ||
@@ -140,7 +112,7 @@ func TestGenAIPerfRequestMetrics(t *testing.T) {
 // Perf Analyzer writes its export on one line; it reads as the indented
 // fixture does.
 func TestOpenGenAIPerfOneLine(t *testing.T) {
-	_, want := gpRead(t, gpFixture)
+	_, want := readAll(t, gpFixture)
 	b, err := os.ReadFile(gpFixture)
 	if err != nil {
 		t.Fatal(err)
@@ -153,14 +125,14 @@ func TestOpenGenAIPerfOneLine(t *testing.T) {
 	if err := os.WriteFile(path, one.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, got := gpRead(t, path); !reflect.DeepEqual(got, want) {
+	if _, got := readAll(t, path); !reflect.DeepEqual(got, want) {
 		t.Errorf("one line: %+v\nwant %+v", got, want)
 	}
 	// A file of one experiment may name it, but no other.
-	if _, got := gpRead(t, gpFixture+"#1"); !reflect.DeepEqual(got, want) {
+	if _, got := readAll(t, gpFixture+"#1"); !reflect.DeepEqual(got, want) {
 		t.Errorf("#1: %+v", got)
 	}
-	if _, err := runfile.Open(gpFixture+"#2", nil); err == nil || err.Error() != gpFixture+"#2: the GenAI-Perf profile export holds 1 experiment, not 2" {
+	if _, err := Open(gpFixture+"#2", nil); err == nil || err.Error() != gpFixture+"#2: the GenAI-Perf profile export holds 1 experiment, not 2" {
 		t.Errorf("#2: %v", err)
 	}
 }
@@ -168,33 +140,33 @@ func TestOpenGenAIPerfOneLine(t *testing.T) {
 // An export of several experiments (Perf Analyzer's --concurrency-range)
 // holds a run per experiment: naming the file alone names none.
 func TestOpenGenAIPerfExperiments(t *testing.T) {
-	_, err := runfile.Open(gpSweep, nil)
+	_, err := Open(gpSweep, nil)
 	want := gpSweep + ": several runs (a GenAI-Perf profile export of 2 experiments: #1 concurrency 1, #2 request_rate 2.5): name one, as " + gpSweep + "#1"
 	if err == nil || err.Error() != want {
 		t.Errorf("err = %v\nwant  %s", err, want)
 	}
-	if _, err := runfile.Open(gpSweep+"#3", nil); err == nil || err.Error() != gpSweep+"#3: the GenAI-Perf profile export holds 2 experiments, not 3" {
+	if _, err := Open(gpSweep+"#3", nil); err == nil || err.Error() != gpSweep+"#3: the GenAI-Perf profile export holds 2 experiments, not 3" {
 		t.Errorf("#3: %v", err)
 	}
-	if _, err := runfile.Open("-", strings.NewReader(mustRead(t, gpSweep))); err == nil || !strings.HasSuffix(err.Error(), "name one, as FILE#1 (save standard input to a file)") {
+	if _, err := Open("-", strings.NewReader(mustRead(t, gpSweep))); err == nil || !strings.HasSuffix(err.Error(), "name one, as FILE#1 (save standard input to a file)") {
 		t.Errorf("stdin: %v", err)
 	}
 
-	f, recs := gpRead(t, gpSweep+"#1")
+	f, recs := readAll(t, gpSweep+"#1")
 	if f.Header().Tool != "import: GenAI-Perf profile_export.json (experiment 1 of 2, concurrency 1)" || len(recs) != 1 ||
-		!reflect.DeepEqual(recs[0].Chunks, []record.Chunk{{At: gpms(100), Tokens: 1}}) || recs[0].End != gpms(110) {
+		!reflect.DeepEqual(recs[0].Chunks, []record.Chunk{{At: ms(100), Tokens: 1}}) || recs[0].End != ms(110) {
 		t.Errorf("#1: %q %+v", f.Header().Tool, recs)
 	}
 	// Experiment 2's reply was not streamed: its body arrived whole at
 	// 400 ms, 4 tokens by its usage, and says so.
-	f, recs = gpRead(t, gpSweep+"#2")
+	f, recs = readAll(t, gpSweep+"#2")
 	var cfg map[string]any
 	json.Unmarshal(f.Header().Config, &cfg)
 	if f.Header().Tool != "import: GenAI-Perf profile_export.json (experiment 2 of 2, request_rate 2.5)" || cfg["request_rate"] != 2.5 || cfg["experiment"] != 2.0 {
 		t.Errorf("#2: %q %s", f.Header().Tool, f.Header().Config)
 	}
 	r := recs[0]
-	if len(recs) != 1 || !reflect.DeepEqual(r.Chunks, []record.Chunk{{At: gpms(400), Tokens: 4}}) || r.End != gpms(400) ||
+	if len(recs) != 1 || !reflect.DeepEqual(r.Chunks, []record.Chunk{{At: ms(400), Tokens: 4}}) || r.End != ms(400) ||
 		r.OutputTokens != 4 || r.InputTokens != 8 || r.TokenSource != record.SourceUsage || r.Finish != "stop" {
 		t.Errorf("#2: %+v", recs)
 	}
@@ -220,7 +192,7 @@ func TestOpenGenAIPerfSummaryRefused(t *testing.T) {
 		{"testdata/genai-perf/profile_export_genai_perf.json", "GenAI-Perf summary (profile_export_genai_perf.json)"},
 		{"testdata/genai-perf/profile_export_genai_perf.csv", "summary CSV of GenAI-Perf or AIPerf (profile_export_genai_perf.csv)"},
 	} {
-		_, err := runfile.Open(tt.path, nil)
+		_, err := Open(tt.path, nil)
 		want := tt.path + ": a " + tt.what + " holds statistics, not requests: give the per-request export beside it, profile_export.json (GenAI-Perf; profile_export.jsonl for AIPerf)"
 		if err == nil || err.Error() != want {
 			t.Errorf("%s: %v\nwant %s", tt.path, err, want)
@@ -257,7 +229,7 @@ func TestOpenGenAIPerfDamaged(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tt.doc), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, err := runfile.Open(path, nil)
+			_, err := Open(path, nil)
 			if err == nil || err.Error() != path+": "+tt.want {
 				t.Errorf("err = %v\nwant  %s: %s", err, path, tt.want)
 			}
@@ -266,10 +238,10 @@ func TestOpenGenAIPerfDamaged(t *testing.T) {
 }
 
 // gpOne reads the only request of an export of one experiment.
-func gpOne(t *testing.T, kind, request string) (*runfile.File, record.Record) {
+func gpOne(t *testing.T, kind, request string) (*File, record.Record) {
 	t.Helper()
 	doc := `{"experiments":[{"experiment":{"mode":"concurrency","value":1},"requests":[` + request + `]}],"service_kind":"` + kind + `","endpoint":""}`
-	f, err := runfile.Open("-", strings.NewReader(doc))
+	f, err := Open("-", strings.NewReader(doc))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -390,7 +362,7 @@ func TestOpenGenAIPerfSessions(t *testing.T) {
 	}
 	doc := `{"experiments":[{"experiment":{"mode":"request_rate","value":0.0},"requests":[` +
 		turn(300, "s1") + `,` + turn(100, "s1") + `,` + turn(200, "s2") + `]}],"service_kind":"openai"}`
-	f, err := runfile.Open("-", strings.NewReader(doc))
+	f, err := Open("-", strings.NewReader(doc))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -424,13 +396,13 @@ func TestOpenGenAIPerfDetection(t *testing.T) {
 		`{"experiments":[{"name":"a"}]}`,
 		`{"experiments":"many"}`,
 	} {
-		f, err := runfile.Open("-", strings.NewReader(doc))
+		f, err := Open("-", strings.NewReader(doc))
 		if err == nil && f.Format == "genai-perf" || err != nil && strings.Contains(err.Error(), "GenAI-Perf") {
 			t.Errorf("%s: read as GenAI-Perf's (%v)", doc, err)
 		}
 	}
 	// Perf Analyzer's own keys, with no experiment measured, are its export.
-	if _, err := runfile.Open("-", strings.NewReader(`{"experiments":[],"version":"2.45.0","service_kind":"openai"}`)); err == nil ||
+	if _, err := Open("-", strings.NewReader(`{"experiments":[],"version":"2.45.0","service_kind":"openai"}`)); err == nil ||
 		err.Error() != "-: a GenAI-Perf profile export without experiments" {
 		t.Errorf("empty export: %v", err)
 	}
