@@ -277,8 +277,6 @@ func (a *Adapter) BuildRequest(ctx context.Context, baseURL, endpoint string, re
 	return hr, nil
 }
 
-// unsupported fails a request that sets an option the protocol lacks:
-// silently dropping it would measure a different workload.
 // SendsIgnoreEOS reports whether the protocol carries ignore_eos: whether
 // a request asking for it builds.
 func (a *Adapter) SendsIgnoreEOS() bool {
@@ -286,6 +284,8 @@ func (a *Adapter) SendsIgnoreEOS() bool {
 	return err == nil
 }
 
+// unsupported fails a request that sets an option the protocol lacks:
+// silently dropping it would measure a different workload.
 func unsupported(a *Adapter, option string, set bool) error {
 	if !set {
 		return nil

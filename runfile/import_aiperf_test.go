@@ -1,13 +1,14 @@
 package runfile
 
 import (
-	"github.com/goodput-dev/goodput/record"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/goodput-dev/goodput/record"
 )
 
 // The fixture holds, in the order AIPerf finished them: a warm-up

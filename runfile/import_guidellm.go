@@ -10,9 +10,10 @@ import (
 	"strconv"
 	"strings"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/goodput-dev/goodput/internal/jsonerr"
 	"github.com/goodput-dev/goodput/record"
-	"gopkg.in/yaml.v3"
 )
 
 // guidellmBenchmark is one benchmark (one load) of the report `guidellm

@@ -1,11 +1,12 @@
 package runfile
 
 import (
-	"github.com/goodput-dev/goodput/record"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/goodput-dev/goodput/record"
 )
 
 func TestVLLMImportTakesGoodputsScheduledTimes(t *testing.T) {

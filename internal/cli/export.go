@@ -8,13 +8,14 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/goodput-dev/goodput/export"
 	"github.com/goodput-dev/goodput/merge"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/runfile"
 	"github.com/goodput-dev/goodput/slo"
-	"github.com/spf13/cobra"
 )
 
 func newExportCmd(env *Env) *cobra.Command {

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/goodput-dev/goodput/atomicfile"
 	"github.com/goodput-dev/goodput/export"
 	"github.com/goodput-dev/goodput/metrics"
@@ -16,7 +18,6 @@ import (
 	"github.com/goodput-dev/goodput/runfile"
 	"github.com/goodput-dev/goodput/slo"
 	"github.com/goodput-dev/goodput/sweep"
-	"github.com/spf13/cobra"
 )
 
 // Report formats.
