@@ -241,19 +241,13 @@ func (r RandomConfig) validate() []error {
 		if r.PrefixLen > 0 {
 			least = 0
 		}
-		switch {
-		case d.Normal && (d.Mean < 1 || d.SD < 0 || math.IsNaN(d.Mean+d.SD)):
-			bad("--traffic-scenario: prompt lengths want a mean of 1 or more and a standard deviation of 0 or more")
-		case !d.Normal && (d.Lo < least || d.Hi < d.Lo || d.Hi > MaxPromptTokens-r.PrefixLen):
-			bad("--traffic-scenario: prompt lengths want %d to %d tokens, got %d to %d", least, MaxPromptTokens-r.PrefixLen, d.Lo, d.Hi)
+		if why := d.check("prompt", least, MaxPromptTokens-r.PrefixLen); why != "" {
+			bad("%s", why)
 		}
 	}
 	if d := r.OutputDist; d != nil {
-		switch {
-		case d.Normal && (d.Mean < 1 || d.SD < 0 || math.IsNaN(d.Mean+d.SD)):
-			bad("--traffic-scenario: answer lengths want a mean of 1 or more and a standard deviation of 0 or more")
-		case !d.Normal && (d.Lo < 1 || d.Hi < d.Lo || d.Hi > MaxOutputTokens):
-			bad("--traffic-scenario: answer lengths want 1 to %d tokens, got %d to %d", MaxOutputTokens, d.Lo, d.Hi)
+		if why := d.check("answer", 1, MaxOutputTokens); why != "" {
+			bad("%s", why)
 		}
 	}
 	if len(errs) == 0 {

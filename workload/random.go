@@ -114,13 +114,15 @@ func (r *Random) builtin(n int) int {
 // Item generates item seq.
 func (r *Random) Item(seq int64) Item {
 	rng := rand.New(rand.NewPCG(r.seed^rngRandom, uint64(seq)))
+	// A uniform scenario's bounds are inLo..inHi (see NewRandom); a
+	// normal one draws its own.
 	var in, out int
-	if d := r.cfg.InputDist; d != nil {
+	if d := r.cfg.InputDist; d != nil && d.Normal {
 		in = d.draw(rng, MaxPromptTokens-r.cfg.PrefixLen)
 	} else {
 		in = r.inLo + rng.IntN(r.inHi-r.inLo+1)
 	}
-	if d := r.cfg.OutputDist; d != nil {
+	if d := r.cfg.OutputDist; d != nil && d.Normal {
 		out = d.draw(rng, MaxOutputTokens)
 	} else {
 		out = r.outLo + rng.IntN(r.outHi-r.outLo+1)

@@ -19,13 +19,25 @@ type Dist struct {
 	Lo, Hi int
 }
 
-// draw returns one length from d, at most limit.
+// draw returns one length from a normal d, at least d.Lo and at most
+// limit. (A uniform d's lengths are drawn from its bounds as the range
+// ratio's are.)
 func (d *Dist) draw(rng *rand.Rand, limit int) int {
-	if !d.Normal {
-		return d.Lo + rng.IntN(d.Hi-d.Lo+1)
-	}
 	v := math.Floor(d.Mean + d.SD*rng.NormFloat64())
 	return int(min(max(v, float64(d.Lo)), float64(limit)))
+}
+
+// check says what is wrong with d as the lengths of what ("prompt",
+// "answer"), which a uniform d must keep in [least, most]; "" when
+// nothing is.
+func (d *Dist) check(what string, least, most int) string {
+	switch {
+	case d.Normal && (d.Mean < 1 || d.SD < 0 || math.IsNaN(d.Mean+d.SD)):
+		return fmt.Sprintf("--traffic-scenario: %s lengths want a mean of 1 or more and a standard deviation of 0 or more", what)
+	case !d.Normal && (d.Lo < least || d.Hi < d.Lo || d.Hi > most):
+		return fmt.Sprintf("--traffic-scenario: %s lengths want %d to %d tokens, got %d to %d", what, least, most, d.Lo, d.Hi)
+	}
+	return ""
 }
 
 // String describes d: "normal, mean 480, sd 240, at least 1" or "1–200".
