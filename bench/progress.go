@@ -55,7 +55,7 @@ type tokAt struct {
 const defaultWidth = 80
 
 func newProgress(w io.Writer, terminal bool, total int) *progress {
-	p := &progress{w: w, terminal: terminal, total: total, began: time.Now(), width: func() int { return 0 }}
+	p := &progress{w: w, terminal: terminal, total: total, began: time.Now(), width: func() int { return 0 }, quietNext: quietAfter}
 	if f, ok := w.(interface{ Fd() uintptr }); ok && terminal {
 		fd := int(f.Fd())
 		if !term.IsTerminal(fd) {
@@ -156,7 +156,7 @@ func (p *progress) sayQuiet() {
 		return
 	}
 	waiting, silent := p.quiet()
-	if waiting == 0 || silent < quietAfter || p.quietNext < quietAfter {
+	if waiting == 0 || silent < quietAfter {
 		p.quietNext = quietAfter
 		return
 	}

@@ -196,10 +196,14 @@ func notExported(last *promscrape.Snapshot) []string {
 	_, queries := last.Counters[promscrape.PrefixCacheQueries]
 	_, gauge := last.Gauges[promscrape.CacheHitRate]
 	if !queries && !gauge {
-		out = append(out, "prefix_cache_hit_rate")
+		out = append(out, prefixHitRate)
 	}
 	return out
 }
+
+// prefixHitRate is the name NotExported gives the prefix cache's hit rate,
+// which the server exports as a counter pair or a gauge (or neither).
+const prefixHitRate = "prefix_cache_hit_rate"
 
 func gaugePtr(s *promscrape.Snapshot, g promscrape.Gauge) *float64 {
 	if v, ok := s.Gauges[g]; ok {

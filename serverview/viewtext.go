@@ -50,7 +50,7 @@ func ViewText(w io.Writer, v View) error {
 	kv(string(promscrape.TTFT), fmt.Sprintf("TTFT P50 / P99 (ms, last %s):", win), pair(v.TTFT))
 	kv(string(promscrape.ITL), fmt.Sprintf("ITL P50 / P99 (ms, last %s):", win), pair(v.ITL))
 	kv(string(promscrape.Preemptions), fmt.Sprintf("Preemptions (/s, last %s):", win), opt(v.PreemptionsPerSecond, f2))
-	kv("prefix_cache_hit_rate", fmt.Sprintf("Prefix cache hit rate (last %s):", win), opt(v.PrefixCacheHitRate, pct1))
+	kv(prefixHitRate, fmt.Sprintf("Prefix cache hit rate (last %s):", win), opt(v.PrefixCacheHitRate, pct1))
 	kv(string(promscrape.Queue), fmt.Sprintf("Latency share queued (last %s):", win), opt(v.QueueShare, pct1))
 	p.KV(fmt.Sprintf("Scrapes (last %s):", win), fmt.Sprintf("%d (%d failed)", v.Scrapes, v.FailedScrapes))
 	if len(v.NotExported) > 0 {
