@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/goodput-dev/goodput/internal/human"
 )
 
 // marker is a labelled value drawn as a vertical line across a histogram:
@@ -52,7 +54,7 @@ func histogramChart(title, axis, what string, bars Bars, unit float64, markers [
 		if bars.Count == 0 {
 			return ""
 		}
-		return fmt.Sprintf(" (%s %%)", num(100*float64(c)/float64(bars.Count)))
+		return fmt.Sprintf(" (%s %%)", human.Brief(100*float64(c)/float64(bars.Count)))
 	}
 	bar := func(a, b float64, c int64, class, hover string) {
 		x0, x1 := f.x.pos(a), f.x.pos(b)
@@ -66,11 +68,11 @@ func histogramChart(title, axis, what string, bars Bars, unit float64, markers [
 			continue
 		}
 		bar(unit*b.Lo, unit*b.Hi, b.Count, "bar",
-			fmt.Sprintf("%s–%s %s: %d %s%s", num(unit*b.Lo), num(unit*b.Hi), axisUnit(axis), b.Count, what, share(b.Count)))
+			fmt.Sprintf("%s–%s %s: %d %s%s", human.Brief(unit*b.Lo), human.Brief(unit*b.Hi), axisUnit(axis), b.Count, what, share(b.Count)))
 	}
 	if bars.Over > 0 {
 		bar(overLo, overHi, bars.Over, "bar over",
-			fmt.Sprintf("above %s %s: %d %s%s", num(overLo), axisUnit(axis), bars.Over, what, share(bars.Over)))
+			fmt.Sprintf("above %s %s: %d %s%s", human.Brief(overLo), axisUnit(axis), bars.Over, what, share(bars.Over)))
 	}
 	placeMarkers(f, markers)
 	return f
@@ -179,7 +181,7 @@ type line struct {
 	// belongs.
 	xs     []float64
 	dashed bool
-	format func(float64) string // hover value; nil means num
+	format func(float64) string // hover value; nil means human.Brief
 }
 
 // at returns where value i of l is drawn on a time chart of buckets
@@ -257,12 +259,12 @@ func timeChart(title, yLabel string, starts []float64, step float64, lines []lin
 	}
 	for i, s := range starts {
 		var t strings.Builder
-		fmt.Fprintf(&t, "%s–%s s", num(s), num(s+step))
+		fmt.Fprintf(&t, "%s–%s s", human.Brief(s), human.Brief(s+step))
 		for _, l := range lines {
 			if i < len(l.ys) && !math.IsNaN(l.ys[i]) {
 				format := l.format
 				if format == nil {
-					format = num
+					format = human.Brief
 				}
 				fmt.Fprintf(&t, "\n%s: %s", l.name, format(l.ys[i]))
 			}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/goodput-dev/goodput/internal/human"
 	"github.com/goodput-dev/goodput/metrics"
 )
 
@@ -61,7 +62,7 @@ func comparability(runs []*Run) []Warning {
 		}
 		if d, ok := lengthsDiffer(a.OutputLens, b.OutputLens); ok {
 			add(WarnOutputLengths, "output lengths differ: mean %s tokens in the baseline, %s in run %s (KS distance %.2f); latency per request and throughput depend on them",
-				num(meanOf(a.OutputLens)), num(meanOf(b.OutputLens)), runLetter(i), d)
+				human.Brief(meanOf(a.OutputLens)), human.Brief(meanOf(b.OutputLens)), runLetter(i), d)
 		}
 		if msg := stopDiffers(a, b, i); msg != "" {
 			add(WarnStopCriteria, "%s", msg)
@@ -77,7 +78,7 @@ func comparability(runs []*Run) []Warning {
 		}
 		if d, ok := lengthsDiffer(a.InputLens, b.InputLens); ok {
 			add(WarnInputLengths, "input lengths differ: mean %s tokens in the baseline, %s in run %s (KS distance %.2f); prefill time, and so TTFT, depends on them",
-				num(meanOf(a.InputLens)), num(meanOf(b.InputLens)), runLetter(i), d)
+				human.Brief(meanOf(a.InputLens)), human.Brief(meanOf(b.InputLens)), runLetter(i), d)
 		}
 		if wa, wb := warm(a), warm(b); wa != wb {
 			which := func(w bool) string {
@@ -247,7 +248,7 @@ func loadDiffers(a, b *Run, i int) string {
 		return ""
 	}
 	if gap := math.Abs(rb-ra) / ra; gap > maxRateGap {
-		diffs = append(diffs, fmt.Sprintf("offered %s req/s vs %s req/s", num(ra), num(rb)))
+		diffs = append(diffs, fmt.Sprintf("offered %s req/s vs %s req/s", human.Brief(ra), human.Brief(rb)))
 	}
 	if math.Abs(cva-cvb) > maxCVGap {
 		diffs = append(diffs, fmt.Sprintf("inter-arrival variation (CV) %.2f vs %.2f", cva, cvb))

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/goodput-dev/goodput/internal/human"
 	"github.com/goodput-dev/goodput/metrics"
 )
 
@@ -167,7 +168,7 @@ func flowCards(res *metrics.Result) []card {
 			cs = append(cs, card{capitalized(k.units), strconv.FormatInt(c.Count, 10), fmt.Sprintf("%d %s", c.Requests, k.parts)})
 			return
 		}
-		cs = append(cs, card{capitalized(k.unit) + " goodput", num(g.OutputTokensPerSecond) + " tok/s", fmt.Sprintf("%d of %d %s good", g.Good, c.Judged(), k.units)})
+		cs = append(cs, card{capitalized(k.unit) + " goodput", human.Brief(g.OutputTokensPerSecond) + " tok/s", fmt.Sprintf("%d of %d %s good", g.Good, c.Judged(), k.units)})
 	}
 	if s := res.Sessions; s != nil {
 		add(sessionKind, s.FlowCounts, s.Goodput)

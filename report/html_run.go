@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/goodput-dev/goodput/internal/human"
 	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/promscrape"
 	"github.com/goodput-dev/goodput/record"
@@ -118,7 +119,7 @@ func runVerdict(run *Run) verdict {
 	slo := ""
 	if g := res.Goodput; g != nil {
 		slo = fmt.Sprintf("%s of requests met the SLO %s; goodput %s tok/s of %s tok/s output.",
-			percent(g.Attainment), g.SLO, num(g.OutputTokensPerSecond), num(res.Throughput.OutputTokensPerSecond))
+			percent(g.Attainment), g.SLO, human.Brief(g.OutputTokensPerSecond), human.Brief(res.Throughput.OutputTokensPerSecond))
 	}
 	switch failed := countFailed(run); {
 	case len(run.Gates) > 0 && failed == 0:
@@ -137,7 +138,7 @@ func runVerdict(run *Run) verdict {
 		tl, tv := namedTail(&res.Latency.TTFT, 99)
 		pl, pv := namedTail(&res.Latency.TPOT, 99)
 		v.headline = fmt.Sprintf("%d requests, %s output tok/s, TTFT %s %s, TPOT %s %s. No SLO was given: pass --goodput (for example 'ttft:500 tpot:50') to see goodput and attainment.",
-			res.Counts.Total, num(res.Throughput.OutputTokensPerSecond), tl, seconds(tv), pl, seconds(pv))
+			res.Counts.Total, human.Brief(res.Throughput.OutputTokensPerSecond), tl, seconds(tv), pl, seconds(pv))
 	}
 	for _, g := range run.Gates {
 		cls := "gate-pass"
@@ -187,7 +188,7 @@ func runNotes(run *Run) []string {
 			why = fmt.Sprintf("L counts the %d failed requests while they were in flight, λ·W̄ only the completions; or the load was not in a steady state", c.Failed)
 		}
 		notes = append(notes, fmt.Sprintf("Little's Law does not hold (L = %s, λ·W̄ = %s, gap %s): %s.",
-			num(ll.InFlight), num(ll.RateTimesLatency), percent(ll.RelativeGap), why))
+			human.Brief(ll.InFlight), human.Brief(ll.RateTimesLatency), percent(ll.RelativeGap), why))
 	}
 	return append(notes, run.Notes...)
 }
@@ -238,12 +239,12 @@ func runCards(run *Run) []card {
 	}
 	cards := []card{
 		{"Requests", strconv.FormatInt(c.Total, 10), failed},
-		{"Duration (window W)", num(res.Window.Seconds) + " s", ""},
-		{"Output throughput", num(res.Throughput.OutputTokensPerSecond) + " tok/s", num(res.Throughput.RequestsPerSecond) + " req/s"},
-		{"Input throughput", num(res.Throughput.InputTokensPerSecond) + " tok/s", "total " + num(res.Throughput.TotalTokensPerSecond) + " tok/s"},
+		{"Duration (window W)", human.Brief(res.Window.Seconds) + " s", ""},
+		{"Output throughput", human.Brief(res.Throughput.OutputTokensPerSecond) + " tok/s", human.Brief(res.Throughput.RequestsPerSecond) + " req/s"},
+		{"Input throughput", human.Brief(res.Throughput.InputTokensPerSecond) + " tok/s", "total " + human.Brief(res.Throughput.TotalTokensPerSecond) + " tok/s"},
 	}
 	if g := res.Goodput; g != nil {
-		cards = append(cards, card{"Goodput", num(g.OutputTokensPerSecond) + " tok/s", "attainment " + percent(g.Attainment)})
+		cards = append(cards, card{"Goodput", human.Brief(g.OutputTokensPerSecond) + " tok/s", "attainment " + percent(g.Attainment)})
 	}
 	cards = append(cards, flowCards(res)...)
 	for _, lc := range chartsOf(run) {
@@ -253,7 +254,7 @@ func runCards(run *Run) []card {
 		cards = append(cards, card{short + " p50", seconds(median(d)), label + " " + seconds(tail)})
 	}
 	if ll := res.LittlesLaw; ll.InFlight > 0 {
-		cards = append(cards, card{"Requests in flight (L)", num(ll.InFlight), "λ·W̄ " + num(ll.RateTimesLatency)})
+		cards = append(cards, card{"Requests in flight (L)", human.Brief(ll.InFlight), "λ·W̄ " + human.Brief(ll.RateTimesLatency)})
 	}
 	return cards
 }
@@ -331,7 +332,7 @@ func latencySection(p *page, run *Run) {
 // reasoningNote says in words what the reasoning rows and chart show.
 func reasoningNote(res *metrics.Result, rs *metrics.Reasoning) string {
 	s := fmt.Sprintf("%d of %d completed requests reasoned before answering: %d reasoning and %d answer tokens (%s and %s tok/s). TTFT counts to the first token of either kind, TTFA to the first answer token; tpot_reasoning and tpot_answer are TPOT over each kind.",
-		rs.Requests, res.Counts.Completed, rs.ReasoningTokens, rs.AnswerTokens, num(rs.ReasoningTokensPerSecond), num(rs.AnswerTokensPerSecond))
+		rs.Requests, res.Counts.Completed, rs.ReasoningTokens, rs.AnswerTokens, human.Brief(rs.ReasoningTokensPerSecond), human.Brief(rs.AnswerTokensPerSecond))
 	if rs.Unanswered > 0 {
 		s += fmt.Sprintf(" %d never answered (cut off while thinking) and have no TTFA.", rs.Unanswered)
 	}
@@ -385,10 +386,10 @@ func workloadSection(p *page, run *Run) {
 		var ms []marker
 		for _, q := range []float64{50, 99} {
 			v := metrics.Percentile(vals, q, run.Result.Method)
-			ms = append(ms, marker{label: "p" + pct(q), value: v, class: "marker", hover: fmt.Sprintf("p%s = %s tokens", pct(q), num(v)), edge: num(v)})
+			ms = append(ms, marker{label: "p" + pct(q), value: v, class: "marker", hover: fmt.Sprintf("p%s = %s tokens", pct(q), human.Brief(v)), edge: human.Brief(v)})
 		}
 		f := markedHistogram(l.title, l.axis+" (tokens)", "requests", h, 1, ms)
-		f.title = fmt.Sprintf("%s: mean %s, min %s, max %s", l.title, num(mean), num(vals[0]), num(vals[len(vals)-1]))
+		f.title = fmt.Sprintf("%s: mean %s, min %s, max %s", l.title, human.Brief(mean), human.Brief(vals[0]), human.Brief(vals[len(vals)-1]))
 		p.chart(f)
 	}
 	p.gridEnd()
@@ -403,7 +404,7 @@ func timelineSection(p *page, run *Run) {
 		p.sectionEnd()
 		return
 	}
-	p.intro(fmt.Sprintf("Buckets of %s s from the run's start; hover for the values of a bucket.", num(t.step)))
+	p.intro(fmt.Sprintf("Buckets of %s s from the run's start; hover for the values of a bucket.", human.Brief(t.step)))
 	p.gridStart()
 	out := []line{{name: "output tok/s (client)", class: "s0", ys: t.output}}
 	inflight := []line{{name: "in flight (client)", class: "s0", ys: t.inFlight}}
@@ -549,7 +550,7 @@ func serverSection(p *page, id, title string, s *promscrape.Series, w *promscrap
 		if !ok {
 			continue
 		}
-		f := num
+		f := human.Brief
 		if g.Fraction() {
 			f = percent
 		}
@@ -560,7 +561,7 @@ func serverSection(p *page, id, title string, s *promscrape.Series, w *promscrap
 	}
 	var facts []string
 	if n, ok := w.Counters[promscrape.Preemptions]; ok {
-		facts = append(facts, fmt.Sprintf("preemptions: %s", num(n)))
+		facts = append(facts, fmt.Sprintf("preemptions: %s", human.Brief(n)))
 	}
 	if r, ok := w.PrefixHitRate(); ok {
 		facts = append(facts, "prefix cache hit rate: "+percent(r))
@@ -587,7 +588,7 @@ func probeSection(p *page, run *Run) {
 	}
 	pr := run.Summary.Probes
 	p.section("probes", "Probe requests")
-	p.intro(fmt.Sprintf("One-token requests sent at %s/s beside the run, one at a time on a connection of their own, outside its concurrency cap and its figures: how long the run's load kept a request that asks almost nothing of the server waiting.", num(pr.Rate)))
+	p.intro(fmt.Sprintf("One-token requests sent at %s/s beside the run, one at a time on a connection of their own, outside its concurrency cap and its figures: how long the run's load kept a request that asks almost nothing of the server waiting.", human.Brief(pr.Rate)))
 	st, ok := vllmresult.Probes{Latencies: pr.Latencies, Failed: pr.Failed}.Stats()
 	row := []cell{{s: strconv.Itoa(len(pr.Latencies) + pr.Failed)}, {s: strconv.Itoa(st.Completed)}, {s: strconv.Itoa(pr.Failed)}}
 	for _, v := range []float64{st.Median, st.P99, st.Max} {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/goodput-dev/goodput/internal/human"
 	"github.com/goodput-dev/goodput/slo"
 	"github.com/goodput-dev/goodput/sweep"
 )
@@ -215,12 +216,12 @@ func sweepCards(s sweep.Summary) []card {
 		}
 		return card{name, p.Load.Short(), detail(s.Points[p.Index].Mean)}
 	}
-	tput := func(x sweep.Sample) string { return num(x.OutputThroughput) + " tok/s" }
+	tput := func(x sweep.Sample) string { return human.Brief(x.OutputThroughput) + " tok/s" }
 	return []card{
 		pick("Operating point", s.Operating.Pick, func(x sweep.Sample) string {
-			return fmt.Sprintf("%s req/s, attainment %s", num(x.RequestThroughput), percent(x.Attainment))
+			return fmt.Sprintf("%s req/s, attainment %s", human.Brief(x.RequestThroughput), percent(x.Attainment))
 		}),
-		pick("Goodput peak", s.GoodputPeak, func(x sweep.Sample) string { return num(x.Goodput) + " tok/s goodput" }),
+		pick("Goodput peak", s.GoodputPeak, func(x sweep.Sample) string { return human.Brief(x.Goodput) + " tok/s goodput" }),
 		pick("Knee (power)", s.Power, tput),
 		pick("Knee (curvature)", s.Curvature, tput),
 	}
@@ -268,7 +269,7 @@ func operatingNote(s sweep.Summary, at func(i int) (float64, float64)) []annotat
 // the value drawn (seconds; NaN draws none).
 func pointHover(pt sweep.Point, what string, v float64) string {
 	m := pt.Mean
-	s := fmt.Sprintf("load %s: %s tok/s, goodput %s tok/s, attainment %s", pt.Load.Short(), num(m.OutputThroughput), num(m.Goodput), percent(m.Attainment))
+	s := fmt.Sprintf("load %s: %s tok/s, goodput %s tok/s, attainment %s", pt.Load.Short(), human.Brief(m.OutputThroughput), human.Brief(m.Goodput), percent(m.Attainment))
 	if !math.IsNaN(v) {
 		s = fmt.Sprintf("%s %s\n%s", what, seconds(v), s)
 	}
@@ -338,7 +339,7 @@ func loadAxis(points []sweep.Point) (axisSpec, []float64, string) {
 				xs[i] = beyond
 			}
 		}
-		note = fmt.Sprintf("The unbounded request rate (every request at once) is drawn at %s req/s, beyond the highest finite rate.", num(beyond))
+		note = fmt.Sprintf("The unbounded request rate (every request at once) is drawn at %s req/s, beyond the highest finite rate.", human.Brief(beyond))
 	}
 	return a, xs, note
 }
@@ -350,15 +351,15 @@ func sweepRows(s sweep.Summary) [][]cell {
 		reps := max(len(pt.Repeats), 1)
 		spread := func(v, d float64) string {
 			if reps > 1 && usable(d) {
-				return num(v) + " ±" + num(d)
+				return human.Brief(v) + " ±" + human.Brief(d)
 			}
-			return num(v)
+			return human.Brief(v)
 		}
 		row := []cell{
 			{s: pt.Load.Short(), class: "l"},
 			{s: strconv.Itoa(reps)},
 			{s: strconv.Itoa(m.Requests)},
-			{s: num(m.RequestThroughput)},
+			{s: human.Brief(m.RequestThroughput)},
 			{s: spread(m.OutputThroughput, sd.OutputThroughput)},
 			{s: spread(m.Goodput, sd.Goodput)},
 			{s: percent(m.Attainment)},
@@ -367,7 +368,7 @@ func sweepRows(s sweep.Summary) [][]cell {
 			{s: seconds(m.TPOT.P50)}, {s: seconds(m.TPOT.P99)},
 			{s: seconds(m.ITL.P99)},
 			{s: seconds(m.E2E.Mean)}, {s: seconds(m.E2E.P99)},
-			{s: num(m.LittleL)}, {s: num(m.LittleLambdaW)},
+			{s: human.Brief(m.LittleL)}, {s: human.Brief(m.LittleLambdaW)},
 			{s: seconds(m.ClientLagP99)},
 			{s: strings.Join(s.Marks(i), ", "), class: "l"},
 		}

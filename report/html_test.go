@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goodput-dev/goodput/internal/human"
 	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/promscrape"
 	"github.com/goodput-dev/goodput/record"
@@ -571,7 +572,7 @@ func TestRunHTMLCardsNameTheirPercentile(t *testing.T) {
 		t.Errorf("default percentiles: %q, want p99 58.5 ms", c)
 	}
 	// The seeds' dashboard list names input tokens per second.
-	in := "Input throughput" + num(run.Result.Throughput.InputTokensPerSecond) + " tok/s"
+	in := "Input throughput" + human.Brief(run.Result.Throughput.InputTokensPerSecond) + " tok/s"
 	if !slices.ContainsFunc(cards, func(c string) bool { return strings.HasPrefix(c, in) }) || run.Result.Throughput.InputTokensPerSecond <= 0 {
 		t.Errorf("no card %q in %q", in, cards)
 	}

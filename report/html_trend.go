@@ -7,6 +7,8 @@ import (
 	"math"
 	"strconv"
 	"time"
+
+	"github.com/goodput-dev/goodput/internal/human"
 )
 
 // Trend is one metric across comparable runs, oldest first, as a run
@@ -52,7 +54,7 @@ func WriteTrendHTML(w io.Writer, t Trend, o HTMLOptions) error {
 		case t.Fraction:
 			return percent(v)
 		}
-		return num(v)
+		return human.Brief(v)
 	}
 	var p page
 	p.head(title, fmt.Sprintf("%d comparable runs · %s", len(t.Points), t.Comparability))

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/goodput-dev/goodput/internal/human"
 	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/sweep"
 )
@@ -235,7 +236,7 @@ func WriteSweepMarkdown(w io.Writer, s *Sweep) error {
 	for i, pt := range sum.Points {
 		x := pt.Mean
 		rows = append(rows, []string{
-			pt.Load.Short(), num(x.RequestThroughput), num(x.OutputThroughput), num(x.Goodput), percent(x.Attainment),
+			pt.Load.Short(), human.Brief(x.RequestThroughput), human.Brief(x.OutputThroughput), human.Brief(x.Goodput), percent(x.Attainment),
 			seconds(x.TTFT.P50), seconds(x.TTFT.P99), seconds(x.TPOT.P50), seconds(x.TPOT.P99), seconds(x.E2E.P99),
 			percent(x.ErrorRate), strings.Join(sum.Marks(i), ", "),
 		})

@@ -9,6 +9,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/goodput-dev/goodput/internal/human"
 )
 
 //go:embed assets/report.css
@@ -208,9 +210,9 @@ func seconds(v float64) string {
 	case math.IsNaN(v) || math.IsInf(v, 0):
 		return "n/a"
 	case math.Abs(v) < 1:
-		return num(v*1e3) + " ms"
+		return human.Brief(v*1e3) + " ms"
 	}
-	return num(v) + " s"
+	return human.Brief(v) + " s"
 }
 
 // ms writes seconds as milliseconds with two decimals, the precision of

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/goodput-dev/goodput/internal/human"
 	"github.com/goodput-dev/goodput/sweepserve"
 )
 
@@ -86,7 +87,7 @@ func SweepPareto(dir string, o ParetoOptions) (*Pareto, error) {
 		for _, k := range o.LabelBy {
 			switch v, ok := r.Get(dashAlike(r, k)); {
 			case k == "gpu_count":
-				labels = append(labels, fmt.Sprintf("gpu_count=%s", num(gpus)))
+				labels = append(labels, fmt.Sprintf("gpu_count=%s", human.Brief(gpus)))
 			case ok:
 				labels = append(labels, k+"="+plotText(v))
 			}
@@ -147,7 +148,7 @@ func WriteParetoHTML(w io.Writer, p *Pareto, o HTMLOptions) error {
 	var all, front []xyPoint
 	n := 0
 	for _, pt := range p.Points {
-		hover := fmt.Sprintf("%s tok/s/user, %s tok/s/GPU (%s users, %s GPUs)", num(pt.PerUser), num(pt.PerGPU), num(pt.Users), num(pt.GPUs))
+		hover := fmt.Sprintf("%s tok/s/user, %s tok/s/GPU (%s users, %s GPUs)", human.Brief(pt.PerUser), human.Brief(pt.PerGPU), human.Brief(pt.Users), human.Brief(pt.GPUs))
 		if pt.Label != "" {
 			hover += ": " + pt.Label
 		}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/goodput-dev/goodput/internal/human"
 	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/slo"
 )
@@ -245,7 +246,7 @@ func (r RegressionResult) String() string {
 	if r.Pass {
 		verdict = "pass"
 	}
-	f := num
+	f := human.Brief
 	if r.Gate.Quantity.Stat != slo.StatScalar {
 		f = seconds
 	}

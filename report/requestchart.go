@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/goodput-dev/goodput/internal/human"
 	"github.com/goodput-dev/goodput/metrics"
 )
 
@@ -123,7 +124,7 @@ func requestTimeline(run *Run, gapMin float64) (*frame, int) {
 // spanHover describes one request for its hover text.
 func spanHover(s RequestSpan, longGap bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "request %d, scheduled at %s s", s.Seq, num(float64(s.Scheduled)/1e9))
+	fmt.Fprintf(&b, "request %d, scheduled at %s s", s.Seq, human.Brief(float64(s.Scheduled)/1e9))
 	if q := s.Sent - s.Scheduled; q > 0 {
 		fmt.Fprintf(&b, ", queued %s", seconds(float64(q)/1e9))
 	}
@@ -141,7 +142,7 @@ func spanHover(s RequestSpan, longGap bool) string {
 		fmt.Fprintf(&b, ", e2e %s, %d tokens", seconds(float64(s.Last-s.Scheduled)/1e9), s.OutputTokens)
 	}
 	if longGap {
-		fmt.Fprintf(&b, "\nlongest gap %s at %s s", seconds(float64(s.GapEnd-s.GapStart)/1e9), num(float64(s.GapStart)/1e9))
+		fmt.Fprintf(&b, "\nlongest gap %s at %s s", seconds(float64(s.GapEnd-s.GapStart)/1e9), human.Brief(float64(s.GapStart)/1e9))
 	}
 	if s.Good {
 		b.WriteString("\nmet the SLO")

@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/goodput-dev/goodput/internal/human"
 )
 
 // Chart geometry in SVG user units. The page scales each chart to its
@@ -119,36 +121,15 @@ func tickLabel(v, step float64) string {
 	a := math.Abs(v)
 	switch {
 	case a >= 1e6 && (step == 0 || step >= 1e5):
-		return trimZeros(strconv.FormatFloat(v/1e6, 'f', 1, 64)) + "M"
+		return strconv.FormatFloat(math.Round(v/1e5)/10, 'f', -1, 64) + "M"
 	case a >= 1e4 && (step == 0 || step >= 1e3):
-		return trimZeros(strconv.FormatFloat(v/1e3, 'f', 1, 64)) + "k"
+		return strconv.FormatFloat(math.Round(v/1e2)/10, 'f', -1, 64) + "k"
 	}
 	if step == 0 {
-		return num(v)
+		return human.Brief(v)
 	}
 	d := max(0, int(-math.Floor(math.Log10(step)+1e-9)))
 	return strconv.FormatFloat(v, 'f', d, 64)
-}
-
-func trimZeros(s string) string {
-	if strings.Contains(s, ".") {
-		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	}
-	return s
-}
-
-// num writes v with three significant digits, or as a whole number when it
-// has more digits than that before the point: 0.0123, 1.23, 123, 12345.
-func num(v float64) string {
-	switch {
-	case math.IsNaN(v) || math.IsInf(v, 0):
-		return "n/a"
-	case v == 0:
-		return "0"
-	case math.Abs(v) >= 100:
-		return strconv.FormatFloat(math.Round(v), 'f', 0, 64)
-	}
-	return trimZeros(strconv.FormatFloat(v, 'f', max(0, 2-int(math.Floor(math.Log10(math.Abs(v))))), 64))
 }
 
 // esc escapes text for an HTML or SVG text node or a quoted attribute.

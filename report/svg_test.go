@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/goodput-dev/goodput/internal/human"
 )
 
 func TestNiceStep(t *testing.T) {
@@ -112,13 +114,13 @@ func TestNumberFormats(t *testing.T) {
 	tests := []struct {
 		got, want string
 	}{
-		{num(0.012345), "0.0123"}, // three significant digits
-		{num(1.5), "1.5"},         // trailing zeros dropped
-		{num(123.4), "123"},       // whole above 100
-		{num(12345.6), "12346"},   // never in exponent form
-		{num(0), "0"},
-		{num(math.NaN()), "n/a"},
-		{num(math.Inf(-1)), "n/a"},
+		{human.Brief(0.012345), "0.0123"}, // three significant digits
+		{human.Brief(1.5), "1.5"},         // trailing zeros dropped
+		{human.Brief(123.4), "123"},       // whole above 100
+		{human.Brief(12345.6), "12346"},   // never in exponent form
+		{human.Brief(0), "0"},
+		{human.Brief(math.NaN()), "n/a"},
+		{human.Brief(math.Inf(-1)), "n/a"},
 		{tickLabel(2500, 500), "2500"},
 		{tickLabel(25000, 5000), "25k"},
 		{tickLabel(2.5e6, 5e5), "2.5M"},

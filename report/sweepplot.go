@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/goodput-dev/goodput/internal/human"
 	"github.com/goodput-dev/goodput/sweepserve"
 )
 
@@ -405,9 +406,9 @@ func WritePlotHTML(w io.Writer, f *PlotFigure, o HTMLOptions) error {
 			for k, c := range cell.curves {
 				var pts []xyPoint
 				for _, pt := range c.pts {
-					hover := fmt.Sprintf("%s %s: %s %s (mean of %d", f.opts.VarX, num(pt.x), f.opts.VarY, num(pt.y), pt.n)
+					hover := fmt.Sprintf("%s %s: %s %s (mean of %d", f.opts.VarX, human.Brief(pt.x), f.opts.VarY, human.Brief(pt.y), pt.n)
 					if pt.n > 1 {
-						hover += fmt.Sprintf(", %s to %s", num(pt.lo), num(pt.hi))
+						hover += fmt.Sprintf(", %s to %s", human.Brief(pt.lo), human.Brief(pt.hi))
 					}
 					pts = append(pts, xyPoint{x: pt.x, y: pt.y, hover: hover + ")"})
 				}

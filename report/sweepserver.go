@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/goodput-dev/goodput/internal/human"
 	"github.com/goodput-dev/goodput/promscrape"
 	"github.com/goodput-dev/goodput/serverview"
 	"github.com/goodput-dev/goodput/sweep"
@@ -203,9 +204,9 @@ func serverSweepSection(p *page, s *Sweep, xa axisSpec, xpos []float64) {
 		hover := func(what string, v string) string {
 			return fmt.Sprintf("%s %s\nload %s: %s", what, v, pt.Load.Short(), sp.source())
 		}
-		inFlight = append(inFlight, xyPoint{x: x, y: pt.Mean.LittleL, hover: hover("in flight (client, L)", num(pt.Mean.LittleL))})
-		running = append(running, xyPoint{x: x, y: sp.running, hover: hover("running (server, mean)", num(sp.running))})
-		waiting = append(waiting, xyPoint{x: x, y: sp.waiting, hover: hover("waiting (server, mean)", num(sp.waiting))})
+		inFlight = append(inFlight, xyPoint{x: x, y: pt.Mean.LittleL, hover: hover("in flight (client, L)", human.Brief(pt.Mean.LittleL))})
+		running = append(running, xyPoint{x: x, y: sp.running, hover: hover("running (server, mean)", human.Brief(sp.running))})
+		waiting = append(waiting, xyPoint{x: x, y: sp.waiting, hover: hover("waiting (server, mean)", human.Brief(sp.waiting))})
 		cTTFT = append(cTTFT, xyPoint{x: x, y: 1e3 * pt.Mean.TTFT.Mean, hover: hover("TTFT mean (client)", seconds(pt.Mean.TTFT.Mean))})
 		sTTFT = append(sTTFT, xyPoint{x: x, y: 1e3 * sp.ttftMean, hover: hover("TTFT mean (server, exact)", seconds(sp.ttftMean))})
 		queue = append(queue, xyPoint{x: x, y: 1e3 * sp.queueMean, hover: hover("queue time mean (server, exact)", seconds(sp.queueMean))})
@@ -240,11 +241,11 @@ func serverSweepSection(p *page, s *Sweep, xa axisSpec, xpos []float64) {
 		}
 		rows = append(rows, []cell{
 			{s: pt.Load.Short(), class: "l"},
-			{s: num(m.LittleL)},
-			{s: srv(num(sp.running))},
-			{s: srv(num(sp.waiting))},
+			{s: human.Brief(m.LittleL)},
+			{s: srv(human.Brief(sp.running))},
+			{s: srv(human.Brief(sp.waiting))},
 			{s: srv(percent(sp.kvPeak))},
-			{s: srv(num(sp.preemptions))},
+			{s: srv(human.Brief(sp.preemptions))},
 			{s: seconds(m.TTFT.Mean)},
 			{s: srv(seconds(sp.ttftMean))},
 			{s: seconds(m.TTFT.P99)},

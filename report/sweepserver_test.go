@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/goodput-dev/goodput/bench"
+	"github.com/goodput-dev/goodput/internal/human"
 	"github.com/goodput-dev/goodput/internal/simtest"
 	"github.com/goodput-dev/goodput/promscrape"
 	"github.com/goodput-dev/goodput/serverview"
@@ -123,11 +124,11 @@ func TestSweepPageShowsTheServer(t *testing.T) {
 		row := rows[i]
 		for col, want := range map[string]string{
 			"load":                        l.Short(),
-			"in flight L (client)":        num(sf.Result.LittlesLaw.InFlight),
-			"running (server mean)":       num(c.Running.Mean),
-			"waiting (server mean)":       num(c.Waiting.Mean),
+			"in flight L (client)":        human.Brief(sf.Result.LittlesLaw.InFlight),
+			"running (server mean)":       human.Brief(c.Running.Mean),
+			"waiting (server mean)":       human.Brief(c.Waiting.Mean),
 			"KV cache (server peak)":      percent(c.KVCacheUsage.Peak),
-			"preemptions (server)":        num(c.Preemptions.Count),
+			"preemptions (server)":        human.Brief(c.Preemptions.Count),
 			"TTFT mean (client)":          seconds(sf.Result.Latency.TTFT.Mean),
 			"TTFT mean (server, exact)":   seconds(*c.TTFT.ServerMean),
 			"TTFT p99 (client)":           seconds(pt.Mean.TTFT.P99),
@@ -157,7 +158,7 @@ func TestSweepPageShowsTheServer(t *testing.T) {
 		}
 	}
 	pts := f.find("circle", "s3")
-	if len(pts) == 2 && !strings.Contains(pts[1].allText(), "waiting (server, mean) "+num(waiting["c16"])) {
+	if len(pts) == 2 && !strings.Contains(pts[1].allText(), "waiting (server, mean) "+human.Brief(waiting["c16"])) {
 		t.Errorf("the waiting point at c16 says %q", pts[1].allText())
 	}
 	figure(t, doc, "TTFT and queue time against load (means)")

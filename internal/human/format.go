@@ -49,6 +49,31 @@ func Number(v float64) string {
 	return Thousands(s)
 }
 
+// Brief writes v as a chart labels it: three significant digits with
+// trailing zeros dropped, whole from 100 up, never in exponent form and
+// without separators: 0.0123, 1.5, 123, 12346. NaN and infinities read
+// "n/a". Tables and summaries use Number, which keeps the digits aligned.
+func Brief(v float64) string {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return "n/a"
+	case v == 0:
+		return "0"
+	case math.Abs(v) >= 100:
+		return strconv.FormatFloat(math.Round(v), 'f', 0, 64)
+	}
+	return trimZeros(strconv.FormatFloat(v, 'f', max(0, 2-int(math.Floor(math.Log10(math.Abs(v))))), 64))
+}
+
+// trimZeros drops the trailing zeros of a decimal fraction, and its point
+// when nothing is left after it: "1.50" → "1.5", "2.000" → "2".
+func trimZeros(s string) string {
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
+}
+
 // Thousands inserts a comma every three digits of the integer part of a
 // number already formatted by strconv ("-1234567.5" → "-1,234,567.5").
 // Exponent forms pass through unchanged. Callers that format with their

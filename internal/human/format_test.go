@@ -127,3 +127,25 @@ func TestThousands(t *testing.T) {
 		}
 	}
 }
+
+func TestBrief(t *testing.T) {
+	tests := []struct {
+		in   float64
+		want string
+	}{
+		{0.012345, "0.0123"}, // three significant digits
+		{1.5, "1.5"},         // trailing zeros dropped
+		{2, "2"},             // and the point with them
+		{-0.25, "-0.25"},     // the sign kept
+		{123.4, "123"},       // whole from 100 up
+		{12345.6, "12346"},   // never in exponent form, no separator
+		{0, "0"},
+		{math.NaN(), "n/a"},
+		{math.Inf(-1), "n/a"},
+	}
+	for _, tt := range tests {
+		if got := Brief(tt.in); got != tt.want {
+			t.Errorf("Brief(%v) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
