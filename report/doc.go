@@ -13,18 +13,14 @@
 //
 // # Charts
 //
-// Charts are SVG written by this package, not a JavaScript library. The
+// Charts are SVG drawn by package svgchart, not a JavaScript library. The
 // report must open offline forever and make no network request at all;
 // inline SVG needs no script, so there is nothing to vendor or keep up to
 // date, and the page forbids every fetch with its Content-Security-Policy.
 // The page's one small script (assets/report.js, allowed by its hash and
 // nothing else) adds what SVG cannot: the SLO explorer, which recomputes
 // attainment and goodput from the embedded per-request figures, and SVG
-// and PNG export of each chart; the page reads fully without it. SVG prints sharply at any size,
-// and a <title> inside each bar, point and time bucket gives hover values
-// in every browser. The charts a benchmark needs (histograms with markers,
-// time series, a latency–throughput curve) are few and fixed, so a small
-// renderer costs less than a dependency would. Data is reduced before it
-// is drawn (histograms to at most about 60 bars, series to at most 400
+// and PNG export of each chart; the page reads fully without it. Data is
+// reduced before it is drawn (histograms to at most about 60 bars, series to at most 400
 // buckets), so a report's size does not grow with the number of requests.
 package report

@@ -3,6 +3,8 @@ package report
 import (
 	"math"
 	"slices"
+
+	"github.com/goodput-dev/goodput/report/svgchart"
 )
 
 // Fine bins: binsPerDecade bins of equal ratio per power of ten, from
@@ -96,30 +98,14 @@ func (h *Histogram) Quantile(q float64) float64 {
 	return h.max
 }
 
-// Bar is one bar of a displayed histogram: Count values in [Lo, Hi).
-type Bar struct {
-	Lo, Hi float64
-	Count  int64
-}
-
-// Bars is a histogram ready to draw.
-type Bars struct {
-	Bars []Bar
-	Log  bool // bars of equal ratio on a logarithmic axis; else equal width
-	// Over counts the values above the last bar's Hi, drawn as one more
-	// bar so that a few outliers do not squeeze the rest into one column.
-	Over  int64
-	Count int64 // every value, Over included
-}
-
 // Display re-bins h into at most about maxBars bars covering the values
 // from the smallest to hi, the larger of the 99.9th percentile and
 // include (an SLO bound, a percentile marker) so that every marker lies on
 // the chart. Values above hi are counted in Over. A range spanning more
 // than a factor of 50, or one whose median lies in its first 8 %, is drawn
 // on a logarithmic axis, where both a fast and a slow mode stay visible.
-func (h *Histogram) Display(maxBars int, include ...float64) Bars {
-	out := Bars{Count: h.count}
+func (h *Histogram) Display(maxBars int, include ...float64) svgchart.Bars {
+	out := svgchart.Bars{Count: h.count}
 	if h.count == 0 || maxBars < 1 {
 		return out
 	}
@@ -131,7 +117,7 @@ func (h *Histogram) Display(maxBars int, include ...float64) Bars {
 	}
 	if hi <= 0 {
 		// Only values ≤ 0: one bar holds them.
-		out.Bars = []Bar{{Lo: h.min, Hi: 0, Count: h.nonPos}}
+		out.Bars = []svgchart.Bar{{Lo: h.min, Hi: 0, Count: h.nonPos}}
 		out.Over = h.count - h.nonPos
 		return out
 	}
@@ -147,7 +133,7 @@ func (h *Histogram) Display(maxBars int, include ...float64) Bars {
 	return h.linearBars(out, lo, hi, maxBars)
 }
 
-func (h *Histogram) linearBars(out Bars, lo, hi float64, maxBars int) Bars {
+func (h *Histogram) linearBars(out svgchart.Bars, lo, hi float64, maxBars int) svgchart.Bars {
 	// Values that are (nearly) all equal sit in the middle of a window 2 %
 	// of their size wide, rather than in one bar as wide as the chart.
 	if pad := 0.01 * math.Abs(hi); hi-lo < 2*pad {
@@ -159,15 +145,15 @@ func (h *Histogram) linearBars(out Bars, lo, hi float64, maxBars int) Bars {
 	// read against the origin; else at a round number below the minimum.
 	start := 0.0
 	if lo < 0 || lo > 0.25*hi {
-		step := niceStep(span / float64(maxBars))
+		step := svgchart.NiceStep(span / float64(maxBars))
 		start = math.Floor(lo/step) * step
 	}
-	binW := niceStep(math.Max(hi-start, span) / float64(maxBars))
+	binW := svgchart.NiceStep(math.Max(hi-start, span) / float64(maxBars))
 	n := int(math.Ceil((hi-start)/binW + 1e-9))
 	n = min(max(n, 1), maxBars+1)
-	out.Bars = make([]Bar, n)
+	out.Bars = make([]svgchart.Bar, n)
 	for i := range out.Bars {
-		out.Bars[i] = Bar{Lo: start + float64(i)*binW, Hi: start + float64(i+1)*binW}
+		out.Bars[i] = svgchart.Bar{Lo: start + float64(i)*binW, Hi: start + float64(i+1)*binW}
 	}
 	// The top bar's edge is at or above hi, which is at most the maximum;
 	// a value equal to hi belongs in the last bar, not in Over.
@@ -192,7 +178,7 @@ func (h *Histogram) linearBars(out Bars, lo, hi float64, maxBars int) Bars {
 	return out
 }
 
-func (h *Histogram) logBars(out Bars, lo, hi float64, maxBars int) Bars {
+func (h *Histogram) logBars(out svgchart.Bars, lo, hi float64, maxBars int) svgchart.Bars {
 	decades := math.Log10(hi / lo)
 	// Whole fine bins per bar, so that every fine bin falls in one bar.
 	per := int(math.Ceil(decades * binsPerDecade / float64(maxBars)))
@@ -200,10 +186,10 @@ func (h *Histogram) logBars(out Bars, lo, hi float64, maxBars int) Bars {
 	first := binOf(lo)
 	last := binOf(hi)
 	n := (last-first)/per + 1
-	out.Bars = make([]Bar, n)
+	out.Bars = make([]svgchart.Bar, n)
 	for i := range out.Bars {
 		a := first + i*per
-		out.Bars[i] = Bar{Lo: binLow(a), Hi: binLow(a + per)}
+		out.Bars[i] = svgchart.Bar{Lo: binLow(a), Hi: binLow(a + per)}
 	}
 	for i, c := range h.bins {
 		if c == 0 {
@@ -257,4 +243,22 @@ func (h *Histogram) cdf(maxPoints int) [][2]float64 {
 		out = append(out, all[int(math.Round(float64(k)*step))])
 	}
 	return out
+}
+
+// markedHistogram draws h (values in seconds, or any unit drawn as is
+// when unit is 1) with its markers (values in h's unit). The range covers
+// the bulk of the values, to the 99.9th percentile, and the markers that
+// lie near it; a marker far beyond (an SLO ten times the slowest
+// request) is named at the right end instead of stretching the axis until
+// the values fill one corner.
+func markedHistogram(title, axis, what string, h *Histogram, unit float64, ms []svgchart.Marker) *svgchart.Frame {
+	top := h.Quantile(0.999)
+	var include []float64
+	for i := range ms {
+		if ms[i].Value <= 2*top || top <= 0 {
+			include = append(include, ms[i].Value)
+		}
+		ms[i].Value *= unit
+	}
+	return svgchart.HistogramChart(title, axis, what, h.Display(maxBars, include...), unit, ms)
 }

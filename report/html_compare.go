@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/goodput-dev/goodput/metrics"
+	"github.com/goodput-dev/goodput/report/svgchart"
 )
 
 // maxCDFPoints bounds the points of one run's curve on a compare page.
@@ -164,7 +165,7 @@ func compareVerdict(c *Comparison) verdict {
 
 // differenceChart draws each latency difference against the baseline, in
 // percent, with its interval: a bar that crosses zero is noise.
-func differenceChart(c *Comparison) *frame {
+func differenceChart(c *Comparison) *svgchart.Frame {
 	type item struct {
 		label         string
 		run           int
@@ -189,37 +190,37 @@ func differenceChart(c *Comparison) *frame {
 		}
 	}
 	rowH := 18.0
-	h := float64(marginTop+marginBot) + rowH*float64(max(len(items), 1))
+	h := float64(svgchart.MarginTop+svgchart.MarginBottom) + rowH*float64(max(len(items), 1))
 	lo, hi := 0.0, 0.0
 	for _, it := range items {
 		lo, hi = math.Min(lo, math.Min(it.lo, it.rel)), math.Max(hi, math.Max(it.hi, it.rel))
 	}
-	l, r := niceRange(lo, hi, 6)
+	l, r := svgchart.NiceRange(lo, hi, 6)
 	const left = 150.0 // room for the metric names
-	f := newSizedFrame("Latency differences against A, with their intervals", "difference from A (%)", "",
-		scale{lo: l, hi: r}, scale{lo: 0, hi: float64(max(len(items), 1))}, chartW, h)
-	f.x.a = left
-	f.class = " narrow"
-	f.yTick = func(float64, float64) string { return "" }
-	z := f.x.pos(0)
-	f.printf(`<line class="zero" x1="%s" x2="%s" y1="%s" y2="%s"/>`, px(z), px(z), px(f.plotTop()), px(f.plotBottom()))
+	f := svgchart.NewSizedFrame("Latency differences against A, with their intervals", "difference from A (%)", "",
+		svgchart.Scale{Lo: l, Hi: r}, svgchart.Scale{Lo: 0, Hi: float64(max(len(items), 1))}, svgchart.ChartW, h)
+	f.X.A = left
+	f.Class = " narrow"
+	f.YTick = func(float64, float64) string { return "" }
+	z := f.X.Pos(0)
+	f.Printf(`<line class="zero" x1="%s" x2="%s" y1="%s" y2="%s"/>`, svgchart.Px(z), svgchart.Px(z), svgchart.Px(f.PlotTop()), svgchart.Px(f.PlotBottom()))
 	for i, it := range items {
-		y := f.plotTop() + (float64(i)+0.5)*rowH
+		y := f.PlotTop() + (float64(i)+0.5)*rowH
 		cls := runClass(it.run)
-		f.printf(`<g class="diff %s %s"><line x1="%s" x2="%s" y1="%s" y2="%s"/><circle class="point %s" cx="%s" cy="%s" r="3.5"/><title>%s</title></g>`,
-			cls, it.verdict, px(f.x.pos(it.lo)), px(f.x.pos(it.hi)), px(y), px(y), cls, px(f.x.pos(it.rel)), px(y), esc(it.hint))
-		f.printf(`<text class="rowlabel" x="%s" y="%s" text-anchor="end">%s</text>`, px(left-6), px(y+4), esc(runLetter(it.run)+": "+it.label))
+		f.Printf(`<g class="diff %s %s"><line x1="%s" x2="%s" y1="%s" y2="%s"/><circle class="point %s" cx="%s" cy="%s" r="3.5"/><title>%s</title></g>`,
+			cls, it.verdict, svgchart.Px(f.X.Pos(it.lo)), svgchart.Px(f.X.Pos(it.hi)), svgchart.Px(y), svgchart.Px(y), cls, svgchart.Px(f.X.Pos(it.rel)), svgchart.Px(y), esc(it.hint))
+		f.Printf(`<text class="rowlabel" x="%s" y="%s" text-anchor="end">%s</text>`, svgchart.Px(left-6), svgchart.Px(y+4), esc(runLetter(it.run)+": "+it.label))
 	}
 	if len(items) == 0 {
-		f.printf(`<text class="empty" x="%s" y="%s" text-anchor="middle">no interval</text>`, px(f.w/2), px(f.h/2))
+		f.Printf(`<text class="empty" x="%s" y="%s" text-anchor="middle">no interval</text>`, svgchart.Px(f.W/2), svgchart.Px(f.H/2))
 	}
 	return f
 }
 
 // cdfChart draws every run's distribution of metric m as the share of
 // values at or below each latency.
-func cdfChart(c *Comparison, m metrics.Metric, title, axis string) *frame {
-	var curves []curve
+func cdfChart(c *Comparison, m metrics.Metric, title, axis string) *svgchart.Frame {
+	var curves []svgchart.Curve
 	lo, hi := math.Inf(1), 0.0
 	for i, r := range c.Runs {
 		h := r.Latency[m]
@@ -227,22 +228,22 @@ func cdfChart(c *Comparison, m metrics.Metric, title, axis string) *frame {
 			continue
 		}
 		lo, hi = math.Min(lo, h.Min()), math.Max(hi, h.Quantile(0.999))
-		var pts []xyPoint
+		var pts []svgchart.Point
 		for _, pt := range h.cdf(maxCDFPoints) {
-			pts = append(pts, xyPoint{x: 1e3 * pt[0], y: 100 * pt[1], hover: fmt.Sprintf("%s: %s of values ≤ %s", runLetter(i), percent(pt[1]), seconds(pt[0]))})
+			pts = append(pts, svgchart.Point{X: 1e3 * pt[0], Y: 100 * pt[1], Hover: fmt.Sprintf("%s: %s of values ≤ %s", runLetter(i), percent(pt[1]), seconds(pt[0]))})
 		}
-		curves = append(curves, curve{name: runLetter(i) + ": " + r.Name, class: runClass(i), pts: pts, bare: true})
+		curves = append(curves, svgchart.Curve{Name: runLetter(i) + ": " + r.Name, Class: runClass(i), Points: pts, Bare: true})
 	}
-	xa := axisSpec{label: axis, zero: true}
+	xa := svgchart.Axis{Label: axis, Zero: true}
 	if lo > 0 && hi/lo > 20 {
-		xa = axisSpec{label: axis, log: true}
+		xa = svgchart.Axis{Label: axis, Log: true}
 	}
 	if hi > 0 {
-		if xa.log {
-			xa.lo, xa.hi = math.Pow(10, math.Floor(math.Log10(1e3*lo))), 1e3*hi
+		if xa.Log {
+			xa.Lo, xa.Hi = math.Pow(10, math.Floor(math.Log10(1e3*lo))), 1e3*hi
 		} else {
-			xa.lo, xa.hi = niceRange(0, 1e3*hi, 6)
+			xa.Lo, xa.Hi = svgchart.NiceRange(0, 1e3*hi, 6)
 		}
 	}
-	return curveChart(title, xa, axisSpec{label: "share at or below (%)", lo: 0, hi: 100}, curves, nil)
+	return svgchart.CurveChart(title, xa, svgchart.Axis{Label: "share at or below (%)", Lo: 0, Hi: 100}, curves, nil)
 }

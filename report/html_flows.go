@@ -7,6 +7,7 @@ import (
 
 	"github.com/goodput-dev/goodput/internal/human"
 	"github.com/goodput-dev/goodput/metrics"
+	"github.com/goodput-dev/goodput/report/svgchart"
 )
 
 // flowKind names the parts of a multi-turn session or an agent task on a
@@ -116,30 +117,30 @@ func turnsFigures(p *page, run *Run, turns []metrics.TurnTTFT) {
 	if len(turns) == 0 {
 		return
 	}
-	var mid, tail []xyPoint
+	var mid, tail []svgchart.Point
 	tp := tailP(run.Result.Percentiles)
 	for i, t := range turns {
 		d := &turns[i].TTFT
 		v := tailOf(d, tp)
 		x := float64(t.Turn)
-		mid = append(mid, xyPoint{x: x, y: 1e3 * d.Median, hover: fmt.Sprintf("turn %d: p50 %s ms over %d turns", t.Turn, ms(d.Median), d.Count)})
-		tail = append(tail, xyPoint{x: x, y: 1e3 * v, hover: fmt.Sprintf("turn %d: p%s %s ms over %d turns", t.Turn, pct(tp), ms(v), d.Count)})
+		mid = append(mid, svgchart.Point{X: x, Y: 1e3 * d.Median, Hover: fmt.Sprintf("turn %d: p50 %s ms over %d turns", t.Turn, ms(d.Median), d.Count)})
+		tail = append(tail, svgchart.Point{X: x, Y: 1e3 * v, Hover: fmt.Sprintf("turn %d: p%s %s ms over %d turns", t.Turn, pct(tp), ms(v), d.Count)})
 	}
-	var refs []marker
+	var refs []svgchart.Marker
 	for _, c := range run.SLO {
 		if c.Metric == metrics.MetricTTFT {
 			b := c.Bound.Seconds()
-			refs = append(refs, marker{label: "SLO " + seconds(b), value: 1e3 * b, class: "slo", hover: "SLO: " + c.String()})
+			refs = append(refs, svgchart.Marker{Label: "SLO " + seconds(b), Value: 1e3 * b, Class: "slo", Hover: "SLO: " + c.String()})
 		}
 	}
 	last := float64(turns[len(turns)-1].Turn)
-	xa := axisSpec{label: "turn", lo: float64(turns[0].Turn) - 0.5, hi: last + 0.5, step: 1}
+	xa := svgchart.Axis{Label: "turn", Lo: float64(turns[0].Turn) - 0.5, Hi: last + 0.5, Step: 1}
 	bare := len(turns) > maxTurnPoints
 	p.intro("TTFT of the successful turns of each number, counted from each turn's scheduled time. A later turn sends the whole history: where a prefix cache holds it, TTFT stays flat as the prompt grows.")
 	p.gridStart()
-	p.chart(curveChart("TTFT by turn", xa, axisSpec{label: "TTFT (ms)", zero: true}, []curve{
-		{name: "p50", class: "s0", pts: mid, bare: bare},
-		{name: "p" + pct(tp), class: "s1", pts: tail, dashed: true, bare: bare},
+	p.chart(svgchart.CurveChart("TTFT by turn", xa, svgchart.Axis{Label: "TTFT (ms)", Zero: true}, []svgchart.Curve{
+		{Name: "p50", Class: "s0", Points: mid, Bare: bare},
+		{Name: "p" + pct(tp), Class: "s1", Points: tail, Dashed: true, Bare: bare},
 	}, nil, refs...))
 	t, more := turnTable(turns, tp)
 	p.w("<div>")

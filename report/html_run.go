@@ -13,6 +13,7 @@ import (
 	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/promscrape"
 	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/report/svgchart"
 	"github.com/goodput-dev/goodput/serverview"
 	"github.com/goodput-dev/goodput/vllmresult"
 )
@@ -266,15 +267,15 @@ func latencySection(p *page, run *Run) {
 	p.gridStart()
 	for _, lc := range chartsOf(run) {
 		d := res.Distribution(lc.m)
-		var ms []marker
+		var ms []svgchart.Marker
 		for _, pv := range d.Percentiles {
-			ms = append(ms, marker{label: "p" + pct(pv.P), value: pv.Value, class: "marker",
-				hover: fmt.Sprintf("p%s = %s", pct(pv.P), seconds(pv.Value)), edge: seconds(pv.Value)})
+			ms = append(ms, svgchart.Marker{Label: "p" + pct(pv.P), Value: pv.Value, Class: "marker",
+				Hover: fmt.Sprintf("p%s = %s", pct(pv.P), seconds(pv.Value)), Edge: seconds(pv.Value)})
 		}
 		for _, c := range run.SLO {
 			if c.Metric == lc.m {
 				b := c.Bound.Seconds()
-				ms = append(ms, marker{label: "SLO", value: b, class: "slo", hover: "SLO: " + c.String(), edge: seconds(b)})
+				ms = append(ms, svgchart.Marker{Label: "SLO", Value: b, Class: "slo", Hover: "SLO: " + c.String(), Edge: seconds(b)})
 			}
 		}
 		h := run.Latency[lc.m]
@@ -383,13 +384,13 @@ func workloadSection(p *page, run *Run) {
 		for _, v := range vals {
 			mean += v / float64(len(vals))
 		}
-		var ms []marker
+		var ms []svgchart.Marker
 		for _, q := range []float64{50, 99} {
 			v := metrics.Percentile(vals, q, run.Result.Method)
-			ms = append(ms, marker{label: "p" + pct(q), value: v, class: "marker", hover: fmt.Sprintf("p%s = %s tokens", pct(q), human.Brief(v)), edge: human.Brief(v)})
+			ms = append(ms, svgchart.Marker{Label: "p" + pct(q), Value: v, Class: "marker", Hover: fmt.Sprintf("p%s = %s tokens", pct(q), human.Brief(v)), Edge: human.Brief(v)})
 		}
 		f := markedHistogram(l.title, l.axis+" (tokens)", "requests", h, 1, ms)
-		f.title = fmt.Sprintf("%s: mean %s, min %s, max %s", l.title, human.Brief(mean), human.Brief(vals[0]), human.Brief(vals[len(vals)-1]))
+		f.Title = fmt.Sprintf("%s: mean %s, min %s, max %s", l.title, human.Brief(mean), human.Brief(vals[0]), human.Brief(vals[len(vals)-1]))
 		p.chart(f)
 	}
 	p.gridEnd()
@@ -406,23 +407,23 @@ func timelineSection(p *page, run *Run) {
 	}
 	p.intro(fmt.Sprintf("Buckets of %s s from the run's start; hover for the values of a bucket.", human.Brief(t.step)))
 	p.gridStart()
-	out := []line{{name: "output tok/s (client)", class: "s0", ys: t.output}}
-	inflight := []line{{name: "in flight (client)", class: "s0", ys: t.inFlight}}
+	out := []svgchart.Line{{Name: "output tok/s (client)", Class: "s0", Ys: t.output}}
+	inflight := []svgchart.Line{{Name: "in flight (client)", Class: "s0", Ys: t.inFlight}}
 	srvOut, srvInflight, kv := serverLines(&t, run)
 	out, inflight = append(out, srvOut...), append(inflight, srvInflight...)
-	p.chart(timeChart("Output tokens per second", "tok/s", t.starts, t.step, out))
-	p.chart(timeChart("Requests in flight", "requests", t.starts, t.step, inflight))
-	p.chart(timeChart("Completions and errors per second", "requests/s", t.starts, t.step, []line{
-		{name: "completed/s", class: "s2", ys: t.completions},
-		{name: "failed/s", class: "s1", ys: t.errors},
+	p.chart(svgchart.TimeChart("Output tokens per second", "tok/s", t.starts, t.step, out))
+	p.chart(svgchart.TimeChart("Requests in flight", "requests", t.starts, t.step, inflight))
+	p.chart(svgchart.TimeChart("Completions and errors per second", "requests/s", t.starts, t.step, []svgchart.Line{
+		{Name: "completed/s", Class: "s2", Ys: t.completions},
+		{Name: "failed/s", Class: "s1", Ys: t.errors},
 	}))
 	lagMs := func(v float64) string { return seconds(v) }
-	p.chart(timeChart("Client lag: scheduled to sent", "ms", t.starts, t.step, []line{
-		{name: "mean", class: "s0", ys: scaled(t.lagMean, 1e3), format: func(v float64) string { return lagMs(v / 1e3) }},
-		{name: "max", class: "s1", ys: scaled(t.lagMax, 1e3), format: func(v float64) string { return lagMs(v / 1e3) }, dashed: true},
+	p.chart(svgchart.TimeChart("Client lag: scheduled to sent", "ms", t.starts, t.step, []svgchart.Line{
+		{Name: "mean", Class: "s0", Ys: scaled(t.lagMean, 1e3), Format: func(v float64) string { return lagMs(v / 1e3) }},
+		{Name: "max", Class: "s1", Ys: scaled(t.lagMax, 1e3), Format: func(v float64) string { return lagMs(v / 1e3) }, Dashed: true},
 	}))
 	if len(kv) > 0 {
-		p.chart(timeChart("KV cache usage (server)", "%", t.starts, t.step, kv))
+		p.chart(svgchart.TimeChart("KV cache usage (server)", "%", t.starts, t.step, kv))
 	}
 	p.gridEnd()
 	p.sectionEnd()
@@ -432,7 +433,7 @@ func timelineSection(p *page, run *Run) {
 // its generated tokens per second, its running and waiting requests, and
 // its KV cache usage; none when the run has no server series or no
 // wall-clock start to place it by.
-func serverLines(t *timeline, run *Run) (out, inflight, kv []line) {
+func serverLines(t *timeline, run *Run) (out, inflight, kv []svgchart.Line) {
 	s := run.Server
 	if s == nil || run.Header.Start.IsZero() {
 		return nil, nil, nil
@@ -440,20 +441,20 @@ func serverLines(t *timeline, run *Run) (out, inflight, kv []line) {
 	epoch := run.Header.Start
 	if pts := s.Rate(promscrape.GenerationTokens); len(pts) > 0 {
 		ys := t.rate(pts, firstScrape(s, promscrape.GenerationTokens), epoch, 1)
-		out = append(out, line{name: "generated tok/s (server)", class: "s2", ys: ys, dashed: true})
+		out = append(out, svgchart.Line{Name: "generated tok/s (server)", Class: "s2", Ys: ys, Dashed: true})
 	}
 	// Gauges are drawn where they were scraped.
 	if pts := s.Gauge(promscrape.Running); len(pts) > 0 {
 		ys, xs := t.gauge(pts, epoch, 1)
-		inflight = append(inflight, line{name: "running (server)", class: "s2", ys: ys, xs: xs, dashed: true})
+		inflight = append(inflight, svgchart.Line{Name: "running (server)", Class: "s2", Ys: ys, Xs: xs, Dashed: true})
 	}
 	if pts := s.Gauge(promscrape.Waiting); len(pts) > 0 {
 		ys, xs := t.gauge(pts, epoch, 1)
-		inflight = append(inflight, line{name: "waiting (server)", class: "s3", ys: ys, xs: xs, dashed: true})
+		inflight = append(inflight, svgchart.Line{Name: "waiting (server)", Class: "s3", Ys: ys, Xs: xs, Dashed: true})
 	}
 	if pts := s.Gauge(promscrape.KVCacheUsage); len(pts) > 0 {
 		ys, xs := t.gauge(pts, epoch, 100)
-		kv = append(kv, line{name: "KV cache used (%)", class: "s4", ys: ys, xs: xs})
+		kv = append(kv, svgchart.Line{Name: "KV cache used (%)", Class: "s4", Ys: ys, Xs: xs})
 	}
 	return out, inflight, kv
 }
@@ -504,18 +505,18 @@ func serverSection(p *page, id, title string, s *promscrape.Series, w *promscrap
 	}
 	p.section(id, title)
 	p.intro(fmt.Sprintf("The server's own metrics (%s) over the measured window, from %d scrapes. Its histograms count requests in buckets: a mean is exact, but a percentile is only an estimate, interpolated inside the bucket that holds it (shown beside it), and can lie far from the mean.", engineName(w.Engine), w.Scrapes))
-	var segs []segment
+	var segs []svgchart.Segment
 	var total float64
 	phases := w.Phases()
 	for _, ph := range phases {
 		total += ph.Mean
 	}
 	for i, ph := range phases {
-		segs = append(segs, segment{label: fmt.Sprintf("%s %s", ph.Name, seconds(ph.Mean)), value: ph.Mean, class: "s" + strconv.Itoa(i%6),
-			hover: fmt.Sprintf("%s: mean %s per request, %s of the request's time", ph.Name, seconds(ph.Mean), percent(ph.Share))})
+		segs = append(segs, svgchart.Segment{Label: fmt.Sprintf("%s %s", ph.Name, seconds(ph.Mean)), Value: ph.Mean, Class: "s" + strconv.Itoa(i%6),
+			Hover: fmt.Sprintf("%s: mean %s per request, %s of the request's time", ph.Name, seconds(ph.Mean), percent(ph.Share))})
 	}
 	if len(segs) > 0 {
-		p.w(stackChart("Where a request's time went: queue, prefill, decode", "mean time per request, as the server measured it (exact: sums over counts)", segs))
+		p.w(svgchart.StackChart("Where a request's time went: queue, prefill, decode", "mean time per request, as the server measured it (exact: sums over counts)", segs))
 	} else {
 		p.intro("The server exported no queue, prefill or decode histogram, or no request finished in the window.")
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/goodput-dev/goodput/internal/human"
+	"github.com/goodput-dev/goodput/report/svgchart"
 	"github.com/goodput-dev/goodput/slo"
 	"github.com/goodput-dev/goodput/sweep"
 )
@@ -47,7 +48,7 @@ func WriteSweepHTML(w io.Writer, s *Sweep, o HTMLOptions) error {
 	p.section("curve", "Latency against throughput")
 	p.intro("Each point is one load; as load rises, throughput levels off while latency climbs. The knee (Kleinrock's power, throughput ÷ latency) is where more load starts to cost more latency than it buys throughput; the curvature knee is where the curve bends hardest.")
 	p.gridStart()
-	xs := axisSpec{label: "output throughput (tok/s)", zero: true}
+	xs := svgchart.Axis{Label: "output throughput (tok/s)", Zero: true}
 	for _, m := range []struct {
 		title, name string
 		dist        func(sweep.Sample) sweep.Dist
@@ -55,27 +56,27 @@ func WriteSweepHTML(w io.Writer, s *Sweep, o HTMLOptions) error {
 		{"TTFT against throughput", "TTFT", func(x sweep.Sample) sweep.Dist { return x.TTFT }},
 		{"TPOT against throughput", "TPOT", func(x sweep.Sample) sweep.Dist { return x.TPOT }},
 	} {
-		var p50, p99 []xyPoint
+		var p50, p99 []svgchart.Point
 		for _, pt := range sum.Points {
 			d := m.dist(pt.Mean)
 			x := pt.Mean.OutputThroughput
-			p50 = append(p50, xyPoint{x: x, y: 1e3 * d.P50, hover: pointHover(pt, m.name+" p50", d.P50)})
-			p99 = append(p99, xyPoint{x: x, y: 1e3 * d.P99, hover: pointHover(pt, m.name+" p99", d.P99)})
+			p50 = append(p50, svgchart.Point{X: x, Y: 1e3 * d.P50, Hover: pointHover(pt, m.name+" p50", d.P50)})
+			p99 = append(p99, svgchart.Point{X: x, Y: 1e3 * d.P99, Hover: pointHover(pt, m.name+" p99", d.P99)})
 		}
-		ys := axisSpec{label: m.name + " (ms)", zero: true, log: spansDecades(p50, p99)}
+		ys := svgchart.Axis{Label: m.name + " (ms)", Zero: true, Log: spansDecades(p50, p99)}
 		notes := pickNotes(sum, func(i int) (float64, float64) {
 			return sum.Points[i].Mean.OutputThroughput, 1e3 * m.dist(sum.Points[i].Mean).P99
 		})
-		var refs []marker
+		var refs []svgchart.Marker
 		for _, c := range cs {
 			if string(c.Metric) == strings.ToLower(m.name) && (c.Op == slo.LE || c.Op == slo.LT) {
 				b := c.Bound.Seconds()
-				refs = append(refs, marker{label: "SLO " + seconds(b), value: 1e3 * b, class: "slo", hover: "SLO: " + c.String()})
+				refs = append(refs, svgchart.Marker{Label: "SLO " + seconds(b), Value: 1e3 * b, Class: "slo", Hover: "SLO: " + c.String()})
 			}
 		}
-		p.chart(curveChart(m.title, xs, ys, []curve{
-			{name: "p50", class: "s0", pts: p50},
-			{name: "p99", class: "s1", pts: p99, dashed: true},
+		p.chart(svgchart.CurveChart(m.title, xs, ys, []svgchart.Curve{
+			{Name: "p50", Class: "s0", Points: p50},
+			{Name: "p99", Class: "s1", Points: p99, Dashed: true},
 		}, notes, refs...))
 	}
 	p.gridEnd()
@@ -87,15 +88,15 @@ func WriteSweepHTML(w io.Writer, s *Sweep, o HTMLOptions) error {
 		p.intro(note)
 	}
 	p.gridStart()
-	var tput, good, att []xyPoint
+	var tput, good, att []svgchart.Point
 	for i, pt := range sum.Points {
-		tput = append(tput, xyPoint{x: xpos[i], y: pt.Mean.OutputThroughput, hover: pointHover(pt, "output throughput", math.NaN())})
-		good = append(good, xyPoint{x: xpos[i], y: pt.Mean.Goodput, hover: pointHover(pt, "goodput", math.NaN())})
-		att = append(att, xyPoint{x: xpos[i], y: 100 * pt.Mean.Attainment, hover: pointHover(pt, "attainment", math.NaN())})
+		tput = append(tput, svgchart.Point{X: xpos[i], Y: pt.Mean.OutputThroughput, Hover: pointHover(pt, "output throughput", math.NaN())})
+		good = append(good, svgchart.Point{X: xpos[i], Y: pt.Mean.Goodput, Hover: pointHover(pt, "goodput", math.NaN())})
+		att = append(att, svgchart.Point{X: xpos[i], Y: 100 * pt.Mean.Attainment, Hover: pointHover(pt, "attainment", math.NaN())})
 	}
-	p.chart(curveChart("Throughput and goodput", xa, axisSpec{label: "tok/s", zero: true}, []curve{
-		{name: "output throughput", class: "s0", pts: tput},
-		{name: "goodput", class: "s2", pts: good},
+	p.chart(svgchart.CurveChart("Throughput and goodput", xa, svgchart.Axis{Label: "tok/s", Zero: true}, []svgchart.Curve{
+		{Name: "output throughput", Class: "s0", Points: tput},
+		{Name: "goodput", Class: "s2", Points: good},
 	}, pickNotesOn(sum, func(i int, class string) (float64, float64) {
 		// The knees are throughput's, and the operating point a load:
 		// they sit on the throughput line; the goodput peak on goodput's.
@@ -108,10 +109,10 @@ func WriteSweepHTML(w io.Writer, s *Sweep, o HTMLOptions) error {
 	if target == 0 {
 		target = sweep.DefaultTarget
 	}
-	p.chart(curveChart("SLO attainment", xa, axisSpec{label: "requests meeting the SLO (%)", lo: 0, hi: 100}, []curve{
-		{name: "attainment", class: "s2", pts: att},
+	p.chart(svgchart.CurveChart("SLO attainment", xa, svgchart.Axis{Label: "requests meeting the SLO (%)", Lo: 0, Hi: 100}, []svgchart.Curve{
+		{Name: "attainment", Class: "s2", Points: att},
 	}, operatingNote(sum, func(i int) (float64, float64) { return xpos[i], 100 * sum.Points[i].Mean.Attainment }),
-		marker{label: "target " + percent(target), value: 100 * target, class: "target", hover: "the attainment the operating point must reach"}))
+		svgchart.Marker{Label: "target " + percent(target), Value: 100 * target, Class: "target", Hover: "the attainment the operating point must reach"}))
 	p.gridEnd()
 	p.sectionEnd()
 
@@ -228,14 +229,14 @@ func sweepCards(s sweep.Summary) []card {
 }
 
 // pickNotes annotates the chosen points at the positions at gives them.
-func pickNotes(s sweep.Summary, at func(i int) (float64, float64)) []annotation {
+func pickNotes(s sweep.Summary, at func(i int) (float64, float64)) []svgchart.Annotation {
 	return pickNotesOn(s, func(i int, _ string) (float64, float64) { return at(i) })
 }
 
 // pickNotesOn is pickNotes with a position for each pick, by its class
 // (knee, curvature, peak, operating).
-func pickNotesOn(s sweep.Summary, at func(i int, class string) (float64, float64)) []annotation {
-	var out []annotation
+func pickNotesOn(s sweep.Summary, at func(i int, class string) (float64, float64)) []svgchart.Annotation {
+	var out []svgchart.Annotation
 	for _, pk := range []struct {
 		p            sweep.Pick
 		label, class string
@@ -250,16 +251,16 @@ func pickNotesOn(s sweep.Summary, at func(i int, class string) (float64, float64
 			continue
 		}
 		x, y := at(pk.p.Index, pk.class)
-		out = append(out, annotation{x: x, y: y, label: pk.label, class: pk.class, hover: pk.what + " at " + pk.p.Load.Phrase()})
+		out = append(out, svgchart.Annotation{X: x, Y: y, Label: pk.label, Class: pk.class, Hover: pk.what + " at " + pk.p.Load.Phrase()})
 	}
 	return out
 }
 
-func operatingNote(s sweep.Summary, at func(i int) (float64, float64)) []annotation {
+func operatingNote(s sweep.Summary, at func(i int) (float64, float64)) []svgchart.Annotation {
 	all := pickNotes(s, at)
 	for _, a := range all {
-		if a.class == "operating" {
-			return []annotation{a}
+		if a.Class == "operating" {
+			return []svgchart.Annotation{a}
 		}
 	}
 	return nil
@@ -278,12 +279,12 @@ func pointHover(pt sweep.Point, what string, v float64) string {
 
 // spansDecades reports whether the curves' values spread over more than a
 // factor of 30, when a logarithmic axis keeps the low loads readable.
-func spansDecades(curves ...[]xyPoint) bool {
+func spansDecades(curves ...[]svgchart.Point) bool {
 	lo, hi := math.Inf(1), 0.0
 	for _, c := range curves {
 		for _, p := range c {
-			if usable(p.y) && p.y > 0 {
-				lo, hi = math.Min(lo, p.y), math.Max(hi, p.y)
+			if usable(p.Y) && p.Y > 0 {
+				lo, hi = math.Min(lo, p.Y), math.Max(hi, p.Y)
 			}
 		}
 	}
@@ -293,7 +294,7 @@ func spansDecades(curves ...[]xyPoint) bool {
 // loadAxis places each point on an offered-load axis. In a rate sweep a
 // closed-loop point (the synchronous one) sits at the rate it achieved;
 // an unbounded rate sits beyond the highest finite load, and note says so.
-func loadAxis(points []sweep.Point) (axisSpec, []float64, string) {
+func loadAxis(points []sweep.Point) (svgchart.Axis, []float64, string) {
 	mode := sweep.ModeConcurrency
 	for _, p := range points {
 		if p.Load.Mode == sweep.ModeRate {
@@ -318,17 +319,17 @@ func loadAxis(points []sweep.Point) (axisSpec, []float64, string) {
 			hi, lo = math.Max(hi, xs[i]), math.Min(lo, xs[i])
 		}
 	}
-	a := axisSpec{label: "concurrency (requests in flight)", zero: true}
+	a := svgchart.Axis{Label: "concurrency (requests in flight)", Zero: true}
 	if mode == sweep.ModeRate {
-		a.label = "offered load (req/s)"
+		a.Label = "offered load (req/s)"
 	}
 	if hi > 0 && hi/lo >= 8 {
-		a.log, a.zero = true, false
+		a.Log, a.Zero = true, false
 	}
 	note := ""
 	if unbounded {
 		beyond := hi * 1.25
-		if a.log {
+		if a.Log {
 			beyond = hi * 2
 		}
 		if hi == 0 {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/goodput-dev/goodput/internal/human"
+	"github.com/goodput-dev/goodput/report/svgchart"
 )
 
 // Trend is one metric across comparable runs, oldest first, as a run
@@ -60,7 +61,7 @@ func WriteTrendHTML(w io.Writer, t Trend, o HTMLOptions) error {
 	p.head(title, fmt.Sprintf("%d comparable runs · %s", len(t.Points), t.Comparability))
 	first, last := math.NaN(), math.NaN()
 	lo, hi := math.Inf(1), math.Inf(-1)
-	var pts []xyPoint
+	var pts []svgchart.Point
 	for i, pt := range t.Points {
 		if !pt.Defined {
 			continue
@@ -74,8 +75,8 @@ func WriteTrendHTML(w io.Writer, t Trend, o HTMLOptions) error {
 		if t.Seconds {
 			y *= 1e3
 		}
-		pts = append(pts, xyPoint{x: float64(i + 1), y: y,
-			hover: fmt.Sprintf("run %d (%s), %s: %s", pt.ID, pt.Name, pt.Start.UTC().Format("2006-01-02 15:04"), show(pt.Value))})
+		pts = append(pts, svgchart.Point{X: float64(i + 1), Y: y,
+			Hover: fmt.Sprintf("run %d (%s), %s: %s", pt.ID, pt.Name, pt.Start.UTC().Format("2006-01-02 15:04"), show(pt.Value))})
 	}
 	cards := []card{{key: "latest", value: show(last)}, {key: "first", value: show(first)}}
 	if !math.IsNaN(first) && first != 0 {
@@ -110,8 +111,8 @@ func WriteTrendHTML(w io.Writer, t Trend, o HTMLOptions) error {
 		}
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	}
-	p.chart(curveChart(t.Metric, axisSpec{label: "run (oldest first)", tick: runTick}, axisSpec{label: yl},
-		[]curve{{name: t.Metric, class: "s0", pts: pts}}, nil))
+	p.chart(svgchart.CurveChart(t.Metric, svgchart.Axis{Label: "run (oldest first)", Tick: runTick}, svgchart.Axis{Label: yl},
+		[]svgchart.Curve{{Name: t.Metric, Class: "s0", Points: pts}}, nil))
 	p.sectionEnd()
 
 	p.section("runs", "Runs")

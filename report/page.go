@@ -5,12 +5,14 @@ import (
 	_ "embed"
 	"encoding/base64"
 	"fmt"
+	"html"
 	"io"
 	"math"
 	"strconv"
 	"strings"
 
 	"github.com/goodput-dev/goodput/internal/human"
+	"github.com/goodput-dev/goodput/report/svgchart"
 )
 
 //go:embed assets/report.css
@@ -67,7 +69,7 @@ func (p *page) w(s string)                      { p.b.WriteString(s) }
 func (p *page) f(format string, args ...any)    { fmt.Fprintf(&p.b, format, args...) }
 func (p *page) text(tag, class, s string)       { p.f(`<%s class="%s">%s</%s>`, tag, class, esc(s), tag) }
 func (p *page) plain(tag, s string)             { p.f(`<%s>%s</%s>`, tag, esc(s), tag) }
-func (p *page) chart(f *frame)                  { f.render(&p.b) }
+func (p *page) chart(f *svgchart.Frame)         { f.Render(&p.b) }
 func (p *page) sectionEnd()                     { p.w("</section>\n") }
 func (p *page) gridStart()                      { p.w(`<div class="grid">`) }
 func (p *page) gridEnd()                        { p.w("</div>\n") }
@@ -247,3 +249,9 @@ func signedPercent(v float64) string {
 	}
 	return fmt.Sprintf("%+.1f %%", 100*v)
 }
+
+// esc escapes text for an HTML text node or a quoted attribute.
+func esc(s string) string { return html.EscapeString(s) }
+
+// usable reports whether v is a finite number.
+func usable(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/goodput-dev/goodput/internal/human"
+	"github.com/goodput-dev/goodput/report/svgchart"
 	"github.com/goodput-dev/goodput/sweepserve"
 )
 
@@ -145,20 +146,20 @@ func WriteParetoHTML(w io.Writer, p *Pareto, o HTMLOptions) error {
 	if title == "" {
 		title = "goodput sweep plot_pareto: output tokens/s per user against per GPU"
 	}
-	var all, front []xyPoint
+	var all, front []svgchart.Point
 	n := 0
 	for _, pt := range p.Points {
 		hover := fmt.Sprintf("%s tok/s/user, %s tok/s/GPU (%s users, %s GPUs)", human.Brief(pt.PerUser), human.Brief(pt.PerGPU), human.Brief(pt.Users), human.Brief(pt.GPUs))
 		if pt.Label != "" {
 			hover += ": " + pt.Label
 		}
-		all = append(all, xyPoint{x: pt.PerUser, y: pt.PerGPU, hover: hover})
+		all = append(all, svgchart.Point{X: pt.PerUser, Y: pt.PerGPU, Hover: hover})
 		if pt.Frontier {
-			front = append(front, xyPoint{x: pt.PerUser, y: pt.PerGPU, hover: hover})
+			front = append(front, svgchart.Point{X: pt.PerUser, Y: pt.PerGPU, Hover: hover})
 			n++
 		}
 	}
-	slices.SortFunc(front, func(a, b xyPoint) int { return cmp.Compare(a.x, b.x) })
+	slices.SortFunc(front, func(a, b svgchart.Point) int { return cmp.Compare(a.X, b.X) })
 	var pg page
 	sub := fmt.Sprintf("%d runs · %d on the frontier", len(p.Points), n)
 	if p.Skipped > 0 {
@@ -167,9 +168,9 @@ func WriteParetoHTML(w io.Writer, p *Pareto, o HTMLOptions) error {
 	pg.head(title, sub)
 	pg.section("pareto", "Pareto frontier")
 	pg.intro("Each run placed by its output throughput divided by its concurrent users (x: how fast each user is served) and by its GPUs (y: how much each GPU delivers). The frontier joins the runs no other run beats on both: the settings worth choosing between.")
-	pg.chart(curveChart("Tokens/s/GPU against tokens/s/user",
-		axisSpec{label: "output tokens/s per user", zero: true}, axisSpec{label: "output tokens/s per GPU", zero: true},
-		[]curve{{name: "all runs", class: "s5", pts: all, scatter: true}, {name: "Pareto frontier", class: "s0", pts: front}}, nil))
+	pg.chart(svgchart.CurveChart("Tokens/s/GPU against tokens/s/user",
+		svgchart.Axis{Label: "output tokens/s per user", Zero: true}, svgchart.Axis{Label: "output tokens/s per GPU", Zero: true},
+		[]svgchart.Curve{{Name: "all runs", Class: "s5", Points: all, Scatter: true}, {Name: "Pareto frontier", Class: "s0", Points: front}}, nil))
 	pg.sectionEnd()
 	pg.tail("pareto", nil, o.Tool)
 	_, err := pg.finish(w)

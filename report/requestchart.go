@@ -9,6 +9,7 @@ import (
 
 	"github.com/goodput-dev/goodput/internal/human"
 	"github.com/goodput-dev/goodput/metrics"
+	"github.com/goodput-dev/goodput/report/svgchart"
 )
 
 // maxTimelineRequests bounds the bars of the per-request timeline; a
@@ -43,7 +44,7 @@ func longGap(res *metrics.Result) float64 {
 // was long: above gapMin seconds, or, when gapMin is 0, above longGap's
 // choice. It is what vLLM's --plot-timeline shows, with the client's
 // queue and the SLO added. It returns the frame and the stride.
-func requestTimeline(run *Run, gapMin float64) (*frame, int) {
+func requestTimeline(run *Run, gapMin float64) (*svgchart.Frame, int) {
 	// Sort indices, not spans: a long run's spans are megabytes.
 	order := make([]int32, len(run.Requests))
 	for i := range order {
@@ -58,7 +59,7 @@ func requestTimeline(run *Run, gapMin float64) (*frame, int) {
 	stride := every * max(run.RequestStride, 1)
 	n := len(spans)
 	rowH := min(max(timelineRows/float64(max(n, 1)), minRowH), maxRowH)
-	h := float64(marginTop+marginBot) + rowH*float64(n)
+	h := float64(svgchart.MarginTop+svgchart.MarginBottom) + rowH*float64(n)
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, s := range spans {
 		lo = math.Min(lo, float64(s.Scheduled)/1e9)
@@ -67,27 +68,27 @@ func requestTimeline(run *Run, gapMin float64) (*frame, int) {
 	if n == 0 {
 		lo, hi = 0, 1
 	}
-	l, r := niceRange(math.Min(lo, 0), hi, 8)
-	f := newSizedFrame("Every request over time", "time since the run's start (s)", "requests, by scheduled time",
-		scale{lo: l, hi: r}, scale{lo: 0, hi: float64(max(n, 1))}, timelineW, h)
-	f.class = " wide"
+	l, r := svgchart.NiceRange(math.Min(lo, 0), hi, 8)
+	f := svgchart.NewSizedFrame("Every request over time", "time since the run's start (s)", "requests, by scheduled time",
+		svgchart.Scale{Lo: l, Hi: r}, svgchart.Scale{Lo: 0, Hi: float64(max(n, 1))}, timelineW, h)
+	f.Class = " wide"
 	// Row 0 is at the top: the axis counts requests downwards.
-	f.yTick = func(v, step float64) string { return tickLabel(float64(n)-v, step) }
+	f.YTick = func(v, step float64) string { return svgchart.TickLabel(float64(n)-v, step) }
 	if n == 0 {
-		f.printf(`<text class="empty" x="%s" y="%s" text-anchor="middle">no requests</text>`, px(f.w/2), px(f.h/2))
+		f.Printf(`<text class="empty" x="%s" y="%s" text-anchor="middle">no requests</text>`, svgchart.Px(f.W/2), svgchart.Px(f.H/2))
 		return f, stride
 	}
 	if gapMin <= 0 {
 		gapMin = longGap(run.Result)
 	}
-	x := func(ns int64) float64 { return f.x.pos(float64(ns) / 1e9) }
+	x := func(ns int64) float64 { return f.X.Pos(float64(ns) / 1e9) }
 	seg := func(class string, a, b int64, y, hh float64) {
 		x0, x1 := x(a), x(b)
-		f.printf(`<rect class="%s" x="%s" y="%s" width="%s" height="%s"/>`, class, px(x0), px(y), px(math.Max(x1-x0, 0.5)), px(hh))
+		f.Printf(`<rect class="%s" x="%s" y="%s" width="%s" height="%s"/>`, class, svgchart.Px(x0), svgchart.Px(y), svgchart.Px(math.Max(x1-x0, 0.5)), svgchart.Px(hh))
 	}
 	barH := math.Max(rowH*0.8, minRowH)
 	for i, s := range spans {
-		y := f.y.pos(float64(n - i))
+		y := f.Y.Pos(float64(n - i))
 		outcome := "good"
 		switch {
 		case !s.OK:
@@ -95,7 +96,7 @@ func requestTimeline(run *Run, gapMin float64) (*frame, int) {
 		case !s.Good:
 			outcome = "missed"
 		}
-		f.printf(`<g class="req %s">`, outcome)
+		f.Printf(`<g class="req %s">`, outcome)
 		seg("tq", s.Scheduled, s.Sent, y, barH)
 		switch {
 		case !s.OK:
@@ -110,13 +111,13 @@ func requestTimeline(run *Run, gapMin float64) (*frame, int) {
 		if gap > gapMin {
 			seg("tg", s.GapStart, s.GapEnd, y-0.15*barH, barH*1.3)
 		}
-		f.printf(`<title>%s</title></g>`, esc(spanHover(s, gap > gapMin)))
+		f.Printf(`<title>%s</title></g>`, esc(spanHover(s, gap > gapMin)))
 	}
 	for _, k := range []struct{ class, label string }{
 		{"tq", "client queue"}, {"tw", "to first token"}, {"ts good", "streaming, met the SLO"},
 		{"ts missed", "streaming, missed the SLO"}, {"tf", "failed"}, {"tg", fmt.Sprintf("gap over %s", seconds(gapMin))},
 	} {
-		f.legend = append(f.legend, legendItem{class: k.class, label: k.label})
+		f.Legend = append(f.Legend, svgchart.LegendItem{Class: k.class, Label: k.label})
 	}
 	return f, stride
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/goodput-dev/goodput/internal/human"
+	"github.com/goodput-dev/goodput/report/svgchart"
 	"github.com/goodput-dev/goodput/sweepserve"
 )
 
@@ -402,23 +403,23 @@ func WritePlotHTML(w io.Writer, f *PlotFigure, o HTMLOptions) error {
 			if len(cell.curves) == 0 {
 				continue
 			}
-			var curves []curve
+			var curves []svgchart.Curve
 			for k, c := range cell.curves {
-				var pts []xyPoint
+				var pts []svgchart.Point
 				for _, pt := range c.pts {
 					hover := fmt.Sprintf("%s %s: %s %s (mean of %d", f.opts.VarX, human.Brief(pt.x), f.opts.VarY, human.Brief(pt.y), pt.n)
 					if pt.n > 1 {
 						hover += fmt.Sprintf(", %s to %s", human.Brief(pt.lo), human.Brief(pt.hi))
 					}
-					pts = append(pts, xyPoint{x: pt.x, y: pt.y, hover: hover + ")"})
+					pts = append(pts, svgchart.Point{X: pt.x, Y: pt.y, Hover: hover + ")"})
 				}
-				curves = append(curves, curve{name: c.label, class: runClass(k), pts: pts})
+				curves = append(curves, svgchart.Curve{Name: c.label, Class: runClass(k), Points: pts})
 			}
 			panel := strings.TrimPrefix(strings.TrimPrefix(f.Rows[ri]+" · "+f.Cols[ci], "(All) · "), "(All)")
 			if panel == "" {
 				panel = f.opts.VarY
 			}
-			p.chart(curveChart(panel, axisSpec{label: f.opts.VarX, log: f.opts.LogX}, axisSpec{label: f.opts.VarY, log: f.opts.LogY, zero: !f.opts.LogY}, curves, nil))
+			p.chart(svgchart.CurveChart(panel, svgchart.Axis{Label: f.opts.VarX, Log: f.opts.LogX}, svgchart.Axis{Label: f.opts.VarY, Log: f.opts.LogY, Zero: !f.opts.LogY}, curves, nil))
 		}
 	}
 	p.gridEnd()

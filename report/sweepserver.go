@@ -7,6 +7,7 @@ import (
 
 	"github.com/goodput-dev/goodput/internal/human"
 	"github.com/goodput-dev/goodput/promscrape"
+	"github.com/goodput-dev/goodput/report/svgchart"
 	"github.com/goodput-dev/goodput/serverview"
 	"github.com/goodput-dev/goodput/sweep"
 )
@@ -185,7 +186,7 @@ func (sp serverPoint) source() string {
 // the client's: the queue growing past the knee, where the client sees
 // only its latency climb. Loads whose summaries hold no server data show
 // as such; a sweep in which none does says so once.
-func serverSweepSection(p *page, s *Sweep, xa axisSpec, xpos []float64) {
+func serverSweepSection(p *page, s *Sweep, xa svgchart.Axis, xpos []float64) {
 	sum := s.Summary
 	sps, some := serverAcross(s)
 	p.section("server", "Server across load")
@@ -196,7 +197,7 @@ func serverSweepSection(p *page, s *Sweep, xa axisSpec, xpos []float64) {
 	}
 	p.intro("What the server's own /metrics said at each load, beside the client's numbers at the same load. Means from the server's histograms are exact (sums over counts); its p99 is only an estimate, interpolated inside the bucket that holds it (shown beside it). Gauges are means over the scrapes inside the measured window, KV cache its peak. With repeats, each number is the mean over the measurements that have it, as the client's are. A load spread over several endpoints shows their account together: its p99 is read from their histograms summed, which needs the same buckets everywhere. A load without server data shows n/a, and the server's curves break there.")
 	p.gridStart()
-	var inFlight, running, waiting, cTTFT, sTTFT, queue, kv []xyPoint
+	var inFlight, running, waiting, cTTFT, sTTFT, queue, kv []svgchart.Point
 	// A load without server data has NaN numbers (serverAt): its points
 	// are left out of the server's curves, which break there.
 	for i, pt := range sum.Points {
@@ -204,29 +205,29 @@ func serverSweepSection(p *page, s *Sweep, xa axisSpec, xpos []float64) {
 		hover := func(what string, v string) string {
 			return fmt.Sprintf("%s %s\nload %s: %s", what, v, pt.Load.Short(), sp.source())
 		}
-		inFlight = append(inFlight, xyPoint{x: x, y: pt.Mean.LittleL, hover: hover("in flight (client, L)", human.Brief(pt.Mean.LittleL))})
-		running = append(running, xyPoint{x: x, y: sp.running, hover: hover("running (server, mean)", human.Brief(sp.running))})
-		waiting = append(waiting, xyPoint{x: x, y: sp.waiting, hover: hover("waiting (server, mean)", human.Brief(sp.waiting))})
-		cTTFT = append(cTTFT, xyPoint{x: x, y: 1e3 * pt.Mean.TTFT.Mean, hover: hover("TTFT mean (client)", seconds(pt.Mean.TTFT.Mean))})
-		sTTFT = append(sTTFT, xyPoint{x: x, y: 1e3 * sp.ttftMean, hover: hover("TTFT mean (server, exact)", seconds(sp.ttftMean))})
-		queue = append(queue, xyPoint{x: x, y: 1e3 * sp.queueMean, hover: hover("queue time mean (server, exact)", seconds(sp.queueMean))})
-		kv = append(kv, xyPoint{x: x, y: 100 * sp.kvPeak, hover: hover("KV cache peak (server)", percent(sp.kvPeak))})
+		inFlight = append(inFlight, svgchart.Point{X: x, Y: pt.Mean.LittleL, Hover: hover("in flight (client, L)", human.Brief(pt.Mean.LittleL))})
+		running = append(running, svgchart.Point{X: x, Y: sp.running, Hover: hover("running (server, mean)", human.Brief(sp.running))})
+		waiting = append(waiting, svgchart.Point{X: x, Y: sp.waiting, Hover: hover("waiting (server, mean)", human.Brief(sp.waiting))})
+		cTTFT = append(cTTFT, svgchart.Point{X: x, Y: 1e3 * pt.Mean.TTFT.Mean, Hover: hover("TTFT mean (client)", seconds(pt.Mean.TTFT.Mean))})
+		sTTFT = append(sTTFT, svgchart.Point{X: x, Y: 1e3 * sp.ttftMean, Hover: hover("TTFT mean (server, exact)", seconds(sp.ttftMean))})
+		queue = append(queue, svgchart.Point{X: x, Y: 1e3 * sp.queueMean, Hover: hover("queue time mean (server, exact)", seconds(sp.queueMean))})
+		kv = append(kv, svgchart.Point{X: x, Y: 100 * sp.kvPeak, Hover: hover("KV cache peak (server)", percent(sp.kvPeak))})
 	}
-	onWaiting := pickNotes(sum, func(i int) (float64, float64) { return xpos[i], waiting[i].y })
-	p.chart(curveChart("Requests in the server against load", xa, axisSpec{label: "requests", zero: true}, []curve{
-		{name: "in flight (client, L)", class: "s0", pts: inFlight},
-		{name: "running (server)", class: "s2", pts: running},
-		{name: "waiting (server)", class: "s3", pts: waiting, dashed: true},
+	onWaiting := pickNotes(sum, func(i int) (float64, float64) { return xpos[i], waiting[i].Y })
+	p.chart(svgchart.CurveChart("Requests in the server against load", xa, svgchart.Axis{Label: "requests", Zero: true}, []svgchart.Curve{
+		{Name: "in flight (client, L)", Class: "s0", Points: inFlight},
+		{Name: "running (server)", Class: "s2", Points: running},
+		{Name: "waiting (server)", Class: "s3", Points: waiting, Dashed: true},
 	}, onWaiting))
-	ys := axisSpec{label: "mean (ms)", zero: true, log: spansDecades(cTTFT, sTTFT, queue)}
-	p.chart(curveChart("TTFT and queue time against load (means)", xa, ys, []curve{
-		{name: "TTFT (client)", class: "s0", pts: cTTFT},
-		{name: "TTFT (server)", class: "s2", pts: sTTFT},
-		{name: "queue time (server)", class: "s3", pts: queue, dashed: true},
-	}, pickNotes(sum, func(i int) (float64, float64) { return xpos[i], cTTFT[i].y })))
+	ys := svgchart.Axis{Label: "mean (ms)", Zero: true, Log: spansDecades(cTTFT, sTTFT, queue)}
+	p.chart(svgchart.CurveChart("TTFT and queue time against load (means)", xa, ys, []svgchart.Curve{
+		{Name: "TTFT (client)", Class: "s0", Points: cTTFT},
+		{Name: "TTFT (server)", Class: "s2", Points: sTTFT},
+		{Name: "queue time (server)", Class: "s3", Points: queue, Dashed: true},
+	}, pickNotes(sum, func(i int) (float64, float64) { return xpos[i], cTTFT[i].Y })))
 	if usablePoints(kv) {
-		p.chart(curveChart("KV cache usage against load (peak)", xa, axisSpec{label: "KV cache used (%)", zero: true}, []curve{
-			{name: "KV cache peak (server)", class: "s4", pts: kv},
+		p.chart(svgchart.CurveChart("KV cache usage against load (peak)", xa, svgchart.Axis{Label: "KV cache used (%)", Zero: true}, []svgchart.Curve{
+			{Name: "KV cache peak (server)", Class: "s4", Points: kv},
 		}, nil))
 	}
 	p.gridEnd()
@@ -314,9 +315,9 @@ func shownMissing(c *serverview.Comparison) []string {
 }
 
 // usablePoints reports whether any of pts can be drawn.
-func usablePoints(pts []xyPoint) bool {
+func usablePoints(pts []svgchart.Point) bool {
 	for _, p := range pts {
-		if usable(p.x) && usable(p.y) {
+		if usable(p.X) && usable(p.Y) {
 			return true
 		}
 	}

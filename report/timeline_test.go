@@ -9,6 +9,7 @@ import (
 
 	"github.com/goodput-dev/goodput/promscrape"
 	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/report/svgchart"
 )
 
 // scrapedSeries returns a vLLM-like series scraped at start+offset,
@@ -86,24 +87,26 @@ func TestServerGaugesAtTheirScrapes(t *testing.T) {
 			}
 			running, waiting := inflight[0], inflight[1]
 			for k := range tt.wantX {
-				for _, l := range []line{running, waiting, kv[0]} {
-					if got := l.at(k, tl.starts, tl.step); math.Abs(got-tt.wantX[k]) > 1e-9 {
-						t.Errorf("%s: bucket %d drawn at %v s, want its scrapes' time %v s", l.name, k, got, tt.wantX[k])
+				for _, l := range []svgchart.Line{running, waiting, kv[0]} {
+					if got := l.At(k, tl.starts, tl.step); math.Abs(got-tt.wantX[k]) > 1e-9 {
+						t.Errorf("%s: bucket %d drawn at %v s, want its scrapes' time %v s", l.Name, k, got, tt.wantX[k])
 					}
 				}
-				if running.ys[k] != tt.wantRunning[k] {
-					t.Errorf("running in bucket %d = %v, want %v", k, running.ys[k], tt.wantRunning[k])
+				if running.Ys[k] != tt.wantRunning[k] {
+					t.Errorf("running in bucket %d = %v, want %v", k, running.Ys[k], tt.wantRunning[k])
 				}
-				if want := 2 * (tt.wantRunning[k] - 1); waiting.ys[k] != want {
-					t.Errorf("waiting in bucket %d = %v, want %v", k, waiting.ys[k], want)
+				if want := 2 * (tt.wantRunning[k] - 1); waiting.Ys[k] != want {
+					t.Errorf("waiting in bucket %d = %v, want %v", k, waiting.Ys[k], want)
 				}
-				if want := tt.wantRunning[k] - 1; math.Abs(kv[0].ys[k]-want) > 1e-9 {
-					t.Errorf("KV cache in bucket %d = %v %%, want %v %%", k, kv[0].ys[k], want)
+				if want := tt.wantRunning[k] - 1; math.Abs(kv[0].Ys[k]-want) > 1e-9 {
+					t.Errorf("KV cache in bucket %d = %v %%, want %v %%", k, kv[0].Ys[k], want)
 				}
 			}
 			// The chart draws the path through those times.
-			f := timeChart("Requests in flight", "requests", tl.starts, tl.step, []line{running})
-			out := f.b.String()
+			f := svgchart.TimeChart("Requests in flight", "requests", tl.starts, tl.step, []svgchart.Line{running})
+			var b strings.Builder
+			f.Render(&b)
+			out := b.String()
 			i := strings.Index(out, `<path class="line s2" d="`)
 			if i < 0 {
 				t.Fatalf("no running line in %s", out)
@@ -115,7 +118,7 @@ func TestServerGaugesAtTheirScrapes(t *testing.T) {
 				t.Fatalf("path %q has %d points, want %d", d, len(xs), len(tt.wantX))
 			}
 			for k, x := range xs {
-				if want, _ := strconv.ParseFloat(px(f.x.pos(tt.wantX[k])), 64); x != want {
+				if want, _ := strconv.ParseFloat(svgchart.Px(f.X.Pos(tt.wantX[k])), 64); x != want {
 					t.Errorf("point %d at x=%v px, want %v px (%v s)", k, x, want, tt.wantX[k])
 				}
 			}
@@ -126,9 +129,9 @@ func TestServerGaugesAtTheirScrapes(t *testing.T) {
 // A line without times of its own is drawn at its buckets' middles.
 func TestLineAtBucketMiddle(t *testing.T) {
 	starts := []float64{0, 2, 4}
-	l := line{ys: []float64{1, 2, 3}, xs: []float64{0.5, math.NaN()}}
+	l := svgchart.Line{Ys: []float64{1, 2, 3}, Xs: []float64{0.5, math.NaN()}}
 	for i, want := range []float64{0.5, 3, 5} {
-		if got := l.at(i, starts, 2); got != want {
+		if got := l.At(i, starts, 2); got != want {
 			t.Errorf("value %d at %v, want %v", i, got, want)
 		}
 	}
@@ -164,15 +167,15 @@ func TestServerRateInTheBucketItMeasured(t *testing.T) {
 			run.AttachServer(scrapedSeries(start, tt.offset, tt.every, tt.n))
 			tl := buildTimeline(run, maxTimePoints)
 			out, _, _ := serverLines(&tl, run)
-			if len(out) != 1 || len(out[0].ys) != len(tt.want) {
+			if len(out) != 1 || len(out[0].Ys) != len(tt.want) {
 				t.Fatalf("server output lines %+v, want one of %d buckets", out, len(tt.want))
 			}
 			for k, want := range tt.want {
-				got := out[0].ys[k]
+				got := out[0].Ys[k]
 				if math.IsNaN(want) != math.IsNaN(got) || !math.IsNaN(want) && math.Abs(got-want) > 1e-6 {
 					t.Errorf("bucket %d: %v tok/s, want %v", k, got, want)
 				}
-				if x := out[0].at(k, tl.starts, tl.step); x != tl.starts[k]+0.5 {
+				if x := out[0].At(k, tl.starts, tl.step); x != tl.starts[k]+0.5 {
 					t.Errorf("bucket %d drawn at %v s, want its middle", k, x)
 				}
 			}

@@ -1,12 +1,10 @@
-package report
+package svgchart
 
 import (
 	"math"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/goodput-dev/goodput/internal/human"
 )
 
 func TestNiceStep(t *testing.T) {
@@ -25,7 +23,7 @@ func TestNiceStep(t *testing.T) {
 		{math.Inf(1), 0},
 	}
 	for _, tt := range tests {
-		if got := niceStep(tt.raw); math.Abs(got-tt.want) > 1e-12*math.Abs(tt.want) {
+		if got := NiceStep(tt.raw); math.Abs(got-tt.want) > 1e-12*math.Abs(tt.want) {
 			t.Errorf("niceStep(%v) = %v, want %v", tt.raw, got, tt.want)
 		}
 	}
@@ -46,7 +44,7 @@ func TestNiceRange(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			lo, hi := niceRange(tt.lo, tt.hi, 5)
+			lo, hi := NiceRange(tt.lo, tt.hi, 5)
 			if math.Abs(lo-tt.wantLo) > 1e-9 || math.Abs(hi-tt.wantHi) > 1e-9 {
 				t.Errorf("niceRange(%v, %v) = %v, %v, want %v, %v", tt.lo, tt.hi, lo, hi, tt.wantLo, tt.wantHi)
 			}
@@ -55,11 +53,11 @@ func TestNiceRange(t *testing.T) {
 }
 
 func TestScale(t *testing.T) {
-	lin := scale{lo: 0, hi: 100, a: 0, b: 200}
-	log := scale{lo: 1, hi: 1000, a: 0, b: 300, log: true}
+	lin := Scale{Lo: 0, Hi: 100, A: 0, B: 200}
+	log := Scale{Lo: 1, Hi: 1000, A: 0, B: 300, Log: true}
 	tests := []struct {
 		name string
-		s    scale
+		s    Scale
 		v    float64
 		want float64
 	}{
@@ -70,12 +68,12 @@ func TestScale(t *testing.T) {
 		{"log decade", log, 10, 100},
 		{"log top", log, 1000, 300},
 		{"log zero clamps", log, 0, -6},
-		{"degenerate puts values in the middle", scale{lo: 3, hi: 3, a: 0, b: 10}, 3, 5},
-		{"y axis runs downwards", scale{lo: 0, hi: 10, a: 100, b: 0}, 10, 0},
+		{"degenerate puts values in the middle", Scale{Lo: 3, Hi: 3, A: 0, B: 10}, 3, 5},
+		{"y axis runs downwards", Scale{Lo: 0, Hi: 10, A: 100, B: 0}, 10, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := tt.s.pos(tt.v); math.Abs(got-tt.want) > 1e-9 {
+			if got := tt.s.Pos(tt.v); math.Abs(got-tt.want) > 1e-9 {
 				t.Errorf("pos(%v) = %v, want %v", tt.v, got, tt.want)
 			}
 		})
@@ -85,19 +83,19 @@ func TestScale(t *testing.T) {
 func TestTicks(t *testing.T) {
 	tests := []struct {
 		name string
-		s    scale
+		s    Scale
 		want []float64
 	}{
 		// Round steps of 20 over [0, 100].
-		{"linear", scale{lo: 0, hi: 100}, []float64{0, 20, 40, 60, 80, 100}},
+		{"linear", Scale{Lo: 0, Hi: 100}, []float64{0, 20, 40, 60, 80, 100}},
 		// Decades on a long logarithmic axis.
-		{"log decades", scale{lo: 1, hi: 1e4, log: true}, []float64{1, 10, 100, 1000, 1e4}},
+		{"log decades", Scale{Lo: 1, Hi: 1e4, Log: true}, []float64{1, 10, 100, 1000, 1e4}},
 		// 1, 2 and 5 multiples on a short one.
-		{"log short", scale{lo: 10, hi: 100, log: true}, []float64{10, 20, 50, 100}},
+		{"log short", Scale{Lo: 10, Hi: 100, Log: true}, []float64{10, 20, 50, 100}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, _ := tt.s.ticks(5)
+			got, _ := tt.s.Ticks(5)
 			if len(got) != len(tt.want) {
 				t.Fatalf("ticks %v, want %v", got, tt.want)
 			}
@@ -110,55 +108,32 @@ func TestTicks(t *testing.T) {
 	}
 }
 
-func TestNumberFormats(t *testing.T) {
+func TestTickLabel(t *testing.T) {
 	tests := []struct {
-		got, want string
+		v, step float64
+		want    string
 	}{
-		{human.Brief(0.012345), "0.0123"}, // three significant digits
-		{human.Brief(1.5), "1.5"},         // trailing zeros dropped
-		{human.Brief(123.4), "123"},       // whole above 100
-		{human.Brief(12345.6), "12346"},   // never in exponent form
-		{human.Brief(0), "0"},
-		{human.Brief(math.NaN()), "n/a"},
-		{human.Brief(math.Inf(-1)), "n/a"},
-		{tickLabel(2500, 500), "2500"},
-		{tickLabel(25000, 5000), "25k"},
-		{tickLabel(2.5e6, 5e5), "2.5M"},
-		{tickLabel(0.25, 0.05), "0.25"},
-		{tickLabel(100, 0), "100"},
-		{seconds(0.0123), "12.3 ms"},
-		{seconds(2.5), "2.5 s"},
-		{seconds(math.NaN()), "n/a"},
-		{ms(0.0123456), "12.35"},
-		{percent(0.9234), "92.3 %"},
-		{signedPercent(0.1), "+10.0 %"},
-		{signedPercent(-0.05), "-5.0 %"},
-		{signedPercent(math.NaN()), "n/a"},
+		{2500, 500, "2500"},  // below 10k, as is
+		{25000, 5000, "25k"}, // thousands
+		{2.5e6, 5e5, "2.5M"}, // millions, one decimal kept
+		{3e6, 1e6, "3M"},     // and dropped when zero
+		{0.25, 0.05, "0.25"}, // as many decimals as the step has
+		{100, 0, "100"},      // a log axis's tick, written briefly
+		{0.002, 0, "0.002"},
 	}
-	for i, tt := range tests {
-		if tt.got != tt.want {
-			t.Errorf("case %d: got %q, want %q", i, tt.got, tt.want)
+	for _, tt := range tests {
+		if got := TickLabel(tt.v, tt.step); got != tt.want {
+			t.Errorf("TickLabel(%v, %v) = %q, want %q", tt.v, tt.step, got, tt.want)
 		}
 	}
 }
 
-func TestEscaping(t *testing.T) {
-	// Text from records (error messages, labels) reaches the page escaped.
-	if got := esc(`<script>"&'`); got != "&lt;script&gt;&#34;&amp;&#39;" {
-		t.Errorf("esc = %q", got)
-	}
-	// JSON embedded in the page cannot close its script element.
-	if got := string(safeJSON([]byte(`{"m":"</script><b>&"}`))); strings.ContainsAny(got, "<>&") {
-		t.Errorf("safeJSON left markup: %s", got)
-	}
-}
-
 func TestFrameRendersAxesAndLegend(t *testing.T) {
-	f := newFrame("Title <x>", "time (s)", "tok/s", scale{lo: 0, hi: 10}, scale{lo: 0, hi: 100})
-	f.legend = []legendItem{{class: "s0", label: "output"}}
-	f.hline(50, "target", "target", "the target")
+	f := NewFrame("Title <x>", "time (s)", "tok/s", Scale{Lo: 0, Hi: 10}, Scale{Lo: 0, Hi: 100})
+	f.Legend = []LegendItem{{Class: "s0", Label: "output"}}
+	f.HLine(50, "target", "target", "the target")
 	var b strings.Builder
-	f.render(&b)
+	f.Render(&b)
 	out := b.String()
 	for _, want := range []string{`<figcaption>Title &lt;x&gt;</figcaption>`, `viewBox="0 0 640 280"`, `class="legend"`, `>output</text>`, `class="target"`, `<title>the target</title>`, `>time (s)</text>`} {
 		if !strings.Contains(out, want) {
@@ -176,7 +151,7 @@ func TestFrameRendersAxesAndLegend(t *testing.T) {
 
 func TestAxisUnit(t *testing.T) {
 	for in, want := range map[string]string{"TTFT (ms)": "ms", "requests": "", "a (b) (c)": "c", "bad )(": ""} {
-		if got := axisUnit(in); got != want {
+		if got := AxisUnit(in); got != want {
 			t.Errorf("axisUnit(%q) = %q, want %q", in, got, want)
 		}
 	}
@@ -185,22 +160,22 @@ func TestAxisUnit(t *testing.T) {
 func TestFitAxis(t *testing.T) {
 	tests := []struct {
 		name   string
-		a      axisSpec
+		a      Axis
 		vs     []float64
 		lo, hi float64
 		log    bool
 	}{
-		{"fixed range wins", axisSpec{lo: 0, hi: 100}, []float64{5, 500}, 0, 100, false},
-		{"zero-based", axisSpec{zero: true}, []float64{40, 95}, 0, 100, false},
-		{"data range", axisSpec{}, []float64{40, 95}, 40, 100, false},
-		{"log decades", axisSpec{log: true}, []float64{0, 3, 450}, 1, 1000, true},
-		{"no values", axisSpec{}, nil, 0, 1, false},
+		{"fixed range wins", Axis{Lo: 0, Hi: 100}, []float64{5, 500}, 0, 100, false},
+		{"zero-based", Axis{Zero: true}, []float64{40, 95}, 0, 100, false},
+		{"data range", Axis{}, []float64{40, 95}, 40, 100, false},
+		{"log decades", Axis{Log: true}, []float64{0, 3, 450}, 1, 1000, true},
+		{"no values", Axis{}, nil, 0, 1, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := fitAxis(tt.a, tt.vs)
-			if s.lo != tt.lo || s.hi != tt.hi || s.log != tt.log {
-				t.Errorf("fitAxis = [%v, %v] log %v, want [%v, %v] log %v", s.lo, s.hi, s.log, tt.lo, tt.hi, tt.log)
+			s := FitAxis(tt.a, tt.vs)
+			if s.Lo != tt.lo || s.Hi != tt.hi || s.Log != tt.log {
+				t.Errorf("fitAxis = [%v, %v] log %v, want [%v, %v] log %v", s.Lo, s.Hi, s.Log, tt.lo, tt.hi, tt.log)
 			}
 		})
 	}
@@ -209,7 +184,7 @@ func TestFitAxis(t *testing.T) {
 func TestTimeChartHoverBands(t *testing.T) {
 	// Three buckets, one line with a gap: a band per bucket carries the
 	// values, and the gap breaks the path rather than dropping to zero.
-	f := timeChart("t", "tok/s", []float64{0, 1, 2}, 1, []line{{name: "out", class: "s0", ys: []float64{10, math.NaN(), 30}}})
+	f := TimeChart("t", "tok/s", []float64{0, 1, 2}, 1, []Line{{Name: "out", Class: "s0", Ys: []float64{10, math.NaN(), 30}}})
 	out := f.b.String()
 	if n := strings.Count(out, `class="hover"`); n != 3 {
 		t.Errorf("%d hover bands, want 3", n)
@@ -220,8 +195,8 @@ func TestTimeChartHoverBands(t *testing.T) {
 	if strings.Count(out, "M") != 2 || strings.Contains(out, "L") {
 		t.Errorf("path should be two separate moves around the gap: %s", out)
 	}
-	if !slices.Equal([]string{f.legend[0].label}, []string{"out"}) {
-		t.Errorf("legend %+v", f.legend)
+	if !slices.Equal([]string{f.Legend[0].Label}, []string{"out"}) {
+		t.Errorf("legend %+v", f.Legend)
 	}
 	// Each side of the gap is a single value, which a path alone would
 	// not draw: each gets a dot.
@@ -230,8 +205,8 @@ func TestTimeChartHoverBands(t *testing.T) {
 	}
 	// A run of one bucket draws its value as a dot; a line of two
 	// buckets needs none.
-	one := timeChart("t", "tok/s", []float64{0}, 1, []line{{name: "out", class: "s0", ys: []float64{20}}}).b.String()
-	two := timeChart("t", "tok/s", []float64{0, 1}, 1, []line{{name: "out", class: "s0", ys: []float64{20, 25}}}).b.String()
+	one := TimeChart("t", "tok/s", []float64{0}, 1, []Line{{Name: "out", Class: "s0", Ys: []float64{20}}}).b.String()
+	two := TimeChart("t", "tok/s", []float64{0, 1}, 1, []Line{{Name: "out", Class: "s0", Ys: []float64{20, 25}}}).b.String()
 	if strings.Count(one, "<circle") != 1 || strings.Count(two, "<circle") != 0 {
 		t.Errorf("one bucket: %d dots, want 1; two buckets: %d, want 0", strings.Count(one, "<circle"), strings.Count(two, "<circle"))
 	}
