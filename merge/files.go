@@ -102,3 +102,27 @@ func peek(path string) (fileState, error) {
 	}
 	return st, nil
 }
+
+// WithoutOutput returns files less the ones that are output, the file a
+// merge is about to write: an earlier merge's output is no part of the
+// run it merged. It refuses an output that is one of the run's own record
+// files (a shard, or any file that is not a merge's output), which the
+// merge would overwrite with the others' records.
+func WithoutOutput(files []string, output string) ([]string, error) {
+	out, err := os.Stat(output)
+	if err != nil {
+		return files, nil // a new file is none of the inputs
+	}
+	var kept []string
+	for _, f := range files {
+		fi, err := os.Stat(f)
+		if f == "-" || err != nil || !os.SameFile(fi, out) {
+			kept = append(kept, f)
+			continue
+		}
+		if st, err := peek(f); err != nil || st.header == nil || !st.header.Merged() {
+			return nil, fmt.Errorf("--output %s is one of the files being merged, and writing the merge there would destroy its records: choose another file", output)
+		}
+	}
+	return kept, nil
+}

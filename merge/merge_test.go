@@ -1,6 +1,7 @@
 package merge
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -387,6 +388,41 @@ func TestFiles(t *testing.T) {
 	}
 	if _, err := Files([]string{filepath.Join(dir, "none")}); err == nil {
 		t.Error("a missing path is not an error")
+	}
+}
+
+// A merge never writes over one of its own inputs: an earlier merge's
+// output given again is left out, a shard named as --output is refused.
+func TestWithoutOutput(t *testing.T) {
+	dir := t.TempDir()
+	paths := wholeRun(t, dir)
+	s, err := Open(paths, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged := filepath.Join(dir, "merged.jsonl")
+	if _, err := s.WriteFile(merged, "goodput", Options{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	withMerged := append(slices.Clone(paths), merged)
+	if got, err := WithoutOutput(withMerged, merged); err != nil || !slices.Equal(got, paths) {
+		t.Errorf("an earlier merge as output: %v, %v; want the shards alone", got, err)
+	}
+	// The same file by another spelling of its path.
+	if got, err := WithoutOutput(withMerged, filepath.Join(dir, ".", "merged.jsonl")); err != nil || !slices.Equal(got, paths) {
+		t.Errorf("another spelling: %v, %v", got, err)
+	}
+	if got, err := WithoutOutput(paths, filepath.Join(dir, "new.jsonl")); err != nil || !slices.Equal(got, paths) {
+		t.Errorf("a new file: %v, %v", got, err)
+	}
+	want := "--output " + paths[0] + " is one of the files being merged, and writing the merge there would destroy its records: choose another file"
+	if _, err := WithoutOutput(paths, paths[0]); err == nil || err.Error() != want {
+		t.Errorf("a shard as output: %v\nwant %s", err, want)
+	}
+	before, _ := os.ReadFile(paths[0])
+	if after, _ := os.ReadFile(paths[0]); !bytes.Equal(before, after) {
+		t.Error("the shard changed")
 	}
 }
 

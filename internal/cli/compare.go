@@ -125,6 +125,9 @@ code 3 when a gate fails.`,
 			if n := slices.Index(files, "-"); n >= 0 && slices.Index(files[n+1:], "-") >= 0 {
 				return usageErr("compare: standard input can be read once: give \"-\" for one run at most")
 			}
+			if err := outputNotInput(out, files...); err != nil {
+				return err
+			}
 			runs := make([]*report.Run, len(files))
 			for i, f := range files {
 				in, err := report.Load(f, env.Stdin, ro)

@@ -59,6 +59,9 @@ file), else ` + DefaultSLO + `; --slo none leaves it empty.`,
 			if err != nil {
 				return fmt.Errorf("export: %w", err)
 			}
+			if err := outputNotInput(out, files...); err != nil {
+				return err
+			}
 			o := export.Options{Chunks: chunks}
 			if o.SLO, err = exportSLO(cmd, files[0], sloExpr); err != nil {
 				return err

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -109,7 +108,9 @@ func runMerge(cmd *cobra.Command, env *Env, f *mergeFlags, args []string) error 
 		return err
 	}
 	if f.output != "" {
-		files = without(files, f.output) // a merged file is no part of itself
+		if files, err = merge.WithoutOutput(files, f.output); err != nil {
+			return usageErr("%v", err)
+		}
 	}
 	set, err := merge.Open(files, env.Stdin)
 	if err != nil {
@@ -174,18 +175,6 @@ func printMerge(env *Env, format string, res *metrics.Result, rep *merge.Report)
 		fmt.Fprintf(env.Stdout, "WARNING: %s\n", w)
 	}
 	return nil
-}
-
-// without returns files less those that name the same file as path.
-func without(files []string, path string) []string {
-	abs, _ := filepath.Abs(path)
-	var out []string
-	for _, f := range files {
-		if a, _ := filepath.Abs(f); a != abs {
-			out = append(out, f)
-		}
-	}
-	return out
 }
 
 // copyServerSeries copies a shard's saved server series beside the merged

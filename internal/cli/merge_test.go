@@ -134,7 +134,7 @@ func TestMergeIncompleteRun(t *testing.T) {
 
 func TestMergeUsage(t *testing.T) {
 	dir := t.TempDir()
-	writeShardFile(t, dir, 0, 1, 2, false)
+	shard := writeShardFile(t, dir, 0, 1, 2, false)
 	cases := []struct {
 		args []string
 		code int
@@ -147,6 +147,7 @@ func TestMergeUsage(t *testing.T) {
 		{[]string{"merge", dir, "--slo", "ttft<<1"}, ExitUsage, "--slo"},
 		{[]string{"merge", filepath.Join(dir, "none")}, ExitTool, "no such file"},
 		{[]string{"merge", t.TempDir()}, ExitTool, "no record files"},
+		{[]string{"merge", dir, "--output", shard}, ExitUsage, "--output " + shard + " is one of the files being merged"},
 	}
 	for _, c := range cases {
 		_, errOut, code := run(t, "", c.args...)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -83,6 +84,9 @@ with code 3 when a gate fails, after writing the report.`,
 			kind, file, err := report.Locate(files[0])
 			if err != nil {
 				return fmt.Errorf("report: %w", err)
+			}
+			if err := outputNotInput(out, files[0], file); err != nil {
+				return err
 			}
 			if kind == report.KindSweep {
 				for _, name := range []string{"slo", "goodput", "gate", "metric-percentiles", "percentile-method", "include-warmup"} {
@@ -191,6 +195,26 @@ func runOptions(mo metrics.Options, gates slo.Gates) (report.RunOptions, error) 
 	}
 	ro.Metrics.Good, ro.Metrics.SLO = nil, ""
 	return ro, nil
+}
+
+// outputNotInput refuses an --output that names one of the files a
+// command reads, which writing would replace before anyone saw the
+// result: `export run.jsonl -o run.jsonl` would leave a table where the
+// run's records were.
+func outputNotInput(out string, inputs ...string) error {
+	if out == "" || out == "-" {
+		return nil
+	}
+	o, err := os.Stat(out)
+	if err != nil {
+		return nil // a new file is no input
+	}
+	for _, in := range inputs {
+		if fi, err := os.Stat(in); err == nil && !fi.IsDir() && os.SameFile(fi, o) {
+			return usageErr("--output %s is %s, which this command reads: writing there would replace it; choose another file", out, in)
+		}
+	}
+	return nil
 }
 
 // writeOutput writes to the file out ("-" or empty: standard output)

@@ -289,6 +289,10 @@ func TestReportUsage(t *testing.T) {
 		{"missing input", []string{"report", filepath.Join(dir, "nope.jsonl")}, ExitTool, "no such file"},
 		{"not records", []string{"report", writeText(t, dir, "bad.jsonl", "hello\n"), "-o", "-"}, ExitTool, "bad.jsonl"},
 		{"unwritable output", []string{"report", path, "-o", filepath.Join(dir, "missing", "r.html")}, ExitTool, "--output"},
+		// The run's own files are never written over.
+		{"output is the records", []string{"report", path, "-o", path}, ExitUsage, "--output " + path + " is " + path + ", which this command reads"},
+		{"export over the records", []string{"export", path, "-o", path}, ExitUsage, "which this command reads: writing there would replace it"},
+		{"compare over a run", []string{"compare", path, path, "-o", path}, ExitUsage, "which this command reads"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -297,6 +301,9 @@ func TestReportUsage(t *testing.T) {
 				t.Errorf("exit %d stderr %q, want %d and %q", code, stderr, tt.code, tt.err)
 			}
 		})
+	}
+	if b, err := os.ReadFile(path); err != nil || !strings.HasPrefix(string(b), `{"kind":"goodput.run"`) {
+		t.Errorf("the records were written over: %.80s", b)
 	}
 }
 
