@@ -611,7 +611,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	if plan.Open != nil {
 		offsets = plan.Open.Offsets
 	}
-	saveErrs = append(saveErrs, out.writeVLLM(cfg, vl, model, header.Start, rpsChanges(cfg.Arrival, offsets, header.Start), files.vllm)...)
+	saveErrs = append(saveErrs, out.writeVLLM(cfg, vl, shownModel, header.Start, rpsChanges(cfg.Arrival, offsets, header.Start), files.vllm)...)
 	return out, errors.Join(saveErrs...)
 }
 

@@ -397,6 +397,9 @@ func FileName(run Run) string {
 		conc = fmt.Sprintf("-concurrency%d", *run.MaxConcurrency)
 	}
 	model := path.Base("/" + run.ModelID)
+	if model == "/" {
+		model = "unknown-model" // a server that named none: never a directory
+	}
 	date := run.Date.Format("20060102-150405")
 	if r := run.Ramp; r != nil {
 		return fmt.Sprintf("%s-ramp-up-%s-%sqps-%sqps%s-%s-%s.json", label, r.Strategy, rpsWord(r.Start), rpsWord(r.End), conc, model, date)

@@ -66,6 +66,9 @@ func TestFileName(t *testing.T) {
 		{Run{Backend: "openai", ModelID: "org/m", RequestRate: 0.5, Date: date}, "openai-0.5qps-m-20261129-080509.json"},
 		{Run{Backend: "vllm", ModelID: "m", Ramp: &Ramp{"linear", 1, 20}, MaxConcurrency: ip(0), Date: date},
 			"vllm-ramp-up-linear-1qps-20qps-concurrency0-m-20261129-080509.json"},
+		// A server that names no model still gets a file, not a directory.
+		{Run{Backend: "llamacpp", RequestRate: math.Inf(1), MaxConcurrency: ip(2), Date: date},
+			"llamacpp-infqps-concurrency2-unknown-model-20261129-080509.json"},
 	} {
 		if got := FileName(tt.run); got != tt.want {
 			t.Errorf("FileName = %q, want %q", got, tt.want)

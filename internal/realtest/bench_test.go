@@ -660,3 +660,48 @@ func TestWholeAnswersAsTheServerCounts(t *testing.T) {
 		})
 	}
 }
+
+// Without --model, vLLM's result file is named for the model the server
+// serves and says so in model_id, whichever API the requests spoke.
+func TestVLLMFileNamesTheServersModel(t *testing.T) {
+	s := sharedServer(t, 4)
+	model := Need(t).Model // llama-server names its model by the path it loaded
+	for _, b := range []string{"openai", "llamacpp"} {
+		t.Run(b, func(t *testing.T) {
+			dir := t.TempDir()
+			args := []string{"bench", "--base-url", s.URL, "--backend", b, "--max-concurrency", "2", "--num-prompts", "4",
+				"--random-input-len", "16", "--random-output-len", "4", "--prompt-format", "ids", "--quiet",
+				"--save-result", "--result-dir", dir}
+			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+			defer cancel()
+			if out, errOut, code := goodput(ctx, args...); code != 0 {
+				t.Fatalf("goodput %s: exit %d\n%s\n%s", strings.Join(args, " "), code, errOut, out)
+			}
+			prefix := b + "-infqps-concurrency2-" + filepath.Base(model) + "-"
+			var found []string
+			entries, _ := os.ReadDir(dir)
+			for _, e := range entries {
+				if e.IsDir() {
+					t.Errorf("a directory %s in the result directory", e.Name())
+				}
+				if strings.HasPrefix(e.Name(), prefix) && strings.HasSuffix(e.Name(), ".json") {
+					found = append(found, e.Name())
+				}
+			}
+			if len(found) != 1 {
+				t.Fatalf("vLLM result files %v of %d entries, want one named %s<date>.json", found, len(entries), prefix)
+			}
+			raw, err := os.ReadFile(filepath.Join(dir, found[0]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var res struct {
+				ModelID   string `json:"model_id"`
+				Completed int    `json:"completed"`
+			}
+			if err := json.Unmarshal(raw, &res); err != nil || res.ModelID != model || res.Completed != 4 {
+				t.Errorf("model_id %q, completed %d (%v); want %q and 4", res.ModelID, res.Completed, err, model)
+			}
+		})
+	}
+}
