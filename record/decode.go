@@ -242,7 +242,7 @@ func (d *Decoder) decodeRecord(line []byte, r *Record) error {
 	if !s.consume('{') {
 		return s.fail("expected '{' to start a record")
 	}
-	haveSeq := false
+	var have fieldSet
 	if s.consume('}') {
 		// Complete, but empty: not a line cut short (see Cut).
 		return &syntaxError{col: s.i, msg: "empty record"}
@@ -260,13 +260,14 @@ func (d *Decoder) decodeRecord(line []byte, r *Record) error {
 				return errMetaLine
 			case "seq":
 				r.Seq, err = s.int()
-				haveSeq = true
+				have |= hasSeq
 			case "s":
 				r.Scheduled, err = s.int()
 			case "t0":
 				r.Sent, err = s.int()
 			case "te":
 				r.End, err = s.int()
+				have |= hasEnd
 			case "ct":
 				err = s.intArray(func(v int64) error {
 					r.Chunks = append(r.Chunks, Chunk{At: v, Tokens: 1})
@@ -352,7 +353,11 @@ func (d *Decoder) decodeRecord(line []byte, r *Record) error {
 				r.Endpoint, err = s.string()
 			case "labels":
 				r.Labels, err = s.stringMap()
+			case "ttft_ms", "e2e_ms", "outcome":
+				have |= hasExportColumn | hasUnknown
+				err = s.skip(0)
 			default:
+				have |= hasUnknown
 				err = s.skip(0)
 			}
 			if err != nil {
@@ -371,8 +376,8 @@ func (d *Decoder) decodeRecord(line []byte, r *Record) error {
 	if s.i != len(s.b) {
 		return s.fail("unexpected data after the record")
 	}
-	if !haveSeq {
-		return errors.New(`record has no "seq"`)
+	if err := have.check(); err != nil {
+		return err
 	}
 	if len(d.ck) > 0 {
 		if len(d.ck) != len(r.Chunks) {
@@ -393,6 +398,35 @@ func (d *Decoder) decodeRecord(line []byte, r *Record) error {
 	// A delta that overflows wraps below the time before it, which Check
 	// refuses as time going backwards.
 	return r.Check()
+}
+
+// fieldSet says which keys of a record a line held.
+type fieldSet uint8
+
+const (
+	hasSeq fieldSet = 1 << iota
+	hasEnd
+	hasUnknown      // a key this version does not know
+	hasExportColumn // a column of goodput export's rows, which no record has
+)
+
+// check refuses a line that is no record. Every record has a "seq", and
+// AppendJSON always writes "te" too. Keys whose value is zero may be left
+// out, and keys this version does not know are skipped, for the files of
+// later versions; but a line with unknown keys and no "te" is a line of
+// some other JSON Lines file (goodput export's rows among them), which
+// would otherwise read as a request that took no time, produced nothing
+// and succeeded.
+func (have fieldSet) check() error {
+	switch {
+	case have&hasExportColumn != 0 && have&hasEnd == 0:
+		return errors.New("a row of goodput export's table, not a record: give the record file the run wrote (the .jsonl that starts with a goodput.run header)")
+	case have&hasSeq == 0:
+		return errors.New(`record has no "seq"`)
+	case have&hasUnknown != 0 && have&hasEnd == 0:
+		return errors.New(`not a record: keys no record has, and no "te" (the time its request ended)`)
+	}
+	return nil
 }
 
 // applyReasoningRuns marks the chunks that the "cr" runs (see AppendJSON)

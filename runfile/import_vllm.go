@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/goodput-dev/goodput/internal/jsonerr"
 	"github.com/goodput-dev/goodput/record"
@@ -168,9 +169,16 @@ func (v *vllmResult) record(i int, base float64) (record.Record, error) {
 				return record.Record{}, err
 			}
 			e, err := seconds(f)
-			if err == nil && rec.Sent+e >= at {
-				rec.End = rec.Sent + e
+			if err != nil || e < 0 {
+				return record.Record{}, fmt.Errorf("%s %v is not a latency", lat.key, f)
 			}
+			// The latency spans the tokens; rounding each gap to a
+			// nanosecond may put their sum a little past it.
+			if slack := int64(time.Microsecond) + int64(len(rec.Chunks)); rec.Sent+e < at-slack {
+				return record.Record{}, fmt.Errorf("%s %v s is shorter than its tokens took (ttft and itls: %v s)",
+					lat.key, f, float64(at-rec.Sent)/1e9)
+			}
+			rec.End = max(rec.Sent+e, at)
 			break
 		}
 	}

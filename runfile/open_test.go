@@ -115,6 +115,11 @@ func TestOpenErrors(t *testing.T) {
 		{"time.jsonl", `{"arrival":"0","token_times":[1]}`, `time.jsonl:1: "arrival": want a number, got a JSON string`},
 		// a corrupt first record is still reported as a record
 		{"first.jsonl", `{"seq":1,"ct":[1,x]}`, "first.jsonl:1: column 18: expected a number"},
+		// goodput export's rows fed back: never requests that took no time
+		{"export.jsonl", `{"seq":0,"outcome":"fail","status":500,"scheduled_s":0,"input_tokens":10,"ttft_ms":null,"e2e_ms":null}`,
+			"export.jsonl:1: a row of goodput export's table, not a record: give the record file the run wrote"},
+		// some other JSON Lines file that has a "seq"
+		{"other.jsonl", `{"seq":3,"user":"ann","score":0.5}`, `other.jsonl:1: not a record: keys no record has, and no "te"`},
 		// goodput record with an error on line 3
 		{"bad.jsonl", `{"kind":"goodput.run","schema":1}` + "\n" + `{"seq":0}` + "\n" + `{"seq":1,"s":"x"}`, "bad.jsonl:3: column 14: expected a number"},
 		// The imports go through the same check as records: a vLLM result
@@ -125,6 +130,14 @@ func TestOpenErrors(t *testing.T) {
 		// negative prompt lengths
 		{"input.json", `{"ttfts":[0.1],"itls":[[]],"input_lens":[-4],"output_lens":[1]}`,
 			`input.json: request 0: "input_lens" -4 is negative`},
+		// a TTFT left null, where vLLM always writes a number
+		{"null.json", `{"ttfts":[0.1,null],"itls":[[],[0.01]],"input_lens":[1,1],"output_lens":[1,2]}`,
+			`null.json: request 1: "ttfts" is null`},
+		// a latency that is negative, or shorter than its tokens took
+		{"neglat.json", `{"ttfts":[0.1],"itls":[[0.01]],"latencies":[-1],"input_lens":[1],"output_lens":[2]}`,
+			`neglat.json: request 0: "latencies" -1 is not a latency`},
+		{"shortlat.json", `{"ttfts":[10],"itls":[[0.5]],"latencies":[1.32],"input_lens":[1],"output_lens":[2]}`,
+			`shortlat.json: request 0: "latencies" 1.32 s is shorter than its tokens took (ttft and itls: 10.5 s)`},
 		// negative output lengths
 		{"output.json", `{"ttfts":[0.1],"itls":[[]],"input_lens":[4],"output_lens":[-1]}`,
 			`output.json: request 0: "output_lens" -1 is negative`},
@@ -386,8 +399,7 @@ func TestOpenTellsFormatsApart(t *testing.T) {
 	tests := []struct {
 		path, format string
 	}{
-		{written, "goodput"},                                         // goodput's writer
-		{"../export/testdata/requests.jsonl", "goodput"},             // records without a header
+		{written, "goodput"}, // goodput's writer
 		{"../sim/fit/testdata/llamacpp/c1-r1.jsonl", "goodput"},      // a real run's records
 		{"testdata/seeds_example.json", "seeds"},                     // the seeds' log as an array
 		{"testdata/seeds_example.jsonl", "seeds"},                    // and as lines

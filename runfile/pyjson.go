@@ -62,6 +62,10 @@ func pythonNumbers(b []byte) []byte {
 // Python's NaN and infinities. Whoever uses one must check it is finite.
 type pyFloat float64
 
+// nullBits is the NaN a pyFloat holds for JSON's null, which Python never
+// writes for a number it measured: finite refuses it as null, not as NaN.
+const nullBits = 0x7ff8_0000_0000_0b0b
+
 func (f *pyFloat) UnmarshalJSON(b []byte) error {
 	switch string(b) {
 	case `"NaN"`:
@@ -74,6 +78,7 @@ func (f *pyFloat) UnmarshalJSON(b []byte) error {
 		*f = pyFloat(math.Inf(-1))
 		return nil
 	case "null":
+		*f = pyFloat(math.Float64frombits(nullBits))
 		return nil
 	}
 	if len(b) > 0 && b[0] != '-' && (b[0] < '0' || b[0] > '9') {
@@ -108,6 +113,8 @@ func jsonKind(c byte) string {
 func (f pyFloat) finite(key string) (float64, error) {
 	v := float64(f)
 	switch {
+	case math.Float64bits(v) == nullBits:
+		return 0, fmt.Errorf("%s is null", key)
 	case math.IsNaN(v):
 		return 0, fmt.Errorf("%s is NaN", key)
 	case math.IsInf(v, 1):

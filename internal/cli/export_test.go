@@ -136,3 +136,20 @@ func TestRunInputsAlike(t *testing.T) {
 		t.Errorf("compare - -: exit %d %s", code, stderr)
 	}
 }
+
+// export's rows are a table for people and other tools, not records: fed
+// back to analyze they are refused, never read as requests that took no
+// time and all succeeded.
+func TestExportRowsAreNoRecords(t *testing.T) {
+	dir := t.TempDir()
+	h, recs := simRun(t, "H100-SXM", 20, 5, 1)
+	file := writeRunFiles(t, dir, "base", h, recs, "")
+	rows, stderr, code := run(t, "", "export", file, "--format", "jsonl")
+	if code != ExitOK || strings.Count(rows, "\n") != 20 {
+		t.Fatalf("export: exit %d, %d rows: %s", code, strings.Count(rows, "\n"), stderr)
+	}
+	out, stderr, code := run(t, rows, "analyze", "-", "--gate", "error_rate<=0.01")
+	if code != ExitTool || !strings.Contains(stderr, "-:1: a row of goodput export's table, not a record") || strings.Contains(out, "Successful requests") {
+		t.Errorf("analyze of export rows: exit %d\n%s%s", code, out, stderr)
+	}
+}
