@@ -80,7 +80,7 @@ apart by the stage reports beside it: FILE#N too). Several goodput files
 			} else if err := report.Text(env.Stdout, res, report.TextOptions{Notes: notes}); err != nil {
 				return err
 			}
-			return reportGates(env, gates, res)
+			return reportGates(env.besideJSON(format), gates, res)
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "text", "output: text or json")

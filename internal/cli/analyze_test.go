@@ -213,3 +213,20 @@ func TestAnalyzeSkipsALastLineCutShort(t *testing.T) {
 		t.Errorf("exit %d, %q%s; want 3 requests and a note on line 5", code, out, errOut)
 	}
 }
+
+// With --format json, standard output is the result alone, a document jq
+// reads whole; the gates' verdicts go to standard error, and the exit
+// code still says a gate failed.
+func TestAnalyzeJSONWithGates(t *testing.T) {
+	dir := t.TempDir()
+	h, recs := simRun(t, "H100-SXM", 20, 5, 1)
+	file := writeRunFiles(t, dir, "base", h, recs, "")
+	out, errOut, code := run(t, "", "analyze", file, "--format", "json", "--gate", "p99(ttft)<=1ns", "--gate", "error_rate<=0.01")
+	var res metrics.Result
+	if err := json.Unmarshal([]byte(out), &res); err != nil || res.Counts.Completed != 20 {
+		t.Errorf("standard output is not one result: %v\n%s", err, out)
+	}
+	if code != ExitGateFail || !strings.Contains(errOut, "Gate: p99(ttft)<=1ns: measured") || !strings.Contains(errOut, "Gate: error_rate<=0.01") {
+		t.Errorf("exit %d, standard error %q; want %d and both gates", code, errOut, ExitGateFail)
+	}
+}

@@ -310,29 +310,23 @@ func runBenchPrepared(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFl
 	if perr := printOutcome(env, f.format, out, o); perr != nil || err != nil {
 		return errors.Join(err, perr)
 	}
-	said := env.Stdout
-	if f.format == "json" {
-		said = env.Stderr // standard output is one JSON document
-	}
-	histErr := hist.bench(ctx, said, &cfg, out)
-	// The files written after the run say so where the summary went.
-	wrote := *env
-	wrote.Stdout = said
+	aside := env.besideJSON(f.format)
+	histErr := hist.bench(ctx, aside.Stdout, &cfg, out)
 	if f.vllm.plotTimeline {
 		// vLLM colours gaps by two thresholds; the timeline marks the
 		// gaps above the upper one.
 		th, _ := timelineThresholds(f.vllm.timelineITL)
-		if err := writeHTMLReportWith(&wrote, out.RecordsPath, besideResult(cfg, out, ".timeline.html"), cfg.Metrics, report.HTMLOptions{LongGap: th[1] / 1e3}); err != nil {
+		if err := writeHTMLReportWith(aside, out.RecordsPath, besideResult(cfg, out, ".timeline.html"), cfg.Metrics, report.HTMLOptions{LongGap: th[1] / 1e3}); err != nil {
 			return errors.Join(histErr, err)
 		}
 	}
 	if f.vllm.plotDataset {
-		if err := writeDatasetStats(&wrote, out.RecordsPath, besideResult(cfg, out, ".dataset_stats.png")); err != nil {
+		if err := writeDatasetStats(aside, out.RecordsPath, besideResult(cfg, out, ".dataset_stats.png")); err != nil {
 			return errors.Join(histErr, err)
 		}
 	}
 	if f.report != "" {
-		if err := writeHTMLReport(&wrote, out.RecordsPath, f.report, cfg.Metrics); err != nil {
+		if err := writeHTMLReport(aside, out.RecordsPath, f.report, cfg.Metrics); err != nil {
 			return err
 		}
 	}
@@ -348,7 +342,7 @@ func runBenchPrepared(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFl
 		return fmt.Errorf("none of the %d measured requests carried an output token (%d failed, %d answered without one), so no latency was measured: check --endpoint, --backend and what the server streams",
 			c.Total, c.Failed, c.NoToken)
 	}
-	if err := reportGates(env, gates, out.Result); err != nil {
+	if err := reportGates(aside, gates, out.Result); err != nil {
 		return err
 	}
 	if out.Run.Interrupted {

@@ -124,9 +124,14 @@ func TestBenchProbeRequests(t *testing.T) {
 	if !strings.Contains(out, `Probes: `) {
 		t.Errorf("the notes do not say what the probes were:\n%s", out)
 	}
-	// --format json carries them too.
+	// --format json carries them too, on a standard output that holds
+	// the result alone: the gate's verdict is on standard error.
 	out, errOut, code = run(t, "", "bench", "--base-url", url, "--num-prompts", "8", "--max-concurrency", "2",
-		"--random-input-len", "32", "--random-output-len", "32", "--probe-request-rate", "20", "--quiet", "--format", "json")
+		"--random-input-len", "32", "--random-output-len", "32", "--probe-request-rate", "20", "--quiet", "--format", "json",
+		"--gate", "error_rate<=0.5")
+	if !strings.Contains(errOut, "Gate: error_rate<=0.5: measured 0") {
+		t.Errorf("--format json: the gate is not on standard error:\n%s", errOut)
+	}
 	var got struct {
 		Probes *struct {
 			Rate      float64   `json:"rate"`

@@ -140,10 +140,7 @@ func runMerge(cmd *cobra.Command, env *Env, f *mergeFlags, args []string) error 
 	}
 	// Standard output holds the summary alone in JSON; what was written
 	// and the gates go beside it.
-	info := *env
-	if f.format == "json" {
-		info.Stdout = env.Stderr
-	}
+	info := env.besideJSON(f.format)
 	if f.output != "" {
 		fmt.Fprintf(info.Stdout, "Wrote %s\n", f.output)
 		if err := copyServerSeries(set.ServerFile(), f.output); err != nil {
@@ -151,11 +148,11 @@ func runMerge(cmd *cobra.Command, env *Env, f *mergeFlags, args []string) error 
 		}
 	}
 	if f.report != "" {
-		if err := writeHTMLReport(&info, f.output, f.report, opts); err != nil {
+		if err := writeHTMLReport(info, f.output, f.report, opts); err != nil {
 			return err
 		}
 	}
-	gateErr := reportGates(&info, gates, res)
+	gateErr := reportGates(info, gates, res)
 	if !rep.Complete() && !f.allowPartial {
 		return fmt.Errorf("the merged run is not the planned one (%s): its numbers cover what was measured; --allow-partial accepts it", rep.Gaps())
 	}

@@ -39,6 +39,20 @@ type Env struct {
 	IsTerminal bool
 }
 
+// besideJSON returns the environment for what a command says beside its
+// result: e itself, or with --format json one whose standard output is
+// standard error, so that standard output stays one JSON document (a
+// pipe to jq reads it whole) while gates, written files and notes are
+// still said.
+func (e *Env) besideJSON(format string) *Env {
+	if format != "json" {
+		return e
+	}
+	aside := *e
+	aside.Stdout = e.Stderr
+	return &aside
+}
+
 func (e *Env) getenv(k string) string {
 	if e.Getenv == nil {
 		return os.Getenv(k)

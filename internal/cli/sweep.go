@@ -394,7 +394,7 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 			if perr := printSearch(env, out, simOpts, f.virtual, f.format); perr != nil && err == nil {
 				err = perr
 			}
-			if herr := hist.sweep(ctx, env, &rcfg.Bench, dir, out.JSONPath, out.Summary); herr != nil && err == nil {
+			if herr := hist.sweep(ctx, env.besideJSON(f.format), &rcfg.Bench, dir, out.JSONPath, out.Summary); herr != nil && err == nil {
 				err = herr
 			}
 		}
@@ -408,16 +408,16 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 		if perr := printSweep(env, out, simOpts, f.virtual, f.format); perr != nil && err == nil {
 			err = perr
 		}
-		if herr := hist.sweep(ctx, env, &rcfg.Bench, dir, out.JSONPath, out.Summary); herr != nil && err == nil {
+		if herr := hist.sweep(ctx, env.besideJSON(f.format), &rcfg.Bench, dir, out.JSONPath, out.Summary); herr != nil && err == nil {
 			err = herr
 		}
 		if f.report != "" && out.JSONPath != "" {
-			if rerr := writeHTMLReport(env, out.JSONPath, f.report, cfg.Metrics); rerr != nil && err == nil {
+			if rerr := writeHTMLReport(env.besideJSON(f.format), out.JSONPath, f.report, cfg.Metrics); rerr != nil && err == nil {
 				err = rerr
 			}
 		}
 		if len(gates) > 0 && err == nil {
-			err = gateOperatingPoint(env, gates, out, cfg.Metrics)
+			err = gateOperatingPoint(env.besideJSON(f.format), gates, out, cfg.Metrics)
 		}
 	}
 	if err == nil && out != nil {

@@ -430,13 +430,16 @@ func TestSweepDurationLiftsPromptDefault(t *testing.T) {
 }
 
 // --format json prints the sweep file's contents on standard output, and
-// where the files went on standard error.
+// where the files went and the gates on standard error.
 func TestSweepFormatJSON(t *testing.T) {
 	dir := t.TempDir()
 	out, errOut, code := sweepCmd(t, t.Context(), nil, "--virtual", "--concurrency", "1,8", "--num-prompts", "64",
-		"--random-input-len", "64", "--random-output-len", "32", "--result-dir", dir, "--format", "json")
+		"--random-input-len", "64", "--random-output-len", "32", "--result-dir", dir, "--format", "json", "--gate", "error_rate<=0.01")
 	if code != ExitOK {
 		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	if !strings.Contains(errOut, "Gates at the operating point") || !strings.Contains(errOut, "Gate: error_rate<=0.01") {
+		t.Errorf("standard error lacks the gates:\n%s", errOut)
 	}
 	s, err := sweep.ReadJSON(strings.NewReader(out))
 	if err != nil || len(s.Points) != 2 {
