@@ -37,6 +37,11 @@ func (r *Record) Check() error {
 	return nil
 }
 
+// MaxTokens bounds every token count of one request: some thousand times
+// any model's context window, and small enough that the counts of 2³¹
+// records add up in an int64 without overflowing.
+const MaxTokens = 1 << 32
+
 func (r *Record) check() error {
 	switch {
 	case r.Seq < 0:
@@ -45,6 +50,9 @@ func (r *Record) check() error {
 		return fmt.Errorf(`"in" %d is negative`, r.InputTokens)
 	case r.OutputTokens < 0:
 		return fmt.Errorf(`"out" %d is negative`, r.OutputTokens)
+	case r.InputTokens > MaxTokens || r.OutputTokens > MaxTokens || r.CachedTokens > MaxTokens || r.ReasoningTokens > MaxTokens:
+		return fmt.Errorf(`a token count ("in" %d, "out" %d, "cached" %d, "rt" %d) is above %d, more than any request can hold`,
+			r.InputTokens, r.OutputTokens, r.CachedTokens, r.ReasoningTokens, MaxTokens)
 	case r.Turn < 0:
 		return fmt.Errorf(`"turn" %d is negative`, r.Turn)
 	case r.Status < 0 || r.Status > 999 || (r.Status > 0 && r.Status < 100):

@@ -249,7 +249,7 @@ func reason(rng *rand.Rand, r *Record) {
 // corrupt or hand-edited file breaks it, and says which.
 func breakRecord(rng *rand.Rand, r *Record) string {
 	for {
-		switch rng.IntN(10) {
+		switch rng.IntN(11) {
 		case 0:
 			if r.Error == ErrDropped {
 				continue
@@ -303,6 +303,18 @@ func breakRecord(rng *rand.Rand, r *Record) string {
 		case 9:
 			r.ReasoningTokens = -1 - rng.IntN(1000)
 			return "negative reasoning tokens"
+		case 10:
+			// A count past any request's, whose sums would overflow.
+			n := MaxTokens + 1 + rng.IntN(1<<40)
+			switch rng.IntN(3) {
+			case 0:
+				r.InputTokens = n
+			case 1:
+				r.CachedTokens, r.CacheReported = n, true
+			default:
+				r.OutputTokens = n
+			}
+			return "a token count past MaxTokens"
 		}
 	}
 }
