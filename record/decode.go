@@ -28,6 +28,9 @@ type Decoder struct {
 	pending []byte  // a record line read while looking for the header
 	eofLine bool    // the line read last ended at EOF, without a newline
 	cut     int     // the number of a last line dropped as cut off; 0 if none
+	records int64   // records decoded so far
+	// trailerLine is the line of the end marker once it was read.
+	trailerLine int
 }
 
 // NewDecoder returns a Decoder reading from r. name is used in error messages
@@ -97,11 +100,20 @@ func (d *Decoder) Next(r *Record) error {
 		} else {
 			var err error
 			line, err = d.readLine()
+			if err == io.EOF {
+				return d.end()
+			}
 			if err != nil {
 				return err
 			}
 		}
 		if isMeta(line) {
+			if d.eofLine && truncated(line) {
+				// A trailer cut off as it was written: every record
+				// before it is whole, as after a record cut off.
+				d.cut = d.line
+				return d.end()
+			}
 			if err := d.meta(line); err != nil {
 				return err
 			}
@@ -119,12 +131,35 @@ func (d *Decoder) Next(r *Record) error {
 			var se *syntaxError
 			if d.eofLine && errors.As(err, &se) && se.atEnd {
 				d.cut = d.line
-				return io.EOF
+				return d.end()
 			}
 			return fmt.Errorf("%s:%d: %w", d.name, d.line, err)
 		}
+		if d.trailer != nil {
+			return fmt.Errorf("%s:%d: a record after the file's end marker (line %d): records were added after the run ended", d.name, d.line, d.trailerLine)
+		}
+		d.records++
 		return nil
 	}
+}
+
+// end is Next's answer at the end of the file: io.EOF, or an error when
+// the end marker counts other records than the file holds (lines lost or
+// added since the run wrote it).
+func (d *Decoder) end() error {
+	if t := d.trailer; t != nil && t.Records != d.records {
+		return fmt.Errorf("%s: its end marker (line %d) counts %d records, but the file holds %d: lines were lost or added after the run wrote it", d.name, d.trailerLine, t.Records, d.records)
+	}
+	return io.EOF
+}
+
+// truncated reports whether line is the beginning of a JSON value that
+// breaks off where more was due.
+func truncated(line []byte) bool {
+	var v any
+	var se *json.SyntaxError
+	err := json.Unmarshal(line, &v)
+	return errors.As(err, &se) && se.Offset >= int64(len(line))
 }
 
 // readLine returns the next non-blank line without its newline. The slice is
@@ -224,7 +259,7 @@ func (d *Decoder) meta(line []byte) error {
 		if err := json.Unmarshal(line, &t); err != nil {
 			return fmt.Errorf("%s:%d: trailer: %w", d.name, d.line, err)
 		}
-		d.trailer = &t
+		d.trailer, d.trailerLine = &t, d.line
 	default:
 		return fmt.Errorf("%s:%d: unknown line kind %q", d.name, d.line, probe.Kind)
 	}

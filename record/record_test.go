@@ -340,6 +340,48 @@ func TestDecoderDropsALastLineCutShort(t *testing.T) {
 	}
 }
 
+// A file's end marker is held to the records before it: a marker cut off
+// as it was written ends the file like a record cut off (every whole
+// record is read); records after the marker, or fewer or more records
+// than it counts, are lines lost or added since the run wrote the file.
+func TestDecoderHoldsTheEndMarkerToTheRecords(t *testing.T) {
+	const head = `{"kind":"goodput.run","schema":1}` + "\n" + `{"seq":1,"te":5}` + "\n" + `{"seq":2,"te":6}` + "\n"
+	read := func(in string) ([]int64, *Decoder, error) {
+		d := NewDecoder(strings.NewReader(in), "runs.jsonl")
+		var r Record
+		var seqs []int64
+		var err error
+		for err = d.Next(&r); err == nil; err = d.Next(&r) {
+			seqs = append(seqs, r.Seq)
+		}
+		return seqs, d, err
+	}
+	seqs, d, err := read(head + `{"kind":"goodput.end","records":2,"en`)
+	if err != io.EOF || len(seqs) != 2 || d.Cut() != 4 {
+		t.Errorf("a cut end marker: read %v, then %v, Cut %d; want seqs 1 and 2, io.EOF and line 4", seqs, err, d.Cut())
+	}
+	if _, ok := d.Trailer(); ok {
+		t.Error("a cut end marker was read as one")
+	}
+	cases := []struct{ name, in, want string }{
+		{"a record after the marker", head + `{"kind":"goodput.end","records":2,"end":9}` + "\n" + `{"seq":3,"te":7}` + "\n",
+			"runs.jsonl:5: a record after the file's end marker (line 4): records were added after the run ended"},
+		{"a record lost", head + `{"kind":"goodput.end","records":3,"end":9}` + "\n",
+			"runs.jsonl: its end marker (line 4) counts 3 records, but the file holds 2: lines were lost or added after the run wrote it"},
+		{"a record added", head + `{"seq":3,"te":7}` + "\n" + `{"kind":"goodput.end","records":2,"end":9}` + "\n",
+			"runs.jsonl: its end marker (line 5) counts 2 records, but the file holds 3"},
+	}
+	for _, c := range cases {
+		if _, _, err := read(c.in); err == nil || err == io.EOF || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+	// A marker that counts the records ends the file.
+	if seqs, _, err := read(head + `{"kind":"goodput.end","records":2,"end":9}`); err != io.EOF || len(seqs) != 2 {
+		t.Errorf("a whole file: %v, %v", seqs, err)
+	}
+}
+
 func TestDecoderLongLines(t *testing.T) {
 	r := Record{Seq: 9, Sent: 0}
 	for i := range 300_000 { // about 2.4 MB on one line: beyond the bufio buffer

@@ -126,7 +126,7 @@ func (f *File) CutNote() string {
 	if !ok || c.Cut() == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s:%d: the last line is incomplete (its writer stopped mid-record) and was skipped", f.display(), c.Cut())
+	return fmt.Sprintf("%s:%d: the last line is incomplete (its writer stopped in the middle of it) and was skipped", f.display(), c.Cut())
 }
 
 // Trailer returns the file's trailer and whether it had one. It is known

@@ -21,7 +21,7 @@ func writeFiles(t *testing.T, files map[string]string) string {
 
 const (
 	runHeader  = `{"kind":"goodput.run","schema":1,"start":"2026-11-29T08:00:00Z","tool":"goodput test"}` + "\n"
-	runTrailer = `{"kind":"goodput.end","records":2,"end":900000000}` + "\n"
+	runTrailer = `{"kind":"goodput.end","records":1,"end":900000000}` + "\n"
 	goodRecord = `{"seq":0,"s":0,"t0":1000,"te":400000000,"ct":[100000000,100000000,100000000],"in":10,"out":3,"src":"chunks","status":200}` + "\n"
 )
 
