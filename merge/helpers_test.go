@@ -2,6 +2,7 @@ package merge
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -25,6 +26,7 @@ type shardFile struct {
 	skipped       int64
 	start         time.Time // header start; zero means startAt
 	noShard       bool      // a plain run file, no shard in its header
+	config        string    // the header's config, JSON
 }
 
 // seqsOf returns the sequence numbers k, k+n, … below total.
@@ -50,7 +52,7 @@ func rec(seq int64) record.Record {
 // writeShard writes f into dir as name and returns its path.
 func writeShard(t *testing.T, dir, name string, f shardFile) string {
 	t.Helper()
-	h := record.Header{Start: startAt, Tool: "goodput test", Host: "pod-" + name}
+	h := record.Header{Start: startAt, Tool: "goodput test", Host: "pod-" + name, Config: json.RawMessage(f.config)}
 	if !f.start.IsZero() {
 		h.Start = f.start
 	}

@@ -262,6 +262,11 @@ func TestOpenRefusesDifferentRuns(t *testing.T) {
 		{"totals", []shardFile{{k: 0, n: 2, total: 4, seqs: []int64{0}}, {k: 1, n: 2, total: 6, seqs: []int64{1}}}, "plans 6 requests in all, other shards 4"},
 		// Attempt 0 of shard 1, twice.
 		{"same attempt", []shardFile{{k: 1, n: 2, total: 4, seqs: []int64{1}}, {k: 1, n: 2, total: 4, seqs: []int64{3}}}, "both hold attempt 0 of shard 1"},
+		// As many shards and requests, asked of the server differently.
+		{"settings", []shardFile{
+			{k: 0, n: 2, total: 4, seqs: []int64{0}, config: `{"model":"m","random_input_len":256,"base_url":"http://a"}`},
+			{k: 1, n: 2, total: 4, seqs: []int64{1}, config: `{"model":"m","random_input_len":100,"base_url":"http://b"}`}},
+			"were run with different random_input_len (256, 100): files of different runs"},
 		// A header that is no shard.
 		{"bad index", []shardFile{{k: 2, n: 2, total: 4, seqs: []int64{0}}}, "shard 2 of 2 is not a shard"},
 	}
@@ -280,6 +285,17 @@ func TestOpenRefusesDifferentRuns(t *testing.T) {
 	}
 	if _, err := Open(nil, nil); err == nil {
 		t.Error("no files is not an error")
+	}
+	// Shards of one run sent to different URLs, each its part of the plan.
+	runDir := t.TempDir()
+	sa := writeShard(t, runDir, "a.jsonl", shardFile{k: 0, n: 2, total: 4, seqs: []int64{0, 2},
+		config: `{"model":"m","seed":0,"base_url":"http://a","arrival":"shard 0 of 2"}`})
+	sb := writeShard(t, runDir, "b.jsonl", shardFile{k: 1, n: 2, total: 4, seqs: []int64{1, 3},
+		config: `{"model":"m","seed":0,"base_url":"http://b","arrival":"shard 1 of 2"}`})
+	if s, err := Open([]string{sa, sb}, nil); err != nil {
+		t.Errorf("shards of one run: %v", err)
+	} else {
+		s.Close()
 	}
 	// One file given twice, by two spellings of its path, or stdin twice:
 	// its records would count twice.

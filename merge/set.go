@@ -143,6 +143,9 @@ func (s *Set) checkShards() error {
 		case sh.Total != s.total:
 			return fmt.Errorf("%s plans %d requests in all, other shards %d: files of different runs", p.File, sh.Total, s.total)
 		}
+		if err := sameRun(s.parts, p); err != nil {
+			return err
+		}
 		key := [2]int{sh.Index, sh.Attempt}
 		h, err := json.Marshal(p.Header)
 		if err != nil {
@@ -159,6 +162,59 @@ func (s *Set) checkShards() error {
 		seen[key] = held{p.File, h}
 	}
 	return nil
+}
+
+// runKeys are the keys of a header's configuration (bench's run
+// settings) that every shard of one run shares: what was asked of the
+// server and how the load was planned. Others may differ between shards
+// of one run: the URL each sent to, its part of the arrival plan.
+var runKeys = []string{"model", "backend", "endpoint", "dataset", "workload", "traffic_scenario",
+	"request_rate", "burstiness", "max_concurrency", "num_prompts", "duration_seconds", "seed",
+	"ignore_eos", "min_tokens", "random_input_len", "random_output_len", "random_range_ratio",
+	"random_output_range_ratio", "random_prefix_len"}
+
+// sameRun fails when p's configuration differs from that of an earlier
+// shard of parts in one of runKeys: shards of two runs that happen to
+// have as many shards and planned requests.
+func sameRun(parts []Part, p Part) error {
+	mine, err := runConfig(p)
+	if err != nil || mine == nil {
+		return err
+	}
+	for _, q := range parts {
+		if q.File == p.File {
+			return nil // only the shards before p
+		}
+		if q.Shard == nil {
+			continue
+		}
+		theirs, err := runConfig(q)
+		if err != nil || theirs == nil {
+			return err
+		}
+		for _, k := range runKeys {
+			a, inA := theirs[k]
+			b, inB := mine[k]
+			if inA && inB && !bytes.Equal(a, b) {
+				return fmt.Errorf("%s and %s were run with different %s (%s, %s): files of different runs (merge each run's files apart)", q.File, p.File, k, a, b)
+			}
+		}
+		return nil // the first shard stands for the others
+	}
+	return nil
+}
+
+// runConfig returns the keys of p's header configuration, nil when it has
+// none.
+func runConfig(p Part) (map[string]json.RawMessage, error) {
+	if len(p.Header.Config) == 0 {
+		return nil, nil
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(p.Header.Config, &m); err != nil {
+		return nil, fmt.Errorf("%s: the run header's config: %w", p.File, err)
+	}
+	return m, nil
 }
 
 // Epoch returns the instant the merged record times count from: the
