@@ -20,6 +20,12 @@ func retryWarning(res *metrics.Result, noKeepAlive bool) string {
 	if c.Retried == 0 || 10*c.Retried < c.Total || noKeepAlive {
 		return ""
 	}
+	if c.Failed > 0 {
+		// A server that went away closes every connection too: the
+		// failures, not keep-alive, may be the cause.
+		return fmt.Sprintf("%d of %d requests were sent again on a new connection, and %d failed: the server closed connections during the run, "+
+			"or went away (the failures say which); TTFT includes each retry", c.Retried, c.Total, c.Failed)
+	}
 	return fmt.Sprintf("%d of %d requests were sent again on a new connection: the server closes kept-alive connections "+
 		"(llama.cpp's does after every streamed response), and TTFT includes each retry; --keepalive=false opens a connection per request instead",
 		c.Retried, c.Total)

@@ -54,19 +54,21 @@ func TestCacheWarning(t *testing.T) {
 
 func TestRetryWarning(t *testing.T) {
 	tests := []struct {
-		retried, total int64
-		noKeepAlive    bool
-		want           string
+		retried, total, failed int64
+		noKeepAlive            bool
+		want                   string
 	}{
-		{13, 40, false, "13 of 40 requests were sent again on a new connection"},
-		{4, 40, false, "4 of 40 requests"}, // a tenth
-		{3, 40, false, ""},                 // under a tenth
-		{0, 40, false, ""},
-		{0, 0, false, ""},
-		{13, 40, true, ""}, // no keep-alive: nothing to advise (retries cannot happen anyway)
+		{13, 40, 0, false, "13 of 40 requests were sent again on a new connection: the server closes kept-alive connections (llama.cpp's"},
+		{4, 40, 0, false, "4 of 40 requests"}, // a tenth
+		{3, 40, 0, false, ""},                 // under a tenth
+		{0, 40, 0, false, ""},
+		{0, 0, 0, false, ""},
+		{13, 40, 0, true, ""}, // no keep-alive: nothing to advise (retries cannot happen anyway)
+		// A server killed mid-run: its keep-alive is not blamed.
+		{9, 30, 9, false, "9 of 30 requests were sent again on a new connection, and 9 failed: the server closed connections during the run, or went away"},
 	}
 	for _, tt := range tests {
-		res := &metrics.Result{Counts: metrics.Counts{Total: tt.total, Retried: tt.retried}}
+		res := &metrics.Result{Counts: metrics.Counts{Total: tt.total, Retried: tt.retried, Failed: tt.failed}}
 		got := retryWarning(res, tt.noKeepAlive)
 		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
 			t.Errorf("%d of %d, no keep-alive %v: %q, want %q", tt.retried, tt.total, tt.noKeepAlive, got, tt.want)

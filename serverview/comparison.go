@@ -453,14 +453,27 @@ func (c *Comparison) signals(s *promscrape.Series, w promscrape.Window, client *
 	return sig
 }
 
+// closingScrapeWithin is how soon after a window a recording's last
+// scrape is taken to speak for the window's end: the scrape a bench run
+// takes as it stops (see Recorder.Stop).
+const closingScrapeWithin = 30 * time.Second
+
 // downAtEnd marks sig with the failure that ended the window, when the
 // scrapes up to end finished with a run of failures: the status is then
-// the server's unreachability, not what the scrapes before it showed.
+// the server's unreachability, not what the scrapes before it showed. A
+// server killed late in a run fails only the scrape taken as the run
+// stopped, after end: that closing scrape counts too when it found no
+// server at all (a refused connection, not an answer such as a 503).
 func downAtEnd(sig *Signals, s *promscrape.Series, end time.Time) {
 	last := -1
 	for i, smp := range s.Samples {
 		if !smp.At.After(end) {
 			last = i
+		}
+	}
+	if n := len(s.Samples); n > 0 && last < n-1 {
+		if c := s.Samples[n-1]; c.Kind == promscrape.FailDown && c.At.Sub(end) <= closingScrapeWithin && (last == n-2 || last < 0) {
+			last = n - 1
 		}
 	}
 	if last < 0 || s.Samples[last].OK() {
@@ -471,7 +484,11 @@ func downAtEnd(sig *Signals, s *promscrape.Series, end time.Time) {
 		first--
 	}
 	smp := s.Samples[last]
-	sig.Err, sig.ErrKind, sig.DownSince, sig.At, sig.Seen = smp.Err, smp.Kind, s.Samples[first].At, end, first > 0
+	at := end
+	if smp.At.After(at) {
+		at = smp.At // the closing scrape, taken after the window
+	}
+	sig.Err, sig.ErrKind, sig.DownSince, sig.At, sig.Seen = smp.Err, smp.Kind, s.Samples[first].At, at, first > 0
 }
 
 // p99 is the server's p99 of h over [from, to], or nil when it has none.

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/promscrape"
@@ -99,6 +100,18 @@ func TestRealServerKilled(t *testing.T) {
 	}
 	if v := m.View(); v.Status.Level != LevelCritical || !strings.HasPrefix(v.Status.Text, want) {
 		t.Errorf("watch status %s %q\nwant it to start %q", v.Status.Level, v.Status.Text, want)
+	}
+	// Killed as the run ended: the scrapes inside the window all answered,
+	// and only the one taken as the run stopped, after its last request,
+	// found the server gone. The status is still its unreachability.
+	late := *s
+	late.Samples = smp[:5]
+	c, err = Compare(&late, smp[0].At, smp[4].At.Add(-time.Millisecond), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "unreachable since " + firstDown.Local().Format("15:04:05"); c.Status.Level != LevelCritical || !strings.HasPrefix(c.Status.Text, want) {
+		t.Errorf("killed at the end: status %s %q\nwant it to start %q", c.Status.Level, c.Status.Text, want)
 	}
 	// Before the kill, the queue of 16 requests for 4 slots was queueing.
 	before, err := Compare(s, smp[1].At, smp[3].At, nil)
