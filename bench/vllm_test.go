@@ -345,6 +345,14 @@ func TestRunWithoutStreaming(t *testing.T) {
 		t.Errorf("latency: TPOT %d samples, ITL %d, TTFT %d (mean %v, e2e %v); want none, none, 4 equal to e2e",
 			l.TPOT.Count, l.ITL.Count, l.TTFT.Count, l.TTFT.Mean, l.E2E.Mean)
 	}
+	// vLLM's peak counts a whole answer's tokens, not one per answer.
+	most := 0
+	for _, r := range recs {
+		most = max(most, r.OutputTokens)
+	}
+	if out.VLLM == nil || out.VLLM.PeakOutputTokensPerSecond < float64(most) {
+		t.Errorf("vLLM's peak output %+v, want at least one answer's %d tokens", out.VLLM, most)
+	}
 	if !slices.Contains(out.Notes, NoStreamNote) {
 		t.Errorf("notes lack the non-streaming note: %v", out.Notes)
 	}

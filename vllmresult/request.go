@@ -27,6 +27,9 @@ type Request struct {
 	OutputLen   int // output tokens; 0 on failure
 	Text        string
 	RequestID   string
+	// Whole says the answer came in one piece (a non-streaming request):
+	// its tokens all arrived at its TTFT, and it has no TPOT.
+	Whole bool
 }
 
 // FromRecord converts a record. closedLoop says the run was a closed loop
@@ -39,6 +42,7 @@ func FromRecord(r *record.Record, closedLoop bool) Request {
 		InputLen:    r.InputTokens,
 		Text:        r.Text,
 		RequestID:   r.RequestID,
+		Whole:       r.Whole,
 	}
 	arrival := r.Scheduled
 	if closedLoop {
@@ -70,9 +74,10 @@ func FromRecord(r *record.Record, closedLoop bool) Request {
 func (q Request) FromScheduled() float64 { return q.TTFT + q.Start - q.ScheduledAt }
 
 // TPOT is vLLM's time per output token of a request: (latency − TTFT) /
-// (output tokens − 1), and false when the request has fewer than 2 tokens.
+// (output tokens − 1), and false when the request has fewer than 2 tokens
+// or came whole, which measures no time between tokens.
 func (q Request) TPOT() (float64, bool) {
-	if !q.Success || q.OutputLen < 2 {
+	if !q.Success || q.OutputLen < 2 || q.Whole {
 		return 0, false
 	}
 	return (q.Latency - q.TTFT) / float64(q.OutputLen-1), true

@@ -52,7 +52,8 @@ func Peaks(reqs []Request) (tokensPerSecond float64, concurrent int) { return pe
 // peakOutput returns vLLM's max_output_tokens_per_s and
 // max_concurrent_requests over the successful requests: the most chunks
 // that arrived within one second-long bucket counted from the earliest
-// send (vLLM counts each chunk as one token), and the most requests in
+// send (vLLM counts each chunk as one token; a whole answer brings all
+// its tokens at once), and the most requests in
 // flight at once, each from its send to its last token, a departure
 // counted before an arrival at the same instant.
 func peakOutput(reqs []Request) (tokensPerSecond float64, concurrent int) {
@@ -77,15 +78,19 @@ func peakOutput(reqs []Request) (tokensPerSecond float64, concurrent int) {
 			continue
 		}
 		t := q.Start + q.TTFT
-		count := func(t float64) {
+		count := func(t float64, n int) {
 			if b := int(t - minStart); b >= 0 && b < len(buckets) {
-				buckets[b]++
+				buckets[b] += n
 			}
 		}
-		count(t)
+		if q.Whole {
+			count(t, q.OutputLen) // every token in the one answer
+		} else {
+			count(t, 1)
+		}
 		for _, g := range q.ITL {
 			t += g
-			count(t)
+			count(t, 1)
 		}
 		events = append(events, event{q.Start, 1}, event{q.Start + q.Latency, -1})
 	}
