@@ -31,6 +31,8 @@ const (
 	WarnPercentileMethod WarningKind = "percentile_method" // the runs were reported with different percentile methods
 	WarnLoadShape        WarningKind = "load_shape"        // different arrival process, rate, concurrency or burstiness
 	WarnReasoning        WarningKind = "reasoning"         // one run's replies reasoned, the other's did not
+	WarnModel            WarningKind = "model"             // the runs served different models
+	WarnFewRequests      WarningKind = "few_requests"      // too few successful requests to tell runs apart
 )
 
 // Thresholds of the comparability checks. They are wide enough that two
@@ -49,6 +51,10 @@ const (
 	// maxLengthShare is the difference in the share of requests that
 	// stopped at their token limit above which stop criteria differ.
 	maxLengthShare = 0.5
+	// minRequests is the fewest successful requests a run needs for its
+	// percentiles, and a bootstrap interval around them, to mean much:
+	// resampling one request gives an interval of width zero.
+	minRequests = 20
 )
 
 // comparability checks every run against the baseline.
@@ -98,9 +104,24 @@ func comparability(runs []*Run) []Warning {
 		if msg := loadDiffers(a, b, i); msg != "" {
 			add(WarnLoadShape, "%s", msg)
 		}
+		if ma, mb := runModel(a), runModel(b); ma != "" && mb != "" && ma != mb {
+			add(WarnModel, "the baseline served %s and run %s %s: the differences are the models' as much as the serving's", ma, runLetter(i), mb)
+		}
+		if na, nb := a.Result.Counts.Completed, b.Result.Counts.Completed; min(na, nb) < minRequests {
+			add(WarnFewRequests, "the baseline has %d successful requests and run %s %d: percentiles of fewer than %d, and intervals resampled from them, cannot tell two runs apart; measure more requests",
+				na, runLetter(i), nb, minRequests)
+		}
 		out = append(out, flowWarnings(a, b, i)...)
 	}
 	return out
+}
+
+// runModel is the model a run's header names, "" when it names none.
+func runModel(r *Run) string {
+	if v, ok := configValue(r.Header, "model"); ok {
+		return fmt.Sprint(v)
+	}
+	return ""
 }
 
 // lengthsDiffer returns the KS distance of two samples of lengths and

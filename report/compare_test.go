@@ -263,6 +263,27 @@ func TestCompareWarnings(t *testing.T) {
 			},
 			want: []WarningKind{WarnLoadShape},
 		},
+		{
+			// Two models served the same load.
+			name: "models",
+			a: func() (record.Header, []record.Record) {
+				return shaped(t, strings.Replace(base, `{`, `{"model":"Llama-3.1-8B",`, 1), 200, 100*time.Millisecond, 10, nil)
+			},
+			b: func() (record.Header, []record.Record) {
+				return shaped(t, strings.Replace(base, `{`, `{"model":"Qwen-72B",`, 1), 200, 100*time.Millisecond, 10, nil)
+			},
+			want: []WarningKind{WarnModel},
+		},
+		{
+			// One request against two hundred: no interval can tell.
+			name: "few requests",
+			a:    func() (record.Header, []record.Record) { return shaped(t, base, 200, 100*time.Millisecond, 10, nil) },
+			b: func() (record.Header, []record.Record) {
+				h, recs := shaped(t, base, 200, 100*time.Millisecond, 10, nil)
+				return h, recs[:1]
+			},
+			want: []WarningKind{WarnFewRequests},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
