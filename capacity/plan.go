@@ -155,6 +155,11 @@ func Compute(in Input) (Plan, error) {
 			p.FleetHourCost = float64(p.Replicas) * p.ReplicaHourCost
 			p.PeakCostPerMillion = perMillion(p.FleetHourCost, p.PeakTokensPerSecond)
 		}
+		for _, c := range []float64{p.ReplicaHourCost, p.FleetHourCost, p.CostPerMillion, p.PeakCostPerMillion} {
+			if math.IsInf(c, 0) {
+				return Plan{}, fmt.Errorf("--gpu-hour-cost %v: the costs it gives overflow any number: give a price an hour of one GPU can have", in.GPUHourCost)
+			}
+		}
 	}
 	return p, nil
 }
