@@ -84,6 +84,9 @@ func runMerge(cmd *cobra.Command, env *Env, f *mergeFlags, args []string) error 
 	if f.report != "" && f.output == "" {
 		return usageErr("--report renders the merged records: give --output too")
 	}
+	if cmd.Flags().Changed("shards") && !f.wait {
+		return usageErr("--shards says how many shards --wait waits for: give --wait too (without it, merge reads the shards that are there and names the missing ones)")
+	}
 	if f.wait {
 		if len(args) != 1 || f.shards < 1 {
 			return usageErr("--wait watches one directory for --shards shards: give both")

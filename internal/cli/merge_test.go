@@ -143,6 +143,7 @@ func TestMergeUsage(t *testing.T) {
 		{[]string{"merge"}, ExitUsage, "give the record files of a run"},
 		{[]string{"merge", dir, "--report", "r.html"}, ExitUsage, "--report renders the merged records: give --output too"},
 		{[]string{"merge", dir, "--wait"}, ExitUsage, "--wait watches one directory for --shards shards"},
+		{[]string{"merge", dir, "--shards", "5"}, ExitUsage, "--shards says how many shards --wait waits for: give --wait too"},
 		{[]string{"merge", dir, "--format", "yaml"}, ExitUsage, `--format "yaml"`},
 		{[]string{"merge", dir, "--slo", "ttft<<1"}, ExitUsage, "--slo"},
 		{[]string{"merge", filepath.Join(dir, "none")}, ExitTool, "no such file"},
