@@ -63,11 +63,11 @@ type pointJSON struct {
 // check checks every sample of the point as the file holds it.
 func (p pointJSON) check() error {
 	for i, r := range p.Repeats {
-		if err := r.Check(); err != nil {
+		if err := errors.Join(r.Check(), r.checkOrder()); err != nil {
 			return fmt.Errorf("repeat %d: %w", i+1, err)
 		}
 	}
-	if err := p.Mean.Check(); err != nil {
+	if err := errors.Join(p.Mean.Check(), p.Mean.checkOrder()); err != nil {
 		return fmt.Errorf("mean: %w", err)
 	}
 	if err := p.Spread.Check(); err != nil {

@@ -209,6 +209,9 @@ func TestReadJSONRefusesFiguresOutsideTheirDomain(t *testing.T) {
 		{"mean only", `{"schema":1,"points":[{"load":"c=3","mean":{"ttft_p99":-1}}]}`, `point 1: mean: "ttft_p99" -1: must be ≥ 0`},
 		// the spread, too, cannot be negative
 		{"spread", `{"schema":1,"points":[{"load":"c=3","spread":{"ttft_p99":-1},"repeats":[{}]}]}`, `point 1: spread: "ttft_p99" -1: must be ≥ 0`},
+		// a p99 below its median, of one repeat or of the mean
+		{"percentiles", point(`{"ttft_p50":5,"ttft_p99":1}`), `point 2: repeat 1: "ttft_p50" 5 is above "ttft_p99" 1: percentiles out of order`},
+		{"mean percentiles", `{"schema":1,"points":[{"load":"c=3","mean":{"e2e_p90":2,"e2e_p99":1.5}}]}`, `point 1: mean: "e2e_p90" 2 is above "e2e_p99" 1.5`},
 		// the options' target
 		{"target", `{"schema":1,"options":{"target":2},"points":[{"load":"c=1","repeats":[{}]}]}`, "attainment target 2: must be in (0, 1]"},
 	}
@@ -218,7 +221,7 @@ func TestReadJSONRefusesFiguresOutsideTheirDomain(t *testing.T) {
 		}
 	}
 	// Undefined figures (null) and the extremes of each domain read.
-	in := point(`{"requests":0,"attainment":1,"error_rate":0,"e2e_mean":null,"goodput":0}`)
+	in := point(`{"requests":0,"attainment":1,"error_rate":0,"e2e_mean":null,"goodput":0,"ttft_p50":1,"ttft_p90":null,"ttft_p99":1}`)
 	if _, err := ReadJSON(strings.NewReader(in)); err != nil {
 		t.Errorf("figures at the edges of their domains: %v", err)
 	}

@@ -207,5 +207,30 @@ func (s Sample) Check() error {
 	return nil
 }
 
+// checkOrder fails when a latency's percentiles of s are out of order
+// (p50 ≤ p90 ≤ p99, where both are given: files of earlier versions may
+// lack one): no sample of requests has a p99 below its median. A Spread
+// is no sample, and is not checked.
+func (s Sample) checkOrder() error {
+	for _, d := range []struct {
+		name string
+		d    Dist
+	}{{"ttft", s.TTFT}, {"tpot", s.TPOT}, {"itl", s.ITL}, {"e2e", s.E2E}} {
+		ps := []struct {
+			name string
+			v    float64
+		}{{"p50", d.d.P50}, {"p90", d.d.P90}, {"p99", d.d.P99}}
+		for i := range ps {
+			for j := i + 1; j < len(ps); j++ {
+				a, b := ps[i].v, ps[j].v
+				if a > 0 && b > 0 && a > b*(1+1e-9) { // 0 and NaN: not given
+					return fmt.Errorf(`"%s_%s" %v is above "%s_%s" %v: percentiles out of order`, d.name, ps[i].name, a, d.name, ps[j].name, b)
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // fraction reports whether s is a share of requests, from 0 to 1.
 func (s Stat) fraction() bool { return s == StatAttainment || s == "error_rate" }
