@@ -291,7 +291,7 @@ func TestCompareFlowGateWithoutFlows(t *testing.T) {
 		{"sessions are no tasks", "regression(task_attainment)<=1%", []*Run{sessions, sessions},
 			"B against A: regression(task_attainment)<=1%: fail: baseline: task_attainment reads a run's agent tasks and this run has none (replay some with --dataset-name agent)"},
 		{"no SLO judged the sessions", "regression(session_attainment)<=1%", []*Run{unjudged, unjudged},
-			"B against A: regression(session_attainment)<=1%: fail: baseline: session_attainment needs a per-request SLO (--goodput)"},
+			"B against A: regression(session_attainment)<=1%: fail: baseline: session_attainment needs a per-request SLO (--slo or --goodput; not --slo none)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g, err := ParseRegressionGate(tc.gate)

@@ -245,7 +245,7 @@ func (g Gate) measure(r *metrics.Result) (float64, string) {
 			return 0, p
 		}
 		if g.Scalar.needsSLO() && r.Goodput == nil {
-			return 0, fmt.Sprintf("%s needs a per-request SLO (--goodput)", g.Scalar)
+			return 0, fmt.Sprintf("%s needs a per-request SLO (--slo or --goodput; not --slo none)", g.Scalar)
 		}
 		switch g.Scalar {
 		case Attainment:
@@ -272,7 +272,7 @@ func (g Gate) measure(r *metrics.Result) (float64, string) {
 			if v, ok := flowScalar(r, g.Scalar); ok {
 				return v, ""
 			}
-			return 0, fmt.Sprintf("%s needs a per-request SLO (--goodput)", g.Scalar)
+			return 0, fmt.Sprintf("%s needs a per-request SLO (--slo or --goodput; not --slo none)", g.Scalar)
 		}
 		return 0, fmt.Sprintf("unknown scalar %q", g.Scalar)
 	}

@@ -324,7 +324,7 @@ func TestGateResultString(t *testing.T) {
 		{GateResult{Gate: mustGate(t, "min(itl)>=1us"), Measured: 2.5e-6, Pass: true}, "min(itl)>=1us: measured 2.5us: pass"},
 		{GateResult{Gate: mustGate(t, "min(itl)>=0s"), Measured: 0, Pass: true}, "min(itl)>=0s: measured 0s: pass"},
 		{GateResult{Gate: mustGate(t, "attainment>=0.9"), Measured: 0.8765432}, "attainment>=0.9: measured 0.876543: fail"},
-		{GateResult{Gate: mustGate(t, "goodput>=1"), Problem: "goodput needs a per-request SLO (--goodput)"}, "goodput>=1: fail: goodput needs a per-request SLO (--goodput)"},
+		{GateResult{Gate: mustGate(t, "goodput>=1"), Problem: "goodput needs a per-request SLO (--slo or --goodput; not --slo none)"}, "goodput>=1: fail: goodput needs a per-request SLO (--slo or --goodput; not --slo none)"},
 	}
 	for _, tt := range tests {
 		if got := tt.r.String(); got != tt.want {
@@ -416,7 +416,7 @@ func TestGateEvalFlows(t *testing.T) {
 		{"p99(session_duration)<=1s", tasks, false, 0, "session_duration reads a run's sessions and this run has none"},
 		{"task_goodput>=1", sessions, false, 0, "task_goodput reads a run's agent tasks and this run has none (replay some with --dataset-name agent)"},
 		{"p50(task_completion)<=1s", sessions, false, 0, "task_completion reads a run's agent tasks and this run has none"},
-		{"session_goodput>=1", unjudged, false, 0, "session_goodput needs a per-request SLO (--goodput)"},
+		{"session_goodput>=1", unjudged, false, 0, "session_goodput needs a per-request SLO (--slo or --goodput; not --slo none)"},
 		{"session_attainment>=0.5", unjudged, false, 0, "session_attainment needs a per-request SLO"},
 		// A session's duration needs no SLO.
 		{"p50(session_duration)<=1s", unjudged, true, 1.00, ""},
