@@ -15,6 +15,9 @@ import (
 // ErrNotFound is returned (wrapped) for a run id the store does not hold.
 var ErrNotFound = errors.New("no such run")
 
+// ErrNoMetric is Trend's error for a metric no comparable run recorded.
+var ErrNoMetric = errors.New("no run of this kind has the metric")
+
 // Add stores r and its metrics, and returns its id. r.Metrics, when nil, is
 // read from r.Summary; r.Key, when empty, from r.Comparability.
 func (s *Store) Add(ctx context.Context, r Run) (int64, error) {

@@ -45,7 +45,7 @@ func (s *Store) Trend(ctx context.Context, r Run, metric string, n int, f Filter
 		any = any || ok
 	}
 	if !any {
-		return t, fmt.Errorf("history: no run of this kind has the metric %q (run %d has: %s)", metric, r.ID, keyList(r.Metrics))
+		return t, fmt.Errorf("history: %w %q (run %d has: %s)", ErrNoMetric, metric, r.ID, keyList(r.Metrics))
 	}
 	return t, nil
 }

@@ -244,6 +244,9 @@ operating_request_throughput, goodput_peak, knee_load, …`,
 				return err
 			}
 			t, err := s.Trend(cmd.Context(), r, args[0], last, f)
+			if errors.Is(err, history.ErrNoMetric) {
+				return usageErr("%v", err) // the argument names nothing recorded
+			}
 			if err != nil {
 				return err
 			}

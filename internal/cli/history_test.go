@@ -76,6 +76,9 @@ func TestHistoryBenchListTrend(t *testing.T) {
 		t.Errorf("show 1: exit %d\n%s", code, stdout)
 	}
 
+	if _, stderr, code := run(t, "", "history", "trend", "bogus", "--history", db); code != ExitUsage || !strings.Contains(stderr, `no run of this kind has the metric "bogus"`) {
+		t.Errorf("trend of no such metric: exit %d: %s", code, stderr)
+	}
 	stdout, stderr, code = run(t, "", "history", "trend", "tpot_p50", "--history", db)
 	if code != ExitOK || strings.Count(stdout, " ms") != 2 || !strings.Contains(stdout, "tpot_p50 across 2 comparable runs") {
 		t.Errorf("trend: exit %d: %s\n%s", code, stderr, stdout)
