@@ -321,21 +321,12 @@ func TestDecoderErrorsNameFileAndLine(t *testing.T) {
 // there, and Cut names the line.
 func TestDecoderDropsALastLineCutShort(t *testing.T) {
 	in := `{"kind":"goodput.run","schema":1}` + "\n" + `{"seq":1}` + "\n" + `{"seq":2}` + "\n" + `{"seq":3,"ct":[1,2`
-	d := NewDecoder(strings.NewReader(in), "runs.jsonl")
-	var r Record
-	var seqs []int64
-	var err error
-	for err = d.Next(&r); err == nil; err = d.Next(&r) {
-		seqs = append(seqs, r.Seq)
-	}
+	seqs, d, err := readSeqs(in)
 	if err != io.EOF || len(seqs) != 2 || d.Cut() != 4 {
 		t.Errorf("read %v, then %v, Cut %d; want seqs 1 and 2, io.EOF and line 4", seqs, err, d.Cut())
 	}
 	// A whole file has no cut line.
-	d = NewDecoder(strings.NewReader(`{"seq":1}`), "runs.jsonl")
-	for err = d.Next(&r); err == nil; err = d.Next(&r) {
-	}
-	if err != io.EOF || d.Cut() != 0 {
+	if _, d, err = readSeqs(`{"seq":1}`); err != io.EOF || d.Cut() != 0 {
 		t.Errorf("whole file: %v, Cut %d; want io.EOF and 0", err, d.Cut())
 	}
 }
@@ -346,17 +337,7 @@ func TestDecoderDropsALastLineCutShort(t *testing.T) {
 // than it counts, are lines lost or added since the run wrote the file.
 func TestDecoderHoldsTheEndMarkerToTheRecords(t *testing.T) {
 	const head = `{"kind":"goodput.run","schema":1}` + "\n" + `{"seq":1,"te":5}` + "\n" + `{"seq":2,"te":6}` + "\n"
-	read := func(in string) ([]int64, *Decoder, error) {
-		d := NewDecoder(strings.NewReader(in), "runs.jsonl")
-		var r Record
-		var seqs []int64
-		var err error
-		for err = d.Next(&r); err == nil; err = d.Next(&r) {
-			seqs = append(seqs, r.Seq)
-		}
-		return seqs, d, err
-	}
-	seqs, d, err := read(head + `{"kind":"goodput.end","records":2,"en`)
+	seqs, d, err := readSeqs(head + `{"kind":"goodput.end","records":2,"en`)
 	if err != io.EOF || len(seqs) != 2 || d.Cut() != 4 {
 		t.Errorf("a cut end marker: read %v, then %v, Cut %d; want seqs 1 and 2, io.EOF and line 4", seqs, err, d.Cut())
 	}
@@ -372,12 +353,12 @@ func TestDecoderHoldsTheEndMarkerToTheRecords(t *testing.T) {
 			"runs.jsonl: its end marker (line 5) counts 2 records, but the file holds 3"},
 	}
 	for _, c := range cases {
-		if _, _, err := read(c.in); err == nil || err == io.EOF || !strings.Contains(err.Error(), c.want) {
+		if _, _, err := readSeqs(c.in); err == nil || err == io.EOF || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.name, err, c.want)
 		}
 	}
 	// A marker that counts the records ends the file.
-	if seqs, _, err := read(head + `{"kind":"goodput.end","records":2,"end":9}`); err != io.EOF || len(seqs) != 2 {
+	if seqs, _, err := readSeqs(head + `{"kind":"goodput.end","records":2,"end":9}`); err != io.EOF || len(seqs) != 2 {
 		t.Errorf("a whole file: %v, %v", seqs, err)
 	}
 }
@@ -474,4 +455,17 @@ func TestGeneratedTextStaysOutOfFiles(t *testing.T) {
 	if !strings.HasSuffix(got, `"fin":"length","rid":"id-7"}`) {
 		t.Errorf("the encoding lacks the request id: %s", got)
 	}
+}
+
+// readSeqs decodes in as the file runs.jsonl to its end and returns the
+// records' sequence numbers, the decoder and the error that ended it.
+func readSeqs(in string) ([]int64, *Decoder, error) {
+	d := NewDecoder(strings.NewReader(in), "runs.jsonl")
+	var r Record
+	var seqs []int64
+	var err error
+	for err = d.Next(&r); err == nil; err = d.Next(&r) {
+		seqs = append(seqs, r.Seq)
+	}
+	return seqs, d, err
 }
