@@ -101,11 +101,14 @@ func Start(ctx context.Context, metricsURL string, o Options) *Recorder {
 	return r
 }
 
+// interruptedScrape bounds the closing scrape of an interrupted run.
+const interruptedScrape = time.Second
+
 // Stop ends the background scraping, takes one last scrape so that the
 // series brackets a window that ended just now, and returns the Series.
-// It blocks for at most one scrape timeout, even when the context given to
-// Start has ended (an interrupted run still gets its closing scrape). Later
-// calls return the same Series.
+// It blocks for at most one scrape timeout, and at most interruptedScrape
+// when the context given to Start has ended (an interrupted run still gets
+// its closing scrape). Later calls return the same Series.
 func (r *Recorder) Stop() *promscrape.Series {
 	r.stopOnce.Do(func() {
 		r.cancel()
@@ -113,7 +116,15 @@ func (r *Recorder) Stop() *promscrape.Series {
 		s := r.series
 		s.Samples = append([]promscrape.Sample{r.first}, s.Samples...)
 		s.Start = r.first.At
-		smp := sample(context.WithoutCancel(r.parent), &r.scraper)
+		// A user who pressed Ctrl-C on a server that stopped answering
+		// is not kept waiting a whole scrape timeout.
+		ctx := context.WithoutCancel(r.parent)
+		if r.parent.Err() != nil {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, interruptedScrape)
+			defer cancel()
+		}
+		smp := sample(ctx, &r.scraper)
 		s.Samples = append(s.Samples, smp)
 		if r.scraper.OnSample != nil {
 			r.scraper.OnSample(smp)

@@ -132,6 +132,32 @@ func TestRecorderStopAfterCancel(t *testing.T) {
 	}
 }
 
+// An interrupted run's closing scrape of a server that stopped answering
+// waits interruptedScrape, not the whole scrape timeout.
+func TestRecorderStopAfterCancelDoesNotWaitOutTheTimeout(t *testing.T) {
+	var stopped atomic.Bool
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if stopped.Load() {
+			<-r.Context().Done() // a server stopped mid-run (kill -STOP)
+			return
+		}
+		io.WriteString(w, exposition(1))
+	}))
+	t.Cleanup(ts.Close)
+	ctx, cancel := context.WithCancel(context.Background())
+	r := Start(ctx, ts.URL+"/metrics", Options{Interval: time.Hour, Timeout: 30 * time.Second})
+	stopped.Store(true)
+	cancel()
+	start := time.Now()
+	s := r.Stop()
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("Stop took %v after the run was interrupted; want about %v, far below the 30 s timeout", took, interruptedScrape)
+	}
+	if last := s.Samples[len(s.Samples)-1]; last.OK() {
+		t.Errorf("the closing scrape of a silent server succeeded: %+v", last)
+	}
+}
+
 // TestRecorderBadTargets points the recorder at targets that are down,
 // slow, garbled or huge, and checks that scraping carries on, Stop returns
 // within about a scrape timeout, and the comparison says what was missing.
