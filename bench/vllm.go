@@ -73,7 +73,12 @@ func vllmRun(cfg Config, model string, start time.Time, res *metrics.Result) vll
 		run.TokenizerID = ""
 	}
 	if f.NumPrompts == 0 {
+		// The run's size: its --num-prompts after the simulator's and the
+		// dataset's, else (a trace, a duration) the requests it sent.
 		run.NumPrompts = cfg.Arrival.NumPrompts
+		if run.NumPrompts == 0 {
+			run.NumPrompts = int(res.Counts.Total)
+		}
 	}
 	if run.Metrics == nil {
 		run.Metrics = []string{vllmresult.MetricTTFT, vllmresult.MetricTPOT, vllmresult.MetricITL, vllmresult.MetricE2EL}

@@ -263,3 +263,18 @@ func lineWith(out, prefix string) string {
 	}
 	return ""
 }
+
+// Without --num-prompts, vLLM's file says how many prompts the run was
+// sized to: the built-in simulator's 200, not the flag's default of 1000.
+func TestVLLMFileCountsThePromptsOfTheRun(t *testing.T) {
+	dir := t.TempDir()
+	_, stderr, code := run(t, "", "bench", "--random-input-len", "8", "--random-output-len", "2", "--quiet",
+		"--save-result", "--result-dir", dir, "--result-filename", "res.json")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	res := decodeJSONFile(t, filepath.Join(dir, "res.json"))
+	if res["num_prompts"] != float64(simDefaultPrompts) || res["completed"] != float64(simDefaultPrompts) {
+		t.Errorf("num_prompts %v, completed %v; want %d each", res["num_prompts"], res["completed"], simDefaultPrompts)
+	}
+}

@@ -158,7 +158,11 @@ func (f *vllmFlags) apply(cmd *cobra.Command, cfg *bench.Config, tf *targetFlags
 	if fl.Changed("num-prompts") && (given == -1 || given == 0 && !fl.Changed("duration") && cfg.Workload.HasEntries()) {
 		cfg.AllEntries, cfg.Arrival.NumPrompts = true, 0
 	}
-	cfg.VLLMFile.NumPrompts = cfg.Arrival.NumPrompts
+	if fl.Changed("num-prompts") {
+		// vLLM's file holds the flag's value; without the flag, the
+		// number the run was sized to (see bench's vllmRun).
+		cfg.VLLMFile.NumPrompts = cfg.Arrival.NumPrompts
+	}
 	if cfg.AllEntries && !(fl.Changed("num-prompts") && given == 0) {
 		cfg.VLLMFile.NumPrompts = -1 // vLLM's every entry; for 0, the file says how many there were
 	}
