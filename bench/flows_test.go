@@ -487,3 +487,33 @@ func scrapeCounter(t *testing.T, base, name string) float64 {
 	t.Fatalf("%s not on %s/metrics", name, base)
 	return 0
 }
+
+// --no-oversample and --num-prompts -1 size a run of agent tasks or
+// sessions read from a file as they size one of requests: at most, or
+// exactly, the file's flows, none sent twice.
+func TestFlowsFitTheirDataset(t *testing.T) {
+	cfg := flowConfig(t, "http://127.0.0.1:9")
+	cfg.Sessions.MultiTurn = false
+	cfg.Workload.Dataset, cfg.Workload.Path = session.DatasetAgent, "../session/testdata/tasks.jsonl"
+	src, err := session.New(cfg.Workload, cfg.Sessions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := src.Len()
+	for _, tt := range []struct {
+		name string
+		set  func(*Config)
+		want int
+	}{
+		{"no oversampling", func(c *Config) { c.NoOversample, c.Arrival.NumPrompts = true, n+5 }, n},
+		{"fewer than the file", func(c *Config) { c.NoOversample, c.Arrival.NumPrompts = true, 1 }, 1},
+		{"every entry", func(c *Config) { c.AllEntries, c.Arrival.NumPrompts = true, 0 }, n},
+		{"oversampling", func(c *Config) { c.Arrival.NumPrompts = n + 5 }, n + 5},
+	} {
+		c := cfg
+		tt.set(&c)
+		if err := FitToDataset(&c); err != nil || c.Arrival.NumPrompts != tt.want {
+			t.Errorf("%s: %d tasks, %v; want %d of the file's %d", tt.name, c.Arrival.NumPrompts, err, tt.want, n)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/goodput-dev/goodput/backend"
 	"github.com/goodput-dev/goodput/load"
 	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/session"
 	"github.com/goodput-dev/goodput/workload"
 )
 
@@ -85,8 +86,11 @@ func warmUp(ctx context.Context, cfg Config, run *load.HTTP, plan arrival.Plan) 
 // nil when the size does not depend on it.
 func fitToDataset(cfg *Config) (workload.Source, error) {
 	wl := cfg.Workload
+	if cfg.flows() {
+		return nil, fitFlowsToDataset(cfg)
+	}
 	rows := wl.Trace.NoSelfTimed && (wl.Dataset == workload.DatasetTrace || wl.Dataset == workload.DatasetTimedTrace)
-	if wl.Dataset == workload.DatasetRandom || cfg.flows() || !cfg.AllEntries && !cfg.NoOversample && !rows && wl.Dataset != workload.DatasetPrefixRepetition {
+	if wl.Dataset == workload.DatasetRandom || !cfg.AllEntries && !cfg.NoOversample && !rows && wl.Dataset != workload.DatasetPrefixRepetition {
 		return nil, nil
 	}
 	wl.Limit = cfg.Arrival.NumPrompts
@@ -107,6 +111,28 @@ func fitToDataset(cfg *Config) (workload.Source, error) {
 		cfg.Arrival.NumPrompts = n
 	}
 	return src, nil
+}
+
+// fitFlowsToDataset does fitToDataset's work for sessions and agent
+// tasks read from a file: every one of them (--num-prompts -1), or at
+// most that many (--no-oversample), where a longer run would send some
+// twice. Made-up flows are not counted.
+func fitFlowsToDataset(cfg *Config) error {
+	if !cfg.AllEntries && !cfg.NoOversample {
+		return nil
+	}
+	src, err := session.New(cfg.Workload, cfg.Sessions)
+	if err != nil {
+		return err
+	}
+	switch n := src.Len(); {
+	case n == 0:
+	case cfg.AllEntries:
+		cfg.Arrival.NumPrompts = n
+	case cfg.Arrival.NumPrompts > n:
+		cfg.Arrival.NumPrompts = n
+	}
+	return nil
 }
 
 // FitToDataset lowers cfg.Arrival.NumPrompts to what the dataset holds
