@@ -101,7 +101,7 @@ func TestNewBuildsEachSource(t *testing.T) {
 		prefix string // start of String()
 	}{
 		{"random", nil, 0, "random: input 1024 tokens"},
-		{"sharegpt", func(c *Config) { c.Dataset, c.Path = DatasetShareGPT, shareGPTFixture }, 5, "sharegpt testdata/sharegpt_small.json: 5 items"},
+		{"sharegpt", func(c *Config) { c.Dataset, c.Path = DatasetShareGPT, shareGPTFixture }, 6, "sharegpt testdata/sharegpt_small.json: 6 items"},
 		{"custom", func(c *Config) { c.Dataset, c.Path = DatasetCustom, "testdata/custom.jsonl" }, 4, "custom testdata/custom.jsonl: 4 items"},
 	}
 	for _, tt := range tests {

@@ -12,8 +12,8 @@
 //
 //   - random: generated prose of drawn lengths, with an optional shared
 //     prefix, as token ids and as text (see Random);
-//   - sharegpt: the first human turn of ShareGPT conversations, with the
-//     length of the reply as the output length (see ReadShareGPT);
+//   - sharegpt: the first turn of ShareGPT conversations, with the
+//     length of the second as the output length (see ReadShareGPT);
 //   - custom: JSON Lines with a "prompt" and optional lengths (see
 //     ReadCustom);
 //   - vLLM's sonnet, burstgpt, prefix_repetition, spec_bench and hf;

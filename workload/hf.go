@@ -150,8 +150,8 @@ var genericFormat = hfFormat{prompt: func(r map[string]any) string {
 // OpenHF reads a local file of a Hugging Face dataset (--dataset-name hf):
 // JSON Lines, a JSON array, or Parquet (by the .parquet extension). The
 // dataset's id (--hf-name, or the path) picks how rows become prompts, as
-// vLLM reads that dataset: ShareGPT conversations (the first human turn,
-// and the reply's length as the output length), InstructCoder, MT-Bench,
+// vLLM reads that dataset: ShareGPT conversations (the first turn, and
+// the second's length as the output length), InstructCoder, MT-Bench,
 // the AIMO and NuminaMath sets, MLPerf. Any other dataset takes its prompt
 // from the first of the columns prompt, question, problem, instruction,
 // input, text, or the first turn of conversations or turns, and asks for

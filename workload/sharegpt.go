@@ -12,7 +12,7 @@ import (
 
 // Reasons a ShareGPT conversation is skipped.
 const (
-	skipNoReply     = "without a reply to the first human turn"
+	skipNoReply     = "with fewer than two turns"
 	skipShortInput  = "with a prompt below --sharegpt-min-input-len"
 	skipShortOutput = "with a reply below --sharegpt-min-output-len"
 	skipLongInput   = "with a prompt above --sharegpt-max-input-len"
@@ -20,11 +20,12 @@ const (
 )
 
 // ReadShareGPT reads a ShareGPT file: a JSON array of
-// {"id", "conversations": [{"from": "human"|"gpt", "value"}, …]}. Each
-// conversation's first human turn becomes the prompt, and the length of the
-// gpt turn that follows it (on the built-in tokenizer) the output length.
-// Conversations without such a reply, or whose lengths fall outside
-// c.ShareGPT's bounds, are skipped and counted in the dataset's stats.
+// {"id", "conversations": [{"from": "human"|"gpt", "value"}, …]}. As vLLM
+// reads it, each conversation's first turn becomes the prompt and the
+// length of its second (on the built-in tokenizer) the output length,
+// whoever spoke them. Conversations of fewer than two turns, or whose
+// lengths fall outside c.ShareGPT's bounds, are skipped and counted in the
+// dataset's stats.
 //
 // The file is decoded one conversation at a time, and only the first turns
 // of each are materialised, so a multi-gigabyte file costs little more
@@ -68,7 +69,7 @@ func ReadShareGPT(r io.Reader, name string, c Config) (*Dataset, error) {
 // conversation is what goodput needs of a ShareGPT entry.
 type conversation struct {
 	prompt, reply string
-	replied       bool // a gpt turn followed the first human turn
+	replied       bool // the conversation has a second turn
 }
 
 // turn is one message of a conversation.
@@ -76,9 +77,6 @@ type turn struct {
 	From  string `json:"from"`
 	Value string `json:"value"`
 }
-
-func isHuman(from string) bool { return from == "human" || from == "user" }
-func isGPT(from string) bool   { return from == "gpt" || from == "assistant" || from == "chatgpt" }
 
 // readConversation decodes one entry object, skipping everything but the
 // turns it needs without materialising them.
@@ -106,8 +104,9 @@ func readConversation(dec *json.Decoder) (conversation, error) {
 	return conv, err
 }
 
-// readTurns reads a conversations array into conv: the first human turn and
-// the turn right after it.
+// readTurns reads a conversations array into conv: its first two turns,
+// whatever their roles, as vLLM takes them (the first is the prompt, the
+// second the reply whose length is asked for).
 func readTurns(dec *json.Decoder, conv *conversation) error {
 	tok, err := token(dec)
 	if err != nil {
@@ -119,14 +118,8 @@ func readTurns(dec *json.Decoder, conv *conversation) error {
 	if d, ok := tok.(json.Delim); !ok || d != '[' {
 		return fmt.Errorf("want an array of turns, got %v", describe(tok))
 	}
-	const (
-		seeking = iota // before the first human turn
-		human          // just read the first human turn
-		done           // the pair is settled; skip the rest
-	)
-	state := seeking
 	for i := 0; dec.More(); i++ {
-		if state == done {
+		if i >= 2 {
 			if err := skipValue(dec); err != nil {
 				return err
 			}
@@ -136,14 +129,10 @@ func readTurns(dec *json.Decoder, conv *conversation) error {
 		if err := dec.Decode(&t); err != nil {
 			return fmt.Errorf("turn %d: %w", i, jsonerr.Plain(err))
 		}
-		switch {
-		case state == seeking && isHuman(t.From):
-			conv.prompt, state = t.Value, human
-		case state == human:
-			if isGPT(t.From) {
-				conv.reply, conv.replied = t.Value, true
-			}
-			state = done
+		if i == 0 {
+			conv.prompt = t.Value
+		} else {
+			conv.reply, conv.replied = t.Value, true
 		}
 	}
 	_, err = token(dec) // the closing ']'

@@ -41,9 +41,12 @@ func TestReadShareGPTFixture(t *testing.T) {
 		in     int    // built-in tokens of the prompt
 		out    int    // built-in tokens of the reply
 	}{
-		{"What does time to first token", 16, 39}, // first human turn; later turns ignored
-		{"Why does the tail latency", 14, 32},     // the opening gpt turn is skipped
-		{"How is goodput different", 12, 18},      // the system turn is skipped
+		// As vLLM reads them: the first turn is the prompt and the second
+		// the reply, whoever spoke them; later turns are ignored.
+		{"What does time to first token", 16, 39}, // human, gpt
+		{"Hello, how can I help you", 21, 14},     // an opening gpt turn, then human
+		{"Tell me about queueing", 14, 13},        // two human turns
+		{"You are a concise assistant.", 12, 12},  // a system turn, then human
 		{"What is a good percentile", 15, 26},     // user/assistant roles
 		{"Can one replica serve", 14, 33},         // numeric id
 	}
@@ -64,15 +67,15 @@ func TestReadShareGPTFixture(t *testing.T) {
 		}
 	}
 	st := d.Stats()
-	wantSkipped := map[string]int{skipNoReply: 3, skipShortInput: 1, skipShortOutput: 1}
-	if st.Entries != 10 || st.Usable != 5 || st.Kept != 5 || !mapsEqual(st.Skipped, wantSkipped) {
-		t.Errorf("stats = %+v, want 10 entries, 5 usable, 5 kept, skipped %v", st, wantSkipped)
+	wantSkipped := map[string]int{skipNoReply: 2, skipShortInput: 1, skipShortOutput: 1}
+	if st.Entries != 10 || st.Usable != 6 || st.Kept != 6 || !mapsEqual(st.Skipped, wantSkipped) {
+		t.Errorf("stats = %+v, want 10 entries, 6 usable, 6 kept, skipped %v", st, wantSkipped)
 	}
 	// Finite datasets cycle.
-	if d.Item(5).Prompt != d.Item(0).Prompt || d.Item(12).Prompt != d.Item(2).Prompt || d.Item(-1).Prompt != d.Item(4).Prompt {
+	if d.Item(6).Prompt != d.Item(0).Prompt || d.Item(14).Prompt != d.Item(2).Prompt || d.Item(-1).Prompt != d.Item(5).Prompt {
 		t.Error("Item(seq) does not cycle with period Len()")
 	}
-	wantText := "sharegpt testdata/sharegpt_small.json: 5 items of 10 entries (skipped: 1 with a prompt below --sharegpt-min-input-len, 1 with a reply below --sharegpt-min-output-len, 3 without a reply to the first human turn); input tokens 12–16 (mean 14.2); output tokens 18–39 (mean 29.6)"
+	wantText := "sharegpt testdata/sharegpt_small.json: 6 items of 10 entries (skipped: 1 with a prompt below --sharegpt-min-input-len, 1 with a reply below --sharegpt-min-output-len, 2 with fewer than two turns); input tokens 12–21 (mean 15.3); output tokens 12–39 (mean 22.8)"
 	if got := d.String(); got != wantText {
 		t.Errorf("String =\n%s\nwant\n%s", got, wantText)
 	}
@@ -86,24 +89,24 @@ func TestReadShareGPTBounds(t *testing.T) {
 		skipped map[string]int
 		outs    []int // output lengths in file order
 	}{
-		{"defaults", nil, 5,
-			map[string]int{skipNoReply: 3, skipShortInput: 1, skipShortOutput: 1}, []int{39, 32, 18, 26, 33}},
-		// Prompts of 16 and 15 tokens exceed 14.
+		{"defaults", nil, 6,
+			map[string]int{skipNoReply: 2, skipShortInput: 1, skipShortOutput: 1}, []int{39, 14, 13, 12, 26, 33}},
+		// Prompts of 16, 21 and 15 tokens exceed 14.
 		{"max input", func(c *Config) { c.ShareGPT.MaxInputLen = 14 }, 3,
-			map[string]int{skipNoReply: 3, skipShortInput: 1, skipShortOutput: 1, skipLongInput: 2}, []int{32, 18, 33}},
-		// 16+39 = 55 and 14+33 = 47 exceed 46; 14+32 = 46 fits exactly.
-		{"max total", func(c *Config) { c.ShareGPT.MaxTotalLen = 46 }, 3,
-			map[string]int{skipNoReply: 3, skipShortInput: 1, skipShortOutput: 1, skipLongTotal: 2}, []int{32, 18, 26}},
+			map[string]int{skipNoReply: 2, skipShortInput: 1, skipShortOutput: 1, skipLongInput: 3}, []int{13, 12, 33}},
+		// 16+39 = 55 and 14+33 = 47 exceed 46; 15+26 = 41 fits.
+		{"max total", func(c *Config) { c.ShareGPT.MaxTotalLen = 46 }, 4,
+			map[string]int{skipNoReply: 2, skipShortInput: 1, skipShortOutput: 1, skipLongTotal: 2}, []int{14, 13, 12, 26}},
 		// An override replaces reply lengths and their minimum check: the
 		// one-word reply now counts.
-		{"output override", func(c *Config) { c.ShareGPT.OutputLen = 100 }, 6,
-			map[string]int{skipNoReply: 3, skipShortInput: 1}, []int{100, 100, 100, 100, 100, 100}},
+		{"output override", func(c *Config) { c.ShareGPT.OutputLen = 100 }, 7,
+			map[string]int{skipNoReply: 2, skipShortInput: 1}, []int{100, 100, 100, 100, 100, 100, 100}},
 		// Lower minimums admit "Hi" (1 token) and "Yes." (3 tokens).
-		{"low minimums", func(c *Config) { c.ShareGPT.MinInputLen, c.ShareGPT.MinOutputLen = 1, 0 }, 7,
-			map[string]int{skipNoReply: 3}, []int{39, 32, 15, 18, 3, 26, 33}},
+		{"low minimums", func(c *Config) { c.ShareGPT.MinInputLen, c.ShareGPT.MinOutputLen = 1, 0 }, 8,
+			map[string]int{skipNoReply: 2}, []int{39, 14, 15, 13, 12, 3, 26, 33}},
 		// --max-tokens caps what is asked, after filtering.
-		{"max tokens", func(c *Config) { c.Request.MaxTokens = 30 }, 5,
-			map[string]int{skipNoReply: 3, skipShortInput: 1, skipShortOutput: 1}, []int{30, 30, 18, 26, 30}},
+		{"max tokens", func(c *Config) { c.Request.MaxTokens = 30 }, 6,
+			map[string]int{skipNoReply: 2, skipShortInput: 1, skipShortOutput: 1}, []int{30, 14, 13, 12, 26, 30}},
 	}
 	for _, tt := range tests {
 		c := shareGPTConfig(tt.change)
@@ -180,7 +183,7 @@ func TestReadShareGPTErrors(t *testing.T) {
 		{"trailing data", `[] []`, "byte 4: unexpected data after the array"},
 		{"empty array", `[]`, "sharegpt in.json: no usable entry among 0 (the file holds no entries)"},
 		{"nothing usable", `[{"id": 1}, {"conversations": [{"from": "human", "value": "Hi"}, {"from": "gpt", "value": "Hello there, how are you today?"}]}]`,
-			"no usable entry among 2 (skipped: 1 with a prompt below --sharegpt-min-input-len, 1 without a reply to the first human turn)"},
+			"no usable entry among 2 (skipped: 1 with a prompt below --sharegpt-min-input-len, 1 with fewer than two turns)"},
 	}
 	for _, tt := range tests {
 		_, err := ReadShareGPT(strings.NewReader(tt.data), "in.json", shareGPTConfig(nil))

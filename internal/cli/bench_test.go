@@ -538,11 +538,11 @@ func TestShareGPTFilterFlags(t *testing.T) {
 	data := filepath.Join("..", "..", "workload", "testdata", "sharegpt_small.json")
 	base := []string{"bench", "--dry-run", "--dataset-name", "sharegpt", "--dataset-path", data, "--num-prompts", "2"}
 	out, errOut, code := run(t, "", append(base, "--sharegpt-min-input-len", "1", "--sharegpt-min-output-len", "1")...)
-	if code != ExitOK || !strings.Contains(out, "2 items sampled from 7 usable of 10 entries (skipped: 3 without a reply") {
+	if code != ExitOK || !strings.Contains(out, "2 items sampled from 8 usable of 10 entries (skipped: 2 with fewer than two turns") {
 		t.Errorf("lower minimums: exit %d\n%s%s", code, out, errOut)
 	}
 	_, errOut, code = run(t, "", append(base, "--sharegpt-max-input-len", "8")...)
-	if code == ExitOK || !strings.Contains(errOut, "5 with a prompt above --sharegpt-max-input-len") {
+	if code == ExitOK || !strings.Contains(errOut, "6 with a prompt above --sharegpt-max-input-len") {
 		t.Errorf("a lower maximum: exit %d\n%s", code, errOut)
 	}
 }
