@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/goodput-dev/goodput/internal/bom"
 )
 
 // Client is one client's statistics: its rate windows and its length
@@ -98,7 +100,7 @@ func loadClient(tracePath string) (*Client, error) {
 	}
 	defer f.Close()
 	c := &Client{Name: tracePath}
-	if c.Windows, err = ReadWindows(f, tracePath); err != nil {
+	if c.Windows, err = ReadWindows(bom.Skip(f), tracePath); err != nil {
 		return nil, err
 	}
 	dsPath := strings.TrimSuffix(tracePath, traceSuffix) + datasetSuffix
@@ -110,7 +112,7 @@ func loadClient(tracePath string) (*Client, error) {
 		return nil, err
 	}
 	defer d.Close()
-	if c.Lengths, err = ReadLengths(d, dsPath); err != nil {
+	if c.Lengths, err = ReadLengths(bom.Skip(d), dsPath); err != nil {
 		return nil, err
 	}
 	return c, nil

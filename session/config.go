@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/goodput-dev/goodput/internal/bom"
 	"github.com/goodput-dev/goodput/workload"
 )
 
@@ -146,7 +147,7 @@ func New(wc workload.Config, c Config) (Source, error) {
 		return nil, fmt.Errorf("--dataset-path: %w", err)
 	}
 	defer f.Close()
-	r := workload.SkipBOM(f)
+	r := bom.Skip(f)
 	switch wc.Dataset {
 	case DatasetSessions:
 		return ReadSessions(r, wc.Path, wc, c)

@@ -9,6 +9,8 @@ import (
 	"os"
 	"slices"
 	"time"
+
+	"github.com/goodput-dev/goodput/internal/bom"
 )
 
 // Reasons a row is skipped rather than replayed.
@@ -63,7 +65,7 @@ func NewTimedReader(r io.Reader, name string, t Timed) (*Reader, error) {
 
 // newReader reads a trace of format f; t describes a FormatTimed one.
 func newReader(r io.Reader, name string, f Format, t Timed) (*Reader, error) {
-	br := bufio.NewReaderSize(r, 1<<16)
+	br := bufio.NewReaderSize(bom.Skip(r), 1<<16)
 	var err error
 	if f != FormatTimed {
 		if f, err = ParseFormat(string(f)); err != nil {

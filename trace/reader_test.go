@@ -206,6 +206,16 @@ func TestReaderRejects(t *testing.T) {
 	}
 }
 
+// A file an editor saved with a byte-order mark reads as one without.
+func TestReaderSkipsAByteOrderMark(t *testing.T) {
+	for _, f := range []Format{FormatAuto, FormatMooncake} {
+		rows, _, err := readAll(t, "\xef\xbb\xbf"+`{"timestamp":0,"input_length":10,"output_length":5}`+"\n", f)
+		if err != nil || len(rows) != 1 || rows[0].Input != 10 {
+			t.Errorf("%s: %+v, %v; want the one row", f, rows, err)
+		}
+	}
+}
+
 func TestReaderLongLine(t *testing.T) {
 	// A line past the limit is refused with its number, not read whole.
 	long := `{"timestamp": 0, "input_length": 5, "output_length": 1, "hash_ids": [` + strings.Repeat("1, ", maxLine/3) + "1]}\n"

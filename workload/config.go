@@ -1,13 +1,13 @@
 package workload
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
 
+	"github.com/goodput-dev/goodput/internal/bom"
 	"github.com/goodput-dev/goodput/trace"
 )
 
@@ -375,15 +375,5 @@ func openDataset(c Config, read func(r io.Reader, name string, c Config) (*Datas
 		return nil, fmt.Errorf("--dataset-path: %w", err)
 	}
 	defer f.Close()
-	return read(SkipBOM(f), c.Path, c)
-}
-
-// SkipBOM returns r without the UTF-8 byte-order mark it may begin with,
-// which editors on Windows write and JSON readers refuse.
-func SkipBOM(r io.Reader) io.Reader {
-	br := bufio.NewReader(r)
-	if b, _ := br.Peek(3); string(b) == "\xef\xbb\xbf" {
-		br.Discard(3)
-	}
-	return br
+	return read(bom.Skip(f), c.Path, c)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/goodput-dev/goodput/internal/bom"
 	"github.com/goodput-dev/goodput/internal/jsonerr"
 	"github.com/goodput-dev/goodput/tokenizer"
 )
@@ -212,7 +213,7 @@ func readJSONRows(path string, add func(map[string]any)) error {
 		return fmt.Errorf("--dataset-path: %w", err)
 	}
 	defer f.Close()
-	br := bufio.NewReaderSize(f, 1<<16)
+	br := bufio.NewReaderSize(bom.Skip(f), 1<<16)
 	first, err := peekNonSpace(br)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)

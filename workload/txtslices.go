@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/goodput-dev/goodput/internal/bom"
 	"github.com/goodput-dev/goodput/tokenizer"
 )
 
@@ -258,7 +259,7 @@ func readText(path string) (string, error) {
 		defer f.Close()
 		r = f
 	}
-	b, err := io.ReadAll(io.LimitReader(SkipBOM(r), maxTextBytes+1))
+	b, err := io.ReadAll(io.LimitReader(bom.Skip(r), maxTextBytes+1))
 	if err != nil {
 		return "", fmt.Errorf("--dataset-path %s: %w", path, err)
 	}
