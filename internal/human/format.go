@@ -134,12 +134,25 @@ func Seconds(s float64) string {
 
 // Percent writes a fraction as a percentage with a space before the sign:
 // 0.03 → "3 %", 0.026 → "2.6 %", 0.964 → "96 %". Below ten percent one
-// decimal is kept unless it is zero. NaN and infinities read "n/a".
+// decimal is kept unless it is zero; just below 100 % as many as show it
+// is not 100 (0.995 → "99.5 %", 0.9999 → "99.9 %"). NaN and infinities
+// read "n/a".
 func Percent(f float64) string {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return "n/a"
 	}
 	p := f * 100
+	if p >= 99.5 && p < 100 {
+		// Never "100 %" for what fell short of it: 99.5 % of requests
+		// meeting an SLO is not all of them. Truncated, not rounded,
+		// to the first decimal that shows the gap.
+		for d := 1; ; d++ {
+			scale := math.Pow(10, float64(d))
+			if t := math.Floor(p*scale) / scale; t < 100 || d == 6 {
+				return strconv.FormatFloat(t, 'f', d, 64) + " %"
+			}
+		}
+	}
 	if math.Abs(p) >= 9.95 {
 		return Thousands(strconv.FormatFloat(p, 'f', 0, 64)) + " %"
 	}

@@ -77,6 +77,9 @@ func TestPercentAndFactor(t *testing.T) {
 		{0.026, "2.6 %"},
 		{0.964, "96 %"},
 		{1, "100 %"},
+		{0.995, "99.5 %"},  // short of all: never rounded up to 100
+		{0.9999, "99.9 %"}, // truncated, not rounded
+		{0.994, "99 %"},
 		{0, "0 %"},
 		{-0.0001, "0 %"},
 		{12.5, "1,250 %"},
