@@ -62,7 +62,9 @@ func newChunkFormat(chat bool, id string, created int64, model string, promptLen
 	head = append(head, `,"choices":`...)
 	f := &chunkFormat{chat: chat, head: head, promptLen: promptLen}
 	if opts != nil {
-		f.includeUsage, f.continuous = opts.IncludeUsage, opts.ContinuousUsageStats
+		// As vLLM: usage on every chunk only when the final usage is
+		// asked for too.
+		f.includeUsage, f.continuous = opts.IncludeUsage, opts.IncludeUsage && opts.ContinuousUsageStats
 	}
 	return f
 }

@@ -70,6 +70,21 @@ func TestCompletionsStreamWireFormat(t *testing.T) {
 	if num(path(last, "usage", "completion_tokens")) != 7 || num(path(last, "usage", "total_tokens")) != promptTokens+7 {
 		t.Errorf("final usage %v", path(last, "usage"))
 	}
+	// As vLLM: continuous_usage_stats without include_usage asks for
+	// nothing, neither a count on every chunk nor a final one.
+	body = fmt.Sprintf(`{"model":"sim-model","prompt":%q,"max_tokens":3,"stream":true,"stream_options":{"continuous_usage_stats":true}}`, prompt)
+	if res, err = postStream(context.Background(), ts.Client(), ts.URL+"/v1/completions", body); err != nil {
+		t.Fatal(err)
+	}
+	chunks = res.chunks(t)
+	if len(chunks) != 3 {
+		t.Fatalf("%d chunks, want the 3 tokens' and no usage chunk", len(chunks))
+	}
+	for i, c := range chunks {
+		if u, ok := c["usage"]; ok && u != nil {
+			t.Errorf("chunk %d carries usage %v, which was not asked for", i, u)
+		}
+	}
 }
 
 func TestChatStreamWireFormat(t *testing.T) {
