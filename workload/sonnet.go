@@ -51,6 +51,11 @@ func ReadSonnet(r io.Reader, name string, c Config) (*Dataset, error) {
 	br := bufio.NewReader(r)
 	for {
 		line, err := br.ReadString('\n')
+		if strings.HasSuffix(line, "\r\n") {
+			// Python reads text with universal newlines: vLLM's lines of
+			// a file saved on Windows end in "\n" alone.
+			line = line[:len(line)-2] + "\n"
+		}
 		if line != "" {
 			lines = append(lines, line)
 		}

@@ -49,6 +49,35 @@ func TestSonnet(t *testing.T) {
 	}
 }
 
+// A poem saved with Windows line ends makes the prompts the same file
+// with Unix ones makes, as Python's universal newlines read it for vLLM.
+func TestSonnetReadsWindowsLineEnds(t *testing.T) {
+	b, err := os.ReadFile("testdata/sonnet_small.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	crlf := filepath.Join(t.TempDir(), "sonnet.txt")
+	if err := os.WriteFile(crlf, []byte(strings.ReplaceAll(string(b), "\n", "\r\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := vllmConfig(DatasetSonnet, "testdata/sonnet_small.txt", 5)
+	c.Sonnet = SonnetConfig{InputLen: 120, OutputLen: 30, PrefixLen: 40}
+	unix, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Path = crlf
+	windows, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range int64(5) {
+		if u, w := unix.Item(i), windows.Item(i); u.Prompt != w.Prompt || u.InputTokens != w.InputTokens {
+			t.Errorf("prompt %d: %d tokens from CRLF lines, %d from LF; the texts differ: %v", i, w.InputTokens, u.InputTokens, u.Prompt != w.Prompt)
+		}
+	}
+}
+
 // A run of more prompts than 10,000 sends the 10,000 made again in turn,
 // rather than making every one of them before it starts.
 func TestSonnetMakesAtMostTenThousand(t *testing.T) {
