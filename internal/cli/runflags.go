@@ -206,6 +206,14 @@ func applyScenario(cmd *cobra.Command, cfg *bench.Config) (note string, err erro
 // shape without --system-prompts, and --self-timed or --no-self-timed
 // with a dataset that has no timestamps, as vLLM does.
 func applyReplay(cmd *cobra.Command, cfg *bench.Config) error {
+	// Zero stands for "not given" in the configuration: given, it would
+	// read as the default, so it is refused.
+	for name, v := range map[string]float64{"trace-speedup": cfg.Arrival.Speedup, "trace-length-scale": cfg.Workload.Trace.LengthScale,
+		"trace-block-size": float64(cfg.Workload.Trace.BlockSize)} {
+		if cmd.Flags().Changed(name) && v == 0 {
+			return usageErr("--%s 0: must be positive (leave it out for the default)", name)
+		}
+	}
 	if cfg.Workload.SystemPrompts.Count == 0 {
 		for _, f := range []string{"system-prompt-len", "system-prompt-zipf"} {
 			if cmd.Flags().Changed(f) {

@@ -53,6 +53,10 @@ func TestBenchTraceUsageErrors(t *testing.T) {
 		{append(trace, "--trace-format", "parquet"), `--trace-format "parquet" is unknown`},
 		{append(trace, "--burstiness", "0.5"), "--arrival and --burstiness do not apply to a replay"},
 		{append(trace, "--trace-length-scale", "-1"), "--trace-length-scale must be in (0, 1000]"},
+		// Zero is no default in disguise.
+		{append(trace, "--trace-speedup", "0"), "--trace-speedup 0: must be positive"},
+		{append(trace, "--trace-length-scale", "0"), "--trace-length-scale 0: must be positive"},
+		{append(trace, "--trace-block-size", "0"), "--trace-block-size 0: must be positive"},
 		{[]string{"bench", "--dataset-name", "trace"}, "--dataset-name trace needs --dataset-path"},
 		{[]string{"bench", "--dataset-name", "trace", "--dataset-path", "no-such.jsonl"}, "--dataset-path: stat no-such.jsonl"},
 		{[]string{"bench", "--trace-speedup", "3"}, "--trace-speedup applies only to a replay"},
