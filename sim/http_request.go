@@ -21,7 +21,8 @@ type streamOptions struct {
 
 // generationParams are the request fields both endpoints share. Fields the
 // simulator does not model (temperature, top_p, …) are accepted and ignored,
-// as a real server would honour them without changing the timing much.
+// as a real server would honour them without changing the timing much;
+// stop strings, which would change it, are refused.
 type generationParams struct {
 	Model         string         `json:"model"`
 	MaxTokens     *int           `json:"max_tokens"`
@@ -31,6 +32,10 @@ type generationParams struct {
 	StreamOptions *streamOptions `json:"stream_options"`
 	N             *int           `json:"n"`
 	Seed          *int64         `json:"seed"`
+	// Stop strings end an answer where its text holds one, which the
+	// simulator's made-up text cannot honour faithfully: a request with
+	// one is refused rather than answered at another length.
+	Stop json.RawMessage `json:"stop"`
 }
 
 // completionRequest is the body of POST /v1/completions.
@@ -141,7 +146,24 @@ func (p *generationParams) check(maxTokens *int) error {
 	if p.StreamOptions != nil && !p.Stream {
 		return errors.New("stream_options can only be defined when stream is true")
 	}
+	if hasStop(p.Stop) {
+		return errors.New(`stop strings are not simulated: the simulator's text is made up, and would end at another length than a model's; leave "stop" out`)
+	}
 	return nil
+}
+
+// hasStop reports whether a request's "stop" asks for anything: a
+// string, or a list with one, not null, "" or [].
+func hasStop(raw json.RawMessage) bool {
+	var one string
+	if json.Unmarshal(raw, &one) == nil {
+		return one != ""
+	}
+	var many []string
+	if json.Unmarshal(raw, &many) == nil {
+		return slices.ContainsFunc(many, func(s string) bool { return s != "" })
+	}
+	return len(bytes.TrimSpace(raw)) > 0 && string(bytes.TrimSpace(raw)) != "null"
 }
 
 // promptIDs turns a completions prompt into token ids: a string (tokenized),

@@ -306,6 +306,9 @@ func TestBadRequests(t *testing.T) {
 		{"max_tokens negative", "POST", "/v1/completions", `{"prompt":"a","max_tokens":-3}`, 400, "max_tokens must be at least 1, got -3"},
 		{"max_tokens overflows int", "POST", "/v1/completions", `{"prompt":"a","max_tokens":99999999999999999999}`, 400, `field "max_tokens"`},
 		{"n above 1", "POST", "/v1/completions", `{"prompt":"a","n":2}`, 400, "n must be 1"},
+		// Never answered at a length a model would not stop at.
+		{"stop string", "POST", "/v1/completions", `{"prompt":"a","stop":["the"]}`, 400, "stop strings are not simulated"},
+		{"stop, one string", "POST", "/v1/chat/completions", `{"messages":[{"role":"user","content":"x"}],"stop":"\n"}`, 400, "stop strings are not simulated"},
 		{"stream_options without stream", "POST", "/v1/completions", `{"prompt":"a","stream_options":{"include_usage":true}}`, 400, "stream_options can only be defined when stream is true"},
 		{"missing prompt", "POST", "/v1/completions", `{"max_tokens":3}`, 400, "prompt is required"},
 		{"over max model len", "POST", "/v1/completions", `{"prompt":"a","max_tokens":100}`, 400, "maximum context length is 100 tokens"},
@@ -509,5 +512,18 @@ func TestContextCancelStopsTheEngine(t *testing.T) {
 	ts := httptestServer(t, s)
 	if code := postJSON(t, ts+"/v1/completions", `{"prompt":"a","max_tokens":1}`, nil); code != 503 {
 		t.Errorf("after cancel: status %d, want 503", code)
+	}
+}
+
+// A "stop" that asks for nothing is no stop string: clients that always
+// send the key (null, "" or []) are answered.
+func TestHasStop(t *testing.T) {
+	for raw, want := range map[string]bool{
+		``: false, `null`: false, `""`: false, `[]`: false, `[""]`: false,
+		`"the"`: true, `["a","b"]`: true, `["", "x"]`: true, `5`: true,
+	} {
+		if got := hasStop(json.RawMessage(raw)); got != want {
+			t.Errorf("hasStop(%s) = %v, want %v", raw, got, want)
+		}
 	}
 }
