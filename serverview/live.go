@@ -128,6 +128,17 @@ func (m *Monitor) View() View {
 	latest := smp[len(smp)-1]
 	now := latest.At
 	v.At, v.Error = now, latest.Err
+	start := now.Add(-m.window)
+	for _, x := range smp {
+		// Counted before anything else: a server that never answered
+		// has its failed scrapes said too.
+		if !x.At.Before(start) {
+			v.Scrapes++
+			if !x.OK() {
+				v.FailedScrapes++
+			}
+		}
+	}
 	var last *promscrape.Snapshot
 	for i := len(smp) - 1; i >= 0 && last == nil; i-- {
 		last = smp[i].Snapshot
@@ -148,9 +159,7 @@ func (m *Monitor) View() View {
 	v.PromptTokensPerSecond = lastRate(&m.series, promscrape.PromptTokens, last.At)
 	v.GenerationTokensPerSecond = lastRate(&m.series, promscrape.GenerationTokens, last.At)
 
-	start := now.Add(-m.window)
 	w, err := m.series.Between(start, now)
-	v.Scrapes, v.FailedScrapes = w.Scrapes, w.Failed
 	if err == nil {
 		v.CoveredSeconds = w.Duration().Seconds()
 		v.TTFT = percentiles(w, promscrape.TTFT)

@@ -178,8 +178,9 @@ func TestViewFailures(t *testing.T) {
 	}
 	down := NewMonitor(fixtureURL, "", time.Second)
 	down.Add(failed(0, promscrape.FailDown, "scrape http://127.0.0.1:8000/metrics: server down"))
-	if v := down.View(); v.Status.Level != LevelUnknown || v.Running != nil || !strings.Contains(v.Status.Text, "server down") {
-		t.Errorf("never-reached view = %+v", v)
+	if v := down.View(); v.Status.Level != LevelUnknown || v.Running != nil || !strings.Contains(v.Status.Text, "server down") ||
+		v.Scrapes != 1 || v.FailedScrapes != 1 {
+		t.Errorf("never-reached view = %+v; want its one scrape counted as failed", v)
 	}
 }
 
