@@ -138,8 +138,9 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, p generationPa
 	}
 	x := &exchange{
 		s: s, w: w, ctx: r.Context(), g: g, q: q, st: st, plan: plan,
-		text: newTextSource(s.cfg.engine.seed, id),
-		id:   requestID(a, s.cfg.engine.seed, id),
+		text:    newTextSource(s.cfg.engine.seed, id),
+		id:      requestID(a, s.cfg.engine.seed, id, r.Header.Get("X-Request-Id")),
+		created: time.Now().Unix(), // as vLLM stamps each answer
 	}
 	if g.stream {
 		x.streamAnswer()
@@ -159,6 +160,8 @@ type exchange struct {
 	plan faultPlan
 	text *textSource
 	id   string
+	// created is the answer's Unix time, in every chunk of it.
+	created int64
 }
 
 // next blocks until the stream has more than written tokens or is done,
@@ -260,9 +263,9 @@ func (x *exchange) streamAnswer() {
 // streamFormat returns the wire format of the exchange's stream.
 func (x *exchange) streamFormat() streamFormat {
 	if x.g.api == apiResponses {
-		return newResponsesFormat(x.id, x.s.created, x.s.cfg.model, len(x.g.prompt), x.text)
+		return newResponsesFormat(x.id, x.created, x.s.cfg.model, len(x.g.prompt), x.text)
 	}
-	return newChunkFormat(x.g.api == apiChat, x.id, x.s.created, x.s.cfg.model, len(x.g.prompt), x.g.options)
+	return newChunkFormat(x.g.api == apiChat, x.id, x.created, x.s.cfg.model, len(x.g.prompt), x.g.options)
 }
 
 // thinking returns how many of the reply's first tokens are reasoning: the

@@ -19,7 +19,7 @@ type reply struct {
 // wholeBody returns the endpoint's JSON answer carrying r.
 func (x *exchange) wholeBody(r reply) any {
 	if x.g.api == apiResponses {
-		return responseBody(x.id, x.s.created, x.s.cfg.model, len(x.g.prompt), r)
+		return responseBody(x.id, x.created, x.s.cfg.model, len(x.g.prompt), r)
 	}
 	u := usage{PromptTokens: len(x.g.prompt), CompletionTokens: r.tokens, TotalTokens: len(x.g.prompt) + r.tokens}
 	if x.g.api == apiChat {
@@ -29,10 +29,10 @@ func (x *exchange) wholeBody(r reply) any {
 			msg.Reasoning = &t
 			u.CompletionTokensDetails = &completionDetails{ReasoningTokens: r.thinking}
 		}
-		return chatResponse{ID: x.id, Object: "chat.completion", Created: x.s.created, Model: x.s.cfg.model, Usage: u,
+		return chatResponse{ID: x.id, Object: "chat.completion", Created: x.created, Model: x.s.cfg.model, Usage: u,
 			Choices: []chatChoice{{Message: msg, FinishReason: r.finish}}}
 	}
-	return completionResponse{ID: x.id, Object: "text_completion", Created: x.s.created, Model: x.s.cfg.model, Usage: u,
+	return completionResponse{ID: x.id, Object: "text_completion", Created: x.created, Model: x.s.cfg.model, Usage: u,
 		Choices: []completionChoice{{Text: string(r.text), FinishReason: r.finish}}}
 }
 
@@ -60,9 +60,11 @@ func (t *textSource) appendToken(dst []byte, i int) []byte {
 }
 
 // requestID returns a vLLM-style response id: "cmpl-", "chatcmpl-" or
-// "resp_" and 32 hex digits, unique per server and reproducible with the
-// seed.
-func requestID(endpoint api, seed uint64, id int64) string {
+// "resp_" and the request's X-Request-Id when the client sent one (so
+// that client records and server answers join on it, as with vLLM),
+// else 32 hex digits, unique per server and seed and reproducible with
+// them.
+func requestID(endpoint api, seed uint64, id int64, header string) string {
 	prefix := "cmpl-"
 	switch endpoint {
 	case apiChat:
@@ -70,7 +72,10 @@ func requestID(endpoint api, seed uint64, id int64) string {
 	case apiResponses:
 		prefix = "resp_"
 	}
-	a := splitmix(seed ^ uint64(id))
+	if header != "" {
+		return prefix + header
+	}
+	a := splitmix(splitmix(seed) + uint64(id)) // no seed's ids are another's
 	return fmt.Sprintf("%s%016x%016x", prefix, a, splitmix(a))
 }
 

@@ -527,3 +527,41 @@ func TestHasStop(t *testing.T) {
 		}
 	}
 }
+
+// Answers carry vLLM's id for a client's X-Request-Id, so that client
+// records and server answers join on it; without one, ids differ between
+// requests and between servers of different seeds. Each answer is
+// stamped with its own time.
+func TestAnswerIDsAndTimes(t *testing.T) {
+	idOf := func(url, header string) (string, float64) {
+		req, _ := http.NewRequest("POST", url+"/v1/completions", strings.NewReader(`{"prompt":"a","max_tokens":1}`))
+		if header != "" {
+			req.Header.Set("X-Request-Id", header)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string]any
+		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+			t.Fatal(err)
+		}
+		return path(out, "id").(string), path(out, "created").(float64)
+	}
+	_, one := startServer(t, Options{Profile: fastProfile(t), Seed: 1})
+	_, two := startServer(t, Options{Profile: fastProfile(t), Seed: 2})
+	if id, _ := idOf(one.URL, "bench-7f3a-12"); id != "cmpl-bench-7f3a-12" {
+		t.Errorf("id %q, want cmpl- and the X-Request-Id", id)
+	}
+	seen := map[string]bool{}
+	for range 3 {
+		for _, ts := range []string{one.URL, two.URL} {
+			id, created := idOf(ts, "")
+			if seen[id] || float64(time.Now().Unix())-created > 5 {
+				t.Errorf("id %s seen before, or created %v not now", id, created)
+			}
+			seen[id] = true
+		}
+	}
+}
