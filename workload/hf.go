@@ -223,12 +223,21 @@ func readJSONRows(path string, add func(map[string]any)) error {
 		if _, err := dec.Token(); err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
-		for i := 0; dec.More(); i++ {
+		n := 0
+		for ; dec.More(); n++ {
 			var row map[string]any
 			if err := dec.Decode(&row); err != nil {
-				return fmt.Errorf("%s: entry %d (byte %d): %w", path, i, dec.InputOffset(), jsonerr.Plain(err))
+				return fmt.Errorf("%s: entry %d (byte %d): %w", path, n, dec.InputOffset(), jsonerr.Plain(err))
 			}
 			add(row)
+		}
+		// The array must end, and the file with it: a file cut short or
+		// with more after the array is not read as if whole.
+		if _, err := token(dec); err != nil {
+			return fmt.Errorf("%s: after entry %d (byte %d): %w", path, n, dec.InputOffset(), err)
+		}
+		if _, err := dec.Token(); err != io.EOF {
+			return fmt.Errorf("%s: byte %d: unexpected data after the array", path, dec.InputOffset())
 		}
 		return nil
 	}

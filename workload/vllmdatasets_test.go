@@ -339,6 +339,9 @@ func TestHFJSONArrayAndBadLines(t *testing.T) {
 		{"", "empty file"},
 		{"{\"prompt\": \"ok\"}\n{not json\n", "b.jsonl:2:"},
 		{"[{\"prompt\": 3}, ", "entry 1"},
+		// An array cut short, or with more after it, is not whole.
+		{`[{"prompt": "a"}, {"prompt": "b"}`, "after entry 2 (byte 33): unexpected EOF"},
+		{`[{"prompt": "a"}] {"prompt": "x"}`, "unexpected data after the array"},
 	} {
 		p := filepath.Join(dir, "b.jsonl")
 		os.WriteFile(p, []byte(tt.body), 0o644)
