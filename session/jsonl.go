@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"time"
 
@@ -231,10 +232,14 @@ func (l *taskLine) entry(line int, wc workload.Config) (entry, error) {
 		case j > 0:
 			after = []string{*l.Calls[j-1].idOr(j)}
 		}
-		for _, a := range after {
+		for i, a := range after {
 			d, ok := index[a]
 			if !ok {
 				return entry{}, fmt.Errorf("call %q: \"after\" names %q, which is not a call before it", cid, a)
+			}
+			if slices.Contains(after[:i], a) {
+				// Its reply would join the conversation twice.
+				return entry{}, fmt.Errorf("call %q: \"after\" names %q twice", cid, a)
 			}
 			call.After = append(call.After, Dep{Call: d, Wait: tool[d]})
 		}
@@ -265,6 +270,8 @@ func (cl callLine) idOr(j int) *string {
 func message(prompt *string, inputLen, outputLen *int, wc workload.Config) (Call, error) {
 	var c Call
 	switch {
+	case prompt != nil && inputLen != nil:
+		return Call{}, errors.New(`give "prompt" or "input_len", not both`)
 	case prompt != nil && *prompt != "":
 		c.Text, c.InputTokens = *prompt, tokenizer.Count(*prompt)
 	case prompt != nil:

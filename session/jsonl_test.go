@@ -165,6 +165,8 @@ func TestReadFlowFilesRefuseBadLines(t *testing.T) {
 		{"unknown after", DatasetAgent, `{"calls": [{"id": "a", "prompt": "x"}, {"after": ["z"], "prompt": "y"}]}`, `names "z"`},
 		{"forward after", DatasetAgent, `{"calls": [{"id": "a", "after": ["b"], "prompt": "x"}, {"id": "b", "prompt": "y"}]}`, `names "b"`},
 		{"self after", DatasetAgent, `{"calls": [{"id": "a", "after": ["a"], "prompt": "x"}]}`, `names "a"`},
+		{"after twice", DatasetAgent, `{"calls": [{"id": "a", "prompt": "x"}, {"id": "b", "prompt": "y"}, {"after": ["a", "b", "a"], "prompt": "z"}]}`, `names "a" twice`},
+		{"prompt and length", DatasetSessions, `{"turns": [{"prompt": "a", "input_len": 50}]}`, `give "prompt" or "input_len", not both`},
 		{"duplicate id", DatasetAgent, `{"calls": [{"id": "a", "prompt": "x"}, {"id": "a", "prompt": "y"}]}`, "used twice"},
 		{"delay with after", DatasetAgent, `{"calls": [{"prompt": "x"}, {"prompt": "y", "delay_ms": 5}]}`, "delay_ms"},
 		{"negative tool", DatasetAgent, `{"calls": [{"prompt": "x", "tool_ms": -3}]}`, `"tool_ms" -3`},
