@@ -37,7 +37,8 @@ type shareGPTEntry struct {
 // text and its output length the reply's length on the built-in tokenizer
 // (or --sharegpt-output-len); the replies themselves are not sent, the
 // server's live replies take their place in the history. A leading system
-// turn becomes the system prompt. Turns are kept in order up to the first
+// turn becomes the system prompt, and turns before the first human one (a
+// greeting) are left out. Turns are kept in order up to the first
 // that breaks the pattern, up to c.MaxTurns, and while the whole context
 // (history, message and reply) fits --sharegpt-max-total-len. The first
 // turn must pass the single-turn filters (--sharegpt-min-input-len,
@@ -99,6 +100,9 @@ func shareGPTSession(ent shareGPTEntry, i int, wc workload.Config, c Config) (en
 	turns := ent.Conversations
 	if len(turns) > 0 && turns[0].From == RoleSystem {
 		e.flow.System, turns = turns[0].Value, turns[1:]
+	}
+	for len(turns) > 0 && !isHuman(turns[0].From) {
+		turns = turns[1:] // a greeting before the user speaks opens no turn
 	}
 	context := tokenizer.Count(e.flow.System)
 	for k := 0; k+1 < len(turns); k += 2 {

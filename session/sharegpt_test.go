@@ -1,6 +1,7 @@
 package session
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -84,5 +85,25 @@ func TestShareGPTRefusesWhatIsNotAnArray(t *testing.T) {
 		if _, err := New(wc, c); err == nil || !strings.Contains(err.Error(), path) {
 			t.Errorf("%q: err = %v, want one naming the file", body, err)
 		}
+	}
+}
+
+// A conversation that opens with the model's greeting starts at the
+// user's first turn rather than being skipped.
+func TestShareGPTSessionAfterAGreeting(t *testing.T) {
+	path := t.TempDir() + "/greeting.json"
+	body := `[{"id": "g", "conversations": [{"from": "gpt", "value": "Hello! How can I help you today?"},
+		{"from": "human", "value": "Which spices go well with roasted carrots?"}, {"from": "gpt", "value": "Cumin, coriander and a little honey."}]}]`
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := DefaultConfig()
+	c.MultiTurn = true
+	src, err := New(fileConfig(workload.DatasetShareGPT, path), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src.Len() != 1 || len(src.Flow(0).Calls) != 1 || src.Flow(0).Calls[0].Text != "Which spices go well with roasted carrots?" {
+		t.Errorf("%d sessions (%s), want the one from its human turn", src.Len(), src.String())
 	}
 }
