@@ -215,7 +215,19 @@ func shape(kind Kind, flows []*Flow) string {
 		if kind == KindTask {
 			what = "tool time"
 		}
-		s += fmt.Sprintf("; %s %v–%v (mean %v)", what, waits[0], waits[len(waits)-1], (sum / time.Duration(len(waits))).Round(time.Millisecond))
+		s += fmt.Sprintf("; %s %v–%v (mean %v)", what, waits[0], waits[len(waits)-1], meanWait(sum, len(waits)))
 	}
 	return s
+}
+
+// meanWait is the mean of n waits summing to sum, for the description:
+// to the microsecond below 100 ms, to the millisecond above, so that a
+// short mean keeps the digits its range shows (a mean of 2.5 ms is never
+// "3ms" beside a range of 2.5ms–2.5ms).
+func meanWait(sum time.Duration, n int) time.Duration {
+	m := sum / time.Duration(n)
+	if m < 100*time.Millisecond {
+		return m.Round(time.Microsecond)
+	}
+	return m.Round(time.Millisecond)
 }
