@@ -4,7 +4,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/goodput-dev/goodput/tokenizer"
 	"github.com/goodput-dev/goodput/workload"
@@ -106,21 +105,5 @@ func TestShareGPTSessionAfterAGreeting(t *testing.T) {
 	}
 	if src.Len() != 1 || len(src.Flow(0).Calls) != 1 || src.Flow(0).Calls[0].Text != "Which spices go well with roasted carrots?" {
 		t.Errorf("%d sessions (%s), want the one from its human turn", src.Len(), src.String())
-	}
-}
-
-func TestMeanWaitKeepsTheDigitsOfItsRange(t *testing.T) {
-	for _, tt := range []struct {
-		sum  time.Duration
-		n    int
-		want time.Duration
-	}{
-		{2500 * time.Microsecond, 1, 2500 * time.Microsecond}, // not 3 ms
-		{3 * time.Second, 2, 1500 * time.Millisecond},
-		{1234567 * time.Microsecond, 1, 1235 * time.Millisecond}, // long: to the millisecond
-	} {
-		if got := meanWait(tt.sum, tt.n); got != tt.want {
-			t.Errorf("meanWait(%v, %d) = %v, want %v", tt.sum, tt.n, got, tt.want)
-		}
 	}
 }

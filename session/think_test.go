@@ -119,3 +119,19 @@ func TestParseSpan(t *testing.T) {
 		}
 	}
 }
+
+func TestMeanWaitKeepsTheDigitsOfItsRange(t *testing.T) {
+	for _, tt := range []struct {
+		sum  time.Duration
+		n    int
+		want time.Duration
+	}{
+		{2500 * time.Microsecond, 1, 2500 * time.Microsecond}, // not 3 ms
+		{3 * time.Second, 2, 1500 * time.Millisecond},
+		{1234567 * time.Microsecond, 1, 1235 * time.Millisecond}, // long: to the millisecond
+	} {
+		if got := meanWait(tt.sum, tt.n); got != tt.want {
+			t.Errorf("meanWait(%v, %d) = %v, want %v", tt.sum, tt.n, got, tt.want)
+		}
+	}
+}
