@@ -33,7 +33,9 @@ const (
 )
 
 // datasetNames lists the --dataset-name values, for messages.
-const datasetNames = "random, sharegpt, custom, sonnet, burstgpt, prefix_repetition, spec_bench, hf, txt-slices, trace, timed_trace or servegen"
+// datasetNames lists every --dataset-name, those of package session
+// (sessions, agent) among them, for the error that names one unknown.
+const datasetNames = "random, sharegpt, custom, sonnet, burstgpt, prefix_repetition, spec_bench, hf, txt-slices, trace, timed_trace, servegen, sessions or agent"
 
 // RefusedDataset returns why goodput refuses a --dataset-name vLLM takes,
 // or "" for one goodput has or does not know.

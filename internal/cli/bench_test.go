@@ -375,6 +375,10 @@ func TestBenchUsageErrors(t *testing.T) {
 		{[]string{"bench", "--sim-gpu-memory-utilization", "0"}, "--sim-gpu-memory-utilization 0: must be in (0, 1]"},
 		{[]string{"bench", "--sim-kv-cache-dtype", "int2"}, `--sim-kv-cache-dtype "int2": want one of`},
 		{[]string{"bench", "stray"}, `unexpected argument "stray"`},
+		// vLLM's general lengths are named as given, not as the random
+		// dataset's they stand for.
+		{[]string{"bench", "--output-len", "0"}, "--output-len 0: must be at least 1"},
+		{[]string{"bench", "--input-len", "-5"}, "--input-len -5: must be at least 1"},
 		{[]string{"bench", "--record-label", "x"}, `--record-label: "x": want key=value`},
 		// A sweep's list points at goodput sweep.
 		{[]string{"bench", "--max-concurrency", "1,4,16"}, "bench runs one load; to measure several, run goodput sweep --concurrency 1,4,16"},

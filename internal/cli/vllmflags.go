@@ -140,6 +140,11 @@ func (f *vllmFlags) apply(cmd *cobra.Command, cfg *bench.Config, tf *targetFlags
 		return nil, err
 	}
 	notes = append(notes, reqNotes...)
+	for name, v := range map[string]int{"input-len": f.inputLen, "output-len": f.outputLen} {
+		if fl.Changed(name) && v < 1 {
+			return nil, usageErr("--%s %d: must be at least 1", name, v)
+		}
+	}
 	if fl.Changed("input-len") {
 		cfg.Workload.Random.InputLen = f.inputLen
 	}
