@@ -48,7 +48,9 @@ func (j *jsonl) next() (Row, time.Duration, string, error) {
 		return fail(errors.New(`missing "time"`))
 	case l.OutputTokens == nil:
 		return fail(errors.New(`missing "output_tokens"`))
-	case l.InputTokens == nil && (l.Prompt == nil || *l.Prompt == ""):
+	case l.InputTokens == nil && l.Prompt != nil && *l.Prompt == "":
+		return fail(errors.New(`"prompt" is empty, and there is no "input_tokens"`))
+	case l.InputTokens == nil && l.Prompt == nil:
 		return fail(errors.New(`missing "input_tokens" (or a "prompt" to count)`))
 	}
 	own, err := seconds(*l.Time)

@@ -187,6 +187,7 @@ func TestReaderRejects(t *testing.T) {
 		{"ids not numbers", moon(`{"timestamp": 0, "input_length": 5, "output_length": 1, "hash_ids": ["a"]}`), FormatMooncake, "t:1: "},
 		{"goodput without time", moon(`{"input_tokens": 5, "output_tokens": 1}`), FormatJSONL, `t:1: missing "time"`},
 		{"goodput without input", moon(`{"time": 0, "output_tokens": 1}`), FormatJSONL, `missing "input_tokens" (or a "prompt" to count)`},
+		{"goodput with an empty prompt", moon(`{"time": 0, "output_tokens": 1, "prompt": ""}`), FormatJSONL, `"prompt" is empty, and there is no "input_tokens"`},
 		{"goodput prompt and ids", moon(`{"time": 0, "prompt": "x", "output_tokens": 1, "hash_ids": [1]}`), FormatJSONL, `"prompt" or "hash_ids", not both`},
 		{"azure column missing", "TIMESTAMP,ContextTokens\n", FormatAzure, `t:1: no "GeneratedTokens" column`},
 		{"azure bad time", azureHead + "yesterday,5,5\n", FormatAzure, `t:2: TIMESTAMP "yesterday"`},
