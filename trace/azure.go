@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"errors"
 	"io"
 	"time"
 )
@@ -9,6 +10,21 @@ import (
 // 18:17:03.9799600": wall-clock time without a zone, read as UTC (only
 // differences matter), with any number of fractional digits.
 const azureTime = "2006-01-02 15:04:05.999999999"
+
+// parseAzureTime reads a TIMESTAMP in azureTime's layout, or with a zone
+// after it as pandas writes a zone-aware time ("2024-05-10
+// 00:00:00.009930+00:00", the 2024 traces' form).
+func parseAzureTime(s string) (time.Time, error) {
+	if ts, err := time.Parse(azureTime, s); err == nil {
+		return ts, nil
+	}
+	for _, layout := range []string{azureTime + "Z07:00", azureTime + "Z0700"} {
+		if ts, err := time.Parse(layout, s); err == nil {
+			return ts, nil
+		}
+	}
+	return time.Time{}, errors.New("not an Azure trace time")
+}
 
 type azure struct{ t *table }
 
@@ -26,9 +42,9 @@ func (a *azure) next() (Row, time.Duration, string, error) {
 		return Row{}, 0, "", err
 	}
 	row := Row{Line: t.line}
-	ts, err := time.Parse(azureTime, t.field(0))
+	ts, err := parseAzureTime(t.field(0))
 	if err != nil {
-		return Row{}, 0, "", t.errorf("TIMESTAMP %q: want YYYY-MM-DD HH:MM:SS.fffffff", t.field(0))
+		return Row{}, 0, "", t.errorf("TIMESTAMP %q: want YYYY-MM-DD HH:MM:SS.fffffff, with or without a zone (+00:00)", t.field(0))
 	}
 	if row.Input, err = t.tokens(1, "ContextTokens"); err != nil {
 		return Row{}, 0, "", err

@@ -108,6 +108,14 @@ func TestReadEachFormat(t *testing.T) {
 			map[string]int{},
 		},
 		{
+			// The 2024 traces' times carry their zone, as pandas writes them.
+			"azure 2024: times with a zone",
+			"TIMESTAMP,ContextTokens,GeneratedTokens\n2024-05-10 00:00:00.009930+00:00,1531,20\n2024-05-10 00:00:00.259930+00:00,712,9\n",
+			FormatAuto,
+			[]Row{{Line: 2, Input: 1531, Output: 20}, {Line: 3, At: 250 * time.Millisecond, Input: 712, Output: 9}},
+			map[string]int{},
+		},
+		{
 			"burstgpt: seconds, failed rows skipped",
 			"Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n5,ChatGPT,472,18,490,Conversation log\n45,ChatGPT,1087,0,1087,Conversation log\n45.5,GPT-4,417,276,693,API log\n",
 			FormatAuto,
