@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -60,10 +61,10 @@ func ReadBurstGPT(r io.Reader, name string, c Config) (*Dataset, error) {
 			coll.skip("of another model than GPT-4")
 			continue
 		}
-		in, err1 := strconv.Atoi(strings.TrimSpace(rec[col["Request tokens"]]))
-		out, err2 := strconv.Atoi(strings.TrimSpace(rec[col["Response tokens"]]))
+		in, err1 := burstTokens(rec[col["Request tokens"]], "Request tokens")
+		out, err2 := burstTokens(rec[col["Response tokens"]], "Response tokens")
 		if err := errors.Join(err1, err2); err != nil {
-			return nil, fmt.Errorf("%s:%d: token counts: %w", name, line, err)
+			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
 		}
 		switch {
 		case out <= 0:
@@ -87,4 +88,18 @@ func ReadBurstGPT(r io.Reader, name string, c Config) (*Dataset, error) {
 		d.items[i].Prompt, d.items[i].PromptTokenIDs = tokenizer.Decode(ids), c.Fit.ids(ids)
 	}
 	return d, nil
+}
+
+// burstTokens reads a token count of column col: a whole number, which
+// pandas may have written as a float ("30.0"), as vLLM's reader takes it.
+func burstTokens(cell, col string) (int, error) {
+	s := strings.TrimSpace(cell)
+	if n, err := strconv.Atoi(s); err == nil {
+		return n, nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return 0, fmt.Errorf("%q %q is not a whole number of tokens", col, cell)
+	}
+	return int(f), nil
 }

@@ -139,12 +139,24 @@ func TestBurstGPT(t *testing.T) {
 	}
 }
 
+// Counts that pandas wrote as floats ("30.0") read as the whole numbers
+// they are.
+func TestBurstGPTFloatCounts(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "floats.csv")
+	os.WriteFile(p, []byte("Model,Request tokens,Response tokens\nGPT-4,30.0,12.0\n"), 0o644)
+	src, err := New(vllmConfig(DatasetBurstGPT, p, 0))
+	if err != nil || src.Len() != 1 || src.Item(0).InputTokens != 30 || src.Item(0).OutputTokens != 12 {
+		t.Errorf("%v, %v; want one prompt of 30 tokens asking 12", src, err)
+	}
+}
+
 func TestBurstGPTBadFiles(t *testing.T) {
 	dir := t.TempDir()
 	for _, tt := range []struct{ body, want string }{
 		{"", "empty file"},
 		{"Timestamp,Model\n1,GPT-4\n", `no "Request tokens" column`},
-		{"Model,Request tokens,Response tokens\nGPT-4,ten,3\n", "bad.csv:2: token counts"},
+		{"Model,Request tokens,Response tokens\nGPT-4,ten,3\n", `bad.csv:2: "Request tokens" "ten" is not a whole number of tokens`},
+		{"Model,Request tokens,Response tokens\nGPT-4,30,2.5\n", `bad.csv:2: "Response tokens" "2.5" is not a whole number of tokens`},
 		{"Model,Request tokens,Response tokens\nGPT-3,1,3\n", "no usable entry among 1"},
 	} {
 		p := filepath.Join(dir, "bad.csv")
