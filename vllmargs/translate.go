@@ -141,7 +141,10 @@ func (t *translator) flag(args []string, i int) int {
 		}
 	case Many:
 		if hasVal {
+			// As argparse reads --flag=v: that one value, and the
+			// arguments after it are none of the flag's.
 			vals = []string{val}
+			break
 		}
 		for i+1 < len(args) && !looksLikeFlag(args[i+1]) {
 			i++

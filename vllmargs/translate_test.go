@@ -54,6 +54,9 @@ func TestTranslate(t *testing.T) {
 		// Several values after one flag become one occurrence each.
 		{"nargs", []string{"--header", "a=b", "c=d", "--goodput", "ttft:500", "tpot:50", "--quiet"},
 			[]string{"--header=a=b", "--header=c=d", "--goodput=ttft:500", "--goodput=tpot:50", "--quiet"}, true, ""},
+		// With "=", as argparse reads it, the value is the flag's only
+		// one: what follows is no value of it (a positional here).
+		{"nargs with =", []string{"--header=a=b", "c=d"}, []string{"--header=a=b", "c=d"}, false, ""},
 		// A lone value keeps goodput's style.
 		{"one value of many", []string{"--header", "a=b"}, []string{"--header=a=b"}, false, ""},
 		// nargs="*" may be empty.
