@@ -128,6 +128,9 @@ func (s *Set) checkShards() error {
 		header []byte // the file's header as JSON
 	}
 	seen := map[[2]int]held{}
+	// The first shard with settings, which the others must share.
+	var firstFile string
+	var firstCfg map[string]json.RawMessage
 	for _, p := range s.parts {
 		sh := p.Shard
 		if sh == nil {
@@ -143,8 +146,17 @@ func (s *Set) checkShards() error {
 		case sh.Total != s.total:
 			return fmt.Errorf("%s plans %d requests in all, other shards %d: files of different runs", p.File, sh.Total, s.total)
 		}
-		if err := sameRun(s.parts, p); err != nil {
+		cfg, err := runConfig(p)
+		switch {
+		case err != nil:
 			return err
+		case cfg == nil:
+		case firstCfg == nil:
+			firstFile, firstCfg = p.File, cfg
+		default:
+			if err := sameRun(firstFile, firstCfg, p.File, cfg); err != nil {
+				return err
+			}
 		}
 		key := [2]int{sh.Index, sh.Attempt}
 		h, err := json.Marshal(p.Header)
@@ -173,33 +185,16 @@ var runKeys = []string{"model", "backend", "endpoint", "dataset", "workload", "t
 	"ignore_eos", "min_tokens", "random_input_len", "random_output_len", "random_range_ratio",
 	"random_output_range_ratio", "random_prefix_len"}
 
-// sameRun fails when p's configuration differs from that of an earlier
-// shard of parts in one of runKeys: shards of two runs that happen to
-// have as many shards and planned requests.
-func sameRun(parts []Part, p Part) error {
-	mine, err := runConfig(p)
-	if err != nil || mine == nil {
-		return err
-	}
-	for _, q := range parts {
-		if q.File == p.File {
-			return nil // only the shards before p
+// sameRun fails when the settings of the shard in file b differ from
+// those of the shard in file a in one of runKeys: shards of two runs that
+// happen to have as many shards and planned requests.
+func sameRun(a string, theirs map[string]json.RawMessage, b string, mine map[string]json.RawMessage) error {
+	for _, k := range runKeys {
+		x, inA := theirs[k]
+		y, inB := mine[k]
+		if inA && inB && !bytes.Equal(x, y) {
+			return fmt.Errorf("%s and %s were run with different %s (%s, %s): files of different runs (merge each run's files apart)", a, b, k, x, y)
 		}
-		if q.Shard == nil {
-			continue
-		}
-		theirs, err := runConfig(q)
-		if err != nil || theirs == nil {
-			return err
-		}
-		for _, k := range runKeys {
-			a, inA := theirs[k]
-			b, inB := mine[k]
-			if inA && inB && !bytes.Equal(a, b) {
-				return fmt.Errorf("%s and %s were run with different %s (%s, %s): files of different runs (merge each run's files apart)", q.File, p.File, k, a, b)
-			}
-		}
-		return nil // the first shard stands for the others
 	}
 	return nil
 }
