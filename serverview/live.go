@@ -128,17 +128,12 @@ func (m *Monitor) View() View {
 	latest := smp[len(smp)-1]
 	now := latest.At
 	v.At, v.Error = now, latest.Err
+	// The window's scrapes are counted before anything else, even when
+	// none succeeded: a server that never answered has its failed
+	// scrapes said too.
 	start := now.Add(-m.window)
-	for _, x := range smp {
-		// Counted before anything else: a server that never answered
-		// has its failed scrapes said too.
-		if !x.At.Before(start) {
-			v.Scrapes++
-			if !x.OK() {
-				v.FailedScrapes++
-			}
-		}
-	}
+	w, err := m.series.Between(start, now)
+	v.Scrapes, v.FailedScrapes = w.Scrapes, w.Failed
 	var last *promscrape.Snapshot
 	for i := len(smp) - 1; i >= 0 && last == nil; i-- {
 		last = smp[i].Snapshot
@@ -159,7 +154,6 @@ func (m *Monitor) View() View {
 	v.PromptTokensPerSecond = lastRate(&m.series, promscrape.PromptTokens, last.At)
 	v.GenerationTokensPerSecond = lastRate(&m.series, promscrape.GenerationTokens, last.At)
 
-	w, err := m.series.Between(start, now)
 	if err == nil {
 		v.CoveredSeconds = w.Duration().Seconds()
 		v.TTFT = percentiles(w, promscrape.TTFT)
