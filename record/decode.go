@@ -388,9 +388,6 @@ func (d *Decoder) decodeRecord(line []byte, r *Record) error {
 				r.Endpoint, err = s.string()
 			case "labels":
 				r.Labels, err = s.stringMap()
-			case "ttft_ms", "e2e_ms", "outcome":
-				have |= hasExportColumn | hasUnknown
-				err = s.skip(0)
 			default:
 				have |= hasUnknown
 				err = s.skip(0)
@@ -441,21 +438,18 @@ type fieldSet uint8
 const (
 	hasSeq fieldSet = 1 << iota
 	hasEnd
-	hasUnknown      // a key this version does not know
-	hasExportColumn // a column of goodput export's rows, which no record has
+	hasUnknown // a key this version does not know
 )
 
 // check refuses a line that is no record. Every record has a "seq", and
 // AppendJSON always writes "te" too. Keys whose value is zero may be left
 // out, and keys this version does not know are skipped, for the files of
 // later versions; but a line with unknown keys and no "te" is a line of
-// some other JSON Lines file (goodput export's rows among them), which
-// would otherwise read as a request that took no time, produced nothing
-// and succeeded.
+// some other JSON Lines file (goodput export's rows among them: runfile
+// names those), which would otherwise read as a request that took no
+// time, produced nothing and succeeded.
 func (have fieldSet) check() error {
 	switch {
-	case have&hasExportColumn != 0 && have&hasEnd == 0:
-		return errors.New("a row of goodput export's table, not a record: give the record file the run wrote (the .jsonl that starts with a goodput.run header)")
 	case have&hasSeq == 0:
 		return errors.New(`record has no "seq"`)
 	case have&hasUnknown != 0 && have&hasEnd == 0:

@@ -245,6 +245,9 @@ func open(r io.Reader, name string, run int) (*File, error) {
 	case first[0] != '{':
 		return nil, fmt.Errorf("%s:1: not a record file: expected a JSON object or array", name)
 	}
+	if isExportRow(first) {
+		return nil, fmt.Errorf("%s:1: a row of goodput export's table, not a record: give the record file the run wrote (the .jsonl that starts with a goodput.run header)", name)
+	}
 	// A corrupt first record must still be read as one, so that its error
 	// names the line and column: goodput writers put "kind" or "seq" first,
 	// AIPerf "metadata".
@@ -278,6 +281,20 @@ func open(r io.Reader, name string, run int) (*File, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return openDocument(pythonNumbers(b), name, run)
+}
+
+// isExportRow reports whether line is a row of goodput export's JSON
+// Lines table, which has a "seq" as records do but none of their times:
+// fed back as records, its requests would take no time and all succeed.
+func isExportRow(line []byte) bool {
+	var probe map[string]json.RawMessage
+	if json.Unmarshal(line, &probe) != nil {
+		return false
+	}
+	_, outcome := probe["outcome"]
+	_, e2e := probe["e2e_ms"]
+	_, end := probe["te"]
+	return outcome && e2e && !end
 }
 
 // openDocument reads a single JSON document by its top-level keys: a
