@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -74,19 +75,28 @@ func (t *table) errorf(format string, args ...any) error {
 // tokens parses wanted column k as a token count.
 func (t *table) tokens(k int, what string) (int, error) {
 	s := t.field(k)
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil {
-		// Some exports write counts as floats ("12.0").
-		f, ferr := strconv.ParseFloat(s, 64)
-		if ferr != nil || f != float64(int64(f)) {
-			return 0, t.errorf("%s %q is not a whole number of tokens", what, s)
-		}
-		n = int64(f)
+	n, ok := ParseCount(s)
+	if !ok {
+		return 0, t.errorf("%s %q is not a whole number of tokens", what, s)
 	}
 	if err := checkTokens(what, n); err != nil {
 		return 0, t.errorf("%v", err)
 	}
 	return int(n), nil
+}
+
+// ParseCount reads a count of a CSV cell: a whole number, which pandas
+// and other exports may write as a float ("12.0"). It reports false for
+// anything else.
+func ParseCount(s string) (int64, bool) {
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return n, true
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return 0, false
+	}
+	return int64(f), true
 }
 
 // csvError names the file and line of a CSV reader's error.

@@ -5,12 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"math/rand/v2"
-	"strconv"
 	"strings"
 
 	"github.com/goodput-dev/goodput/tokenizer"
+	"github.com/goodput-dev/goodput/trace"
 )
 
 // rngBurstGPT separates the BurstGPT prompts' words from the other users
@@ -90,16 +89,12 @@ func ReadBurstGPT(r io.Reader, name string, c Config) (*Dataset, error) {
 	return d, nil
 }
 
-// burstTokens reads a token count of column col: a whole number, which
-// pandas may have written as a float ("30.0"), as vLLM's reader takes it.
+// burstTokens reads a token count of column col as the trace reader
+// reads one (pandas may write "30.0"), as vLLM's reader takes it.
 func burstTokens(cell, col string) (int, error) {
-	s := strings.TrimSpace(cell)
-	if n, err := strconv.Atoi(s); err == nil {
-		return n, nil
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+	n, ok := trace.ParseCount(strings.TrimSpace(cell))
+	if !ok {
 		return 0, fmt.Errorf("%q %q is not a whole number of tokens", col, cell)
 	}
-	return int(f), nil
+	return int(n), nil
 }
