@@ -20,6 +20,7 @@ import (
 	"github.com/goodput-dev/goodput/serverview"
 	"github.com/goodput-dev/goodput/transport"
 	"github.com/goodput-dev/goodput/version"
+	"github.com/goodput-dev/goodput/workload"
 )
 
 // Outcome is what a finished (or interrupted) run produced.
@@ -215,6 +216,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	if warning != "" {
 		out.Warnings = append(out.Warnings, warning)
 	}
+	wl.FitSeqs = plannedSeqs(plan)
 	rc, warns, err := buildContent(ctx, cfg, wl, srv, adapter, wire, useIDs, preloaded)
 	if err != nil {
 		return nil, err
@@ -635,6 +637,22 @@ func loadPlan(p arrival.Plan, cfg Config) load.Plan {
 }
 
 // expected returns how many requests the plan will send, 0 when unknown.
+// plannedSeqs are the sequence numbers of the plan's requests, at most
+// workload.MaxFitEach of them; none when --duration alone bounds a closed
+// loop.
+func plannedSeqs(p arrival.Plan) []int64 {
+	n := min(expected(p), workload.MaxFitEach)
+	seqs := make([]int64, n)
+	for i := range seqs {
+		if p.Open != nil {
+			seqs[i] = p.Open.Seq(i)
+		} else {
+			seqs[i] = p.Closed.Seq(i)
+		}
+	}
+	return seqs
+}
+
 func expected(p arrival.Plan) int {
 	if p.Open != nil {
 		return p.Open.Len()

@@ -32,7 +32,9 @@ type server struct {
 	// unanswered for slowNotice, and of a readiness wait as it goes on,
 	// so that a stalled server is not a silent client.
 	notice io.Writer
-	mu     sync.Mutex // serialises writes to notice
+	// mu serialises writes to notice and guards software, for the
+	// /tokenize calls that fit prompts several at a time.
+	mu sync.Mutex
 	// software is the Server header of the first answer that had one
 	// ("llama.cpp"), "" before any.
 	software string
@@ -180,9 +182,11 @@ func (s *server) send(ctx context.Context, method, path string, body any, lim ti
 	}
 	resp, err := s.client.Do(req)
 	if err == nil {
+		s.mu.Lock()
 		if s.software == "" {
 			s.software = resp.Header.Get("Server")
 		}
+		s.mu.Unlock()
 		var data []byte
 		data, err = io.ReadAll(io.LimitReader(resp.Body, max))
 		resp.Body.Close()

@@ -1,10 +1,21 @@
 package bench
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/goodput-dev/goodput/arrival"
+	"github.com/goodput-dev/goodput/sim"
 	"github.com/goodput-dev/goodput/tokenizer"
 	"github.com/goodput-dev/goodput/workload"
 )
@@ -75,6 +86,105 @@ func TestCountForAsksOnlyWhenTextIsMade(t *testing.T) {
 		sc, warns, err := countFor(t.Context(), cfg, nil, nil, "m", tt.ids)
 		if err != nil || sc.count != nil || sc.lengths != tt.lengths || len(warns) != 0 {
 			t.Errorf("%s: %+v, %q, %v; want lengths %q", tt.name, sc, warns, err, tt.lengths)
+		}
+	}
+}
+
+// Random text prompts are fitted one by one to the server's /tokenize:
+// the server counts each prompt it receives as the length asked for,
+// where its tokenizer and the built-in one disagree.
+func TestRandomTextPromptsAreFittedOneByOne(t *testing.T) {
+	// The server splits words of more than seven bytes in two.
+	count := func(s string) int {
+		n := 0
+		for _, w := range strings.Fields(s) {
+			n++
+			if len(w) > 7 {
+				n++
+			}
+		}
+		return n
+	}
+	url := startSim(t, sim.Options{Seed: 3})
+	var (
+		mu     sync.Mutex
+		counts []int
+	)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		var req struct {
+			Prompt    string `json:"prompt"`
+			MaxTokens int    `json:"max_tokens"`
+		}
+		json.Unmarshal(body, &req)
+		switch r.URL.Path {
+		case "/tokenize":
+			fmt.Fprintf(w, `{"count":%d}`, count(req.Prompt))
+			return
+		case "/v1/completions":
+			if req.MaxTokens == 16 {
+				mu.Lock()
+				counts = append(counts, count(req.Prompt))
+				mu.Unlock()
+			}
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		proxy(t, w, r, url)
+	}))
+	defer ts.Close()
+	cfg := smallConfig(t, ts.URL)
+	cfg.PromptFormat = PromptText
+	cfg.Warmups = 0
+	cfg.Workload.Random.InputLen = 150
+	out, err := Run(t.Context(), cfg, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Result.Counts.Completed != 24 || len(counts) != 24 {
+		t.Fatalf("%+v, %d prompts seen", out.Result.Counts, len(counts))
+	}
+	exact := 0
+	for _, n := range counts {
+		if n < 150 || n > 151 {
+			t.Errorf("the server counted a prompt as %d tokens, asked for 150", n)
+		}
+		if n == 150 {
+			exact++
+		}
+	}
+	if exact < 22 {
+		t.Errorf("%d of 24 prompts count exactly 150 tokens, want ≥ 22", exact)
+	}
+	if notes := strings.Join(out.Notes, "\n"); !strings.Contains(notes, "24 prompts fitted one by one; input lengths: the server's (/tokenize") {
+		t.Errorf("the workload line does not say the prompts were fitted: %q", notes)
+	}
+}
+
+// The prompts fitted one by one are those the run plans to send: a
+// shard's own, none where --duration alone bounds a closed loop.
+func TestPlannedSeqs(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		change func(*arrival.Config)
+		want   []int64
+	}{
+		{"closed", func(c *arrival.Config) { c.NumPrompts, c.MaxConcurrency = 4, 2 }, []int64{0, 1, 2, 3}},
+		{"closed shard", func(c *arrival.Config) { c.NumPrompts, c.MaxConcurrency, c.Shard, c.Shards = 7, 4, 1, 3 }, []int64{1, 4}},
+		{"open shard", func(c *arrival.Config) { c.NumPrompts, c.RequestRate, c.Shard, c.Shards = 5, 10, 0, 2 }, []int64{0, 2, 4}},
+		{"duration", func(c *arrival.Config) { c.NumPrompts, c.MaxConcurrency, c.Duration = 0, 2, time.Second }, []int64{}},
+	} {
+		c := DefaultConfig().Arrival
+		tt.change(&c)
+		p, err := c.Plan()
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if got := plannedSeqs(p); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: planned %v, want %v", tt.name, got, tt.want)
 		}
 	}
 }

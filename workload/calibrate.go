@@ -114,24 +114,10 @@ func fitStart(count Counter, target int, ids []int, more func([]int) []int) ([]i
 		p = min(len(ids), max(p+1, p*target/c+p/8+1))
 	}
 
-	// Shrink the bracket to adjacent lengths. Interpolation steps land
-	// close when the count grows evenly; bisection steps guarantee
-	// progress when it does not.
-	for step := 0; hi-lo > 1; step++ {
-		p := (lo + hi) / 2
-		if step%2 == 0 {
-			p = lo + int(float64(hi-lo)*float64(target-cLo)/float64(cHi-cLo))
-			p = min(max(p, lo+1), hi-1)
-		}
-		c, err := countAt(p)
-		if err != nil {
-			return nil, err
-		}
-		if c >= target {
-			hi, cHi = p, c
-		} else {
-			lo, cLo = p, c
-		}
+	// Shrink the bracket to adjacent lengths.
+	_, _, hi, _, err := shrink(countAt, target, lo, cLo, hi, cHi)
+	if err != nil {
+		return nil, err
 	}
 	return ids[:hi:hi], nil
 }

@@ -99,6 +99,12 @@ type Config struct {
 	// Counter, when set, calibrates the random dataset against a server's
 	// tokenizer (see Random). Other datasets do not use it.
 	Counter Counter
+	// FitSeqs, with Counter, are the sequence numbers of the random
+	// dataset's items fitted one by one to it (the runner passes its
+	// planned requests'; at most MaxFitEach are); other items are sized by
+	// the calibrated scale. NewRandom then calls Counter from several
+	// goroutines at once.
+	FitSeqs []int64
 	// Fit, when active, sizes the text that the trace, burstgpt, servegen
 	// and prefix_repetition datasets and made-up session messages make for
 	// a length, so that the server's tokenizer counts that length (see

@@ -41,11 +41,21 @@ const (
 //     each item generates round(drawn length × scale) built-in tokens.
 //
 // The searches alternate interpolation with bisection and cost about five
-// Counter calls each, about 90 in all, all inside NewRandom: a run never
-// waits on the server's tokenizer. InputTokens reports the target, the
+// Counter calls each, about 90 in all. InputTokens reports the target, the
 // drawn length plus the prefix length. The server's count of a prompt then
 // matches it on average, and each prompt within a few percent (the words
 // of one prompt differ from another's) for prompts of a few hundred tokens.
+//
+//  3. With Config.FitSeqs, each of those items (at most MaxFitEach) is
+//     fitted on its own: from the scale's guess, a search
+//     finds the start of its words whose whole prompt, prefix included,
+//     the Counter counts closest to the target. The server then counts
+//     each of them as the target, or one token off where a single word is
+//     worth two of its tokens. That costs about four Counter calls per
+//     item, made fitWorkers at a time.
+//
+// All of it happens inside NewRandom: a run never waits on the server's
+// tokenizer.
 type Random struct {
 	cfg  RandomConfig
 	req  Request
@@ -56,6 +66,9 @@ type Random struct {
 
 	prefix []int   // the shared prefix's ids; read-only after NewRandom
 	scale  float64 // built-in tokens per target token: 1, or the calibrated ratio
+	// fitted sizes the items fitted one by one to the Counter, by
+	// sequence number (Config.FitSeqs); read-only after NewRandom.
+	fitted map[int64]fittedLen
 
 	scenario string // the traffic scenario that set cfg, "" when none
 }
@@ -93,6 +106,11 @@ func NewRandom(c Config) (*Random, error) {
 	if r.prefix == nil {
 		r.prefix = tokenizer.Words(rc.PrefixLen, rand.New(rand.NewPCG(c.Seed, rngPrefix)))
 	}
+	if c.Counter != nil && len(c.FitSeqs) > 0 {
+		if err := r.fitEach(c.Counter, c.FitSeqs[:min(len(c.FitSeqs), MaxFitEach)]); err != nil {
+			return nil, fmt.Errorf("fitting random prompts to the server's tokenizer: %w", err)
+		}
+	}
 	return r, nil
 }
 
@@ -113,10 +131,27 @@ func (r *Random) builtin(n int) int {
 
 // Item generates item seq.
 func (r *Random) Item(seq int64) Item {
-	rng := rand.New(rand.NewPCG(r.seed^rngRandom, uint64(seq)))
+	rng, in, out := r.draw(seq)
+	var ids []int
+	if f, ok := r.fitted[seq]; ok {
+		ids = appendFiller(r.body(int(f.gen), rng)[:len(r.prefix)+int(f.keep)], int(f.pad))
+	} else {
+		ids = r.body(r.builtin(in), rng)
+	}
+	return Item{
+		Prompt:         tokenizer.Decode(ids),
+		PromptTokenIDs: ids,
+		InputTokens:    r.cfg.PrefixLen + in,
+		OutputTokens:   r.req.capOutput(out),
+	}
+}
+
+// draw returns item seq's random stream and its drawn input and output
+// lengths; the stream goes on to draw the item's words.
+func (r *Random) draw(seq int64) (rng *rand.Rand, in, out int) {
+	rng = rand.New(rand.NewPCG(r.seed^rngRandom, uint64(seq)))
 	// A uniform scenario's bounds are inLo..inHi (see NewRandom); a
 	// normal one draws its own.
-	var in, out int
 	if d := r.cfg.InputDist; d != nil && d.Normal {
 		in = d.draw(rng, MaxPromptTokens-r.cfg.PrefixLen)
 	} else {
@@ -127,16 +162,15 @@ func (r *Random) Item(seq int64) Item {
 	} else {
 		out = r.outLo + rng.IntN(r.outHi-r.outLo+1)
 	}
-	n := r.builtin(in)
+	return rng, in, out
+}
+
+// body returns the shared prefix's ids followed by n built-in tokens of
+// words drawn from rng.
+func (r *Random) body(n int, rng *rand.Rand) []int {
 	ids := make([]int, len(r.prefix), len(r.prefix)+n)
 	copy(ids, r.prefix)
-	ids = tokenizer.AppendWords(ids, n, rng)
-	return Item{
-		Prompt:         tokenizer.Decode(ids),
-		PromptTokenIDs: ids,
-		InputTokens:    r.cfg.PrefixLen + in,
-		OutputTokens:   r.req.capOutput(out),
-	}
+	return tokenizer.AppendWords(ids, n, rng)
 }
 
 // Len returns 0: the source generates items without end.
@@ -172,6 +206,9 @@ func (r *Random) String() string {
 	fmt.Fprintf(&b, ", seed %d", r.seed)
 	if r.scale != 1 {
 		fmt.Fprintf(&b, "; calibrated: %.3f built-in tokens per server token", r.scale)
+	}
+	if n := len(r.fitted); n > 0 {
+		fmt.Fprintf(&b, "; %d prompts fitted one by one", n)
 	}
 	return b.String()
 }

@@ -161,23 +161,30 @@ func TestProbesDoNotWaitBehindIdleConnections(t *testing.T) {
 	})
 }
 
-// Chat prompts are fitted to the server's count of the templated prompt:
-// what the server reports is what was asked for, within the rounding of
-// fitting words to tokens.
+// Chat prompts are fitted one by one to the server's count of the
+// templated prompt: the server counts each as the length asked for, or a
+// token off where the words cannot reach it exactly.
 func TestChatInputLengthsCountTheTemplate(t *testing.T) {
 	eachTransport(t, func(t *testing.T, tf []string) {
 		s := sharedServer(t, 4)
 		for _, b := range []string{"openai-chat", "openai-responses"} {
 			out, recs := bench(t, s.URL, 0, append([]string{"--backend", b, "--max-concurrency", "4", "--num-prompts", "16",
 				"--random-input-len", "96", "--random-output-len", "8", "--seed", "7"}, tf...)...)
-			if out.Result.Counts.Failed != 0 {
-				t.Fatalf("%s: %+v", b, out.Result.Counts)
+			if out.Result.Counts.Failed != 0 || len(recs) != 16 {
+				t.Fatalf("%s: %+v, %d records", b, out.Result.Counts, len(recs))
 			}
-			in, _, _ := sums(recs)
-			mean := float64(in) / float64(len(recs))
-			t.Logf("%s: mean input %.2f tokens for 96 asked", b, mean)
-			if mean < 90 || mean > 102 {
-				t.Errorf("%s: mean input %.1f tokens, asked for 96 with the template", b, mean)
+			exact := 0
+			for i := range recs {
+				r := &recs[i]
+				if r.TokenSource != record.SourceUsage || r.InputTokens < 95 || r.InputTokens > 97 {
+					t.Errorf("%s: the server counted %d prompt tokens, asked for 96: %s", b, r.InputTokens, describe(r))
+				}
+				if r.InputTokens == 96 {
+					exact++
+				}
+			}
+			if exact < 12 {
+				t.Errorf("%s: %d of 16 prompts count exactly the 96 tokens asked for", b, exact)
 			}
 		}
 	})
