@@ -108,6 +108,11 @@ func buildWorkload(ctx context.Context, wl workload.Config, sc serverCount) (wor
 	return src, sc.lengths, nil, err
 }
 
+// fitNotice is how many random prompts fitted one by one (see
+// workload.Random) are worth a line that says what the wait before the
+// run is.
+const fitNotice = 1000
+
 // runContent is what a run sends: independent requests (src) or the
 // sessions or tasks of flows (fsrc), the other nil; whose count its input
 // lengths are, for the workload line; and the fit that sized its made-up
@@ -142,6 +147,9 @@ func buildContent(ctx context.Context, cfg Config, wl workload.Config, srv *serv
 	}
 	rc.src = preloaded
 	if rc.src == nil && rc.fsrc == nil {
+		if n := min(len(wl.FitSeqs), workload.MaxFitEach); sc.count != nil && wl.Dataset == workload.DatasetRandom && n >= fitNotice {
+			srv.say("fitting %d random prompts to the server's tokenizer before the run, about %d counts", n, 4*n)
+		}
 		if rc.src, rc.lengths, more, err = buildWorkload(ctx, wl, sc); err != nil {
 			return rc, nil, err
 		}
