@@ -84,6 +84,19 @@ func earlyStops(t load.TokenCheck) string {
 		t.EndedEarly, t.Limited, t.LimitedOutput, t.LimitedAsked)
 }
 
+// cutShortWarning says when the server ended answers short of their
+// max_tokens with finish reason "length": a limit of its own, not the
+// workload's, set their lengths, so the output lengths and throughput are
+// not those asked for.
+func cutShortWarning(t load.TokenCheck) string {
+	if t.CutShort == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d answers ended short of their max_tokens with finish reason \"length\" (%d of the %d output tokens asked for came): "+
+		"a limit of the server's cut them, most often its context, which the prompt and max_tokens together overran "+
+		"(llama.cpp shares its -c among its --parallel slots); ask for shorter prompts or answers, or give the server a longer context", t.CutShort, t.Limited, t.CutOutput, t.CutAsked)
+}
+
 // earlyStopWarning says when answers ended early although ignore_eos was
 // sent: the server did not hold to it, and the lengths are not the
 // workload's.

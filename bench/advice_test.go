@@ -175,3 +175,15 @@ func TestEarlyStops(t *testing.T) {
 		}
 	}
 }
+
+// Answers that a limit of the server's cut short are always worth a
+// warning: no workload asks for them.
+func TestCutShortWarning(t *testing.T) {
+	if w := cutShortWarning(load.TokenCheck{Limited: 40}); w != "" {
+		t.Errorf("no answer cut: warning %q", w)
+	}
+	w := cutShortWarning(load.TokenCheck{Limited: 40, CutShort: 1, CutOutput: 18, CutAsked: 32})
+	if want := "1 of 40 answers ended short of their max_tokens with finish reason \"length\" (18 of the 32 output tokens asked for came)"; !strings.HasPrefix(w, want) {
+		t.Errorf("warning %q, want %q…", w, want)
+	}
+}

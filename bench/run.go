@@ -576,6 +576,9 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	if w := overLimitWarning(out.Tokens, limitOnlyAsCompletionTokens(adapter, cfg.Extra)); w != "" {
 		out.Warnings = append(out.Warnings, w)
 	}
+	if w := cutShortWarning(out.Tokens); w != "" {
+		out.Warnings = append(out.Warnings, w)
+	}
 	if w := earlyStopWarning(out.Tokens, wl.IgnoreEOS()); w != "" {
 		out.Warnings = append(out.Warnings, w)
 	}

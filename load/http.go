@@ -52,6 +52,7 @@ type HTTP struct {
 	// their output and limits summed; early those of them the server
 	// ended before the limit by its own choice (finish reason "stop").
 	limited, limitedOut, limitedAsked atomic.Int64
+	cut, cutOut, cutAsked             atomic.Int64
 	early                             atomic.Int64
 	// waiting counts the requests sent whose exchange is not over; heard
 	// is when, on the monotonic clock (mono), a server last sent bytes
@@ -305,6 +306,11 @@ func (h *HTTP) Do(ctx context.Context, seq int64, rec *record.Record, now func()
 		h.limited.Add(1)
 		h.limitedOut.Add(int64(rec.OutputTokens))
 		h.limitedAsked.Add(int64(m))
+		if rec.OutputTokens < m && rec.Finish == "length" && rec.TokenSource == record.SourceUsage {
+			h.cut.Add(1)
+			h.cutOut.Add(int64(rec.OutputTokens))
+			h.cutAsked.Add(int64(m))
+		}
 		if rec.OutputTokens < m && rec.Finish == "stop" {
 			h.early.Add(1)
 		}
@@ -342,11 +348,18 @@ type TokenCheck struct {
 	// reason "stop": an end-of-sequence token or a stop string).
 	Limited, LimitedOutput, LimitedAsked int64
 	EndedEarly                           int64
+	// CutShort counts the answers that the server ended short of their
+	// max_tokens with finish reason "length" and a token count of its
+	// own (usage): a limit of the server's, most often its context
+	// (prompt and max_tokens beyond it), cut them. CutOutput tokens came
+	// of their CutAsked.
+	CutShort, CutOutput, CutAsked int64
 }
 
 // TokenCheck returns the totals so far.
 func (h *HTTP) TokenCheck() TokenCheck {
 	return TokenCheck{Chunks: h.chunks.Load(), UsageTokens: h.usage.Load(), UsageChunks: h.counted.Load(), Mismatched: h.mismatch.Load(),
 		OverLimit: h.overLimit.Load(), OverOutput: h.overOut.Load(), OverAsked: h.overAsked.Load(),
-		Limited: h.limited.Load(), LimitedOutput: h.limitedOut.Load(), LimitedAsked: h.limitedAsked.Load(), EndedEarly: h.early.Load()}
+		Limited: h.limited.Load(), LimitedOutput: h.limitedOut.Load(), LimitedAsked: h.limitedAsked.Load(), EndedEarly: h.early.Load(),
+		CutShort: h.cut.Load(), CutOutput: h.cutOut.Load(), CutAsked: h.cutAsked.Load()}
 }

@@ -714,3 +714,26 @@ func TestVLLMFileNamesTheServersModel(t *testing.T) {
 		})
 	}
 }
+
+// Answers that the server's context cuts short of their max_tokens (each
+// of llama.cpp's slots has 2048 tokens here) end with finish reason
+// "length" and fewer tokens than asked: the summary warns of it, with the
+// server's own counts.
+func TestAnswersCutByTheContextAreWarnedOf(t *testing.T) {
+	s := sharedServer(t, 4)
+	out, recs := bench(t, s.URL, 0, "--prompt-format", "ids", "--ignore-eos", "--max-concurrency", "4", "--num-prompts", "4",
+		"--random-input-len", "2030", "--random-output-len", "32", "--seed", freshSeed())
+	if out.Result.Counts.Failed != 0 || len(recs) != 4 {
+		t.Fatalf("counts %+v for %d records", out.Result.Counts, len(recs))
+	}
+	_, gen, _ := sums(recs)
+	for i := range recs {
+		if r := &recs[i]; r.Finish != "length" || r.OutputTokens >= 32 || r.InputTokens+r.OutputTokens != 2048 {
+			t.Errorf("%s: want an answer cut at the slot's 2048 tokens", describe(r))
+		}
+	}
+	want := fmt.Sprintf("4 of 4 answers ended short of their max_tokens with finish reason \"length\" (%d of the 128 output tokens asked for came)", gen)
+	if w := strings.Join(out.Warnings, "\n"); !strings.Contains(w, want) {
+		t.Errorf("warnings %q, want %q", w, want)
+	}
+}
