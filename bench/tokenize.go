@@ -212,6 +212,10 @@ func (c *counter) Count(text string) (int, error) {
 	return c.countText(ctx, text)
 }
 
+// CountText counts text alone, without the chat template that Count may
+// add; it is a workload.Counter.
+func (c *counter) CountText(text string) (int, error) { return c.countText(c.ctx, text) }
+
 // describe says whose count a calibrated input length is, for the workload
 // line.
 func (c *counter) describe() string {

@@ -16,9 +16,13 @@ const builtIn = "the built-in tokenizer's"
 // serverCount is how a run counts made-up text as the server will.
 type serverCount struct {
 	// count is the server's /tokenize (after its chat template for
-	// chat), or --tokenizer where the server has none; nil when neither
-	// counts and the built-in tokenizer's count stands.
+	// chat), or --tokenizer where the server has none or --no-calibrate
+	// keeps it from counting; nil when neither counts and the built-in
+	// tokenizer's count stands.
 	count workload.Counter
+	// text counts text alone where count adds a chat template; nil where
+	// count counts text alone.
+	text workload.Counter
 	// lengths says whose count the input lengths are, for the workload
 	// line; "" when nothing is made by length or prompts are token ids.
 	lengths string
@@ -39,13 +43,19 @@ func countFor(ctx context.Context, cfg Config, srv *server, a *backend.Adapter, 
 		return serverCount{lengths: "exact (token ids)"}, nil, nil
 	case !wl.TokenIDs() && !wl.Calibrated() && !cfg.flows() && wl.SystemPrompts.Count == 0:
 		return serverCount{}, nil, nil // the dataset's texts are its own
+	case cfg.NoCalibrate && cfg.Tokenizer != nil:
+		return serverCount{count: countWith(cfg.Tokenizer), lengths: "--tokenizer's (--no-calibrate: the server's /tokenize is not asked)"}, nil, nil
 	case cfg.NoCalibrate:
 		return serverCount{lengths: builtIn + " (--no-calibrate)"}, nil, nil
 	}
 	c, err := srv.newCounter(ctx, model, a.Name(), a.Chat())
 	switch {
 	case err == nil:
-		return serverCount{count: c.Count, lengths: c.describe()}, nil, nil
+		sc := serverCount{count: c.Count, lengths: c.describe()}
+		if c.chat != "" {
+			sc.text = c.CountText
+		}
+		return sc, nil, nil
 	case ctx.Err() != nil:
 		return serverCount{}, nil, ctx.Err()
 	case errors.Is(err, errNoTokenizer) && cfg.Tokenizer != nil:
@@ -95,10 +105,10 @@ func buildWorkload(ctx context.Context, wl workload.Config, sc serverCount) (wor
 		src, err := workload.New(wl)
 		return src, "", nil, err
 	}
-	wl.Counter = sc.count
+	wl.Counter, wl.TextCounter = sc.count, sc.text
 	src, err := workload.New(wl)
 	if err != nil && wl.Counter != nil && ctx.Err() == nil {
-		wl.Counter = nil
+		wl.Counter, wl.TextCounter = nil, nil
 		fitErr := err
 		if src, err = workload.New(wl); err == nil {
 			lengths, warns := notFitted(fitErr)

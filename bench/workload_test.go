@@ -88,7 +88,23 @@ func TestCountForAsksOnlyWhenTextIsMade(t *testing.T) {
 			t.Errorf("%s: %+v, %q, %v; want lengths %q", tt.name, sc, warns, err, tt.lengths)
 		}
 	}
+	// --no-calibrate with --tokenizer counts with the tokenizer, still
+	// asking the server nothing.
+	cfg := DefaultConfig()
+	cfg.Workload.Dataset, cfg.NoCalibrate, cfg.Tokenizer = workload.DatasetTrace, true, fixedCount(7)
+	sc, warns, err := countFor(t.Context(), cfg, nil, nil, "m", false)
+	if err != nil || sc.count == nil || len(warns) != 0 || !strings.HasPrefix(sc.lengths, "--tokenizer's (--no-calibrate") {
+		t.Fatalf("--no-calibrate --tokenizer: %+v, %q, %v", sc, warns, err)
+	}
+	if n, err := sc.count("any text"); n != 7 || err != nil {
+		t.Errorf("--no-calibrate --tokenizer counts %d, %v; want the tokenizer's 7", n, err)
+	}
 }
+
+// fixedCount is a Tokenizer that counts every text as n tokens.
+type fixedCount int
+
+func (n fixedCount) Count(string) int { return int(n) }
 
 // Random text prompts are fitted one by one to the server's /tokenize:
 // the server counts each prompt it receives as the length asked for,

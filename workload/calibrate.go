@@ -22,13 +22,13 @@ const (
 // before calibration gives up: beyond it the Counter is not counting text.
 const maxScale = 16
 
-// calibrate fits the shared prefix to its length on count's tokenizer and
-// sets r.scale for the rest of each prompt (see Random).
-func (r *Random) calibrate(count Counter) error {
+// calibrate fits the shared prefix to its length on text's count and sets
+// r.scale for the rest of each prompt on count's (see Random).
+func (r *Random) calibrate(count, text Counter) error {
 	if r.cfg.PrefixLen > 0 {
 		// The prefix is one text shared by every prompt, so any error in
 		// its length would bias them all alike: fit it exactly.
-		ids, err := fitLength(count, r.cfg.PrefixLen, rand.New(rand.NewPCG(r.seed, rngPrefix)))
+		ids, err := fitLength(text, r.cfg.PrefixLen, rand.New(rand.NewPCG(r.seed, rngPrefix)))
 		if err != nil {
 			return fmt.Errorf("prefix: %w", err)
 		}

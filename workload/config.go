@@ -99,6 +99,12 @@ type Config struct {
 	// Counter, when set, calibrates the random dataset against a server's
 	// tokenizer (see Random). Other datasets do not use it.
 	Counter Counter
+	// TextCounter counts text alone where Counter adds a chat template
+	// (the runner backs it with the server's /tokenize of the bare text);
+	// the random dataset's shared prefix is fitted with it, so that it is
+	// --random-prefix-len tokens of text, as vLLM's is. Nil where Counter
+	// counts text alone.
+	TextCounter Counter
 	// FitSeqs, with Counter, are the sequence numbers of the random
 	// dataset's items fitted one by one to it (the runner passes its
 	// planned requests'; at most MaxFitEach are); other items are sized by

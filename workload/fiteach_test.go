@@ -189,3 +189,25 @@ func TestFitEachEdges(t *testing.T) {
 		t.Errorf("err = %v, want prompts that count short refused", err)
 	}
 }
+
+// With a chat template, the shared prefix is its length of text alone
+// (TextCounter), and each fitted prompt its length with the template.
+func TestFitEachWithATemplate(t *testing.T) {
+	var calls atomic.Int64
+	const template = 11
+	r := newRandom(t, randomConfig(func(c *Config) {
+		c.Random = RandomConfig{InputLen: 100, OutputLen: 10, PrefixLen: 200}
+		c.Counter = safeCounter(&calls, func(s string) int { return splitting(s) + template })
+		c.TextCounter = safeCounter(&calls, splitting)
+		c.FitSeqs = seqRange(0, 20)
+	}))
+	if n := splitting(tokenizer.Decode(r.prefix)); n != 200 && n != 201 {
+		t.Errorf("the prefix is %d tokens of text, want 200 (or 201)", n)
+	}
+	for seq := int64(0); seq < 20; seq++ {
+		it := r.Item(seq)
+		if n := splitting(it.Prompt) + template; n != it.InputTokens && n != it.InputTokens+1 {
+			t.Errorf("prompt %d counts %d with the template, want %d", seq, n, it.InputTokens)
+		}
+	}
+}

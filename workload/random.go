@@ -33,8 +33,9 @@ const (
 //
 //  1. The shared prefix, one text that every prompt repeats, is cut to the
 //     shortest start of its generated text that the Counter counts as at
-//     least --random-prefix-len tokens; an error in it would bias every
-//     prompt alike.
+//     least --random-prefix-len tokens (the TextCounter, which leaves a
+//     chat template out, where there is one); an error in it would bias
+//     every prompt alike.
 //  2. For each of 16 sample texts, the same search finds how many built-in
 //     tokens the Counter counts as --random-input-len tokens. The ratios,
 //     less the two highest and two lowest, are averaged into a scale, and
@@ -99,7 +100,11 @@ func NewRandom(c Config) (*Random, error) {
 		r.outLo, r.outHi = d.Lo, d.Hi
 	}
 	if c.Counter != nil {
-		if err := r.calibrate(c.Counter); err != nil {
+		text := c.TextCounter
+		if text == nil {
+			text = c.Counter
+		}
+		if err := r.calibrate(c.Counter, text); err != nil {
 			return nil, fmt.Errorf("calibrating --random-input-len against the server's tokenizer: %w", err)
 		}
 	}

@@ -113,7 +113,7 @@ func registerWorkloadFlags(fl *pflag.FlagSet, cfg *bench.Config) {
 	fl.BoolVar(&wl.Request.IgnoreEOS, "ignore-eos", false, "ask the server to ignore end-of-sequence, so outputs have the requested length")
 	fl.IntVar(&wl.Request.MinTokens, "min-tokens", 0, "ask for at least this many output tokens")
 	fl.IntVar(&wl.Request.MaxTokens, "max-tokens", 0, "cap every request's output tokens")
-	fl.BoolVar(&cfg.NoCalibrate, "no-calibrate", false, "do not fit random prompt lengths to the server's /tokenize")
+	fl.BoolVar(&cfg.NoCalibrate, "no-calibrate", false, "do not fit made-up text to the server's /tokenize: --tokenizer fits it, else the built-in tokenizer counts")
 	fl.IntVar(&cfg.Warmups, "num-warmups", 0, "warm-up requests sent before the run, left out of it (not taken from --num-prompts)")
 	fl.DurationVar(&cfg.WarmupTime, "warmup-seconds", 0, "treat requests scheduled in this first span as warm-up")
 

@@ -737,3 +737,25 @@ func TestAnswersCutByTheContextAreWarnedOf(t *testing.T) {
 		t.Errorf("warnings %q, want %q", w, want)
 	}
 }
+
+// A chat run's shared prefix is --random-prefix-len tokens of text, as
+// vLLM's is, before which the template's opening goes: the server's
+// prompt cache holds at least that many tokens of every prompt after the
+// first, and each prompt is still its length, template included.
+func TestChatPrefixIsItsLengthOfText(t *testing.T) {
+	s := sharedServer(t, 4)
+	out, recs := bench(t, s.URL, 0, "--backend", "openai-chat", "--max-concurrency", "1", "--num-prompts", "5",
+		"--random-input-len", "100", "--random-prefix-len", "200", "--random-output-len", "4", "--seed", freshSeed())
+	if out.Result.Counts.Failed != 0 || len(recs) != 5 {
+		t.Fatalf("counts %+v for %d records", out.Result.Counts, len(recs))
+	}
+	for i := range recs {
+		r := &recs[i]
+		if r.InputTokens < 299 || r.InputTokens > 301 {
+			t.Errorf("%s: want 300 prompt tokens, template included", describe(r))
+		}
+		if r.Seq > 0 && (!r.CacheReported || r.CachedTokens < 200 || r.CachedTokens >= r.InputTokens) {
+			t.Errorf("%s: %d tokens from the prompt cache, want the 200-token prefix and the template's opening", describe(r), r.CachedTokens)
+		}
+	}
+}
