@@ -206,6 +206,15 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	if cfg.Request.ServedModelName != "" {
 		wire = cfg.Request.ServedModelName
 	}
+	if cfg.Model != "" {
+		flag := "--model"
+		if cfg.Request.ServedModelName != "" {
+			flag = "--served-model-name"
+		}
+		if w := srv.unlistedModel(ctx, wire, flag); w != "" {
+			out.Warnings = append(out.Warnings, w)
+		}
+	}
 	useIDs, note, warning, err := chooseIDs(ctx, cfg, srv, adapter, wire, headers)
 	if err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -290,13 +291,25 @@ func (s *server) waitReady(ctx context.Context, timeout time.Duration) error {
 
 // firstModel returns the first model id of /v1/models.
 func (s *server) firstModel(ctx context.Context) (string, error) {
+	ids, err := s.models(ctx)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("%w (or give --model)", err)
+	case len(ids) == 0 || ids[0] == "":
+		return "", fmt.Errorf("GET %s/v1/models lists no model (give --model)", s.base)
+	}
+	return ids[0], nil
+}
+
+// models returns the model ids of /v1/models.
+func (s *server) models(ctx context.Context) ([]string, error) {
 	what := "GET " + s.base + "/v1/models"
 	status, body, err := s.do(ctx, http.MethodGet, "/v1/models", nil, getLimit, 8<<20)
 	if err != nil {
-		return "", fmt.Errorf("ask for a model (or give --model): %w", err)
+		return nil, fmt.Errorf("ask for a model: %w", err)
 	}
 	if err := s.checkStatus(what, status, body); err != nil {
-		return "", fmt.Errorf("%w; or give --model", err)
+		return nil, err
 	}
 	var list struct {
 		Data []struct {
@@ -304,12 +317,32 @@ func (s *server) firstModel(ctx context.Context) (string, error) {
 		} `json:"data"`
 	}
 	if err := json.Unmarshal(body, &list); err != nil {
-		return "", fmt.Errorf("%s: %w (give --model)", what, err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	if len(list.Data) == 0 || list.Data[0].ID == "" {
-		return "", fmt.Errorf("%s lists no model (give --model)", what)
+	ids := make([]string, len(list.Data))
+	for i, m := range list.Data {
+		ids[i] = m.ID
 	}
-	return list.Data[0].ID, nil
+	return ids, nil
+}
+
+// unlistedModel warns when the server's /v1/models lists models and the
+// model the requests name is not among them: a server that serves one
+// model whatever the name (llama.cpp) answers anyway, and the run would
+// carry a name the server does not serve without a word. It says nothing
+// when the list cannot be had.
+func (s *server) unlistedModel(ctx context.Context, model, flag string) string {
+	ids, err := s.models(ctx)
+	if err != nil || len(ids) == 0 || slices.Contains(ids, model) {
+		return ""
+	}
+	const most = 5
+	listed := strings.Join(ids[:min(len(ids), most)], ", ")
+	if len(ids) > most {
+		listed += fmt.Sprintf(" and %d more", len(ids)-most)
+	}
+	return fmt.Sprintf("%s %s is not among the models GET %s/v1/models lists (%s): a server that serves one model whatever the name answers anyway, "+
+		"and the run is labelled with a name the server does not serve; a server that checks the name refuses every request", flag, model, s.base, listed)
 }
 
 // modelName asks a server whose protocol needs no model name for the one

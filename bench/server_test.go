@@ -525,3 +525,36 @@ func TestStalledPreRunRequestsAreSaid(t *testing.T) {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// A model the server does not list is worth a warning, since llama.cpp
+// answers whatever the name; a listed one, or a list that cannot be had,
+// is not.
+func TestUnlistedModel(t *testing.T) {
+	for _, tt := range []struct {
+		name, models, model, want string
+	}{
+		{"listed", `{"data":[{"id":"a"},{"id":"b"}]}`, "b", ""},
+		{"unlisted", `{"data":[{"id":"a"},{"id":"b"}]}`, "c",
+			"--model c is not among the models GET %s/v1/models lists (a, b): a server that serves one model whatever the name answers anyway"},
+		{"many", `{"data":[{"id":"1"},{"id":"2"},{"id":"3"},{"id":"4"},{"id":"5"},{"id":"6"},{"id":"7"}]}`, "c", "lists (1, 2, 3, 4, 5 and 2 more)"},
+		{"empty list", `{"data":[]}`, "c", ""},
+		{"no list", "", "c", ""},
+	} {
+		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if tt.models == "" {
+				http.NotFound(w, r)
+				return
+			}
+			io.WriteString(w, tt.models)
+		}))
+		got := newServer(load.NewClient(load.ClientOptions{Conns: 1}), ts.URL, nil, 0).unlistedModel(t.Context(), tt.model, "--model")
+		ts.Close()
+		want := tt.want
+		if strings.Contains(want, "%s") {
+			want = fmt.Sprintf(want, ts.URL)
+		}
+		if (want == "") != (got == "") || !strings.Contains(got, want) {
+			t.Errorf("%s: warning %q, want %q", tt.name, got, want)
+		}
+	}
+}
