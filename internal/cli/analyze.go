@@ -2,6 +2,9 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -9,6 +12,7 @@ import (
 	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/slo"
 )
 
 func newAnalyzeCmd(env *Env) *cobra.Command {
@@ -30,7 +34,11 @@ from 1), genai-bench's result of one load (an experiment folder holds a
 file per load: name one, or the folder when it holds one), and
 inference-perf's per_request_lifecycle_metrics.json (a run per stage, told
 apart by the stage reports beside it: FILE#N too). Several goodput files
-(the shards of one run) are merged on their common clock.`,
+(the shards of one run) are merged on their common clock.
+
+A goodput run is judged by its own SLO, the one its summary file beside
+the records recorded, and its own percentile method, unless --slo,
+--goodput or --percentile-method says otherwise.`,
 		Example: `  goodput analyze results/goodput-20261129-080000.jsonl
   goodput analyze run.jsonl --slo 'ttft<=300ms,tpot<=30ms' --metric-percentiles 50,95,99.9
   goodput analyze vllm-result.json --goodput ttft:500 tpot:50 --format json
@@ -67,7 +75,11 @@ apart by the stage reports beside it: FILE#N too). Several goodput files
 			if err != nil {
 				return err
 			}
-			res, notes, err := analyzeFiles(env, files, opts)
+			own := runDefaults{
+				slo:    !cmd.Flags().Changed("slo") && !cmd.Flags().Changed("goodput"),
+				method: !cmd.Flags().Changed("percentile-method"),
+			}
+			res, notes, err := analyzeFiles(env, files, opts, own)
 			if err != nil {
 				return err
 			}
@@ -88,10 +100,15 @@ apart by the stage reports beside it: FILE#N too). Several goodput files
 	return cmd
 }
 
+// runDefaults says what analyze takes from the run itself where no flag
+// says otherwise: the SLO its summary recorded, the percentile method its
+// header did.
+type runDefaults struct{ slo, method bool }
+
 // analyzeFiles folds every record of files into one Summary. Files with a
 // run header are placed on the clock of the earliest one, so the shards of a
 // run merge exactly; the merge's account of the shards joins the notes.
-func analyzeFiles(env *Env, files []string, opts metrics.Options) (*metrics.Result, []string, error) {
+func analyzeFiles(env *Env, files []string, opts metrics.Options, own runDefaults) (*metrics.Result, []string, error) {
 	var all []string
 	for _, name := range files {
 		// A result directory or a summary file stands for its run's
@@ -104,11 +121,26 @@ func analyzeFiles(env *Env, files []string, opts metrics.Options) (*metrics.Resu
 		all = append(all, fs...)
 	}
 	files = all
+	var notes []string
+	if own.slo {
+		cs, note := runSLO(files)
+		if cs != nil {
+			cs.Apply(&opts)
+		}
+		if note != "" {
+			notes = append(notes, note)
+		}
+	}
 	set, err := merge.Open(files, env.Stdin)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer set.Close()
+	if own.method {
+		if m, ok := runMethod(set.Parts()); ok {
+			opts.Method = m
+		}
+	}
 	// A file whose records do not say when their requests were sent
 	// (genai-bench's) carries its run's window.
 	if w, err := set.Window(); err != nil {
@@ -130,9 +162,58 @@ func analyzeFiles(env *Env, files []string, opts metrics.Options) (*metrics.Resu
 	if err != nil {
 		return nil, nil, err
 	}
-	notes := rep.Notes
+	notes = append(notes, rep.Notes...)
 	for _, w := range rep.Warnings {
 		notes = append(notes, "WARNING: "+w)
 	}
 	return sum.Close(), notes, nil
+}
+
+// runSLO returns the SLO that the summaries beside files recorded, when
+// they agree on one, with a note that says so; nil where none recorded
+// one, with a note where they disagree or one cannot be read.
+func runSLO(files []string) (slo.Conditions, string) {
+	var (
+		found slo.Conditions
+		from  []string
+	)
+	for _, f := range files {
+		sum, err := report.SummaryBeside(f)
+		if err != nil {
+			return nil, fmt.Sprintf("the run's SLO is not used (%v): the default SLO judges it", err)
+		}
+		if sum == nil {
+			continue
+		}
+		path := strings.TrimSuffix(f, report.RecordsSuffix) + report.SummarySuffix
+		cs, err := sum.SLO()
+		switch {
+		case err != nil:
+			return nil, fmt.Sprintf("the run's SLO is not used (%s: %v): the default SLO judges it", path, err)
+		case cs == nil:
+			continue
+		case found != nil && cs.String() != found.String():
+			return nil, fmt.Sprintf("the runs' summaries record different SLOs (%s, %s): the default SLO judges them; --slo names one", found, cs)
+		}
+		found = cs
+		from = append(from, filepath.Base(path))
+	}
+	if found == nil {
+		return nil, ""
+	}
+	return found, fmt.Sprintf("SLO: the run's own, %s, from %s (--slo or --goodput judges it by another)", found, strings.Join(from, ", "))
+}
+
+// runMethod returns the percentile method every part's header recorded,
+// when they agree.
+func runMethod(parts []merge.Part) (metrics.Method, bool) {
+	var m metrics.Method
+	for i, p := range parts {
+		pm, ok := report.HeaderMethod(p.Header)
+		if !ok || i > 0 && pm != m {
+			return 0, false
+		}
+		m = pm
+	}
+	return m, len(parts) > 0
 }

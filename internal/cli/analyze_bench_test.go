@@ -53,7 +53,7 @@ func BenchmarkAnalyze1M(b *testing.B) {
 	env := &Env{}
 	b.ResetTimer()
 	for b.Loop() {
-		res, _, err := analyzeFiles(env, []string{path}, metrics.Options{Percentiles: []float64{50, 90, 99}})
+		res, _, err := analyzeFiles(env, []string{path}, metrics.Options{Percentiles: []float64{50, 90, 99}}, runDefaults{})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -230,3 +230,30 @@ func TestAnalyzeJSONWithGates(t *testing.T) {
 		t.Errorf("exit %d, standard error %q; want %d and both gates", code, errOut, ExitGateFail)
 	}
 }
+
+// A saved run is judged again as bench judged it, by its own SLO and
+// percentile method, unless a flag says otherwise.
+func TestAnalyzeKeepsTheRunsSLOAndMethod(t *testing.T) {
+	dir := t.TempDir()
+	_, errOut, code := run(t, "", "bench", "--num-prompts", "20", "--goodput", "ttft:20", "tpot:4", "--percentile-method", "nearest-rank",
+		"--save-result", "--result-dir", dir, "--run-name", "t", "--quiet")
+	if code != 0 {
+		t.Fatalf("bench: exit %d: %s", code, errOut)
+	}
+	for _, file := range []string{"t.summary.json", "t.jsonl", ""} {
+		out, errOut, code := run(t, "", "analyze", filepath.Join(dir, file))
+		if code != 0 {
+			t.Fatalf("analyze %s: exit %d: %s", file, code, errOut)
+		}
+		for _, want := range []string{"SLO: the run's own, ttft<=20ms,tpot<=4ms, from t.summary.json", "Percentile method:                       nearest-rank"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("analyze %q: no %q in\n%s", file, want, out)
+			}
+		}
+	}
+	out, _, _ := run(t, "", "analyze", filepath.Join(dir, "t.jsonl"), "--slo", "ttft<=1s", "--percentile-method", "linear")
+	if !strings.Contains(out, "SLO:                                     ttft<=1s") || strings.Contains(out, "the run's own") ||
+		!strings.Contains(out, "Percentile method:                       linear") {
+		t.Errorf("--slo and --percentile-method do not win:\n%s", out)
+	}
+}
