@@ -255,7 +255,7 @@ func runCards(run *Run) []card {
 		cards = append(cards, card{short + " p50", seconds(median(d)), label + " " + seconds(tail)})
 	}
 	if ll := res.LittlesLaw; ll.InFlight > 0 {
-		cards = append(cards, card{"Requests in flight (L)", human.Brief(ll.InFlight), "λ·W̄ " + human.Brief(ll.RateTimesLatency)})
+		cards = append(cards, card{littlesL(res), human.Brief(ll.InFlight), "λ·W̄ " + human.Brief(ll.RateTimesLatency)})
 	}
 	return cards
 }

@@ -253,7 +253,8 @@ func Text(w io.Writer, res *metrics.Result, o TextOptions) error {
 	}
 	ll := res.LittlesLaw
 	if ll.InFlight > 0 {
-		p.KV("Mean requests in flight (L):", f2(ll.InFlight))
+		l := littlesL(res)
+		p.KV("Mean "+strings.ToLower(l[:1])+l[1:]+":", f2(ll.InFlight))
 		gap := fmt.Sprintf("gap %.1f%%", 100*ll.RelativeGap)
 		if c.Failed > 0 {
 			// L counts every request while in flight, λ·W̄ the completions.
@@ -351,6 +352,20 @@ func canceledNote(c metrics.Counts) string {
 // shownGroups is how many prefix groups the terminal summary lists; the
 // JSON summary holds every one.
 const shownGroups = 12
+
+// queueShown is the mean client queue, in seconds, from which L's line
+// says that it counts the requests queued in the client too.
+const queueShown = 1e-3
+
+// littlesL names L, "Requests in flight (L)". L counts each request from
+// when it was due, as W̄ does: where requests waited in the client for a
+// --max-concurrency slot, the name says that those waiting are in it too.
+func littlesL(res *metrics.Result) string {
+	if q := res.Distribution(metrics.MetricClientQueue); q.Count > 0 && q.Mean >= queueShown {
+		return "Requests queued or in flight (L)"
+	}
+	return "Requests in flight (L)"
+}
 
 // prefixGroups writes the TTFT of each prefix group, the busiest first:
 // mean, median and the highest percentile asked for, in milliseconds.

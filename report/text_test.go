@@ -255,6 +255,28 @@ func TestTextLittlesLawGapNamesTheFailures(t *testing.T) {
 	}
 }
 
+// L counts each request from when it was due: where requests waited in
+// the client for a slot, its line says that the queued are in it.
+func TestTextLittlesLawLineNamesTheClientQueue(t *testing.T) {
+	for _, tt := range []struct {
+		queue float64 // mean client queue, s
+		want  string
+	}{
+		{0.0001, "Mean requests in flight (L):             12.00"},
+		{5, "Mean requests queued or in flight (L):   12.00"},
+	} {
+		res := &metrics.Result{Counts: metrics.Counts{Total: 30, Completed: 30}, LittlesLaw: metrics.LittlesLaw{InFlight: 12, RateTimesLatency: 12}}
+		res.Latency.ClientQueue = metrics.Distribution{Count: 30, Mean: tt.queue}
+		var b strings.Builder
+		if err := Text(&b, res, TextOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), tt.want) {
+			t.Errorf("client queue %v s: summary lacks %q:\n%s", tt.queue, tt.want, b.String())
+		}
+	}
+}
+
 // A diffusion model's run gets vLLM's Diffusion Decoding block after the
 // latency and queueing blocks, over the run's 10 s: 6400 tokens committed
 // in 1200 steps over 38400 positions are 200 canvases of 32 and 1000
