@@ -217,7 +217,7 @@ func TestScheduleDeterministic(t *testing.T) {
 			same++
 		}
 	}
-	if same > 1 { // both start at 0
+	if same > 2 { // both start at 0 and end at (N−1)/rate
 		t.Fatalf("different seeds share %d of %d offsets", same, a.Len())
 	}
 }
@@ -261,5 +261,50 @@ func TestPlanKinds(t *testing.T) {
 				t.Errorf("%s: plan text lacks %q:\n%s", tt.name, want, s)
 			}
 		}
+	}
+}
+
+// A random schedule of a fixed rate and count spans exactly (N−1)/rate,
+// whatever the seed, as a constant one does, so that seeds give the
+// run the same rate; a ramp or a --duration keeps the draws as they fall.
+func TestRandomScheduleSpansItsRate(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		change func(*Config)
+		exact  bool
+	}{
+		{"poisson", func(c *Config) {}, true},
+		{"gamma", func(c *Config) { c.Burstiness = 0.5 }, true},
+		{"constant", func(c *Config) { c.Arrival = KindConstant }, true},
+		{"a ramp", func(c *Config) {
+			c.Ramp = Ramp{Kind: RampLinear, From: 1, Over: 5 * time.Second}
+		}, false},
+	} {
+		spans := map[time.Duration]bool{}
+		for seed := range uint64(5) {
+			p, err := cfg(func(c *Config) {
+				c.Seed, c.NumPrompts, c.RequestRate = seed, 50, 10
+				tt.change(c)
+			}).Plan()
+			if err != nil {
+				t.Fatalf("%s: %v", tt.name, err)
+			}
+			st := p.Open.Stats()
+			spans[st.Last] = true
+			if st.First != 0 || tt.exact && st.Last != 4900*time.Millisecond {
+				t.Errorf("%s, seed %d: requests from %v to %v, want 0 to 4.9s", tt.name, seed, st.First, st.Last)
+			}
+		}
+		if !tt.exact && len(spans) == 1 {
+			t.Errorf("%s: every seed spans the same %v", tt.name, spans)
+		}
+	}
+	// With --duration the count is not fixed: the draws stand.
+	p, err := cfg(func(c *Config) { c.NumPrompts, c.RequestRate, c.Duration = 0, 10, 5*time.Second }).Plan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := p.Open.Stats(); st.Last >= 5*time.Second || st.Requests < 20 {
+		t.Errorf("--duration 5s at 10 req/s: %d requests up to %v", st.Requests, st.Last)
 	}
 }
