@@ -181,11 +181,16 @@ func (o *Outcome) writeVLLM(cfg Config, v *vllmCollector, model string, start ti
 
 // VLLMResultPath is where --save-result writes vLLM's file for a run of
 // model started at start: --result-filename, or vLLM's name of it, in
-// --result-dir or the current directory.
+// --result-dir or the current directory; an absolute --result-filename
+// stands alone, as in vLLM (Python's os.path.join drops what comes before
+// an absolute path).
 func VLLMResultPath(cfg Config, model string, start time.Time) string {
 	name := cfg.VLLMFile.Name
 	if name == "" {
 		name = vllmresult.FileName(vllmRun(cfg, model, start, &metrics.Result{}))
+	}
+	if filepath.IsAbs(name) {
+		return name
 	}
 	return filepath.Join(cfg.VLLMFile.Dir, name)
 }

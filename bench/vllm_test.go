@@ -463,3 +463,16 @@ func readFile(t *testing.T, path string) string {
 	}
 	return string(b)
 }
+
+// --result-filename goes in --result-dir, unless it is absolute, when it
+// stands alone, as Python's os.path.join makes it in vLLM.
+func TestVLLMResultPathOfAnAbsoluteName(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.VLLMFile.Dir = "rd"
+	for name, want := range map[string]string{"x.json": filepath.Join("rd", "x.json"), "/tmp/out/x.json": "/tmp/out/x.json"} {
+		cfg.VLLMFile.Name = name
+		if got := VLLMResultPath(cfg, "m", time.Time{}); got != want {
+			t.Errorf("--result-filename %s: %s, want %s", name, got, want)
+		}
+	}
+}
