@@ -353,15 +353,20 @@ func canceledNote(c metrics.Counts) string {
 // JSON summary holds every one.
 const shownGroups = 12
 
-// queueShown is the mean client queue, in seconds, from which L's line
-// says that it counts the requests queued in the client too.
-const queueShown = 1e-3
+// queueShown is the mean client queue, in seconds and as a share of the
+// mean end-to-end latency, from which L's line says that it counts the
+// requests queued in the client too.
+const (
+	queueShown      = 1e-3
+	queueShownShare = 0.01
+)
 
 // littlesL names L, "Requests in flight (L)". L counts each request from
 // when it was due, as W̄ does: where requests waited in the client for a
 // --max-concurrency slot, the name says that those waiting are in it too.
 func littlesL(res *metrics.Result) string {
-	if q := res.Distribution(metrics.MetricClientQueue); q.Count > 0 && q.Mean >= queueShown {
+	q := res.Distribution(metrics.MetricClientQueue)
+	if q.Count > 0 && q.Mean >= queueShown && q.Mean >= queueShownShare*res.Latency.E2E.Mean {
 		return "Requests queued or in flight (L)"
 	}
 	return "Requests in flight (L)"

@@ -263,10 +263,12 @@ func TestTextLittlesLawLineNamesTheClientQueue(t *testing.T) {
 		want  string
 	}{
 		{0.0001, "Mean requests in flight (L):             12.00"},
+		{0.05, "Mean requests in flight (L):             12.00"}, // under 1% of e2e: a start-up burst
 		{5, "Mean requests queued or in flight (L):   12.00"},
 	} {
 		res := &metrics.Result{Counts: metrics.Counts{Total: 30, Completed: 30}, LittlesLaw: metrics.LittlesLaw{InFlight: 12, RateTimesLatency: 12}}
 		res.Latency.ClientQueue = metrics.Distribution{Count: 30, Mean: tt.queue}
+		res.Latency.E2E = metrics.Distribution{Count: 30, Mean: 10}
 		var b strings.Builder
 		if err := Text(&b, res, TextOptions{}); err != nil {
 			t.Fatal(err)

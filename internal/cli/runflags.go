@@ -15,6 +15,7 @@ import (
 	"github.com/goodput-dev/goodput/sim"
 	"github.com/goodput-dev/goodput/trace"
 	"github.com/goodput-dev/goodput/transport"
+	"github.com/goodput-dev/goodput/vllmargs"
 	"github.com/goodput-dev/goodput/workload"
 )
 
@@ -170,6 +171,19 @@ func (v scenarioFlag) Set(s string) error {
 
 // scenarioFlags are the flags a --traffic-scenario sets itself.
 var scenarioFlags = []string{"dataset-name", "random-input-len", "random-output-len", "random-range-ratio", "random-prefix-len"}
+
+// randomIgnoreEOS turns --ignore-eos on for the random dataset on the
+// OpenAI-compatible backends, unless given, as vllm bench serve does
+// whatever its command line, so that the same line asks the same of the
+// server; it returns the note that says so, "" when it changed nothing. A
+// traffic scenario sets it with its own note (applyScenario).
+func randomIgnoreEOS(fl *pflag.FlagSet, cfg *bench.Config) string {
+	if fl.Changed("ignore-eos") || cfg.Workload.Scenario != "" || !vllmargs.ForcesIgnoreEOS(cfg.Workload.Dataset, cfg.Backend) {
+		return ""
+	}
+	cfg.Workload.Request.IgnoreEOS = true
+	return "--ignore-eos is on for the random dataset, as vllm bench serve sets it, so that answers run to their length; --ignore-eos=false lets the server end them"
+}
 
 // applyScenario sets the random dataset's lengths from --traffic-scenario,
 // refusing the flags it replaces, and turns --ignore-eos on, unless given,

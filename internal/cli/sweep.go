@@ -270,7 +270,7 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 	if err != nil {
 		return err
 	}
-	for _, n := range []string{note, scenarioNote} {
+	for _, n := range []string{note, scenarioNote, randomIgnoreEOS(cmd.Flags(), &cfg)} {
 		if n != "" {
 			notes = append(notes, n)
 		}

@@ -184,10 +184,11 @@ func (f *vllmFlags) apply(cmd *cobra.Command, cfg *bench.Config, tf *targetFlags
 	}
 	cfg.WarmupRequests, cfg.Warmups = cfg.Warmups, f.warmupFirst
 
-	// vLLM forces ignore_eos for the random dataset on OpenAI backends.
-	if f.line.VLLMStyle && !fl.Changed("ignore-eos") && vllmargs.ForcesIgnoreEOS(cfg.Workload.Dataset, cfg.Backend) {
-		cfg.Workload.Request.IgnoreEOS = true
-		notes = append(notes, fmt.Sprintf("vLLM command line (%s): --ignore-eos is on for the random dataset, as vllm bench serve sets it; --ignore-eos=false turns it off", f.line.Because))
+	if note := randomIgnoreEOS(fl, cfg); note != "" {
+		if f.line.VLLMStyle {
+			note = fmt.Sprintf("vLLM command line (%s): %s", f.line.Because, note)
+		}
+		notes = append(notes, note)
 	}
 	if len(m.goodput) > 0 {
 		slo, others, err := vllmSLO(m.goodput)

@@ -101,6 +101,37 @@ func TestBenchBackendVLLMIsAVLLMLine(t *testing.T) {
 	}
 }
 
+// Any command line gets vLLM's ignore_eos for random prompts on the
+// OpenAI-compatible backends, as vllm bench serve sets it whatever else is
+// given, so that the same line asks the same of the server; --ignore-eos=false
+// and datasets of real prompts keep the server's own ends.
+func TestBenchRandomPromptsIgnoreEOSAsVLLM(t *testing.T) {
+	_, url := simtest.Serve(t, sim.Options{Seed: 8})
+	const note = "goodput: --ignore-eos is on for the random dataset, as vllm bench serve sets it"
+	for _, tt := range []struct {
+		name  string
+		args  []string
+		noted bool
+	}{
+		{"a plain line", nil, true},
+		{"chat", []string{"--backend", "openai-chat"}, true},
+		{"--ignore-eos=false", []string{"--ignore-eos=false"}, false},
+		{"sharegpt", []string{"--dataset-name", "sharegpt", "--dataset-path", "../../workload/testdata/sharegpt_small.json"}, false},
+	} {
+		args := append([]string{"bench", "--base-url", url, "--random-input-len", "16", "--random-output-len", "6", "--num-prompts", "4", "--quiet"}, tt.args...)
+		out, errOut, code := run(t, "", args...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d\n%s\n%s", tt.name, code, errOut, out)
+		}
+		if strings.Contains(errOut, note) != tt.noted {
+			t.Errorf("%s: note %v, want %v:\n%s", tt.name, !tt.noted, tt.noted, errOut)
+		}
+		if tt.noted && !strings.Contains(out, "Total generated tokens:                  24") {
+			t.Errorf("%s: answers did not run to their length:\n%s", tt.name, out)
+		}
+	}
+}
+
 // A vLLM command line against a server: vLLM's defaults where they differ
 // (ignore_eos for random prompts, said so), vLLM's --label and goodput's
 // record labels apart, vLLM's summary lines, vLLM's file and the timeline
