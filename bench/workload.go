@@ -42,7 +42,9 @@ func countFor(ctx context.Context, cfg Config, srv *server, a *backend.Adapter, 
 	case useIDs:
 		return serverCount{lengths: "exact (token ids)"}, nil, nil
 	case !wl.TokenIDs() && !wl.Calibrated() && !cfg.flows() && wl.SystemPrompts.Count == 0:
-		return serverCount{}, nil, nil // the dataset's texts are its own
+		// The dataset's texts are its own; their lengths in the
+		// workload line are the built-in tokenizer's.
+		return serverCount{lengths: builtIn + " count of the dataset's texts (the summary's totals are the server's, where it reports usage)"}, nil, nil
 	case cfg.NoCalibrate && cfg.Tokenizer != nil:
 		return serverCount{count: countWith(cfg.Tokenizer), lengths: "--tokenizer's (--no-calibrate: the server's /tokenize is not asked)"}, nil, nil
 	case cfg.NoCalibrate:

@@ -77,7 +77,8 @@ func TestCountForAsksOnlyWhenTextIsMade(t *testing.T) {
 		lengths string
 	}{
 		{"token ids", func(*Config) {}, true, "exact (token ids)"},
-		{"a dataset's own texts", func(c *Config) { c.Workload.Dataset = workload.DatasetShareGPT }, false, ""},
+		{"a dataset's own texts", func(c *Config) { c.Workload.Dataset = workload.DatasetShareGPT }, false,
+			builtIn + " count of the dataset's texts (the summary's totals are the server's, where it reports usage)"},
 		{"--no-calibrate", func(c *Config) { c.Workload.Dataset, c.NoCalibrate = workload.DatasetTrace, true }, false, builtIn + " (--no-calibrate)"},
 	} {
 		cfg := DefaultConfig()
