@@ -232,14 +232,14 @@ func TestIgnoreEOSIsExact(t *testing.T) {
 	})
 }
 
-// Without --ignore-eos the tiny model ends some answers at its
+// With --ignore-eos=false the tiny model ends some answers at its
 // end-of-sequence token; the run counts them as the server's finish
-// reasons say and notes them above the summary, and with --ignore-eos
-// none end early and nothing is said.
+// reasons say and notes them above the summary, and with the random
+// dataset's default --ignore-eos none end early and nothing is said.
 func TestAnswersEndedEarlyAreCountedAsTheServerSays(t *testing.T) {
 	s := sharedServer(t, 4)
 	args := []string{"--max-concurrency", "4", "--num-prompts", "40", "--random-input-len", "16", "--random-output-len", "48", "--seed", "5"}
-	out, recs := bench(t, s.URL, 0, args...)
+	out, recs := bench(t, s.URL, 0, append(args, "--ignore-eos=false")...)
 	var early, tokens int64
 	for i := range recs {
 		r := &recs[i]
@@ -260,7 +260,7 @@ func TestAnswersEndedEarlyAreCountedAsTheServerSays(t *testing.T) {
 	if early < 4 || !noted || slices.ContainsFunc(out.Warnings, func(w string) bool { return strings.Contains(w, "ended before") }) {
 		t.Errorf("%d ended early: findings %q, warnings %q", early, out.Findings, out.Warnings)
 	}
-	out, _ = bench(t, s.URL, 0, append(args, "--ignore-eos")...)
+	out, _ = bench(t, s.URL, 0, args...)
 	if out.Tokens.EndedEarly != 0 || slices.ContainsFunc(out.Findings, func(n string) bool { return strings.HasPrefix(n, "Output lengths:") }) {
 		t.Errorf("with --ignore-eos: token check %+v, findings %q", out.Tokens, out.Findings)
 	}
