@@ -73,23 +73,27 @@ func fitLength(count Counter, target int, rng *rand.Rand) ([]int, error) {
 	return fitStart(count, target, tokenizer.Words(2*target+16, rng), more)
 }
 
+// countIDs counts the text of ids with count, which must count it as at
+// least one token.
+func countIDs(count Counter, ids []int) (int, error) {
+	text := tokenizer.Decode(ids)
+	n, err := count(text)
+	if err != nil {
+		return 0, err
+	}
+	if n <= 0 {
+		return 0, fmt.Errorf("counter returned %d tokens for %d bytes of text", n, len(text))
+	}
+	return n, nil
+}
+
 // fitStart returns the shortest start of the text of ids, in built-in
 // token ids, that count counts as ≥ target tokens; more extends ids, at
 // least doubling them and keeping them as they were, when they count
 // short. It assumes, as holds for real tokenizers, that a longer start of
 // a text never counts fewer tokens.
 func fitStart(count Counter, target int, ids []int, more func([]int) []int) ([]int, error) {
-	countAt := func(p int) (int, error) {
-		text := tokenizer.Decode(ids[:p])
-		n, err := count(text)
-		if err != nil {
-			return 0, err
-		}
-		if n <= 0 {
-			return 0, fmt.Errorf("counter returned %d tokens for %d bytes of text", n, len(text))
-		}
-		return n, nil
-	}
+	countAt := func(p int) (int, error) { return countIDs(count, ids[:p]) }
 
 	// Bracket: lo counts below target (0 tokens count 0), hi at or above.
 	lo, cLo := 0, 0

@@ -128,15 +128,7 @@ func fitNear(count Counter, target int, ids []int, base, guess int) (keep, pad i
 		if base+p+k == 0 {
 			return 0, nil
 		}
-		text := tokenizer.Decode(appendFiller(slices.Clip(ids[:base+p]), k))
-		n, err := count(text)
-		if err != nil {
-			return 0, err
-		}
-		if n <= 0 {
-			return 0, fmt.Errorf("counter returned %d tokens for %d bytes of text", n, len(text))
-		}
-		return n, nil
+		return countIDs(count, appendFiller(slices.Clip(ids[:base+p]), k))
 	}
 	countAt := func(p int) (int, error) { return countPad(p, 0) }
 
