@@ -19,8 +19,9 @@ type Result struct {
 	// VLLMStyle reports that the command line is written for vLLM: it
 	// uses a flag goodput has only for vLLM's sake (Flag.VLLMOnly), a
 	// renamed or ignored one, an abbreviation, an underscore spelling or
-	// several values after one flag. Callers apply vLLM's defaults that
-	// differ from goodput's only to such command lines.
+	// several values after one flag. Callers may treat such command
+	// lines as vLLM's where goodput's own differ (vLLM's summary lines,
+	// notes that name the line).
 	VLLMStyle bool
 	// Because names the first spelling that made the line VLLMStyle, for
 	// messages ("--host").
