@@ -183,7 +183,9 @@ func (s *scanner) slowInt(start int) (int64, error) {
 	s.i = start
 	end := s.numberEnd()
 	f, err := strconv.ParseFloat(string(s.b[start:end]), 64)
-	if err != nil || f != math.Trunc(f) || f > math.MaxInt64 || f < math.MinInt64 {
+	// 2⁶³ itself is out of range: float64(math.MaxInt64) rounds up to it,
+	// and converting it wraps to −2⁶³.
+	if err != nil || f != math.Trunc(f) || f >= 0x1p63 || f < -0x1p63 {
 		return 0, s.fail(fmt.Sprintf("%q is not an integer", s.b[start:end]))
 	}
 	s.i = end

@@ -42,8 +42,18 @@ func (r *Record) Check() error {
 // records add up in an int64 without overflowing.
 const MaxTokens = 1 << 32
 
+// MaxTime bounds every time of a record, in ns from its run's epoch
+// either way: 146 years, and small enough that the difference of two
+// times never overflows an int64.
+const MaxTime = 1 << 62
+
+// outOfTime reports whether t is beyond MaxTime either way.
+func outOfTime(t int64) bool { return t > MaxTime || t < -MaxTime }
+
 func (r *Record) check() error {
 	switch {
+	case outOfTime(r.Scheduled) || outOfTime(r.Sent) || outOfTime(r.End):
+		return fmt.Errorf(`a time ("s" %d, "t0" %d, "te" %d) is more than %d ns (146 years) from the run's start`, r.Scheduled, r.Sent, r.End, int64(MaxTime))
 	case r.Seq < 0:
 		return fmt.Errorf(`"seq" %d is negative`, r.Seq)
 	case r.InputTokens < 0:
@@ -68,6 +78,9 @@ func (r *Record) check() error {
 	for i, c := range r.Chunks {
 		if c.Tokens < 0 {
 			return fmt.Errorf(`"ck"[%d] %d is negative`, i, c.Tokens)
+		}
+		if outOfTime(c.At) {
+			return fmt.Errorf(`"ct"[%d] %d is more than %d ns (146 years) from the run's start`, i, c.At, int64(MaxTime))
 		}
 		tokens += int64(c.Tokens)
 		if c.Reasoning {

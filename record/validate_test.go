@@ -129,6 +129,10 @@ var impossible = []struct {
 	{"status", func(r *Record) { r.Status = -200 }, `"status" -200 is not an HTTP status`},
 	// a dropped request cannot have received tokens
 	{"dropped with tokens", func(r *Record) { r.Error = ErrDropped }, `a dropped request (never sent) has 2 chunks`},
+	// times so far apart that their difference would overflow: a TTFT
+	// of −2⁶³ ns, which every SLO would pass
+	{"time out of range", func(r *Record) { r.Scheduled = -9223372036854000000 }, `a time ("s" -9223372036854000000, "t0" 110, "te" 400) is more than`},
+	{"chunk time out of range", func(r *Record) { r.Chunks[1].At = 1<<62 + 1 }, `"ct"[1] 4611686018427387905 is more than`},
 	// a dropped request ending before it was scheduled
 	{"dropped end", func(r *Record) {
 		*r = Record{Seq: 1, Scheduled: 500, End: 100, Error: ErrDropped}
