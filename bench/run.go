@@ -648,7 +648,6 @@ func loadPlan(p arrival.Plan, cfg Config) load.Plan {
 	return lp
 }
 
-// expected returns how many requests the plan will send, 0 when unknown.
 // plannedSeqs are the sequence numbers of the plan's requests, at most
 // workload.MaxFitEach of them; none when --duration alone bounds a closed
 // loop.
@@ -665,6 +664,7 @@ func plannedSeqs(p arrival.Plan) []int64 {
 	return seqs
 }
 
+// expected returns how many requests the plan will send, 0 when unknown.
 func expected(p arrival.Plan) int {
 	if p.Open != nil {
 		return p.Open.Len()
