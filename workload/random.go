@@ -50,10 +50,11 @@ const (
 //  3. With Config.FitSeqs, each of those items (at most MaxFitEach) is
 //     fitted on its own: from the scale's guess, a search
 //     finds the start of its words whose whole prompt, prefix included,
-//     the Counter counts closest to the target. The server then counts
-//     each of them as the target, or one token off where a single word is
-//     worth two of its tokens. That costs about four Counter calls per
-//     item, made fitWorkers at a time.
+//     the Counter counts closest to the target, padded with one-token
+//     filler words where the word that reaches the target overshoots it.
+//     The server then counts nearly every one as the target, the rest a
+//     token off. That costs about four Counter calls per item, made
+//     fitWorkers at a time.
 //
 // All of it happens inside NewRandom: a run never waits on the server's
 // tokenizer.
