@@ -233,7 +233,8 @@ const (
 )
 
 // Locate says what path holds, as Load reads it: KindRun with the records
-// file to read ("-" stays "-"), or KindSweep with the sweep file.
+// file to read ("-" stays "-"), or KindSweep with the sweep file. Only a
+// regular file is read to see which; any other (a pipe) holds records.
 func Locate(path string) (kind, file string, err error) {
 	if path == "-" {
 		return KindRun, path, nil
@@ -248,8 +249,13 @@ func Locate(path string) (kind, file string, err error) {
 		}
 		return "", "", err
 	}
-	if fi.IsDir() {
+	switch {
+	case fi.IsDir():
 		return locateDir(path)
+	case !fi.Mode().IsRegular():
+		// A pipe, FIFO or device (/dev/stdin) can be read once: it is
+		// read as records, not opened twice to see what it holds.
+		return KindRun, path, nil
 	}
 	what, err := sniff(path)
 	if err != nil {

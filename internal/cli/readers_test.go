@@ -4,7 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // writeFiles writes name → content into a fresh directory and returns it.
@@ -91,5 +93,74 @@ func TestAnalyzeSaysAFileWasCutOff(t *testing.T) {
 	out, _, _ = run(t, "", "analyze", filepath.Join(dir, "done.jsonl"))
 	if strings.Contains(out, "end marker") {
 		t.Errorf("a finished run is said to be cut off:\n%s", out)
+	}
+}
+
+// A pipe is read once: every command that reads a run reads a FIFO (or
+// /dev/stdin) as records, where opening it a second time to see what it
+// holds would find it empty, or wait for a writer that never comes.
+func TestReadersReadAPipeOnce(t *testing.T) {
+	content := runHeader + goodRecord + runTrailer
+	for _, args := range [][]string{
+		{"analyze"},
+		{"report", "--format", "markdown"},
+		{"export", "--format", "csv"},
+		{"compare"},
+	} {
+		t.Run(args[0], func(t *testing.T) {
+			fifo := filepath.Join(t.TempDir(), "records")
+			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			// The writer serves each open of the FIFO: the records to the
+			// first, nothing to any later one.
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				for i := 0; ; i++ {
+					w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+					if err != nil {
+						return
+					}
+					if i == 0 {
+						w.WriteString(content)
+					}
+					w.Close()
+					if i > 0 {
+						return
+					}
+				}
+			}()
+			t.Cleanup(func() {
+				// Releases a writer still waiting for a reader.
+				if r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+					r.Close()
+				}
+				<-done
+			})
+			cmd := append(append([]string(nil), args...), fifo)
+			if args[0] == "compare" {
+				cmd = []string{"compare", fifo, writeFiles(t, map[string]string{"b.jsonl": content}) + "/b.jsonl"}
+			}
+			type result struct {
+				out, errOut string
+				code        int
+			}
+			ran := make(chan result, 1)
+			go func() {
+				out, errOut, code := run(t, "", cmd...)
+				ran <- result{out, errOut, code}
+			}()
+			var r result
+			select {
+			case r = <-ran:
+			case <-time.After(20 * time.Second):
+				t.Fatalf("%v did not finish in 20 s: it opened the pipe a second time and waits for a writer", cmd)
+			}
+			out, errOut, code := r.out, r.errOut, r.code
+			if code != ExitOK || !strings.Contains(out, "100.00") {
+				t.Errorf("%v: exit %d, %q %s; want the one request's 100 ms TTFT", cmd, code, out, errOut)
+			}
+		})
 	}
 }
