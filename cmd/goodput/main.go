@@ -18,16 +18,6 @@ func main() {
 }
 
 func run() int {
-	// The first Ctrl-C cancels ctx: commands stop scheduling, drain and write
-	// what they measured. The second restores the default handler's effect and
-	// exits at once.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	go func() {
-		<-ctx.Done()
-		stop() // next signal kills the process
-	}()
-
 	env := &cli.Env{
 		Stdout:     os.Stdout,
 		Stderr:     os.Stderr,
@@ -35,6 +25,22 @@ func run() int {
 		IsTerminal: term.IsTerminal(int(os.Stdout.Fd())),
 	}
 	root := cli.NewRoot(env)
+	atOnce := cli.StopsAtOnce(root, os.Args[1:])
+
+	// The first Ctrl-C cancels ctx: commands stop scheduling, drain and write
+	// what they measured. The second restores the default handler's effect and
+	// exits at once. A command that only reads files ends at the first.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // next signal kills the process
+		if atOnce {
+			fmt.Fprintln(os.Stderr, "goodput: interrupted")
+			os.Exit(cli.ExitInterrupt)
+		}
+	}()
+
 	err := root.ExecuteContext(ctx)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, cli.Message(err))

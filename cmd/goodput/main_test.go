@@ -142,3 +142,42 @@ func TestFullDiskKeepsTheSummary(t *testing.T) {
 		}
 	}
 }
+
+// A command that only reads files ends at the first SIGTERM, even while
+// it waits to open a named pipe that no one writes to; a run's first
+// signal is the one that drains it (TestSIGINTLeavesCompleteRecords).
+func TestReadersEndAtTheFirstSignal(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "records")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		// Releases the reader's open, should the process still wait.
+		if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close()
+		}
+	})
+	cmd := goodput("analyze", fifo)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case err := <-exited:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 130 || !strings.Contains(stderr.String(), "interrupted") {
+			t.Errorf("exit %v, %q; want 130 and a word that it was interrupted", err, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		<-exited
+		t.Fatal("analyze of a pipe without a writer did not end at SIGTERM")
+	}
+}

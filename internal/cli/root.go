@@ -105,6 +105,24 @@ func Message(err error) string {
 	return "goodput: " + msg
 }
 
+// stopAtOnce names the commands that hold nothing measured when a signal
+// comes: they read files and write what they compute from them. The first
+// Ctrl-C or SIGTERM ends them (StopsAtOnce), even while they wait on a pipe
+// whose writer is gone; a run's first signal only stops its scheduling, so
+// that it writes what it measured.
+var stopAtOnce = map[string]bool{"analyze": true, "report": true, "export": true, "compare": true, "plan": true}
+
+// stopsAtOnce is the annotation that marks such a command.
+const stopsAtOnce = "goodput/stops-at-once"
+
+// StopsAtOnce reports whether the command that args name ends at the
+// first signal, so that main exits then with ExitInterrupt instead of
+// cancelling the command's context and waiting for it to return.
+func StopsAtOnce(root *cobra.Command, args []string) bool {
+	c, _, err := root.Find(args)
+	return err == nil && c.Annotations[stopsAtOnce] == "true"
+}
+
 // NewRoot builds the goodput command tree.
 func NewRoot(env *Env) *cobra.Command {
 	root := &cobra.Command{
@@ -154,6 +172,14 @@ history check found a regression), 130 interrupted.`,
 	for _, c := range root.Commands() {
 		if loadCommands[c.Name()] {
 			groupFlagHelp(c)
+		}
+	}
+	for _, c := range root.Commands() {
+		if stopAtOnce[c.Name()] {
+			if c.Annotations == nil {
+				c.Annotations = map[string]string{}
+			}
+			c.Annotations[stopsAtOnce] = "true"
 		}
 	}
 	rejectUnknownCommands(root)
