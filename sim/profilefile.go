@@ -75,12 +75,24 @@ type calibrationFile struct {
 // LoadProfile reads the profile file at path and applies it to base (see
 // ParseProfile).
 func LoadProfile(path string, base Profile) (Profile, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return Profile{}, fmt.Errorf("profile: %w", err)
 	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxProfileBytes+1))
+	switch {
+	case err != nil:
+		return Profile{}, fmt.Errorf("profile: %w", err)
+	case len(data) > maxProfileBytes:
+		return Profile{}, fmt.Errorf("%s: larger than %d KiB, which no profile is: not a profile file", path, maxProfileBytes>>10)
+	}
 	return ParseProfile(path, data, base)
 }
+
+// maxProfileBytes bounds a profile file, a few lines of YAML, so that a
+// wrong path (a model's weights, /dev/zero) is refused, not read whole.
+const maxProfileBytes = 1 << 20
 
 // ParseProfile applies the profile file data to base and returns the result.
 // name (usually the file's path) prefixes errors, which give the line at

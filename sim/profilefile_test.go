@@ -101,3 +101,15 @@ func TestFormatProfileRoundTrips(t *testing.T) {
 		t.Errorf("built-in GPU and model not written by name:\n%s", data)
 	}
 }
+
+// A path that is no profile (a model's weights, /dev/zero) is refused
+// after its first MiB, not read whole; a missing one says so.
+func TestLoadProfileRefusesWhatIsNoProfile(t *testing.T) {
+	base := profileOf(t, "H100", "Llama-3.1-8B", 1)
+	if _, err := LoadProfile("/dev/zero", base); err == nil || err.Error() != "/dev/zero: larger than 1024 KiB, which no profile is: not a profile file" {
+		t.Errorf("/dev/zero: %v", err)
+	}
+	if _, err := LoadProfile("no-such.yaml", base); err == nil || !strings.Contains(err.Error(), "profile: open no-such.yaml: no such file") {
+		t.Errorf("missing file: %v", err)
+	}
+}
