@@ -16,6 +16,10 @@ import (
 // of --seed.
 const rngBurstGPT = 0x6275727374 // "burst"
 
+// maxBurstGPTLine bounds a line of a BurstGPT CSV, whose rows are tens of
+// bytes.
+const maxBurstGPTLine = 64 << 10
+
 // ReadBurstGPT reads a BurstGPT trace (BurstGPT_without_fails_2.csv of
 // github.com/HPMLL/BurstGPT: Timestamp, Model, Request tokens, Response
 // tokens, Total tokens, Log Type) as `vllm bench serve --dataset-name
@@ -26,7 +30,7 @@ const rngBurstGPT = 0x6275727374 // "burst"
 // does not either). Rows are sampled with the seed down to c.Limit.
 func ReadBurstGPT(r io.Reader, name string, c Config) (*Dataset, error) {
 	label := "burstgpt " + name
-	cr := csv.NewReader(r)
+	cr := csv.NewReader(&cappedLines{r: r, max: maxBurstGPTLine})
 	cr.ReuseRecord = true
 	head, err := cr.Read()
 	if errors.Is(err, io.EOF) {

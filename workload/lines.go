@@ -33,3 +33,34 @@ func EachLine(r io.Reader, name string, f func(line int, text []byte) error) err
 	}
 	return nil
 }
+
+// cappedLines reads r and fails at a line longer than max bytes: for a
+// reader such as encoding/csv's, which holds a line whole however long,
+// so that a file with no newlines (a wrong path, /dev/zero) is refused
+// instead of read into memory.
+type cappedLines struct {
+	r    io.Reader
+	max  int
+	run  int // bytes since the last newline
+	line int // newlines read
+}
+
+func (c *cappedLines) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	for rest := p[:n]; len(rest) > 0; {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			c.run += len(rest)
+			break
+		}
+		if c.run+i > c.max {
+			c.run += i
+			break
+		}
+		c.run, c.line, rest = 0, c.line+1, rest[i+1:]
+	}
+	if c.run > c.max {
+		return 0, fmt.Errorf("line %d is longer than %d KiB", c.line+1, c.max>>10)
+	}
+	return n, err
+}

@@ -34,6 +34,10 @@ const (
 // --sonnet-input-len.
 const sonnetAttempts = 100
 
+// maxSonnetBytes bounds a sonnet file, which is read whole (vLLM's is
+// 18 KB): a wrong path is refused, not held in memory.
+const maxSonnetBytes = 16 << 20
+
 // ReadSonnet reads the sonnet dataset, a text file of poem lines such as
 // vLLM's benchmarks/sonnet.txt, and generates c.Limit prompts (1000 when 0,
 // at most 10,000, which a longer run sends again in turn)
@@ -48,13 +52,17 @@ const sonnetAttempts = 100
 func ReadSonnet(r io.Reader, name string, c Config) (*Dataset, error) {
 	label := "sonnet " + name
 	var lines []string
-	br := bufio.NewReader(r)
+	br := bufio.NewReader(io.LimitReader(r, maxSonnetBytes+1))
+	read := 0
 	for {
 		line, err := br.ReadString('\n')
 		if strings.HasSuffix(line, "\r\n") {
 			// Python reads text with universal newlines: vLLM's lines of
 			// a file saved on Windows end in "\n" alone.
 			line = line[:len(line)-2] + "\n"
+		}
+		if read += len(line); read > maxSonnetBytes {
+			return nil, fmt.Errorf("%s: larger than %d MiB: not a file of poem lines", label, maxSonnetBytes>>20)
 		}
 		if line != "" {
 			lines = append(lines, line)

@@ -105,6 +105,7 @@ func TestSonnetErrors(t *testing.T) {
 		{"prefix above input", func(c *Config) { c.Sonnet.PrefixLen = 600 }, "--sonnet-prefix-len 600 exceeds --sonnet-input-len 550"},
 		{"no output", func(c *Config) { c.Sonnet.OutputLen = 0 }, "--sonnet-output-len must be in [1,"},
 		{"no path", func(c *Config) { c.Path = "" }, "--dataset-name sonnet needs --dataset-path"},
+		{"endless", func(c *Config) { c.Path = "/dev/zero" }, "sonnet /dev/zero: larger than 16 MiB: not a file of poem lines"},
 	} {
 		c := vllmConfig(DatasetSonnet, "testdata/sonnet_small.txt", 3)
 		tt.edit(&c)
@@ -158,12 +159,16 @@ func TestBurstGPTBadFiles(t *testing.T) {
 		{"Model,Request tokens,Response tokens\nGPT-4,ten,3\n", `bad.csv:2: "Request tokens" "ten" is not a whole number of tokens`},
 		{"Model,Request tokens,Response tokens\nGPT-4,30,2.5\n", `bad.csv:2: "Response tokens" "2.5" is not a whole number of tokens`},
 		{"Model,Request tokens,Response tokens\nGPT-3,1,3\n", "no usable entry among 1"},
+		{"Model,Request tokens,Response tokens\nGPT-4,1,3\n" + strings.Repeat("x", 100<<10), "bad.csv: line 3 is longer than 64 KiB"},
 	} {
 		p := filepath.Join(dir, "bad.csv")
 		os.WriteFile(p, []byte(tt.body), 0o644)
 		if _, err := New(vllmConfig(DatasetBurstGPT, p, 0)); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%q: err = %v, want %q", tt.body, err, tt.want)
 		}
+	}
+	if _, err := New(vllmConfig(DatasetBurstGPT, "/dev/zero", 0)); err == nil || !strings.Contains(err.Error(), "line 1 is longer than 64 KiB") {
+		t.Errorf("/dev/zero: err = %v, want a line too long", err)
 	}
 }
 
