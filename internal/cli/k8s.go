@@ -369,9 +369,9 @@ func benchForK8s(f *k8sFlags, args []string, o *kube.Options, start *time.Time) 
 			if err := checkWorkload(&cfg); err != nil {
 				return k8sPlan{}, err
 			}
-			b, err := os.ReadFile(wl.Path)
+			b, err := readConfigMapDataset(wl.Path)
 			if err != nil {
-				return k8sPlan{}, usageErr("--dataset-path: %v", err)
+				return k8sPlan{}, err
 			}
 			o.Dataset = &kube.Dataset{File: filepath.Base(wl.Path), Content: b}
 		}
@@ -515,9 +515,9 @@ func sweepForK8s(f *k8sFlags, args []string, o *kube.Options) (k8sPlan, error) {
 		if f.datasetClaim != "" {
 			o.Dataset = &kube.Dataset{Claim: f.datasetClaim, Path: path}
 		} else {
-			b, err := os.ReadFile(path)
+			b, err := readConfigMapDataset(path)
 			if err != nil {
-				return k8sPlan{}, usageErr("--dataset-path: %v", err)
+				return k8sPlan{}, err
 			}
 			o.Dataset = &kube.Dataset{File: filepath.Base(path), Content: b}
 		}
@@ -628,4 +628,28 @@ func shellJoin(args []string) string {
 		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 	}
 	return strings.Join(out, " ")
+}
+
+// readConfigMapDataset reads a dataset file that the manifests carry in a
+// ConfigMap, at most a byte more than one holds: a larger one (or a
+// device without end) is refused, with its size where it has one, before
+// it is read whole.
+func readConfigMapDataset(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, usageErr("--dataset-path: %v", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, kube.MaxConfigMapBytes+1))
+	if err != nil {
+		return nil, usageErr("--dataset-path: %v", err)
+	}
+	if len(b) > kube.MaxConfigMapBytes {
+		size := fmt.Sprintf("more than %d", kube.MaxConfigMapBytes)
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			size = strconv.FormatInt(fi.Size(), 10)
+		}
+		return nil, usageErr("--dataset-path %s: the dataset is %s bytes, more than a ConfigMap holds (%d): put it on a volume and give --dataset-claim", path, size, kube.MaxConfigMapBytes)
+	}
+	return b, nil
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -216,6 +217,21 @@ func TestK8sUsage(t *testing.T) {
 		_, errOut, code := run(t, "", c.args...)
 		if code != ExitUsage || !strings.Contains(errOut, c.want) {
 			t.Errorf("%q: exit %d, %q; want 2, %q", c.args, code, errOut, c.want)
+		}
+	}
+	// A dataset too large for a ConfigMap is refused with its size, and
+	// a device without end before it is read whole.
+	big := filepath.Join(t.TempDir(), "big.jsonl")
+	if err := os.WriteFile(big, bytes.Repeat([]byte("x"), 1100000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{
+		big:         "the dataset is 1100000 bytes, more than a ConfigMap holds (1032192): put it on a volume and give --dataset-claim",
+		"/dev/zero": "the dataset is more than 1032192 bytes, more than a ConfigMap holds",
+	} {
+		_, errOut, code := run(t, "", "k8s", "--shards", "2", "--", "bench", "--base-url", "http://a:1", "--dataset-name", "custom", "--dataset-path", path)
+		if code != ExitUsage || !strings.Contains(errOut, "--dataset-path "+path+": "+want) {
+			t.Errorf("%s: exit %d, %q; want 2, %q", path, code, errOut, want)
 		}
 	}
 	// A header that names a Secret's variable is fine.
