@@ -28,7 +28,8 @@ const maxMsg = 512
 // most MaxErrorBody bytes of the body for a message, and returns
 // record.ErrRateLimited for 429, record.ErrUnavailable for 503 and
 // record.ErrHTTP for the rest, with a message such as
-// "http 429 Too Many Requests: rate limit exceeded (retry-after 2)".
+// "http 429 Too Many Requests: rate limit exceeded (retry-after 2)"; a
+// redirect's message names its Location instead of its body.
 // The caller must still close the body.
 func CheckStatus(resp *http.Response) (record.ErrorKind, string) {
 	code := resp.StatusCode
@@ -41,9 +42,17 @@ func CheckStatus(resp *http.Response) (record.ErrorKind, string) {
 		status = fmt.Sprintf("%d %s", code, http.StatusText(code))
 	}
 	msg := "http " + status
+	// A redirect says where to; its body is a page for browsers.
+	loc := resp.Header.Get("Location")
+	if code < 300 || code > 399 {
+		loc = ""
+	}
+	if loc != "" {
+		msg += " (redirected to " + loc + ", which a benchmark does not follow: the extra hop would count in every latency; point it at the URL named)"
+	}
 	if resp.Body != nil {
 		body, err := io.ReadAll(io.LimitReader(resp.Body, MaxErrorBody))
-		if text := bodyMessage(body); text != "" {
+		if text := bodyMessage(body); text != "" && loc == "" {
 			msg += ": " + text
 		} else if err != nil {
 			msg += " (reading the body: " + err.Error() + ")"

@@ -47,7 +47,9 @@ func newNetHTTP(o Options) *netHTTP {
 		pools: newPools[net.Conn](o)}
 	t := newHTTPTransport(o, h.dialContext)
 	t.DialTLSContext = h.dialTLSContext // see tlsahead.go
-	h.client = &http.Client{Transport: t}
+	// A redirect comes back as the answer, as the event loop gives it:
+	// followed, its hop would count in the request's latencies unseen.
+	h.client = &http.Client{Transport: t, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	return h
 }
 
