@@ -18,8 +18,9 @@ func takesIDs(a *backend.Adapter) bool {
 }
 
 // chooseIDs decides whether random prompts go out as token ids, and when
-// they go out as text says why in a note (or, when the probe timed out, a
-// warning); ids are said in the workload line. Ids fix every
+// they go out as text says why in a note (or, when the probe timed out or
+// kept failing for want of the server, not of the prompt, a warning); ids
+// are said in the workload line. Ids fix every
 // prompt's length on the server exactly; they are the built-in
 // tokenizer's, which any vocabulary of 32,000 or more tokens holds.
 func chooseIDs(ctx context.Context, cfg Config, srv *server, a *backend.Adapter, model string, h http.Header) (useIDs bool, note, warning string, err error) {
@@ -38,7 +39,15 @@ func chooseIDs(ctx context.Context, cfg Config, srv *server, a *backend.Adapter,
 	if !takesIDs(a) {
 		return false, "", "", nil
 	}
-	if err := srv.probeIDs(ctx, a, cfg.BaseURL, cfg.Endpoint, model, h); err != nil {
+	err = srv.probeIDs(ctx, a, cfg.BaseURL, cfg.Endpoint, model, h)
+	for try := 1; try < probeTries && transient(err) && ctx.Err() == nil; try++ {
+		select {
+		case <-ctx.Done():
+		case <-time.After(probeRetryWait):
+		}
+		err = srv.probeIDs(ctx, a, cfg.BaseURL, cfg.Endpoint, model, h)
+	}
+	if err != nil {
 		var pe *probeError
 		var te *timeoutError
 		switch {
@@ -56,6 +65,9 @@ func chooseIDs(ctx context.Context, cfg Config, srv *server, a *backend.Adapter,
 			// Taken, and answered with a stream that did not read: the
 			// server's stream, not the prompt, is what failed.
 			return false, "", fmt.Sprintf("prompts sent as text: the token-id probe was answered with a stream that could not be read (%v); the run's requests may fail the same way", err), nil
+		case transient(err):
+			return false, "", fmt.Sprintf("prompts sent as text: the token-id probe failed %d times (%v), which says nothing of token ids; "+
+				"the run's requests may fail the same way, and --prompt-format ids sends token ids without a probe", probeTries, err), nil
 		}
 		return false, fmt.Sprintf("prompts sent as text: the server did not take a token-id prompt (%v)", err), "", nil
 	}
@@ -95,6 +107,36 @@ func (s *server) probeIDs(ctx context.Context, a *backend.Adapter, baseURL, endp
 		return &probeError{status: rec.Status, msg: fmt.Sprintf("%s: %s", what, why)}
 	}
 	return nil
+}
+
+// A probe that fails for a moment (transient) is sent probeTries times in
+// all, probeRetryWait apart, before prompts go out as text.
+const (
+	probeTries     = 3
+	probeRetryWait = 500 * time.Millisecond
+)
+
+// transient reports whether a probe's failure says nothing of token-id
+// prompts: the server was busy, failing or out of reach (429, 5xx but
+// 501, a connection refused or reset), not refusing the prompt.
+func transient(err error) bool {
+	if err == nil {
+		return false
+	}
+	var pe *probeError
+	if errors.As(err, &pe) {
+		switch pe.status {
+		case http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusBadGateway,
+			http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+			return true
+		}
+		return false
+	}
+	switch backend.ClassifyError(err) {
+	case record.ErrConnect, record.ErrReset:
+		return true
+	}
+	return false
 }
 
 // probeError is a probe request that got an answer other than a stream.

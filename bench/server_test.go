@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -556,5 +557,53 @@ func TestUnlistedModel(t *testing.T) {
 		if (want == "") != (got == "") || !strings.Contains(got, want) {
 			t.Errorf("%s: warning %q, want %q", tt.name, got, want)
 		}
+	}
+}
+
+// A token-id probe that meets a busy or failing server (503, 429, 502, a
+// reset) is sent again, and ids are used once it is taken; one that fails
+// every time is a warning that says it tells nothing of token ids, not
+// the note of a server that refused them.
+func TestProbeRetriesAMomentaryFailure(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		failures int // answers before the server takes ids
+		status   int
+		ids      bool
+		warning  string
+	}{
+		{"503 then taken", 2, http.StatusServiceUnavailable, true, ""},
+		{"429 then taken", 1, http.StatusTooManyRequests, true, ""},
+		{"always 502", 100, http.StatusBadGateway, false, "the token-id probe failed 3 times (POST "},
+		{"reset then taken", 1, 0, true, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var calls atomic.Int64
+			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				io.Copy(io.Discard, r.Body)
+				if calls.Add(1) <= int64(tt.failures) {
+					if tt.status == 0 {
+						conn, _, _ := w.(http.Hijacker).Hijack()
+						conn.Close()
+						return
+					}
+					http.Error(w, `{"error":"busy"}`, tt.status)
+					return
+				}
+				w.Header().Set("Content-Type", "text/event-stream")
+				io.WriteString(w, `data: {"choices":[{"index":0,"text":"a","finish_reason":"length"}]}`+"\n\ndata: [DONE]\n\n")
+			}))
+			defer ts.Close()
+			cfg := DefaultConfig()
+			cfg.BaseURL = ts.URL
+			a, _ := backend.Lookup("openai")
+			use, note, warning, err := chooseIDs(t.Context(), cfg, newServer(load.NewClient(load.ClientOptions{Conns: 1}), ts.URL, nil, 0), a, "m", nil)
+			if err != nil || use != tt.ids || note != "" || (tt.warning == "") != (warning == "") || !strings.Contains(warning, tt.warning) {
+				t.Errorf("ids %v, note %q, warning %q, err %v; want ids %v and a warning %q", use, note, warning, err, tt.ids, tt.warning)
+			}
+			if want := min(int64(tt.failures)+1, probeTries); calls.Load() != want {
+				t.Errorf("%d probes, want %d", calls.Load(), want)
+			}
+		})
 	}
 }
