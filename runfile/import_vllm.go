@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/goodput-dev/goodput/internal/jsonerr"
@@ -30,6 +31,9 @@ type vllmResult struct {
 	E2Es       []pyFloat   `json:"e2els"`
 	Latencies  []pyFloat   `json:"latencies"`
 	Errors     []string    `json:"errors"`
+	// Duration is the run's length in seconds, which vLLM's throughputs
+	// divide by.
+	Duration *pyFloat `json:"duration"`
 }
 
 // openVLLM reads the result in b, whose bare NaN and Infinity words
@@ -50,7 +54,35 @@ func openVLLM(b []byte, name string) (*File, error) {
 	}
 	cfg, _ := json.Marshal(map[string]string{"backend": v.Backend, "model": v.Model, "date": v.Date})
 	h := record.Header{Kind: record.KindHeader, Schema: record.SchemaVersion, Tool: "import: vllm bench serve result", Config: cfg}
-	return &File{Reader: &slice{h: h, recs: recs}, Format: "vllm"}, nil
+	window, notes, err := v.window(name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	h.Window = window
+	return &File{Reader: &slice{h: h, recs: recs}, Format: "vllm", notes: notes}, nil
+}
+
+// window is the run's window for a result without "start_times", whose
+// requests are all placed at the run's start: vLLM's duration, which its
+// throughputs divide by (see record.Header.Window). A result with them
+// spans its records, and needs none.
+func (v *vllmResult) window(name string) (int64, []string, error) {
+	if len(v.StartTimes) > 0 || len(v.TTFTs) == 0 {
+		return 0, nil, nil
+	}
+	const placed = "vLLM's result keeps no request's send time (no \"start_times\"): every request is placed at the run's start, so TTFT, TPOT, ITL and e2e are exact but the client's queue and the run over time are not measured"
+	if v.Duration == nil {
+		return 0, []string{fmt.Sprintf("%s: %s; nor does it say its duration, so the window is the longest request and throughput and goodput are too high", name, placed)}, nil
+	}
+	d, err := v.Duration.finite(`"duration"`)
+	if err != nil {
+		return 0, nil, err
+	}
+	w, err := seconds(d)
+	if err != nil || w <= 0 {
+		return 0, nil, fmt.Errorf(`"duration" %v is not a run's length in seconds`, d)
+	}
+	return w, []string{fmt.Sprintf("%s: %s; the window is vLLM's duration, %s s, which throughput and goodput divide by, as vLLM's do", name, placed, strconv.FormatFloat(d, 'f', -1, 64))}, nil
 }
 
 func (v *vllmResult) records() ([]record.Record, error) {

@@ -54,3 +54,56 @@ func TestVLLMImportTakesGoodputsScheduledTimes(t *testing.T) {
 		})
 	}
 }
+
+// A vLLM result without "start_times" places every request at the run's
+// start, so its window is vLLM's "duration", which vLLM's throughputs
+// divide by; without one either, a note says the throughput is too high.
+func TestVLLMImportWithoutStartTimesTakesTheDuration(t *testing.T) {
+	tests := []struct {
+		name     string
+		duration string // the duration member, or ""
+		window   int64
+		note     string
+		err      string
+	}{
+		{"with a duration", `"duration": 2.5,`, 2_500_000_000, "the window is vLLM's duration, 2.5 s, which throughput and goodput divide by", ""},
+		{"without one", "", 0, "nor does it say its duration, so the window is the longest request and throughput and goodput are too high", ""},
+		{"a zero duration", `"duration": 0,`, 0, "", `"duration" 0 is not a run's length in seconds`},
+		{"a NaN duration", `"duration": NaN,`, 0, "", `"duration"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "r.json")
+			body := `{` + tt.duration + ` "ttfts": [0.1, 0.2], "itls": [[0.01], []], "input_lens": [4, 4], "output_lens": [2, 1], "errors": ["", ""]}`
+			if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			f, err := Open(path, nil)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err = %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if h := f.Header(); h.Window != tt.window {
+				t.Errorf("window %d ns, want %d", h.Window, tt.window)
+			}
+			if notes := strings.Join(f.Notes(), "\n"); !strings.Contains(notes, "every request is placed at the run's start") || !strings.Contains(notes, tt.note) {
+				t.Errorf("notes %q, want %q", notes, tt.note)
+			}
+		})
+	}
+	// A result with start times spans its records: no window, no note.
+	f, err := Open("testdata/vllm_detailed.json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if h := f.Header(); h.Window != 0 || len(f.Notes()) != 0 {
+		t.Errorf("window %d, notes %q; want none", h.Window, f.Notes())
+	}
+}
