@@ -247,6 +247,13 @@ func (c *Config) Validate() error {
 			errs = append(errs, fmt.Errorf("--stream=false: %w", err))
 		}
 	}
+	if v, ok := c.Extra["stream"]; ok {
+		// Merged last, it would send answers the reader does not
+		// expect, and the records would not say how they were read.
+		if b, isBool := v.(bool); !isBool || b == c.NoStream {
+			errs = append(errs, fmt.Errorf(`--extra-body "stream": %v: goodput sets it, true unless --stream=false (which reads answers whole); give --stream=false instead`, v))
+		}
+	}
 	a := c.Arrival
 	if c.AllEntries && a.NumPrompts == 0 && a.Duration == 0 {
 		a.NumPrompts = 1 // the dataset's size, known once it is read

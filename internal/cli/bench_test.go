@@ -369,6 +369,10 @@ func TestBenchUsageErrors(t *testing.T) {
 		// The flag is named once, not twice ("--header: --header 1 …").
 		{[]string{"bench", "--header", "no-separator"}, `goodput: --header 1 "no-separator": want Name=value`},
 		{[]string{"bench", "--extra-body", "[1]"}, "goodput: --extra-body: want a JSON object, got an array"},
+		// The body says how answers come, which the reader must know.
+		{[]string{"bench", "--extra-body", `{"stream": false}`}, `--extra-body "stream": false: goodput sets it, true unless --stream=false (which reads answers whole); give --stream=false instead`},
+		{[]string{"bench", "--stream=false", "--extra-body", `{"stream": true}`}, `--extra-body "stream": true: goodput sets it`},
+		{[]string{"bench", "--extra-body", `{"stream": "yes"}`}, `--extra-body "stream": yes: goodput sets it`},
 		{[]string{"bench", "--base-url", "127.0.0.1:9", "--num-prompts", "1"}, "--base-url"},
 		{[]string{"bench", "--sim-gpu", "abacus"}, "--sim-gpu"},
 		{[]string{"bench", "--sim-max-num-seqs", "-3"}, "--sim-max-num-seqs -3: must be positive"},
