@@ -68,6 +68,7 @@ func Translate(args []string, fs *pflag.FlagSet) (Result, error) {
 		}
 		i = t.flag(args, i)
 	}
+	t.out.Args = t.kept()
 	if len(t.problems) > 0 {
 		return t.out, &Error{Problems: t.problems}
 	}
@@ -80,6 +81,14 @@ type translator struct {
 	names    []string // every known flag name, sorted
 	out      Result
 	problems []string
+
+	// By flag of Flags that takes several values (see replace): given,
+	// the indices in out.Args of the values it holds now; listed, whether
+	// one of its occurrences was a list. dropped marks the indices of
+	// out.Args a later occurrence replaced.
+	given   map[string][]int
+	listed  map[string]bool
+	dropped map[int]bool
 }
 
 // vllmStyle marks the line as written for vLLM, remembering the first
@@ -183,7 +192,11 @@ func (t *translator) flag(args []string, i int) int {
 			t.problem("--%s: goodput has no such flag here", canon)
 			return i
 		}
+		from := len(t.out.Args)
 		t.emit(canon, arity, vals)
+		if arity == Many {
+			t.replace(canon, !hasVal, from)
+		}
 	case Renamed:
 		t.vllmStyle("--" + canon)
 		for k, v := range vals {
@@ -233,6 +246,78 @@ func (t *translator) emit(name string, arity Arity, vals []string) {
 	for _, v := range vals {
 		t.out.Args = append(t.out.Args, "--"+name+"="+v)
 	}
+}
+
+// replace settles the values of a flag of several values that one
+// occurrence emitted from out.Args[from] on. argparse stores the last
+// occurrence of an nargs flag, dropping the values given before: so does
+// an occurrence written as a list, as argparse reads one (--goodput
+// ttft:500 tpot:50, or a lone value after a space), with a note naming
+// what it dropped. An occurrence written --flag=value, goodput's spelling
+// of one value, adds it to the others, as goodput's repeatable flags do
+// (with a note where vLLM would have dropped a list): Translate's own
+// Args are written so, and translate to themselves.
+func (t *translator) replace(name string, list bool, from int) {
+	if t.given == nil {
+		t.given, t.dropped, t.listed = map[string][]int{}, map[int]bool{}, map[string]bool{}
+	}
+	prev := t.given[name]
+	switch {
+	case list && len(prev) > 0:
+		for _, k := range prev {
+			t.dropped[k] = true
+		}
+		t.out.Notes = append(t.out.Notes, fmt.Sprintf("%s: replaced by a later --%s, as vLLM keeps the last occurrence only; give every value after one --%s to keep them all",
+			t.shown(name, prev), name, name))
+		prev = nil
+	case !list && len(prev) > 0 && t.listed[name]:
+		t.out.Notes = append(t.out.Notes, fmt.Sprintf("%s: kept, since a later --%s=… adds its one value, as goodput's flags do; vLLM would keep the last occurrence only",
+			t.shown(name, prev), name))
+	}
+	if list {
+		t.listed[name] = true
+	}
+	for k := from; k < len(t.out.Args); k++ {
+		prev = append(prev, k)
+	}
+	t.given[name] = prev
+}
+
+// shown writes the flag name with the values at indices of out.Args, as a
+// note names them: "--goodput ttft:500 tpot:50".
+func (t *translator) shown(name string, indices []int) string {
+	if name == "header" {
+		// Headers may hold credentials, which vLLM leaves out of what it
+		// prints too: say how many, not what.
+		return fmt.Sprintf("--%s (%s)", name, plural(len(indices), "value"))
+	}
+	s := "--" + name
+	for _, k := range indices {
+		_, v, _ := strings.Cut(t.out.Args[k], "=")
+		s += " " + v
+	}
+	return s
+}
+
+// kept returns out.Args without the values a later occurrence replaced.
+func (t *translator) kept() []string {
+	if len(t.dropped) == 0 {
+		return t.out.Args
+	}
+	var args []string
+	for k, a := range t.out.Args {
+		if !t.dropped[k] {
+			args = append(args, a)
+		}
+	}
+	return args
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // resolve finds the flag name stands for: itself, or the one known flag it

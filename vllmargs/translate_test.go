@@ -3,6 +3,7 @@ package vllmargs
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -91,6 +92,66 @@ func TestTranslate(t *testing.T) {
 			}
 			if tt.notes != "" && !strings.Contains(strings.Join(r.Notes, "\n"), tt.notes) {
 				t.Errorf("notes %q lack %q", r.Notes, tt.notes)
+			}
+		})
+	}
+}
+
+// A flag of several values given again keeps the last occurrence's values,
+// as argparse stores an nargs flag, and a note says what was dropped;
+// --flag=value, goodput's spelling of one value, adds to the others.
+func TestTranslateRepeatedListFlags(t *testing.T) {
+	const keepAll = " as vLLM keeps the last occurrence only; give every value after one --"
+	tests := []struct {
+		name  string
+		args  []string
+		want  []string
+		notes []string
+	}{
+		{"the last list wins", []string{"--goodput", "ttft:500", "tpot:50", "--quiet", "--goodput", "e2el:9000"},
+			[]string{"--quiet", "--goodput=e2el:9000"},
+			[]string{"--goodput ttft:500 tpot:50: replaced by a later --goodput," + keepAll + "goodput to keep them all"}},
+		// Each occurrence drops the one before it: one note each.
+		{"three times", []string{"--lora-modules", "a", "--lora-modules", "b", "c", "--lora-modules", "d"},
+			[]string{"--lora-modules=d"},
+			[]string{"--lora-modules a: replaced by a later --lora-modules," + keepAll + "lora-modules to keep them all",
+				"--lora-modules b c: replaced by a later --lora-modules," + keepAll + "lora-modules to keep them all"}},
+		// An abbreviation or an underscore spells the same flag.
+		{"other spellings", []string{"--lora_modules", "a", "--lora-mod", "b"}, []string{"--lora-modules=b"},
+			[]string{"--lora-modules a: replaced by a later --lora-modules," + keepAll + "lora-modules to keep them all"}},
+		// Headers may hold credentials: the note counts them.
+		{"headers not shown", []string{"--header", "Authorization=Bearer sk-1", "X-A=1", "--header", "X-B=2"}, []string{"--header=X-B=2"},
+			[]string{"--header (2 values): replaced by a later --header," + keepAll + "header to keep them all"}},
+		// nargs="*" may be empty, and an empty list replaces too.
+		{"an empty list replaces", []string{"--metadata", "tp=1", "--metadata"}, nil,
+			[]string{"--metadata tp=1: replaced by a later --metadata," + keepAll + "metadata to keep them all"}},
+		{"an empty list dropped", []string{"--metadata", "--metadata", "tp=1"}, []string{"--metadata=tp=1"}, nil},
+		// Each flag keeps its own values.
+		{"flags apart", []string{"--header", "a=b", "--metadata", "k=v", "--header", "c=d"}, []string{"--metadata=k=v", "--header=c=d"},
+			[]string{"--header (1 value): replaced by a later --header," + keepAll + "header to keep them all"}},
+		// goodput's spelling, one value per occurrence, adds up.
+		{"--flag=value adds", []string{"--header=a=b", "--quiet", "--header=c=d"}, []string{"--header=a=b", "--quiet", "--header=c=d"}, nil},
+		// A list after it still replaces it, as in vLLM.
+		{"a list after --flag=value", []string{"--goodput=ttft:500", "--goodput", "tpot:50"}, []string{"--goodput=tpot:50"},
+			[]string{"--goodput ttft:500: replaced by a later --goodput," + keepAll + "goodput to keep them all"}},
+		// Where vLLM would drop a list, goodput says it kept it.
+		{"--flag=value after a list", []string{"--goodput", "ttft:500", "--goodput=tpot:50"}, []string{"--goodput=ttft:500", "--goodput=tpot:50"},
+			[]string{"--goodput ttft:500: kept, since a later --goodput=… adds its one value, as goodput's flags do; vLLM would keep the last occurrence only"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := Translate(tt.args, benchFlags())
+			if err != nil {
+				t.Fatalf("Translate: %v", err)
+			}
+			if !slices.Equal(r.Args, tt.want) {
+				t.Errorf("args = %q, want %q", r.Args, tt.want)
+			}
+			if !slices.Equal(r.Notes, tt.notes) {
+				t.Errorf("notes:\n%s\nwant:\n%s", strings.Join(r.Notes, "\n"), strings.Join(tt.notes, "\n"))
+			}
+			if strings.Contains(strings.Join(r.Notes, " "), "sk-1") {
+				t.Errorf("a note shows a header's value: %q", r.Notes)
 			}
 		})
 	}
@@ -197,6 +258,7 @@ func TestDistance(t *testing.T) {
 func FuzzTranslate(f *testing.F) {
 	f.Add("--header a=b c=d --random_in 5 -- x")
 	f.Add("--goodput ttft:500 --num-prompts -1 --requst")
+	f.Add("--goodput ttft:500 tpot:50 --header=a=b --goodput=e2el:1 --header c=d --metadata --goodput x")
 	f.Fuzz(func(t *testing.T, line string) {
 		r, err := Translate(strings.Fields(line), benchFlags())
 		if err != nil {

@@ -8,7 +8,9 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/goodput-dev/goodput/bench"
@@ -380,5 +382,71 @@ func TestGoodputTakesAIPerfsNames(t *testing.T) {
 	f := decodeJSONFile(t, filepath.Join(dir, "g.json"))
 	if _, ok := f["request_goodput"].(float64); !ok {
 		t.Errorf("vLLM's file request_goodput = %v, want a rate", f["request_goodput"])
+	}
+}
+
+// recordingSim serves the simulator on 127.0.0.1 and keeps the headers of
+// every completions request it answers, in the order they arrived; sent
+// returns them.
+func recordingSim(t *testing.T, opts sim.Options) (url string, sent func() []http.Header) {
+	t.Helper()
+	srv, err := sim.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	var mu sync.Mutex
+	var posts []http.Header // guarded by mu
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/completions") {
+			mu.Lock()
+			posts = append(posts, r.Header.Clone())
+			mu.Unlock()
+		}
+		srv.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	return ts.URL, func() []http.Header {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(posts)
+	}
+}
+
+// A list flag given again keeps its last list, as vLLM's argparse does:
+// only the later --header is sent, only the later --goodput judges, and
+// the notes say what was dropped (the header's values unshown).
+func TestBenchRepeatedListFlagKeepsTheLast(t *testing.T) {
+	url, sent := recordingSim(t, sim.Options{Seed: 11})
+	out, errOut, code := run(t, "", "bench", "--base-url", url, "--num-prompts", "3", "--random-input-len", "16",
+		"--random-output-len", "4", "--header", "X-Early=1", "--goodput", "ttft:1", "tpot:1",
+		"--header", "X-Late=2", "--goodput", "e2el:90000", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, errOut, out)
+	}
+	// The run's 3 requests, after the one that asks whether the server
+	// takes token ids.
+	posts := sent()
+	if len(posts) != 4 {
+		t.Fatalf("%d requests sent, want 4", len(posts))
+	}
+	for i, h := range posts {
+		if h.Get("X-Late") != "2" || h.Values("X-Early") != nil {
+			t.Errorf("request %d: X-Late %q, X-Early %q; want 2 and none", i, h.Get("X-Late"), h.Values("X-Early"))
+		}
+	}
+	if !strings.Contains(out, "SLO:                                     e2e<=90s\n") {
+		t.Errorf("SLO is not the later --goodput's alone:\n%s", out)
+	}
+	for _, note := range []string{
+		"goodput: --header (1 value): replaced by a later --header, as vLLM keeps the last occurrence only",
+		"goodput: --goodput ttft:1 tpot:1: replaced by a later --goodput, as vLLM keeps the last occurrence only",
+	} {
+		if !strings.Contains(errOut, note) {
+			t.Errorf("stderr lacks %q:\n%s", note, errOut)
+		}
 	}
 }
