@@ -16,8 +16,12 @@ type RequestOptions struct {
 	ChatTemplateKwargs map[string]any   // --chat-template-kwargs
 	// RequestIDPrefix makes each request's x-request-id the prefix and its
 	// sequence number, as vLLM's client numbers them (--request-id-prefix);
-	// "" sends none.
+	// "" sends none, unless BareRequestIDs.
 	RequestIDPrefix string
+	// BareRequestIDs sends the sequence number alone as the x-request-id
+	// when RequestIDPrefix is "", as vLLM's client does for
+	// --request-id-prefix "".
+	BareRequestIDs bool
 	// ServedModelName is the model name sent, when it differs from
 	// Config.Model (--served-model-name).
 	ServedModelName string
@@ -36,7 +40,7 @@ func (o RequestOptions) apply(req *backend.Request, seq int64, seed uint64) {
 	req.Sampling = o.Sampling
 	req.Logprobs = o.Logprobs
 	req.ChatTemplateKwargs = o.ChatTemplateKwargs
-	if o.RequestIDPrefix != "" {
+	if o.RequestIDPrefix != "" || o.BareRequestIDs {
 		req.RequestID = o.RequestIDPrefix + strconv.FormatInt(seq, 10)
 	}
 	if o.ServedModelName != "" {

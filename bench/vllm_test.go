@@ -149,6 +149,62 @@ func TestRunSendsVLLMsRequestOptions(t *testing.T) {
 	}
 }
 
+// A request's x-request-id is the prefix and its sequence number; with
+// no prefix there is none, unless BareRequestIDs asks for the number alone
+// (vLLM's --request-id-prefix "").
+func TestRequestOptionsRequestID(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		opts   RequestOptions
+		seq    int64
+		wantID string
+	}{
+		{"prefix", RequestOptions{RequestIDPrefix: "bench-0a1b2c3d-"}, 7, "bench-0a1b2c3d-7"},
+		{"no prefix sends none", RequestOptions{}, 7, ""},
+		{"bare, the first", RequestOptions{BareRequestIDs: true}, 0, "0"},
+		{"bare", RequestOptions{BareRequestIDs: true}, 12, "12"},
+		// With a prefix, BareRequestIDs changes nothing.
+		{"bare with a prefix", RequestOptions{RequestIDPrefix: "p-", BareRequestIDs: true}, 3, "p-3"},
+	} {
+		var req backend.Request
+		tt.opts.apply(&req, tt.seq, 1)
+		if req.RequestID != tt.wantID {
+			t.Errorf("%s: id %q, want %q", tt.name, req.RequestID, tt.wantID)
+		}
+	}
+}
+
+// With BareRequestIDs and no prefix, the run's requests carry their
+// numbers alone as x-request-id, and their records keep them; the token-id
+// probe still carries none.
+func TestRunSendsBareRequestIDs(t *testing.T) {
+	rs := newRecordingServer(t)
+	cfg := smallConfig(t, rs.url)
+	cfg.Arrival.NumPrompts, cfg.Warmups = 3, 0
+	cfg.Request.BareRequestIDs = true
+	out, err := Run(t.Context(), cfg, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, g := range rs.generations() {
+		ids = append(ids, g.requestID)
+	}
+	slices.Sort(ids)
+	if want := []string{"", "0", "1", "2"}; !slices.Equal(ids, want) {
+		t.Errorf("ids sent %q, want %q (the probe's none, then the run's numbers)", ids, want)
+	}
+	recs, _, _ := readRecords(t, out.RecordsPath)
+	for _, r := range recs {
+		if want := strconv.FormatInt(r.Seq, 10); r.RequestID != want {
+			t.Errorf("record %d: id %q, want %q", r.Seq, r.RequestID, want)
+		}
+	}
+	if len(recs) != 3 {
+		t.Errorf("%d records, want 3", len(recs))
+	}
+}
+
 func TestRunWarmsUpProfilesAndServesTheName(t *testing.T) {
 	rs := newRecordingServer(t)
 	cfg := smallConfig(t, rs.url)

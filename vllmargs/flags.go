@@ -304,7 +304,7 @@ var Flags = []Flag{
 		Goodput: "sent as the API's field: OpenAI (vLLM's extension), TGI, llama.cpp (repeat_penalty) and Ollama (repeat_penalty)"},
 	{Name: "request-id-prefix", Arity: One, VLLMOnly: true,
 		VLLM:    "prefix of each request's x-request-id header (default bench-<8 hex digits>-)",
-		Goodput: "the same: x-request-id is prefix + request number, stored in each record"},
+		Goodput: "the same: x-request-id is prefix + request number, stored in each record; \"\" sends the number alone, as in vLLM"},
 	{Name: "request-rate", Arity: One,
 		VLLM:    "requests per second (default inf: all at once)",
 		Goodput: "the same"},

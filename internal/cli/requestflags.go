@@ -37,7 +37,7 @@ func registerRequestFlags(fl *pflag.FlagSet, cfg *bench.Config, f *requestFlags,
 	f.cmd = cmd
 	wl := &cfg.Workload
 	fl.StringVar(&cfg.Request.ServedModelName, "served-model-name", "", "model name sent in requests, when it differs from --model")
-	idHelp := "x-request-id of each request is this prefix and its number, stored in its record (default bench-<8 hex digits>-; \"\" sends none)"
+	idHelp := "x-request-id of each request is this prefix and its number, stored in its record (default bench-<8 hex digits>-; \"\" sends the number alone, as vLLM)"
 	if cmd == "sweep" {
 		idHelp = "x-request-id of each request is this prefix, its point's name and its number, stored in its record (default sweep-<8 hex digits>-; \"\" sends none)"
 	}
@@ -78,6 +78,10 @@ func (f *requestFlags) apply(fl *pflag.FlagSet, cfg *bench.Config) ([]string, er
 		f.requestIDPrefix = defaultRequestIDPrefix(f.cmd)
 	}
 	cfg.Request.RequestIDPrefix = f.requestIDPrefix
+	// vLLM's client numbers every request, so that an empty prefix sends
+	// the numbers alone. A sweep's empty prefix sends none: its points
+	// each number their requests from 0, and the bare numbers would clash.
+	cfg.Request.BareRequestIDs = f.cmd == "bench" && f.requestIDPrefix == ""
 	s := &cfg.Request.Sampling
 	for _, p := range []struct {
 		flag string

@@ -603,7 +603,8 @@ func TestSweepFileErrorNamesTheFile(t *testing.T) {
 // --stream, --request-id-prefix) reach every request of every point, and
 // each request's x-request-id, kept in its record, names its point, so
 // that ids stay apart across points whose requests are each numbered from
-// 0. Without --request-id-prefix the ids begin sweep- and 8 hex digits.
+// 0. Without --request-id-prefix the ids begin sweep- and 8 hex digits;
+// with an empty one there are none.
 func TestSweepSendsTheRequestsBenchWould(t *testing.T) {
 	_, base := simtest.Serve(t, sim.Options{Seed: 4})
 	target, err := url.Parse(base)
@@ -663,6 +664,14 @@ func TestSweepSendsTheRequestsBenchWould(t *testing.T) {
 	for _, r := range readRecords(t, filepath.Join(dir, "c2.jsonl")) {
 		if !id.MatchString(r.RequestID) {
 			t.Errorf("default id %q, want sweep-<8 hex digits>-c2-<seq>", r.RequestID)
+		}
+	}
+
+	// An empty prefix sends no id: bare numbers would repeat across points.
+	dir = sweepOf(t, "--request-id-prefix", "")
+	for _, r := range readRecords(t, filepath.Join(dir, "c2.jsonl")) {
+		if r.RequestID != "" {
+			t.Errorf("id %q with an empty prefix, want none", r.RequestID)
 		}
 	}
 }

@@ -8,7 +8,9 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -448,5 +450,54 @@ func TestBenchRepeatedListFlagKeepsTheLast(t *testing.T) {
 		if !strings.Contains(errOut, note) {
 			t.Errorf("stderr lacks %q:\n%s", note, errOut)
 		}
+	}
+}
+
+// vLLM's client numbers every request after --request-id-prefix, so an
+// explicit "" sends the numbers alone; without the flag the prefix is
+// bench- and 8 hex digits, as vLLM's default.
+func TestBenchRequestIDPrefix(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		args []string
+		want *regexp.Regexp
+	}{
+		{"empty", []string{"--request-id-prefix", ""}, regexp.MustCompile(`^[0-2]$`)},
+		{"empty with =", []string{"--request-id-prefix="}, regexp.MustCompile(`^[0-2]$`)},
+		{"given", []string{"--request-id-prefix", "run7-"}, regexp.MustCompile(`^run7-[0-2]$`)},
+		{"default", nil, regexp.MustCompile(`^bench-[0-9a-f]{8}-[0-2]$`)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			url, sent := recordingSim(t, sim.Options{Seed: 11})
+			dir := t.TempDir()
+			args := append([]string{"bench", "--base-url", url, "--num-prompts", "3", "--random-input-len", "16",
+				"--random-output-len", "4", "--result-dir", dir, "--run-name", "r", "--quiet"}, tt.args...)
+			out, errOut, code := run(t, "", args...)
+			if code != 0 {
+				t.Fatalf("exit %d\n%s\n%s", code, errOut, out)
+			}
+			// The request asking whether the server takes token ids has
+			// no id; the run's 3 have theirs, each once.
+			posts := sent()
+			if len(posts) != 4 {
+				t.Fatalf("%d requests sent, want 4", len(posts))
+			}
+			ids := map[string]bool{}
+			for _, h := range posts[1:] {
+				id := h.Get("X-Request-Id")
+				if !tt.want.MatchString(id) || ids[id] {
+					t.Errorf("x-request-id %q, want one of %s, each once", id, tt.want)
+				}
+				ids[id] = true
+			}
+			if len(ids) != 3 {
+				t.Errorf("%d ids sent, want 3: %v", len(ids), ids)
+			}
+			for _, r := range readRecords(t, filepath.Join(dir, "r.jsonl")) {
+				if !ids[r.RequestID] || !strings.HasSuffix(r.RequestID, strconv.FormatInt(r.Seq, 10)) {
+					t.Errorf("record %d keeps id %q, not the one sent with its number", r.Seq, r.RequestID)
+				}
+			}
+		})
 	}
 }
