@@ -153,7 +153,7 @@ var Flags = []Flag{
 		Goodput: "the same, several pairs after one flag; TTFT counts from the scheduled time (the vLLM file's request_goodput keeps vLLM's send-time TTFT)"},
 	{Name: "header", Arity: Many,
 		VLLM:    "extra HTTP headers, KEY=VALUE pairs after one flag",
-		Goodput: "the same; given again, the last list replaces the earlier, as in vLLM (said so); --header=K=V adds one header, as goodput's own flag repeats"},
+		Goodput: "the same; given again, every occurrence's headers are sent, where vLLM sends the last list alone (a note says so)"},
 	{Name: "hf-name", Arity: One, VLLMOnly: true,
 		VLLM:    "the Hugging Face id of a dataset given as a local path",
 		Goodput: "picks the prompt column of the local file (e.g. likaixin/InstructCoder, AI-MO/aimo-validation-aime)"},

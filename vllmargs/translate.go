@@ -256,12 +256,30 @@ func (t *translator) emit(name string, arity Arity, vals []string) {
 // what it dropped. An occurrence written --flag=value, goodput's spelling
 // of one value, adds it to the others, as goodput's repeatable flags do
 // (with a note where vLLM would have dropped a list): Translate's own
-// Args are written so, and translate to themselves.
+// Args are written so, and translate to themselves. --header adds up
+// however written, with a note where vLLM would send the last list alone.
 func (t *translator) replace(name string, list bool, from int) {
 	if t.given == nil {
 		t.given, t.dropped, t.listed = map[string][]int{}, map[int]bool{}, map[string]bool{}
 	}
 	prev := t.given[name]
+	if list {
+		defer func() { t.listed[name] = true }()
+	}
+	if name == "header" {
+		// Headers add up however they are written: a line that names
+		// two means both, and one dropped (an API key) would fail every
+		// request. vLLM keeps the last list alone, which the note says.
+		if len(prev) > 0 && (list || t.listed[name]) {
+			t.out.Notes = append(t.out.Notes, fmt.Sprintf("--header given again: the headers of every occurrence are sent (%s before this one), where vLLM sends the last occurrence's alone",
+				plural(len(prev), "header")))
+		}
+		for k := from; k < len(t.out.Args); k++ {
+			prev = append(prev, k)
+		}
+		t.given[name] = prev
+		return
+	}
 	switch {
 	case list && len(prev) > 0:
 		for _, k := range prev {
@@ -274,9 +292,6 @@ func (t *translator) replace(name string, list bool, from int) {
 		t.out.Notes = append(t.out.Notes, fmt.Sprintf("%s: kept, since a later --%s=… adds its one value, as goodput's flags do; vLLM would keep the last occurrence only",
 			t.shown(name, prev), name))
 	}
-	if list {
-		t.listed[name] = true
-	}
 	for k := from; k < len(t.out.Args); k++ {
 		prev = append(prev, k)
 	}
@@ -286,11 +301,6 @@ func (t *translator) replace(name string, list bool, from int) {
 // shown writes the flag name with the values at indices of out.Args, as a
 // note names them: "--goodput ttft:500 tpot:50".
 func (t *translator) shown(name string, indices []int) string {
-	if name == "header" {
-		// Headers may hold credentials, which vLLM leaves out of what it
-		// prints too: say how many, not what.
-		return fmt.Sprintf("--%s (%s)", name, plural(len(indices), "value"))
-	}
 	s := "--" + name
 	for _, k := range indices {
 		_, v, _ := strings.Cut(t.out.Args[k], "=")

@@ -119,16 +119,18 @@ func TestTranslateRepeatedListFlags(t *testing.T) {
 		// An abbreviation or an underscore spells the same flag.
 		{"other spellings", []string{"--lora_modules", "a", "--lora-mod", "b"}, []string{"--lora-modules=b"},
 			[]string{"--lora-modules a: replaced by a later --lora-modules," + keepAll + "lora-modules to keep them all"}},
-		// Headers may hold credentials: the note counts them.
-		{"headers not shown", []string{"--header", "Authorization=Bearer sk-1", "X-A=1", "--header", "X-B=2"}, []string{"--header=X-B=2"},
-			[]string{"--header (2 values): replaced by a later --header," + keepAll + "header to keep them all"}},
+		// Headers add up, a note says where vLLM would drop some, and
+		// counts them: they may hold credentials.
+		{"headers add up", []string{"--header", "Authorization=Bearer sk-1", "X-A=1", "--header", "X-B=2"},
+			[]string{"--header=Authorization=Bearer sk-1", "--header=X-A=1", "--header=X-B=2"},
+			[]string{"--header given again: the headers of every occurrence are sent (2 headers before this one), where vLLM sends the last occurrence's alone"}},
 		// nargs="*" may be empty, and an empty list replaces too.
 		{"an empty list replaces", []string{"--metadata", "tp=1", "--metadata"}, nil,
 			[]string{"--metadata tp=1: replaced by a later --metadata," + keepAll + "metadata to keep them all"}},
 		{"an empty list dropped", []string{"--metadata", "--metadata", "tp=1"}, []string{"--metadata=tp=1"}, nil},
 		// Each flag keeps its own values.
-		{"flags apart", []string{"--header", "a=b", "--metadata", "k=v", "--header", "c=d"}, []string{"--metadata=k=v", "--header=c=d"},
-			[]string{"--header (1 value): replaced by a later --header," + keepAll + "header to keep them all"}},
+		{"flags apart", []string{"--goodput", "ttft:1", "--metadata", "k=v", "--goodput", "tpot:2"}, []string{"--metadata=k=v", "--goodput=tpot:2"},
+			[]string{"--goodput ttft:1: replaced by a later --goodput," + keepAll + "goodput to keep them all"}},
 		// goodput's spelling, one value per occurrence, adds up.
 		{"--flag=value adds", []string{"--header=a=b", "--quiet", "--header=c=d"}, []string{"--header=a=b", "--quiet", "--header=c=d"}, nil},
 		// A list after it still replaces it, as in vLLM.

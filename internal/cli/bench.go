@@ -136,9 +136,6 @@ generator, not the server, was the limit.`,
 	fl.Lookup("label").Usage = "prefix of vLLM's result file name (default: the backend); key=value labels the records, as --record-label"
 	fl.Lookup("num-warmups").Usage = "warm-up requests sent before the run, left out of it (not taken from --num-prompts)"
 	fl.Lookup("save-result").Usage = "write vLLM's result JSON (in --result-dir or the current directory), goodput's records and JSON summary beside it"
-	// A list flag given again keeps its last list, as vLLM's argparse does
-	// (see vllmargs).
-	fl.Lookup("header").Usage = "extra HTTP headers as Name=value, several after one flag; given again, the last list wins, as in vLLM (--header=Name=value adds one)"
 	return cmd
 }
 
