@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"net/url"
@@ -48,7 +49,9 @@ type Store struct {
 // Open opens the store that dsn names and migrates its schema to the
 // latest version: a postgres:// or postgresql:// URL is a PostgreSQL
 // database; anything else is the path of a SQLite file, created (with its
-// directory) when missing. The caller must Close the store.
+// directory) when missing. An empty file becomes the store; a file that
+// holds anything but a SQLite database is refused and left as it is. The
+// caller must Close the store.
 func Open(ctx context.Context, dsn string) (*Store, error) {
 	return open(ctx, dsn, len(migrations))
 }
@@ -98,6 +101,9 @@ func open(ctx context.Context, dsn string, to int) (*Store, error) {
 		return s.ready(ctx, to)
 	}
 	path := sqlitePath(dsn)
+	if _, err := inspectSQLite(path, s.where); err != nil {
+		return nil, err
+	}
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("history %s: %w", s.where, err)
@@ -146,6 +152,65 @@ func sqliteURL(path string) string {
 	return "file:" + path + "?" + q.Encode()
 }
 
+// sqliteFile is what the path of a SQLite store holds before it is
+// opened.
+type sqliteFile int
+
+const (
+	noFile       sqliteFile = iota // nothing: Open creates the store
+	emptyFile                      // no bytes: Open makes it the store
+	databaseFile                   // a SQLite database, by its header
+)
+
+// sqliteHeader begins every SQLite database file.
+const sqliteHeader = "SQLite format 3\x00"
+
+// inspectSQLite says what path holds, reading no more than its header.
+// Anything but nothing, an empty file or a SQLite database is an error
+// naming the store as where: the driver would fail on it without naming
+// the mistake, or wait on a pipe.
+func inspectSQLite(path, where string) (sqliteFile, error) {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return noFile, nil
+	case err != nil:
+		return 0, fmt.Errorf("history %s: %w", where, err)
+	case fi.IsDir():
+		return 0, fmt.Errorf("history %s is a directory: give the SQLite file in it", where)
+	case !fi.Mode().IsRegular():
+		return 0, notHistory(where, "it is not a regular file")
+	case fi.Size() == 0:
+		return emptyFile, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, fmt.Errorf("history %s: %w", where, err)
+	}
+	defer f.Close()
+	head := make([]byte, len(sqliteHeader))
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return 0, fmt.Errorf("history %s: %w", where, err)
+	}
+	if string(head[:n]) != sqliteHeader {
+		return 0, notHistory(where, "it is not a SQLite file")
+	}
+	return databaseFile, nil
+}
+
+// notHistory is the error for a store location that holds something
+// else, saying why.
+func notHistory(where, why string) error {
+	return fmt.Errorf("history %s is not a goodput history database: %s", where, why)
+}
+
+// notDatabase is notHistory for a file that begins with SQLite's header
+// but that SQLite, whose error is err, does not read as a database.
+func notDatabase(where string, err error) error {
+	return notHistory(where, "it begins like a SQLite file but is not one: "+err.Error())
+}
+
 // isBusy reports whether err is SQLite's SQLITE_BUSY, with any extended
 // code.
 func isBusy(err error) bool {
@@ -153,18 +218,30 @@ func isBusy(err error) bool {
 	return errors.As(err, &coded) && coded.Code()&0xff == sqlite3.SQLITE_BUSY
 }
 
+// isNotADB reports whether err is SQLite's SQLITE_NOTADB: the file is not
+// a database, though it may begin with SQLite's header.
+func isNotADB(err error) bool {
+	var coded interface{ Code() int }
+	return errors.As(err, &coded) && coded.Code()&0xff == sqlite3.SQLITE_NOTADB
+}
+
 // ready connects s.db and migrates it to version to; on failure it closes
 // s.db.
 func (s *Store) ready(ctx context.Context, to int) (*Store, error) {
-	if err := s.db.PingContext(ctx); err != nil {
-		s.db.Close()
-		return nil, fmt.Errorf("history %s: %w", s.where, err)
+	err := s.db.PingContext(ctx)
+	if err == nil {
+		err = s.migrate(ctx, to)
 	}
-	if err := s.migrate(ctx, to); err != nil {
-		s.db.Close()
-		return nil, fmt.Errorf("history %s: %w", s.where, err)
+	switch {
+	case err == nil:
+		return s, nil
+	case isNotADB(err):
+		err = notDatabase(s.where, err)
+	default:
+		err = fmt.Errorf("history %s: %w", s.where, err)
 	}
-	return s, nil
+	s.db.Close()
+	return nil, err
 }
 
 // Close closes the database.

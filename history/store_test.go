@@ -1,6 +1,7 @@
 package history
 
 import (
+	"database/sql"
 	"errors"
 	"fmt"
 	"math"
@@ -368,13 +369,131 @@ func TestOpenErrors(t *testing.T) {
 		{"empty", "  ", "no store given"},
 		// The password must not be printed.
 		{"unreachable server", "postgres://u:secret@127.0.0.1:1/db?connect_timeout=2", "postgres://u:xxxxx@127.0.0.1:1/db"},
-		{"a directory as the file", t.TempDir(), "history"},
+		{"a directory as the file", t.TempDir(), "is a directory: give the SQLite file in it"},
+		{"a device as the file", os.DevNull, "history " + os.DevNull + " is not a goodput history database: it is not a regular file"},
 	} {
 		_, err := Open(t.Context(), tc.dsn)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "secret") {
 			t.Errorf("%s: %v, want an error with %q and no password", tc.name, err, tc.want)
 		}
 	}
+}
+
+// TestOpenAFileThatIsNoDatabase: Open, for the commands that record,
+// makes an empty file the store, as a user who touched it expects, and
+// adds its tables to another program's SQLite database (a PostgreSQL store
+// may share a database too), but refuses a file that holds anything else
+// without changing a byte of it.
+func TestOpenAFileThatIsNoDatabase(t *testing.T) {
+	otherProgram := func(t *testing.T, path string) {
+		db, err := sql.Open("sqlite", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if _, err := db.Exec(`CREATE TABLE notes (body TEXT)`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(b string) func(*testing.T, string) {
+		return func(t *testing.T, path string) {
+			if err := os.WriteFile(path, []byte(b), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	const notHistory = " is not a goodput history database: "
+	for _, tc := range []struct {
+		name string
+		make func(*testing.T, string)
+		want string // Open's error after the path, or "" when it opens the file as the store
+	}{
+		{"an empty file, as touch leaves it", write(""), ""},
+		{"a text file", write("hello\nworld\n"), notHistory + "it is not a SQLite file"},
+		{"a record file given by mistake", write(`{"type":"header","tool":"goodput"}` + "\n" + `{"type":"request","seq":0}` + "\n"),
+			notHistory + "it is not a SQLite file"},
+		{"a file shorter than SQLite's header", write("SQLite"), notHistory + "it is not a SQLite file"},
+		{"SQLite's header and then no database", write(sqliteHeader + strings.Repeat("x", 200)),
+			notHistory + "it begins like a SQLite file but is not one: file is not a database (26)"},
+		{"another program's SQLite database", otherProgram, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "runs.db")
+			tc.make(t, path)
+			before := backdate(t, path)
+			s, err := Open(t.Context(), path)
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("%v, want the file opened as the store", err)
+				}
+				if v, err := s.Version(t.Context()); err != nil || v != SchemaVersion() {
+					t.Errorf("the store is at version %d (%v), want %d", v, err, SchemaVersion())
+				}
+				s.Close()
+				return
+			}
+			if err == nil {
+				s.Close()
+				t.Fatalf("opened, want %q", tc.want)
+			}
+			if want := "history " + path + tc.want; err.Error() != want {
+				t.Errorf("\n got %s\nwant %s", err, want)
+			}
+			if after := snapshot(t, path); after != before {
+				t.Errorf("the file changed: before %+v, after %+v", before, after)
+			}
+			if names := dirNames(t, dir); !slices.Equal(names, []string{"runs.db"}) {
+				t.Errorf("left %v beside the file", names)
+			}
+		})
+	}
+}
+
+// fileState is what a test compares of a file before and after: its
+// bytes and modification time.
+type fileState struct {
+	bytes string
+	mtime time.Time
+}
+
+// snapshot returns the state of the file at path.
+func snapshot(t *testing.T, path string) fileState {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fileState{bytes: string(b), mtime: fi.ModTime()}
+}
+
+// backdate sets the modification time of the file at path in the past,
+// so that a write that follows in the same instant shows in it, and
+// returns the file's state then.
+func backdate(t *testing.T, path string) fileState {
+	t.Helper()
+	past := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+	if err := os.Chtimes(path, past, past); err != nil {
+		t.Fatal(err)
+	}
+	return snapshot(t, path)
+}
+
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	return names
 }
 
 // A PostgreSQL URL without connect_timeout gets ConnectTimeout: a server

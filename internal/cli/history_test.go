@@ -219,6 +219,65 @@ func TestHistoryUsage(t *testing.T) {
 	}
 }
 
+// TestHistoryRecordsInAnEmptyFileOnly: bench --history and history add
+// make an empty file the store, as a user who touched it expects, but
+// refuse a file that holds something else before measuring anything, and
+// leave it as it was.
+func TestHistoryRecordsInAnEmptyFileOnly(t *testing.T) {
+	dir := t.TempDir()
+	runs := filepath.Join(dir, "runs")
+	bench := func(name, store string) (string, string, int) {
+		return run(t, "", "bench", "--num-prompts", "4", "--max-concurrency", "2", "--random-input-len", "64",
+			"--random-output-len", "8", "--result-dir", runs, "--run-name", name, "--quiet", "--no-server-metrics",
+			"--history", store)
+	}
+	touched := filepath.Join(dir, "touched.db")
+	if err := os.WriteFile(touched, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := bench("first", touched)
+	if code != ExitOK || !strings.Contains(stdout, "Recorded run 1 in "+touched) {
+		t.Fatalf("bench into an empty file: exit %d: %s\n%s", code, stderr, stdout)
+	}
+	stdout, stderr, code = run(t, "", "history", "list", "--history", touched, "--format", "json")
+	if code != ExitOK || !strings.Contains(stdout, `"name": "first"`) {
+		t.Errorf("list of the file bench recorded in: exit %d: %s\n%s", code, stderr, stdout)
+	}
+
+	records := filepath.Join(runs, "first.jsonl")
+	text := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(text, []byte("hello\nworld\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, store := range []string{text, records} {
+		before := readFile(t, store)
+		want := "history " + store + " is not a goodput history database: it is not a SQLite file"
+		_, stderr, code := bench("second", store)
+		if code != ExitTool || !strings.Contains(stderr, "goodput: --history: "+want+"\n") {
+			t.Errorf("bench --history %s: exit %d, want %d with %q:\n%s", store, code, ExitTool, want, stderr)
+		}
+		_, stderr, code = run(t, "", "history", "add", "--history", store, records)
+		if code != ExitTool || stderr != "goodput: "+want+"\n" {
+			t.Errorf("history add --history %s: exit %d, want %d with %q:\n%s", store, code, ExitTool, want, stderr)
+		}
+		if string(readFile(t, store)) != string(before) {
+			t.Errorf("%s changed", store)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(runs, "second.jsonl")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("bench measured before it refused the store: %v", err)
+	}
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // TestHistoryFromEnvironment: $GOODPUT_HISTORY names the store when no
 // --history does, for history's commands and for recording.
 func TestHistoryFromEnvironment(t *testing.T) {
