@@ -91,13 +91,22 @@ func (s *Store) migrate(ctx context.Context, to int) error {
 	}
 	if v, err := version(ctx, s.db); err != nil {
 		return err
-	} else if v > len(migrations) {
-		return fmt.Errorf("the store's schema is version %d, newer than this goodput knows (%d): use a newer goodput", v, len(migrations))
+	} else if err := newerSchema(v); err != nil {
+		return err
 	}
 	for _, m := range migrations[:to] {
 		if err := s.apply(ctx, m); err != nil {
 			return fmt.Errorf("schema version %d (%s): %w", m.version, m.about, err)
 		}
+	}
+	return nil
+}
+
+// newerSchema is the error for a store at schema version v when it is
+// newer than this goodput knows, else nil.
+func newerSchema(v int) error {
+	if v > len(migrations) {
+		return fmt.Errorf("the store's schema is version %d, newer than this goodput knows (%d): use a newer goodput", v, len(migrations))
 	}
 	return nil
 }

@@ -56,23 +56,31 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	return open(ctx, dsn, len(migrations))
 }
 
-// OpenExisting is Open for reading a store: a SQLite file that does not
-// exist is an error, not a new empty store, so that a mistyped path is
-// not read as a history without runs.
+// OpenExisting is Open for reading a store. A SQLite file must hold a
+// goodput history already, and is opened read-only: a path that does not
+// exist, an empty file or one that holds something else is an error, so
+// that a mistyped path is not read as a history without runs and a file
+// given by mistake is never written. A history of an older schema is
+// brought up to date, as Open does. The caller must Close the store.
 func OpenExisting(ctx context.Context, dsn string) (*Store, error) {
-	if DialectOf(dsn) != Postgres && strings.TrimSpace(dsn) != "" {
-		path := sqlitePath(dsn)
-		fi, err := os.Stat(path)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			return nil, fmt.Errorf("history %s: no such file (bench --history and sweep --history record runs there)", Redact(dsn))
-		case err != nil:
-			return nil, fmt.Errorf("history %s: %w", Redact(dsn), err)
-		case fi.IsDir():
-			return nil, fmt.Errorf("history %s is a directory: give the SQLite file in it", Redact(dsn))
-		}
+	if DialectOf(dsn) == Postgres || strings.TrimSpace(dsn) == "" {
+		return Open(ctx, dsn)
 	}
-	return Open(ctx, dsn)
+	where := Redact(dsn)
+	path := sqlitePath(dsn)
+	switch f, err := inspectSQLite(path, where); {
+	case err != nil:
+		return nil, err
+	case f == noFile:
+		return nil, fmt.Errorf("history %s: no such file (bench --history and sweep --history record runs there)", where)
+	case f == emptyFile:
+		return nil, fmt.Errorf("history %s is empty: no run is recorded in it (bench --history and sweep --history record runs there)", where)
+	}
+	s, err := openReadOnly(ctx, path, where)
+	if errors.Is(err, errOlderSchema) {
+		return Open(ctx, dsn)
+	}
+	return s, err
 }
 
 // sqlitePath is the file a SQLite store's dsn names.
@@ -116,7 +124,7 @@ func open(ctx context.Context, dsn string, to int) (*Store, error) {
 	// after a short random pause, within the busy timeout.
 	deadline := time.Now().Add(sqliteBusyTimeout)
 	for {
-		db, err := sql.Open("sqlite", sqliteURL(path))
+		db, err := sql.Open("sqlite", sqliteURL(path, false))
 		if err != nil {
 			return nil, fmt.Errorf("history %s: %w", s.where, err)
 		}
@@ -142,10 +150,20 @@ const sqliteBusyTimeout = 10 * time.Second
 
 // sqliteURL is the driver's URL for the file at path: a busy timeout lets
 // several goodput processes share the file, WAL lets them read while one
-// writes, and transactions take the write lock when they begin.
-func sqliteURL(path string) string {
+// writes, and transactions take the write lock when they begin. A
+// read-only URL opens the file with SQLite's mode=ro, which never creates
+// the file and fails every write to it; it leaves the journal mode as the
+// file has it (Open made it WAL), since setting it may write. A reader of
+// a WAL file creates SQLite's -wal and -shm files beside it when they are
+// missing, and leaves them: the next writer to close the store removes
+// them.
+func sqliteURL(path string, readOnly bool) string {
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", sqliteBusyTimeout.Milliseconds()))
+	if readOnly {
+		q.Set("mode", "ro")
+		return "file:" + path + "?" + q.Encode()
+	}
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "journal_mode(wal)")
 	q.Set("_txlock", "immediate")
@@ -209,6 +227,53 @@ func notHistory(where, why string) error {
 // but that SQLite, whose error is err, does not read as a database.
 func notDatabase(where string, err error) error {
 	return notHistory(where, "it begins like a SQLite file but is not one: "+err.Error())
+}
+
+// errOlderSchema says that a store opened read-only has an older schema
+// than this goodput reads, which only a writable open can migrate.
+var errOlderSchema = errors.New("older schema")
+
+// openReadOnly opens the SQLite database at path read-only and checks
+// that it is a goodput history of the schema this goodput writes; one of
+// an older schema is errOlderSchema.
+func openReadOnly(ctx context.Context, path, where string) (*Store, error) {
+	db, err := sql.Open("sqlite", sqliteURL(path, true))
+	if err != nil {
+		return nil, fmt.Errorf("history %s: %w", where, err)
+	}
+	db.SetMaxOpenConns(1)
+	s := &Store{db: db, dialect: SQLite, where: where}
+	if err := s.readable(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// readable checks that the SQLite database of s holds a goodput history
+// at the schema this goodput writes, without writing to it.
+func (s *Store) readable(ctx context.Context) error {
+	var tables int
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`).Scan(&tables)
+	switch {
+	case isNotADB(err):
+		return notDatabase(s.where, err)
+	case err != nil:
+		return fmt.Errorf("history %s: %w", s.where, err)
+	case tables == 0:
+		return notHistory(s.where, "a SQLite database without goodput's tables")
+	}
+	v, err := version(ctx, s.db)
+	if err == nil {
+		err = newerSchema(v)
+	}
+	if err != nil {
+		return fmt.Errorf("history %s: %w", s.where, err)
+	}
+	if v < len(migrations) {
+		return errOlderSchema
+	}
+	return nil
 }
 
 // isBusy reports whether err is SQLite's SQLITE_BUSY, with any extended

@@ -1,6 +1,7 @@
 package history
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -356,9 +357,11 @@ func TestNewerSchemaRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	_, err := Open(t.Context(), dsn)
-	if err == nil || !strings.Contains(err.Error(), "version 99, newer than this goodput knows") {
-		t.Errorf("open of a newer store: %v", err)
+	for name, open := range map[string]func(context.Context, string) (*Store, error){"Open": Open, "OpenExisting": OpenExisting} {
+		_, err := open(t.Context(), dsn)
+		if want := fmt.Sprintf("history %s: the store's schema is version 99, newer than this goodput knows (%d): use a newer goodput", dsn, SchemaVersion()); err == nil || err.Error() != want {
+			t.Errorf("%s of a newer store:\n got %v\nwant %s", name, err, want)
+		}
 	}
 }
 
@@ -379,12 +382,13 @@ func TestOpenErrors(t *testing.T) {
 	}
 }
 
-// TestOpenAFileThatIsNoDatabase: Open, for the commands that record,
-// makes an empty file the store, as a user who touched it expects, and
-// adds its tables to another program's SQLite database (a PostgreSQL store
-// may share a database too), but refuses a file that holds anything else
-// without changing a byte of it.
-func TestOpenAFileThatIsNoDatabase(t *testing.T) {
+// TestOpenAFileThatIsNoHistory: what OpenExisting, for the commands that
+// read, and Open, for those that record, make of a file that holds no
+// goodput history. Both refuse it without changing a byte of it, except
+// that Open makes an empty file the store, as a user who touched it
+// expects, and adds its tables to another program's SQLite database (a
+// PostgreSQL store may share a database too).
+func TestOpenAFileThatIsNoHistory(t *testing.T) {
 	otherProgram := func(t *testing.T, path string) {
 		db, err := sql.Open("sqlite", path)
 		if err != nil {
@@ -404,49 +408,144 @@ func TestOpenAFileThatIsNoDatabase(t *testing.T) {
 	}
 	const notHistory = " is not a goodput history database: "
 	for _, tc := range []struct {
-		name string
-		make func(*testing.T, string)
-		want string // Open's error after the path, or "" when it opens the file as the store
+		name   string
+		make   func(*testing.T, string)
+		read   string // OpenExisting's error after the path
+		record string // Open's, or "" when it opens the file as the store
 	}{
-		{"an empty file, as touch leaves it", write(""), ""},
-		{"a text file", write("hello\nworld\n"), notHistory + "it is not a SQLite file"},
+		{"an empty file, as touch leaves it", write(""),
+			" is empty: no run is recorded in it (bench --history and sweep --history record runs there)", ""},
+		{"a text file", write("hello\nworld\n"),
+			notHistory + "it is not a SQLite file", notHistory + "it is not a SQLite file"},
 		{"a record file given by mistake", write(`{"type":"header","tool":"goodput"}` + "\n" + `{"type":"request","seq":0}` + "\n"),
-			notHistory + "it is not a SQLite file"},
-		{"a file shorter than SQLite's header", write("SQLite"), notHistory + "it is not a SQLite file"},
+			notHistory + "it is not a SQLite file", notHistory + "it is not a SQLite file"},
+		{"a file shorter than SQLite's header", write("SQLite"),
+			notHistory + "it is not a SQLite file", notHistory + "it is not a SQLite file"},
 		{"SQLite's header and then no database", write(sqliteHeader + strings.Repeat("x", 200)),
+			notHistory + "it begins like a SQLite file but is not one: file is not a database (26)",
 			notHistory + "it begins like a SQLite file but is not one: file is not a database (26)"},
-		{"another program's SQLite database", otherProgram, ""},
+		{"another program's SQLite database", otherProgram,
+			notHistory + "a SQLite database without goodput's tables", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			path := filepath.Join(dir, "runs.db")
-			tc.make(t, path)
-			before := backdate(t, path)
-			s, err := Open(t.Context(), path)
-			if tc.want == "" {
-				if err != nil {
-					t.Fatalf("%v, want the file opened as the store", err)
+			for _, side := range []struct {
+				name string
+				open func(context.Context, string) (*Store, error)
+				want string
+			}{
+				{"read", OpenExisting, tc.read},
+				{"record", Open, tc.record},
+			} {
+				dir := t.TempDir()
+				path := filepath.Join(dir, "runs.db")
+				tc.make(t, path)
+				before := backdate(t, path)
+				s, err := side.open(t.Context(), path)
+				if side.want == "" {
+					if err != nil {
+						t.Fatalf("%s: %v, want the file opened as the store", side.name, err)
+					}
+					if v, err := s.Version(t.Context()); err != nil || v != SchemaVersion() {
+						t.Errorf("%s: the store is at version %d (%v), want %d", side.name, v, err, SchemaVersion())
+					}
+					s.Close()
+					continue
 				}
-				if v, err := s.Version(t.Context()); err != nil || v != SchemaVersion() {
-					t.Errorf("the store is at version %d (%v), want %d", v, err, SchemaVersion())
+				if err == nil {
+					s.Close()
+					t.Fatalf("%s: opened, want %q", side.name, side.want)
 				}
-				s.Close()
-				return
-			}
-			if err == nil {
-				s.Close()
-				t.Fatalf("opened, want %q", tc.want)
-			}
-			if want := "history " + path + tc.want; err.Error() != want {
-				t.Errorf("\n got %s\nwant %s", err, want)
-			}
-			if after := snapshot(t, path); after != before {
-				t.Errorf("the file changed: before %+v, after %+v", before, after)
-			}
-			if names := dirNames(t, dir); !slices.Equal(names, []string{"runs.db"}) {
-				t.Errorf("left %v beside the file", names)
+				if want := "history " + path + side.want; err.Error() != want {
+					t.Errorf("%s:\n got %s\nwant %s", side.name, err, want)
+				}
+				if after := snapshot(t, path); after != before {
+					t.Errorf("%s changed the file: before %+v, after %+v", side.name, before, after)
+				}
+				if names := dirNames(t, dir); !slices.Equal(names, []string{"runs.db"}) {
+					t.Errorf("%s left %v beside the file", side.name, names)
+				}
 			}
 		})
+	}
+}
+
+// TestOpenExistingPaths: a path that names no file is not created by
+// reading it, nor is its directory; a directory is not taken for the file.
+func TestOpenExistingPaths(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, path, want string
+	}{
+		{"a file that does not exist", filepath.Join(dir, "typo.db"),
+			"history " + filepath.Join(dir, "typo.db") + ": no such file (bench --history and sweep --history record runs there)"},
+		{"a file in a directory that does not exist", filepath.Join(dir, "nope", "h.db"),
+			"history " + filepath.Join(dir, "nope", "h.db") + ": no such file (bench --history and sweep --history record runs there)"},
+		{"a directory", dir, "history " + dir + " is a directory: give the SQLite file in it"},
+		{"a device", os.DevNull, "history " + os.DevNull + " is not a goodput history database: it is not a regular file"},
+	} {
+		s, err := OpenExisting(t.Context(), tc.path)
+		if err == nil {
+			s.Close()
+			t.Errorf("%s: opened, want %q", tc.name, tc.want)
+		} else if err.Error() != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.name, err, tc.want)
+		}
+	}
+	if names := dirNames(t, dir); len(names) != 0 {
+		t.Errorf("reading created %v", names)
+	}
+}
+
+// TestOpenExistingIsReadOnly: a store opened to read is read and cannot
+// be written, and its file is left byte for byte as it was.
+func TestOpenExistingIsReadOnly(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "h.db")
+	s := openStore(t, path)
+	f := fakeRun{name: "one", seed: 1, n: 10, ttft: 100 * time.Millisecond, tpot: 10 * time.Millisecond}
+	if _, err := s.Add(t.Context(), f.write(t, t.TempDir())); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	before := backdate(t, path)
+
+	r, err := OpenExisting(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := r.List(t.Context(), Filter{})
+	if err != nil || len(runs) != 1 || runs[0].Name != "one" {
+		t.Errorf("list: %d runs (%v), want run one", len(runs), err)
+	}
+	f.name, f.seed = "two", 2
+	if _, err := r.Add(t.Context(), f.write(t, t.TempDir())); err == nil || !strings.Contains(err.Error(), "attempt to write a readonly database") {
+		t.Errorf("add to a store opened to read: %v, want SQLite's refusal", err)
+	}
+	r.Close()
+	if after := snapshot(t, path); after != before {
+		t.Errorf("reading changed the file: before %+v, after %+v", before, after)
+	}
+}
+
+// TestOpenExistingMigrates: reading a history an older goodput wrote
+// brings its schema up to date, as the help of history promises; it is
+// the one write a reading command makes, and only to a goodput history.
+func TestOpenExistingMigrates(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "old.db")
+	old, err := open(t.Context(), path, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old.Close()
+	s, err := OpenExisting(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if v, err := s.Version(t.Context()); err != nil || v != SchemaVersion() {
+		t.Errorf("read at version %d (%v), want %d", v, err, SchemaVersion())
+	}
+	if _, err := s.List(t.Context(), Filter{}); err != nil {
+		t.Errorf("list after the migration: %v", err)
 	}
 }
 

@@ -86,8 +86,9 @@ func (q *historyQuery) open(cmd *cobra.Command, env *Env) (*history.Store, histo
 	if dsn == "" {
 		return nil, f, usageErr("%s: no history: give --history (a SQLite file or a postgres:// URL) or set $%s", cmd.CommandPath(), history.EnvStore)
 	}
-	// Every history command reads: a file that is not there is a mistake,
-	// not an empty history.
+	// Every history command here reads: a file that is not there, or
+	// holds no history, is a mistake, not an empty history, and is never
+	// written.
 	s, err := history.OpenExisting(cmd.Context(), dsn)
 	return s, f, err
 }

@@ -219,6 +219,56 @@ func TestHistoryUsage(t *testing.T) {
 	}
 }
 
+// TestHistoryReadsNoOtherFile: every command that reads a history, given
+// a path that holds none, says so, naming the path, and leaves the file
+// byte for byte as it was; none turns an empty file into a store.
+func TestHistoryReadsNoOtherFile(t *testing.T) {
+	dir := t.TempDir()
+	file := func(name, body string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	empty := file("touched.db", "")
+	text := file("notes.txt", "hello\nworld\n")
+	records := file("run.jsonl", `{"type":"header","tool":"goodput"}`+"\n")
+	missing := filepath.Join(dir, "typo.db")
+	notHistory := " is not a goodput history database: it is not a SQLite file"
+	for _, tc := range []struct {
+		name, path, want string
+	}{
+		{"an empty file", empty, "goodput: history " + empty + " is empty: no run is recorded in it (bench --history and sweep --history record runs there)"},
+		{"a text file", text, "goodput: history " + text + notHistory},
+		{"a record file given by mistake", records, "goodput: history " + records + notHistory},
+		{"a directory", dir, "goodput: history " + dir + " is a directory: give the SQLite file in it"},
+		{"a path that does not exist", missing, "goodput: history " + missing + ": no such file (bench --history and sweep --history record runs there)"},
+	} {
+		for _, cmd := range [][]string{{"list"}, {"show"}, {"trend", "ttft_p99"}, {"check"}} {
+			var before []byte
+			if tc.path != dir && tc.path != missing {
+				before = readFile(t, tc.path)
+			}
+			args := append(append([]string{"history"}, cmd...), "--history", tc.path)
+			_, stderr, code := run(t, "", args...)
+			if code != ExitTool || stderr != tc.want+"\n" {
+				t.Errorf("%s: history %s: exit %d, want %d with\n%s\ngot\n%s", tc.name, cmd[0], code, ExitTool, tc.want, stderr)
+			}
+			if before != nil && string(readFile(t, tc.path)) != string(before) {
+				t.Errorf("%s: history %s changed the file", tc.name, cmd[0])
+			}
+		}
+	}
+	if _, err := os.Stat(missing); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("reading %s created it: %v", missing, err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) != 3 {
+		t.Errorf("the directory holds %d entries (%v), want the 3 files and nothing beside them", len(entries), err)
+	}
+}
+
 // TestHistoryRecordsInAnEmptyFileOnly: bench --history and history add
 // make an empty file the store, as a user who touched it expects, but
 // refuse a file that holds something else before measuring anything, and
