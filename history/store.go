@@ -162,13 +162,17 @@ func sqliteURL(path string, readOnly bool) string {
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", sqliteBusyTimeout.Milliseconds()))
 	if readOnly {
 		q.Set("mode", "ro")
-		return "file:" + path + "?" + q.Encode()
+	} else {
+		q.Add("_pragma", "foreign_keys(1)")
+		q.Add("_pragma", "journal_mode(wal)")
+		q.Set("_txlock", "immediate")
 	}
-	q.Add("_pragma", "foreign_keys(1)")
-	q.Add("_pragma", "journal_mode(wal)")
-	q.Set("_txlock", "immediate")
-	return "file:" + path + "?" + q.Encode()
+	return "file:" + uriPath.Replace(path) + "?" + q.Encode()
 }
+
+// uriPath escapes what SQLite's URI filenames read as other than the
+// path: % begins an escape, ? the query and # a fragment.
+var uriPath = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
 
 // sqliteFile is what the path of a SQLite store holds before it is
 // opened.

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"net"
 	"os"
@@ -664,7 +665,7 @@ func TestWorsening(t *testing.T) {
 }
 
 // TestSQLiteSpellings: a path, sqlite:PATH and file:PATH name one file,
-// created with its directory.
+// created with its directory, whatever characters the path holds.
 func TestSQLiteSpellings(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sub", "h.db")
 	s := openStore(t, path)
@@ -679,6 +680,24 @@ func TestSQLiteSpellings(t *testing.T) {
 		if err != nil || len(runs) != 1 || s.Dialect() != SQLite {
 			t.Errorf("%s: %d runs, %v, dialect %s; want the one run in SQLite", dsn, len(runs), err, s.Dialect())
 		}
+	}
+	// SQLite reads a file: URI's %, ? and #; a path keeps them as they are.
+	odd := t.TempDir()
+	for _, name := range []string{"a%41b.db", "what?.db", "no#1.db"} {
+		path := filepath.Join(odd, name)
+		openStore(t, path).Close()
+		if _, err := os.Stat(path); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		s, err := OpenExisting(t.Context(), path)
+		if err != nil {
+			t.Errorf("%s read back: %v", name, err)
+			continue
+		}
+		s.Close()
+	}
+	if _, err := os.Stat(filepath.Join(odd, "aAb.db")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a%%41b.db was made as aAb.db: %v", err)
 	}
 	if DialectOf("POSTGRESQL://x/y") != Postgres || DialectOf("pg.db") != SQLite {
 		t.Error("DialectOf misreads a scheme")
