@@ -21,6 +21,12 @@ const (
 // growing the buffer without bound.
 const MaxEvent = 1 << 20
 
+// MaxWhole is the largest non-streamed response, in bytes, that a reader
+// accepts: the whole answer in one document, which with logprobs runs to
+// kilobytes a token (8,000 tokens with five logprobs each take several
+// MiB), where a stream's events carry a few tokens each.
+const MaxWhole = 64 << 20
+
 const (
 	initialBuffer = 32 << 10
 	// minRead is the free space below which the buffer is compacted before
@@ -84,7 +90,11 @@ type framer struct {
 
 func newFramer(mode framing) *framer {
 	p := bufPool.Get().(*[]byte)
-	return &framer{mode: mode, buf: *p, pool: p, max: MaxEvent, first: true}
+	limit := MaxEvent
+	if mode == framingWhole {
+		limit = MaxWhole
+	}
+	return &framer{mode: mode, buf: *p, pool: p, max: limit, first: true}
 }
 
 // release returns the read buffer to the pool. The framer must not be used

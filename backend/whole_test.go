@@ -94,11 +94,18 @@ func TestWithoutStreamingResponses(t *testing.T) {
 	}
 }
 
-// The whole response is bounded as one event is.
+// The whole response is bounded, by MaxWhole: an answer with logprobs
+// takes far more than a stream's event, and reads whole; a larger one
+// fails as malformed.
 func TestWithoutStreamingOversized(t *testing.T) {
-	body := `{"choices":[{"text":"` + strings.Repeat("a", MaxEvent+2*lineSlack) + `"}]}`
-	rec, _ := readAll(noStream(t, "openai"), strings.NewReader(body))
-	if rec.Error != record.ErrMalformed || !strings.Contains(rec.Msg, "response larger than") {
+	long := `{"choices":[{"text":"a","logprobs":{"top_logprobs":["` + strings.Repeat("b", 4*MaxEvent) + `"]},"finish_reason":"length"}],"usage":{"completion_tokens":7}}`
+	rec, _ := readAll(noStream(t, "openai"), strings.NewReader(long))
+	if !rec.OK() || rec.OutputTokens != 7 {
+		t.Errorf("a 4 MiB answer: error %v %s, %d tokens; want it read, 7 tokens", rec.Error, rec.Msg, rec.OutputTokens)
+	}
+	body := `{"choices":[{"text":"` + strings.Repeat("a", MaxWhole+2*lineSlack) + `"}]}`
+	rec, _ = readAll(noStream(t, "openai"), strings.NewReader(body))
+	if rec.Error != record.ErrMalformed || !strings.Contains(rec.Msg, "response larger than 67109888 bytes") {
 		t.Errorf("error %v: %s", rec.Error, rec.Msg)
 	}
 }
