@@ -70,6 +70,14 @@ type Measured struct {
 // a typing slip in a rate reports an error instead of overflowing.
 const MaxReplicas = 1 << 30
 
+// MaxGPUHourCost bounds the price of a GPU-hour, in any currency, and
+// MaxCost every cost a plan gives, so that a typing slip is an error and
+// never an amount of hundreds of digits.
+const (
+	MaxGPUHourCost = 1e9
+	MaxCost        = 1e15
+)
+
 // MaxGPUsPerReplica bounds GPUsPerReplica for the same reason.
 const MaxGPUsPerReplica = 1 << 16
 
@@ -156,8 +164,8 @@ func Compute(in Input) (Plan, error) {
 			p.PeakCostPerMillion = perMillion(p.FleetHourCost, p.PeakTokensPerSecond)
 		}
 		for _, c := range []float64{p.ReplicaHourCost, p.FleetHourCost, p.CostPerMillion, p.PeakCostPerMillion} {
-			if math.IsInf(c, 0) {
-				return Plan{}, fmt.Errorf("--gpu-hour-cost %v: the costs it gives overflow any number: give a price an hour of one GPU can have", in.GPUHourCost)
+			if c > MaxCost {
+				return Plan{}, fmt.Errorf("--gpu-hour-cost %v: a cost it gives, %.3g, passes any budget (%.0e): check the price and the token figures (--output-tokens, --output-throughput)", in.GPUHourCost, c, MaxCost)
 			}
 		}
 	}
@@ -209,6 +217,9 @@ func (in Input) Validate() error {
 	positive("--peak-qps", in.PeakQPS)
 	nonNeg("--headroom", in.Headroom)
 	nonNeg("--gpu-hour-cost", in.GPUHourCost)
+	if in.GPUHourCost > MaxGPUHourCost {
+		bad("--gpu-hour-cost %v: more than %.0e, which no GPU costs an hour in any currency", in.GPUHourCost, MaxGPUHourCost)
+	}
 	if in.MaxNumSeqs < 0 {
 		bad("--max-num-seqs %d: must be at least 1", in.MaxNumSeqs)
 	}

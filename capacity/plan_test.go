@@ -142,9 +142,12 @@ func TestComputeErrors(t *testing.T) {
 		{"negative peak", Input{PerReplicaQPS: 1, PeakQPS: -5}, "--peak-qps -5: must be positive"},
 		{"negative headroom", Input{PerReplicaQPS: 1, Headroom: -0.1}, "--headroom -0.1"},
 		{"nan cost", Input{PerReplicaQPS: 1, GPUHourCost: nan}, "--gpu-hour-cost NaN"},
-		// A price whose products overflow: never $+Inf an hour.
-		{"overflowing cost", Input{PerReplicaQPS: 15, PeakQPS: 100, OutputTokensPerRequest: 1, GPUHourCost: 1e308},
-			"--gpu-hour-cost 1e+308: the costs it gives overflow"},
+		// A price past any GPU's, or costs past any budget: never
+		// $+Inf an hour, nor an amount of hundreds of digits.
+		{"a price past any GPU's", Input{PerReplicaQPS: 15, PeakQPS: 100, OutputTokensPerRequest: 1, GPUHourCost: 1e308},
+			"--gpu-hour-cost 1e+308: more than 1e+09, which no GPU costs an hour in any currency"},
+		{"costs past any budget", Input{PerReplicaQPS: 15, PeakQPS: 100, OutputTokensPerRequest: 1e-300, GPUHourCost: 3},
+			"--gpu-hour-cost 3: a cost it gives, 5.56e+301, passes any budget (1e+15): check the price and the token figures"},
 		{"negative GPUs", Input{PerReplicaQPS: 1, GPUsPerReplica: -1}, "--gpus-per-replica -1"},
 		{"negative tokens", Input{PerReplicaQPS: 1, OutputTokensPerRequest: -1}, "--output-tokens -1"},
 		{"nan token rate", Input{PerReplicaQPS: 1, ReplicaTokensPerSecond: nan}, "--output-throughput NaN"},
