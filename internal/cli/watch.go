@@ -107,9 +107,15 @@ in words.`,
 			var (
 				shown   int
 				showErr error
+				noted   bool
 			)
 			last := serverview.Watch(cmd.Context(), sc, window, func(v serverview.View) bool {
 				shown++
+				if model != "" && !noted && v.Engine != promscrape.Unknown && len(v.Models) == 0 {
+					// TGI and llama.cpp serve one model and name none.
+					noted = true
+					fmt.Fprintf(env.Stderr, "goodput watch: --model %s: the server's metrics (%s) name no model, so they are the whole server's\n", model, v.Engine)
+				}
 				if once && shown < 2 {
 					return true // the first scrape has no rates yet
 				}

@@ -5,6 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -266,4 +269,28 @@ func deref(p *float64) any {
 		return nil
 	}
 	return *p
+}
+
+// A server whose metrics name no model (llama.cpp, TGI) is watched
+// whole with --model, and watch says so once instead of filtering
+// silently.
+func TestWatchModelOfAServerThatNamesNone(t *testing.T) {
+	prom, err := os.ReadFile("../../promscrape/testdata/llamacpp.prom")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+		w.Write(prom)
+	}))
+	defer ts.Close()
+	out, errOut, code, err := runWatch(context.Background(), false, ts.URL, "--once", "--format", "json", "--interval", "50ms", "--model", "foo")
+	want := "goodput watch: --model foo: the server's metrics (llamacpp) name no model, so they are the whole server's\n"
+	if code != ExitOK || errOut != want {
+		t.Errorf("exit %d (%v), stderr %q; want 0 and %q", code, err, errOut, want)
+	}
+	var v serverview.View
+	if err := json.Unmarshal([]byte(out), &v); err != nil || v.Running == nil {
+		t.Errorf("printed %q (%v): want the server's numbers", out, err)
+	}
 }
