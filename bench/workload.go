@@ -94,7 +94,13 @@ func textFit(ctx context.Context, wl workload.Config, flows bool, sc serverCount
 		return workload.Fit{}, builtIn + " (the server's count failed: see the warnings)",
 			[]string{fmt.Sprintf("made-up texts not sized to the server's tokenizer, the built-in one counts them: %v", err)}, nil
 	}
-	return fit, fmt.Sprintf("%s, made-up text sized by a fit of it (%s)", sc.lengths, fit), nil, nil
+	lengths = fmt.Sprintf("%s, made-up text sized by a fit of it (%s)", sc.lengths, fit)
+	if flows {
+		// A message is sized by its text (Fit.Words), which the
+		// template's markup then joins in each prompt.
+		lengths += fmt.Sprintf(": a message's length is its text's, and the %.1f more per prompt the chat template's", fit.Overhead)
+	}
+	return fit, lengths, nil, nil
 }
 
 // buildWorkload builds the prompt source of wl. Random and txt-slices

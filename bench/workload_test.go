@@ -41,7 +41,10 @@ func TestTextFitChoosesWhatToFit(t *testing.T) {
 	}{
 		{"a trace", workload.DatasetTrace, false, 0, double, workload.Fit{PerToken: 2, Overhead: 3},
 			how + ", made-up text sized by a fit of it (2.000 server tokens per built-in token, 3.0 more per prompt)", ""},
-		{"sessions", workload.DatasetRandom, true, 0, double, workload.Fit{PerToken: 2, Overhead: 3}, how + ", made-up text", ""},
+		// A session's message is its text's length; the template adds
+		// to each prompt.
+		{"sessions", workload.DatasetRandom, true, 0, double, workload.Fit{PerToken: 2, Overhead: 3},
+			how + ", made-up text sized by a fit of it (2.000 server tokens per built-in token, 3.0 more per prompt): a message's length is its text's, and the 3.0 more per prompt the chat template's", ""},
 		{"random prompts", workload.DatasetRandom, false, 0, double, workload.Fit{}, how, ""},
 		{"random behind system prompts", workload.DatasetRandom, false, 4, double, workload.Fit{PerToken: 2, Overhead: 3}, how + ", made-up text", ""},
 		{"no count", workload.DatasetTrace, false, 0, nil, workload.Fit{}, how, ""},
