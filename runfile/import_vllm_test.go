@@ -25,23 +25,11 @@ func TestVLLMImportTakesGoodputsScheduledTimes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "r.json")
-			body := `{"ttfts": [0.1, 0.2], "itls": [[0.01], []], "input_lens": [4, 4], "output_lens": [2, 1], ` + tt.sched +
-				` "start_times": [9.9, 10.5], "errors": ["", ""]}`
-			if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			f, err := Open(path, nil)
-			if tt.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.err) {
-					t.Fatalf("err = %v, want %q", err, tt.err)
-				}
+			f := openVLLMBody(t, `{"ttfts": [0.1, 0.2], "itls": [[0.01], []], "input_lens": [4, 4], "output_lens": [2, 1], `+tt.sched+
+				` "start_times": [9.9, 10.5], "errors": ["", ""]}`, tt.err)
+			if f == nil {
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
 			for i, want := range tt.wantSched {
 				var r record.Record
 				if err := f.Next(&r); err != nil {
@@ -73,22 +61,10 @@ func TestVLLMImportWithoutStartTimesTakesTheDuration(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "r.json")
-			body := `{` + tt.duration + ` "ttfts": [0.1, 0.2], "itls": [[0.01], []], "input_lens": [4, 4], "output_lens": [2, 1], "errors": ["", ""]}`
-			if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			f, err := Open(path, nil)
-			if tt.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.err) {
-					t.Fatalf("err = %v, want %q", err, tt.err)
-				}
+			f := openVLLMBody(t, `{`+tt.duration+` "ttfts": [0.1, 0.2], "itls": [[0.01], []], "input_lens": [4, 4], "output_lens": [2, 1], "errors": ["", ""]}`, tt.err)
+			if f == nil {
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
 			if h := f.Header(); h.Window != tt.window {
 				t.Errorf("window %d ns, want %d", h.Window, tt.window)
 			}
@@ -106,4 +82,30 @@ func TestVLLMImportWithoutStartTimesTakesTheDuration(t *testing.T) {
 	if h := f.Header(); h.Window != 0 || len(f.Notes()) != 0 {
 		t.Errorf("window %d, notes %q; want none", h.Window, f.Notes())
 	}
+}
+
+// openVLLMBody opens a vLLM result of body. Where wantErr is set it checks
+// that opening fails with it and returns nil; otherwise it returns the
+// file, closed when the test ends.
+func openVLLMBody(t *testing.T, body, wantErr string) *File {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "r.json")
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(path, nil)
+	switch {
+	case wantErr != "":
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Fatalf("err = %v, want %q", err, wantErr)
+		}
+		if f != nil {
+			f.Close()
+		}
+		return nil
+	case err != nil:
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
 }
