@@ -60,10 +60,14 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 // goodput history already, and is opened read-only: a path that does not
 // exist, an empty file or one that holds something else is an error, so
 // that a mistyped path is not read as a history without runs and a file
-// given by mistake is never written. A history of an older schema is
-// brought up to date, as Open does. The caller must Close the store.
+// given by mistake is never written. A PostgreSQL database must hold
+// goodput's tables already. A history of an older schema is brought up
+// to date, as Open does. The caller must Close the store.
 func OpenExisting(ctx context.Context, dsn string) (*Store, error) {
-	if DialectOf(dsn) == Postgres || strings.TrimSpace(dsn) == "" {
+	if DialectOf(dsn) == Postgres {
+		return openExistingPostgres(ctx, dsn)
+	}
+	if strings.TrimSpace(dsn) == "" {
 		return Open(ctx, dsn)
 	}
 	where := Redact(dsn)
@@ -83,6 +87,46 @@ func OpenExisting(ctx context.Context, dsn string) (*Store, error) {
 	return s, err
 }
 
+// postgresStore returns the store of a postgres:// dsn, not yet
+// connected.
+func postgresStore(dsn string) (*Store, error) {
+	s := &Store{dialect: Postgres, where: Redact(dsn)}
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("history %s: %w", s.where, err)
+	}
+	// A server that takes the connection and never answers would hold
+	// the run forever: connect_timeout, when the URL does not give one.
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = ConnectTimeout
+	}
+	s.db = stdlib.OpenDB(*cfg)
+	return s, nil
+}
+
+// openExistingPostgres is OpenExisting for a PostgreSQL database: one
+// that holds no goodput history (no schema_migrations table where its
+// search_path looks) is an error, not given goodput's tables by a
+// command that only reads.
+func openExistingPostgres(ctx context.Context, dsn string) (*Store, error) {
+	s, err := postgresStore(dsn)
+	if err != nil {
+		return nil, err
+	}
+	var found bool
+	err = s.db.QueryRowContext(ctx, `SELECT to_regclass('schema_migrations') IS NOT NULL`).Scan(&found)
+	switch {
+	case err != nil:
+		err = fmt.Errorf("history %s: %w", s.where, err)
+	case !found:
+		err = fmt.Errorf("history %s holds no goodput history: no run is recorded in it (bench --history and sweep --history record runs there)", s.where)
+	default:
+		return s.ready(ctx, len(migrations))
+	}
+	s.db.Close()
+	return nil, err
+}
+
 // sqlitePath is the file a SQLite store's dsn names.
 func sqlitePath(dsn string) string {
 	return strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite:"), "file:")
@@ -95,17 +139,10 @@ func open(ctx context.Context, dsn string, to int) (*Store, error) {
 	}
 	s := &Store{dialect: DialectOf(dsn), where: Redact(dsn)}
 	if s.dialect == Postgres {
-		cfg, err := pgx.ParseConfig(dsn)
+		s, err := postgresStore(dsn)
 		if err != nil {
-			return nil, fmt.Errorf("history %s: %w", s.where, err)
+			return nil, err
 		}
-		// A server that takes the connection and never answers would
-		// hold the run forever: connect_timeout, when the URL does not
-		// give one.
-		if cfg.ConnectTimeout == 0 {
-			cfg.ConnectTimeout = ConnectTimeout
-		}
-		s.db = stdlib.OpenDB(*cfg)
 		return s.ready(ctx, to)
 	}
 	path := sqlitePath(dsn)

@@ -759,3 +759,30 @@ func TestCheckInterruptedRuns(t *testing.T) {
 		})
 	}
 }
+
+// A PostgreSQL database without goodput's tables is no history to read:
+// the reading open says so and creates nothing, where the writing open
+// makes it a store, which the reading one then reads.
+func TestOpenExistingPostgresNeedsAHistory(t *testing.T) {
+	dsn := postgresDSN(t)
+	_, err := OpenExisting(t.Context(), dsn)
+	if err == nil || !strings.Contains(err.Error(), "holds no goodput history: no run is recorded in it") {
+		t.Fatalf("an empty database: %v, want it to hold no goodput history", err)
+	}
+	if _, err := OpenExisting(t.Context(), dsn); err == nil {
+		t.Fatal("the reading open created the tables it looked for")
+	}
+	w, err := Open(t.Context(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	r, err := OpenExisting(t.Context(), dsn)
+	if err != nil {
+		t.Fatalf("a store Open made: %v", err)
+	}
+	defer r.Close()
+	if v, err := r.Version(t.Context()); err != nil || v != SchemaVersion() {
+		t.Errorf("version %d (%v), want %d", v, err, SchemaVersion())
+	}
+}
