@@ -448,10 +448,16 @@ func recordsOfSummary(path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// The records are looked for beside the summary first: its
+	// "records" path was written from where the run was started, and,
+	// relative, names another run's file from anywhere else.
 	beside := filepath.Join(filepath.Dir(path), strings.TrimSuffix(filepath.Base(path), SummarySuffix)+RecordsSuffix)
 	candidates := []string{beside}
 	if s.Records != "" {
-		candidates = []string{s.Records, filepath.Join(filepath.Dir(path), filepath.Base(s.Records)), beside}
+		candidates = []string{filepath.Join(filepath.Dir(path), filepath.Base(s.Records)), beside}
+		if filepath.IsAbs(s.Records) {
+			candidates = append(candidates, s.Records)
+		}
 	}
 	for _, c := range candidates {
 		if fi, err := os.Stat(c); err == nil && !fi.IsDir() {

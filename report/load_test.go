@@ -96,6 +96,22 @@ func TestLocate(t *testing.T) {
 	sum.Records = "/gone/elsewhere/m.jsonl"
 	writeJSON(t, moved, "m.summary.json", sum)
 	writeRecords(t, moved, "m.jsonl", record.Header{Kind: record.KindHeader, Schema: 1}, nil)
+	// A copy of a run whose summary names its records relative to where
+	// the run began: from there, "res/c.jsonl" is the original's, and
+	// the copy's own records beside it are the copy's run.
+	here := t.TempDir()
+	for _, d := range []string{"res", "copy"} {
+		if err := os.Mkdir(filepath.Join(here, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeRecords(t, filepath.Join(here, "res"), "c.jsonl", record.Header{Kind: record.KindHeader, Schema: 1}, nil)
+	copied := filepath.Join(here, "copy")
+	rel := summaryFor(t, record.Header{}, nil, "ttft<=1s")
+	rel.Records = "res/c.jsonl"
+	writeJSON(t, copied, "c.summary.json", rel)
+	writeRecords(t, copied, "c.jsonl", record.Header{Kind: record.KindHeader, Schema: 1}, nil)
+	t.Chdir(here)
 	orphan := t.TempDir()
 	writeJSON(t, orphan, "o.summary.json", summaryFor(t, record.Header{}, nil, "ttft<=1s"))
 	// genai-bench experiment folders: a result file per load beside
@@ -118,6 +134,7 @@ func TestLocate(t *testing.T) {
 		{"records file", recs, KindRun, recs, ""},
 		{"summary names its records", filepath.Join(runOnly, "run1.summary.json"), KindRun, recs, ""},
 		{"moved run directory", filepath.Join(moved, "m.summary.json"), KindRun, filepath.Join(moved, "m.jsonl"), ""},
+		{"copied run directory", filepath.Join("copy", "c.summary.json"), KindRun, filepath.Join("copy", "c.jsonl"), ""},
 		{"sweep directory", sweepDir, KindSweep, filepath.Join(sweepDir, "sweep.json"), ""},
 		{"sweep file", filepath.Join(sweepDir, "sweep.json"), KindSweep, filepath.Join(sweepDir, "sweep.json"), ""},
 		{"stdin", "-", KindRun, "-", ""},
