@@ -647,3 +647,26 @@ func TestMaxTokensFieldFlag(t *testing.T) {
 		mu.Unlock()
 	}
 }
+
+// Without a server, the simulator serves the model a vLLM command line
+// names by its Hugging Face name, modelled on it where it knows the model,
+// and says which performance it lends one it does not know.
+func TestBenchSimulatesTheModelNamed(t *testing.T) {
+	for _, tt := range []struct {
+		model, profile, note string
+	}{
+		{"meta-llama/Llama-3.1-8B-Instruct", "profile: Llama-3.1-8B on", ""},
+		{"Qwen/Qwen3-8B", "profile: Qwen3-8B on", ""},
+		{"Qwen/Qwen3-0.6B", "profile: Llama-3.1-8B on", "goodput: --model Qwen/Qwen3-0.6B is not a model the simulator knows: it serves it under that name with Llama-3.1-8B's performance (--sim-model chooses another)"},
+	} {
+		t.Run(tt.model, func(t *testing.T) {
+			out, errOut, code := run(t, "", "bench", "--model", tt.model, "--num-prompts", "3", "--random-input-len", "16", "--random-output-len", "4")
+			if code != ExitOK || !strings.Contains(out, "Successful requests:                     3\n") {
+				t.Fatalf("exit %d:\n%s\n%s", code, out, errOut)
+			}
+			if !strings.Contains(errOut, tt.profile) || !strings.Contains(errOut, "model: "+tt.model+" (") || strings.Contains(errOut, "not a model the simulator knows") != (tt.note != "") || !strings.Contains(errOut, tt.note) {
+				t.Errorf("stderr %q; want %q, the model served as %s, and note %q", errOut, tt.profile, tt.model, tt.note)
+			}
+		})
+	}
+}

@@ -386,7 +386,33 @@ func startSim(ctx context.Context, env *Env, cfg *bench.Config, f *simFlags) (fu
 	if err := checkSimReasoning(opts, cfg); err != nil {
 		return nil, err
 	}
+	simulateModel(env, cfg, &opts, f)
 	return startSims(ctx, env, cfg, opts, f.simReplicas)
+}
+
+// simulateModel has the simulator serve the model that --model (or
+// --served-model-name) names, as a vLLM command line asks for a model by
+// its Hugging Face name, and model its performance on that model where the
+// simulator knows it and --sim-model and --sim-profile say nothing.
+func simulateModel(env *Env, cfg *bench.Config, opts *sim.Options, f *simFlags) {
+	wire := cfg.Model
+	if cfg.Request.ServedModelName != "" {
+		wire = cfg.Request.ServedModelName
+	}
+	if wire == "" || opts.ServedModelName != "" {
+		return
+	}
+	opts.ServedModelName = wire
+	if f.simModel != "" || f.simProfile != "" || cfg.Model == "" {
+		return
+	}
+	if m, err := sim.LookupModel(cfg.Model); err == nil {
+		reasoning := opts.Profile.Model.Reasoning
+		opts.Profile.Model = m
+		opts.Profile.Model.Reasoning = reasoning
+		return
+	}
+	fmt.Fprintf(env.Stderr, "goodput: --model %s is not a model the simulator knows: it serves it under that name with %s's performance (--sim-model chooses another)\n", cfg.Model, sim.DefaultModel)
 }
 
 // startSimWith starts a simulator built from opts on a free loopback port and
