@@ -47,3 +47,23 @@ func TestIdleConnectionsOfALlamaCppServer(t *testing.T) {
 		})
 	}
 }
+
+// A run of 20 requests dials for 20, whatever its cap: under
+// --max-concurrency 10000 the pool's spares once scaled with the cap and
+// opened 645 connections to the server before the start.
+func TestAFewRequestsDialAFewConnections(t *testing.T) {
+	srv := httptest.NewServer(&fakeLLM{name: "A"})
+	defer srv.Close()
+	cfg := flowConfig(t, srv.URL)
+	cfg.Sessions.MultiTurn = false
+	cfg.Arrival.MaxConcurrency = 10000
+	cfg.Arrival.NumPrompts = 20
+	out, err := Run(t.Context(), cfg, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := out.Generator.Connections
+	if out.Result.Counts.Completed != 20 || c.Warmed < 20 || c.Warmed > 22 || c.Ahead != 0 {
+		t.Errorf("%d completed, %d connections before the start and %d during the run; want 20 completed over 20 to 22 connections, 0 more", out.Result.Counts.Completed, c.Warmed, c.Ahead)
+	}
+}

@@ -150,6 +150,11 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	if conns == 0 {
 		conns = 256
 	}
+	if n := expected(plan); n > 0 {
+		// No more are ever in flight: 20 requests under --max-concurrency
+		// 10000 dialled 645 connections (the pool's spares scale with it).
+		conns = min(conns, n)
+	}
 	copts := load.ClientOptions{Conns: conns, Insecure: cfg.Insecure, NoKeepAlive: cfg.NoKeepAlive,
 		Kind: cfg.Transport, Cold: cfg.ColdConnections}
 	client := load.NewClient(copts)
