@@ -20,6 +20,9 @@ import (
 // hfFormat says where one Hugging Face dataset keeps its prompts, as
 // `vllm bench serve --dataset-name hf` reads that dataset.
 type hfFormat struct {
+	// skip says why a row is left out whatever the flags, "" to read it;
+	// nil reads every row.
+	skip func(row map[string]any) string
 	// prompt returns a row's prompt, or "" to skip the row.
 	prompt func(row map[string]any) string
 	// answer returns the reference answer whose length is the output
@@ -59,6 +62,14 @@ func hfTurn(v any, i int) string {
 
 var (
 	conversationFormat = hfFormat{
+		// vLLM keeps conversations of two turns or more, even when
+		// --hf-output-len makes the answer's length moot.
+		skip: func(r map[string]any) string {
+			if turns, _ := r["conversations"].([]any); len(turns) < 2 {
+				return "of fewer than two turns"
+			}
+			return ""
+		},
 		prompt:    func(r map[string]any) string { return hfTurn(r["conversations"], 0) },
 		answer:    func(r map[string]any) string { return hfTurn(r["conversations"], 1) },
 		maxPrompt: 1024, maxTotal: 2048,
@@ -174,6 +185,12 @@ func OpenHF(c Config) (*Dataset, error) {
 	coll := newCollector(c)
 	add := func(row map[string]any) {
 		coll.entry()
+		if format.skip != nil {
+			if why := format.skip(row); why != "" {
+				coll.skip(why)
+				return
+			}
+		}
 		p := format.prompt(row)
 		if p == "" {
 			coll.skip("without a prompt")

@@ -309,6 +309,12 @@ func TestHFParquet(t *testing.T) {
 	if !strings.HasPrefix(it.Prompt, "Tell me how tides") || it.OutputTokens != tokenizer.Count(rows[0].Conversations[1].Value) {
 		t.Errorf("item %+v", it)
 	}
+	// With a fixed output length the single turn is still left out, as
+	// vLLM filters conversations of fewer than two turns first.
+	c.HF.OutputLen = 2
+	if src, err = New(c); err != nil || src.Len() != 1 || !strings.Contains(src.String(), "of fewer than two turns") {
+		t.Errorf("--hf-output-len 2: %v, %d items (%s); want the one conversation, the other left out", err, src.Len(), src)
+	}
 	// A file that is not Parquet says so.
 	bad := filepath.Join(t.TempDir(), "x.parquet")
 	os.WriteFile(bad, []byte("PAR1 not really"), 0o644)
