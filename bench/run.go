@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -47,6 +48,9 @@ type Outcome struct {
 	ResultPath string
 	// Model is the model the run asked for (--model or the server's).
 	Model string
+	// ModelID is vLLM's model_id of the run, which names its result
+	// file: --model, else the root of the server's first model.
+	ModelID string
 	// VLLM holds vLLM's own summary figures when the run computed them
 	// (a vLLM result file, or VLLMFile.Collect); nil otherwise.
 	VLLM *VLLMFigures
@@ -190,16 +194,21 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	}
 	model := cfg.Model
 	shownModel := model
+	// vllmModel is the model_id of vLLM's result, which names its file:
+	// --model, else the first model's root, as vLLM takes it.
+	vllmModel := model
 	switch {
 	case model != "":
 	case adapter.Name() == "tgi" || adapter.Name() == "llamacpp":
 		// Their protocols need no model name; ask only to say which it was.
 		shownModel = srv.modelName(ctx, adapter.Name())
+		vllmModel = shownModel
 	default:
-		if model, err = srv.firstModel(ctx); err != nil {
+		first, err := srv.firstListed(ctx)
+		if err != nil {
 			return nil, err
 		}
-		shownModel = model
+		model, shownModel, vllmModel = first.ID, first.ID, cmp.Or(first.Root, first.ID)
 	}
 
 	wl := cfg.Workload
@@ -282,7 +291,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		IgnoreEOS: wl.Request.IgnoreEOS, Extra: cfg.Extra, Headers: headers}, cfg.Sessions.Header, func(r *backend.Request, seq int64) {
 		cfg.Request.apply(r, seq, cfg.Arrival.Seed)
 	})
-	out.Model = shownModel
+	out.Model, out.ModelID = shownModel, vllmModel
 	if note, err := warmUp(ctx, cfg, doer, plan); err != nil {
 		return nil, err
 	} else if note != "" {
@@ -630,7 +639,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	if plan.Open != nil {
 		offsets = plan.Open.Offsets
 	}
-	saveErrs = append(saveErrs, out.writeVLLM(cfg, vl, shownModel, header.Start, rpsChanges(cfg.Arrival, offsets, header.Start), files.vllm)...)
+	saveErrs = append(saveErrs, out.writeVLLM(cfg, vl, vllmModel, header.Start, rpsChanges(cfg.Arrival, offsets, header.Start), files.vllm)...)
 	return out, errors.Join(saveErrs...)
 }
 

@@ -289,20 +289,42 @@ func (s *server) waitReady(ctx context.Context, timeout time.Duration) error {
 	return fmt.Errorf("server %s is not ready after %v (--ready-check-timeout %v; raise it to wait longer): %w", s.base, waited, timeout, last)
 }
 
-// firstModel returns the first model id of /v1/models.
+// firstModel returns the first model id of /v1/models, the name requests
+// carry.
 func (s *server) firstModel(ctx context.Context) (string, error) {
-	ids, err := s.models(ctx)
+	m, err := s.firstListed(ctx)
+	return m.ID, err
+}
+
+// listedModel is a model of /v1/models: its id, the name requests give,
+// and its root, the weights it serves (vLLM's: the path or Hugging Face
+// id --served-model-name renamed), "" where the server does not say.
+type listedModel struct{ ID, Root string }
+
+// firstListed returns the first model of /v1/models.
+func (s *server) firstListed(ctx context.Context) (listedModel, error) {
+	ms, err := s.listed(ctx)
 	switch {
 	case err != nil:
-		return "", fmt.Errorf("%w (or give --model)", err)
-	case len(ids) == 0 || ids[0] == "":
-		return "", fmt.Errorf("GET %s/v1/models lists no model (give --model)", s.base)
+		return listedModel{}, fmt.Errorf("%w (or give --model)", err)
+	case len(ms) == 0 || ms[0].ID == "":
+		return listedModel{}, fmt.Errorf("GET %s/v1/models lists no model (give --model)", s.base)
 	}
-	return ids[0], nil
+	return ms[0], nil
 }
 
 // models returns the model ids of /v1/models.
 func (s *server) models(ctx context.Context) ([]string, error) {
+	ms, err := s.listed(ctx)
+	ids := make([]string, len(ms))
+	for i, m := range ms {
+		ids[i] = m.ID
+	}
+	return ids, err
+}
+
+// listed returns the models of /v1/models.
+func (s *server) listed(ctx context.Context) ([]listedModel, error) {
 	what := "GET " + s.base + "/v1/models"
 	status, body, err := s.do(ctx, http.MethodGet, "/v1/models", nil, getLimit, 8<<20)
 	if err != nil {
@@ -312,18 +334,12 @@ func (s *server) models(ctx context.Context) ([]string, error) {
 		return nil, err
 	}
 	var list struct {
-		Data []struct {
-			ID string `json:"id"`
-		} `json:"data"`
+		Data []listedModel `json:"data"`
 	}
 	if err := json.Unmarshal(body, &list); err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	ids := make([]string, len(list.Data))
-	for i, m := range list.Data {
-		ids[i] = m.ID
-	}
-	return ids, nil
+	return list.Data, nil
 }
 
 // unlistedModel warns when the server's /v1/models lists models and the

@@ -532,3 +532,41 @@ func TestVLLMResultPathOfAnAbsoluteName(t *testing.T) {
 		}
 	}
 }
+
+// Without --model the requests name the first model's id and vLLM's file
+// its root, the weights behind a --served-model-name: vLLM takes the pair
+// so, and names its file and model_id by the root.
+func TestVLLMFileNamesTheFirstModelsRoot(t *testing.T) {
+	llm := &fakeLLM{name: "A"}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/models" {
+			io.WriteString(w, `{"object":"list","data":[{"id":"served-x","root":"org/root-x"}]}`)
+			return
+		}
+		llm.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	cfg := flowConfig(t, srv.URL)
+	cfg.Sessions.MultiTurn = false
+	cfg.Model = ""
+	cfg.VLLMFile.Save = true
+	cfg.VLLMFile.Dir = cfg.ResultDir
+	out, err := Run(t.Context(), cfg, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Model != "served-x" || out.ModelID != "org/root-x" || !strings.Contains(filepath.Base(out.ResultPath), "-root-x-") {
+		t.Fatalf("model %q, model_id %q, file %s; want served-x, org/root-x and a file named by root-x", out.Model, out.ModelID, out.ResultPath)
+	}
+	b, err := os.ReadFile(out.ResultPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		ModelID     string `json:"model_id"`
+		TokenizerID string `json:"tokenizer_id"`
+	}
+	if err := json.Unmarshal(b, &f); err != nil || f.ModelID != "org/root-x" || f.TokenizerID != "org/root-x" {
+		t.Errorf("model_id %q, tokenizer_id %q (%v); want org/root-x for both", f.ModelID, f.TokenizerID, err)
+	}
+}

@@ -416,7 +416,7 @@ func queueBlock(q vllmresult.NamedStat) report.Block {
 func besideResult(cfg bench.Config, out *bench.Outcome, ext string) string {
 	p := out.ResultPath
 	if p == "" {
-		p = bench.VLLMResultPath(cfg, out.Model, out.Run.Epoch)
+		p = bench.VLLMResultPath(cfg, out.ModelID, out.Run.Epoch)
 	}
 	return strings.TrimSuffix(p, filepath.Ext(p)) + ext
 }
