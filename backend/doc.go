@@ -44,6 +44,13 @@
 // chunks, else one per chunk. Stats reports the server's count beside the
 // chunk count.
 //
+// A count that is valid JSON but no count ("12", -1, 1.5, one past int32)
+// is the server's bookkeeping gone wrong, not its stream: it is left out as
+// if the server had sent none, the answer still succeeds, and
+// Stats.BadCount names the first. A whole number written as a float (3.0,
+// 1e3) is the count it denotes. JSON that does not parse fails the event
+// as malformed, count or not.
+//
 // An end-of-sequence token has no text, but servers count it in their
 // usage. Where an OpenAI-style (or Ollama) stream stopped on an event
 // without output and the server's total is one above the streamed tokens,

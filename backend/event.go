@@ -98,6 +98,27 @@ type decoder struct {
 	// after the fields it led with that decoded to nothing (see
 	// decodeOpenAI).
 	lead []byte
+	// badField and badValue are the first token count of the stream
+	// that was not one (see count): the field's full name and its JSON,
+	// which points into the event being decoded, so the stream copies
+	// it out before the next (see stream.events). badField stays set
+	// once a count was dropped, and later ones are not noted.
+	badField string
+	badValue []byte
+}
+
+// count reads the token count of field, named in full for Stats
+// ("usage.completion_tokens"). A value that is valid JSON but no count
+// (see scanner.count) reads as not reported, -1, and is noted when it is
+// the stream's first, so that the run can say so; only JSON that does not
+// parse is an error.
+func (d *decoder) count(field string) (int, error) {
+	start := d.s.peekIndex()
+	n, ok, err := d.s.count()
+	if !ok && err == nil && d.badField == "" {
+		d.badField, d.badValue = field, d.s.b[start:d.s.i]
+	}
+	return n, err
 }
 
 // decodeFunc decodes one event payload into ev (already reset).

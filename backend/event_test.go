@@ -15,6 +15,7 @@ type decoded struct {
 	finish  string
 	done    bool
 	errMsg  string // "" when not failed
+	bad     string // the count dropped as no count: field and JSON; "" when none
 }
 
 func decodeOne(t *testing.T, fn decodeFunc, payload string) (decoded, error) {
@@ -23,7 +24,10 @@ func decodeOne(t *testing.T, fn decodeFunc, payload string) (decoded, error) {
 	var ev event
 	ev.reset()
 	err := fn(&d, []byte(payload), &ev)
-	got := decoded{ev.tokens, ev.exact && ev.tokens > 0, ev.choices, ev.usage, ev.prompt, string(ev.finish), ev.done, ev.errMsg}
+	got := decoded{ev.tokens, ev.exact && ev.tokens > 0, ev.choices, ev.usage, ev.prompt, string(ev.finish), ev.done, ev.errMsg, ""}
+	if d.badField != "" {
+		got.bad = d.badField + " " + string(d.badValue)
+	}
 	if ev.failed && got.errMsg == "" {
 		t.Fatalf("%q: failed without a message", payload)
 	}
@@ -110,10 +114,28 @@ func TestDecodeOpenAI(t *testing.T) {
 		{"trailing junk", `{"choices":[]} x`, none, "after top-level value"},
 		{"non-UTF-8 junk", "\xff\xfe", none, `invalid character '\xff'`},
 		{"choices not an array", `{"choices":{}}`, none, "want '['"},
-		{"negative usage", `{"usage":{"completion_tokens":-3}}`, none, "usage.completion_tokens: number \"-3\" is not a non-negative integer"},
-		{"fractional usage", `{"usage":{"prompt_tokens":1.5}}`, none, "usage.prompt_tokens: number \"1.5\""},
-		{"huge usage", `{"usage":{"completion_tokens":1e999}}`, none, "not a non-negative integer"},
-		{"overflowing usage", `{"usage":{"completion_tokens":4294967296}}`, none, "out of range"},
+		// A count that is valid JSON but no count is dropped as not
+		// reported, and named; the rest of the event still counts.
+		{"negative usage", `{"usage":{"completion_tokens":-3}}`, decoded{usage: -1, prompt: -1, bad: "usage.completion_tokens -3"}, ""},
+		{"fractional usage", `{"usage":{"prompt_tokens":1.5,"completion_tokens":4}}`, decoded{usage: 4, prompt: -1, bad: "usage.prompt_tokens 1.5"}, ""},
+		{"huge usage", `{"usage":{"completion_tokens":1e999}}`, decoded{usage: -1, prompt: -1, bad: "usage.completion_tokens 1e999"}, ""},
+		{"overflowing usage", `{"usage":{"completion_tokens":4294967296}}`, decoded{usage: -1, prompt: -1, bad: "usage.completion_tokens 4294967296"}, ""},
+		{"usage as a string", `{"choices":[{"text":"a"}],"usage":{"completion_tokens":"12"}}`,
+			decoded{tokens: 1, choices: true, usage: -1, prompt: -1, bad: `usage.completion_tokens "12"`}, ""},
+		{"usage as an object", `{"usage":{"prompt_tokens":{"n":[1,2]},"completion_tokens":2}}`, decoded{usage: 2, prompt: -1, bad: `usage.prompt_tokens {"n":[1,2]}`}, ""},
+		{"first bad count is the one named", `{"usage":{"prompt_tokens":true,"completion_tokens":-1}}`, decoded{usage: -1, prompt: -1, bad: "usage.prompt_tokens true"}, ""},
+		{"bad cached_tokens", `{"usage":{"completion_tokens":2,"prompt_tokens_details":{"cached_tokens":-5}}}`,
+			decoded{usage: 2, prompt: -1, bad: "usage.prompt_tokens_details.cached_tokens -5"}, ""},
+		{"bad reasoning_tokens", `{"usage":{"completion_tokens":2,"completion_tokens_details":{"reasoning_tokens":"1"}}}`,
+			decoded{usage: 2, prompt: -1, bad: `usage.completion_tokens_details.reasoning_tokens "1"`}, ""},
+		// Whole numbers written as floats are the counts they denote.
+		{"integral float usage", `{"usage":{"prompt_tokens":9.0,"completion_tokens":3.0}}`, decoded{usage: 3, prompt: 9}, ""},
+		{"usage with an exponent", `{"usage":{"completion_tokens":1e3}}`, decoded{usage: 1000, prompt: -1}, ""},
+		// JSON that does not parse still fails the event.
+		{"usage number cut short", `{"usage":{"completion_tokens":1.}}`, none, "usage.completion_tokens: invalid character '}', want digit after '.'"},
+		{"usage string unterminated", `{"usage":{"completion_tokens":"12}}`, none, "usage.completion_tokens: unexpected end of JSON"},
+		{"usage with a leading zero", `{"usage":{"completion_tokens":012}}`, none, "invalid character '1', want ',' or '}'"},
+		{"usage object left open", `{"usage":{"completion_tokens":{"a":1}`, none, "unexpected end of JSON"},
 		{"text not a string", `{"choices":[{"text":5}]}`, none, "want string"},
 	}
 	for _, tt := range tests {
@@ -156,7 +178,11 @@ func TestDecodeTGI(t *testing.T) {
 		{"error", `{"error":"Input validation error: inputs must have less than 4096 tokens","error_type":"validation"}`,
 			decoded{usage: -1, prompt: -1, errMsg: "validation: Input validation error: inputs must have less than 4096 tokens"}, ""},
 		{"details not an object", `{"details":[1]}`, decoded{}, "want '{'"},
-		{"bad generated_tokens", `{"details":{"generated_tokens":"3"}}`, decoded{}, "details.generated_tokens: "},
+		{"generated_tokens not a count", `{"details":{"generated_tokens":"3","input_length":7}}`,
+			decoded{usage: -1, prompt: 7, done: true, bad: `details.generated_tokens "3"`}, ""},
+		{"input_length not a count", `{"details":{"generated_tokens":3,"input_length":-7}}`,
+			decoded{usage: 3, prompt: -1, done: true, bad: "details.input_length -7"}, ""},
+		{"generated_tokens cut short", `{"details":{"generated_tokens":-}}`, decoded{}, "details.generated_tokens: invalid character '}', want digit"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -198,6 +224,13 @@ func TestDecodeLlamaCpp(t *testing.T) {
 			decoded{usage: -1, prompt: -1, errMsg: "server_error: context shift is disabled (code 500)"}, ""},
 		{"stop not a boolean", `{"stop":"yes"}`, decoded{}, "stop: invalid character"},
 		{"timings not an object", `{"timings":3}`, decoded{}, "timings: "},
+		{"tokens_predicted not a count, timings stand in", `{"stop":true,"stop_type":"eos","tokens_predicted":"8","timings":{"prompt_n":4,"predicted_n":8}}`,
+			decoded{usage: 8, prompt: 4, finish: "stop", done: true, bad: `tokens_predicted "8"`}, ""},
+		{"timings not counts either", `{"stop":true,"stop_type":"eos","tokens_predicted":8.5,"timings":{"prompt_n":-4,"predicted_n":null}}`,
+			decoded{usage: -1, prompt: -1, finish: "stop", done: true, bad: "tokens_predicted 8.5"}, ""},
+		{"bad cache_n", `{"stop":true,"tokens_predicted":2,"tokens_evaluated":6,"timings":{"cache_n":[1]}}`,
+			decoded{usage: 2, prompt: 6, finish: "stop", done: true, bad: "timings.cache_n [1]"}, ""},
+		{"predicted_n cut short", `{"timings":{"predicted_n":-x}}`, decoded{}, "timings: predicted_n: invalid character 'x', want digit"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -234,7 +267,11 @@ func TestDecodeOllama(t *testing.T) {
 		{"error", `{"error":"model \"x\" not found, try pulling it first"}`,
 			decoded{usage: -1, prompt: -1, errMsg: `model "x" not found, try pulling it first`}, ""},
 		{"done not a boolean", `{"done":1}`, decoded{}, "done: invalid character '1', want boolean"},
-		{"bad eval_count", `{"eval_count":-1}`, decoded{}, "eval_count: number"},
+		{"eval_count not a count", `{"response":"","done":true,"eval_count":-1,"prompt_eval_count":26}`,
+			decoded{usage: -1, prompt: 26, finish: "stop", done: true, bad: "eval_count -1"}, ""},
+		{"prompt_eval_count past int32", `{"response":"","done":true,"eval_count":3,"prompt_eval_count":2147483648}`,
+			decoded{usage: 3, prompt: -1, finish: "stop", done: true, bad: "prompt_eval_count 2147483648"}, ""},
+		{"eval_count cut short", `{"eval_count":1e}`, decoded{}, "eval_count: invalid character '}', want digit in exponent"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -87,6 +87,11 @@ func checkRecord(t *testing.T, a *Adapter, b []byte, rec *record.Record, st Stat
 	if err := rec.Check(); err != nil {
 		t.Fatalf("%s: %v", a.Name(), err)
 	}
+	// A dropped count is named short and fit to print: a field, and 32
+	// bytes of JSON that may each have become a U+FFFD.
+	if len(st.BadCount) > 160 || !utf8.ValidString(st.BadCount) {
+		t.Fatalf("%s: BadCount %q", a.Name(), st.BadCount)
+	}
 	if rec.TokenSource != record.SourceUsage && rec.TokenSource != record.SourceChunks {
 		t.Fatalf("%s: token source %q", a.Name(), rec.TokenSource)
 	}
@@ -103,6 +108,9 @@ func FuzzSSE(f *testing.F) {
 		"data: \xff\xfe\n\n", "\xef\xbb\xbfdata: [DONE]\n\n",
 		"data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}],\"usage\":{\"completion_tokens\":3}}\n\n" +
 			"data: {\"choices\":[{\"delta\":{\"content\":\"b\"}}],\"usage\":{\"completion_tokens\":1}}\n\n",
+		"data: {\"choices\":[{\"text\":\"a\"}],\"usage\":{\"completion_tokens\":\"12\",\"prompt_tokens\":3.0}}\n\ndata: [DONE]\n\n",
+		"data:{\"token\":{\"id\":1,\"text\":\"a\"},\"generated_text\":\"a\",\"details\":{\"generated_tokens\":-1,\"input_length\":1e3}}\n\n",
+		"data: {\"content\":\"a\",\"stop\":true,\"tokens_predicted\":2.5,\"timings\":{\"predicted_n\":\"\\u00e9\xff\"}}\n\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -123,6 +131,7 @@ func FuzzNDJSON(f *testing.F) {
 	for _, s := range []string{
 		"", "\n", "{}\n{}", "{\"response\":\"a\"}\r\n{\"done\":true,\"eval_count\":0}\r\n",
 		"{\"error\":\"x\"}", "[1]\n", "{\"response\":\"a\",\"done\":false}\n\xff\n",
+		"{\"response\":\"a\"}\n{\"done\":true,\"eval_count\":4294967296,\"prompt_eval_count\":[1]}\n",
 	} {
 		f.Add([]byte(s))
 	}

@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -246,28 +247,112 @@ func (s *scanner) text() (raw []byte, escaped bool, err error) {
 	return s.str()
 }
 
-// count reads a non-negative integer that fits in an int32, or null (-1).
-// Token counts are the only numbers the decoders keep, and a count outside
-// that range is a broken server, not a measurement.
-func (s *scanner) count() (int, error) {
+// count reads a token count: a non-negative integer that fits in an
+// int32, or null (-1: not reported). ok is false, and n -1, when the value
+// is valid JSON but no such count (a string, a negative or fractional
+// number, one past int32, an object): a server's bookkeeping gone wrong,
+// which callers drop as not reported rather than fail a stream whose
+// tokens all came (see decoder.count). err is for JSON that does not
+// parse, and fails the event as before.
+//
+// A whole number written with a fraction or an exponent (3.0, 1e3, 2.5e1)
+// is the count it denotes: JSON has one kind of number, and proxies that
+// pass numbers through floats (JavaScript's, Python's json with floats)
+// write them so. The test is exact, in decimal, not through a float, so
+// 3.0000000000000001 is no count.
+func (s *scanner) count() (n int, ok bool, err error) {
 	if s.null() {
-		return -1, nil
+		return -1, true, nil
 	}
 	start := s.peekIndex()
+	if c := s.peek(); c != '-' && !isDigit(c) {
+		if err := s.skip(); err != nil {
+			return 0, false, err
+		}
+		return -1, false, nil
+	}
 	if err := s.number(); err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	v := 0
 	for _, c := range s.b[start:s.i] {
 		if c < '0' || c > '9' {
-			return 0, &jsonError{off: start, msg: fmt.Sprintf("number %q is not a non-negative integer", s.b[start:s.i])}
+			v, ok = wholeNumber(s.b[start:s.i])
+			return v, ok, nil
 		}
 		v = v*10 + int(c-'0')
 		if v > math.MaxInt32 {
-			return 0, &jsonError{off: start, msg: fmt.Sprintf("number %q is out of range", s.b[start:s.i])}
+			return -1, false, nil
 		}
 	}
-	return v, nil
+	return v, true, nil
+}
+
+// wholeNumber returns the value of num, a valid JSON number, when it is a
+// whole number from 0 to math.MaxInt32 however it is written, and -1,
+// false when it is not. It reads num as digits d and a power of ten e
+// (num = d·10^e): trailing zeros of d raise e, so that a whole number has
+// e ≥ 0 once they are gone.
+func wholeNumber(num []byte) (int, bool) {
+	neg := num[0] == '-'
+	if neg {
+		num = num[1:]
+	}
+	mant, exp := num, int64(0)
+	if i := bytes.IndexAny(num, "eE"); i >= 0 {
+		mant = num[:i]
+		e := num[i+1:]
+		sign := int64(1)
+		switch e[0] {
+		case '-':
+			sign, e = -1, e[1:]
+		case '+':
+			e = e[1:]
+		}
+		for _, c := range e {
+			// Past any fraction a body can hold, the exponent only
+			// tells a huge number from a tiny one.
+			exp = min(exp*10+int64(c-'0'), 1<<40)
+		}
+		exp *= sign
+	}
+	whole, frac := mant, []byte(nil)
+	if i := bytes.IndexByte(mant, '.'); i >= 0 {
+		whole, frac = mant[:i], mant[i+1:]
+	}
+	exp -= int64(len(frac))
+	// digit k of d, leading zeros and all.
+	digit := func(k int) byte {
+		if k < len(whole) {
+			return whole[k]
+		}
+		return frac[k-len(whole)]
+	}
+	lo, hi := 0, len(whole)+len(frac)
+	for lo < hi && digit(lo) == '0' {
+		lo++
+	}
+	for hi > lo && digit(hi-1) == '0' {
+		hi--
+		exp++
+	}
+	switch {
+	case lo == hi:
+		return 0, true // zero, -0 and 0.0e5 among them
+	case neg || exp < 0 || int64(hi-lo)+exp > 10:
+		return -1, false
+	}
+	v := int64(0)
+	for k := lo; k < hi; k++ {
+		v = v*10 + int64(digit(k)-'0')
+	}
+	for ; exp > 0; exp-- {
+		v *= 10
+	}
+	if v > math.MaxInt32 {
+		return -1, false
+	}
+	return int(v), true
 }
 
 // duration reads a non-negative number of milliseconds, or null (-1): a

@@ -3,6 +3,8 @@ package backend
 import (
 	"bytes"
 	"encoding/json"
+	"math"
+	"math/big"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -62,32 +64,68 @@ func TestScannerCount(t *testing.T) {
 	tests := []struct {
 		in      string
 		want    int
+		ok      bool // a count, not JSON that is some other value
 		wantErr string
 	}{
-		{`0`, 0, ""},                                // zero
-		{`128`, 128, ""},                            // ordinary
-		{`null`, -1, ""},                            // null means absent
-		{`2147483647`, 2147483647, ""},              // the largest int32
-		{`2147483648`, 0, "out of range"},           // one past it
-		{`99999999999999999999`, 0, "out of range"}, // would overflow int64
-		{`-1`, 0, "non-negative integer"},           // negative
-		{`1.5`, 0, "non-negative integer"},          // fraction
-		{`1e3`, 0, "non-negative integer"},          // exponent
-		{`"12"`, 0, "want digit"},                   // a string, not a number
-		{``, 0, "want digit"},                       // nothing
+		{`0`, 0, true, ""},                   // zero
+		{`128`, 128, true, ""},               // ordinary
+		{` 7 `, 7, true, ""},                 // white space around it
+		{`null`, -1, true, ""},               // null means absent
+		{`2147483647`, 2147483647, true, ""}, // the largest int32
+		// Whole numbers written as floats are the counts they denote.
+		{`3.0`, 3, true, ""},
+		{`1e3`, 1000, true, ""},
+		{`1E+3`, 1000, true, ""},
+		{`2.5e1`, 25, true, ""},
+		{`1200e-2`, 12, true, ""},
+		{`0.0`, 0, true, ""},
+		{`-0`, 0, true, ""},    // zero, though signed
+		{`0e999`, 0, true, ""}, // zero, however large its exponent
+		{`2147483647.000`, 2147483647, true, ""},
+		{`0.00000000000000000000000000000000000000001e41`, 1, true, ""}, // exact, not through a float
+		// Valid JSON that is no count: dropped (-1), not an error.
+		{`2147483648`, -1, false, ""},           // one past int32
+		{`99999999999999999999`, -1, false, ""}, // would overflow int64
+		{`2.147483648e9`, -1, false, ""},        // one past int32, as a float
+		{`1e10`, -1, false, ""},                 // past int32 by its exponent
+		{`1e999999999999999999999`, -1, false, ""},
+		{`-1`, -1, false, ""},                 // negative
+		{`-1.0`, -1, false, ""},               // negative, as a float
+		{`1.5`, -1, false, ""},                // fraction
+		{`3.0000000000000001`, -1, false, ""}, // a fraction a float would round away
+		{`15e-1`, -1, false, ""},              // a fraction by its exponent
+		{`1e-999999999999999999999`, -1, false, ""},
+		{`"12"`, -1, false, ""},    // a string, not a number
+		{`true`, -1, false, ""},    // a boolean
+		{`[1]`, -1, false, ""},     // an array
+		{`{"n":1}`, -1, false, ""}, // an object
+		// JSON that does not parse is an error, as before.
+		{``, 0, false, "unexpected end of JSON"},
+		{`-`, 0, false, "want digit"},
+		{`1.`, 0, false, "want digit after '.'"},
+		{`1e`, 0, false, "want digit in exponent"},
+		{`"12`, 0, false, "closing '\"'"},
+		{`tru`, 0, false, "literal true"},
+		{`{"n":}`, 0, false, "want value"},
+		{`x`, 0, false, "want value"},
 	}
 	for _, tt := range tests {
 		var s scanner
 		s.reset([]byte(tt.in))
-		got, err := s.count()
+		got, ok, err := s.count()
 		if tt.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Errorf("count(%q) = %d, %v; want error with %q", tt.in, got, err, tt.wantErr)
+				t.Errorf("count(%q) = %d, %v, %v; want error with %q", tt.in, got, ok, err, tt.wantErr)
 			}
 			continue
 		}
-		if err != nil || got != tt.want {
-			t.Errorf("count(%q) = %d, %v; want %d", tt.in, got, err, tt.want)
+		if err != nil || got != tt.want || ok != tt.ok {
+			t.Errorf("count(%q) = %d, %v, %v; want %d, %v", tt.in, got, ok, err, tt.want, tt.ok)
+		}
+		if err == nil {
+			if err := s.end(); err != nil {
+				t.Errorf("count(%q) left %q unread", tt.in, tt.in[s.i:])
+			}
 		}
 	}
 }
@@ -157,6 +195,48 @@ func FuzzJSONScan(f *testing.F) {
 			if string([]rune(string(got))) != want {
 				t.Fatalf("unquote(%q) = %q, encoding/json says %q", raw, got, want)
 			}
+		}
+	})
+}
+
+// FuzzScannerCount checks count against exact arithmetic: it fails only
+// on what encoding/json rejects, and takes a value as a count exactly when
+// the value is null or a number whose exact value (big.Rat's) is a whole
+// number from 0 to math.MaxInt32, which is then the count.
+func FuzzScannerCount(f *testing.F) {
+	for _, s := range []string{
+		`0`, `7`, `null`, `3.0`, `1e3`, `-0`, `-1`, `1.5`, `2147483647`, `2147483648`, `2.147483647e9`,
+		`1e999`, `0e-999`, `1200e-2`, `"12"`, `{}`, `[1]`, `true`, `01`, `1.`, ` 5 `, `5 x`,
+		`0.00000000000000000000000000000000000000001e41`, `3.0000000000000001`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var s scanner
+		s.reset(b)
+		n, ok, err := s.count()
+		if err == nil {
+			err = s.end()
+		}
+		if (err == nil) != json.Valid(b) {
+			t.Fatalf("count(%q): %v, json.Valid = %v", b, err, json.Valid(b))
+		}
+		if err != nil {
+			return
+		}
+		trimmed := bytes.TrimSpace(b)
+		want, wantOK := -1, string(trimmed) == "null"
+		if c := trimmed[0]; c == '-' || isDigit(c) {
+			r, isNum := new(big.Rat).SetString(string(trimmed))
+			if !isNum {
+				return // an exponent past big.Rat's; TestScannerCount has some
+			}
+			if r.IsInt() && r.Sign() >= 0 && r.Num().Cmp(big.NewInt(math.MaxInt32)) <= 0 {
+				want, wantOK = int(r.Num().Int64()), true
+			}
+		}
+		if n != want || ok != wantOK {
+			t.Fatalf("count(%q) = %d, %v; exactly it is %d, %v", b, n, ok, want, wantOK)
 		}
 	})
 }

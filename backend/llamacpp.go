@@ -72,9 +72,9 @@ func decodeLlamaCpp(d *decoder, p []byte, ev *event) error {
 		case "stopped_limit": // servers before stop_type
 			limit, err = s.boolean()
 		case "tokens_predicted":
-			predicted, err = s.count()
+			predicted, err = d.count("tokens_predicted")
 		case "tokens_evaluated":
-			evaluated, err = s.count()
+			evaluated, err = d.count("tokens_evaluated")
 		case "timings":
 			promptN, predictedN, err = d.llamaTimings(ev)
 		case "error":
@@ -143,12 +143,12 @@ func (d *decoder) llamaTimings(ev *event) (promptN, predictedN int, err error) {
 		}
 		switch string(key) {
 		case "prompt_n":
-			promptN, err = s.count()
+			promptN, err = d.count("timings.prompt_n")
 		case "predicted_n":
-			predictedN, err = s.count()
+			predictedN, err = d.count("timings.predicted_n")
 		case "cache_n":
 			var n int
-			if n, err = s.count(); err == nil && ev.cached < 0 {
+			if n, err = d.count("timings.cache_n"); err == nil && ev.cached < 0 {
 				ev.cached = n
 			}
 		case "prompt_ms":

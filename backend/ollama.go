@@ -60,9 +60,9 @@ func decodeOllama(d *decoder, p []byte, ev *event) error {
 		case "done_reason":
 			reason, err = d.rawText(&d.finish)
 		case "eval_count":
-			ev.usage, err = s.count()
+			ev.usage, err = d.count("eval_count")
 		case "prompt_eval_count":
-			ev.prompt, err = s.count()
+			ev.prompt, err = d.count("prompt_eval_count")
 		case "error":
 			var e serverError
 			var got bool

@@ -453,15 +453,15 @@ func (d *decoder) openAIUsage(ev *event) error {
 		}
 		switch string(key) {
 		case "completion_tokens":
-			ev.usage, err = s.count()
+			ev.usage, err = d.count("usage.completion_tokens")
 		case "prompt_tokens":
-			ev.prompt, err = s.count()
+			ev.prompt, err = d.count("usage.prompt_tokens")
 		case "prompt_tokens_details":
-			err = d.promptDetails(ev)
+			err = d.promptDetails(ev, "usage.prompt_tokens_details.cached_tokens")
 		case "completion_tokens_details":
-			err = d.completionDetails(ev)
+			err = d.completionDetails(ev, "usage.completion_tokens_details.reasoning_tokens")
 		case "reasoning_tokens": // SGLang puts it beside the totals
-			ev.reasoningUsage, err = s.count()
+			ev.reasoningUsage, err = d.count("usage.reasoning_tokens")
 		default:
 			err = s.skip()
 		}
@@ -471,19 +471,21 @@ func (d *decoder) openAIUsage(ev *event) error {
 	}
 }
 
-// promptDetails reads usage.prompt_tokens_details for its cached_tokens.
-func (d *decoder) promptDetails(ev *event) error {
-	n, ok, err := d.detailCount("cached_tokens")
+// promptDetails reads usage.prompt_tokens_details (the Responses API's
+// input_tokens_details) for its cached_tokens, whose full name is field.
+func (d *decoder) promptDetails(ev *event, field string) error {
+	n, ok, err := d.detailCount("cached_tokens", field)
 	if ok && n >= 0 {
 		ev.cached = n
 	}
 	return err
 }
 
-// completionDetails reads usage.completion_tokens_details for its
-// reasoning_tokens (OpenAI, DeepSeek, recent vLLM and SGLang).
-func (d *decoder) completionDetails(ev *event) error {
-	n, ok, err := d.detailCount("reasoning_tokens")
+// completionDetails reads usage.completion_tokens_details (the Responses
+// API's output_tokens_details) for its reasoning_tokens (OpenAI, DeepSeek,
+// recent vLLM and SGLang), whose full name is field.
+func (d *decoder) completionDetails(ev *event, field string) error {
+	n, ok, err := d.detailCount("reasoning_tokens", field)
 	if ok {
 		ev.reasoningUsage = n
 	}
@@ -491,8 +493,9 @@ func (d *decoder) completionDetails(ev *event) error {
 }
 
 // detailCount reads a usage details object (or null) for the count under
-// key want, skipping the rest; ok says it was there.
-func (d *decoder) detailCount(want string) (n int, ok bool, err error) {
+// key want, whose full name is field, skipping the rest; ok says it was
+// there.
+func (d *decoder) detailCount(want, field string) (n int, ok bool, err error) {
 	s := &d.s
 	if s.null() {
 		return 0, false, nil
@@ -506,7 +509,7 @@ func (d *decoder) detailCount(want string) (n int, ok bool, err error) {
 			return n, ok, err
 		}
 		if string(key) == want {
-			n, err = s.count()
+			n, err = d.count(field)
 			ok = err == nil
 		} else {
 			err = s.skip()

@@ -213,15 +213,28 @@ func TestReasoningChunkKinds(t *testing.T) {
 	}
 }
 
-// A reasoning count that is not a count fails the stream as malformed,
-// naming the field, like any other usage number.
-func TestReasoningCountMalformed(t *testing.T) {
+// A reasoning count that is not a count is left out as if the server had
+// sent none, and named: the reasoning tokens are the reasoning chunks',
+// and the answer succeeds with every other count as reported.
+func TestReasoningCountNotACount(t *testing.T) {
 	a := mustLookup(t, "openai-chat")
+	body := func(reasoning string) string {
+		return chatEvent(`{"reasoning_content":"hm"}`, -1) + chatEvent(`{"reasoning_content":"m"}`, -1) + chatEvent(`{"content":"a"}`, -1) +
+			`data: {"choices":[],"usage":{"prompt_tokens":2,"completion_tokens":6,"completion_tokens_details":{"reasoning_tokens":` + reasoning + `}}}` + "\n\n" +
+			"data: [DONE]\n\n"
+	}
+	none, _ := readAll(a, strings.NewReader(body("null")))
 	for _, v := range []string{`-1`, `"4"`, `1.5`, `{}`} {
-		body := chatEvent(`{"content":"a"}`, -1) + `data: {"choices":[],"usage":{"completion_tokens":1,"completion_tokens_details":{"reasoning_tokens":` + v + `}}}` + "\n\n"
-		rec, _ := readAll(a, strings.NewReader(body))
-		if rec.Error != record.ErrMalformed || !strings.Contains(rec.Msg, "reasoning_tokens") {
-			t.Errorf("reasoning_tokens %s: %s %q, want malformed naming the field", v, rec.Error, rec.Msg)
+		rec, st := readAll(a, strings.NewReader(body(v)))
+		if !rec.OK() || rec.OutputTokens != 6 || rec.ReasoningTokens != 4 || rec.ReasoningSource != record.SourceChunks {
+			t.Errorf("reasoning_tokens %s: %s %q, %d output, %d reasoning (%s); want 6 and the reasoning chunks' 4",
+				v, rec.Error, rec.Msg, rec.OutputTokens, rec.ReasoningTokens, rec.ReasoningSource)
+		}
+		if want := "usage.completion_tokens_details.reasoning_tokens " + v; st.BadCount != want {
+			t.Errorf("BadCount %q, want %q", st.BadCount, want)
+		}
+		if !sameButTimes(rec, none) {
+			t.Errorf("reasoning_tokens %s: record %+v\nwith none sent %+v", v, rec, none)
 		}
 	}
 }

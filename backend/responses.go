@@ -303,13 +303,13 @@ func (d *decoder) responsesUsage(ev *event) error {
 		}
 		switch string(key) {
 		case "input_tokens":
-			ev.prompt, err = s.count()
+			ev.prompt, err = d.count("usage.input_tokens")
 		case "output_tokens":
-			ev.usage, err = s.count()
+			ev.usage, err = d.count("usage.output_tokens")
 		case "input_tokens_details":
-			err = d.promptDetails(ev)
+			err = d.promptDetails(ev, "usage.input_tokens_details.cached_tokens")
 		case "output_tokens_details":
-			err = d.completionDetails(ev)
+			err = d.completionDetails(ev, "usage.output_tokens_details.reasoning_tokens")
 		default:
 			err = s.skip()
 		}

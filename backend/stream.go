@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/goodput-dev/goodput/record"
 )
@@ -38,6 +39,13 @@ type Stats struct {
 	UsageTokens int
 	Bytes       int64 // body bytes read
 	Reads       int   // Reads that returned bytes; each took one timestamp
+	// BadCount names the first token count the server sent that was not
+	// one (see scanner.count): its field and, cut to 32 bytes, its JSON,
+	// such as `usage.completion_tokens "12"`; "" when every count was
+	// one. Such a count is left out as if the server had sent none, so
+	// the record still succeeds: its output tokens then come from the
+	// chunks, its input tokens from what the request knew.
+	BadCount string
 }
 
 // Discrepancy returns UsageTokens − Chunks, the tokens that did not arrive
@@ -69,7 +77,8 @@ func (s Stats) Discrepancy() int {
 //   - a finish reason of "abort" (the server gave up on the request):
 //     record.ErrStream, once the stream has ended;
 //   - an event that does not parse, or a line or event over MaxEvent:
-//     record.ErrMalformed, naming the event and its byte offset;
+//     record.ErrMalformed, naming the event and its byte offset (a token
+//     count that parses but is no count is no failure: see Stats.BadCount);
 //   - the body ending before the protocol's terminator: record.ErrTruncated.
 //     For OpenAI-style streams a finish_reason also ends generation: some
 //     servers omit "data: [DONE]", and what follows a finish is bookkeeping,
@@ -416,6 +425,9 @@ func (s *stream) events(at int64) bool {
 			s.fail(kind, msg, at)
 			return false
 		}
+		if s.d.badField != "" && s.st.BadCount == "" {
+			s.st.BadCount = badCount(s.d.badField, s.d.badValue)
+		}
 		if s.a.keepText && s.ev.text != nil {
 			s.keep()
 		}
@@ -503,6 +515,21 @@ func (s *stream) close() {
 	if s.rec.Error == record.ErrNone && s.rec.Finish == finishAbort {
 		s.rec.Error, s.rec.Msg = record.ErrStream, "the server aborted the request (finish_reason abort)"
 	}
+}
+
+// badCount shows a dropped count for Stats: its field and its JSON, cut
+// to 32 bytes on a character boundary, made fit to print as clean makes a
+// message.
+func badCount(field string, raw []byte) string {
+	const n = 32
+	if len(raw) <= n {
+		return field + " " + clean(string(raw))
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(raw[cut]) {
+		cut--
+	}
+	return field + " " + clean(string(raw[:cut])) + "…"
 }
 
 // snippet quotes the start of a payload for an error message.

@@ -115,9 +115,9 @@ func (d *decoder) tgiDetails(ev *event) error {
 				ev.finish = tgiFinish(f)
 			}
 		case "generated_tokens":
-			ev.usage, err = s.count()
+			ev.usage, err = d.count("details.generated_tokens")
 		case "input_length":
-			ev.prompt, err = s.count()
+			ev.prompt, err = d.count("details.input_length")
 		default:
 			err = s.skip()
 		}
