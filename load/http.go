@@ -54,6 +54,11 @@ type HTTP struct {
 	limited, limitedOut, limitedAsked atomic.Int64
 	cut, cutOut, cutAsked             atomic.Int64
 	early                             atomic.Int64
+	// answers counts the responses read; badCounts those that reported
+	// a token count that is no count, and badCount holds the first one's
+	// (see backend.Stats.BadCount).
+	answers, badCounts atomic.Int64
+	badCount           atomic.Pointer[string]
 	// waiting counts the requests sent whose exchange is not over; heard
 	// is when, on the monotonic clock (mono), a server last sent bytes
 	// or, when it is later, when the last request left with none waiting.
@@ -316,6 +321,11 @@ func (h *HTTP) Do(ctx context.Context, seq int64, rec *record.Record, now func()
 		}
 	}
 	st := rd.Stats()
+	h.answers.Add(1)
+	if st.BadCount != "" && h.badCounts.Add(1) == 1 {
+		first := st.BadCount // only this one escapes
+		h.badCount.Store(&first)
+	}
 	h.chunks.Add(int64(st.Chunks))
 	if st.UsageTokens >= 0 {
 		h.usage.Add(int64(st.UsageTokens))
@@ -354,6 +364,15 @@ type TokenCheck struct {
 	// (prompt and max_tokens beyond it), cut them. CutOutput tokens came
 	// of their CutAsked.
 	CutShort, CutOutput, CutAsked int64
+	// Answers counts the responses read. BadCounts of them reported a
+	// token count that is no count (a string, a fraction, a negative
+	// number, one past int32), which was left out as if not reported:
+	// their output tokens came from the chunks, their input tokens from
+	// the prompt. BadCount names the first such count, its field and
+	// value (usage.completion_tokens "12").
+	Answers   int64
+	BadCounts int64  `json:",omitempty"`
+	BadCount  string `json:",omitempty"`
 }
 
 // TokenCheck returns the totals so far.
@@ -361,5 +380,15 @@ func (h *HTTP) TokenCheck() TokenCheck {
 	return TokenCheck{Chunks: h.chunks.Load(), UsageTokens: h.usage.Load(), UsageChunks: h.counted.Load(), Mismatched: h.mismatch.Load(),
 		OverLimit: h.overLimit.Load(), OverOutput: h.overOut.Load(), OverAsked: h.overAsked.Load(),
 		Limited: h.limited.Load(), LimitedOutput: h.limitedOut.Load(), LimitedAsked: h.limitedAsked.Load(), EndedEarly: h.early.Load(),
-		CutShort: h.cut.Load(), CutOutput: h.cutOut.Load(), CutAsked: h.cutAsked.Load()}
+		CutShort: h.cut.Load(), CutOutput: h.cutOut.Load(), CutAsked: h.cutAsked.Load(),
+		Answers: h.answers.Load(), BadCounts: h.badCounts.Load(), BadCount: h.badCountSeen()}
+}
+
+// badCountSeen returns the first count that was no count, "" when none
+// was or its record is not stored yet.
+func (h *HTTP) badCountSeen() string {
+	if p := h.badCount.Load(); p != nil {
+		return *p
+	}
+	return ""
 }

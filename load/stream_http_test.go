@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -149,4 +150,52 @@ func TestTokenCheckWholeAnswer(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A server whose usage holds a count that is no count still answers: the
+// answer succeeds on its chunks, and the token check counts it among the
+// answers read and keeps the first such count, on both transports.
+func TestTokenCheckBadCount(t *testing.T) {
+	// The answers in turn: a count, a count sent as a string, a
+	// negative one, a whole number sent as a float.
+	counts := []string{`3`, `"12"`, `-1`, `3.0`}
+	eachTransport(t, func(t *testing.T, kind transport.Kind) {
+		var served atomic.Int64
+		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			n := counts[served.Add(1)-1]
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, `data: {"choices":[{"index":0,"text":"a","finish_reason":null}]}`+"\n\n"+
+				`data: {"choices":[{"index":0,"text":"b","finish_reason":null}]}`+"\n\n"+
+				`data: {"choices":[{"index":0,"text":"c","finish_reason":"length"}]}`+"\n\n"+
+				`data: {"choices":[],"usage":{"prompt_tokens":4,"completion_tokens":`+n+`}}`+"\n\n"+
+				"data: [DONE]\n\n")
+		}))
+		t.Cleanup(ts.Close)
+		a, err := backend.Lookup("openai")
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := &HTTP{Transport: newTransport(t, kind, ts.URL, ClientOptions{Conns: 1}), Adapter: a, BaseURL: ts.URL, Timeout: 10 * time.Second,
+			Request: func(int64) (backend.Request, int) { return backend.Request{Prompt: "x", MaxTokens: 3}, 1 }}
+		epoch := time.Now()
+		wantSource := []record.Source{record.SourceUsage, record.SourceChunks, record.SourceChunks, record.SourceUsage}
+		for i := range counts {
+			rec := &record.Record{}
+			d.Do(context.Background(), int64(i), rec, func() int64 { return int64(time.Since(epoch)) })
+			if !rec.OK() || rec.OutputTokens != 3 || rec.TokenSource != wantSource[i] || rec.InputTokens != 4 {
+				t.Errorf("answer %d (count %s): %s %q, %d output tokens (%s), %d input; want 3 (%s) and 4",
+					i, counts[i], rec.Error, rec.Msg, rec.OutputTokens, rec.TokenSource, rec.InputTokens, wantSource[i])
+			}
+		}
+		tc := d.TokenCheck()
+		if tc.Answers != 4 || tc.BadCounts != 2 || tc.BadCount != `usage.completion_tokens "12"` {
+			t.Errorf("token check: %d answers, %d with a bad count, the first %q; want 4, 2 and usage.completion_tokens \"12\"",
+				tc.Answers, tc.BadCounts, tc.BadCount)
+		}
+		// The answers that reported a count agree with their chunks.
+		if tc.UsageTokens != 6 || tc.UsageChunks != 6 || tc.Mismatched != 0 {
+			t.Errorf("token check %+v: want 6 tokens reported in 6 chunks, none mismatched", tc)
+		}
+	})
 }
