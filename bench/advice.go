@@ -10,7 +10,8 @@ import (
 
 // The warnings here read a run's numbers for what makes them mean less
 // than they seem: requests that paid for a retry, prompts the server did
-// not compute, prompts sent more than once, answers shorter than asked.
+// not compute, prompts sent more than once, answers shorter than asked,
+// token counts that were not counts.
 
 // retryWarning says when a tenth or more of the requests had to be sent
 // again because the server closed their kept-alive connection: their TTFT
@@ -123,4 +124,17 @@ func earlyStopNote(t load.TokenCheck, ignoreEOS bool, dataset string) string {
 	}
 	return "Output lengths: " + head + ": the server ends an answer where its model stops unless --ignore-eos is given, " +
 		"which runs every answer to its length (as vllm bench serve does for random prompts)"
+}
+
+// badCountWarning says when answers reported a token count that is not one
+// ("12", -1, 1.5, a number past int32): the reader left it out as if the
+// server had sent none, so those answers succeeded on goodput's own count
+// (output tokens from the chunks, prompt tokens from the prompt), not the
+// server's.
+func badCountWarning(t load.TokenCheck) string {
+	if t.BadCounts == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d answers reported a token count that is not one (%s): it was left out as if not sent, "+
+		"and goodput counted in its place (output tokens from the chunks, prompt tokens from the prompt)", t.BadCounts, t.Answers, t.BadCount)
 }

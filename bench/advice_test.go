@@ -1,9 +1,15 @@
 package bench
 
 import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -185,5 +191,74 @@ func TestCutShortWarning(t *testing.T) {
 	w := cutShortWarning(load.TokenCheck{Limited: 40, CutShort: 1, CutOutput: 18, CutAsked: 32})
 	if want := "1 of 40 answers ended short of their max_tokens with finish reason \"length\" (18 of the 32 output tokens asked for came)"; !strings.HasPrefix(w, want) {
 		t.Errorf("warning %q, want %q…", w, want)
+	}
+}
+
+// Answers whose usage held a count that is not one are named, with the
+// first such count, and none is no warning.
+func TestBadCountWarning(t *testing.T) {
+	if w := badCountWarning(load.TokenCheck{Answers: 200}); w != "" {
+		t.Errorf("no bad count: warning %q", w)
+	}
+	w := badCountWarning(load.TokenCheck{Answers: 200, BadCounts: 3, BadCount: `usage.completion_tokens "12"`})
+	want := `3 of 200 answers reported a token count that is not one (usage.completion_tokens "12"): it was left out as if not sent, ` +
+		"and goodput counted in its place (output tokens from the chunks, prompt tokens from the prompt)"
+	if w != want {
+		t.Errorf("warning %q\nwant    %q", w, want)
+	}
+}
+
+// A run against a server whose usage sends some counts as strings
+// succeeds on every request, counts their tokens from the chunks, and
+// warns of the answers that had one, warm-ups among them, naming the first.
+func TestRunWarnsOfBadTokenCounts(t *testing.T) {
+	var served atomic.Int64
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/v1/models":
+			io.WriteString(w, `{"data":[{"id":"m"}]}`)
+		case "/v1/completions":
+			var body struct {
+				MaxTokens int `json:"max_tokens"`
+			}
+			json.NewDecoder(r.Body).Decode(&body)
+			// Every third answer of the run's counts its tokens in a
+			// string; the probe of token ids before it (one token) is
+			// answered with a count.
+			count := `4`
+			if body.MaxTokens == 4 && served.Add(1)%3 == 0 {
+				count = `"4"`
+			}
+			w.Header().Set("Content-Type", "text/event-stream")
+			for range 4 {
+				io.WriteString(w, `data: {"choices":[{"index":0,"text":"a","finish_reason":null}]}`+"\n\n")
+			}
+			io.WriteString(w, `data: {"choices":[{"index":0,"text":"","finish_reason":"length"}],"usage":{"prompt_tokens":8,"completion_tokens":`+count+`}}`+"\n\ndata: [DONE]\n\n")
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer ts.Close()
+	cfg := smallConfig(t, ts.URL)
+	cfg.Arrival.NumPrompts, cfg.Warmups = 12, 2 // 10 measured
+	cfg.Workload.Random.OutputLen = 4
+	cfg.NoServerMetrics = true
+	out, err := Run(t.Context(), cfg, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if served.Load() != 12 {
+		t.Fatalf("%d requests of the run served, want 12", served.Load())
+	}
+	if out.Result.Counts.Failed != 0 || out.Result.Counts.Completed != 10 || out.Result.Tokens.Output != 40 {
+		t.Errorf("counts %+v, %d output tokens; want 10 completed of 4 tokens each", out.Result.Counts, out.Result.Tokens.Output)
+	}
+	if out.Tokens.Answers != 12 || out.Tokens.BadCounts != 4 || out.Tokens.BadCount != `usage.completion_tokens "4"` {
+		t.Errorf("token check %+v; want 12 answers, 4 with a bad count", out.Tokens)
+	}
+	want := `4 of 12 answers reported a token count that is not one (usage.completion_tokens "4"): it was left out as if not sent, ` +
+		"and goodput counted in its place (output tokens from the chunks, prompt tokens from the prompt)"
+	if !slices.Contains(out.Warnings, want) {
+		t.Errorf("warnings %q\nwant one %q", out.Warnings, want)
 	}
 }

@@ -596,6 +596,9 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	if w := tokenWarning(out.Tokens); w != "" {
 		out.Warnings = append(out.Warnings, w)
 	}
+	if w := badCountWarning(out.Tokens); w != "" {
+		out.Warnings = append(out.Warnings, w)
+	}
 	if w := overLimitWarning(out.Tokens, limitOnlyAsCompletionTokens(adapter, cfg.Extra)); w != "" {
 		out.Warnings = append(out.Warnings, w)
 	}
