@@ -234,6 +234,42 @@ func TestStreamFailures(t *testing.T) {
 	})
 }
 
+// A usage count that is valid JSON but no count, arriving split across
+// reads, is left out on both transports: the answer succeeds on its
+// chunks, and the reader's Stats names the count.
+func TestBadCountOnTheWire(t *testing.T) {
+	pieces := []string{
+		completionEvent("a", 1, ""),
+		`data: {"choices":[{"index":0,"text":"b","finish_reason":"length"}],"usage":{"prompt_tokens":3,"completion_tokens":"1`,
+		`2"}}` + "\n\n",
+		"data: [DONE]\n\n",
+	}
+	each(t, func(t *testing.T, kind transport.Kind) {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "text/event-stream")
+			for _, p := range pieces {
+				io.WriteString(w, p)
+				w.(http.Flusher).Flush()
+				time.Sleep(5 * time.Millisecond) // a read each
+			}
+		}))
+		defer srv.Close()
+		tr := newTransport(t, kind, srv.URL, transport.Options{})
+		var rd *backend.Reader
+		rec, _ := exchange(t, tr, context.Background(), srv.URL, "hi", clock(), func(r transport.Receiver) transport.Receiver {
+			rd = r.(*backend.Reader)
+			return r
+		})
+		if !rec.OK() || rec.OutputTokens != 2 || rec.TokenSource != record.SourceChunks || rec.InputTokens != 3 {
+			t.Fatalf("%s %q: %d output tokens (%s), %d input; want 2 from the chunks, and 3", rec.Error, rec.Msg, rec.OutputTokens, rec.TokenSource, rec.InputTokens)
+		}
+		if st := rd.Stats(); st.BadCount != `usage.completion_tokens "12"` || st.UsageTokens != 1 {
+			t.Errorf("stats %+v: want the running count 1 kept and usage.completion_tokens \"12\" named", st)
+		}
+	})
+}
+
 // onFilled calls f after the first Filled.
 type onFilled struct {
 	transport.Receiver
