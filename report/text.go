@@ -205,7 +205,13 @@ func Text(w io.Writer, res *metrics.Result, o TextOptions) error {
 	if g := res.Goodput; g != nil {
 		p.Rule('-', "Goodput")
 		p.KV("SLO:", g.SLO)
-		p.KV("Request goodput (req/s):", f2(g.RequestsPerSecond))
+		label := "Request goodput (req/s):"
+		if v := o.VLLM; v != nil && v.RequestGoodput != nil {
+			// vLLM's line above judges TTFT from the send; this one
+			// from the due time, and the two differ once requests wait.
+			label = "Request goodput, due-time TTFT (req/s):"
+		}
+		p.KV(label, f2(g.RequestsPerSecond))
 		p.KV("Goodput (tok/s):", f2(g.OutputTokensPerSecond))
 		p.KV("Good output tokens:", fmt.Sprintf("%d of %d", g.GoodOutputTokens, res.Tokens.Output))
 		p.KV("SLO attainment:", fmt.Sprintf("%.2f%% (%d of %d requests%s)", 100*g.Attainment, g.GoodRequests, c.Judged(), canceledNote(c)))

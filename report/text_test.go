@@ -58,7 +58,9 @@ func TestTextFollowsVLLMsOrder(t *testing.T) {
 		"Total generated tokens:", "Request throughput (req/s):", "Request goodput (req/s):                 1.25",
 		"Output token throughput (tok/s):", "Peak output token throughput (tok/s):    96.00",
 		"Peak concurrent requests:                3.00", "Total token throughput (tok/s):",
-		"Time to First Token", "End-to-end Latency", "Goodput", "Client", "==================================================",
+		"Time to First Token", "End-to-end Latency", "Goodput",
+		// Beside vLLM's line, goodput's says whose TTFT it judges.
+		"Request goodput, due-time TTFT (req/s):", "Client", "==================================================",
 	}
 	at := 0
 	for _, w := range order {
