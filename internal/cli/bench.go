@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
+	"net/http"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -266,6 +269,9 @@ func runBenchPrepared(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFl
 			return err
 		}
 		defer stop()
+		if url := vllmDefaultServer(ctx); url != "" {
+			fmt.Fprintf(env.Stderr, "goodput: a server answers at %s, where vllm bench serve sends without --host or --port; this run measures the built-in simulator: give --port 8000 (or --base-url %s) to measure that server\n", url, url)
+		}
 	}
 	for _, n := range f.vllm.notes {
 		fmt.Fprintf(env.Stderr, "goodput: %s\n", n)
@@ -628,4 +634,34 @@ func printBenchPlan(env *Env, cfg bench.Config) error {
 	}
 	fmt.Fprintln(env.Stdout, "Dry run: nothing was sent.")
 	return nil
+}
+
+// vllmDefaultTarget is where vllm bench serve sends when its command line
+// names no server (--host 127.0.0.1 --port 8000).
+var vllmDefaultTarget = "127.0.0.1:8000"
+
+// vllmDefaultServer returns the URL of an OpenAI-compatible server that
+// answers /v1/models at vllmDefaultTarget within a moment, "" when none
+// does: a vLLM command line without --host or --port means that server,
+// where goodput runs its simulator.
+func vllmDefaultServer(ctx context.Context) string {
+	url := "http://" + vllmDefaultTarget
+	ctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/v1/models", nil)
+	if err != nil {
+		return ""
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return ""
+	}
+	defer resp.Body.Close()
+	var list struct {
+		Data []json.RawMessage `json:"data"`
+	}
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&list) != nil || len(list.Data) == 0 {
+		return ""
+	}
+	return url
 }

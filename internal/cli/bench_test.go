@@ -670,3 +670,26 @@ func TestBenchSimulatesTheModelNamed(t *testing.T) {
 		})
 	}
 }
+
+// A vLLM command line without --host or --port means the server at
+// 127.0.0.1:8000; where one answers there, a run on the simulator says
+// so and how to measure it, and where none does, nothing is said.
+func TestBenchSaysAServerAnswersWhereVLLMSends(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"object":"list","data":[{"id":"m"}]}`)
+	}))
+	defer ts.Close()
+	old := vllmDefaultTarget
+	t.Cleanup(func() { vllmDefaultTarget = old })
+	vllmDefaultTarget = strings.TrimPrefix(ts.URL, "http://")
+	args := []string{"bench", "--num-prompts", "2", "--random-input-len", "8", "--random-output-len", "2", "--quiet"}
+	_, errOut, code := run(t, "", args...)
+	want := "goodput: a server answers at " + ts.URL + ", where vllm bench serve sends without --host or --port; this run measures the built-in simulator: give --port 8000 (or --base-url " + ts.URL + ") to measure that server\n"
+	if code != ExitOK || !strings.Contains(errOut, want) {
+		t.Errorf("exit %d, stderr %q; want %q", code, errOut, want)
+	}
+	ts.Close()
+	if _, errOut, _ := run(t, "", args...); strings.Contains(errOut, "a server answers at") {
+		t.Errorf("with no server there: %q", errOut)
+	}
+}
