@@ -92,8 +92,11 @@ type Generator struct {
 	Limited bool `json:"generator_limited"`
 	// LateRequests of JudgedRequests, those sent after the start-up burst,
 	// left more than Threshold after they were due.
-	LateRequests   int `json:"late_requests"`
-	JudgedRequests int `json:"judged_requests"`
+	LateRequests int `json:"late_requests"`
+	// Slight says the open loop's late requests were late by less than
+	// slightLag of the mean time between them: the load was as planned.
+	Slight         bool `json:"late_slightly,omitempty"`
+	JudgedRequests int  `json:"judged_requests"`
 	// LateStart says that the run's first requests left late where the
 	// rest did not: what Limited says of such a run.
 	LateStart bool `json:"late_start,omitempty"`
@@ -142,7 +145,9 @@ type selfCheck struct {
 	// loop, an open one under --max-concurrency, or sessions and agent
 	// tasks, whose next call follows the one before.
 	capped bool
-	conns  transport.Stats
+	// gap is an open loop's mean time between due times, 0 when unknown.
+	gap   time.Duration
+	conns transport.Stats
 	// The process and the machine during the run; cpu 0 where not read.
 	cpu, wall       time.Duration
 	tokens          int64
@@ -156,6 +161,10 @@ type selfCheck struct {
 	serverLocal     bool
 	serverInProcess bool
 }
+
+// slightLag is the share of an open loop's mean gap between requests
+// below which its requests' lateness is told as slight (Generator.Slight).
+const slightLag = 0.05
 
 // saturated is the busy share at which a second counts as saturated.
 const saturated = 0.95
@@ -235,11 +244,18 @@ func checkGenerator(c selfCheck) Generator {
 			what, effect = "workers were slow to send the next request", "TTFT still counts from the scheduled times, but the offered load was lower than planned"
 		}
 		head := "the generator, not the server, limited this run: " + what
-		if g.few() {
+		// Late by a sliver of the time between requests, an open loop
+		// still offered the load planned.
+		g.Slight = c.open && c.gap > 0 && pastP99 < slightLag*c.gap.Seconds()
+		switch {
+		case g.few():
 			// A few late requests of a short run put its p99 over the
 			// threshold: they are what happened, not the whole run.
 			head = "the generator sent some requests late"
 			effect = "TTFT still counts from the scheduled times, so theirs includes that lateness"
+		case g.Slight:
+			head = "the generator sent requests a little late"
+			effect = fmt.Sprintf("TTFT still counts from the scheduled times, so it includes that lateness; beside the %.0f ms between requests the load was as planned", 1e3*c.gap.Seconds())
 		}
 		g.Warnings = append(g.Warnings, fmt.Sprintf(
 			"%s (%d of %d%s more than %.2f ms after they were due; p99 dispatch lag %.2f ms, max %.2f ms). %s: %s.",
@@ -315,7 +331,7 @@ func (g *Generator) Line() string {
 	switch {
 	case g.Limited && g.LateStart:
 		b.WriteString("Generator: sent the first requests late (see the warnings)")
-	case g.Limited && g.few():
+	case g.Limited && (g.few() || g.Slight):
 		fmt.Fprintf(&b, "Generator: sent %d of %d requests late (see the warnings)", g.LateRequests, g.JudgedRequests)
 	case g.Limited:
 		b.WriteString("Generator: limited the run (see the warnings)")

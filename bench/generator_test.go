@@ -77,6 +77,19 @@ func TestCheckGeneratorCountsTheLateRequests(t *testing.T) {
 		!strings.HasPrefix(g.Line(), "Generator: limited the run (see the warnings)") {
 		t.Errorf("ten late of 40: late %d, warnings %q, line %q", g.LateRequests, g.Warnings, g.Line())
 	}
+	// The same lateness beside 200 ms between requests (5 a second) is a
+	// sliver of the schedule: the load was as planned, and the words say
+	// so; beside 20 ms (50 a second) it limited the run.
+	g = checkGenerator(selfCheck{run: load.Result{Lag: lag}, threshold: time.Millisecond, open: true, gap: 200 * time.Millisecond})
+	if !g.Slight || !strings.HasPrefix(g.Warnings[0], "the generator sent requests a little late (10 of 40 more than 1.00 ms") ||
+		!strings.Contains(g.Warnings[0], "beside the 200 ms between requests the load was as planned") ||
+		!strings.HasPrefix(g.Line(), "Generator: sent 10 of 40 requests late (see the warnings)") {
+		t.Errorf("ten late of 40, 200 ms apart: slight %v, warnings %q, line %q", g.Slight, g.Warnings, g.Line())
+	}
+	g = checkGenerator(selfCheck{run: load.Result{Lag: lag}, threshold: time.Millisecond, open: true, gap: 20 * time.Millisecond})
+	if g.Slight || !strings.HasPrefix(g.Warnings[0], "the generator, not the server, limited this run") {
+		t.Errorf("ten late of 40, 20 ms apart: slight %v, warnings %q", g.Slight, g.Warnings)
+	}
 }
 
 // A run whose first requests left late is flagged even when the rest of

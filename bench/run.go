@@ -589,7 +589,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	if res.WarmErr == nil && warmErr != nil {
 		res.WarmErr = warmErr
 	}
-	out.Generator = checkGenerator(selfCheck{run: res, threshold: cfg.LagThreshold, open: plan.Open != nil, capped: lplan.Concurrency > 0 || fsrc != nil,
+	out.Generator = checkGenerator(selfCheck{run: res, threshold: cfg.LagThreshold, open: plan.Open != nil, capped: lplan.Concurrency > 0 || fsrc != nil, gap: meanGap(lplan.Offsets),
 		conns: tr.Stats(), cpu: host.cpu, wall: host.wall, tokens: w.tokens, cores: host.cores,
 		busy: host.busy, steal: host.steal, samples: host.samples, sched: host.sched, runQueue: host.runQueue, throttle: host.throttle, serverLocal: serverLocal(cfg.BaseURL), serverInProcess: cfg.ServerInProcess})
 	out.Warnings = append(out.Warnings, out.Generator.Warnings...)
@@ -663,6 +663,15 @@ func loadPlan(p arrival.Plan, cfg Config) load.Plan {
 	lp.Concurrency, lp.Count, lp.Duration = c.Concurrency, c.Count, c.Duration
 	lp.FirstSeq, lp.SeqStride = c.FirstSeq, c.SeqStride
 	return lp
+}
+
+// meanGap is the mean time between an open loop's due times, 0 for
+// fewer than two.
+func meanGap(offsets []time.Duration) time.Duration {
+	if len(offsets) < 2 {
+		return 0
+	}
+	return (offsets[len(offsets)-1] - offsets[0]) / time.Duration(len(offsets)-1)
 }
 
 // plannedSeqs are the sequence numbers of the plan's requests, at most
