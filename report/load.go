@@ -271,6 +271,58 @@ func Locate(path string) (kind, file string, err error) {
 	return KindRun, path, nil
 }
 
+// InputFiles returns the files that what Locate found (kind and file)
+// is made of: for a run, its records (the file of a FILE#N) with the
+// summary and the server series beside them, which LoadRun reads; for a
+// sweep, the sweep file, the settings beside it, and every record file
+// (with its summary and server series) and summary in its directory,
+// which LoadSweep reads to find its points. A command that writes a file
+// refuses any of them as its output: writing there would replace what it
+// reads, or a file of the run it reads. Standard input ("-") is none.
+func InputFiles(kind, file string) []string {
+	if kind != KindSweep {
+		return runInputFiles(file)
+	}
+	out := []string{file}
+	dir := filepath.Dir(file)
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		name := e.Name()
+		p := filepath.Join(dir, name)
+		switch {
+		case e.IsDir():
+		case strings.HasSuffix(name, RecordsSuffix):
+			out = append(out, runInputFiles(p)...)
+		case name == sweepConfigFile || strings.HasSuffix(name, SummarySuffix):
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// runInputFiles is InputFiles of a run's records.
+func runInputFiles(records string) []string {
+	if records == "-" {
+		return nil
+	}
+	file, _ := runfile.SplitRun(records)
+	out := []string{file}
+	base, ok := strings.CutSuffix(file, RecordsSuffix)
+	if !ok {
+		return out
+	}
+	out = append(out, base+SummarySuffix, base+ServerSuffix)
+	// A run over several endpoints saved a series for each (see LoadRun).
+	for i := 1; ; i++ {
+		p := fmt.Sprintf("%s.server-%d.json", base, i)
+		if _, err := os.Stat(p); err != nil {
+			break
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
 // RunRecords returns the records file of the run that path names, as Load
 // would read it: a record file ("-" for standard input), a run's summary
 // file, or a result directory holding one run. A sweep is an error that

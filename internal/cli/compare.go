@@ -125,7 +125,13 @@ code 3 when a gate fails.`,
 			if n := slices.Index(files, "-"); n >= 0 && slices.Index(files[n+1:], "-") >= 0 {
 				return usageErr("compare: standard input can be read once: give \"-\" for one run at most")
 			}
-			if err := outputNotInput(out, files...); err != nil {
+			inputs := slices.Clone(files)
+			for _, f := range files {
+				if kind, file, err := report.Locate(f); err == nil {
+					inputs = append(inputs, report.InputFiles(kind, file)...)
+				}
+			}
+			if err := outputNotInput(out, inputs...); err != nil {
 				return err
 			}
 			runs := make([]*report.Run, len(files))

@@ -59,7 +59,11 @@ file), else ` + DefaultSLO + `; --slo none leaves it empty.`,
 			if err != nil {
 				return fmt.Errorf("export: %w", err)
 			}
-			if err := outputNotInput(out, files...); err != nil {
+			inputs := []string{args[0]}
+			for _, f := range files {
+				inputs = append(inputs, report.InputFiles(report.KindRun, f)...)
+			}
+			if err := outputNotInput(out, inputs...); err != nil {
 				return err
 			}
 			o := export.Options{Chunks: chunks}

@@ -85,7 +85,7 @@ with code 3 when a gate fails, after writing the report.`,
 			if err != nil {
 				return fmt.Errorf("report: %w", err)
 			}
-			if err := outputNotInput(out, files[0], file); err != nil {
+			if err := outputNotInput(out, append([]string{files[0]}, report.InputFiles(kind, file)...)...); err != nil {
 				return err
 			}
 			if kind == report.KindSweep {
@@ -200,7 +200,11 @@ func runOptions(mo metrics.Options, gates slo.Gates) (report.RunOptions, error) 
 // outputNotInput refuses an --output that names one of the files a
 // command reads, which writing would replace before anyone saw the
 // result: `export run.jsonl -o run.jsonl` would leave a table where the
-// run's records were.
+// run's records were. The caller gives every file of what it reads
+// (report.InputFiles), not only the one named: a report written over
+// the summary beside the records loses the run's SLO. The files are
+// compared as files (os.SameFile), so that another spelling of a path,
+// or a symbolic link to it, is refused too.
 func outputNotInput(out string, inputs ...string) error {
 	if out == "" || out == "-" {
 		return nil
