@@ -205,6 +205,14 @@ func TestReadJSONRefusesFiguresOutsideTheirDomain(t *testing.T) {
 		{"goodput", point(`{"goodput":-1}`), `"goodput" -1: must be ≥ 0`},
 		{"latency", point(`{"e2e_mean":-0.3}`), `"e2e_mean" -0.3: must be ≥ 0`},
 		{"little", point(`{"little_l":-2}`), `"little_l" -2: must be ≥ 0`},
+		// figures no run can have: a server does not deliver 1e308 tok/s
+		{"huge output throughput", point(`{"output_throughput":1e308}`), `point 2: repeat 1: "output_throughput" 1e+308: above 1e9 tok/s, more than any run measures`},
+		{"huge goodput", point(`{"goodput":2e9}`), `point 2: repeat 1: "goodput" 2e+09: above 1e9 tok/s, more than any run measures`},
+		{"huge request throughput", point(`{"request_throughput":1.5e7}`), `point 2: repeat 1: "request_throughput" 1.5e+07: above 1e7 req/s, more than any run measures`},
+		{"huge request goodput", point(`{"request_goodput":1e300}`), `"request_goodput" 1e+300: above 1e7 req/s, more than any run measures`},
+		{"huge latency", point(`{"e2e_mean":1e308}`), `point 2: repeat 1: "e2e_mean" 1e+308: above 1e7 s, more than any run measures`},
+		{"huge mean", `{"schema":1,"points":[{"load":"c=3","mean":{"output_throughput":1e308},"repeats":[{"output_throughput":100}]}]}`, `point 1: mean: "output_throughput" 1e+308: above 1e9 tok/s`},
+		{"huge spread", `{"schema":1,"points":[{"load":"c=3","spread":{"request_throughput":1e308},"repeats":[{}]}]}`, `point 1: spread: "request_throughput" 1e+308: above 1e7 req/s`},
 		// a mean-only point is its one repeat, checked the same way
 		{"mean only", `{"schema":1,"points":[{"load":"c=3","mean":{"ttft_p99":-1}}]}`, `point 1: mean: "ttft_p99" -1: must be ≥ 0`},
 		// the spread, too, cannot be negative
@@ -221,8 +229,28 @@ func TestReadJSONRefusesFiguresOutsideTheirDomain(t *testing.T) {
 		}
 	}
 	// Undefined figures (null) and the extremes of each domain read.
-	in := point(`{"requests":0,"attainment":1,"error_rate":0,"e2e_mean":null,"goodput":0,"ttft_p50":1,"ttft_p90":null,"ttft_p99":1}`)
+	in := point(`{"requests":0,"attainment":1,"error_rate":0,"e2e_mean":null,"goodput":0,"ttft_p50":1,"ttft_p90":null,"ttft_p99":1,` +
+		`"output_throughput":1e9,"request_throughput":1e7,"request_goodput":1e7,"window":1e7}`)
 	if _, err := ReadJSON(strings.NewReader(in)); err != nil {
 		t.Errorf("figures at the edges of their domains: %v", err)
+	}
+}
+
+// A figure that is not finite is refused by name, whatever its domain;
+// JSON cannot hold one, but a Sample built in Go can.
+func TestCheckRefusesInfinity(t *testing.T) {
+	tests := []struct {
+		name string
+		s    Sample
+		want string
+	}{
+		{"throughput", Sample{OutputThroughput: math.Inf(1)}, `"output_throughput" +Inf: must be a finite number`},
+		{"Little's L", Sample{LittleL: math.Inf(1)}, `"little_l" +Inf: must be a finite number`},
+		{"negative latency", Sample{TTFT: Dist{P99: math.Inf(-1)}}, `"ttft_p99" -Inf: must be a finite number`},
+	}
+	for _, tt := range tests {
+		if err := tt.s.Check(); err == nil || err.Error() != tt.want {
+			t.Errorf("%s: Check() = %v, want %q", tt.name, err, tt.want)
+		}
 	}
 }

@@ -184,12 +184,23 @@ func nanSample() Sample {
 	return s
 }
 
+// Bounds on a Sample's figures far above any server's, so that a sweep
+// file holding more (1e308 tok/s, edited or corrupt) is refused instead
+// of sizing a fleet at "inf tok/s" and pricing its tokens at nothing.
+const (
+	MaxTokenThroughput   = 1e9 // output tokens per second (output_throughput, goodput)
+	MaxRequestThroughput = 1e7 // requests per second (request_throughput, request_goodput)
+	MaxSeconds           = 1e7 // a latency or the window, seconds (about 116 days)
+)
+
 // Check reports the first number of s outside its domain, naming its key:
 // the fractions (attainment, error rate) lie in [0, 1], every other number
-// (rates, latencies, the window, Little's Law terms) is ≥ 0. NaN, a number
-// the measurement did not define, is in every domain. Readers of sweep
-// files check every sample, so that no plan is sized from an attainment
-// of 200 % or a negative throughput.
+// (rates, latencies, the window, Little's Law terms) is finite and ≥ 0,
+// and throughputs, latencies and the window are at most MaxTokenThroughput,
+// MaxRequestThroughput or MaxSeconds. NaN, a number the measurement did
+// not define, is in every domain. Readers of sweep files check every
+// sample, so that no plan is sized from an attainment of 200 %, a negative
+// throughput or one no server delivers.
 func (s Sample) Check() error {
 	if s.Requests < 0 {
 		return fmt.Errorf(`"requests" %d: must be ≥ 0`, s.Requests)
@@ -200,11 +211,30 @@ func (s Sample) Check() error {
 		case math.IsNaN(v):
 		case f.name.fraction() && (v < 0 || v > 1):
 			return fmt.Errorf("%q %v: must be from 0 to 1", f.name, v)
-		case v < 0 || math.IsInf(v, 0):
+		case math.IsInf(v, 0):
+			return fmt.Errorf("%q %v: must be a finite number", f.name, v)
+		case v < 0:
 			return fmt.Errorf("%q %v: must be ≥ 0", f.name, v)
+		}
+		if max, unit, ok := f.name.bound(); ok && v > max {
+			return fmt.Errorf("%q %v: above %s, more than any run measures", f.name, v, unit)
 		}
 	}
 	return nil
+}
+
+// bound returns the largest value of s any run can have, and that bound
+// as prose; false when s has none but its domain.
+func (s Stat) bound() (float64, string, bool) {
+	switch {
+	case s == StatOutputThroughput || s == StatGoodput:
+		return MaxTokenThroughput, "1e9 tok/s", true
+	case s == StatRequestThroughput || s == "request_goodput":
+		return MaxRequestThroughput, "1e7 req/s", true
+	case s.isLatency():
+		return MaxSeconds, "1e7 s", true
+	}
+	return 0, "", false
 }
 
 // checkOrder fails when a latency's percentiles of s are out of order

@@ -194,6 +194,9 @@ func TestPlanFromASweepWithImpossibleFigures(t *testing.T) {
 		{"attainment.json", `{"requests":100,"request_throughput":3,"attainment":2}`, `point 1: repeat 1: "attainment" 2: must be from 0 to 1`},
 		// negative throughput
 		{"negative.json", `{"requests":100,"request_throughput":-3,"attainment":0.95}`, `point 1: repeat 1: "request_throughput" -3: must be ≥ 0`},
+		// no server delivers 1e308 tok/s: planned, it was "inf tok/s of capacity" at "$0.00 per million tokens"
+		{"huge-tokens.json", `{"requests":100,"request_throughput":3,"output_throughput":1e308,"attainment":0.95}`, `point 1: repeat 1: "output_throughput" 1e+308: above 1e9 tok/s, more than any run measures`},
+		{"huge-requests.json", `{"requests":100,"request_throughput":2e7,"attainment":0.95}`, `point 1: repeat 1: "request_throughput" 2e+07: above 1e7 req/s, more than any run measures`},
 	}
 	for _, tc := range tests {
 		path := filepath.Join(dir, tc.name)
@@ -320,5 +323,38 @@ func TestPlanFromSweepLabelsGivenConcurrency(t *testing.T) {
 	out, _, _ = runPlan(t, "--from", path, "--peak-qps", "100")
 	if w := "λ = 16 requests in flight (the measured concurrency) ÷ 4.20 s measured mean latency = 3.81 req/s per replica"; !strings.Contains(out, w) {
 		t.Errorf("output lacks %q:\n%s", w, out)
+	}
+}
+
+// A sweep whose point claims 1e308 tok/s, in its mean and its repeats, is
+// refused by every reader of sweep files with one message naming the
+// file, the point and the key: plan printed "inf output tok/s of
+// capacity" and report "the server delivers 1e+308 tok/s".
+func TestSweepWithAnImpossibleThroughputIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "sweep.json")
+	in := `{"schema":1,"points":[` +
+		`{"load":"c=1","mean":{"requests":20,"request_throughput":2,"output_throughput":250,"attainment":1},"repeats":[{"requests":20,"request_throughput":2,"output_throughput":250,"attainment":1}]},` +
+		`{"load":"c=4","mean":{"requests":20,"request_throughput":6,"output_throughput":1e308,"attainment":1},"repeats":[{"requests":20,"request_throughput":6,"output_throughput":1e308,"attainment":1}]}]}`
+	if err := os.WriteFile(path, []byte(in), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := path + `: sweep file: point 2: repeat 1: "output_throughput" 1e+308: above 1e9 tok/s, more than any run measures`
+	for _, args := range [][]string{
+		{"plan", "--from", path, "--peak-qps", "100", "--gpu-hour-cost", "2"},
+		{"report", path, "--format", "markdown"},
+		{"report", dir, "-o", filepath.Join(dir, "report.html")},
+	} {
+		out, stderr, code := run(t, "", args...)
+		prefix := "goodput: plan: --from: "
+		if args[0] == "report" {
+			prefix = "goodput: report: "
+		}
+		if code != ExitTool || strings.TrimSpace(stderr) != prefix+want || out != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit %d and %q", args, code, out, stderr, ExitTool, prefix+want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "report.html")); err == nil {
+		t.Error("a report of the impossible sweep was written")
 	}
 }
