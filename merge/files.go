@@ -3,6 +3,7 @@ package merge
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,11 +13,12 @@ import (
 	"strings"
 
 	"github.com/goodput-dev/goodput/record"
+	"github.com/goodput-dev/goodput/runfile"
 )
 
 // Files expands the arguments of a merge: a directory stands for the
-// goodput record files directly in it (NAME.jsonl that begin with a run
-// header), less the merged ones (an earlier merge's output); a file is
+// goodput record files directly in it (NAME.jsonl, or NAME.jsonl.gz, that
+// begin with a run header), less the merged ones (an earlier merge's output); a file is
 // kept as given. The result is sorted within each directory.
 func Files(args []string) ([]string, error) {
 	var out []string
@@ -35,7 +37,7 @@ func Files(args []string) ([]string, error) {
 		}
 		var found []string
 		for _, e := range entries {
-			if e.IsDir() || !strings.HasSuffix(e.Name(), ".jsonl") || strings.HasPrefix(e.Name(), ".") {
+			if e.IsDir() || !isRecordsName(e.Name()) || strings.HasPrefix(e.Name(), ".") {
 				continue
 			}
 			p := filepath.Join(a, e.Name())
@@ -54,6 +56,12 @@ func Files(args []string) ([]string, error) {
 	return out, nil
 }
 
+// isRecordsName reports whether a file's name is a record file's:
+// NAME.jsonl, or NAME.jsonl.gz compressed.
+func isRecordsName(name string) bool {
+	return strings.HasSuffix(name, ".jsonl") || strings.HasSuffix(name, ".jsonl.gz")
+}
+
 // fileState is what the first and last lines of a record file say,
 // without reading what is between.
 type fileState struct {
@@ -66,41 +74,97 @@ type fileState struct {
 const tailBytes = 64 << 10
 
 // peek reads a record file's header and, from its last bytes, its
-// trailer: cheap enough to poll a directory of large files.
+// trailer: cheap enough to poll a directory of large files. A
+// gzip-compressed file cannot be read from its end: it is decompressed
+// through, keeping only its first line and last bytes.
 func peek(path string) (fileState, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return fileState{}, err
 	}
 	defer f.Close()
-	var st fileState
+	magic := make([]byte, len(runfile.GzipMagic))
+	if n, _ := f.ReadAt(magic, 0); n == len(magic) && bytes.Equal(magic, runfile.GzipMagic) {
+		return peekGzip(f, path)
+	}
 	first, err := bufio.NewReader(io.LimitReader(f, record.MaxLineBytes)).ReadBytes('\n')
 	if err != nil && err != io.EOF {
-		return st, err
-	}
-	var h record.Header
-	if json.Unmarshal(bytes.TrimSpace(first), &h) == nil && h.Kind == record.KindHeader {
-		st.header = &h
+		return fileState{}, err
 	}
 	fi, err := f.Stat()
 	if err != nil {
-		return st, err
+		return fileState{}, err
 	}
 	off := max(0, fi.Size()-tailBytes)
 	tail := make([]byte, fi.Size()-off)
 	if _, err := f.ReadAt(tail, off); err != nil && err != io.EOF {
-		return st, err
+		return fileState{}, err
+	}
+	return stateOf(first, tail), nil
+}
+
+// peekGzip is peek of a gzip-compressed file.
+func peekGzip(r io.Reader, path string) (fileState, error) {
+	zr, err := gzip.NewReader(r)
+	if err != nil {
+		return fileState{}, fmt.Errorf("%s is gzip-compressed, but its gzip header is corrupt: %w", path, err)
+	}
+	var e ends
+	if _, err := io.Copy(&e, zr); err != nil {
+		return fileState{}, fmt.Errorf("%s: corrupt gzip stream: %w", path, err)
+	}
+	return stateOf(e.first, e.tail[max(0, len(e.tail)-tailBytes):]), nil
+}
+
+// ends keeps the first line (at most record.MaxLineBytes of it) and at
+// least the last tailBytes of what is written to it, in bounded memory.
+type ends struct {
+	first     []byte
+	firstDone bool
+	tail      []byte
+}
+
+func (e *ends) Write(p []byte) (int, error) {
+	if !e.firstDone {
+		take := p
+		if i := bytes.IndexByte(p, '\n'); i >= 0 {
+			take, e.firstDone = p[:i+1], true
+		}
+		if room := record.MaxLineBytes - len(e.first); len(take) >= room {
+			take, e.firstDone = take[:room], true
+		}
+		e.first = append(e.first, take...)
+	}
+	if len(p) >= tailBytes {
+		e.tail = append(e.tail[:0], p[len(p)-tailBytes:]...)
+		return len(p), nil
+	}
+	if len(e.tail)+len(p) > 2*tailBytes {
+		n := copy(e.tail, e.tail[len(e.tail)-tailBytes:])
+		e.tail = e.tail[:n]
+	}
+	e.tail = append(e.tail, p...)
+	return len(p), nil
+}
+
+// stateOf reads a record file's state from its first line and its last
+// bytes.
+func stateOf(first, tail []byte) fileState {
+	var st fileState
+	var h record.Header
+	if json.Unmarshal(bytes.TrimSpace(first), &h) == nil && h.Kind == record.KindHeader {
+		st.header = &h
 	}
 	tail = bytes.TrimRight(tail, " \t\r\n")
 	if !bytes.HasSuffix(tail, []byte("}")) {
-		return st, nil
+		return st
 	}
 	last := tail[bytes.LastIndexByte(tail, '\n')+1:]
 	var t record.Trailer
 	if json.Unmarshal(last, &t) == nil && t.Kind == record.KindTrailer {
 		st.trailer = &t
 	}
-	return st, nil
+	return st
 }
 
 // WithoutOutput returns files less the ones that are output, the file a

@@ -2,6 +2,8 @@ package report
 
 import (
 	"bufio"
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -143,10 +145,11 @@ func (s *SummaryFile) SLO() (slo.Conditions, error) {
 // SummaryBeside reads the summary file written beside a run's records
 // (NAME.summary.json for NAME.jsonl); nil without error when there is none.
 func SummaryBeside(records string) (*SummaryFile, error) {
-	if records == "-" || !strings.HasSuffix(records, RecordsSuffix) {
+	base, ok := recordsBase(records)
+	if !ok {
 		return nil, nil
 	}
-	path := strings.TrimSuffix(records, RecordsSuffix) + SummarySuffix
+	path := base + SummarySuffix
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -156,6 +159,17 @@ func SummaryBeside(records string) (*SummaryFile, error) {
 	}
 	defer f.Close()
 	return ReadSummaryFile(f, path)
+}
+
+// recordsBase returns a run's records path less RecordsSuffix (and a
+// gzip-compressed file's GzipSuffix), the base of the files beside them:
+// "dir/run" for "dir/run.jsonl" or "dir/run.jsonl.gz". ok is false for
+// standard input and a file not named as records.
+func recordsBase(records string) (base string, ok bool) {
+	if records == "-" {
+		return "", false
+	}
+	return strings.CutSuffix(strings.TrimSuffix(records, GzipSuffix), RecordsSuffix)
 }
 
 // SummaryKind marks a run summary file.
@@ -168,6 +182,9 @@ const (
 	// ServerSuffix names the server's series (a promscrape.Series as
 	// JSON) saved beside the records: run.jsonl, run.server.json.
 	ServerSuffix = ".server.json"
+	// GzipSuffix ends a gzip-compressed file's name (run.jsonl.gz), whose
+	// summary and server series are those of the file it holds.
+	GzipSuffix = ".gz"
 )
 
 // ReadSummaryFile reads a run summary from r; name is used in errors.
@@ -307,7 +324,7 @@ func runInputFiles(records string) []string {
 	}
 	file, _ := runfile.SplitRun(records)
 	out := []string{file}
-	base, ok := strings.CutSuffix(file, RecordsSuffix)
+	base, ok := recordsBase(file)
 	if !ok {
 		return out
 	}
@@ -438,14 +455,29 @@ func shardsOfOneRun(files []string) []string {
 	return files
 }
 
-// sniff says what the JSON file at path holds (see sniffJSON).
+// sniff says what the JSON file at path holds (see sniffJSON). A
+// gzip-compressed file is sniffed as what it decompresses to: records,
+// which runfile.Open reads as they are, or a sweep or a run summary,
+// which are read only uncompressed, and the error says so.
 func sniff(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
-	return sniffJSON(f), nil
+	br := bufio.NewReader(f)
+	if b, _ := br.Peek(len(runfile.GzipMagic)); !bytes.Equal(b, runfile.GzipMagic) {
+		return sniffJSON(br), nil
+	}
+	zr, err := gzip.NewReader(br)
+	if err != nil {
+		return "records", nil // runfile.Open says what is wrong with it
+	}
+	what := sniffJSON(zr)
+	if what != "records" {
+		return "", fmt.Errorf("%s is gzip-compressed: a %s file is read uncompressed; gunzip it and give that", path, what)
+	}
+	return what, nil
 }
 
 // sniffJSON says what a JSON document holds from its top-level keys:
@@ -678,7 +710,7 @@ func pointRecords(dir string) map[string][]string {
 // summary and server series found beside them (see Load).
 func LoadRun(path string, stdin io.Reader, o RunOptions) (*Run, error) {
 	var notes []string
-	base := strings.TrimSuffix(path, RecordsSuffix)
+	base, beside := recordsBase(path)
 	sum, err := SummaryBeside(path)
 	if err != nil {
 		notes = append(notes, err.Error())
@@ -723,7 +755,7 @@ func LoadRun(path string, stdin io.Reader, o RunOptions) (*Run, error) {
 	if path == "-" {
 		run.Name = "stdin"
 	}
-	if path != "-" && strings.HasSuffix(path, RecordsSuffix) {
+	if beside {
 		if srv, ok := readSeries(run, base+ServerSuffix); ok {
 			run.AttachServer(srv)
 		} else {
@@ -801,7 +833,7 @@ func stem(path string) string {
 	if file, n := runfile.SplitRun(path); n > 0 {
 		return fmt.Sprintf("%s#%d", stem(file), n)
 	}
-	b := filepath.Base(path)
+	b := strings.TrimSuffix(filepath.Base(path), GzipSuffix)
 	for _, suf := range []string{SummarySuffix, ServerSuffix, RecordsSuffix, ".json"} {
 		if strings.HasSuffix(b, suf) && len(b) > len(suf) {
 			return strings.TrimSuffix(b, suf)

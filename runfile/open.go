@@ -3,6 +3,7 @@ package runfile
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -167,6 +168,11 @@ func (f *File) Close() error {
 //     one per piece of streamed text). Its summaries
 //     (profile_export_genai_perf.json, .csv) are refused.
 //
+// A gzip-compressed file (run.jsonl.gz, or any file that begins as gzip
+// does) is read as the file it decompresses to, with the same bounds: a
+// line of records at most record.MaxLineBytes, a document read whole at
+// most MaxDocumentBytes; a corrupt stream is an error naming the file.
+//
 // Imported records are converted to goodput's model on the way in, so every
 // analysis treats them alike. A GuideLLM report of a sweep holds a run per
 // benchmark, an inference-perf report of several stages a run per stage
@@ -186,7 +192,12 @@ func Open(path string, stdin io.Reader) (*File, error) {
 		}
 		rc = f
 	}
-	f, err := open(rc, path, run)
+	src, err := gunzip(rc, path)
+	if err != nil {
+		rc.Close()
+		return nil, err
+	}
+	f, err := open(src, path, run)
 	if err == nil && run > 0 && f.Format != "guidellm" && f.Format != "inference-perf" && f.Format != "genai-perf" {
 		err = fmt.Errorf("%s: #%d names one of the runs of a file that holds several (a GuideLLM report, an inference-perf run of several stages, a GenAI-Perf export of several experiments), but this %s file holds one run", path, run, f.Format)
 	}
@@ -196,6 +207,59 @@ func Open(path string, stdin io.Reader) (*File, error) {
 	}
 	f.closer, f.name = rc, path
 	return f, nil
+}
+
+// GzipMagic begins every gzip stream (RFC 1952): a file that begins
+// with it is read as what it decompresses to, whatever its name.
+var GzipMagic = []byte{0x1f, 0x8b}
+
+// MaxDocumentBytes bounds what a gzip-compressed file may decompress to
+// when its format is read whole (a JSON document, an array, YAML): a
+// record file is read line by line, each line bounded by
+// record.MaxLineBytes, but a document is held in memory, and a few
+// megabytes of gzip can decompress to terabytes.
+const MaxDocumentBytes = 4 << 30
+
+// gunzip returns r decompressed when it begins with GzipMagic, and r
+// (buffered) otherwise; name is used in errors.
+func gunzip(r io.Reader, name string) (io.Reader, error) {
+	br := bufio.NewReaderSize(r, 1<<20)
+	if b, _ := br.Peek(len(GzipMagic)); !bytes.Equal(b, GzipMagic) {
+		return br, nil
+	}
+	zr, err := gzip.NewReader(br)
+	if err != nil {
+		return nil, fmt.Errorf("%s is gzip-compressed, but its gzip header is corrupt: %w", name, err)
+	}
+	return &gunzipReader{zr: zr}, nil
+}
+
+// gunzipReader reads a gzip stream, saying which errors are the
+// stream's, and stops at limit bytes once limitDocument set one.
+type gunzipReader struct {
+	zr    *gzip.Reader
+	n     int64 // bytes decompressed so far
+	limit int64 // 0: none
+}
+
+func (g *gunzipReader) Read(p []byte) (int, error) {
+	n, err := g.zr.Read(p)
+	g.n += int64(n)
+	if g.limit > 0 && g.n > g.limit {
+		return n, fmt.Errorf("gzip-compressed, it decompresses to more than %d bytes, more than this format is read whole", g.limit)
+	}
+	if err != nil && err != io.EOF {
+		err = fmt.Errorf("corrupt gzip stream: %w", err)
+	}
+	return n, err
+}
+
+// limitDocument bounds r, when it decompresses a gzip stream, to
+// MaxDocumentBytes: what is read whole must fit in memory.
+func limitDocument(r io.Reader) {
+	if g, ok := r.(*gunzipReader); ok {
+		g.limit = MaxDocumentBytes
+	}
 }
 
 // SplitRun splits a path that names one run of a file holding several, as
@@ -236,11 +300,13 @@ func open(r io.Reader, name string, run int) (*File, error) {
 	case len(first) == 0:
 		return &File{Reader: &slice{}, Format: "goodput"}, nil
 	case first[0] == '[':
+		limitDocument(r)
 		return openArray(br, name, run)
 	case bytes.HasPrefix(first, []byte("Metric,")):
 		// GenAI-Perf's and AIPerf's summary CSV: "Metric,avg,min,max,p99,…".
 		return nil, genaiPerfSummaryError(name, "summary CSV of GenAI-Perf or AIPerf (profile_export_genai_perf.csv)")
 	case first[0] != '{' && yamlStart.Match(first):
+		limitDocument(r)
 		return openYAML(br, name, run)
 	case first[0] != '{':
 		return nil, fmt.Errorf("%s:1: not a record file: expected a JSON object or array", name)
@@ -276,6 +342,7 @@ func open(r io.Reader, name string, run int) (*File, error) {
 	}
 	// Not one object per line: a single JSON document, vLLM's result or
 	// GuideLLM's report.
+	limitDocument(r)
 	b, err := io.ReadAll(br)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)

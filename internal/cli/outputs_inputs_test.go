@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"compress/gzip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,5 +80,41 @@ func TestOutputIsNoFileOfTheInput(t *testing.T) {
 		if fi, err := os.Stat(args[len(args)-1]); err != nil || fi.Size() == 0 {
 			t.Errorf("%v wrote nothing: %v", args, err)
 		}
+	}
+}
+
+// A gzip-compressed run is reported as the run it holds, with the
+// summary beside it; a compressed sweep file is refused by name.
+func TestReportReadsGzipCompressedRecords(t *testing.T) {
+	dir := t.TempDir()
+	h, recs := simRun(t, "H100-SXM", 20, 4, 1)
+	plain := writeRunFiles(t, dir, "run", h, recs, "ttft<=300ms")
+	b, err := os.ReadFile(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write(b)
+	zw.Close()
+	gz := writeText(t, dir, "run.jsonl.gz", z.String())
+	want, _, code := run(t, "", "report", plain, "--format", "markdown")
+	if code != 0 {
+		t.Fatalf("plain run: exit %d", code)
+	}
+	got, stderr, code := run(t, "", "report", gz, "--format", "markdown")
+	if code != 0 || got != want {
+		t.Errorf("gzip run: exit %d %s\n%s\nwant the plain run's report:\n%s", code, stderr, got, want)
+	}
+	sweepDir := writeSweepDir(t)
+	sb, _ := os.ReadFile(filepath.Join(sweepDir, "sweep.json"))
+	z.Reset()
+	zw = gzip.NewWriter(&z)
+	zw.Write(sb)
+	zw.Close()
+	sgz := writeText(t, dir, "sweep.json.gz", z.String())
+	_, stderr, code = run(t, "", "report", sgz, "--format", "markdown")
+	if want := "goodput: report: " + sgz + " is gzip-compressed: a sweep file is read uncompressed; gunzip it and give that"; code != ExitTool || strings.TrimSpace(stderr) != want {
+		t.Errorf("gzip sweep: exit %d %q, want %q", code, stderr, want)
 	}
 }
