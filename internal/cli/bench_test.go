@@ -693,3 +693,28 @@ func TestBenchSaysAServerAnswersWhereVLLMSends(t *testing.T) {
 		t.Errorf("with no server there: %q", errOut)
 	}
 }
+
+// --report never writes over a file of the run it reports on: named as
+// the run's summary (--save-result), the report is refused and the
+// summary kept; without --save-result the name is refused too, where the
+// run's summary belongs.
+func TestBenchReportIsNotWrittenOverTheRun(t *testing.T) {
+	dir := t.TempDir()
+	summary := filepath.Join(dir, "r.summary.json")
+	out, errOut, code := run(t, "", "bench", "--num-prompts", "2", "--random-input-len", "8", "--random-output-len", "2",
+		"--result-dir", dir, "--run-name", "r", "--save-result", "--report", summary, "--quiet")
+	want := "--report " + summary + " is " + summary + ", which this command reads: writing there would replace it; choose another file"
+	if code == ExitOK || !strings.Contains(errOut, want) {
+		t.Fatalf("exit %d, stderr %q; want a refusal %q", code, errOut, want)
+	}
+	b, err := os.ReadFile(summary)
+	if err != nil || !strings.Contains(string(b), `"kind": "goodput.summary"`) && !strings.Contains(string(b), `"kind":"goodput.summary"`) {
+		t.Errorf("the summary is gone or replaced (%v): %.200s\n%s", err, b, out)
+	}
+	other := t.TempDir()
+	_, errOut, code = run(t, "", "bench", "--num-prompts", "2", "--random-input-len", "8", "--random-output-len", "2",
+		"--result-dir", other, "--run-name", "r", "--report", filepath.Join(other, "r.summary.json"), "--quiet")
+	if code == ExitOK || !strings.Contains(errOut, "which this command reads") {
+		t.Errorf("without --save-result: exit %d, %q; want the name refused", code, errOut)
+	}
+}

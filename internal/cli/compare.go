@@ -131,7 +131,7 @@ code 3 when a gate fails.`,
 					inputs = append(inputs, report.InputFiles(kind, file)...)
 				}
 			}
-			if err := outputNotInput(out, inputs...); err != nil {
+			if err := outputNotInput("--output", out, inputs...); err != nil {
 				return err
 			}
 			runs := make([]*report.Run, len(files))

@@ -63,7 +63,7 @@ file), else ` + DefaultSLO + `; --slo none leaves it empty.`,
 			for _, f := range files {
 				inputs = append(inputs, report.InputFiles(report.KindRun, f)...)
 			}
-			if err := outputNotInput(out, inputs...); err != nil {
+			if err := outputNotInput("--output", out, inputs...); err != nil {
 				return err
 			}
 			o := export.Options{Chunks: chunks}

@@ -85,7 +85,7 @@ with code 3 when a gate fails, after writing the report.`,
 			if err != nil {
 				return fmt.Errorf("report: %w", err)
 			}
-			if err := outputNotInput(out, append([]string{files[0]}, report.InputFiles(kind, file)...)...); err != nil {
+			if err := outputNotInput("--output", out, append([]string{files[0]}, report.InputFiles(kind, file)...)...); err != nil {
 				return err
 			}
 			if kind == report.KindSweep {
@@ -197,7 +197,7 @@ func runOptions(mo metrics.Options, gates slo.Gates) (report.RunOptions, error) 
 	return ro, nil
 }
 
-// outputNotInput refuses an --output that names one of the files a
+// outputNotInput refuses an output (flag names it) that names one of the files a
 // command reads, which writing would replace before anyone saw the
 // result: `export run.jsonl -o run.jsonl` would leave a table where the
 // run's records were. The caller gives every file of what it reads
@@ -205,17 +205,23 @@ func runOptions(mo metrics.Options, gates slo.Gates) (report.RunOptions, error) 
 // the summary beside the records loses the run's SLO. The files are
 // compared as files (os.SameFile), so that another spelling of a path,
 // or a symbolic link to it, is refused too.
-func outputNotInput(out string, inputs ...string) error {
+func outputNotInput(flag, out string, inputs ...string) error {
 	if out == "" || out == "-" {
 		return nil
 	}
-	o, err := os.Stat(out)
-	if err != nil {
-		return nil // a new file is no input
-	}
+	o, oerr := os.Stat(out)
+	absOut, _ := filepath.Abs(out)
 	for _, in := range inputs {
-		if fi, err := os.Stat(in); err == nil && !fi.IsDir() && os.SameFile(fi, o) {
-			return usageErr("--output %s is %s, which this command reads: writing there would replace it; choose another file", out, in)
+		fi, err := os.Stat(in)
+		same := err == nil && oerr == nil && !fi.IsDir() && os.SameFile(fi, o)
+		if oerr != nil {
+			// Neither written yet (a run's summary, written after its
+			// report): the same path is the same file to be.
+			absIn, _ := filepath.Abs(in)
+			same = absIn == absOut
+		}
+		if same {
+			return usageErr("%s %s is %s, which this command reads: writing there would replace it; choose another file", flag, out, in)
 		}
 	}
 	return nil
@@ -325,6 +331,9 @@ func writeHTMLReportWith(env *Env, input, out string, mo metrics.Options, ho rep
 	kind, file, err := report.Locate(input)
 	if err != nil {
 		return fmt.Errorf("--report: %w", err)
+	}
+	if err := outputNotInput("--report", out, report.InputFiles(kind, file)...); err != nil {
+		return err
 	}
 	if kind == report.KindSweep {
 		return writeSweepReport(env, file, out, formatHTML, "")
