@@ -131,16 +131,22 @@ func Text(w io.Writer, res *metrics.Result, o TextOptions) error {
 	p.KV("Benchmark duration (s):", f2(res.Window.Seconds))
 	p.KV("Total input tokens:", strconv.FormatInt(res.Tokens.Input, 10))
 	p.KV("Total generated tokens:", strconv.FormatInt(res.Tokens.Output, 10))
-	p.KV("Request throughput (req/s):", f2(res.Throughput.RequestsPerSecond))
-	if v.RequestGoodput != nil {
-		p.KV("Request goodput (req/s):", f2(*v.RequestGoodput))
+	// A window in which no time passed has no rate: 0.00 would read as
+	// a server that did nothing.
+	rate := f2
+	if !(res.Window.Seconds > 0) {
+		rate = func(float64) string { return "n/a (no time passed)" }
 	}
-	p.KV("Output token throughput (tok/s):", f2(res.Throughput.OutputTokensPerSecond))
+	p.KV("Request throughput (req/s):", rate(res.Throughput.RequestsPerSecond))
+	if v.RequestGoodput != nil {
+		p.KV("Request goodput (req/s):", rate(*v.RequestGoodput))
+	}
+	p.KV("Output token throughput (tok/s):", rate(res.Throughput.OutputTokensPerSecond))
 	if v.Peak != nil {
 		p.KV("Peak output token throughput (tok/s):", f2(v.Peak.OutputTokensPerSecond))
 		p.KV("Peak concurrent requests:", f2(float64(v.Peak.ConcurrentRequests)))
 	}
-	p.KV("Total token throughput (tok/s):", f2(res.Throughput.TotalTokensPerSecond))
+	p.KV("Total token throughput (tok/s):", rate(res.Throughput.TotalTokensPerSecond))
 	if pr := v.Probes; pr != nil {
 		p.Rule('-', "Probe Requests")
 		p.KV("Probe requests completed:", strconv.Itoa(pr.Completed))
@@ -211,10 +217,14 @@ func Text(w io.Writer, res *metrics.Result, o TextOptions) error {
 			// from the due time, and the two differ once requests wait.
 			label = "Request goodput, due-time TTFT (req/s):"
 		}
-		p.KV(label, f2(g.RequestsPerSecond))
-		p.KV("Goodput (tok/s):", f2(g.OutputTokensPerSecond))
+		p.KV(label, rate(g.RequestsPerSecond))
+		p.KV("Goodput (tok/s):", rate(g.OutputTokensPerSecond))
 		p.KV("Good output tokens:", fmt.Sprintf("%d of %d", g.GoodOutputTokens, res.Tokens.Output))
-		p.KV("SLO attainment:", fmt.Sprintf("%.2f%% (%d of %d requests%s)", 100*g.Attainment, g.GoodRequests, c.Judged(), canceledNote(c)))
+		if c.Judged() == 0 {
+			p.KV("SLO attainment:", "n/a (no request measured)")
+		} else {
+			p.KV("SLO attainment:", fmt.Sprintf("%.2f%% (%d of %d requests%s)", 100*g.Attainment, g.GoodRequests, c.Judged(), canceledNote(c)))
+		}
 	}
 	if rs := res.Reasoning; rs != nil {
 		reasoningBlock(p, res, rs)

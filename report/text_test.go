@@ -38,6 +38,7 @@ func TestTextFollowsVLLMsOrder(t *testing.T) {
 	conc, good := 8, 1.25
 	res := &metrics.Result{
 		Counts:  metrics.Counts{Total: 4, Completed: 4},
+		Window:  metrics.Window{Seconds: 3.2},
 		Goodput: &metrics.Goodput{SLO: "ttft<=500ms"},
 		Latency: metrics.Latency{TTFT: metrics.Distribution{Count: 4, Mean: 0.1}},
 	}
@@ -327,5 +328,35 @@ func TestTextDiffusionDecodingBlock(t *testing.T) {
 	lines.Diffusion = nil
 	if out := text(); strings.Contains(out, "Diffusion Decoding") || !strings.Contains(out, "Acceptance length:                       3.00\n") {
 		t.Errorf("without diffusion:\n%s", out)
+	}
+}
+
+// A window in which no time passed has no rates, and a run that measured
+// no request no attainment: each says n/a, never a 0.00 that reads as a
+// server that did nothing.
+func TestTextSaysNAWhereThereIsNoRate(t *testing.T) {
+	res := &metrics.Result{Counts: metrics.Counts{Total: 1, Completed: 1}, Tokens: metrics.Tokens{Input: 10, Output: 2},
+		Goodput: &metrics.Goodput{SLO: "ttft<=500ms"}}
+	var b strings.Builder
+	if err := Text(&b, res, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"Request throughput (req/s):              n/a (no time passed)\n",
+		"Output token throughput (tok/s):         n/a (no time passed)\n",
+		"Total token throughput (tok/s):          n/a (no time passed)\n",
+		"Goodput (tok/s):                         n/a (no time passed)\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, b.String())
+		}
+	}
+	b.Reset()
+	warm := &metrics.Result{Counts: metrics.Counts{WarmupExcluded: 3}, Goodput: &metrics.Goodput{SLO: "ttft<=500ms"}}
+	if err := Text(&b, warm, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "SLO attainment:                          n/a (no request measured)\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("summary lacks %q:\n%s", want, b.String())
 	}
 }
