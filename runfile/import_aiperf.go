@@ -184,6 +184,9 @@ func (l *aiperfLine) request(tally *aiperfTally) (imported, error) {
 			if err != nil {
 				return imported{}, err
 			}
+			if e < sent {
+				return imported{}, fmt.Errorf("%s %d is before the request's start, %d: time goes backwards", t.key, e, sent)
+			}
 			end = max(end, e)
 			break
 		}
@@ -288,6 +291,9 @@ func (l *aiperfLine) answer(rec *record.Record, tally *aiperfTally) error {
 		if d.v < 0 {
 			return fmt.Errorf("%q is negative", d.key)
 		}
+	}
+	if hasTTFT && hasLat && ttft > lat {
+		return fmt.Errorf(`"time_to_first_token" %.3f ms is past "request_latency" %.3f ms: the first token came after the end`, float64(ttft)/1e6, float64(lat)/1e6)
 	}
 	t0 := rec.Sent
 	switch {

@@ -252,6 +252,11 @@ func TestAIPerfErrors(t *testing.T) {
 		{"unit", aiperfOK("0", `"request_latency":{"value":10,"unit":"tokens"}`), `profile_export.jsonl:1: "request_latency": unit "tokens" is not a time unit`},
 		// a chunk gap that goes back
 		{"negative", aiperfOK("0", `"time_to_first_token":{"value":10,"unit":"ms"},"inter_chunk_latency":{"value":[5,-1],"unit":"ms"}`), `profile_export.jsonl:1: "inter_chunk_latency"[1] is negative`},
+		// a first token after the end, an end before the start
+		{"ttft past latency", aiperfOK("0", `"time_to_first_token":{"value":99999,"unit":"ms"},"request_latency":{"value":260,"unit":"ms"}`),
+			`profile_export.jsonl:1: "time_to_first_token" 99999.000 ms is past "request_latency" 260.000 ms: the first token came after the end`},
+		{"end before start", `{"metadata":{"x_request_id":"r","request_start_ns":2000000000,"request_end_ns":1000000000},"metrics":{"request_latency":{"value":1,"unit":"ms"}},"error":null}`,
+			`profile_export.jsonl:1: "request_end_ns" 1000000000 is before the request's start, 2000000000: time goes backwards`},
 		// a value of the wrong type
 		{"type", aiperfOK("0", `"request_latency":{"value":"10","unit":"ms"}`), `profile_export.jsonl:1: "request_latency": want a number, got a JSON string`},
 		// AIPerf's raw export, which holds responses, not metrics
