@@ -281,7 +281,9 @@ func TestDecoderErrorsNameFileAndLine(t *testing.T) {
 		// fractional time
 		{"fraction", `{"seq":1,"s":1.5}`, `runs.jsonl:1: column 14: "1.5" is not an integer`},
 		// 2⁶³ does not fit an int64: refused, not wrapped to −2⁶³
-		{"2^63", `{"seq":1,"s":9223372036854775808}`, `runs.jsonl:1: column 14: "9223372036854775808" is not an integer`},
+		{"2^63", `{"seq":1,"s":9223372036854775808}`, `runs.jsonl:1: column 14: "9223372036854775808" is out of range: no time or count of a record comes near 2^63`},
+		{"2^63-1", `{"seq":1,"te":9223372036854775807}`, `runs.jsonl:1: column 15: "9223372036854775807" is out of range`},
+		{"a fraction", `{"seq":1,"s":1.5}`, `runs.jsonl:1: column 14: "1.5" is not an integer`},
 		// ck and ct disagree
 		{"ck length", `{"seq":1,"ct":[1,2],"ck":[1]}`, `runs.jsonl:1: "ck" has 1 entries but "ct" has 2`},
 		// negative token count

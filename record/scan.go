@@ -185,7 +185,10 @@ func (s *scanner) slowInt(start int) (int64, error) {
 	f, err := strconv.ParseFloat(string(s.b[start:end]), 64)
 	// 2⁶³ itself is out of range: float64(math.MaxInt64) rounds up to it,
 	// and converting it wraps to −2⁶³.
-	if err != nil || f != math.Trunc(f) || f >= 0x1p63 || f < -0x1p63 {
+	switch {
+	case err == nil && f == math.Trunc(f) && (f >= 0x1p63 || f < -0x1p63), errors.Is(err, strconv.ErrRange):
+		return 0, s.fail(fmt.Sprintf("%q is out of range: no time or count of a record comes near 2^63", s.b[start:end]))
+	case err != nil || f != math.Trunc(f) || f >= 0x1p63 || f < -0x1p63:
 		return 0, s.fail(fmt.Sprintf("%q is not an integer", s.b[start:end]))
 	}
 	s.i = end
