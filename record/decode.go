@@ -31,6 +31,7 @@ type Decoder struct {
 	records int64   // records decoded so far
 	// trailerLine is the line of the end marker once it was read.
 	trailerLine int
+	seqs        seqLines // the line of each sequence number read
 }
 
 // NewDecoder returns a Decoder reading from r. name is used in error messages
@@ -86,7 +87,9 @@ func (d *Decoder) Line() int { return d.line }
 func (d *Decoder) Cut() int { return d.cut }
 
 // Next decodes the next record into r, reusing r.Chunks' storage. It returns
-// io.EOF after the last record.
+// io.EOF after the last record. A sequence number that an earlier record
+// of the file holds is an error naming both lines (but in a merge's
+// output, see Header.Merged).
 func (d *Decoder) Next(r *Record) error {
 	if d.line == 0 {
 		if _, err := d.Header(); err != nil {
@@ -137,6 +140,15 @@ func (d *Decoder) Next(r *Record) error {
 		}
 		if d.trailer != nil {
 			return fmt.Errorf("%s:%d: a record after the file's end marker (line %d): records were added after the run ended", d.name, d.line, d.trailerLine)
+		}
+		// One request is one record: a number read twice would count a
+		// request twice. A merge's output is exempt: it keeps both
+		// attempts of a retried shard, and the clients of one run each
+		// number their own requests (the merge reported either).
+		if d.header == nil || !d.header.Merged() {
+			if first := d.seqs.add(r.Seq, d.line, d.records); first != 0 {
+				return fmt.Errorf("%s:%d: seq %d appears again (first at line %d): a request counted twice", d.name, d.line, r.Seq, first)
+			}
 		}
 		d.records++
 		return nil

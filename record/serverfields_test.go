@@ -122,7 +122,7 @@ func TestWholeRoundTrips(t *testing.T) {
 		t.Fatalf("encoded\n got %s\nwant %s", line, want)
 	}
 	streamed := whole
-	streamed.Whole = false
+	streamed.Seq, streamed.Whole = 4, false
 	var back [2]Record
 	d := NewDecoder(strings.NewReader(line+"\n"+string(AppendJSON(nil, &streamed))+"\n"), "w.jsonl")
 	for i := range back {

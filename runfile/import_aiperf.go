@@ -69,6 +69,10 @@ func openAIPerf(r io.Reader, name string) (*File, error) {
 	sc.Buffer(make([]byte, 0, 1<<16), record.MaxLineBytes)
 	var reqs []imported
 	var tally aiperfTally
+	// AIPerf gives each request its own x_request_id: one seen twice is a
+	// line repeated (files concatenated, an edit), and rebase would number
+	// the copy as another request.
+	ids := map[string]int{}
 	for line := 1; sc.Scan(); line++ {
 		b := bytes.TrimSpace(sc.Bytes())
 		if len(b) == 0 {
@@ -84,6 +88,12 @@ func openAIPerf(r io.Reader, name string) (*File, error) {
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
+		}
+		if id := l.Metadata.XRequestID; id != "" {
+			if first, dup := ids[id]; dup {
+				return nil, fmt.Errorf("%s:%d: x_request_id %q appears again (first at line %d): a request counted twice", name, line, id, first)
+			}
+			ids[id] = line
 		}
 		reqs = append(reqs, req)
 	}

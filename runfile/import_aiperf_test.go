@@ -259,6 +259,10 @@ func TestAIPerfErrors(t *testing.T) {
 			`profile_export.jsonl:1: "request_end_ns" 1000000000 is before the request's start, 2000000000: time goes backwards`},
 		// a value of the wrong type
 		{"type", aiperfOK("0", `"request_latency":{"value":"10","unit":"ms"}`), `profile_export.jsonl:1: "request_latency": want a number, got a JSON string`},
+		// one request's line given twice: rebase would number the copy as
+		// another request
+		{"repeated", good + "\n" + aiperfOK("1", `"request_latency":{"value":10,"unit":"ms"}`) + "\n" + good + "\n",
+			`profile_export.jsonl:3: x_request_id "r0" appears again (first at line 1): a request counted twice`},
 		// AIPerf's raw export, which holds responses, not metrics
 		{"raw", `{"metadata":{"request_start_ns":1},"start_perf_ns":5,"payload":{}}`, `profile_export.jsonl:1: no "metrics": not a line of AIPerf's profile_export.jsonl`},
 	}

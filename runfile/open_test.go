@@ -244,14 +244,14 @@ func TestFileNotesSayHowTheRunEnded(t *testing.T) {
 		// a finished run: nothing to say
 		{"done.jsonl", header + rec + `{"kind":"goodput.end","records":1,"end":5}` + "\n", nil},
 		// killed: no end marker
-		{"killed.jsonl", header + rec + rec, []string{"killed.jsonl has no end marker: the run that wrote it was cut off (killed, or still running); its 2 records are read"}},
+		{"killed.jsonl", header + rec + `{"seq":1,"s":1,"t0":2,"te":3}` + "\n", []string{"killed.jsonl has no end marker: the run that wrote it was cut off (killed, or still running); its 2 records are read"}},
 		// killed mid-record: both said
 		{"mid.jsonl", header + rec + `{"seq":1,"s":`, []string{"mid.jsonl:3: the last line is incomplete", "mid.jsonl has no end marker"}},
 		// interrupted: said with the reason, and how many requests it
 		// canceled
 		{"int.jsonl", header + rec + `{"kind":"goodput.end","records":1,"interrupted":true,"reason":"interrupted","end":5}` + "\n",
 			[]string{"int.jsonl: the run was interrupted (interrupted): none was still in flight"}},
-		{"int2.jsonl", header + rec + strings.Repeat(`{"seq":1,"s":1,"t0":2,"te":4,"err":"canceled"}`+"\n", 2) + `{"kind":"goodput.end","records":3,"interrupted":true,"reason":"SIGTERM","end":5}` + "\n",
+		{"int2.jsonl", header + rec + `{"seq":1,"s":1,"t0":2,"te":4,"err":"canceled"}` + "\n" + `{"seq":2,"s":1,"t0":2,"te":4,"err":"canceled"}` + "\n" + `{"kind":"goodput.end","records":3,"interrupted":true,"reason":"SIGTERM","end":5}` + "\n",
 			[]string{"int2.jsonl: the run was interrupted (SIGTERM): 2 requests still in flight were canceled"}},
 		// a file without a header is not a goodput run: no end is expected
 		{"bare.jsonl", rec, nil},

@@ -38,6 +38,8 @@ func TestReadersRefuseEmptyAndImpossibleFiles(t *testing.T) {
 		// line 2: a negative token count
 		"negative.jsonl": runHeader + `{"seq":0,"s":0,"t0":0,"te":9,"in":-5}` + "\n",
 		"good.jsonl":     runHeader + goodRecord + runTrailer,
+		// line 3: the record of line 2 again, counted by its end marker
+		"twice.jsonl": runHeader + goodRecord + goodRecord + `{"kind":"goodput.end","records":2,"end":900000000}` + "\n",
 	})
 	p := func(name string) string { return filepath.Join(dir, name) }
 	tests := []struct {
@@ -63,6 +65,13 @@ func TestReadersRefuseEmptyAndImpossibleFiles(t *testing.T) {
 		{"compare backwards", "", []string{"compare", p("good.jsonl"), p("backwards.jsonl")}, p("backwards.jsonl") + ":3: impossible record"},
 		// a negative count
 		{"analyze negative", "", []string{"analyze", p("negative.jsonl")}, p("negative.jsonl") + `:2: impossible record: "in" -5 is negative`},
+		// one request's record twice: every reader refuses to count it twice
+		{"analyze twice", "", []string{"analyze", p("twice.jsonl")}, p("twice.jsonl") + ":3: seq 0 appears again (first at line 2): a request counted twice"},
+		{"merge twice", "", []string{"merge", p("twice.jsonl")}, p("twice.jsonl") + ":3: seq 0 appears again (first at line 2)"},
+		{"report twice", "", []string{"report", p("twice.jsonl"), "--format", "markdown"}, p("twice.jsonl") + ":3: seq 0 appears again"},
+		{"export twice", "", []string{"export", p("twice.jsonl")}, p("twice.jsonl") + ":3: seq 0 appears again"},
+		{"compare twice", "", []string{"compare", p("good.jsonl"), p("twice.jsonl")}, p("twice.jsonl") + ":3: seq 0 appears again"},
+		{"analyze twice stdin", runHeader + goodRecord + goodRecord, []string{"analyze", "-"}, "-:3: seq 0 appears again (first at line 2): a request counted twice"},
 		// the same from standard input
 		{"analyze negative stdin", runHeader + `{"seq":0,"in":-5}`, []string{"analyze", "-"}, `-:2: impossible record: "in" -5 is negative`},
 	}
