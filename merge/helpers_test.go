@@ -102,7 +102,13 @@ func wholeRun(t *testing.T, dir string) []string {
 // open opens paths and reads them, failing the test on errors.
 func open(t *testing.T, paths []string) (*Set, []record.Record) {
 	t.Helper()
-	s, err := Open(paths, nil)
+	return openWith(t, paths, Options{})
+}
+
+// openWith is open with the checks of o.
+func openWith(t *testing.T, paths []string, o Options) (*Set, []record.Record) {
+	t.Helper()
+	s, err := Open(paths, nil, o)
 	if err != nil {
 		t.Fatal(err)
 	}

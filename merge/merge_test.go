@@ -25,7 +25,7 @@ import (
 func TestWholeRunMergesExactly(t *testing.T) {
 	dir := t.TempDir()
 	paths := wholeRun(t, dir)
-	s, err := Open(paths, nil)
+	s, err := Open(paths, nil, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +221,7 @@ func TestMissingAndPartialShards(t *testing.T) {
 func TestIncompleteMergeIsMarked(t *testing.T) {
 	dir := t.TempDir()
 	paths := wholeRun(t, dir)
-	s, err := Open(paths[:3], nil)
+	s, err := Open(paths[:3], nil, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,13 +277,13 @@ func TestOpenRefusesDifferentRuns(t *testing.T) {
 			for i, f := range c.files {
 				paths = append(paths, writeShard(t, dir, "f"+string(rune('a'+i))+".jsonl", f))
 			}
-			_, err := Open(paths, nil)
+			_, err := Open(paths, nil, Options{})
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("err = %v, want %q", err, c.want)
 			}
 		})
 	}
-	if _, err := Open(nil, nil); err == nil {
+	if _, err := Open(nil, nil, Options{}); err == nil {
 		t.Error("no files is not an error")
 	}
 	// Shards of one run sent to different URLs, each its part of the plan.
@@ -292,7 +292,7 @@ func TestOpenRefusesDifferentRuns(t *testing.T) {
 		config: `{"model":"m","seed":0,"base_url":"http://a","arrival":"shard 0 of 2"}`})
 	sb := writeShard(t, runDir, "b.jsonl", shardFile{k: 1, n: 2, total: 4, seqs: []int64{1, 3},
 		config: `{"model":"m","seed":0,"base_url":"http://b","arrival":"shard 1 of 2"}`})
-	if s, err := Open([]string{sa, sb}, nil); err != nil {
+	if s, err := Open([]string{sa, sb}, nil, Options{}); err != nil {
 		t.Errorf("shards of one run: %v", err)
 	} else {
 		s.Close()
@@ -302,7 +302,7 @@ func TestOpenRefusesDifferentRuns(t *testing.T) {
 	dir := t.TempDir()
 	one := writeShard(t, dir, "run.jsonl", shardFile{k: 0, n: 1, total: 2, seqs: []int64{0, 1}})
 	again := filepath.Join(dir, ".", "run.jsonl")
-	if _, err := Open([]string{one, again}, nil); err == nil || err.Error() != one+" and "+again+" are the same file: its records would count twice" {
+	if _, err := Open([]string{one, again}, nil, Options{}); err == nil || err.Error() != one+" and "+again+" are the same file: its records would count twice" {
 		t.Errorf("the same file twice: %v", err)
 	}
 	// A copy of a shard's file is named a duplicate, not another run.
@@ -316,24 +316,25 @@ func TestOpenRefusesDifferentRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := cp + " is a duplicate of " + shard + ": both hold attempt 0 of shard 1 of the same run, and its records would count twice: leave one out"
-	if _, err := Open([]string{shard, cp}, nil); err == nil || err.Error() != want {
+	if _, err := Open([]string{shard, cp}, nil, Options{}); err == nil || err.Error() != want {
 		t.Errorf("a copy of a shard: %v\nwant %s", err, want)
 	}
-	if _, err := Open([]string{"-", "-"}, strings.NewReader("")); err == nil || !strings.Contains(err.Error(), "given twice") {
+	if _, err := Open([]string{"-", "-"}, strings.NewReader(""), Options{}); err == nil || !strings.Contains(err.Error(), "given twice") {
 		t.Errorf("stdin twice: %v", err)
 	}
-	if _, err := Open([]string{filepath.Join(t.TempDir(), "none.jsonl")}, nil); err == nil {
+	if _, err := Open([]string{filepath.Join(t.TempDir(), "none.jsonl")}, nil, Options{}); err == nil {
 		t.Error("a missing file is not an error")
 	}
 }
 
 // Runs that started at different instants are put on the earliest one's
-// clock; the window and the overlap are measured on it.
+// clock; the window and the overlap are measured on it. (Clients of one
+// run 2 s apart are accepted as such when MaxStartSpread allows it.)
 func TestPartsMoveToTheEarliestClock(t *testing.T) {
 	dir := t.TempDir()
 	a := writeShard(t, dir, "a.jsonl", shardFile{noShard: true, seqs: []int64{0, 1}, start: startAt.Add(2 * time.Second)})
 	b := writeShard(t, dir, "b.jsonl", shardFile{noShard: true, seqs: []int64{0, 1}})
-	s, recs := open(t, []string{a, b})
+	s, recs := openWith(t, []string{a, b}, Options{MaxStartSpread: 3 * time.Second})
 	if !s.Epoch().Equal(startAt) || s.Parts()[0].Shift != 2*int64(time.Second) || s.Parts()[1].Shift != 0 {
 		t.Fatalf("epoch %v, shifts %d %d", s.Epoch(), s.Parts()[0].Shift, s.Parts()[1].Shift)
 	}
@@ -366,7 +367,7 @@ func TestOverlapWindow(t *testing.T) {
 
 func TestEachOnceAndReportAfter(t *testing.T) {
 	dir := t.TempDir()
-	s, err := Open(wholeRun(t, dir), nil)
+	s, err := Open(wholeRun(t, dir), nil, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -412,7 +413,7 @@ func TestFiles(t *testing.T) {
 func TestWithoutOutput(t *testing.T) {
 	dir := t.TempDir()
 	paths := wholeRun(t, dir)
-	s, err := Open(paths, nil)
+	s, err := Open(paths, nil, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -517,7 +518,7 @@ func TestNothingToMerge(t *testing.T) {
 	dir := t.TempDir()
 	a := writeShard(t, dir, "a.jsonl", shardFile{k: 0, n: 2, total: 4, ended: record.EndedCutOff})
 	b := writeShard(t, dir, "b.jsonl", shardFile{k: 1, n: 2, total: 4})
-	s, err := Open([]string{a, b}, nil)
+	s, err := Open([]string{a, b}, nil, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -525,5 +526,67 @@ func TestNothingToMerge(t *testing.T) {
 	err = s.Each(func(int, []record.Record) error { return nil })
 	if !errors.Is(err, runfile.ErrNoRecords) {
 		t.Errorf("err = %v, want ErrNoRecords", err)
+	}
+}
+
+// Goodput files without a shard header, given together, are read as the
+// concurrent clients of one run only when they are: the same settings,
+// begun within MaxStartSpread. Two points of a sweep, two runs begun
+// seconds apart and a copy of one file are refused, naming the files.
+func TestFilesThatAreNoShardMustBeOneRun(t *testing.T) {
+	dir := t.TempDir()
+	const c1 = `{"model":"m","max_concurrency":1,"base_url":"http://a"}`
+	client := func(name string, start time.Duration, config string) string {
+		return writeShard(t, dir, name, shardFile{noShard: true, seqs: []int64{0, 1}, start: startAt.Add(start), config: config})
+	}
+	a := client("a.jsonl", 0, c1)
+	// another client of the run, 300 ms later, sending to another URL
+	b := client("b.jsonl", 300*time.Millisecond, `{"model":"m","max_concurrency":1,"base_url":"http://b"}`)
+	s, recs := open(t, []string{a, b})
+	if len(recs) != 4 || s.Parts()[1].Shift != 300*ms {
+		t.Errorf("two clients of one run: %d records, shift %d; want 4 and 300 ms", len(recs), s.Parts()[1].Shift)
+	}
+	point := client("c4.jsonl", 200*time.Millisecond, `{"model":"m","max_concurrency":4}`)
+	later := client("later.jsonl", 8*time.Second, c1)
+	copied := filepath.Join(dir, "copy.jsonl")
+	body, err := os.ReadFile(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(copied, body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name  string
+		paths []string
+		o     Options
+		want  string
+	}{
+		// two points of a sweep
+		{"other settings", []string{a, point}, Options{},
+			a + " and " + point + " were run with different max_concurrency (1, 4): files of different runs (analyze each run apart, or compare them with goodput compare)"},
+		// the same command run again 8 s later
+		{"begun apart", []string{later, a}, Options{},
+			a + " and " + later + " began 8s apart (at 2026-11-29T10:00:00Z and 2026-11-29T10:00:08Z), more than the 1s the clients of one run may be apart: files of different runs (analyze each run apart, or compare them with goodput compare; clients of one run that began further apart merge with goodput merge --max-start-spread)"},
+		// ... even with a wider spread allowed than the default, but not this wide
+		{"begun apart, wider spread", []string{a, later}, Options{MaxStartSpread: 5 * time.Second},
+			a + " and " + later + " began 8s apart (at 2026-11-29T10:00:00Z and 2026-11-29T10:00:08Z), more than the 5s"},
+		// a byte-for-byte copy: every request twice
+		{"copy", []string{a, b, copied}, Options{},
+			copied + " is a copy of " + a + ": both hold the run that goodput test began at 2026-11-29T10:00:00Z on pod-a.jsonl, and its records would count twice: leave one out"},
+	}
+	for _, c := range cases {
+		s, err := Open(c.paths, nil, c.o)
+		if err == nil {
+			s.Close()
+		}
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s: %v\nwant %s", c.name, err, c.want)
+		}
+	}
+	// A spread wide enough lets clients begun 8 s apart be one run.
+	s, recs = openWith(t, []string{a, later}, Options{MaxStartSpread: 10 * time.Second})
+	if len(recs) != 4 || s.Parts()[1].Shift != 8*int64(time.Second) {
+		t.Errorf("clients 8 s apart with a 10 s spread: %d records, shift %d", len(recs), s.Parts()[1].Shift)
 	}
 }

@@ -13,12 +13,22 @@ import (
 // Options tune the checks of Report.
 type Options struct {
 	// MaxStartSpread is how far apart the shards may begin sending before
-	// Report warns; zero means DefaultMaxStartSpread.
+	// Report warns, and how far apart files that are no shard may have
+	// begun before Open refuses them as two runs; zero means
+	// DefaultMaxStartSpread.
 	MaxStartSpread time.Duration
 	// MaxClockSpread is how far the shards' clock offsets may disagree,
 	// beyond the uncertainty of their estimates, before Report warns; zero
 	// means DefaultMaxClockSpread.
 	MaxClockSpread time.Duration
+}
+
+// maxStartSpread is o.MaxStartSpread, or its default when zero.
+func (o Options) maxStartSpread() time.Duration {
+	if o.MaxStartSpread <= 0 {
+		return DefaultMaxStartSpread
+	}
+	return o.MaxStartSpread
 }
 
 // Defaults of Options.
@@ -90,9 +100,7 @@ func (s *Set) Report(o Options) (*Report, error) {
 	if !s.read {
 		return nil, errors.New("merge: Report before Each")
 	}
-	if o.MaxStartSpread <= 0 {
-		o.MaxStartSpread = DefaultMaxStartSpread
-	}
+	o.MaxStartSpread = o.maxStartSpread()
 	if o.MaxClockSpread <= 0 {
 		o.MaxClockSpread = DefaultMaxClockSpread
 	}

@@ -51,10 +51,13 @@ type Set struct {
 
 // Open opens every path ("-" reads stdin) and reads the headers. Files
 // that carry a wall-clock start are placed on the clock of the earliest.
-// It fails when a file cannot be read or when shard files contradict each
-// other (different shard counts, or one attempt of a shard twice): files
-// of different runs, or a copy of one file under another name.
-func Open(paths []string, stdin io.Reader) (*Set, error) {
+// It fails when a file cannot be read or when the files are not of one
+// run: shard files that contradict each other (different shard counts,
+// or one attempt of a shard twice), goodput files that are no shard yet
+// are not the clients of one run (see checkClients), or a copy of one
+// file under another name. o.MaxStartSpread bounds how far apart such
+// clients may have begun; Report takes the same Options.
+func Open(paths []string, stdin io.Reader, o Options) (*Set, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("no record files")
 	}
@@ -78,6 +81,10 @@ func Open(paths []string, stdin io.Reader) (*Set, error) {
 		}
 	}
 	if err := s.checkShards(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if err := s.checkClients(o.maxStartSpread()); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -154,7 +161,7 @@ func (s *Set) checkShards() error {
 		case firstCfg == nil:
 			firstFile, firstCfg = p.File, cfg
 		default:
-			if err := sameRun(firstFile, firstCfg, p.File, cfg); err != nil {
+			if err := sameRun(firstFile, firstCfg, p.File, cfg, "merge each run's files apart"); err != nil {
 				return err
 			}
 		}
@@ -185,16 +192,86 @@ var runKeys = []string{"model", "backend", "endpoint", "dataset", "workload", "t
 	"ignore_eos", "min_tokens", "random_input_len", "random_output_len", "random_range_ratio",
 	"random_output_range_ratio", "random_prefix_len"}
 
-// sameRun fails when the settings of the shard in file b differ from
-// those of the shard in file a in one of runKeys: shards of two runs that
-// happen to have as many shards and planned requests.
-func sameRun(a string, theirs map[string]json.RawMessage, b string, mine map[string]json.RawMessage) error {
+// sameRun fails when the settings of the run in file b differ from
+// those of the run in file a in one of runKeys: shards of two runs that
+// happen to have as many shards and planned requests, or two runs of a
+// sweep. advice says what to do instead.
+func sameRun(a string, theirs map[string]json.RawMessage, b string, mine map[string]json.RawMessage, advice string) error {
 	for _, k := range runKeys {
 		x, inA := theirs[k]
 		y, inB := mine[k]
 		if inA && inB && !bytes.Equal(x, y) {
-			return fmt.Errorf("%s and %s were run with different %s (%s, %s): files of different runs (merge each run's files apart)", a, b, k, x, y)
+			return fmt.Errorf("%s and %s were run with different %s (%s, %s): files of different runs (%s)", a, b, k, x, y, advice)
 		}
+	}
+	return nil
+}
+
+// apartAdvice is what to do with goodput files that are not one run.
+const apartAdvice = "analyze each run apart, or compare them with goodput compare"
+
+// checkClients fails when goodput files that carry a run header but no
+// shard, given together, are not the concurrent clients of one run: such
+// files say nothing else of belonging together, so they must have been
+// run with the same settings (runKeys) and have begun within limit of
+// each other, as the shards of a run are expected to. Two whose headers
+// name one start instant, host and tool are one file copied (a merge's
+// output too): every request would count twice. A file without a header
+// and another tool's import are left out, and a merge's output is held
+// to no other's settings or start: they say nothing of a run's clients.
+func (s *Set) checkClients(limit time.Duration) error {
+	type runID struct {
+		start      int64
+		host, tool string
+	}
+	seen := map[runID]string{}
+	var firstFile string
+	var firstCfg map[string]json.RawMessage
+	var earliest, latest *Part
+	for i := range s.parts {
+		p := &s.parts[i]
+		h := p.Header
+		if p.Format != "goodput" || h.Kind != record.KindHeader || h.Start.IsZero() || p.Shard != nil {
+			continue
+		}
+		id := runID{h.Start.UnixNano(), h.Host, h.Tool}
+		if other, dup := seen[id]; dup {
+			on := ""
+			if h.Host != "" {
+				on = " on " + h.Host
+			}
+			return fmt.Errorf("%s is a copy of %s: both hold the run that %s began at %s%s, and its records would count twice: leave one out",
+				p.File, other, h.Tool, h.Start.UTC().Format(time.RFC3339Nano), on)
+		}
+		seen[id] = p.File
+		if h.Merged() {
+			continue
+		}
+		cfg, err := runConfig(*p)
+		switch {
+		case err != nil:
+			return err
+		case cfg == nil:
+		case firstCfg == nil:
+			firstFile, firstCfg = p.File, cfg
+		default:
+			if err := sameRun(firstFile, firstCfg, p.File, cfg, apartAdvice); err != nil {
+				return err
+			}
+		}
+		if earliest == nil || h.Start.Before(earliest.Header.Start) {
+			earliest = p
+		}
+		if latest == nil || h.Start.After(latest.Header.Start) {
+			latest = p
+		}
+	}
+	if earliest == nil {
+		return nil
+	}
+	if d := latest.Header.Start.Sub(earliest.Header.Start); d > limit {
+		return fmt.Errorf("%s and %s began %v apart (at %s and %s), more than the %v the clients of one run may be apart: files of different runs (%s; clients of one run that began further apart merge with goodput merge --max-start-spread)",
+			earliest.File, latest.File, d.Round(time.Millisecond), earliest.Header.Start.UTC().Format(time.RFC3339Nano), latest.Header.Start.UTC().Format(time.RFC3339Nano), limit, apartAdvice)
 	}
 	return nil
 }

@@ -131,7 +131,7 @@ func analyzeFiles(env *Env, files []string, opts metrics.Options, own runDefault
 			notes = append(notes, note)
 		}
 	}
-	set, err := merge.Open(files, env.Stdin)
+	set, err := merge.Open(files, env.Stdin, merge.Options{})
 	if err != nil {
 		return nil, nil, err
 	}

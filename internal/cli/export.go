@@ -124,7 +124,7 @@ func exportFile(env *Env, tab *export.Table, file string) error {
 // exportShards adds the records of a sharded run's files to tab, on the
 // run's one clock, and says what the merge found missing or partial.
 func exportShards(env *Env, tab *export.Table, files []string) error {
-	set, err := merge.Open(files, env.Stdin)
+	set, err := merge.Open(files, env.Stdin, merge.Options{})
 	if err != nil {
 		return err
 	}

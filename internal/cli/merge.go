@@ -46,6 +46,10 @@ further apart than --max-start-spread or their clocks, measured against the
 server at the start, disagree by more than --max-clock-spread. The merged
 window is given with the span of it when every shard was sending.
 
+Files without a shard header are merged as the concurrent clients of one
+run: they must have been run with the same settings and begun within
+--max-start-spread of each other, and a copy of one file is refused.
+
 --output writes the merged records (one file, listing its parts, each record
 labelled with its shard) and --report its HTML report. With --wait, merge
 first waits in the directory until all --shards have finished (the merge
@@ -68,7 +72,7 @@ An incomplete run exits with code 1 after writing everything, unless
 	fl.IntVar(&f.shards, "shards", 0, "shards of the run, for --wait")
 	fl.DurationVar(&f.waitTimeout, "wait-timeout", 2*time.Hour, "with --wait, merge what is there after this long")
 	fl.BoolVar(&f.allowPartial, "allow-partial", false, "exit 0 even when shards are missing or partial")
-	fl.DurationVar(&f.checks.MaxStartSpread, "max-start-spread", merge.DefaultMaxStartSpread, "warn when the shards began further apart than this")
+	fl.DurationVar(&f.checks.MaxStartSpread, "max-start-spread", merge.DefaultMaxStartSpread, "warn when the shards began further apart than this; refuse files without a shard header begun further apart (two runs, not one run's clients)")
 	fl.DurationVar(&f.checks.MaxClockSpread, "max-clock-spread", merge.DefaultMaxClockSpread, "warn when the shards' clocks disagree by more than this")
 	f.metrics.register(cmd, true)
 	return cmd
@@ -115,7 +119,7 @@ func runMerge(cmd *cobra.Command, env *Env, f *mergeFlags, args []string) error 
 			return usageErr("%v", err)
 		}
 	}
-	set, err := merge.Open(files, env.Stdin)
+	set, err := merge.Open(files, env.Stdin, f.checks)
 	if err != nil {
 		return err
 	}

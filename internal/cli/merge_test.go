@@ -232,3 +232,55 @@ func TestShardDirectoryWithItsMergedFile(t *testing.T) {
 		t.Errorf("export %s: exit %d, %d lines; want a header and 12 rows\n%s", stale, code, rows, stderr)
 	}
 }
+
+// analyze and merge read goodput files without a shard header together
+// only as the clients of one run: two points of a sweep, two runs begun 8 s
+// apart and a copy of one file are refused with what to do instead, and
+// nothing is printed as a result.
+func TestAnalyzeAndMergeRefuseFilesOfDifferentRuns(t *testing.T) {
+	header := func(start, concurrency string) string {
+		return `{"kind":"goodput.run","schema":1,"start":"` + start + `","tool":"goodput test","host":"h","config":{"model":"m","max_concurrency":` + concurrency + `}}` + "\n"
+	}
+	dir := writeFiles(t, map[string]string{
+		"c1.jsonl":     header("2026-11-29T08:00:00Z", "1") + goodRecord + runTrailer,
+		"client.jsonl": header("2026-11-29T08:00:00.4Z", "1") + goodRecord + runTrailer,
+		"c4.jsonl":     header("2026-11-29T08:00:00.2Z", "4") + goodRecord + runTrailer,
+		"later.jsonl":  header("2026-11-29T08:00:08Z", "1") + goodRecord + runTrailer,
+		"copy.jsonl":   header("2026-11-29T08:00:00Z", "1") + goodRecord + runTrailer,
+	})
+	p := func(name string) string { return filepath.Join(dir, name) }
+	const apart = "analyze each run apart, or compare them with goodput compare"
+	tests := []struct {
+		name  string
+		files []string
+		want  string
+	}{
+		// two points of a sweep
+		{"sweep points", []string{p("c1.jsonl"), p("c4.jsonl")},
+			p("c1.jsonl") + " and " + p("c4.jsonl") + " were run with different max_concurrency (1, 4): files of different runs (" + apart + ")"},
+		// one command run twice, 8 s apart
+		{"runs apart", []string{p("c1.jsonl"), p("later.jsonl")},
+			p("c1.jsonl") + " and " + p("later.jsonl") + " began 8s apart (at 2026-11-29T08:00:00Z and 2026-11-29T08:00:08Z), more than the 1s the clients of one run may be apart: files of different runs (" + apart + "; clients of one run that began further apart merge with goodput merge --max-start-spread)"},
+		// a copy of one file under another name
+		{"copy", []string{p("c1.jsonl"), p("copy.jsonl")},
+			p("copy.jsonl") + " is a copy of " + p("c1.jsonl") + ": both hold the run that goodput test began at 2026-11-29T08:00:00Z on h, and its records would count twice: leave one out"},
+	}
+	for _, tc := range tests {
+		for _, cmd := range []string{"analyze", "merge"} {
+			out, errOut, code := run(t, "", append([]string{cmd}, tc.files...)...)
+			if code != ExitTool || errOut != "goodput: "+tc.want+"\n" || strings.Contains(out, "Successful requests") {
+				t.Errorf("%s %s: exit %d, stderr %q, stdout %q\nwant exit 1 and %q", cmd, tc.name, code, errOut, out, tc.want)
+			}
+		}
+	}
+	// Two clients of one run, 400 ms apart, are read as one run of two
+	// requests; merge reads clients further apart when told to.
+	out, errOut, code := run(t, "", "analyze", p("c1.jsonl"), p("client.jsonl"))
+	if code != ExitOK || !strings.Contains(out, "Successful requests:                     2\n") {
+		t.Errorf("two clients: exit %d, %s\n%s", code, errOut, out)
+	}
+	out, errOut, code = run(t, "", "merge", p("c1.jsonl"), p("later.jsonl"), "--max-start-spread", "10s")
+	if code != ExitOK || !strings.Contains(out, "Successful requests:                     2\n") {
+		t.Errorf("merge --max-start-spread 10s: exit %d, %s\n%s", code, errOut, out)
+	}
+}
