@@ -464,3 +464,16 @@ func TestHistoryHelp(t *testing.T) {
 		t.Errorf("history check --help: exit %d, example:\n%s", code, stdout)
 	}
 }
+
+// history add reads a run's files, whose path the history keeps: standard
+// input, a valid run or none, is refused with what to give instead.
+func TestHistoryAddRefusesStdin(t *testing.T) {
+	content := runHeader + goodRecord + runTrailer
+	db := filepath.Join(t.TempDir(), "h.db")
+	const want = "goodput: -: history add reads a run's files, which the history refers to later: give the record file's path (save standard input to a file first)\n"
+	for name, stdin := range map[string]string{"a run": content, "nothing": ""} {
+		if _, stderr, code := run(t, stdin, "history", "add", "--history", db, "-"); code != ExitUsage || stderr != want {
+			t.Errorf("history add - with %s on stdin: exit %d, %q; want %d and %q", name, code, stderr, ExitUsage, want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -24,7 +25,8 @@ recording fails, and with --save-result), else computed from the records
 with the run's percentile method and bench's default SLO (` + DefaultSLO + `),
 as analyze computes them; the labels are the run's
 (--record-label). A run already recorded (the same records and start) is
-not recorded again. The server's version, which bench asks the server for,
+not recorded again. Standard input is not read: the history keeps the record
+file's path. The server's version, which bench asks the server for,
 is left empty.
 
 A sweep is recorded by the sweep itself: run it again with --resume and
@@ -59,11 +61,18 @@ A sweep is recorded by the sweep itself: run it again with --resume and
 
 // addRun records the bench run at path in s and says so.
 func addRun(ctx context.Context, env *Env, s *history.Store, path string) error {
+	// The history keeps the record file's path, to read the records again
+	// when a later run is checked against this one, and the summary beside
+	// it holds the run's own numbers: standard input, or a pipe, has
+	// neither.
+	if path == "-" || !regularOrDir(path) {
+		return usageErr("%s: history add reads a run's files, which the history refers to later: give the record file's path (save standard input to a file first)", path)
+	}
 	kind, file, err := report.Locate(path)
 	if err != nil {
 		return err
 	}
-	if kind == report.KindSweep || file == "-" {
+	if kind == report.KindSweep {
 		return usageErr("%s: a sweep: record it with goodput sweep --resume --result-dir DIR --history, which records every point it finds measured", path)
 	}
 	// Without its summary the run's SLO is not known: bench's default's
@@ -96,4 +105,11 @@ func addRun(ctx context.Context, env *Env, s *history.Store, path string) error 
 	}
 	fmt.Fprintf(env.Stdout, "Recorded run %d in %s (%s)\n", id, s, path)
 	return nil
+}
+
+// regularOrDir reports whether path is a regular file or a directory, or
+// does not exist (Locate says so then): not a pipe or a device.
+func regularOrDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err != nil || fi.Mode().IsRegular() || fi.IsDir()
 }
