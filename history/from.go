@@ -211,3 +211,24 @@ func (s *Store) Recorded(ctx context.Context, recordsPath string, start time.Tim
 	}
 	return id, true, nil
 }
+
+// RecordedRun returns the id and records path of the stored run (not a
+// sweep) that r is a measurement of: the same start instant, tool and
+// settings, whatever the path of its records. A run's header gives it
+// these when it begins; a second run never shares all three, so such a
+// run is r's records again (a copy under another path) and storing r would
+// count the run twice in every baseline. ok is false when there is none.
+func (s *Store) RecordedRun(ctx context.Context, r Run) (id int64, recordsPath string, ok bool, err error) {
+	if r.Start.IsZero() {
+		return 0, "", false, nil
+	}
+	err = s.db.QueryRowContext(ctx, s.rebind(`SELECT id, records_path FROM runs WHERE started_ns = ? AND tool = ? AND config = ? AND kind <> ? ORDER BY id LIMIT 1`),
+		r.Start.UnixNano(), r.Tool, jsonText(r.Config), string(KindSweep)).Scan(&id, &recordsPath)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return 0, "", false, nil
+	case err != nil:
+		return 0, "", false, fmt.Errorf("history %s: %w", s.where, err)
+	}
+	return id, recordsPath, true, nil
+}

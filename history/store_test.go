@@ -786,3 +786,34 @@ func TestOpenExistingPostgresNeedsAHistory(t *testing.T) {
 		t.Errorf("version %d (%v), want %d", v, err, SchemaVersion())
 	}
 }
+
+// A run is known by its start, tool and settings whatever the path of its
+// records: a copy elsewhere is found as the run stored, and another run
+// (begun at another instant, or with other settings) is not.
+func TestRecordedRunFindsACopyUnderAnotherPath(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			s := openStore(t, b.dsn(t))
+			t0 := time.Date(2026, 11, 1, 9, 0, 0, 123456789, time.UTC)
+			stored := fakeRun{name: "nightly", seed: 1, n: 20, ttft: 100 * time.Millisecond, tpot: 10 * time.Millisecond, start: t0}.write(t, t.TempDir())
+			id, err := s.Add(t.Context(), stored)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cp := stored
+			cp.RecordsPath = "/elsewhere/copy.jsonl"
+			if got, from, ok, err := s.RecordedRun(t.Context(), cp); err != nil || !ok || got != id || from != stored.RecordsPath {
+				t.Errorf("a copy: run %d from %q, %v, %v; want run %d from %q", got, from, ok, err, id, stored.RecordsPath)
+			}
+			later := cp
+			later.Start = t0.Add(time.Nanosecond)
+			other := cp
+			other.Config = []byte(`{"model":"other"}`)
+			for name, r := range map[string]Run{"begun later": later, "other settings": other, "no start": {Tool: cp.Tool, Config: cp.Config}} {
+				if got, _, ok, err := s.RecordedRun(t.Context(), r); err != nil || ok {
+					t.Errorf("%s: found run %d (%v, %v), want none", name, got, ok, err)
+				}
+			}
+		})
+	}
+}

@@ -477,3 +477,29 @@ func TestHistoryAddRefusesStdin(t *testing.T) {
 		}
 	}
 }
+
+// A byte-identical copy of a recorded run under another path is not stored
+// a second time: it would count the run twice in every baseline. The
+// message names the run already recorded.
+func TestHistoryAddSkipsACopyOfARecordedRun(t *testing.T) {
+	content := runHeader + goodRecord + runTrailer
+	dir := writeFiles(t, map[string]string{"run.jsonl": content, "copy.jsonl": content})
+	db := filepath.Join(dir, "h.db")
+	if _, stderr, code := run(t, "", "history", "add", "--history", db, filepath.Join(dir, "run.jsonl")); code != ExitOK {
+		t.Fatalf("history add: exit %d: %s", code, stderr)
+	}
+	stdout, stderr, code := run(t, "", "history", "add", "--history", db, filepath.Join(dir, "copy.jsonl"))
+	wantOut := filepath.Join(dir, "copy.jsonl") + ": not recorded: it holds the run that goodput test began at 2026-11-29T08:00:00Z, recorded already as run 1 in " + db +
+		" from " + filepath.Join(dir, "run.jsonl") + " (a copy of its records counts the run twice in every baseline)\n"
+	if code != ExitOK || stdout != wantOut {
+		t.Errorf("history add of a copy: exit %d, %q %s\nwant %q", code, stdout, stderr, wantOut)
+	}
+	s, err := history.OpenExisting(t.Context(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if runs, err := s.List(t.Context(), history.Filter{}); err != nil || len(runs) != 1 {
+		t.Errorf("stored %d runs (%v), want the one", len(runs), err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -24,8 +25,9 @@ the summary's when one is beside the records (bench writes it when its
 recording fails, and with --save-result), else computed from the records
 with the run's percentile method and bench's default SLO (` + DefaultSLO + `),
 as analyze computes them; the labels are the run's
-(--record-label). A run already recorded (the same records and start) is
-not recorded again. Standard input is not read: the history keeps the record
+(--record-label). A run already recorded (the same records and start, or
+a copy of them elsewhere: the same start, tool and settings) is not
+recorded again. Standard input is not read: the history keeps the record
 file's path. The server's version, which bench asks the server for,
 is left empty.
 
@@ -97,6 +99,13 @@ func addRun(ctx context.Context, env *Env, s *history.Store, path string) error 
 		return err
 	} else if ok {
 		fmt.Fprintf(env.Stdout, "%s: recorded before, as run %d in %s\n", path, id, s)
+		return nil
+	}
+	if id, from, ok, err := s.RecordedRun(ctx, r); err != nil {
+		return err
+	} else if ok {
+		fmt.Fprintf(env.Stdout, "%s: not recorded: it holds the run that %s began at %s, recorded already as run %d in %s from %s (a copy of its records counts the run twice in every baseline)\n",
+			path, r.Tool, r.Start.UTC().Format(time.RFC3339Nano), id, s, from)
 		return nil
 	}
 	id, err := s.Add(ctx, r)
