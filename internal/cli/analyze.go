@@ -33,8 +33,11 @@ or .yaml (a sweep's report holds a run per benchmark: name one as FILE#N,
 from 1), genai-bench's result of one load (an experiment folder holds a
 file per load: name one, or the folder when it holds one), and
 inference-perf's per_request_lifecycle_metrics.json (a run per stage, told
-apart by the stage reports beside it: FILE#N too). Several goodput files
-(the shards of one run) are merged on their common clock.
+apart by the stage reports beside it: FILE#N too). Any of them may be
+gzip-compressed (run.jsonl.gz). Several goodput files (the shards of one
+run, or the clients of one run begun within a second of each other) are
+merged on their common clock; files of different runs, or a copy of one,
+are refused.
 
 A goodput run is judged by its own SLO, the one its summary file beside
 the records recorded, and its own percentile method, unless --slo,
