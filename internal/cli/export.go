@@ -103,6 +103,7 @@ func exportFile(env *Env, tab *export.Table, file string) error {
 		return err
 	}
 	defer f.Close()
+	shared := f.Header().Labels
 	var r record.Record
 	for {
 		err := f.Next(&r)
@@ -112,6 +113,7 @@ func exportFile(env *Env, tab *export.Table, file string) error {
 		if err != nil {
 			return err
 		}
+		r.Labels = withShared(r.Labels, shared)
 		tab.Add(&r)
 		r = record.Record{} // a row keeps the labels map
 	}
@@ -129,10 +131,13 @@ func exportShards(env *Env, tab *export.Table, files []string) error {
 		return err
 	}
 	defer set.Close()
-	err = set.Each(func(_ int, recs []record.Record) error {
+	parts := set.Parts()
+	err = set.Each(func(part int, recs []record.Record) error {
+		shared := parts[part].Header.Labels
 		for i := range recs {
 			r := recs[i]
-			r.Labels = maps.Clone(r.Labels) // a row keeps the map; the batch is reused
+			// A row keeps the map; the batch is reused.
+			r.Labels = withShared(maps.Clone(r.Labels), shared)
 			tab.Add(&r)
 		}
 		return nil
@@ -208,4 +213,19 @@ func exportSLO(cmd *cobra.Command, file, expr string) (slo.Conditions, error) {
 		}
 	}
 	return slo.ParseConditions(DefaultSLO)
+}
+
+// withShared adds to a record's labels those its run's header gives every
+// record (record.Header.Labels), the record's own winning; it may return
+// labels itself, changed.
+func withShared(labels, shared map[string]string) map[string]string {
+	for k, v := range shared {
+		if _, ok := labels[k]; !ok {
+			if labels == nil {
+				labels = make(map[string]string, len(shared))
+			}
+			labels[k] = v
+		}
+	}
+	return labels
 }

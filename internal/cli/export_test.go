@@ -153,3 +153,21 @@ func TestExportRowsAreNoRecords(t *testing.T) {
 		t.Errorf("analyze of export rows: exit %d\n%s%s", code, out, stderr)
 	}
 }
+
+// The labels a run's header gives every record are every row's, beside
+// the record's own, which win.
+func TestExportKeepsTheRunsSharedLabels(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"l.jsonl": `{"kind":"goodput.run","schema":1,"start":"2026-11-29T08:00:00Z","tool":"t","labels":{"名前":"値 🚀","team":"infra"}}` + "\n" +
+		`{"seq":0,"s":0,"t0":1000,"te":400000000,"ct":[100000000,100000000,100000000],"in":10,"out":3,"src":"chunks","status":200}` + "\n" +
+		`{"seq":1,"s":0,"t0":1000,"te":400000000,"ct":[100000000,100000000,100000000],"in":10,"out":3,"src":"chunks","status":200,"labels":{"team":"own"}}` + "\n" +
+		`{"kind":"goodput.end","records":2,"end":900000000}` + "\n"})
+	out, errOut, code := run(t, "", "export", filepath.Join(dir, "l.jsonl"), "--format", "jsonl")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], `"label_名前":"値 🚀"`) || !strings.Contains(lines[0], `"label_team":"infra"`) ||
+		!strings.Contains(lines[1], `"label_名前":"値 🚀"`) || !strings.Contains(lines[1], `"label_team":"own"`) {
+		t.Errorf("rows:\n%s\nwant the shared labels on both, the record's own team on the second", out)
+	}
+}
