@@ -590,3 +590,28 @@ func TestFilesThatAreNoShardMustBeOneRun(t *testing.T) {
 		t.Errorf("clients 8 s apart with a 10 s spread: %d records, shift %d", len(recs), s.Parts()[1].Shift)
 	}
 }
+
+// A merge's output given with one of the shards it was merged from is
+// refused: every record of that shard would count twice. Alone, or with
+// the shards alone, each reads.
+func TestMergedFileBesideItsShards(t *testing.T) {
+	dir := t.TempDir()
+	paths := wholeRun(t, dir)
+	s, err := Open(paths, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "merged.jsonl")
+	if _, err := s.WriteFile(out, "goodput merge-test", Options{}, func([]record.Record) {}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	_, err = Open([]string{out, paths[2]}, nil, Options{})
+	want := out + " was merged from " + paths[2] + ", which is given too: its records would count twice (give the merged file or its parts, not both)"
+	if err == nil || err.Error() != want {
+		t.Errorf("err = %v\nwant %s", err, want)
+	}
+	if _, recs := open(t, []string{out}); len(recs) != 40 {
+		t.Errorf("the merged file alone: %d records, want 40", len(recs))
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -80,6 +81,10 @@ func Open(paths []string, stdin io.Reader, o Options) (*Set, error) {
 			s.epoch = h.Start
 		}
 	}
+	if err := s.checkMergedBeside(); err != nil {
+		s.Close()
+		return nil, err
+	}
 	if err := s.checkShards(); err != nil {
 		s.Close()
 		return nil, err
@@ -94,6 +99,27 @@ func Open(paths []string, stdin io.Reader, o Options) (*Set, error) {
 		}
 	}
 	return s, nil
+}
+
+// checkMergedBeside fails when a merge's output is given with one of the
+// files it was merged from (by name, as its header lists them): every
+// record of that file would count twice.
+func (s *Set) checkMergedBeside() error {
+	for _, m := range s.parts {
+		if !m.Header.Merged() {
+			continue
+		}
+		from := map[string]bool{}
+		for _, pt := range m.Header.Parts {
+			from[filepath.Base(pt.File)] = true
+		}
+		for _, p := range s.parts {
+			if p.File != m.File && p.File != "-" && from[filepath.Base(p.File)] {
+				return fmt.Errorf("%s was merged from %s, which is given too: its records would count twice (give the merged file or its parts, not both)", m.File, p.File)
+			}
+		}
+	}
+	return nil
 }
 
 // distinctFiles fails when two paths name one file (or "-" comes twice):
