@@ -476,6 +476,11 @@ func TestHistoryAddRefusesStdin(t *testing.T) {
 			t.Errorf("history add - with %s on stdin: exit %d, %q; want %d and %q", name, code, stderr, ExitUsage, want)
 		}
 	}
+	// /dev/stdin, a file when the shell redirects one to it, names none
+	// later.
+	if _, stderr, code := run(t, content, "history", "add", "--history", db, "/dev/stdin"); code != ExitUsage || !strings.HasPrefix(stderr, "goodput: /dev/stdin: history add reads a run's files") {
+		t.Errorf("history add /dev/stdin: exit %d, %q; want %d and a refusal", code, stderr, ExitUsage)
+	}
 }
 
 // A byte-identical copy of a recorded run under another path is not stored

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -119,6 +121,11 @@ func addRun(ctx context.Context, env *Env, s *history.Store, path string) error 
 // regularOrDir reports whether path is a regular file or a directory, or
 // does not exist (Locate says so then): not a pipe or a device.
 func regularOrDir(path string) bool {
+	if abs, err := filepath.Abs(path); err == nil && (strings.HasPrefix(abs, "/dev/") || strings.HasPrefix(abs, "/proc/")) {
+		// /dev/stdin is a regular file when the shell redirects one to
+		// it, but the path names none later.
+		return false
+	}
 	fi, err := os.Stat(path)
 	return err != nil || fi.Mode().IsRegular() || fi.IsDir()
 }
