@@ -564,7 +564,7 @@ func locateDir(dir string) (kind, file string, err error) {
 		name := e.Name()
 		p := filepath.Join(dir, name)
 		switch {
-		case strings.HasSuffix(name, RecordsSuffix):
+		case strings.HasSuffix(name, RecordsSuffix), strings.HasSuffix(name, RecordsSuffix+".gz"):
 			records = append(records, p)
 		case strings.HasSuffix(name, ".json") && !strings.HasSuffix(name, SummarySuffix) && !strings.HasSuffix(name, ServerSuffix):
 			if k, err := sniff(p); err == nil && k == "sweep" {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -112,6 +113,10 @@ func TestLocate(t *testing.T) {
 	writeJSON(t, copied, "c.summary.json", rel)
 	writeRecords(t, copied, "c.jsonl", record.Header{Kind: record.KindHeader, Schema: 1}, nil)
 	t.Chdir(here)
+	// A result directory whose records were compressed afterwards.
+	gzDir := t.TempDir()
+	plain := writeRecords(t, gzDir, "z.jsonl", record.Header{Kind: record.KindHeader, Schema: 1}, nil)
+	gzipFile(t, plain)
 	orphan := t.TempDir()
 	writeJSON(t, orphan, "o.summary.json", summaryFor(t, record.Header{}, nil, "ttft<=1s"))
 	// genai-bench experiment folders: a result file per load beside
@@ -134,6 +139,7 @@ func TestLocate(t *testing.T) {
 		{"records file", recs, KindRun, recs, ""},
 		{"summary names its records", filepath.Join(runOnly, "run1.summary.json"), KindRun, recs, ""},
 		{"moved run directory", filepath.Join(moved, "m.summary.json"), KindRun, filepath.Join(moved, "m.jsonl"), ""},
+		{"compressed run directory", gzDir, KindRun, filepath.Join(gzDir, "z.jsonl.gz"), ""},
 		{"copied run directory", filepath.Join("copy", "c.summary.json"), KindRun, filepath.Join("copy", "c.jsonl"), ""},
 		{"sweep directory", sweepDir, KindSweep, filepath.Join(sweepDir, "sweep.json"), ""},
 		{"sweep file", filepath.Join(sweepDir, "sweep.json"), KindSweep, filepath.Join(sweepDir, "sweep.json"), ""},
@@ -534,5 +540,26 @@ func TestLoadRunTakesTheHeadersWindow(t *testing.T) {
 	}
 	if got := run.Result.Throughput.OutputTokensPerSecond; math.Abs(got-8) > 1e-9 {
 		t.Errorf("output throughput %v tok/s, want genai-bench's 8", got)
+	}
+}
+
+// gzipFile replaces the file at path with path.gz, compressed.
+func gzipFile(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var z bytes.Buffer
+	w := gzip.NewWriter(&z)
+	w.Write(b)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path+".gz", z.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
 	}
 }
