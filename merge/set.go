@@ -161,9 +161,7 @@ func (s *Set) checkShards() error {
 		header []byte // the file's header as JSON
 	}
 	seen := map[[2]int]held{}
-	// The first shard with settings, which the others must share.
-	var firstFile string
-	var firstCfg map[string]json.RawMessage
+	var settings firstSettings // the first shard's, which the others must share
 	for _, p := range s.parts {
 		sh := p.Shard
 		if sh == nil {
@@ -179,17 +177,8 @@ func (s *Set) checkShards() error {
 		case sh.Total != s.total:
 			return fmt.Errorf("%s plans %d requests in all, other shards %d: files of different runs", p.File, sh.Total, s.total)
 		}
-		cfg, err := runConfig(p)
-		switch {
-		case err != nil:
+		if err := settings.check(p, "merge each run's files apart"); err != nil {
 			return err
-		case cfg == nil:
-		case firstCfg == nil:
-			firstFile, firstCfg = p.File, cfg
-		default:
-			if err := sameRun(firstFile, firstCfg, p.File, cfg, "merge each run's files apart"); err != nil {
-				return err
-			}
 		}
 		key := [2]int{sh.Index, sh.Attempt}
 		h, err := json.Marshal(p.Header)
@@ -217,6 +206,30 @@ var runKeys = []string{"model", "backend", "endpoint", "dataset", "workload", "t
 	"request_rate", "burstiness", "max_concurrency", "num_prompts", "duration_seconds", "seed",
 	"ignore_eos", "min_tokens", "random_input_len", "random_output_len", "random_range_ratio",
 	"random_output_range_ratio", "random_prefix_len"}
+
+// firstSettings holds the settings of the first file that has any, which
+// the files after it must share.
+type firstSettings struct {
+	file string
+	cfg  map[string]json.RawMessage
+}
+
+// check fails when p's settings differ from the first file's (see
+// sameRun, whose advice it passes on); the first file with settings
+// becomes the first.
+func (f *firstSettings) check(p Part, advice string) error {
+	cfg, err := runConfig(p)
+	switch {
+	case err != nil:
+		return err
+	case cfg == nil:
+	case f.cfg == nil:
+		f.file, f.cfg = p.File, cfg
+	default:
+		return sameRun(f.file, f.cfg, p.File, cfg, advice)
+	}
+	return nil
+}
 
 // sameRun fails when the settings of the run in file b differ from
 // those of the run in file a in one of runKeys: shards of two runs that
@@ -251,8 +264,7 @@ func (s *Set) checkClients(limit time.Duration) error {
 		host, tool string
 	}
 	seen := map[runID]string{}
-	var firstFile string
-	var firstCfg map[string]json.RawMessage
+	var settings firstSettings
 	var earliest, latest *Part
 	for i := range s.parts {
 		p := &s.parts[i]
@@ -273,17 +285,8 @@ func (s *Set) checkClients(limit time.Duration) error {
 		if h.Merged() {
 			continue
 		}
-		cfg, err := runConfig(*p)
-		switch {
-		case err != nil:
+		if err := settings.check(*p, apartAdvice); err != nil {
 			return err
-		case cfg == nil:
-		case firstCfg == nil:
-			firstFile, firstCfg = p.File, cfg
-		default:
-			if err := sameRun(firstFile, firstCfg, p.File, cfg, apartAdvice); err != nil {
-				return err
-			}
 		}
 		if earliest == nil || h.Start.Before(earliest.Header.Start) {
 			earliest = p
