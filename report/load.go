@@ -145,11 +145,10 @@ func (s *SummaryFile) SLO() (slo.Conditions, error) {
 // SummaryBeside reads the summary file written beside a run's records
 // (NAME.summary.json for NAME.jsonl); nil without error when there is none.
 func SummaryBeside(records string) (*SummaryFile, error) {
-	base, ok := recordsBase(records)
+	path, ok := SummaryPath(records)
 	if !ok {
 		return nil, nil
 	}
-	path := base + SummarySuffix
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -170,6 +169,14 @@ func recordsBase(records string) (base string, ok bool) {
 		return "", false
 	}
 	return strings.CutSuffix(strings.TrimSuffix(records, GzipSuffix), RecordsSuffix)
+}
+
+// SummaryPath is where a run's summary lies beside its records
+// (NAME.summary.json for NAME.jsonl or NAME.jsonl.gz); false for a file
+// not named as records are, or standard input.
+func SummaryPath(records string) (string, bool) {
+	base, ok := recordsBase(records)
+	return base + SummarySuffix, ok
 }
 
 // SummaryKind marks a run summary file.
@@ -564,7 +571,7 @@ func locateDir(dir string) (kind, file string, err error) {
 		name := e.Name()
 		p := filepath.Join(dir, name)
 		switch {
-		case strings.HasSuffix(name, RecordsSuffix), strings.HasSuffix(name, RecordsSuffix+".gz"):
+		case strings.HasSuffix(name, RecordsSuffix), strings.HasSuffix(name, RecordsSuffix+GzipSuffix):
 			records = append(records, p)
 		case strings.HasSuffix(name, ".json") && !strings.HasSuffix(name, SummarySuffix) && !strings.HasSuffix(name, ServerSuffix):
 			if k, err := sniff(p); err == nil && k == "sweep" {

@@ -188,7 +188,7 @@ func runSLO(files []string) (slo.Conditions, string) {
 		if sum == nil {
 			continue
 		}
-		path := strings.TrimSuffix(f, report.RecordsSuffix) + report.SummarySuffix
+		path, _ := report.SummaryPath(f)
 		cs, err := sum.SLO()
 		switch {
 		case err != nil:
