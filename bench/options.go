@@ -88,7 +88,9 @@ type VLLMFile struct {
 }
 
 // VLLMFigures are figures of vLLM's summary that goodput's metrics do not
-// have: its peaks, and its request goodput with TTFT from the send.
+// have: its peaks, counted in every run, and its request goodput with TTFT
+// from the send and its queueing blocks, where the run collected vLLM's
+// view of each request.
 type VLLMFigures struct {
 	PeakOutputTokensPerSecond float64
 	PeakConcurrentRequests    int

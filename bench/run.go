@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -51,8 +52,9 @@ type Outcome struct {
 	// ModelID is vLLM's model_id of the run, which names its result
 	// file: --model, else the root of the server's first model.
 	ModelID string
-	// VLLM holds vLLM's own summary figures when the run computed them
-	// (a vLLM result file, or VLLMFile.Collect); nil otherwise.
+	// VLLM holds vLLM's own summary figures: its peaks in every run that
+	// measured, the others when the run collected them (a vLLM result
+	// file, or VLLMFile.Collect).
 	VLLM *VLLMFigures
 	// Stopped says why the run stopped before its plan ended other than by
 	// an interruption (the server became unreachable); "" when it did not.
@@ -430,7 +432,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	sum := metrics.NewSummary(cfg.Metrics)
 	prog := newProgress(progress, terminal, expectedRequests(plan, fsrc))
 	prog.quiet, prog.timeout = doer.Quiet, cfg.RequestTimeout
-	vl := newVLLMCollector(cfg.VLLMResult || cfg.VLLMFile.Save || cfg.VLLMFile.Collect, plan.Closed != nil)
+	vl := newVLLMCollector(cfg.VLLMResult || cfg.VLLMFile.Save || cfg.VLLMFile.Collect, plan.Closed != nil, firstDue(plan))
 	recs := make(chan *record.Record, 1024)
 	// consumed delivers the consumer's account of the record file.
 	type written struct {
@@ -649,6 +651,15 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 // errRecordsLost is the cause of a run stopped because its records could
 // no longer be written.
 var errRecordsLost = errors.New("records can no longer be written")
+
+// firstDue is when the plan's first request is due, ns from the epoch: no
+// request is sent before it.
+func firstDue(p arrival.Plan) int64 {
+	if p.Open == nil || len(p.Open.Offsets) == 0 {
+		return 0
+	}
+	return int64(slices.Min(p.Open.Offsets))
+}
 
 // loadPlan turns the arrival plan into the runner's plan.
 func loadPlan(p arrival.Plan, cfg Config) load.Plan {

@@ -15,19 +15,24 @@ import (
 )
 
 // vllmCollector gathers the requests of a run as vLLM's client reports
-// them, for the vLLM result files (--save-result, --format vllm).
+// them, for the vLLM result files (--save-result, --format vllm), when on;
+// it counts vLLM's peaks of every run, which costs little.
 type vllmCollector struct {
 	on         bool
 	closedLoop bool
 	reqs       []vllmresult.Request
 	seqs       []int64 // each request's place in the schedule
+	peaks      *vllmresult.PeakCounter
 }
 
-func newVLLMCollector(on, closedLoop bool) *vllmCollector {
-	return &vllmCollector{on: on, closedLoop: closedLoop}
+// newVLLMCollector returns a collector for a run in which no request is
+// sent before floor (ns from the epoch: its first due time).
+func newVLLMCollector(on, closedLoop bool, floor int64) *vllmCollector {
+	return &vllmCollector{on: on, closedLoop: closedLoop, peaks: vllmresult.NewPeakCounter(floor)}
 }
 
 func (v *vllmCollector) add(r *record.Record) {
+	v.peaks.AddRecord(r)
 	if v.on && !r.Warmup {
 		v.reqs = append(v.reqs, vllmresult.FromRecord(r, v.closedLoop))
 		v.seqs = append(v.seqs, r.Seq)
@@ -117,7 +122,11 @@ func rpsChanges(a arrival.Config, offsets []time.Duration, start time.Time) []vl
 // goodput's --format vllm copy at formatPath beside the records, setting
 // o.VLLMPath. It returns a *SaveError for each file it could not write.
 func (o *Outcome) writeVLLM(cfg Config, v *vllmCollector, model string, start time.Time, changes []vllmresult.RPSChange, formatPath string) []error {
+	tok, conc, known := v.peaks.Figures()
 	if !v.on {
+		if known {
+			o.VLLM = &VLLMFigures{PeakOutputTokensPerSecond: tok, PeakConcurrentRequests: conc}
+		}
 		return nil
 	}
 	v.inOrder()
@@ -129,7 +138,12 @@ func (o *Outcome) writeVLLM(cfg Config, v *vllmCollector, model string, start ti
 	run.SpecDecode = o.VLLMSpecDecode()
 	run.Diffusion = o.VLLMDiffusion()
 	fig := &VLLMFigures{}
-	fig.PeakOutputTokensPerSecond, fig.PeakConcurrentRequests = vllmresult.Peaks(v.reqs)
+	// The counter's figures are the file's (vllmresult's tests hold the
+	// two to each other); a counter that lost count yields to the file's.
+	if !known {
+		tok, conc = vllmresult.Peaks(v.reqs)
+	}
+	fig.PeakOutputTokensPerSecond, fig.PeakConcurrentRequests = tok, conc
 	fig.Queue = vllmresult.QueueStats(run, v.reqs)
 	if run.SLO != nil {
 		if g, ok := vllmresult.Build(run, v.reqs).Get("request_goodput"); ok {

@@ -491,7 +491,7 @@ func TestVLLMFileOfRunsStartedTogether(t *testing.T) {
 		t.Helper()
 		cfg.VLLMFile.Metadata = vllmresult.Object{{Key: "run", Value: run}}
 		o := &Outcome{Result: &metrics.Result{}}
-		if errs := o.writeVLLM(cfg, newVLLMCollector(true, false), "m", start, nil, ""); len(errs) > 0 {
+		if errs := o.writeVLLM(cfg, newVLLMCollector(true, false, 0), "m", start, nil, ""); len(errs) > 0 {
 			t.Fatal(errs)
 		}
 		return o
@@ -568,5 +568,40 @@ func TestVLLMFileNamesTheFirstModelsRoot(t *testing.T) {
 	}
 	if err := json.Unmarshal(b, &f); err != nil || f.ModelID != "org/root-x" || f.TokenizerID != "org/root-x" {
 		t.Errorf("model_id %q, tokenizer_id %q (%v); want org/root-x for both", f.ModelID, f.TokenizerID, err)
+	}
+}
+
+// Every run counts vLLM's two peaks, as vLLM prints them on every run,
+// without keeping vLLM's view of each request: an open loop whose first
+// request is due after the epoch counts what the records give.
+func TestEveryRunCountsVLLMsPeaks(t *testing.T) {
+	url := startSim(t, sim.Options{Seed: 3})
+	cfg := smallConfig(t, url)
+	cfg.VLLMResult, cfg.SaveResult = false, true
+	cfg.Arrival.RequestRate, cfg.Arrival.MaxConcurrency, cfg.Arrival.NumPrompts = 40, 0, 30
+	out, err := Run(t.Context(), cfg, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.VLLMPath != "" || out.ResultPath != "" {
+		t.Fatalf("a plain run wrote vLLM's files: %q %q", out.VLLMPath, out.ResultPath)
+	}
+	recs, _, _ := readRecords(t, out.RecordsPath)
+	var reqs []vllmresult.Request
+	for i := range recs {
+		if !recs[i].Warmup {
+			reqs = append(reqs, vllmresult.FromRecord(&recs[i], false))
+		}
+	}
+	tok, conc := vllmresult.Peaks(reqs)
+	if out.VLLM == nil || out.VLLM.PeakOutputTokensPerSecond != tok || out.VLLM.PeakConcurrentRequests != conc {
+		t.Fatalf("peaks %+v, the records give %v tokens/s and %d requests", out.VLLM, tok, conc)
+	}
+	// 26 requests of 16 tokens at 40 req/s over well under two seconds.
+	if tok < 16 || conc < 2 {
+		t.Errorf("peaks %v tokens/s, %d requests: too few for the run", tok, conc)
+	}
+	if out.VLLM.RequestGoodput != nil || out.VLLM.Queue != nil {
+		t.Errorf("a plain run computed vLLM's per-request figures: %+v", out.VLLM)
 	}
 }

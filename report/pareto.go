@@ -17,7 +17,7 @@ import (
 type ParetoOptions struct {
 	// UserCountVar is the key of the concurrent users a run served
 	// (default max_concurrency); a run without it falls back to the most
-	// requests it had in flight, max_concurrent_requests.
+	// requests it had active in one second, max_concurrent_requests.
 	UserCountVar string
 	// GPUCountVar is the key of the GPUs a run used; empty: the product of
 	// tensor_parallel_size, pipeline_parallel_size and data_parallel_size

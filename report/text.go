@@ -42,7 +42,7 @@ type VLLMLines struct {
 	// the send), printed after the request throughput; nil leaves it out.
 	RequestGoodput *float64
 	// Peak is vLLM's busiest second of output (chunks in one second) and
-	// most requests in flight at once; nil leaves them out.
+	// most requests active in one second; nil leaves them out.
 	Peak *Peak
 	// Unit, "session" or "task", says the rate and the cap count those
 	// rather than requests; empty for requests.

@@ -145,14 +145,15 @@ type SLAOutcome struct {
 // then between the highest passing and the lowest failing load, where the
 // margin interpolated between them in log load crosses zero (kept within
 // the middle third of the bracket), until the two are adjacent. A failed
-// concurrency above the most requests the runs ever had in flight
-// (max_concurrent_requests) counts as failing at that many, since the
-// excess changed nothing.
+// concurrency above the most requests the runs ever had active in one
+// second (max_concurrent_requests, at least the most in flight at once)
+// counts as failing at that many, since the excess changed nothing.
 func (r *runner) slaSearch(ctx context.Context, srv *server, c *Combination, sla SLA) (*SLAOutcome, error) {
 	v := r.cfg.SLAVariable
 	out := &SLAOutcome{SLA: sla, Variable: v}
 	// A point is a load measured and its margin; peak is the most
-	// requests its runs had in flight (their mean), 0 when unknown.
+	// requests its runs had active in one second (their mean), 0 when
+	// unknown.
 	type point struct{ x, m, peak float64 }
 	var pass, fail *point
 	measure := func(x float64) (point, bool, error) {

@@ -224,7 +224,7 @@ func Build(run Run, reqs []Request) Object {
 	o.set("queue_times", queueTimes)
 	o.set("generated_texts", texts)
 	o.set("errors", errs)
-	peakTokens, peakConc := peakOutput(reqs)
+	peakTokens, peakConc := Peaks(reqs)
 	o.set("max_output_tokens_per_s", peakTokens)
 	o.set("max_concurrent_requests", peakConc)
 	o.set("rtfx", 0.0)

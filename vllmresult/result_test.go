@@ -126,11 +126,14 @@ func TestBuildAgreesWithVLLMsDefinitions(t *testing.T) {
 		// goodput's own TTFT adds the wait before the send: 101, 101 and 1800 ms.
 		"median_ttft_from_scheduled_ms": 101.0,
 		"p50_client_queue_time_ms":      1.0,
-		"max_concurrent_requests":       2.0,
-		"errors":                        []any{"", "", "", "unavailable: busy"},
-		"request_ids":                   []any{"p-0", "p-1", "p-2", "p-3"},
-		"tp":                            "1",
-		"rtfx":                          0.0,
+		// All three successes are active in the first second from the
+		// first send (the third sent at 900 ms), though at most two are
+		// in flight at once: vLLM counts per second.
+		"max_concurrent_requests": 3.0,
+		"errors":                  []any{"", "", "", "unavailable: busy"},
+		"request_ids":             []any{"p-0", "p-1", "p-2", "p-3"},
+		"tp":                      "1",
+		"rtfx":                    0.0,
 	} {
 		if got := m[key]; !equalJSON(got, want) {
 			t.Errorf("%s = %v, want %v", key, got, want)

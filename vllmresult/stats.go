@@ -46,69 +46,22 @@ func stat(values []float64, ps []float64) Stat {
 }
 
 // Peaks returns vLLM's max_output_tokens_per_s and max_concurrent_requests
-// of the requests (see peakOutput).
-func Peaks(reqs []Request) (tokensPerSecond float64, concurrent int) { return peakOutput(reqs) }
-
-// peakOutput returns vLLM's max_output_tokens_per_s and
-// max_concurrent_requests over the successful requests: the most chunks
-// that arrived within one second-long bucket counted from the earliest
-// send (vLLM counts each chunk as one token; a whole answer brings all
-// its tokens at once), and the most requests in
-// flight at once, each from its send to its last token, a departure
-// counted before an arrival at the same instant.
-func peakOutput(reqs []Request) (tokensPerSecond float64, concurrent int) {
-	minStart, maxEnd := math.Inf(1), math.Inf(-1)
+// of the requests (see PeakCounter).
+func Peaks(reqs []Request) (tokensPerSecond float64, concurrent int) {
+	// Every send is known here: the floor is the earliest successful one,
+	// m itself, and the counter keeps nothing.
+	floor := int64(math.MaxInt64)
 	for _, q := range reqs {
 		if q.Success {
-			minStart = min(minStart, q.Start)
-			maxEnd = max(maxEnd, q.Start+q.Latency)
+			floor = min(floor, int64(math.Round(q.Start*1e9)))
 		}
 	}
-	if math.IsInf(minStart, 1) {
-		return 0, 0
-	}
-	buckets := make([]int, int(math.Ceil(maxEnd-minStart))+1)
-	type event struct {
-		at    float64
-		delta int
-	}
-	var events []event
+	p := NewPeakCounter(floor)
 	for _, q := range reqs {
-		if !q.Success {
-			continue
-		}
-		t := q.Start + q.TTFT
-		count := func(t float64, n int) {
-			if b := int(t - minStart); b >= 0 && b < len(buckets) {
-				buckets[b] += n
-			}
-		}
-		if q.Whole {
-			count(t, q.OutputLen) // every token in the one answer
-		} else {
-			count(t, 1)
-		}
-		for _, g := range q.ITL {
-			t += g
-			count(t, 1)
-		}
-		events = append(events, event{q.Start, 1}, event{q.Start + q.Latency, -1})
+		p.addRequest(q)
 	}
-	slices.SortFunc(events, func(a, b event) int {
-		switch {
-		case a.at < b.at:
-			return -1
-		case a.at > b.at:
-			return 1
-		}
-		return a.delta - b.delta // departures first
-	})
-	cur := 0
-	for _, e := range events {
-		cur += e.delta
-		concurrent = max(concurrent, cur)
-	}
-	return float64(slices.Max(buckets)), concurrent
+	tokensPerSecond, concurrent, _ = p.Figures()
+	return tokensPerSecond, concurrent
 }
 
 // Probes are the one-token probe requests of a run (vLLM's

@@ -125,7 +125,7 @@ func newSweepParetoCmd(env *Env) *cobra.Command {
 		Short:   "Draw the frontier of tokens/s per user against per GPU of a sweep over server settings (vllm bench sweep plot_pareto)",
 		Long: `sweep plot_pareto reads every summary.json under OUTPUT_DIR and places each run
 by its output throughput per user (÷ --user-count-var, default max_concurrency,
-else the most requests it had in flight, max_concurrent_requests) and per GPU
+else the most requests it had active in one second, max_concurrent_requests) and per GPU
 (÷ --gpu-count-var, else tensor × pipeline × data parallel size where the runs
 have them, else 1), as vllm bench sweep plot_pareto does, and joins the runs
 no other run beats on both: the settings worth choosing between. It writes

@@ -347,7 +347,8 @@ func mean(v []float64) float64 {
 
 // peaks is vLLM's max_output_tokens_per_s (chunks in the busiest second
 // counted from the first send of a success) and max_concurrent_requests
-// (most successes between send and last token at once).
+// (the most successes active in one of those seconds, a request being
+// active in each second from its send's to its last token's).
 func (f *file) peaks() (float64, int) {
 	minStart, maxEnd := math.Inf(1), math.Inf(-1)
 	for i := range f.n {
@@ -359,12 +360,8 @@ func (f *file) peaks() (float64, int) {
 	if math.IsInf(minStart, 1) {
 		return 0, 0
 	}
-	buckets := make([]float64, int(math.Ceil(maxEnd-minStart))+1)
-	type ev struct {
-		at float64
-		d  int
-	}
-	var evs []ev
+	tokens := make([]float64, int(math.Ceil(maxEnd-minStart))+1)
+	active := make([]int, len(tokens))
 	for i := range f.n {
 		if !f.ok[i] {
 			continue
@@ -376,27 +373,16 @@ func (f *file) peaks() (float64, int) {
 			times = append(times, t)
 		}
 		for _, t := range times {
-			if b := int(t - minStart); b >= 0 && b < len(buckets) {
-				buckets[b]++
+			if b := int(t - minStart); b >= 0 && b < len(tokens) {
+				tokens[b]++
 			}
 		}
-		evs = append(evs, ev{f.starts[i], 1}, ev{f.starts[i] + f.latencies[i], -1})
-	}
-	slices.SortFunc(evs, func(a, b ev) int {
-		if a.at != b.at {
-			if a.at < b.at {
-				return -1
-			}
-			return 1
+		from, to := int(f.starts[i]-minStart), int(f.starts[i]+f.latencies[i]-minStart)
+		for s := from; s <= to && s < len(active); s++ {
+			active[s]++
 		}
-		return a.d - b.d
-	})
-	cur, peak := 0, 0
-	for _, e := range evs {
-		cur += e.d
-		peak = max(peak, cur)
 	}
-	return slices.Max(buckets), peak
+	return slices.Max(tokens), slices.Max(active)
 }
 
 // kindOf is a JSON value's kind.
