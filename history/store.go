@@ -71,7 +71,10 @@ func OpenExisting(ctx context.Context, dsn string) (*Store, error) {
 		return Open(ctx, dsn)
 	}
 	where := Redact(dsn)
-	path := sqlitePath(dsn)
+	path, err := sqlitePath(dsn)
+	if err != nil {
+		return nil, err
+	}
 	switch f, err := inspectSQLite(path, where); {
 	case err != nil:
 		return nil, err
@@ -127,9 +130,33 @@ func openExistingPostgres(ctx context.Context, dsn string) (*Store, error) {
 	return nil, err
 }
 
-// sqlitePath is the file a SQLite store's dsn names.
-func sqlitePath(dsn string) string {
-	return strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite:"), "file:")
+// sqlitePath is the file a SQLite store's dsn names: a path, or one
+// after sqlite: or file:. Behind file: or sqlite: a ? would begin SQLite's
+// URI parameters, which goodput sets itself: such a dsn is an error
+// rather than a file whose name ends in them. (A bare path keeps every
+// character: sqliteURL escapes it.)
+func sqlitePath(dsn string) (string, error) {
+	path := dsn
+	for _, p := range []string{"sqlite:", "file:"} {
+		path = strings.TrimPrefix(path, p)
+	}
+	if path == dsn {
+		return path, nil
+	}
+	if i := strings.IndexAny(path, "?#"); i >= 0 {
+		return "", fmt.Errorf("history %s: parameters after %q are not taken (goodput sets SQLite's own): give the file's path alone", dsn, path[i:i+1])
+	}
+	// file:///abs/path is the URI form of /abs/path.
+	if rest, ok := strings.CutPrefix(path, "//"); ok {
+		if !strings.HasPrefix(rest, "/") {
+			return "", fmt.Errorf("history %s: a file URI names no host: give file:///path or the path alone", dsn)
+		}
+		path = rest
+	}
+	if path == "" {
+		return "", fmt.Errorf("history %s: no file named after the prefix", dsn)
+	}
+	return path, nil
 }
 
 // open opens the store and migrates it to version to.
@@ -145,9 +172,16 @@ func open(ctx context.Context, dsn string, to int) (*Store, error) {
 		}
 		return s.ready(ctx, to)
 	}
-	path := sqlitePath(dsn)
-	if _, err := inspectSQLite(path, s.where); err != nil {
+	path, err := sqlitePath(dsn)
+	if err != nil {
 		return nil, err
+	}
+	if f, err := inspectSQLite(path, s.where); err != nil {
+		return nil, err
+	} else if f == databaseFile {
+		if err := foreignSQLite(ctx, path, s.where); err != nil {
+			return nil, err
+		}
 	}
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -179,6 +213,49 @@ func open(ctx context.Context, dsn string, to int) (*Store, error) {
 		case <-time.After(time.Duration(5+rand.IntN(45)) * time.Millisecond):
 		}
 	}
+}
+
+// foreignSQLite refuses the SQLite database at path when it holds another
+// program's tables and no goodput history, reading it only: a file is one
+// database, so a path given by mistake would otherwise get goodput's
+// tables among the other program's (and opening it to write would turn
+// its journal to WAL). A PostgreSQL database is often shared on purpose,
+// and is not checked.
+func foreignSQLite(ctx context.Context, path, where string) error {
+	db, err := sql.Open("sqlite", sqliteURL(path, true))
+	if err != nil {
+		return fmt.Errorf("history %s: %w", where, err)
+	}
+	defer db.Close()
+	rows, err := db.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`)
+	switch {
+	case isNotADB(err):
+		return notDatabase(where, err)
+	case err != nil:
+		return fmt.Errorf("history %s: %w", where, err)
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return fmt.Errorf("history %s: %w", where, err)
+		}
+		if n == "schema_migrations" {
+			return nil
+		}
+		names = append(names, n)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("history %s: %w", where, err)
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	if len(names) > 3 {
+		names = append(names[:3], "…")
+	}
+	return notHistory(where, "another program's SQLite database (tables "+strings.Join(names, ", ")+")")
 }
 
 // sqliteBusyTimeout is how long a SQLite statement waits for another

@@ -387,8 +387,9 @@ func TestOpenErrors(t *testing.T) {
 // read, and Open, for those that record, make of a file that holds no
 // goodput history. Both refuse it without changing a byte of it, except
 // that Open makes an empty file the store, as a user who touched it
-// expects, and adds its tables to another program's SQLite database (a
-// PostgreSQL store may share a database too).
+// expects. Another program's SQLite database is refused too: goodput's
+// tables (and the WAL journal it sets) do not belong in it, while a
+// PostgreSQL store may share a database on purpose.
 func TestOpenAFileThatIsNoHistory(t *testing.T) {
 	otherProgram := func(t *testing.T, path string) {
 		db, err := sql.Open("sqlite", path)
@@ -426,7 +427,7 @@ func TestOpenAFileThatIsNoHistory(t *testing.T) {
 			notHistory + "it begins like a SQLite file but is not one: file is not a database (26)",
 			notHistory + "it begins like a SQLite file but is not one: file is not a database (26)"},
 		{"another program's SQLite database", otherProgram,
-			notHistory + "a SQLite database without goodput's tables", ""},
+			notHistory + "a SQLite database without goodput's tables", notHistory + "another program's SQLite database (tables notes)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, side := range []struct {
@@ -815,5 +816,66 @@ func TestRecordedRunFindsACopyUnderAnotherPath(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A file:/sqlite: DSN with SQLite's URI parameters is refused, not taken
+// as a file whose name ends in them; file:///abs is the path /abs.
+func TestSQLiteURIForms(t *testing.T) {
+	dir := t.TempDir()
+	for _, dsn := range []string{"file:" + dir + "/h.db?mode=ro", "sqlite:" + dir + "/h.db#x", "file://host/h.db", "file:"} {
+		if s, err := Open(t.Context(), dsn); err == nil {
+			s.Close()
+			t.Errorf("%s opened", dsn)
+		} else if !strings.Contains(err.Error(), dsn) {
+			t.Errorf("%s: error does not name it: %v", dsn, err)
+		}
+		if _, err := OpenExisting(t.Context(), dsn); err == nil {
+			t.Errorf("%s opened for reading", dsn)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 0 {
+		t.Errorf("refused DSNs left files: %v", entries)
+	}
+	openStore(t, "file://"+dir+"/abs.db").Close()
+	if _, err := os.Stat(filepath.Join(dir, "abs.db")); err != nil {
+		t.Errorf("file:///abs did not name /abs: %v", err)
+	}
+}
+
+// A SQLite file of another program gets no goodput tables: opening it to
+// record runs is an error naming its first tables, and the file is
+// unchanged.
+func TestSQLiteOfAnotherProgram(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "app.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{`CREATE TABLE users (id INTEGER)`, `CREATE TABLE orders (id INTEGER)`, `CREATE TABLE items (id INTEGER)`, `CREATE TABLE carts (id INTEGER)`} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	before, _ := os.ReadFile(path)
+	s, err := Open(t.Context(), path)
+	if err == nil {
+		s.Close()
+		t.Fatal("another program's database opened as a history")
+	}
+	if msg := err.Error(); !strings.Contains(msg, path) || !strings.Contains(msg, "(tables carts, items, orders, …)") || !strings.Contains(msg, "not a goodput history database") {
+		t.Errorf("error = %v", err)
+	}
+	after, _ := os.ReadFile(path)
+	if string(before) != string(after) {
+		t.Error("the refused database was changed")
+	}
+	db, _ = sql.Open("sqlite", path)
+	defer db.Close()
+	var n int
+	if err := db.QueryRow(`SELECT COUNT(*) FROM sqlite_master WHERE name = 'schema_migrations' OR name = 'runs'`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("goodput's tables were made in it: %d, %v", n, err)
 	}
 }
