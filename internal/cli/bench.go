@@ -71,6 +71,7 @@ TTFT counts from each request's scheduled time, so a generator that falls
 behind cannot hide queueing; the run reports its own lag and says when the
 generator, not the server, was the limit.`,
 		Example: `  goodput bench
+  goodput bench serve --model meta-llama/Llama-3.1-8B-Instruct --port 8000 --num-prompts 500   # vllm bench serve's line
   goodput bench --base-url http://127.0.0.1:8000 --request-rate 8 --num-prompts 500 \
       --random-input-len 512 --random-output-len 128 --goodput ttft:500 tpot:50
   goodput bench --base-url http://127.0.0.1:8000 --backend openai-chat --max-concurrency 32 \
@@ -81,9 +82,18 @@ generator, not the server, was the limit.`,
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cmd.InitDefaultHelpFlag()
+			// `goodput bench serve …` is `vllm bench serve …` with only
+			// the program's name changed.
+			serve := len(args) > 0 && args[0] == "serve"
+			if serve {
+				args = args[1:]
+			}
 			line, err := vllmargs.Translate(args, cmd.Flags())
 			if err != nil {
 				return usageErr("%s: %v", cmd.CommandPath(), err)
+			}
+			if serve && !line.VLLMStyle {
+				line.VLLMStyle, line.Because = true, "bench serve"
 			}
 			if err := cmd.Flags().Parse(line.Args); err != nil {
 				return usageErr("%s: %v", cmd.CommandPath(), plainFlagError(err))

@@ -718,3 +718,22 @@ func TestBenchReportIsNotWrittenOverTheRun(t *testing.T) {
 		t.Errorf("without --save-result: exit %d, %q; want the name refused", code, errOut)
 	}
 }
+
+// `goodput bench serve …` runs `vllm bench serve …` with only the
+// program's name changed: the same run as `goodput bench …`, printed with
+// vLLM's peak lines; `serve` elsewhere is still a stray argument.
+func TestBenchServeIsVLLMsCommand(t *testing.T) {
+	args := []string{"--num-prompts", "3", "--random-input-len", "8", "--random-output-len", "2", "--max-concurrency", "1", "--disable-tqdm"}
+	out, errOut, code := run(t, "", append([]string{"bench", "serve"}, args...)...)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"Successful requests:                     3", "Maximum request concurrency:             1", "Peak concurrent requests:", "Total generated tokens:                  6"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	if _, errOut, code := run(t, "", append(append([]string{"bench"}, args...), "serve")...); code != ExitUsage || !strings.Contains(errOut, `unexpected argument "serve"`) {
+		t.Errorf("serve after the flags: exit %d, %q", code, errOut)
+	}
+}
