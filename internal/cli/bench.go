@@ -82,8 +82,14 @@ generator, not the server, was the limit.`,
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cmd.InitDefaultHelpFlag()
-			// `goodput bench serve …` is `vllm bench serve …` with only
-			// the program's name changed.
+			// `goodput bench sweep …` is `vllm bench sweep …` with only
+			// the program's name changed: goodput sweep.
+			if len(args) > 0 && args[0] == "sweep" && cmd.HasParent() {
+				root := cmd.Root()
+				root.SetArgs(append([]string{"sweep"}, args[1:]...))
+				return root.ExecuteContext(cmd.Context())
+			}
+			// `goodput bench serve …` is `vllm bench serve …` likewise.
 			serve := len(args) > 0 && args[0] == "serve"
 			if serve {
 				args = args[1:]

@@ -721,7 +721,8 @@ func TestBenchReportIsNotWrittenOverTheRun(t *testing.T) {
 
 // `goodput bench serve …` runs `vllm bench serve …` with only the
 // program's name changed: the same run as `goodput bench …`, printed with
-// vLLM's peak lines; `serve` elsewhere is still a stray argument.
+// vLLM's peak lines; `serve` elsewhere is still a stray argument. `goodput
+// bench sweep …` is goodput sweep, as vllm bench sweep is.
 func TestBenchServeIsVLLMsCommand(t *testing.T) {
 	args := []string{"--num-prompts", "3", "--random-input-len", "8", "--random-output-len", "2", "--max-concurrency", "1", "--disable-tqdm"}
 	out, errOut, code := run(t, "", append([]string{"bench", "serve"}, args...)...)
@@ -735,5 +736,13 @@ func TestBenchServeIsVLLMsCommand(t *testing.T) {
 	}
 	if _, errOut, code := run(t, "", append(append([]string{"bench"}, args...), "serve")...); code != ExitUsage || !strings.Contains(errOut, `unexpected argument "serve"`) {
 		t.Errorf("serve after the flags: exit %d, %q", code, errOut)
+	}
+	// vllm bench sweep is goodput sweep, whatever follows.
+	for _, tail := range [][]string{{"plot", filepath.Join(t.TempDir(), "none")}, {"nosuch"}} {
+		_, wantErr, wantCode := run(t, "", append([]string{"sweep"}, tail...)...)
+		_, gotErr, gotCode := run(t, "", append([]string{"bench", "sweep"}, tail...)...)
+		if gotCode != wantCode || gotErr != wantErr || wantCode == ExitOK {
+			t.Errorf("bench sweep %v: exit %d, %q; sweep: exit %d, %q", tail, gotCode, gotErr, wantCode, wantErr)
+		}
 	}
 }
