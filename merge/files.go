@@ -3,7 +3,6 @@ package merge
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,8 +11,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/goodput-dev/goodput/internal/gunzip"
 	"github.com/goodput-dev/goodput/record"
-	"github.com/goodput-dev/goodput/runfile"
 )
 
 // Files expands the arguments of a merge: a directory stands for the
@@ -83,8 +82,8 @@ func peek(path string) (fileState, error) {
 		return fileState{}, err
 	}
 	defer f.Close()
-	magic := make([]byte, len(runfile.GzipMagic))
-	if n, _ := f.ReadAt(magic, 0); n == len(magic) && bytes.Equal(magic, runfile.GzipMagic) {
+	magic := make([]byte, len(gunzip.Magic))
+	if n, _ := f.ReadAt(magic, 0); n == len(magic) && bytes.Equal(magic, gunzip.Magic) {
 		return peekGzip(f, path)
 	}
 	first, err := bufio.NewReader(io.LimitReader(f, record.MaxLineBytes)).ReadBytes('\n')
@@ -105,13 +104,13 @@ func peek(path string) (fileState, error) {
 
 // peekGzip is peek of a gzip-compressed file.
 func peekGzip(r io.Reader, path string) (fileState, error) {
-	zr, err := gzip.NewReader(r)
+	zr, err := gunzip.NewReader(r)
 	if err != nil {
-		return fileState{}, fmt.Errorf("%s is gzip-compressed, but its gzip header is corrupt: %w", path, err)
+		return fileState{}, fmt.Errorf("%s: %w", path, err)
 	}
 	var e ends
 	if _, err := io.Copy(&e, zr); err != nil {
-		return fileState{}, fmt.Errorf("%s: corrupt gzip stream: %w", path, err)
+		return fileState{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return stateOf(e.first, e.tail[max(0, len(e.tail)-tailBytes):]), nil
 }

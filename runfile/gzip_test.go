@@ -79,7 +79,7 @@ func TestOpenRefusesCorruptGzip(t *testing.T) {
 		// the data decompress, but not to what was compressed
 		{"sum.jsonl.gz", badSum, ": corrupt gzip stream: gzip: invalid checksum"},
 		// the magic bytes, and nothing a gzip header holds
-		{"header.jsonl", []byte("\x1f\x8bnot gzip at all"), "header.jsonl is gzip-compressed, but its gzip header is corrupt: gzip: invalid header"},
+		{"header.jsonl", []byte("\x1f\x8bnot gzip at all"), "header.jsonl: gzip-compressed, but its gzip header is corrupt: gzip: invalid header"},
 	}
 	for _, tt := range tests {
 		path := filepath.Join(dir, tt.name)

@@ -3,7 +3,6 @@ package runfile
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/goodput-dev/goodput/internal/gunzip"
 	"github.com/goodput-dev/goodput/record"
 )
 
@@ -192,10 +192,10 @@ func Open(path string, stdin io.Reader) (*File, error) {
 		}
 		rc = f
 	}
-	src, err := gunzip(rc, path)
+	src, err := gunzip.NewReader(rc)
 	if err != nil {
 		rc.Close()
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	f, err := open(src, path, run)
 	if err == nil && run > 0 && f.Format != "guidellm" && f.Format != "inference-perf" && f.Format != "genai-perf" {
@@ -209,10 +209,6 @@ func Open(path string, stdin io.Reader) (*File, error) {
 	return f, nil
 }
 
-// GzipMagic begins every gzip stream (RFC 1952): a file that begins
-// with it is read as what it decompresses to, whatever its name.
-var GzipMagic = []byte{0x1f, 0x8b}
-
 // MaxDocumentBytes bounds what a gzip-compressed file may decompress to
 // when its format is read whole (a JSON document, an array, YAML): a
 // record file is read line by line, each line bounded by
@@ -220,45 +216,11 @@ var GzipMagic = []byte{0x1f, 0x8b}
 // megabytes of gzip can decompress to terabytes.
 const MaxDocumentBytes = 4 << 30
 
-// gunzip returns r decompressed when it begins with GzipMagic, and r
-// (buffered) otherwise; name is used in errors.
-func gunzip(r io.Reader, name string) (io.Reader, error) {
-	br := bufio.NewReaderSize(r, 1<<20)
-	if b, _ := br.Peek(len(GzipMagic)); !bytes.Equal(b, GzipMagic) {
-		return br, nil
-	}
-	zr, err := gzip.NewReader(br)
-	if err != nil {
-		return nil, fmt.Errorf("%s is gzip-compressed, but its gzip header is corrupt: %w", name, err)
-	}
-	return &gunzipReader{zr: zr}, nil
-}
-
-// gunzipReader reads a gzip stream, saying which errors are the
-// stream's, and stops at limit bytes once limitDocument set one.
-type gunzipReader struct {
-	zr    *gzip.Reader
-	n     int64 // bytes decompressed so far
-	limit int64 // 0: none
-}
-
-func (g *gunzipReader) Read(p []byte) (int, error) {
-	n, err := g.zr.Read(p)
-	g.n += int64(n)
-	if g.limit > 0 && g.n > g.limit {
-		return n, fmt.Errorf("gzip-compressed, it decompresses to more than %d bytes, more than this format is read whole", g.limit)
-	}
-	if err != nil && err != io.EOF {
-		err = fmt.Errorf("corrupt gzip stream: %w", err)
-	}
-	return n, err
-}
-
 // limitDocument bounds r, when it decompresses a gzip stream, to
 // MaxDocumentBytes: what is read whole must fit in memory.
 func limitDocument(r io.Reader) {
-	if g, ok := r.(*gunzipReader); ok {
-		g.limit = MaxDocumentBytes
+	if g, ok := r.(*gunzip.Reader); ok {
+		g.Limit(MaxDocumentBytes)
 	}
 }
 
