@@ -79,7 +79,7 @@ func (w *Waiter) pending() ([]int, error) {
 	}
 	done := make([]bool, w.Count)
 	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".jsonl") || strings.HasPrefix(e.Name(), ".") {
+		if e.IsDir() || !isRecordsName(e.Name()) || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
 		st, err := peek(filepath.Join(w.Dir, e.Name()))

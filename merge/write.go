@@ -176,14 +176,16 @@ func shardList(ks []int) string {
 
 // ServerFile returns the server's series saved beside the records of the
 // shard with the lowest index that has one (NAME.server.json beside
-// NAME.jsonl), for the merged run's report; "" when none has.
+// NAME.jsonl or NAME.jsonl.gz), for the merged run's report; "" when
+// none has.
 func (s *Set) ServerFile() string {
 	best, bestK := "", -1
 	for _, p := range s.parts {
-		if !strings.HasSuffix(p.File, ".jsonl") {
+		base, ok := strings.CutSuffix(strings.TrimSuffix(p.File, ".gz"), ".jsonl")
+		if !ok {
 			continue
 		}
-		f := strings.TrimSuffix(p.File, ".jsonl") + ".server.json"
+		f := base + ".server.json"
 		if _, err := os.Stat(f); err != nil {
 			continue
 		}
