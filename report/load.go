@@ -3,7 +3,6 @@ package report
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/goodput-dev/goodput/internal/gunzip"
 	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/promscrape"
 	"github.com/goodput-dev/goodput/record"
@@ -143,7 +143,8 @@ func (s *SummaryFile) SLO() (slo.Conditions, error) {
 }
 
 // SummaryBeside reads the summary file written beside a run's records
-// (NAME.summary.json for NAME.jsonl); nil without error when there is none.
+// (NAME.summary.json, or NAME.summary.json.gz compressed, for NAME.jsonl
+// or NAME.jsonl.gz); nil without error when there is none.
 func SummaryBeside(records string) (*SummaryFile, error) {
 	path, ok := SummaryPath(records)
 	if !ok {
@@ -172,11 +173,34 @@ func recordsBase(records string) (base string, ok bool) {
 }
 
 // SummaryPath is where a run's summary lies beside its records
-// (NAME.summary.json for NAME.jsonl or NAME.jsonl.gz); false for a file
-// not named as records are, or standard input.
+// (NAME.summary.json for NAME.jsonl or NAME.jsonl.gz, or
+// NAME.summary.json.gz when only that compressed one is there); false for
+// a file not named as records are, or standard input.
 func SummaryPath(records string) (string, bool) {
 	base, ok := recordsBase(records)
-	return base + SummarySuffix, ok
+	if !ok {
+		return "", false
+	}
+	return besidePath(base, SummarySuffix), true
+}
+
+// besidePath is the file beside a run's records of the given suffix
+// (base+suffix), or that file compressed (base+suffix+GzipSuffix) when
+// only it is there: gzip replaces the file it compresses.
+func besidePath(base, suffix string) string {
+	p := base + suffix
+	if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Stat(p + GzipSuffix); err == nil {
+			return p + GzipSuffix
+		}
+	}
+	return p
+}
+
+// named reports whether a file's name ends in suffix, or in suffix and
+// GzipSuffix: whether it is that kind of file, compressed or not.
+func named(name, suffix string) bool {
+	return strings.HasSuffix(name, suffix) || strings.HasSuffix(name, suffix+GzipSuffix)
 }
 
 // SummaryKind marks a run summary file.
@@ -194,10 +218,21 @@ const (
 	GzipSuffix = ".gz"
 )
 
-// ReadSummaryFile reads a run summary from r; name is used in errors.
+// MaxSummaryBytes bounds what a gzip-compressed summary, server series or
+// sweep file may decompress to. They are held in memory whole, and hold
+// a run's figures, not its requests: megabytes at most, where a few
+// megabytes of gzip can decompress to terabytes.
+const MaxSummaryBytes = 64 << 20
+
+// ReadSummaryFile reads a run summary from r, gzip-compressed or not (see
+// MaxSummaryBytes); name is used in errors.
 func ReadSummaryFile(r io.Reader, name string) (*SummaryFile, error) {
+	b, err := gunzip.ReadAll(r, MaxSummaryBytes)
+	if err != nil {
+		return nil, fmt.Errorf("%s: summary file: %w", name, err)
+	}
 	var s SummaryFile
-	dec := json.NewDecoder(r)
+	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(&s); err != nil {
 		return nil, fmt.Errorf("%s: summary file: %w", name, err)
 	}
@@ -210,11 +245,15 @@ func ReadSummaryFile(r io.Reader, name string) (*SummaryFile, error) {
 	return &s, nil
 }
 
-// ReadServerSeries reads a server series saved as JSON; name is used in
-// errors.
+// ReadServerSeries reads a server series saved as JSON, gzip-compressed
+// or not (see MaxSummaryBytes); name is used in errors.
 func ReadServerSeries(r io.Reader, name string) (*promscrape.Series, error) {
+	b, err := gunzip.ReadAll(r, MaxSummaryBytes)
+	if err != nil {
+		return nil, fmt.Errorf("%s: server series: %w", name, err)
+	}
 	var s promscrape.Series
-	if err := json.NewDecoder(r).Decode(&s); err != nil {
+	if err := json.NewDecoder(bytes.NewReader(b)).Decode(&s); err != nil {
 		return nil, fmt.Errorf("%s: server series: %w", name, err)
 	}
 	for i := 1; i < len(s.Samples); i++ {
@@ -315,9 +354,9 @@ func InputFiles(kind, file string) []string {
 		p := filepath.Join(dir, name)
 		switch {
 		case e.IsDir():
-		case strings.HasSuffix(name, RecordsSuffix):
+		case named(name, RecordsSuffix):
 			out = append(out, runInputFiles(p)...)
-		case name == sweepConfigFile || strings.HasSuffix(name, SummarySuffix):
+		case name == sweepConfigFile || name == sweepConfigFile+GzipSuffix || named(name, SummarySuffix):
 			out = append(out, p)
 		}
 	}
@@ -335,10 +374,11 @@ func runInputFiles(records string) []string {
 	if !ok {
 		return out
 	}
-	out = append(out, base+SummarySuffix, base+ServerSuffix)
+	// The files beside the records are theirs compressed or not.
+	out = append(out, base+SummarySuffix, base+SummarySuffix+GzipSuffix, base+ServerSuffix, base+ServerSuffix+GzipSuffix)
 	// A run over several endpoints saved a series for each (see LoadRun).
 	for i := 1; ; i++ {
-		p := fmt.Sprintf("%s.server-%d.json", base, i)
+		p := besidePath(base, fmt.Sprintf(".server-%d.json", i))
 		if _, err := os.Stat(p); err != nil {
 			break
 		}
@@ -378,7 +418,7 @@ func RunFiles(path string) ([]string, error) {
 		}
 		var records []string
 		for _, e := range entries {
-			if !e.IsDir() && strings.HasSuffix(e.Name(), RecordsSuffix) {
+			if !e.IsDir() && named(e.Name(), RecordsSuffix) {
 				records = append(records, filepath.Join(path, e.Name()))
 			}
 		}
@@ -445,8 +485,9 @@ func recordHeader(path string) (record.Header, bool) {
 	return f.Header(), true
 }
 
-// shardName is bench's default name of a shard's records.
-var shardName = regexp.MustCompile(`^(.+)-shard[0-9]+-of-([0-9]+)(-attempt[0-9]+)?\.jsonl$`)
+// shardName is bench's default name of a shard's records, gzip-
+// compressed or not.
+var shardName = regexp.MustCompile(`^(.+)-shard[0-9]+-of-([0-9]+)(-attempt[0-9]+)?\.jsonl(\.gz)?$`)
 
 // shardsOfOneRun returns files when every one is named as a shard of the
 // same run (one stem, one shard count), nil otherwise.
@@ -462,29 +503,19 @@ func shardsOfOneRun(files []string) []string {
 	return files
 }
 
-// sniff says what the JSON file at path holds (see sniffJSON). A
-// gzip-compressed file is sniffed as what it decompresses to: records,
-// which runfile.Open reads as they are, or a sweep or a run summary,
-// which are read only uncompressed, and the error says so.
+// sniff says what the JSON file at path holds (see sniffJSON); a
+// gzip-compressed file, what it decompresses to.
 func sniff(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
-	br := bufio.NewReader(f)
-	if b, _ := br.Peek(len(runfile.GzipMagic)); !bytes.Equal(b, runfile.GzipMagic) {
-		return sniffJSON(br), nil
-	}
-	zr, err := gzip.NewReader(br)
+	zr, err := gunzip.NewReader(f)
 	if err != nil {
 		return "records", nil // runfile.Open says what is wrong with it
 	}
-	what := sniffJSON(zr)
-	if what != "records" {
-		return "", fmt.Errorf("%s is gzip-compressed: a %s file is read uncompressed; gunzip it and give that", path, what)
-	}
-	return what, nil
+	return sniffJSON(zr), nil
 }
 
 // sniffJSON says what a JSON document holds from its top-level keys:
@@ -541,8 +572,10 @@ func recordsOfSummary(path string) (string, error) {
 	}
 	// The records are looked for beside the summary first: its
 	// "records" path was written from where the run was started, and,
-	// relative, names another run's file from anywhere else.
-	beside := filepath.Join(filepath.Dir(path), strings.TrimSuffix(filepath.Base(path), SummarySuffix)+RecordsSuffix)
+	// relative, names another run's file from anywhere else. A summary
+	// or records compressed since are the run's all the same.
+	name := strings.TrimSuffix(filepath.Base(path), GzipSuffix)
+	beside := filepath.Join(filepath.Dir(path), strings.TrimSuffix(name, SummarySuffix)+RecordsSuffix)
 	candidates := []string{beside}
 	if s.Records != "" {
 		candidates = []string{filepath.Join(filepath.Dir(path), filepath.Base(s.Records)), beside}
@@ -551,8 +584,10 @@ func recordsOfSummary(path string) (string, error) {
 		}
 	}
 	for _, c := range candidates {
-		if fi, err := os.Stat(c); err == nil && !fi.IsDir() {
-			return c, nil
+		for _, p := range []string{c, c + GzipSuffix} {
+			if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+				return p, nil
+			}
 		}
 	}
 	return "", fmt.Errorf("%s: the run's records (%s) were not found: a report needs them; name the records file instead", path, candidates[0])
@@ -571,16 +606,16 @@ func locateDir(dir string) (kind, file string, err error) {
 		name := e.Name()
 		p := filepath.Join(dir, name)
 		switch {
-		case strings.HasSuffix(name, RecordsSuffix), strings.HasSuffix(name, RecordsSuffix+GzipSuffix):
+		case named(name, RecordsSuffix):
 			records = append(records, p)
-		case strings.HasSuffix(name, ".json") && !strings.HasSuffix(name, SummarySuffix) && !strings.HasSuffix(name, ServerSuffix):
+		case named(name, ".json") && !named(name, SummarySuffix) && !named(name, ServerSuffix):
 			if k, err := sniff(p); err == nil && k == "sweep" {
 				sweeps = append(sweeps, p)
 			}
 		}
 	}
 	records = runRecordFiles(records)
-	if i := slices.IndexFunc(sweeps, func(p string) bool { return filepath.Base(p) == "sweep.json" }); i >= 0 {
+	if i := slices.IndexFunc(sweeps, func(p string) bool { return stem(p) == "sweep" }); i >= 0 {
 		sweeps = sweeps[i : i+1]
 	}
 	if combos, ok, _ := sweepserve.ReadExperiment(dir); ok && len(sweeps) == 0 {
@@ -653,7 +688,7 @@ func LoadSweep(path string) (*Sweep, error) {
 // A summary that cannot be read, or of a run that was interrupted (a sweep
 // measures its load again), is left out.
 func pointServers(dir string) map[string][]MeasuredServer {
-	paths, _ := filepath.Glob(filepath.Join(dir, "*"+SummarySuffix))
+	paths := globNamed(dir, SummarySuffix)
 	out := map[string][]MeasuredServer{}
 	for _, p := range paths {
 		f, err := os.Open(p)
@@ -682,6 +717,14 @@ func pointServers(dir string) map[string][]MeasuredServer {
 	return out
 }
 
+// globNamed returns the files in dir named with suffix, compressed or not
+// (see named), in the order of their names.
+func globNamed(dir, suffix string) []string {
+	plain, _ := filepath.Glob(filepath.Join(dir, "*"+suffix))
+	compressed, _ := filepath.Glob(filepath.Join(dir, "*"+suffix+GzipSuffix))
+	return slices.Sorted(slices.Values(append(plain, compressed...)))
+}
+
 // mustAbs returns path made absolute, or path when that fails.
 func mustAbs(path string) string {
 	if a, err := filepath.Abs(path); err == nil {
@@ -693,7 +736,7 @@ func mustAbs(path string) string {
 // pointRecords finds the record files of a sweep's measurements in dir by
 // the load label of their run headers (or first records).
 func pointRecords(dir string) map[string][]string {
-	paths, _ := filepath.Glob(filepath.Join(dir, "*"+RecordsSuffix))
+	paths := globNamed(dir, RecordsSuffix)
 	out := map[string][]string{}
 	var r record.Record
 	for _, p := range paths {
@@ -727,7 +770,8 @@ func LoadRun(path string, stdin io.Reader, o RunOptions) (*Run, error) {
 		cs, err := sum.SLO()
 		switch {
 		case err != nil:
-			notes = append(notes, fmt.Sprintf("%s: %v", base+SummarySuffix, err))
+			p, _ := SummaryPath(path)
+			notes = append(notes, fmt.Sprintf("%s: %v", p, err))
 		case cs != nil:
 			o.SLO = cs
 		}
@@ -763,12 +807,12 @@ func LoadRun(path string, stdin io.Reader, o RunOptions) (*Run, error) {
 		run.Name = "stdin"
 	}
 	if beside {
-		if srv, ok := readSeries(run, base+ServerSuffix); ok {
+		if srv, ok := readSeries(run, besidePath(base, ServerSuffix)); ok {
 			run.AttachServer(srv)
 		} else {
 			// A run over several endpoints saved a series for each.
 			for i := 1; ; i++ {
-				srv, ok := readSeries(run, fmt.Sprintf("%s.server-%d.json", base, i))
+				srv, ok := readSeries(run, besidePath(base, fmt.Sprintf(".server-%d.json", i)))
 				if !ok {
 					break
 				}

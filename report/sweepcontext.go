@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
+	"github.com/goodput-dev/goodput/internal/gunzip"
 	"github.com/goodput-dev/goodput/slo"
 )
 
@@ -46,7 +46,7 @@ func (c SweepContext) Conditions() slo.Conditions {
 // makes a report.
 func readSweepContext(dir string) SweepContext {
 	var c SweepContext
-	if b, err := os.ReadFile(filepath.Join(dir, sweepConfigFile)); err == nil {
+	if b, err := gunzip.ReadFile(besidePath(filepath.Join(dir, sweepConfigFile), ""), MaxSummaryBytes); err == nil {
 		var m struct {
 			Settings map[string]string `json:"settings"`
 		}
@@ -55,9 +55,7 @@ func readSweepContext(dir string) SweepContext {
 			c.Target, c.Clock, c.Model = m.Settings["target"], m.Settings["clock"], m.Settings["model"]
 		}
 	}
-	sums, _ := filepath.Glob(filepath.Join(dir, "*"+SummarySuffix))
-	slices.Sort(sums)
-	for _, p := range sums {
+	for _, p := range globNamed(dir, SummarySuffix) {
 		f, err := os.Open(p)
 		if err != nil {
 			continue

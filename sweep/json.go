@@ -9,6 +9,8 @@ import (
 	"math"
 	"os"
 	"strconv"
+
+	"github.com/goodput-dev/goodput/internal/gunzip"
 )
 
 // SchemaVersion is the version of the sweep file layout written by
@@ -192,8 +194,15 @@ func WriteJSON(w io.Writer, s Summary) error {
 // with this version of the analysis whatever the file's picks say. Each
 // point's mean and spread are recomputed from its repeats (a point without
 // repeats counts its mean as one).
+//
+// A gzip-compressed file is read as the file it holds, decompressed to at
+// most MaxFileBytes.
 func ReadJSON(r io.Reader) (Summary, error) {
-	dec := json.NewDecoder(r)
+	b, err := gunzip.ReadAll(r, MaxFileBytes)
+	if err != nil {
+		return Summary{}, fmt.Errorf("sweep file: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
 	var in summaryJSON
 	if err := dec.Decode(&in); err != nil {
 		var se *json.SyntaxError
@@ -230,6 +239,12 @@ func ReadJSON(r io.Reader) (Summary, error) {
 	}
 	return s, nil
 }
+
+// MaxFileBytes bounds what a gzip-compressed sweep file may decompress
+// to. It is held in memory whole and holds a figure or two per load:
+// megabytes at most, where a few megabytes of gzip can decompress to
+// terabytes.
+const MaxFileBytes = 64 << 20
 
 // ReadFile reads the sweep file at path; errors name the path.
 func ReadFile(path string) (Summary, error) {

@@ -84,7 +84,7 @@ func TestOutputIsNoFileOfTheInput(t *testing.T) {
 }
 
 // A gzip-compressed run is reported as the run it holds, with the
-// summary beside it; a compressed sweep file is refused by name.
+// summary beside it; a compressed sweep file as the sweep it holds.
 func TestReportReadsGzipCompressedRecords(t *testing.T) {
 	dir := t.TempDir()
 	h, recs := simRun(t, "H100-SXM", 20, 4, 1)
@@ -112,9 +112,13 @@ func TestReportReadsGzipCompressedRecords(t *testing.T) {
 	zw = gzip.NewWriter(&z)
 	zw.Write(sb)
 	zw.Close()
-	sgz := writeText(t, dir, "sweep.json.gz", z.String())
-	_, stderr, code = run(t, "", "report", sgz, "--format", "markdown")
-	if want := "goodput: report: " + sgz + " is gzip-compressed: a sweep file is read uncompressed; gunzip it and give that"; code != ExitTool || strings.TrimSpace(stderr) != want {
-		t.Errorf("gzip sweep: exit %d %q, want %q", code, stderr, want)
+	sgz := writeText(t, sweepDir, "sweep.json.gz", z.String())
+	want, _, code = run(t, "", "report", filepath.Join(sweepDir, "sweep.json"), "--format", "markdown")
+	if code != 0 {
+		t.Fatalf("plain sweep: exit %d", code)
+	}
+	got, stderr, code = run(t, "", "report", sgz, "--format", "markdown")
+	if code != 0 || got != want {
+		t.Errorf("gzip sweep: exit %d %s\n%s\nwant the plain sweep's report:\n%s", code, stderr, got, want)
 	}
 }
