@@ -269,3 +269,42 @@ func TestDamagedCompressedFilesAreNamed(t *testing.T) {
 		}
 	}
 }
+
+// sweep plot reads a sweep's summary.json compressed, as the plain one;
+// one kept beside its plain copy (gzip -k) is not read twice; a damaged
+// one is an error naming it.
+func TestSweepPlotReadsCompressedSummaries(t *testing.T) {
+	files := map[string]string{
+		"SERVE--max_num_seqs=8-BENCH--max_concurrency=4":  `[{"max_num_seqs": 8, "max_concurrency": 4, "p99_ttft_ms": 10}, {"max_num_seqs": 8, "max_concurrency": 4, "p99_ttft_ms": 14}]`,
+		"SERVE--max_num_seqs=8-BENCH--max_concurrency=16": `[{"max_num_seqs": 8, "max_concurrency": 16, "p99_ttft_ms": 90}]`,
+	}
+	o := PlotOptions{VarX: "max_concurrency", VarY: "p99_ttft_ms"}
+	plain := writeSummaries(t, files)
+	want, err := SweepPlot(plain, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := writeSummaries(t, files)
+	for name := range files {
+		gzipFile(t, filepath.Join(dir, name, "summary.json"))
+	}
+	kept := filepath.Join(dir, "SERVE--max_num_seqs=8-BENCH--max_concurrency=16", "summary.json")
+	if err := os.WriteFile(kept, []byte(files["SERVE--max_num_seqs=8-BENCH--max_concurrency=16"]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := SweepPlot(dir, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || len(want) != 1 || got[0].Runs != 3 || !reflect.DeepEqual(got[0].Cells[0][0].curves, want[0].Cells[0][0].curves) {
+		t.Errorf("compressed: %d figures, %+v; want the plain sweep's 3 runs, %+v", len(got), got[0].Cells[0][0].curves, want[0].Cells[0][0].curves)
+	}
+	cut := filepath.Join(dir, "SERVE--max_num_seqs=8-BENCH--max_concurrency=4", "summary.json.gz")
+	b, _ := os.ReadFile(cut)
+	if err := os.WriteFile(cut, b[:len(b)-5], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := SweepPlot(dir, o); err == nil || err.Error() != cut+": corrupt gzip stream: unexpected EOF" {
+		t.Errorf("cut summary: %v", err)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/goodput-dev/goodput/internal/gunzip"
 	"github.com/goodput-dev/goodput/internal/human"
 	"github.com/goodput-dev/goodput/report/svgchart"
 	"github.com/goodput-dev/goodput/sweepserve"
@@ -278,17 +279,27 @@ func (c *plotCurve) add(x, y float64) {
 	c.pts = append(c.pts, plotPoint{x, y, y, y, 1})
 }
 
-// readSummaries gathers the runs of every summary.json below dir, and the
-// file each came from.
+// readSummaries gathers the runs of every summary.json below dir (or
+// summary.json.gz, compressed, where there is no summary.json beside it),
+// and the file each came from.
 func readSummaries(dir string) (runs []sweepserve.Object, from []string, err error) {
 	if _, err := os.Stat(dir); err != nil {
 		return nil, nil, err
 	}
 	err = filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || d.Name() != "summary.json" {
+		if err != nil || d.IsDir() {
 			return err
 		}
-		b, err := os.ReadFile(path)
+		switch d.Name() {
+		case "summary.json":
+		case "summary.json" + GzipSuffix:
+			if _, err := os.Stat(strings.TrimSuffix(path, GzipSuffix)); err == nil {
+				return nil // the same runs, read from summary.json
+			}
+		default:
+			return nil
+		}
+		b, err := gunzip.ReadFile(path, MaxSummaryBytes)
 		if err != nil {
 			return err
 		}
