@@ -18,7 +18,8 @@ import (
 // Files expands the arguments of a merge: a directory stands for the
 // goodput record files directly in it (NAME.jsonl, or NAME.jsonl.gz, that
 // begin with a run header), less the merged ones (an earlier merge's output); a file is
-// kept as given. The result is sorted within each directory.
+// kept as given. The result is sorted within each directory. A record file
+// in a directory that cannot be read is an error naming it.
 func Files(args []string) ([]string, error) {
 	var out []string
 	for _, a := range args {
@@ -41,7 +42,12 @@ func Files(args []string) ([]string, error) {
 			}
 			p := filepath.Join(a, e.Name())
 			st, err := peek(p)
-			if err != nil || st.header == nil || st.header.Merged() {
+			if err != nil {
+				// A damaged file (a gzip stream cut short) left out
+				// would read as a shard that never ran.
+				return nil, err
+			}
+			if st.header == nil || st.header.Merged() {
 				continue
 			}
 			found = append(found, p)

@@ -110,6 +110,14 @@ func TestPeekReadsGzipCompressedShards(t *testing.T) {
 	if _, err := peek(cut); err == nil || err.Error() != cut+": corrupt gzip stream: unexpected EOF" {
 		t.Errorf("cut gzip shard: %v", err)
 	}
+	// A directory's damaged record file is an error naming it, not a
+	// shard left out as if it never ran.
+	if files, err := Files([]string{dir}); err == nil || err.Error() != cut+": corrupt gzip stream: unexpected EOF" {
+		t.Errorf("Files with a cut shard = %v, %v; want the error naming it", files, err)
+	}
+	if err := os.Remove(cut); err != nil {
+		t.Fatal(err)
+	}
 	// A directory's record files include the compressed ones.
 	files, err := Files([]string{dir})
 	if err != nil || len(files) != 2 || !strings.HasSuffix(files[1], ".gz") && !strings.HasSuffix(files[0], ".gz") {
