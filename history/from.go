@@ -49,7 +49,7 @@ func FromBench(h record.Header, res *metrics.Result, recordsPath string, interru
 	r.Name = "bench " + h.Start.UTC().Format(time.RFC3339)
 	if recordsPath != "" {
 		r.RecordsPath = absPath(recordsPath)
-		r.Name = strings.TrimSuffix(filepath.Base(recordsPath), report.RecordsSuffix)
+		r.Name = strings.TrimSuffix(strings.TrimSuffix(filepath.Base(recordsPath), report.GzipSuffix), report.RecordsSuffix)
 	}
 	r.Key = KeyOf(r.Kind, r.Comparability)
 	return r, nil
@@ -161,12 +161,15 @@ type pointSummary struct {
 	path string
 }
 
-// readPointSummaries reads the measurement summaries in dir, oldest first.
+// readPointSummaries reads the measurement summaries in dir, oldest first:
+// NAME.summary.json, or NAME.summary.json.gz compressed.
 func readPointSummaries(dir string) ([]pointSummary, error) {
 	paths, err := filepath.Glob(filepath.Join(dir, "*"+report.SummarySuffix))
 	if err != nil {
 		return nil, fmt.Errorf("history: %s: %w", dir, err)
 	}
+	compressed, _ := filepath.Glob(filepath.Join(dir, "*"+report.SummarySuffix+report.GzipSuffix))
+	paths = append(paths, compressed...)
 	var out []pointSummary
 	for _, p := range paths {
 		f, err := os.Open(p)
@@ -179,7 +182,7 @@ func readPointSummaries(dir string) ([]pointSummary, error) {
 			return nil, fmt.Errorf("history: %w", err)
 		}
 		if sf.Records == "" {
-			sf.Records = strings.TrimSuffix(p, report.SummarySuffix) + report.RecordsSuffix
+			sf.Records = strings.TrimSuffix(strings.TrimSuffix(p, report.GzipSuffix), report.SummarySuffix) + report.RecordsSuffix
 		}
 		out = append(out, pointSummary{SummaryFile: *sf, path: p})
 	}
