@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/goodput-dev/goodput/bench"
+	"github.com/goodput-dev/goodput/internal/gunzip"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/runfile"
 	"github.com/goodput-dev/goodput/sim"
@@ -166,15 +167,33 @@ func LoadReplay(path string) (*Replay, error) {
 		rp.Requests = append(rp.Requests, q)
 	}
 	rp.measured.addRun(recs)
-	rp.MaxRunning = serverBatchLimit(strings.TrimSuffix(path, filepath.Ext(path)) + ".summary.json")
+	rp.MaxRunning = serverBatchLimit(summaryBeside(path))
 	return rp, nil
+}
+
+// maxSummaryBytes bounds what a compressed summary may decompress to, as
+// report.MaxSummaryBytes does.
+const maxSummaryBytes = 64 << 20
+
+// summaryBeside is the summary bench wrote beside the records at path:
+// NAME.summary.json for NAME.jsonl, and for NAME.jsonl.gz, compressed
+// since; or NAME.summary.json.gz, when the summary was compressed too.
+func summaryBeside(path string) string {
+	base := strings.TrimSuffix(path, ".gz")
+	p := strings.TrimSuffix(base, filepath.Ext(base)) + ".summary.json"
+	if _, err := os.Stat(p); err != nil {
+		if _, err := os.Stat(p + ".gz"); err == nil {
+			return p + ".gz"
+		}
+	}
+	return p
 }
 
 // serverBatchLimit reads the peak of requests running from a bench summary
 // file, when requests also waited (so the peak was the server's limit, not
 // the load's); 0 when unknown.
 func serverBatchLimit(path string) int {
-	data, err := os.ReadFile(path)
+	data, err := gunzip.ReadFile(path, maxSummaryBytes)
 	if err != nil {
 		return 0
 	}

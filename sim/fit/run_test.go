@@ -1,8 +1,11 @@
 package fit
 
 import (
+	"bytes"
+	"compress/gzip"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -71,5 +74,48 @@ func TestGroupPoolsRepeats(t *testing.T) {
 	between := func(x, lo, hi float64) bool { return x >= min(lo, hi) && x <= max(lo, hi) }
 	if !between(pooled.OutputTokS, a.OutputTokS, b.OutputTokS) || !between(pooled.TPOT, a.TPOT, b.TPOT) || !between(pooled.TTFT, a.TTFT, b.TTFT) {
 		t.Errorf("pooled %+v, not between %+v and %+v", pooled, a, b)
+	}
+}
+
+// A compressed run replays as the plain one, with the server's batch
+// limit from its summary, compressed or not.
+func TestLoadReplayOfACompressedRun(t *testing.T) {
+	want, err := LoadReplay("testdata/llamacpp/c6-r1.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	gzipTo := func(src, dst string) {
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var z bytes.Buffer
+		zw := gzip.NewWriter(&z)
+		zw.Write(b)
+		zw.Close()
+		if err := os.WriteFile(dst, z.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recs := filepath.Join(dir, "c6-r1.jsonl.gz")
+	gzipTo("testdata/llamacpp/c6-r1.jsonl", recs)
+	for _, compressed := range []bool{false, true} {
+		sum := filepath.Join(dir, "c6-r1.summary.json")
+		os.Remove(sum)
+		os.Remove(sum + ".gz")
+		if compressed {
+			gzipTo("testdata/llamacpp/c6-r1.summary.json", sum+".gz")
+		} else {
+			b, _ := os.ReadFile("testdata/llamacpp/c6-r1.summary.json")
+			os.WriteFile(sum, b, 0o644)
+		}
+		got, err := LoadReplay(recs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.MaxRunning != want.MaxRunning || got.MaxRunning != 4 || !reflect.DeepEqual(got.Requests, want.Requests) {
+			t.Errorf("summary compressed %v: max running %d, %d requests; want %d and the plain run's %d", compressed, got.MaxRunning, len(got.Requests), want.MaxRunning, len(want.Requests))
+		}
 	}
 }
