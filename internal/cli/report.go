@@ -44,6 +44,8 @@ RUN_OR_SWEEP is a record file (any format analyze reads, "-" for standard
 input), a run's summary file, a sweep file, or a result directory holding one
 run or one sweep. Beside a run's records NAME.jsonl it also reads
 NAME.summary.json and, when the server's metrics were saved, NAME.server.json.
+Any of these files may be gzip-compressed (run.jsonl.gz, sweep.json.gz,
+NAME.summary.json.gz): a compressed run or sweep reads as the plain one.
 
 HTML (the default) is one file that loads nothing from the network: it opens
 offline, today and in ten years, and prints; its charts need no script, and
