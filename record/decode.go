@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/goodput-dev/goodput/internal/jsonerr"
 )
 
 // MaxLineBytes bounds one line of a record file. A record with a million
@@ -259,7 +261,7 @@ func (d *Decoder) meta(line []byte) error {
 			return fmt.Errorf("%s:%d: a second run header (concatenated files? merge them with goodput instead)", d.name, d.line)
 		}
 		var h Header
-		if err := json.Unmarshal(line, &h); err != nil {
+		if err := jsonerr.Unmarshal(line, &h); err != nil {
 			return fmt.Errorf("%s:%d: run header: %w", d.name, d.line, err)
 		}
 		if h.Schema > SchemaVersion {
@@ -268,7 +270,7 @@ func (d *Decoder) meta(line []byte) error {
 		d.header = &h
 	case KindTrailer:
 		var t Trailer
-		if err := json.Unmarshal(line, &t); err != nil {
+		if err := jsonerr.Unmarshal(line, &t); err != nil {
 			return fmt.Errorf("%s:%d: trailer: %w", d.name, d.line, err)
 		}
 		d.trailer, d.trailerLine = &t, d.line
@@ -290,6 +292,7 @@ func (d *Decoder) decodeRecord(line []byte, r *Record) error {
 		return s.fail("expected '{' to start a record")
 	}
 	var have fieldSet
+	var seen uint64 // keyBit of each known key read
 	if s.consume('}') {
 		// Complete, but empty: not a line cut short (see Cut).
 		return &syntaxError{col: s.i, msg: "empty record"}
@@ -298,6 +301,15 @@ func (d *Decoder) decodeRecord(line []byte, r *Record) error {
 		key, err := s.key()
 		if err != nil {
 			return err
+		}
+		// A key written twice would have one of its values dropped
+		// without a word. Keys this version does not know are skipped,
+		// their values unread, and not looked for.
+		if bit := keyBit(key); bit != 0 {
+			if seen&bit != 0 {
+				return fmt.Errorf("key %q appears twice: which value is meant cannot be told", key)
+			}
+			seen |= bit
 		}
 		if s.null() {
 			// A null value means "absent" for every field.
@@ -443,6 +455,34 @@ func (d *Decoder) decodeRecord(line []byte, r *Record) error {
 	// refuses as time going backwards.
 	return r.Check()
 }
+
+// recordKeys are the keys decodeRecord reads, each with its bit in keyBit.
+var recordKeys = [...]string{"kind", "seq", "s", "t0", "te", "ct", "ck", "cr", "rt", "rsrc", "in", "out", "src",
+	"cached", "retries", "prefill_ns", "decode_ns", "status", "fin", "err", "msg", "warm", "whole", "rid",
+	"sid", "turn", "task", "call", "ep", "labels"}
+
+// keyBit returns the bit of a key decodeRecord reads, and 0 for any
+// other. Record keys are one to ten bytes long, so a key is found among
+// the few of its length and first byte.
+func keyBit(key []byte) uint64 {
+	if len(key) == 0 || len(key) > 10 {
+		return 0
+	}
+	for _, i := range keysByShape[len(key)][key[0]&31] {
+		if string(key) == recordKeys[i] {
+			return 1 << i
+		}
+	}
+	return 0
+}
+
+// keysByShape indexes recordKeys by length and first byte (lower five bits).
+var keysByShape = func() (t [11][32][]uint8) {
+	for i, k := range recordKeys {
+		t[len(k)][k[0]&31] = append(t[len(k)][k[0]&31], uint8(i))
+	}
+	return t
+}()
 
 // fieldSet says which keys of a record a line held.
 type fieldSet uint8

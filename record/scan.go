@@ -247,6 +247,9 @@ func (s *scanner) stringMap() (map[string]string, error) {
 		if err != nil {
 			return nil, err
 		}
+		if _, dup := m[string(k)]; dup {
+			return nil, fmt.Errorf("label %q appears twice: which value is meant cannot be told", k)
+		}
 		v, err := s.string()
 		if err != nil {
 			return nil, err
