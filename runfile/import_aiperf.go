@@ -79,7 +79,7 @@ func openAIPerf(r io.Reader, name string) (*File, error) {
 			continue
 		}
 		var l aiperfLine
-		if err := json.Unmarshal(pythonNumbers(b), &l); err != nil {
+		if err := jsonerr.Unmarshal(pythonNumbers(b), &l); err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", name, line, lineError(err))
 		}
 		req, err := l.request(&tally)

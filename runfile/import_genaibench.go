@@ -130,7 +130,7 @@ func isGenAIBench(top map[string]json.RawMessage) bool {
 // openGenAIBench reads the genai-bench result in b.
 func openGenAIBench(b []byte, name string) (*File, error) {
 	var g genaiBenchResult
-	if err := json.Unmarshal(b, &g); err != nil {
+	if err := jsonerr.Unmarshal(b, &g); err != nil {
 		return nil, fmt.Errorf("%s: genai-bench result: %w", name, documentError(b, err))
 	}
 	switch {

@@ -178,6 +178,15 @@ func openGenAIPerf(b []byte, name string, run int) (*File, error) {
 	if err := json.Unmarshal(b, &x); err != nil {
 		return nil, fmt.Errorf("%s: GenAI-Perf profile export: %w", name, documentError(b, err))
 	}
+	// The experiments are decoded one at a time, later; their keys are
+	// checked now, against their fields, where the error can name the line.
+	var guide struct {
+		genaiPerfExport
+		Experiments []genaiPerfExperiment `json:"experiments"`
+	}
+	if err := jsonerr.Keys(b, &guide); err != nil {
+		return nil, fmt.Errorf("%s: GenAI-Perf profile export: %w", name, err)
+	}
 	n := len(x.Experiments)
 	switch {
 	case n == 0:

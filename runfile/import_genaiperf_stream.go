@@ -183,7 +183,7 @@ func gpHTTP(rec *record.Record, outs []genaiPerfOutput, ts []int64, tally *gpTal
 			continue
 		}
 		var c gpChunk
-		if err := json.Unmarshal(data, &c); err != nil {
+		if err := jsonerr.Unmarshal(data, &c); err != nil {
 			gpFail(rec, record.ErrMalformed, 0, "a response could not be parsed: "+jsonerr.Plain(err).Error(), streamed)
 			return false, nil
 		}

@@ -183,6 +183,15 @@ func openGuideLLM(b []byte, name string, run int) (*File, error) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		return nil, fmt.Errorf("%s: GuideLLM report: %w", name, jsonerr.Plain(err))
 	}
+	// The benchmarks are decoded one at a time, later; their keys are
+	// checked now, against their fields, where the error can name the line.
+	var guide struct {
+		guidellmReport
+		Benchmarks []guidellmBenchmark `json:"benchmarks"`
+	}
+	if err := jsonerr.Keys(b, &guide); err != nil {
+		return nil, fmt.Errorf("%s: GuideLLM report: %w", name, err)
+	}
 	n := len(rep.Benchmarks)
 	switch {
 	case n == 0:
@@ -549,7 +558,14 @@ func (y *yamlWriter) write(n *yaml.Node, depth int) error {
 		return nil
 	case yaml.MappingNode:
 		y.b = append(y.b, '{')
+		// A key written twice is refused here, where its line is known.
+		seen := make(map[string]int, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if first, dup := seen[k.Value]; dup {
+				return fmt.Errorf("line %d: key %q appears twice (first at line %d): which value is meant cannot be told", k.Line, k.Value, first)
+			}
+			seen[k.Value] = k.Line
 			if i > 0 {
 				y.b = append(y.b, ',')
 			}

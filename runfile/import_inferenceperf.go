@@ -277,9 +277,19 @@ func ipRecords(b []byte, name string) ([]ipReq, string, error) {
 	lines := ipLines{b: b, line: 1}
 	for i := 1; dec.More(); i++ {
 		line := lines.at(dec.InputOffset())
+		start := lines.off
 		var e ipEntry
 		if err := dec.Decode(&e); err != nil {
 			return nil, "", fmt.Errorf("%s:%d: request %d: %w", name, line, i, ipJSONError(err))
+		}
+		if err := jsonerr.Keys(b[start:dec.InputOffset()], &e); err != nil {
+			var de *jsonerr.DuplicateKeyError
+			if errors.As(err, &de) && de.Line > 0 {
+				// The line within the request's object, counted from its first.
+				line += de.Line - 1
+				de.Line = 0
+			}
+			return nil, "", fmt.Errorf("%s:%d: request %d: %w", name, line, i, err)
 		}
 		q, err := e.request()
 		if err == nil {
@@ -700,7 +710,7 @@ func ipReadStage(path string, id int) (ipStage, error) {
 			Concurrency   decimal `json:"concurrency"`
 		} `json:"load_summary"`
 	}
-	if err := json.Unmarshal(pythonNumbers(b), &rep); err != nil {
+	if err := jsonerr.Unmarshal(pythonNumbers(b), &rep); err != nil {
 		return ipStage{}, fmt.Errorf("stage report %s: %w", path, ipJSONError(err))
 	}
 	ls := rep.LoadSummary

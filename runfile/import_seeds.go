@@ -21,10 +21,19 @@ type seedLog struct {
 }
 
 func openSeedsArray(r io.Reader, name string) (*File, error) {
-	dec := json.NewDecoder(r)
+	// The array is read whole (limitDocument bounds it) so that its keys
+	// can be checked.
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
 	var logs []seedLog
 	if err := dec.Decode(&logs); err != nil {
 		return nil, fmt.Errorf("%s: seeds request log: %w", name, jsonerr.Plain(err))
+	}
+	if err := jsonerr.Keys(b, &logs); err != nil {
+		return nil, fmt.Errorf("%s: seeds request log: %w", name, err)
 	}
 	recs := make([]record.Record, 0, len(logs))
 	for i, l := range logs {
@@ -47,7 +56,7 @@ func openSeedsLines(r io.Reader, name string) (*File, error) {
 			continue
 		}
 		var l seedLog
-		if err := json.Unmarshal(b, &l); err != nil {
+		if err := jsonerr.Unmarshal(b, &l); err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", name, line, jsonerr.Plain(err))
 		}
 		rec, err := seedRecord(int64(len(recs)), l)

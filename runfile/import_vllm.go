@@ -45,6 +45,9 @@ func openVLLM(b []byte, name string) (*File, error) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, fmt.Errorf("%s: not a goodput record file, request log or vLLM result: %w", name, jsonerr.Plain(err))
 	}
+	if err := jsonerr.Keys(b, &v); err != nil {
+		return nil, fmt.Errorf("%s: vLLM result: %w", name, err)
+	}
 	if v.TTFTs == nil {
 		return nil, fmt.Errorf(`%s: JSON object without "ttfts": save the vLLM result with --save-result --save-detailed`, name)
 	}
