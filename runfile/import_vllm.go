@@ -51,7 +51,7 @@ func openVLLM(b []byte, name string) (*File, error) {
 	if v.TTFTs == nil {
 		return nil, fmt.Errorf(`%s: JSON object without "ttfts": save the vLLM result with --save-result --save-detailed`, name)
 	}
-	recs, err := v.records()
+	recs, short, err := v.records()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -62,6 +62,7 @@ func openVLLM(b []byte, name string) (*File, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	h.Window = window
+	notes = append(notes, short.notes(name)...)
 	return &File{Reader: &slice{h: h, recs: recs}, Format: "vllm", notes: notes}, nil
 }
 
@@ -88,51 +89,94 @@ func (v *vllmResult) window(name string) (int64, []string, error) {
 	return w, []string{fmt.Sprintf("%s: %s; the window is vLLM's duration, %s s, which throughput and goodput divide by, as vLLM's do", name, placed, strconv.FormatFloat(d, 'f', -1, 64))}, nil
 }
 
-func (v *vllmResult) records() ([]record.Record, error) {
+// vllmShort tallies the successes whose output_lens is below the chunks
+// vLLM timed (a first token and one more per "itls" entry).
+type vllmShort struct {
+	none, fewer int        // with no token counted, and with some
+	noneAt      vllmCounts // the first of each
+	fewerAt     vllmCounts
+}
+
+// vllmCounts are one request's numbers, for a note.
+type vllmCounts struct{ request, lens, itls int }
+
+func (s *vllmShort) add(i, lens, itls int) {
+	c := vllmCounts{i, lens, itls}
+	if lens == 0 {
+		if s.none == 0 {
+			s.noneAt = c
+		}
+		s.none++
+		return
+	}
+	if s.fewer == 0 {
+		s.fewerAt = c
+	}
+	s.fewer++
+}
+
+// notes says what was assumed of the requests add counted.
+func (s *vllmShort) notes(name string) []string {
+	var out []string
+	if s.none > 0 {
+		c := s.noneAt
+		out = append(out, fmt.Sprintf("%s: %s (the first, request %d: %d itls after its first chunk) succeeded with output_lens 0: vLLM counted no token in what they streamed (no usage, and their text retokenized to none), so they are read as successes with no output token, which have no TTFT and are never good, though vLLM's TTFT counts them",
+			name, plural(s.none, "request"), c.request, c.itls))
+	}
+	if s.fewer > 0 {
+		c := s.fewerAt
+		out = append(out, fmt.Sprintf("%s: %s (the first, request %d: output_lens %d, but a first chunk and %d itls) counted fewer tokens than vLLM timed chunks, as a chat stream's role-only first chunk or text retokenized without usage gives: their first chunks are read as carrying no token, so TTFT is the first chunk that carried one, and each chunk after it one token",
+			name, plural(s.fewer, "request"), c.request, c.lens, c.itls))
+	}
+	return out
+}
+
+func (v *vllmResult) records() ([]record.Record, vllmShort, error) {
+	var short vllmShort
 	n := len(v.TTFTs)
 	for name, l := range map[string]int{"input_lens": len(v.InputLens), "output_lens": len(v.OutputLens), "itls": len(v.ITLs)} {
 		if l != n {
-			return nil, fmt.Errorf("%q has %d entries but \"ttfts\" has %d", name, l, n)
+			return nil, short, fmt.Errorf("%q has %d entries but \"ttfts\" has %d", name, l, n)
 		}
 	}
 	for name, l := range map[string]int{"start_times": len(v.StartTimes), "scheduled_times": len(v.Scheduled), "errors": len(v.Errors), "e2els": len(v.E2Es), "latencies": len(v.Latencies)} {
 		if l != 0 && l != n {
-			return nil, fmt.Errorf("%q has %d entries but \"ttfts\" has %d", name, l, n)
+			return nil, short, fmt.Errorf("%q has %d entries but \"ttfts\" has %d", name, l, n)
 		}
 	}
 	if len(v.Scheduled) > 0 && len(v.StartTimes) == 0 {
-		return nil, errors.New(`"scheduled_times" without "start_times"`)
+		return nil, short, errors.New(`"scheduled_times" without "start_times"`)
 	}
 	base := math.Inf(1)
 	for i, s := range v.StartTimes {
 		f, err := s.finite(`"start_times"`)
 		if err != nil {
-			return nil, fmt.Errorf("request %d: %w", i, err)
+			return nil, short, fmt.Errorf("request %d: %w", i, err)
 		}
 		base = math.Min(base, f)
 	}
 	for i, s := range v.Scheduled {
 		f, err := s.finite(`"scheduled_times"`)
 		if err != nil {
-			return nil, fmt.Errorf("request %d: %w", i, err)
+			return nil, short, fmt.Errorf("request %d: %w", i, err)
 		}
 		base = math.Min(base, f)
 	}
 	recs := make([]record.Record, n)
 	for i := range n {
-		rec, err := v.record(i, base)
+		rec, err := v.record(i, base, &short)
 		if err == nil {
 			err = rec.Check()
 		}
 		if err != nil {
-			return nil, fmt.Errorf("request %d: %w", i, err)
+			return nil, short, fmt.Errorf("request %d: %w", i, err)
 		}
 		recs[i] = rec
 	}
-	return recs, nil
+	return recs, short, nil
 }
 
-func (v *vllmResult) record(i int, base float64) (record.Record, error) {
+func (v *vllmResult) record(i int, base float64, short *vllmShort) (record.Record, error) {
 	for _, c := range []struct {
 		key string
 		v   float64
@@ -217,12 +261,21 @@ func (v *vllmResult) record(i int, base float64) (record.Record, error) {
 			break
 		}
 	}
+	// vLLM appends an "itls" entry for every chunk after the first that
+	// holds a choice, so the chunks are exact. Its output_lens is the
+	// server's usage, which counts at least a token per chunk but for a
+	// chat stream's role-only first one; or, without usage, the text
+	// retokenized, which may count fewer. Tokens are not made up to
+	// match the chunks: the first chunks get none.
+	if k := len(rec.Chunks); rec.OutputTokens < k {
+		short.add(i, rec.OutputTokens, len(v.ITLs[i]))
+		for j := range k - rec.OutputTokens {
+			rec.Chunks[j].Tokens = 0
+		}
+		return rec, nil
+	}
 	if err := record.SpreadTokens(rec.Chunks, rec.OutputTokens); err != nil {
 		return record.Record{}, err
-	}
-	if rec.OutputTokens == 0 {
-		rec.OutputTokens = len(rec.Chunks)
-		rec.TokenSource = record.SourceChunks
 	}
 	return rec, nil
 }

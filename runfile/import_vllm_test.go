@@ -1,8 +1,10 @@
 package runfile
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -108,4 +110,81 @@ func openVLLMBody(t *testing.T, body, wantErr string) *File {
 	}
 	t.Cleanup(func() { f.Close() })
 	return f
+}
+
+// vLLM times a request's chunks exactly: its first chunk (ttft), then
+// one "itls" entry for each chunk after it. Its output_lens is the
+// server's usage or the text retokenized: tokens are taken from it, never
+// made up to match the chunks.
+func TestVLLMImportCountsTokensAgainstChunks(t *testing.T) {
+	type chunk struct {
+		at     int64 // ns from the send
+		tokens int32
+	}
+	tests := []struct {
+		name       string
+		outputLens int
+		itls       string
+		wantOut    int
+		wantChunks []chunk
+		note       string // "" for none
+	}{
+		// 4 tokens in 3 chunks: consistent, the surplus spread from the first
+		{"more tokens than chunks", 4, "[0.02, 0.03]", 4,
+			[]chunk{{100_000_000, 2}, {120_000_000, 1}, {150_000_000, 1}}, ""},
+		// one token per chunk: consistent
+		{"a token per chunk", 3, "[0.02, 0.03]", 3,
+			[]chunk{{100_000_000, 1}, {120_000_000, 1}, {150_000_000, 1}}, ""},
+		// a chat stream: the role-only first chunk carries none, so TTFT is
+		// the second chunk's, 120 ms, not vLLM's 100 ms
+		{"a chunk more than tokens", 2, "[0.02, 0.03]", 2,
+			[]chunk{{100_000_000, 0}, {120_000_000, 1}, {150_000_000, 1}},
+			"r.json: 1 request (the first, request 0: output_lens 2, but a first chunk and 2 itls) counted fewer tokens than vLLM timed chunks"},
+		// a success vLLM counted no token in: a success without a token, not
+		// a one-token request
+		{"no token counted", 0, "[0.02, 0.03]", 0,
+			[]chunk{{100_000_000, 0}, {120_000_000, 0}, {150_000_000, 0}},
+			"r.json: 1 request (the first, request 0: 2 itls after its first chunk) succeeded with output_lens 0"},
+		{"no token counted, one chunk", 0, "[]", 0, []chunk{{100_000_000, 0}},
+			"r.json: 1 request (the first, request 0: 0 itls after its first chunk) succeeded with output_lens 0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := openVLLMBody(t, fmt.Sprintf(`{"ttfts": [0.1], "itls": [%s], "input_lens": [8], "output_lens": [%d], "start_times": [5.0], "errors": [""]}`,
+				tt.itls, tt.outputLens), "")
+			var r record.Record
+			if err := f.Next(&r); err != nil {
+				t.Fatal(err)
+			}
+			if !r.OK() || r.OutputTokens != tt.wantOut || r.TokenSource != record.SourceUsage {
+				t.Errorf("ok %v, out %d (%s), want a success of %d tokens from usage", r.OK(), r.OutputTokens, r.TokenSource, tt.wantOut)
+			}
+			var got []chunk
+			for _, c := range r.Chunks {
+				got = append(got, chunk{c.At - r.Sent, c.Tokens})
+			}
+			if !slices.Equal(got, tt.wantChunks) {
+				t.Errorf("chunks %v, want %v", got, tt.wantChunks)
+			}
+			notes := strings.Join(f.Notes(), "\n")
+			if (tt.note == "") != (notes == "") || !strings.Contains(notes, tt.note) {
+				t.Errorf("notes %q, want %q", notes, tt.note)
+			}
+		})
+	}
+}
+
+// The note counts every such request and names the first with its
+// numbers; a failure is none of them.
+func TestVLLMImportNotesEveryShortRequest(t *testing.T) {
+	f := openVLLMBody(t, `{"ttfts": [0.1, 0.1, 0.2, 0.1, 0.1], "itls": [[0.01], [0.01, 0.01], [0.01], [], [0.01]], "input_lens": [8, 8, 8, 8, 8],
+		"output_lens": [2, 1, 0, 0, 1], "start_times": [5.0, 5.0, 5.0, 5.0, 5.0], "errors": ["", "", "", "boom", ""]}`, "")
+	notes := f.Notes()
+	want := []string{
+		"r.json: 1 request (the first, request 2: 1 itls after its first chunk) succeeded with output_lens 0",
+		"r.json: 2 requests (the first, request 1: output_lens 1, but a first chunk and 2 itls) counted fewer tokens",
+	}
+	if len(notes) != 2 || !strings.Contains(notes[0], want[0]) || !strings.Contains(notes[1], want[1]) {
+		t.Errorf("notes %q,\nwant %q", notes, want)
+	}
 }
