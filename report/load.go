@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/goodput-dev/goodput/internal/gunzip"
+	"github.com/goodput-dev/goodput/internal/jsonerr"
 	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/promscrape"
 	"github.com/goodput-dev/goodput/record"
@@ -232,8 +233,7 @@ func ReadSummaryFile(r io.Reader, name string) (*SummaryFile, error) {
 		return nil, fmt.Errorf("%s: summary file: %w", name, err)
 	}
 	var s SummaryFile
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if err := dec.Decode(&s); err != nil {
+	if err := decodeStrict(b, &s); err != nil {
 		return nil, fmt.Errorf("%s: summary file: %w", name, err)
 	}
 	if s.Kind != SummaryKind {
@@ -245,6 +245,16 @@ func ReadSummaryFile(r io.Reader, name string) (*SummaryFile, error) {
 	return &s, nil
 }
 
+// decodeStrict decodes the JSON document b into v, as a Decoder does,
+// and refuses a key written twice in one object (see jsonerr.Keys), which
+// encoding/json would read as the last of them.
+func decodeStrict(b []byte, v any) error {
+	if err := json.NewDecoder(bytes.NewReader(b)).Decode(v); err != nil {
+		return err
+	}
+	return jsonerr.Keys(b, v)
+}
+
 // ReadServerSeries reads a server series saved as JSON, gzip-compressed
 // or not (see MaxSummaryBytes); name is used in errors.
 func ReadServerSeries(r io.Reader, name string) (*promscrape.Series, error) {
@@ -253,7 +263,7 @@ func ReadServerSeries(r io.Reader, name string) (*promscrape.Series, error) {
 		return nil, fmt.Errorf("%s: server series: %w", name, err)
 	}
 	var s promscrape.Series
-	if err := json.NewDecoder(bytes.NewReader(b)).Decode(&s); err != nil {
+	if err := decodeStrict(b, &s); err != nil {
 		return nil, fmt.Errorf("%s: server series: %w", name, err)
 	}
 	for i := 1; i < len(s.Samples); i++ {

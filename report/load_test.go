@@ -292,6 +292,10 @@ func TestReadSummaryFile(t *testing.T) {
 		{"wrong kind", `{"kind":"goodput.run","result":{}}`, `not a run summary: kind "goodput.run"`},
 		{"no result", `{"kind":"goodput.summary"}`, "summary file has no result"},
 		{"empty", "", "summary file: EOF"},
+		// a key twice: the last would have won without a word
+		{"duplicate key", `{"kind":"goodput.summary","result":{},"result":{}}`, `s.json: summary file: key "result" appears twice`},
+		{"nested duplicate key", strings.Replace(string(good), `"result":{`, `"result":{"requests":1,"requests":2,`, 1),
+			`s.json: summary file: key "requests" in result appears twice`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

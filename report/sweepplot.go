@@ -2,7 +2,6 @@ package report
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/goodput-dev/goodput/internal/gunzip"
 	"github.com/goodput-dev/goodput/internal/human"
+	"github.com/goodput-dev/goodput/internal/jsonerr"
 	"github.com/goodput-dev/goodput/report/svgchart"
 	"github.com/goodput-dev/goodput/sweepserve"
 )
@@ -304,7 +304,7 @@ func readSummaries(dir string) (runs []sweepserve.Object, from []string, err err
 			return err
 		}
 		var list []sweepserve.Object
-		if err := json.Unmarshal(b, &list); err != nil {
+		if err := jsonerr.Unmarshal(b, &list); err != nil {
 			return fmt.Errorf("%s: not the summary.json of a sweep over server settings (a JSON list of runs' results): %v", path, err)
 		}
 		runs = append(runs, list...)

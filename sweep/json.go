@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/goodput-dev/goodput/internal/gunzip"
+	"github.com/goodput-dev/goodput/internal/jsonerr"
 )
 
 // SchemaVersion is the version of the sweep file layout written by
@@ -202,13 +203,16 @@ func ReadJSON(r io.Reader) (Summary, error) {
 	if err != nil {
 		return Summary{}, fmt.Errorf("sweep file: %w", err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
 	var in summaryJSON
-	if err := dec.Decode(&in); err != nil {
+	if err := json.NewDecoder(bytes.NewReader(b)).Decode(&in); err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			return Summary{}, fmt.Errorf("sweep file: byte %d: %w", se.Offset, err)
 		}
+		return Summary{}, fmt.Errorf("sweep file: %w", err)
+	}
+	// encoding/json would read a key written twice as the last of them.
+	if err := jsonerr.Keys(b, &in); err != nil {
 		return Summary{}, fmt.Errorf("sweep file: %w", err)
 	}
 	if in.Schema < 1 || in.Schema > SchemaVersion {

@@ -95,6 +95,9 @@ func TestReadJSONErrors(t *testing.T) {
 		{"negative requests", `{"schema":1,"points":[{"load":"c=1","repeats":[{"requests":-3}]}]}`, "requests -3"},
 		{"duplicate load", `{"schema":1,"points":[{"load":"c=1","repeats":[{}]},{"load":"concurrency=1","repeats":[{}]}]}`, "repeats point 1"},
 		{"bad option", `{"schema":1,"options":{"latency":"goodput"},"points":[{"load":"c=1","repeats":[{}]}]}`, "not a latency"},
+		// a key twice in a repeat: the last would have won without a word
+		{"duplicate key", `{"schema":1,"points":[{"load":"c=1","repeats":[{"goodput":1,"goodput":2}]}]}`,
+			`sweep file: key "goodput" in points[0].repeats[0] appears twice`},
 	}
 	for _, tt := range tests {
 		if _, err := ReadJSON(strings.NewReader(tt.in)); err == nil || !strings.Contains(err.Error(), tt.err) {
