@@ -134,9 +134,17 @@ func TestKeyBitCoversEveryKey(t *testing.T) {
 		if k == "seq" || k == "te" {
 			line = `{"seq":1,"te":1,"` + k + `":1}`
 		}
-		_, err := readAll(line)
-		if err == nil || !strings.Contains(err.Error(), `key "`+k+`" appears twice`) {
-			t.Errorf("%s: %v", line, err)
+		// and a null first: the bit the decoder's switch marks for a value
+		// is keyBit's, which marks a null
+		nullFirst := `{"seq":1,"te":1,"` + k + `":null,"` + k + `":` + v + `}`
+		if k == "seq" || k == "te" {
+			nullFirst = `{"seq":1,"te":1,"` + k + `":null}`
+		}
+		for _, line := range []string{line, nullFirst} {
+			_, err := readAll(line)
+			if err == nil || !strings.Contains(err.Error(), `key "`+k+`" appears twice`) {
+				t.Errorf("%s: %v", line, err)
+			}
 		}
 	}
 }
