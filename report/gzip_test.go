@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -306,5 +307,37 @@ func TestSweepPlotReadsCompressedSummaries(t *testing.T) {
 	}
 	if _, err := SweepPlot(dir, o); err == nil || err.Error() != cut+": corrupt gzip stream: unexpected EOF" {
 		t.Errorf("cut summary: %v", err)
+	}
+}
+
+// gzip -k leaves run.jsonl.gz beside run.jsonl: the same run, read once
+// from the plain file. A compressed file of another run beside it is
+// another run.
+func TestCompressedCopyBesideItsRun(t *testing.T) {
+	dir, plain := runDir(t, true, false)
+	b, err := os.ReadFile(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(plain+".gz", gzipBytes(t, b), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	kind, file, err := Locate(dir)
+	if err != nil || kind != KindRun || file != plain {
+		t.Fatalf("Locate = %q, %q, %v; want the plain records %s", kind, file, err, plain)
+	}
+	if files, err := RunFiles(dir); err != nil || len(files) != 1 || files[0] != plain {
+		t.Errorf("RunFiles = %v, %v; want [%s]", files, err, plain)
+	}
+	// Another run's header: two runs.
+	other := strings.Replace(string(b), "2025-02-03T04:05:06Z", "2025-02-03T05:05:06Z", 1)
+	if other == string(b) {
+		t.Fatal("the test's header has no start to change")
+	}
+	if err := os.WriteFile(plain+".gz", gzipBytes(t, []byte(other)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Locate(dir); err == nil || !strings.Contains(err.Error(), "several runs (run1.jsonl, run1.jsonl.gz)") {
+		t.Errorf("another run's compressed file: %v, want several runs", err)
 	}
 }

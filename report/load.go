@@ -454,6 +454,7 @@ func RunFiles(path string) ([]string, error) {
 // merged files alone is left as it is, for the caller to say it holds
 // several runs or one.
 func runRecordFiles(records []string) []string {
+	records = withoutCompressedCopies(records)
 	if len(records) < 2 {
 		return records
 	}
@@ -486,6 +487,46 @@ func runRecordFiles(records []string) []string {
 
 // recordHeader returns the run header of the record file at path, false
 // when it cannot be read as one.
+// withoutCompressedCopies drops each X.gz of records that is a copy of
+// the X beside it, as gzip -k leaves: the same header line, so the same
+// run. The plain file is kept, which holds at least as much (a copy
+// taken while the run went on holds less). An X.gz of another run stays,
+// for the caller to say the directory holds several.
+func withoutCompressedCopies(records []string) []string {
+	plain := map[string]bool{}
+	for _, p := range records {
+		plain[p] = true
+	}
+	return slices.DeleteFunc(slices.Clone(records), func(p string) bool {
+		orig, ok := strings.CutSuffix(p, GzipSuffix)
+		if !ok || !plain[orig] {
+			return false
+		}
+		a, aerr := firstLine(orig)
+		b, berr := firstLine(p)
+		return aerr == nil && berr == nil && a != "" && a == b
+	})
+}
+
+// firstLine is the first line of the file at path, decompressed when the
+// file is gzip-compressed; at most 1 MiB of it is read.
+func firstLine(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	zr, err := gunzip.NewReader(f)
+	if err != nil {
+		return "", err
+	}
+	line, err := bufio.NewReaderSize(io.LimitReader(zr, 1<<20), 64<<10).ReadString('\n')
+	if err != nil && err != io.EOF {
+		return "", err
+	}
+	return line, nil
+}
+
 func recordHeader(path string) (record.Header, bool) {
 	f, err := runfile.Open(path, nil)
 	if err != nil {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -51,9 +52,15 @@ file), else ` + DefaultSLO + `; --slo none leaves it empty.`,
 			if len(args) != 1 {
 				return usageErr("%s: give one run (a record file, a summary, a result directory, or - for standard input)", cmd.CommandPath())
 			}
-			format, err := exportFormat(format, out)
+			// A name ending in .gz writes the table gzip-compressed
+			// (DuckDB and pandas read requests.csv.gz as it is).
+			plainName, gz := strings.CutSuffix(out, ".gz")
+			format, err := exportFormat(format, plainName)
 			if err != nil {
 				return err
+			}
+			if gz && format == export.FormatParquet {
+				return usageErr("--output %s: Parquet compresses its own columns; give a name without .gz", out)
 			}
 			files, err := report.RunFiles(args[0])
 			if err != nil {
@@ -79,7 +86,13 @@ file), else ` + DefaultSLO + `; --slo none leaves it empty.`,
 			} else if err := exportFile(env, tab, files[0]); err != nil {
 				return fmt.Errorf("export: %w", err)
 			}
-			if err := writeOutput(env, out, func(w io.Writer) error { return tab.Write(w, format) }); err != nil {
+			if err := writeOutput(env, out, func(w io.Writer) error {
+				if !gz {
+					return tab.Write(w, format)
+				}
+				zw := gzip.NewWriter(w)
+				return errors.Join(tab.Write(zw, format), zw.Close())
+			}); err != nil {
 				return err
 			}
 			if out != "" && out != "-" {

@@ -2,7 +2,9 @@ package cli
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/csv"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -169,5 +171,45 @@ func TestExportKeepsTheRunsSharedLabels(t *testing.T) {
 	if len(lines) != 2 || !strings.Contains(lines[0], `"label_名前":"値 🚀"`) || !strings.Contains(lines[0], `"label_team":"infra"`) ||
 		!strings.Contains(lines[1], `"label_名前":"値 🚀"`) || !strings.Contains(lines[1], `"label_team":"own"`) {
 		t.Errorf("rows:\n%s\nwant the shared labels on both, the record's own team on the second", out)
+	}
+}
+
+// An output named .gz is written gzip-compressed (export), or refused
+// where the writer has no compressed form (merge, Parquet): plain bytes
+// under a .gz name read as a damaged stream.
+func TestOutputsNamedGz(t *testing.T) {
+	dir := t.TempDir()
+	h, recs := simRun(t, "H100-SXM", 20, 5, 1)
+	file := writeRunFiles(t, dir, "base", h, recs, "ttft<=300ms,tpot<=20ms")
+	plain, gz := filepath.Join(dir, "rows.csv"), filepath.Join(dir, "rows.csv.gz")
+	for _, out := range []string{plain, gz} {
+		if _, stderr, code := run(t, "", "export", file, "-o", out); code != ExitOK {
+			t.Fatalf("export -o %s: exit %d: %s", out, code, stderr)
+		}
+	}
+	want, _ := os.ReadFile(plain)
+	f, err := os.Open(gz)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatalf("%s is not gzip: %v", gz, err)
+	}
+	got, err := io.ReadAll(zr)
+	if err != nil || len(want) == 0 || !bytes.Equal(got, want) {
+		t.Errorf("%s holds %d bytes (%v), want the %d of %s", gz, len(got), err, len(want), plain)
+	}
+	for _, args := range [][]string{
+		{"export", file, "-o", filepath.Join(dir, "rows.parquet.gz")},
+		{"merge", file, "--output", filepath.Join(dir, "merged.jsonl.gz")},
+	} {
+		if _, stderr, code := run(t, "", args...); code != ExitUsage || !strings.Contains(stderr, ".gz") {
+			t.Errorf("%v: exit %d, %q; want a usage error naming the .gz", args, code, stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "merged.jsonl.gz")); err == nil {
+		t.Error("the refused merge wrote its output")
 	}
 }

@@ -88,6 +88,11 @@ func runMerge(cmd *cobra.Command, env *Env, f *mergeFlags, args []string) error 
 	if f.report != "" && f.output == "" {
 		return usageErr("--report renders the merged records: give --output too")
 	}
+	if strings.HasSuffix(f.output, ".gz") {
+		// Plain JSON Lines under a .gz name would read as a damaged
+		// gzip stream to anything that trusts the name.
+		return usageErr("--output %s: merge writes plain JSON Lines; give a name without .gz and compress the file after (gzip %s)", f.output, strings.TrimSuffix(f.output, ".gz"))
+	}
 	if cmd.Flags().Changed("shards") && !f.wait {
 		return usageErr("--shards says how many shards --wait waits for: give --wait too (without it, merge reads the shards that are there and names the missing ones)")
 	}
