@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -57,15 +58,22 @@ func runsIn(dir string) (records []string, found bool) {
 	}
 	var runs []run
 	for _, e := range entries {
-		num, ok := strings.CutPrefix(e.Name(), "run=")
+		num, ok := strings.CutPrefix(strings.TrimSuffix(e.Name(), ".gz"), "run=")
 		num, ok2 := strings.CutSuffix(num, ".json")
 		n, err := strconv.Atoi(num)
 		if !ok || !ok2 || err != nil {
 			continue // run=0.failure.json, run=0.incomplete.json, records
 		}
+		if found && slices.ContainsFunc(runs, func(r run) bool { return r.n == n }) {
+			continue // run=N.json beside its gzip -k copy
+		}
 		found = true
-		if jl := filepath.Join(dir, "run="+num+".jsonl"); exists(jl) {
-			runs = append(runs, run{n, jl})
+		// Records kept plain or gzip-compressed.
+		for _, jl := range []string{filepath.Join(dir, "run="+num+".jsonl"), filepath.Join(dir, "run="+num+".jsonl.gz")} {
+			if exists(jl) {
+				runs = append(runs, run{n, jl})
+				break
+			}
 		}
 	}
 	sort.Slice(runs, func(i, j int) bool { return runs[i].n < runs[j].n })
