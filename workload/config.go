@@ -76,6 +76,10 @@ type Config struct {
 	Limit int
 	// NoShuffle keeps a file dataset in file order (--disable-shuffle).
 	NoShuffle bool
+	// SkipChatTemplate sends the custom dataset's and some hf datasets'
+	// prompts bare where vLLM would render them with the model's chat
+	// template on the client (--skip-chat-template; see ChatTemplate).
+	SkipChatTemplate bool
 
 	Random RandomConfig
 	// Scenario is the genai-bench traffic scenario that set Random

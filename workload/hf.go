@@ -33,6 +33,9 @@ type hfFormat struct {
 	// are skipped: prompt and answer of at least 4 tokens, prompt at most
 	// maxPrompt, both at most maxTotal.
 	maxPrompt, maxTotal int
+	// template is when vLLM renders the prompt with the model's chat
+	// template on the client (see Config.ChatTemplate).
+	template templateRule
 }
 
 // text returns row[key] when it is a string.
@@ -90,6 +93,7 @@ var (
 		},
 		answer:    func(r map[string]any) string { return text(r, "output") },
 		maxPrompt: 1024, maxTotal: 2048,
+		template: templateAlways,
 	}
 )
 
@@ -101,8 +105,8 @@ var hfFormats = map[string]hfFormat{
 			return ""
 		}
 		return text(r, "input") + "\n\n" + text(r, "instruction") + " Just output the code, do not include any explanation."
-	}, output: 200},
-	"philschmid/mt-bench":                  {prompt: func(r map[string]any) string { return hfTurn(r["turns"], 0) }, output: 256},
+	}, output: 200, template: templateUnlessSkipped},
+	"philschmid/mt-bench":                  {prompt: func(r map[string]any) string { return hfTurn(r["turns"], 0) }, output: 256, template: templateUnlessSkipped},
 	"AI-MO/aimo-validation-aime":           aimoFormat,
 	"AI-MO/NuminaMath-1.5":                 aimoFormat,
 	"AI-MO/NuminaMath-CoT":                 aimoFormat,
@@ -168,8 +172,9 @@ var genericFormat = hfFormat{prompt: func(r map[string]any) string {
 // from the first of the columns prompt, question, problem, instruction,
 // input, text, or the first turn of conversations or turns, and asks for
 // 256 tokens. --hf-output-len replaces every output length. Lengths count
-// on the built-in tokenizer; vLLM applies the model's chat template to
-// some of these prompts on the client, goodput does not.
+// on the built-in tokenizer; where vLLM applies the model's chat template
+// to these prompts on the client (see Config.ChatTemplate), the runner
+// renders them with the server's and counts them again.
 func OpenHF(c Config) (*Dataset, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err

@@ -47,8 +47,9 @@ const maxSonnetBytes = 16 << 20
 // with lines drawn at random up to about --sonnet-input-len tokens; a
 // draw longer than that is drawn again. Lengths count on the built-in
 // tokenizer. vLLM also wraps the prompt in the model's chat template for
-// completions backends; goodput sends it as it is (openai-chat leaves the
-// template to the server).
+// every backend but openai-chat (see Config.ChatTemplate), which the
+// runner does with the server's template. vLLM sizes the prompts by their
+// templated length; goodput sizes them by the text's.
 func ReadSonnet(r io.Reader, name string, c Config) (*Dataset, error) {
 	label := "sonnet " + name
 	var lines []string
