@@ -248,6 +248,19 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	}
 	out.Warnings = append(out.Warnings, warns...)
 	src, fsrc, lengths, fit := rc.src, rc.fsrc, rc.lengths, rc.fit
+	var chatTemplate string // the run configuration's chat_template
+	if fsrc == nil {
+		tp, err := clientTemplate(ctx, cfg, wl, srv, adapter, wire, src)
+		if err != nil {
+			return nil, err
+		}
+		src, chatTemplate = tp.src, tp.config
+		if tp.lengths != "" {
+			lengths = tp.lengths
+		}
+		out.Notes = append(out.Notes, tp.notes...)
+		out.Warnings = append(out.Warnings, tp.warns...)
+	}
 	if fsrc == nil {
 		if w := cycleWarning(src, expected(plan)); w != "" {
 			out.Warnings = append(out.Warnings, w)
@@ -330,6 +343,9 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	}
 	if fit.Active() {
 		runCfg["text_fit"] = fit
+	}
+	if chatTemplate != "" {
+		runCfg["chat_template"] = chatTemplate
 	}
 	var scraper *serverview.Recorder
 	if !cfg.NoServerMetrics && !cfg.several() {

@@ -1,0 +1,318 @@
+package bench
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/goodput-dev/goodput/backend"
+	"github.com/goodput-dev/goodput/internal/simtest"
+	"github.com/goodput-dev/goodput/sim"
+	"github.com/goodput-dev/goodput/tokenizer"
+	"github.com/goodput-dev/goodput/workload"
+)
+
+// bodies records the prompt of every generation request a handler
+// received, keyed by its x-request-id.
+type bodies struct {
+	mu      sync.Mutex // guards prompts
+	prompts map[string]string
+}
+
+// wrap records the prompt (or the first message's content) of each
+// completions and chat request before next serves it.
+func (b *bodies) wrap(next http.Handler) http.Handler {
+	b.prompts = map[string]string{}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/completions") {
+			data, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(data))
+			var req struct {
+				Prompt   string `json:"prompt"`
+				Messages []struct {
+					Content string `json:"content"`
+				} `json:"messages"`
+			}
+			_ = json.Unmarshal(data, &req)
+			p := req.Prompt
+			if len(req.Messages) > 0 {
+				p = req.Messages[0].Content
+			}
+			b.mu.Lock()
+			b.prompts[r.Header.Get("X-Request-Id")] = p
+			b.mu.Unlock()
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// templateConfig is a small run of dataset at url with backend.
+func templateConfig(t *testing.T, url, backendName, dataset, path string) Config {
+	t.Helper()
+	cfg := DefaultConfig()
+	cfg.BaseURL, cfg.Backend = url, backendName
+	cfg.Arrival.NumPrompts, cfg.Arrival.MaxConcurrency = 4, 2
+	cfg.Workload.Dataset, cfg.Workload.Path = dataset, path
+	cfg.Workload.Sonnet = workload.SonnetConfig{InputLen: 120, PrefixLen: 40, OutputLen: 4}
+	cfg.Workload.Custom.OutputLen = 4
+	cfg.Workload.Request.MaxTokens = 4
+	cfg.Warmups = 0
+	cfg.NoServerMetrics = true
+	cfg.ResultDir, cfg.RunName = t.TempDir(), "run"
+	cfg.Request.RequestIDPrefix = "t-" // each request's x-request-id keys its prompt
+	if backendName == "openai-chat" {
+		cfg.Endpoint = "/v1/chat/completions"
+	}
+	return cfg
+}
+
+// configValue returns the run configuration's value of key in the record
+// header of out's records.
+func configValue(t *testing.T, out *Outcome, key string) string {
+	t.Helper()
+	_, h, _ := readRecords(t, out.RecordsPath)
+	var c map[string]any
+	if err := json.Unmarshal(h.Config, &c); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := c[key].(string)
+	return s
+}
+
+// Against the simulator, whose /tokenize renders messages with its chat
+// template ("<|user|>\n…\n<|assistant|>\n") and whose /detokenize gives
+// the text back: sonnet on a completions backend sends the rendered text,
+// counted as the simulator counts it; openai-chat sends the bare prompt,
+// which the server templates; custom with --skip-chat-template sends the
+// file's prompt as it is.
+func TestClientChatTemplateOnTheSimulator(t *testing.T) {
+	s, _ := simtest.Serve(t, sim.Options{Seed: 1})
+	var got bodies
+	ts := httptest.NewServer(got.wrap(s))
+	t.Cleanup(ts.Close)
+	sonnet := filepath.Join("..", "workload", "testdata", "sonnet_small.txt")
+
+	t.Run("sonnet completions", func(t *testing.T) {
+		cfg := templateConfig(t, ts.URL, "openai", workload.DatasetSonnet, sonnet)
+		// No usage: the records' input lengths are goodput's own count.
+		cfg.Usage = backend.UsageNone
+		out, err := Run(t.Context(), cfg, nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, _, _ := readRecords(t, out.RecordsPath)
+		if len(recs) != 4 || out.Result.Counts.Failed != 0 {
+			t.Fatalf("%d records, %+v", len(recs), out.Result.Counts)
+		}
+		for _, r := range recs {
+			p := got.prompts[r.RequestID]
+			if !strings.HasPrefix(p, "<|user|>\nPick as many lines as you can from these poem lines:\n") || !strings.HasSuffix(p, "\n<|assistant|>\n") {
+				t.Fatalf("%s: the server got %q, want the sonnet prompt in the simulator's template", r.RequestID, p)
+			}
+			// The simulator counts a text prompt with the built-in
+			// tokenizer, so its count is this one.
+			if want := tokenizer.Count(p); r.InputTokens != want {
+				t.Errorf("%s: recorded %d input tokens, the server counts %d", r.RequestID, r.InputTokens, want)
+			}
+		}
+		if c := configValue(t, out, "chat_template"); c != "client: POST /tokenize with messages, then /detokenize" {
+			t.Errorf("chat_template = %q", c)
+		}
+		if !hasNote(out.Notes, "Chat template: vllm bench serve renders the sonnet prompts with the model's chat template on the client for backend openai: rendered with the server's own template") {
+			t.Errorf("notes %q", out.Notes)
+		}
+	})
+
+	t.Run("sonnet chat", func(t *testing.T) {
+		cfg := templateConfig(t, ts.URL, "openai-chat", workload.DatasetSonnet, sonnet)
+		out, err := Run(t.Context(), cfg, nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, _, _ := readRecords(t, out.RecordsPath)
+		for _, r := range recs {
+			p := got.prompts[r.RequestID]
+			if !strings.HasPrefix(p, "Pick as many lines") || strings.Contains(p, "<|") {
+				t.Fatalf("%s: the chat endpoint got %q, want the bare prompt", r.RequestID, p)
+			}
+			// The server's count holds its template's markup: more
+			// than the bare text's.
+			if r.InputTokens <= tokenizer.Count(p) {
+				t.Errorf("%s: %d input tokens for a prompt of %d", r.RequestID, r.InputTokens, tokenizer.Count(p))
+			}
+		}
+		if c := configValue(t, out, "chat_template"); !strings.HasPrefix(c, "none: the sonnet prompts go bare to openai-chat") {
+			t.Errorf("chat_template = %q", c)
+		}
+	})
+
+	t.Run("custom skipped", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "c.jsonl")
+		if err := os.WriteFile(path, []byte(`{"prompt": "Name three prime numbers."}`+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg := templateConfig(t, ts.URL, "openai", workload.DatasetCustom, path)
+		cfg.Workload.SkipChatTemplate = true
+		out, err := Run(t.Context(), cfg, nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, _, _ := readRecords(t, out.RecordsPath)
+		for _, r := range recs {
+			if p := got.prompts[r.RequestID]; p != "Name three prime numbers." {
+				t.Fatalf("%s: the server got %q, want the bare prompt", r.RequestID, p)
+			}
+		}
+		if c := configValue(t, out, "chat_template"); c != "none: the custom prompts go bare (--skip-chat-template)" {
+			t.Errorf("chat_template = %q", c)
+		}
+	})
+
+	t.Run("custom rendered", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "c.jsonl")
+		if err := os.WriteFile(path, []byte(`{"prompt": "Name three prime numbers."}`+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := Run(t.Context(), templateConfig(t, ts.URL, "openai", workload.DatasetCustom, path), nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, _, _ := readRecords(t, out.RecordsPath)
+		for _, r := range recs {
+			if p := got.prompts[r.RequestID]; p != "<|user|>\nName three prime numbers.\n<|assistant|>\n" {
+				t.Fatalf("%s: the server got %q", r.RequestID, p)
+			}
+		}
+	})
+}
+
+// hasNote reports whether a note begins with prefix.
+func hasNote(notes []string, prefix string) bool {
+	for _, n := range notes {
+		if strings.HasPrefix(n, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// fakeCompletions is a completions server that answers every request with
+// one token and records its prompt; with template set it offers
+// llama.cpp's /apply-template, which wraps the message in "[INST] … [/INST]";
+// templateStatus, when set, is that route's answer instead.
+func fakeCompletions(t *testing.T, template bool, templateStatus int) (*httptest.Server, *bodies) {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/completions", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "data: {\"choices\":[{\"index\":0,\"text\":\"x\",\"finish_reason\":\"length\"}]}\n\ndata: [DONE]\n\n")
+	})
+	if template {
+		mux.HandleFunc("POST /apply-template", func(w http.ResponseWriter, r *http.Request) {
+			if templateStatus != 0 {
+				http.Error(w, `{"error":{"message":"no template"}}`, templateStatus)
+				return
+			}
+			var req struct {
+				Messages []struct{ Content string } `json:"messages"`
+			}
+			if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Messages) != 1 {
+				http.Error(w, "bad request", http.StatusBadRequest)
+				return
+			}
+			json.NewEncoder(w).Encode(map[string]string{"prompt": "[INST] " + req.Messages[0].Content + " [/INST]"})
+		})
+	}
+	var got bodies
+	ts := httptest.NewServer(got.wrap(mux))
+	t.Cleanup(ts.Close)
+	return ts, &got
+}
+
+// A server that offers llama.cpp's /apply-template and no /tokenize gets
+// the rendered prompts, counted by the built-in tokenizer.
+func TestClientChatTemplateByApplyTemplate(t *testing.T) {
+	ts, got := fakeCompletions(t, true, 0)
+	cfg := templateConfig(t, ts.URL, "openai", workload.DatasetCustom, filepath.Join("..", "workload", "testdata", "custom.jsonl"))
+	cfg.Model = "m"
+	out, err := Run(t.Context(), cfg, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, _, _ := readRecords(t, out.RecordsPath)
+	if len(recs) != 4 || out.Result.Counts.Failed != 0 {
+		t.Fatalf("%d records, %+v", len(recs), out.Result.Counts)
+	}
+	for _, r := range recs {
+		p := got.prompts[r.RequestID]
+		if !strings.HasPrefix(p, "[INST] ") || !strings.HasSuffix(p, " [/INST]") {
+			t.Fatalf("%s: the server got %q, want it rendered by /apply-template", r.RequestID, p)
+		}
+		// Even a line's own input_len gives way to the rendered
+		// prompt's count.
+		if want := tokenizer.Count(p); r.InputTokens != want {
+			t.Errorf("%s: %d input tokens, want %d", r.RequestID, r.InputTokens, want)
+		}
+	}
+	if c := configValue(t, out, "chat_template"); c != "client: POST /apply-template" {
+		t.Errorf("chat_template = %q", c)
+	}
+	if !hasNote(out.Notes, "Chat template: vllm bench serve renders the custom prompts") || !strings.Contains(strings.Join(out.Notes, "\n"), "the built-in tokenizer's (the server has no /tokenize)") {
+		t.Errorf("notes %q", out.Notes)
+	}
+}
+
+// A server with no route to its template gets the bare prompts, with one
+// note before the run and in the summary's notes, and the run completes.
+func TestClientChatTemplateWithoutARoute(t *testing.T) {
+	ts, got := fakeCompletions(t, false, 0)
+	cfg := templateConfig(t, ts.URL, "openai", workload.DatasetCustom, filepath.Join("..", "workload", "testdata", "custom.jsonl"))
+	cfg.Model = "m"
+	var said bytes.Buffer
+	out, err := Run(t.Context(), cfg, &said, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Result.Counts.Completed != 4 {
+		t.Fatalf("%+v", out.Result.Counts)
+	}
+	recs, _, _ := readRecords(t, out.RecordsPath)
+	for _, r := range recs {
+		if p := got.prompts[r.RequestID]; strings.Contains(p, "[INST]") || p == "" {
+			t.Fatalf("%s: the server got %q, want a bare prompt", r.RequestID, p)
+		}
+	}
+	const note = "Chat template: not applied: vllm bench serve renders the custom prompts with the model's chat template on the client for backend openai, but the server offers no route to its template (tried POST /tokenize with messages, then /detokenize; POST /apply-template); the prompts were sent bare. --backend openai-chat has the server apply its template, --skip-chat-template sends bare prompts on purpose"
+	if !hasNote(out.Notes, note) {
+		t.Errorf("notes %q", out.Notes)
+	}
+	if n := strings.Count(said.String(), "Chat template: not applied"); n != 1 {
+		t.Errorf("said the note %d times before the run:\n%s", n, said.String())
+	}
+	if c := configValue(t, out, "chat_template"); !strings.HasPrefix(c, "none: the server offers no route to its template") {
+		t.Errorf("chat_template = %q", c)
+	}
+}
+
+// A route that answers an error for a real prompt stops the run before
+// anything is sent, naming the URL and the status.
+func TestClientChatTemplateError(t *testing.T) {
+	ts, got := fakeCompletions(t, true, http.StatusBadRequest)
+	cfg := templateConfig(t, ts.URL, "openai", workload.DatasetCustom, filepath.Join("..", "workload", "testdata", "custom.jsonl"))
+	cfg.Model = "m"
+	_, err := Run(t.Context(), cfg, nil, false)
+	if err == nil || !strings.Contains(err.Error(), "POST "+ts.URL+"/apply-template") || !strings.Contains(err.Error(), "400") {
+		t.Fatalf("err = %v, want one naming POST %s/apply-template and its 400", err, ts.URL)
+	}
+	if len(got.prompts) != 0 {
+		t.Errorf("%d requests sent", len(got.prompts))
+	}
+}
