@@ -101,7 +101,7 @@ var flagGroups = map[string]string{
 	"tokenizer": groupWorkload, "tokenizer-mode": groupWorkload, "trust-remote-code": groupWorkload,
 	"skip-tokenizer-init": groupWorkload, "sharegpt-output-len": groupWorkload,
 	"sharegpt-min-input-len": groupWorkload, "sharegpt-min-output-len": groupWorkload, "sharegpt-max-input-len": groupWorkload, "sharegpt-max-total-len": groupWorkload,
-	"sonnet-input-len": groupWorkload, "sonnet-output-len": groupWorkload, "sonnet-prefix-len": groupWorkload,
+	"skip-chat-template": groupWorkload, "sonnet-input-len": groupWorkload, "sonnet-output-len": groupWorkload, "sonnet-prefix-len": groupWorkload,
 	"prefix-repetition-prefix-len": groupWorkload, "prefix-repetition-suffix-len": groupWorkload,
 	"prefix-repetition-num-prefixes": groupWorkload, "prefix-repetition-output-len": groupWorkload,
 	"spec-bench-output-len": groupWorkload, "spec-bench-category": groupWorkload,

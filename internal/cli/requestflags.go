@@ -68,6 +68,7 @@ func registerRequestFlags(fl *pflag.FlagSet, cfg *bench.Config, f *requestFlags,
 	fl.IntVar(&wl.HF.OutputLen, "hf-output-len", 0, "output tokens of every hf request, instead of the dataset's")
 	fl.StringVar(&wl.HF.Split, "hf-split", "", "split of the hf dataset (recorded: a local file is one split)")
 	fl.StringVar(&wl.HF.Subset, "hf-subset", "", "subset of the hf dataset (recorded)")
+	fl.BoolVar(&wl.SkipChatTemplate, "skip-chat-template", false, "send custom, InstructCoder and MT-Bench prompts bare where vLLM renders them with the model's chat template on the client")
 }
 
 // apply puts the flags into cfg once they are parsed (cfg.Backend set) and
