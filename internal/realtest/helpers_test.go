@@ -136,6 +136,7 @@ type benchJSON struct {
 	} `json:"token_check"`
 	Findings []string
 	Warnings []string
+	Notes    []string
 	Records  string
 	Server   *struct {
 		Status  struct{ Level, Text string }
