@@ -242,8 +242,12 @@ func clientTemplate(ctx context.Context, cfg Config, wl workload.Config, srv *se
 		return it
 	})
 	t.lengths = lengths
-	note := fmt.Sprintf("Chat template: %s: rendered with the server's own template (%s), %d distinct prompts, their input lengths %s",
-		d.Why, route.name, len(distinct), lengths)
+	prompts := fmt.Sprintf("%d distinct prompts", len(distinct))
+	if len(distinct) == 1 {
+		prompts = "1 distinct prompt"
+	}
+	note := fmt.Sprintf("Chat template: %s: rendered with the server's own template (%s), %s, their input lengths %s",
+		d.Why, route.name, prompts, lengths)
 	if a.Chat() {
 		note += "; the chat endpoint applies its template again over them, as under vLLM"
 	}
