@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/goodput-dev/goodput/backend"
-	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/tokenizer"
 	"github.com/goodput-dev/goodput/workload"
 )
@@ -120,18 +119,9 @@ func templateRoutes(backendName string) []templateRoute {
 func retryable(err error) bool {
 	var se *statusError
 	if errors.As(err, &se) {
-		switch se.status {
-		case http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusBadGateway,
-			http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-			return true
-		}
-		return false
+		return busyStatus(se.status)
 	}
-	switch backend.ClassifyError(err) {
-	case record.ErrConnect, record.ErrReset:
-		return true
-	}
-	return false
+	return outOfReach(err)
 }
 
 // again calls f up to probeTries times, probeRetryWait apart, while it

@@ -125,13 +125,25 @@ func transient(err error) bool {
 	}
 	var pe *probeError
 	if errors.As(err, &pe) {
-		switch pe.status {
-		case http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusBadGateway,
-			http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-			return true
-		}
-		return false
+		return busyStatus(pe.status)
 	}
+	return outOfReach(err)
+}
+
+// busyStatus reports whether an HTTP status says the server was busy or
+// failing for a moment (429, 5xx but 501), which says nothing of the
+// request.
+func busyStatus(status int) bool {
+	switch status {
+	case http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusBadGateway,
+		http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return true
+	}
+	return false
+}
+
+// outOfReach reports whether err is a connection refused or reset.
+func outOfReach(err error) bool {
 	switch backend.ClassifyError(err) {
 	case record.ErrConnect, record.ErrReset:
 		return true
