@@ -92,13 +92,14 @@ type VLLMFile struct {
 // from the send and its queueing blocks, where the run collected vLLM's
 // view of each request.
 type VLLMFigures struct {
-	PeakOutputTokensPerSecond float64
-	PeakConcurrentRequests    int
+	PeakOutputTokensPerSecond float64 `json:"max_output_tokens_per_s"`
+	PeakConcurrentRequests    int     `json:"max_concurrent_requests"`
 	// RequestGoodput is vLLM's, with --goodput; nil without it.
-	RequestGoodput *float64
+	RequestGoodput *float64 `json:"request_goodput,omitempty"`
 	// Queue are vLLM's client-side queueing blocks that
-	// --percentile-metrics asked for, where the run has them.
-	Queue []vllmresult.NamedStat
+	// --percentile-metrics asked for, where the run has them (in vLLM's
+	// file, not in goodput's JSON summary, whose result has the queue).
+	Queue []vllmresult.NamedStat `json:"-"`
 }
 
 // Tokenizer counts tokens the way a model's own tokenizer does. It is the

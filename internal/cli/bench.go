@@ -451,7 +451,7 @@ func printOutcome(env *Env, format string, out *bench.Outcome, o report.TextOpti
 			"result": out.Result, "generator": out.Generator, "token_check": out.Tokens,
 			"notes": out.Notes, "findings": out.Findings, "warnings": out.Warnings, "records": out.RecordsPath, "records_written": out.RecordsWritten, "summary": out.SummaryPath,
 			"interrupted": out.Run.Interrupted, "server": out.Server, "servers": out.Servers, "trace_prefix_reuse": out.PrefixReuse,
-			"probes": out.Probes,
+			"probes": out.Probes, "vllm": out.VLLM,
 		})
 	}
 	if err := report.Text(env.Stdout, out.Result, o); err != nil {

@@ -137,9 +137,18 @@ func TestBenchProbeRequests(t *testing.T) {
 			Rate      float64   `json:"rate"`
 			Latencies []float64 `json:"e2el_seconds"`
 		} `json:"probes"`
+		// vLLM's peaks, under vLLM's names: 8 requests of 32 tokens, at
+		// most 2 at once, within a few seconds.
+		VLLM *struct {
+			Tokens     float64 `json:"max_output_tokens_per_s"`
+			Concurrent int     `json:"max_concurrent_requests"`
+		} `json:"vllm"`
 	}
 	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil || got.Probes == nil || got.Probes.Rate != 20 || len(got.Probes.Latencies) == 0 {
 		t.Errorf("--format json: exit %d, %v, probes %+v\n%s\n%s", code, err, got.Probes, errOut, out)
+	}
+	if v := got.VLLM; v == nil || v.Tokens < 32 || v.Tokens > 256 || v.Concurrent < 2 || v.Concurrent > 8 {
+		t.Errorf("--format json: vLLM's peaks %+v, want 32–256 tokens/s and 2–8 requests", v)
 	}
 }
 
