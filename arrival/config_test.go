@@ -241,6 +241,8 @@ func TestPlanKinds(t *testing.T) {
 			[]string{"open loop: every request at once", "100 requests from 0s to 0s; gaps p50 0s p90 0s p99 0s max 0s; busiest second 100 requests"}},
 		{"closed loop", func(c *Config) { c.RequestRate, c.MaxConcurrency = inf, 16 }, true, 0,
 			[]string{"closed loop: 16 concurrent requests, each sent when the previous one ends", "stops after 100 requests"}},
+		{"closed loop of one", func(c *Config) { c.RequestRate, c.MaxConcurrency = inf, 1 }, true, 0,
+			[]string{"closed loop: 1 concurrent request, each sent when the previous one ends"}},
 		{"sharded closed loop", func(c *Config) { c.RequestRate, c.MaxConcurrency, c.Shard, c.Shards = inf, 16, 1, 3 }, true, 0,
 			[]string{"closed loop: 5 concurrent requests, shard 1 of 3", "stops after 33 requests", "sequence numbers 1, 4, 7, …"}},
 	}

@@ -45,11 +45,11 @@ func (p Plan) String() string {
 	switch {
 	case p.Closed != nil && c.Unit != "":
 		cl := p.Closed
-		fmt.Fprintf(&b, "closed loop: %d concurrent %s (users)%s, each starting its next %s when its last one ends\n", cl.Concurrency, many, shard, one)
+		fmt.Fprintf(&b, "closed loop: %d concurrent %s (users)%s, each starting its next %s when its last one ends\n", cl.Concurrency, plural(cl.Concurrency, one, many), shard, one)
 		fmt.Fprintf(&b, "stops after %s\n", limits(cl.Count, cl.Duration.String(), cl.Duration > 0, many))
 	case p.Closed != nil:
 		cl := p.Closed
-		fmt.Fprintf(&b, "closed loop: %d concurrent requests%s, each sent when the previous one ends\n", cl.Concurrency, shard)
+		fmt.Fprintf(&b, "closed loop: %d concurrent %s%s, each sent when the previous one ends\n", cl.Concurrency, plural(cl.Concurrency, "request", "requests"), shard)
 		fmt.Fprintf(&b, "stops after %s\n", limits(cl.Count, cl.Duration.String(), cl.Duration > 0, many))
 		if cl.SeqStride > 1 {
 			fmt.Fprintf(&b, "sequence numbers %d, %d, %d, …\n", cl.Seq(0), cl.Seq(1), cl.Seq(2))
