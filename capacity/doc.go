@@ -5,7 +5,8 @@
 // at once (vLLM's --max-num-seqs) with mean end-to-end latency W at its
 // operating point therefore completes λ = L ÷ W requests per second; a
 // sweep measures that rate directly as the operating point's request
-// throughput. From the per-replica rate, the planner works out how many
+// throughput (or, past a knee where throughput falls, a lower load's that
+// met the SLO as well: see FromSummary). From the per-replica rate, the planner works out how many
 // replicas a peak demand needs, the output tokens per second they deliver,
 // and what a million output tokens costs.
 //

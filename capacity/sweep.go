@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/goodput-dev/goodput/internal/human"
 	"github.com/goodput-dev/goodput/sweep"
 )
 
@@ -47,14 +48,26 @@ func orZero(v float64) float64 {
 	return 0
 }
 
-// FromSummary returns FromPoint of the sweep's operating point, or an
-// error saying why it has none.
+// FromSummary returns FromPoint of the load that plans one replica, or an
+// error saying why the sweep has none. That load is the sweep's operating
+// point unless a lower load, which met the SLO too (every load below the
+// operating point did), finished more requests per second: past its knee
+// a server can do less work for more load, and a replica capped at the
+// lower load then sustains more within the SLO. The fleet is sized by what
+// one replica sustains, so the load with the most request throughput is
+// taken, the operating point on a tie, and Source says so.
 func FromSummary(s sweep.Summary) (Input, error) {
 	op := s.Operating
 	if !op.Found {
 		return Input{}, fmt.Errorf("sweep has no operating point: %s", op.Note)
 	}
-	in := FromPoint(s.Points[op.Index])
+	best := op.Index
+	for i := op.Index - 1; i >= 0; i-- {
+		if orZero(s.Points[i].Mean.RequestThroughput) > orZero(s.Points[best].Mean.RequestThroughput) {
+			best = i
+		}
+	}
+	in := FromPoint(s.Points[best])
 	if in.PerReplicaQPS == 0 && in.MaxNumSeqs == 0 {
 		// Said in the file's terms: the flags that would fill the gap
 		// were not given, or they would have been used instead.
@@ -62,5 +75,11 @@ func FromSummary(s sweep.Summary) (Input, error) {
 	}
 	in.Source = fmt.Sprintf("the sweep's operating point, %s (SLO attainment %.0f %% ≥ %.0f %%)",
 		s.Points[op.Index].Load.Phrase(), 100*op.Score, 100*op.Target)
+	if best != op.Index {
+		b, o := s.Points[best], s.Points[op.Index]
+		in.Source += fmt.Sprintf(", finished %s req/s; %s, which met the SLO too (%s), finished %s req/s, so one replica is planned at %s",
+			human.Number(o.Mean.RequestThroughput), b.Load.Phrase(), human.Percent(b.Mean.Attainment),
+			human.Number(b.Mean.RequestThroughput), b.Load.Phrase())
+	}
 	return in, nil
 }

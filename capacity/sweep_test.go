@@ -136,3 +136,51 @@ func TestFromSummaryNeedsUsableFigures(t *testing.T) {
 		t.Errorf("no throughput: %v", err)
 	}
 }
+
+// Past its knee a server can finish fewer requests at a higher load that
+// still meets the SLO: thrashing preemptions, a batch too large for its
+// KV cache. The operating point is then the higher load, but a replica
+// capped at the lower one sustains more within the SLO, and the fleet is
+// sized by what one replica sustains (replicas = ⌈peak ÷ per-replica
+// QPS⌉): at 8 concurrent requests 8 req/s, at 16 only 7 req/s. For a
+// peak of 16 req/s that is ⌈16 ÷ 8⌉ = 2 replicas, not ⌈16 ÷ 7⌉ = 3.
+func TestFromSummaryTakesTheMostThroughputWithinTheSLO(t *testing.T) {
+	pts := []sweep.Point{
+		point(t, sweep.Concurrency(4), 4, 400, 1, 1),
+		point(t, sweep.Concurrency(8), 8, 800, 1, 1),
+		point(t, sweep.Concurrency(16), 7, 700, 2.3, 0.95),
+		point(t, sweep.Concurrency(32), 6, 600, 5.3, 0.5),
+	}
+	s, err := sweep.Analyze(pts, sweep.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Operating.Found || s.Operating.Load != sweep.Concurrency(16) {
+		t.Fatalf("operating point = %+v, want concurrency 16", s.Operating)
+	}
+	in, err := FromSummary(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.PerReplicaQPS != 8 || in.MaxNumSeqs != 8 || in.Latency != time.Second || in.OutputTokensPerRequest != 100 {
+		t.Errorf("FromSummary = %+v, want the figures of concurrency 8", in)
+	}
+	for _, w := range []string{"8 concurrent requests", "8.00 req/s", "16 concurrent requests", "7.00 req/s"} {
+		if !strings.Contains(in.Source, w) {
+			t.Errorf("source %q lacks %q", in.Source, w)
+		}
+	}
+	in.PeakQPS = 16
+	p, err := Compute(in)
+	if err != nil || p.Replicas != 2 {
+		t.Errorf("plan: %d replicas, %v; want 2", p.Replicas, err)
+	}
+
+	// A tie keeps the operating point: the same rate at more headroom
+	// for bursts is no reason to move.
+	pts[2] = point(t, sweep.Concurrency(16), 8, 800, 2, 0.95)
+	s, _ = sweep.Analyze(pts, sweep.Options{})
+	if in, _ := FromSummary(s); in.MaxNumSeqs != 16 || !strings.HasPrefix(in.Source, "the sweep's operating point, 16 concurrent requests") {
+		t.Errorf("tie: %+v", in)
+	}
+}

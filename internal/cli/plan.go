@@ -25,7 +25,9 @@ func newPlanCmd(env *Env) *cobra.Command {
 (L = λ × W): a replica that holds --max-num-seqs requests in flight at a mean
 latency of --latency completes max-num-seqs ÷ latency requests per second.
 Give that pair, or --per-replica-qps directly, or --from a sweep file to use
-its operating point (the highest load that met the SLO target).
+its operating point (the highest load that met the SLO target), or the lower
+load that finished more requests per second within the SLO when the server did
+less work past its knee.
 
 From a sweep it takes the operating point's request throughput, its tokens per
 request (output throughput ÷ request throughput) and, at a concurrency point,
