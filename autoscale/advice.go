@@ -9,7 +9,8 @@
 // running requests alone would not show the load: requests that finish
 // late came in when the queue was shorter. At the operating point, the
 // highest load whose SLO attainment met its target, one replica sustains X
-// requests per second. The fleet needs ⌈λ × (1 + headroom) ÷ X⌉ replicas
+// requests per second (or at a lower load that finished more within the
+// SLO, when throughput fell past the knee). The fleet needs ⌈λ × (1 + headroom) ÷ X⌉ replicas
 // (capacity.Compute). A server that exports no latency histogram is sized
 // by its requests in the system alone, against the operating point's
 // concurrency L = X × W: an upper bound while a queue builds.
@@ -33,20 +34,33 @@ type Operating struct {
 	Concurrency float64 // L = X × W: requests in flight there
 	Attainment  float64 // SLO attainment measured there
 	Target      float64 // the attainment the operating point had to meet
+	// OperatingPoint is the sweep's operating point when it is not Load:
+	// a lower Load finished more requests per second within the SLO.
+	// Zero otherwise.
+	OperatingPoint sweep.Load
 }
 
-// FromSweep reads the operating point of a sweep.
+// FromSweep reads one replica's figures from a sweep: those of its
+// operating point, or of the lower load that finished more requests per
+// second within the SLO when throughput fell past the knee, as goodput
+// plan takes them (capacity.ReplicaPoint).
 func FromSweep(s sweep.Summary) (Operating, error) {
 	op := s.Operating
-	if !op.Found || op.Index < 0 || op.Index >= len(s.Points) {
+	i := capacity.ReplicaPoint(s)
+	if i < 0 {
 		note := op.Note
 		if note == "" {
 			note = "no load met the attainment target"
 		}
 		return Operating{}, fmt.Errorf("the sweep has no operating point: %s", note)
 	}
-	p := s.Points[op.Index]
-	o := Operating{Load: p.Load, QPS: p.Mean.RequestThroughput, Latency: p.Mean.E2E.Mean, Attainment: op.Score, Target: op.Target}
+	p := s.Points[i]
+	o := Operating{Load: p.Load, QPS: p.Mean.RequestThroughput, Latency: p.Mean.E2E.Mean, Attainment: p.Mean.Attainment, Target: op.Target}
+	if i == op.Index {
+		o.Attainment = op.Score
+	} else {
+		o.OperatingPoint = op.Load
+	}
 	if !(o.QPS > 0) || math.IsInf(o.QPS, 0) || !(o.Latency > 0) || math.IsInf(o.Latency, 0) {
 		return Operating{}, fmt.Errorf("the operating point (%s) has no usable throughput and latency: %v req/s, %v s", p.Load.Phrase(), o.QPS, o.Latency)
 	}
@@ -152,8 +166,13 @@ func Advise(r Reading, op Operating, p Policy) (Advice, error) {
 		}
 		return n, ""
 	}
-	opText := fmt.Sprintf("one replica at the sweep's operating point (%s) serves %s req/s at a mean latency of %s, holding %s in flight",
-		op.Load.Phrase(), num(op.QPS), secs(op.Latency), num(op.Concurrency))
+	at := fmt.Sprintf("the sweep's operating point (%s)", op.Load.Phrase())
+	if !op.OperatingPoint.IsZero() {
+		at = fmt.Sprintf("%s, which finished more requests within the SLO than the sweep's operating point (%s),",
+			op.Load.Phrase(), op.OperatingPoint.Phrase())
+	}
+	opText := fmt.Sprintf("one replica at %s serves %s req/s at a mean latency of %s, holding %s in flight",
+		at, num(op.QPS), secs(op.Latency), num(op.Concurrency))
 	inSys := fmt.Sprintf("%s requests in the system (%s running, %s waiting, mean over %s on %s)",
 		num(a.InSystem), num(r.Running), num(r.Waiting), r.Window, replicas(r.Replicas))
 	if a.InSystem < 0.05 {

@@ -256,3 +256,40 @@ func TestRunFollowsTheFleet(t *testing.T) {
 		t.Errorf("replicas seen %v (phases %v), want 1, then 2, then 1", seen, phases)
 	}
 }
+
+// The autoscaler sizes by what one replica sustains within the SLO, as
+// goodput plan does: when a lower load met the SLO and finished more
+// requests than the operating point (throughput falling past the knee),
+// its rate is the one to divide by. Here 8 req/s at concurrency 8, not
+// 7 req/s at 16: 16 req/s arriving needs ⌈16 ÷ 8⌉ = 2 replicas, not 3.
+func TestFromSweepTakesTheMostThroughputWithinTheSLO(t *testing.T) {
+	var pts []sweep.Point
+	for _, p := range []struct {
+		c             int
+		rps, e2e, att float64
+	}{{4, 4, 1, 1}, {8, 8, 1, 1}, {16, 7, 2.3, 0.95}, {32, 6, 5.3, 0.5}} {
+		pt, err := sweep.NewPoint(sweep.Concurrency(p.c), sweep.Sample{Requests: 100, RequestThroughput: p.rps,
+			OutputThroughput: 100 * p.rps, Goodput: 100 * p.rps * p.att, Attainment: p.att,
+			E2E: sweep.Dist{Mean: p.e2e, P50: p.e2e, P90: p.e2e, P99: p.e2e}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pts = append(pts, pt)
+	}
+	s, err := sweep.Analyze(pts, sweep.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	op, err := FromSweep(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if op.Load != sweep.Concurrency(8) || op.QPS != 8 || op.Latency != 1 || op.Concurrency != 8 || op.Attainment != 1 ||
+		op.OperatingPoint != sweep.Concurrency(16) {
+		t.Errorf("FromSweep = %+v, want concurrency 8 at 8 req/s", op)
+	}
+	a, err := Advise(Reading{Replicas: 2, Running: 16, Latency: 1}, op, Policy{})
+	if err != nil || a.Desired != 2 || !strings.Contains(a.Reason, "one replica at 8 concurrent requests, which finished more requests within the SLO than the sweep's operating point (16 concurrent requests), serves 8 req/s") {
+		t.Errorf("advice: %d replicas, %v; want 2: %s", a.Desired, err, a.Reason)
+	}
+}

@@ -39,6 +39,25 @@ func FromPoint(p sweep.Point) Input {
 	return in
 }
 
+// ReplicaPoint returns the index in s.Points of the load that plans one
+// replica: of the operating point and the loads below it, all of which met
+// the SLO, the one that finished the most requests per second, the
+// operating point on a tie (see FromSummary). It returns -1 when the
+// sweep has no operating point.
+func ReplicaPoint(s sweep.Summary) int {
+	op := s.Operating
+	if !op.Found || op.Index < 0 || op.Index >= len(s.Points) {
+		return -1
+	}
+	best := op.Index
+	for i := op.Index - 1; i >= 0; i-- {
+		if orZero(s.Points[i].Mean.RequestThroughput) > orZero(s.Points[best].Mean.RequestThroughput) {
+			best = i
+		}
+	}
+	return best
+}
+
 // orZero returns v when it is a positive finite number and 0 ("not
 // given") otherwise: a sweep's undefined numbers are NaN.
 func orZero(v float64) float64 {
@@ -61,12 +80,7 @@ func FromSummary(s sweep.Summary) (Input, error) {
 	if !op.Found {
 		return Input{}, fmt.Errorf("sweep has no operating point: %s", op.Note)
 	}
-	best := op.Index
-	for i := op.Index - 1; i >= 0; i-- {
-		if orZero(s.Points[i].Mean.RequestThroughput) > orZero(s.Points[best].Mean.RequestThroughput) {
-			best = i
-		}
-	}
+	best := ReplicaPoint(s)
 	in := FromPoint(s.Points[best])
 	if in.PerReplicaQPS == 0 && in.MaxNumSeqs == 0 {
 		// Said in the file's terms: the flags that would fill the gap
