@@ -208,8 +208,8 @@ func Advise(r Reading, op Operating, p Policy) (Advice, error) {
 	if p.Headroom > 0 {
 		head = fmt.Sprintf(" with %s headroom", pct(p.Headroom))
 	}
-	a.Reason = fmt.Sprintf("%s → %s%s ÷ %s = %.2f → %d %s%s", how, num(demand), head, num(op.QPS),
-		demand*(1+p.Headroom)/op.QPS, n, plural(n, "replica"), why)
+	a.Reason = fmt.Sprintf("%s → %s%s ÷ %s = %s → %d %s%s", how, num(demand), head, num(op.QPS),
+		plan.ReplicaQuotient(), n, plural(n, "replica"), why)
 	return a, nil
 }
 

@@ -36,6 +36,9 @@ func TestAdvise(t *testing.T) {
 		{"arrivals need two", Reading{Replicas: 1, Running: 10, Waiting: 20, Latency: 3}, Policy{}, 2, BasisArrivals, "10 req/s arriving"},
 		// A hair over one replica's worth needs a second.
 		{"just over one", Reading{Replicas: 1, Running: 10.2, Latency: 2}, Policy{}, 2, BasisArrivals, "5.1 req/s"},
+		// A thousandth over one replica's worth needs a second, and the
+		// quotient says why, not "1.00 → 2".
+		{"a thousandth over one", Reading{Replicas: 1, Running: 10.01, Latency: 2}, Policy{}, 2, BasisArrivals, "= 1.001 → 2 replicas"},
 		// Exactly one replica's worth fits in one.
 		{"exactly one", Reading{Replicas: 1, Running: 10, Latency: 2}, Policy{}, 1, BasisArrivals, "→ 1 replica"},
 		// 20 % headroom on 10 req/s: 12 req/s, three replicas.

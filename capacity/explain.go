@@ -3,6 +3,7 @@ package capacity
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/goodput-dev/goodput/internal/human"
@@ -63,7 +64,7 @@ func (p Plan) Explain() string {
 			line("demand = %s peak (no headroom)", qps(in.PeakQPS))
 		}
 		line("replicas = ⌈%s ÷ %s⌉ = ⌈%s⌉ = %s",
-			qps(p.DemandQPS), qps(p.PerReplicaQPS), human.Number(p.DemandQPS/p.PerReplicaQPS), human.Count(float64(p.Replicas)))
+			qps(p.DemandQPS), qps(p.PerReplicaQPS), p.ReplicaQuotient(), human.Count(float64(p.Replicas)))
 		line("at the peak each replica serves %s ÷ %s = %s, %s of its %s",
 			qps(in.PeakQPS), human.Count(float64(p.Replicas)), qps(in.PeakQPS/float64(p.Replicas)),
 			human.Percent(p.Utilisation), qps(p.PerReplicaQPS))
@@ -112,6 +113,38 @@ func (p Plan) Explain() string {
 		}
 	}
 	return b.String()
+}
+
+// ReplicaQuotient writes DemandQPS ÷ PerReplicaQPS, the number whose
+// ceiling is Replicas, with three significant digits, or with as many more
+// decimals as it takes for the number written to have that ceiling too,
+// and to be a whole number only when the quotient is one: 10.001 needs 11
+// replicas, where "⌈10.0⌉ = 11" would read as a mistake, and 333.5 needs
+// 334, where "⌈334⌉" would hide that the last replica is half used. It is
+// "n/a" without a peak.
+func (p Plan) ReplicaQuotient() string {
+	x := p.DemandQPS / p.PerReplicaQPS
+	if p.Replicas == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+		return human.Number(math.NaN())
+	}
+	s := human.Number(x)
+	for d := 1; d <= 12 && !readsAs(s, x, p.Replicas); d++ {
+		s = human.Thousands(strconv.FormatFloat(x, 'f', d, 64))
+	}
+	return s
+}
+
+// readsAs reports whether s, x as written, needs n replicas as x does and
+// is a whole number only if x is one.
+func readsAs(s string, x float64, n int) bool {
+	v, err := strconv.ParseFloat(strings.ReplaceAll(s, ",", ""), 64)
+	return err == nil && max(1, ceilTolerant(v)) == float64(n) && (!whole(v) || whole(x))
+}
+
+// whole reports whether x is a whole number up to the rounding error that
+// ceilTolerant forgives.
+func whole(x float64) bool {
+	return math.Abs(x-math.Round(x)) <= 1e-9*math.Max(1, math.Abs(x))
 }
 
 func gpus(n int) string {

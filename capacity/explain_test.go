@@ -1,6 +1,7 @@
 package capacity
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -126,5 +127,34 @@ func TestFormat(t *testing.T) {
 	}
 	if got := seconds(0.85); got != "850 ms" {
 		t.Errorf("seconds(0.85) = %q", got)
+	}
+}
+
+// The quotient under the ceiling is written with the digits that show why
+// the replicas are what they are: 100.01 ÷ 10 = 10.001 needs 11, which
+// "⌈10.0⌉ = 11" would seem to contradict, and 1,000.5 ÷ 3 = 333.5 needs
+// 334, which "⌈334⌉" hides; a quotient that is a whole number up to the
+// float noise of the products before it (80 × 1.2 ÷ 16) reads as one.
+func TestReplicaQuotient(t *testing.T) {
+	for _, tt := range []struct {
+		in       Input
+		replicas int
+		want     string
+	}{
+		{Input{PerReplicaQPS: 10, PeakQPS: 100.01}, 11, "⌈10.001⌉ = 11"},
+		{Input{PerReplicaQPS: 3, PeakQPS: 1000.5}, 334, "⌈333.5⌉ = 334"},
+		{Input{PerReplicaQPS: 10, PeakQPS: 100.4}, 11, "⌈10.04⌉ = 11"},
+		{Input{PerReplicaQPS: 16, PeakQPS: 80, Headroom: 0.2}, 6, "⌈6.00⌉ = 6"},
+		{Input{PerReplicaQPS: 2.5, PeakQPS: 2}, 1, "⌈0.800⌉ = 1"},
+		{Input{PerReplicaQPS: 16, PeakQPS: 120}, 8, "⌈7.50⌉ = 8"},
+		{Input{PerReplicaQPS: 1, PeakQPS: 1000.2}, 1001, "⌈1,000.2⌉ = 1,001"},
+	} {
+		p, err := Compute(tt.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Replicas != tt.replicas || !strings.Contains(p.Explain(), tt.want) {
+			t.Errorf("%+v: %d replicas, want %d; Explain lacks %q:\n%s", tt.in, p.Replicas, tt.replicas, tt.want, p.Explain())
+		}
 	}
 }
