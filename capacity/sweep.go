@@ -74,7 +74,8 @@ func orZero(v float64) float64 {
 // a server can do less work for more load, and a replica capped at the
 // lower load then sustains more within the SLO. The fleet is sized by what
 // one replica sustains, so the load with the most request throughput is
-// taken, the operating point on a tie, and Source says so.
+// taken, the operating point on a tie, and Source says so. When every
+// load met the target, Source also says that the rate is a floor.
 func FromSummary(s sweep.Summary) (Input, error) {
 	op := s.Operating
 	if !op.Found {
@@ -94,6 +95,11 @@ func FromSummary(s sweep.Summary) (Input, error) {
 		in.Source += fmt.Sprintf(", finished %s req/s; %s, which met the SLO too (%s), finished %s req/s, so one replica is planned at %s",
 			human.Number(o.Mean.RequestThroughput), b.Load.Phrase(), human.Percent(b.Mean.Attainment),
 			human.Number(b.Mean.RequestThroughput), b.Load.Phrase())
+	}
+	if op.FirstFailure.IsZero() {
+		// The sweep never found the limit: what it measured is a floor.
+		in.Source += "; every load met the target, so one replica sustains at least this rate, perhaps more," +
+			" and the fleet below may be larger than needed: sweep higher loads to find the limit"
 	}
 	return in, nil
 }

@@ -184,3 +184,32 @@ func TestFromSummaryTakesTheMostThroughputWithinTheSLO(t *testing.T) {
 		t.Errorf("tie: %+v", in)
 	}
 }
+
+// When every load met the target the sweep never found the limit: one
+// replica sustains at least the highest load's rate, perhaps much more,
+// and a fleet sized on it may be larger than needed. The plan says so
+// where it names its source, instead of presenting a floor as the
+// replica's capacity.
+func TestFromSummarySaysWhenTheLimitWasNotReached(t *testing.T) {
+	pts := []sweep.Point{
+		point(t, sweep.Concurrency(8), 2, 400, 4, 1),
+		point(t, sweep.Concurrency(16), 3.8, 760, 4.2, 0.95),
+	}
+	s, err := sweep.Analyze(pts, sweep.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := FromSummary(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.PerReplicaQPS != 3.8 || !strings.Contains(in.Source, "every load met the target") || !strings.Contains(in.Source, "at least") {
+		t.Errorf("FromSummary = %+v", in)
+	}
+	// With a load that failed, the limit was found and nothing is added.
+	pts = append(pts, point(t, sweep.Concurrency(32), 4, 800, 8, 0.5))
+	s, _ = sweep.Analyze(pts, sweep.Options{})
+	if in, _ := FromSummary(s); strings.Contains(in.Source, "every load") {
+		t.Errorf("limit found: %q", in.Source)
+	}
+}
