@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/goodput-dev/goodput/sweep"
 )
 
 // Input is what the planner is told. Per-replica throughput comes either
@@ -134,6 +136,15 @@ func Compute(in Input) (Plan, error) {
 	if !finitePositive(p.PerReplicaQPS) {
 		return Plan{}, fmt.Errorf("per-replica QPS %v: not a positive rate", p.PerReplicaQPS)
 	}
+	// A sweep file holding such rates is refused (sweep.Sample.Check);
+	// so are the flags, which a latency in the wrong unit gets there.
+	switch {
+	case in.PerReplicaQPS > sweep.MaxRequestThroughput:
+		return Plan{}, fmt.Errorf("--per-replica-qps %v: above 1e7 req/s, more than any replica serves", in.PerReplicaQPS)
+	case in.PerReplicaQPS == 0 && p.LittleQPS > sweep.MaxRequestThroughput:
+		return Plan{}, fmt.Errorf("--max-num-seqs %d ÷ --latency %v = %.3g req/s per replica: above 1e7 req/s, more than any replica serves (check --latency's unit)",
+			in.MaxNumSeqs, in.Latency, p.LittleQPS)
+	}
 
 	switch {
 	case in.ReplicaTokensPerSecond > 0:
@@ -142,6 +153,18 @@ func Compute(in Input) (Plan, error) {
 	case in.OutputTokensPerRequest > 0:
 		p.TokensPerRequest = in.OutputTokensPerRequest
 		p.ReplicaTokensPerSecond = p.PerReplicaQPS * in.OutputTokensPerRequest
+	}
+	if p.ReplicaTokensPerSecond > sweep.MaxTokenThroughput {
+		switch {
+		case in.ReplicaTokensPerSecond > 0:
+			return Plan{}, fmt.Errorf("--output-throughput %v: above 1e9 tok/s, more than any replica makes", in.ReplicaTokensPerSecond)
+		case in.Measured.OutputTokensPerSecond > 0:
+			// Measured tokens per request at a rate given by a flag.
+			return Plan{}, fmt.Errorf("--per-replica-qps %v at the %.3g tokens a request measured: %.3g tok/s per replica, above 1e9 tok/s, more than any replica makes",
+				in.PerReplicaQPS, p.TokensPerRequest, p.ReplicaTokensPerSecond)
+		}
+		return Plan{}, fmt.Errorf("--output-tokens %v: %.3g tok/s per replica, above 1e9 tok/s, more than any replica makes",
+			in.OutputTokensPerRequest, p.ReplicaTokensPerSecond)
 	}
 
 	if in.PeakQPS > 0 {

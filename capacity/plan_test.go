@@ -154,6 +154,18 @@ func TestComputeErrors(t *testing.T) {
 		// Both token figures: one would silently lose.
 		{"tokens twice", Input{PerReplicaQPS: 15, OutputTokensPerRequest: 250, ReplicaTokensPerSecond: 3000},
 			"--output-tokens 250 and --output-throughput 3000: give one"},
+		// Rates no replica reaches, refused as a sweep file holding them
+		// is (sweep.MaxRequestThroughput, sweep.MaxTokenThroughput), never
+		// printed as "64,000,000,000 req/s per replica" or "1e+301 output
+		// tok/s of capacity". A latency typed in the wrong unit is the
+		// usual cause.
+		{"a rate past any replica's", Input{PerReplicaQPS: 1e12, PeakQPS: 1}, "--per-replica-qps 1e+12: above 1e7 req/s"},
+		{"a latency too short for any replica", Input{MaxNumSeqs: 64, Latency: time.Nanosecond, PeakQPS: 1},
+			"--max-num-seqs 64 ÷ --latency 1ns = 6.4e+10 req/s per replica: above 1e7 req/s"},
+		{"tokens past any replica's", Input{PerReplicaQPS: 10, OutputTokensPerRequest: 1e300, PeakQPS: 10},
+			"--output-tokens 1e+300: 1e+301 tok/s per replica, above 1e9 tok/s"},
+		{"a token rate past any replica's", Input{PerReplicaQPS: 10, ReplicaTokensPerSecond: 1e300, PeakQPS: 10},
+			"--output-throughput 1e+300: above 1e9 tok/s"},
 		// More replicas than any fleet.
 		{"overflow", Input{PerReplicaQPS: 1e-300, PeakQPS: 1e300}, "more than 1073741824 replicas"},
 	}
