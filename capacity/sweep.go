@@ -88,8 +88,8 @@ func FromSummary(s sweep.Summary) (Input, error) {
 		// were not given, or they would have been used instead.
 		return Input{}, fmt.Errorf("the sweep's operating point, %s, has no request throughput (nor a latency at a concurrency) to plan from", s.Points[op.Index].Load.Phrase())
 	}
-	in.Source = fmt.Sprintf("the sweep's operating point, %s (SLO attainment %.0f %% ≥ %.0f %%)",
-		s.Points[op.Index].Load.Phrase(), 100*op.Score, 100*op.Target)
+	in.Source = fmt.Sprintf("the sweep's operating point, %s (SLO attainment %s ≥ %s)",
+		s.Points[op.Index].Load.Phrase(), human.Percent(op.Score), human.Percent(op.Target))
 	if best != op.Index {
 		b, o := s.Points[best], s.Points[op.Index]
 		in.Source += fmt.Sprintf(", finished %s req/s; %s, which met the SLO too (%s), finished %s req/s, so one replica is planned at %s",

@@ -213,3 +213,24 @@ func TestFromSummarySaysWhenTheLimitWasNotReached(t *testing.T) {
 		t.Errorf("limit found: %q", in.Source)
 	}
 }
+
+// The attainment in the source line is never rounded up to all requests,
+// nor a target of 99.9 % down to 100 %: 99.5 % of requests met a 99 %
+// target, not 100 % of them.
+func TestFromSummaryAttainmentIsNotRoundedUp(t *testing.T) {
+	s, err := sweep.Analyze([]sweep.Point{
+		point(t, sweep.Concurrency(8), 2, 400, 4, 0.995),
+		point(t, sweep.Concurrency(16), 3.8, 760, 4.2, 0.5),
+	}, sweep.Options{Target: 0.99})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := FromSummary(s)
+	if err != nil || !strings.Contains(in.Source, "(SLO attainment 99.5 % ≥ 99 %)") {
+		t.Errorf("FromSummary = %q, %v", in.Source, err)
+	}
+	s, _ = sweep.Analyze(s.Points, sweep.Options{Target: 0.999})
+	if _, err := FromSummary(s); err == nil {
+		t.Errorf("99.5 %% met a 99.9 %% target")
+	}
+}
