@@ -25,6 +25,10 @@ type hfFormat struct {
 	skip func(row map[string]any) string
 	// prompt returns a row's prompt, or "" to skip the row.
 	prompt func(row map[string]any) string
+	// system returns a row's system prompt, which chat requests and the
+	// chat template take as a message of its own and a completions
+	// prompt holds before the prompt, a blank line between; nil for none.
+	system func(row map[string]any) string
 	// answer returns the reference answer whose length is the output
 	// length; nil means the fixed output length below.
 	answer func(row map[string]any) string
@@ -83,19 +87,18 @@ var (
 		maxPrompt: 2048, maxTotal: 32000,
 	}
 	mlperfFormat = hfFormat{
-		// vLLM sends the system prompt and the question as two chat
-		// messages; goodput sends one prompt holding both.
-		prompt: func(r map[string]any) string {
-			if q := text(r, "question"); q != "" {
-				return strings.TrimSpace(text(r, "system_prompt") + "\n\n" + q)
-			}
-			return ""
-		},
+		// vLLM renders the system prompt and the question as two
+		// messages of the chat template.
+		prompt:    func(r map[string]any) string { return text(r, "question") },
+		system:    func(r map[string]any) string { return text(r, "system_prompt") },
 		answer:    func(r map[string]any) string { return text(r, "output") },
 		maxPrompt: 1024, maxTotal: 2048,
 		template: templateAlways,
 	}
 )
+
+// hfSystemSep joins a system prompt and the prompt after it in one text.
+const hfSystemSep = "\n\n"
 
 // hfFormats are the text datasets `vllm bench serve` knows by name.
 var hfFormats = map[string]hfFormat{
@@ -201,7 +204,13 @@ func OpenHF(c Config) (*Dataset, error) {
 			coll.skip("without a prompt")
 			return
 		}
-		in := tokenizer.Count(p)
+		it := Item{Prompt: p}
+		if format.system != nil {
+			if sys := format.system(row); sys != "" {
+				it = Item{Prompt: sys + hfSystemSep + p, System: sys, SystemSep: hfSystemSep}
+			}
+		}
+		in := tokenizer.Count(it.Prompt)
 		out := c.HF.OutputLen
 		if out == 0 && format.answer != nil {
 			out = tokenizer.Count(format.answer(row))
@@ -213,7 +222,8 @@ func OpenHF(c Config) (*Dataset, error) {
 		if out == 0 {
 			out = format.output
 		}
-		coll.add(Item{Prompt: p, InputTokens: in, OutputTokens: c.Request.capOutput(min(out, MaxOutputTokens))})
+		it.InputTokens, it.OutputTokens = in, c.Request.capOutput(min(out, MaxOutputTokens))
+		coll.add(it)
 	}
 	var err error
 	if strings.EqualFold(filepath.Ext(c.Path), ".parquet") {

@@ -34,6 +34,9 @@ type Item struct {
 	// System is the system prompt Prompt begins with, which a chat
 	// request sends as a message of its own (see Messages); "" for none.
 	System string
+	// SystemSep is what Prompt puts between System and the user's text,
+	// which neither chat message holds (see Messages); "" for none.
+	SystemSep string
 }
 
 // Message is one chat message.
@@ -44,10 +47,10 @@ type Message struct {
 
 // Messages returns the item as a chat conversation: the prompt as the one
 // user message, after its system prompt as a system message when it has
-// one.
+// one, the separator between them in neither.
 func (it Item) Messages() []Message {
-	if it.System != "" && strings.HasPrefix(it.Prompt, it.System) {
-		return []Message{{Role: "system", Content: it.System}, {Role: "user", Content: it.Prompt[len(it.System):]}}
+	if head := it.System + it.SystemSep; it.System != "" && strings.HasPrefix(it.Prompt, head) {
+		return []Message{{Role: "system", Content: it.System}, {Role: "user", Content: it.Prompt[len(head):]}}
 	}
 	return []Message{{Role: "user", Content: it.Prompt}}
 }

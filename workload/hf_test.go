@@ -1,0 +1,33 @@
+package workload
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/goodput-dev/goodput/tokenizer"
+)
+
+// MLPerf's system prompt is a message of its own, as vLLM renders it; a
+// completions prompt holds it before the question, a blank line between.
+func TestHFMLPerfSystemMessage(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mlperf.jsonl")
+	row := `{"system_prompt": "You are a careful assistant.", "question": "What is the capital of France? Answer in one word, please.", "output": "Paris is the capital of France, of course."}`
+	if err := os.WriteFile(path, []byte(row+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := vllmConfig(DatasetHF, path, 0)
+	c.HF.Name = "mgoin/mlperf-inference-llama3.1-data"
+	src, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	it := src.Item(0)
+	if want := "You are a careful assistant.\n\nWhat is the capital of France? Answer in one word, please."; it.Prompt != want || it.InputTokens != tokenizer.Count(want) {
+		t.Fatalf("prompt %q (%d tokens)", it.Prompt, it.InputTokens)
+	}
+	want := []Message{{"system", "You are a careful assistant."}, {"user", "What is the capital of France? Answer in one word, please."}}
+	if got := it.Messages(); len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Fatalf("messages %+v, want %+v", got, want)
+	}
+}
