@@ -16,9 +16,13 @@ const (
 // for one dataset and backend: whether it renders every prompt with the
 // model's template before sending it, and the sentence that says why for
 // the run's notes ("" where the template is no concern of the client).
+// Kwargs says whether vLLM passes --chat-template-kwargs to that
+// rendering: for the custom dataset alone (vllm-project/vllm#44244; its
+// sonnet, spec_bench and hf samplers render without them).
 type ClientTemplate struct {
-	Apply bool
-	Why   string
+	Apply  bool
+	Why    string
+	Kwargs bool
 }
 
 // ChatTemplate says whether `vllm bench serve` would render c's prompts
@@ -68,7 +72,7 @@ func (c Config) ChatTemplate(backendName string) ClientTemplate {
 	if c.SkipChatTemplate {
 		why += ", --skip-chat-template notwithstanding (vLLM does not read it for this dataset)"
 	}
-	return ClientTemplate{Apply: true, Why: why}
+	return ClientTemplate{Apply: true, Why: why, Kwargs: c.Dataset == DatasetCustom}
 }
 
 // WithItems returns a copy of d whose items are f of d's, in the same

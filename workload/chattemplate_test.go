@@ -66,6 +66,11 @@ func TestChatTemplateDecision(t *testing.T) {
 		if got.Apply && got.Why == "" {
 			t.Errorf("%s: applied without saying why", c.name)
 		}
+		// vLLM passes --chat-template-kwargs to the custom dataset's
+		// rendering alone (vllm-project/vllm#44244).
+		if want := c.apply && c.dataset == DatasetCustom; got.Kwargs != want {
+			t.Errorf("%s: Kwargs %v, want %v", c.name, got.Kwargs, want)
+		}
 	}
 }
 
