@@ -115,6 +115,9 @@ type Config struct {
 	// the calibrated scale. NewRandom then calls Counter from several
 	// goroutines at once.
 	FitSeqs []int64
+	// SonnetCount, when its Formatted is set, sizes the sonnet prompts
+	// as vLLM does (see ReadSonnet).
+	SonnetCount SonnetCount
 	// Fit, when active, sizes the text that the trace, burstgpt, servegen
 	// and prefix_repetition datasets and made-up session messages make for
 	// a length, so that the server's tokenizer counts that length (see

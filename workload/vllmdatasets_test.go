@@ -1,9 +1,12 @@
 package workload
 
 import (
+	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
@@ -371,5 +374,76 @@ func TestHFJSONArrayAndBadLines(t *testing.T) {
 		if _, err := New(vllmConfig(DatasetHF, p, 0)); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%q: err = %v, want %q", tt.body, err, tt.want)
 		}
+	}
+}
+
+// With a count of the formatted prompt, sonnet prompts are sized as
+// vLLM's sampler sizes them: the formatted instruction's length comes off
+// --sonnet-input-len and --sonnet-prefix-len before they are divided by a
+// line's mean length, so each prompt gets fewer lines than the bare
+// sizing gives it, and its length is the formatted count, at most
+// --sonnet-input-len.
+func TestSonnetSizedByTheFormattedPrompt(t *testing.T) {
+	const markup = "<|user|>\n\n<|assistant|>\n" // a template's text around the message
+	overhead := tokenizer.Count(markup)
+	format := func(p string) string { return "<|user|>\n" + p + "\n<|assistant|>\n" }
+	var calls sync.Map // prompt → true: which texts Formatted counted
+	c := vllmConfig(DatasetSonnet, "testdata/sonnet_small.txt", 12)
+	c.Sonnet = SonnetConfig{InputLen: 120, OutputLen: 30, PrefixLen: 40}
+	c.SonnetCount = SonnetCount{
+		Line: func(s string) (int, error) { return tokenizer.Count(s) + 1, nil }, // a BOS per line, as an HF tokenizer counts
+		Formatted: func(p string) (int, error) {
+			calls.Store(p, true)
+			return tokenizer.Count(format(p)), nil
+		},
+	}
+	src, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile("testdata/sonnet_small.txt")
+	lines := strings.SplitAfter(strings.TrimSuffix(string(data), "\n"), "\n")
+	total := 0
+	for _, l := range lines {
+		total += tokenizer.Count(l) + 1
+	}
+	avg := float64(total) / float64(len(lines))
+	base := tokenizer.Count(format(sonnetBase))
+	if base <= tokenizer.Count(sonnetBase) || overhead == 0 {
+		t.Fatalf("the template adds nothing: %d vs %d", base, tokenizer.Count(sonnetBase))
+	}
+	wantLines := int(math.RoundToEven(float64(120-base) / avg))
+	wantPrefix := int(math.RoundToEven(float64(40-base) / avg))
+	bareLines := int(math.RoundToEven(float64(120-tokenizer.Count(sonnetBase)) / (avg - 1)))
+	if wantLines >= bareLines {
+		t.Fatalf("the case does not tell the sizings apart: %d lines formatted, %d bare", wantLines, bareLines)
+	}
+	if _, ok := calls.Load(sonnetBase); !ok {
+		t.Error("the instruction's formatted length was not measured")
+	}
+	for i := range 12 {
+		it := src.Item(int64(i))
+		if got := strings.Count(it.Prompt, "\n") - 1; got != wantLines {
+			t.Errorf("item %d: %d poem lines, want %d", i, got, wantLines)
+		}
+		if !strings.HasPrefix(it.Prompt, sonnetBase+strings.Join(lines[:wantPrefix], "")) {
+			t.Errorf("item %d does not start with the %d shared lines", i, wantPrefix)
+		}
+		if want := tokenizer.Count(format(it.Prompt)); it.InputTokens != want || want > 120 {
+			t.Errorf("item %d: %d input tokens, want the formatted count %d, at most 120", i, it.InputTokens, want)
+		}
+		if _, ok := calls.Load(it.Prompt); !ok {
+			t.Errorf("item %d was not counted formatted", i)
+		}
+	}
+	// The draws are the same whoever counts them first.
+	again, _ := New(c)
+	if again.Item(5).Prompt != src.Item(5).Prompt {
+		t.Error("not reproducible")
+	}
+	// A count that fails stops the dataset with its error.
+	c.SonnetCount.Formatted = func(string) (int, error) { return 0, errors.New("POST http://x/tokenize: 500") }
+	if _, err := New(c); err == nil || !strings.Contains(err.Error(), "POST http://x/tokenize: 500") {
+		t.Fatalf("err = %v", err)
 	}
 }
