@@ -15,11 +15,11 @@ import (
 	"github.com/goodput-dev/goodput/workload"
 )
 
-// templateRoute is one server family's way of rendering a user message
+// templateRoute is one server family's way of rendering a conversation
 // with its chat template into the text its completions endpoint takes.
 type templateRoute struct {
 	name   string // what the notes say was asked
-	render func(ctx context.Context, s *server, model, prompt string) (string, error)
+	render func(ctx context.Context, s *server, model string, msgs []workload.Message, kwargs map[string]any) (string, error)
 }
 
 // errNoTemplateRoute says the server lacks a route: a 404 or 405, or an
@@ -33,17 +33,28 @@ var (
 	// the tokenizer does not give back whole.
 	routeVLLM = templateRoute{"POST /tokenize with messages, then /detokenize", renderVLLM}
 	// routeLlamaCpp is llama.cpp's llama-server: /apply-template answers
-	// the rendered prompt.
+	// the rendered prompt. It parses its body as a chat request's, so it
+	// takes chat_template_kwargs as /v1/chat/completions does.
 	routeLlamaCpp = templateRoute{"POST /apply-template", renderLlamaCpp}
 )
 
 // userMessage is one prompt as the single user message of a chat.
-func userMessage(prompt string) []map[string]string {
-	return []map[string]string{{"role": "user", "content": prompt}}
+func userMessage(prompt string) []workload.Message {
+	return []workload.Message{{Role: "user", Content: prompt}}
 }
 
-func renderVLLM(ctx context.Context, s *server, model, prompt string) (string, error) {
-	body := map[string]any{"model": model, "messages": userMessage(prompt), "add_generation_prompt": true}
+// templateBody is a render request's body: messages, and the template's
+// kwargs where there are any.
+func templateBody(body map[string]any, msgs []workload.Message, kwargs map[string]any) map[string]any {
+	body["messages"] = msgs
+	if kwargs != nil {
+		body["chat_template_kwargs"] = kwargs
+	}
+	return body
+}
+
+func renderVLLM(ctx context.Context, s *server, model string, msgs []workload.Message, kwargs map[string]any) (string, error) {
+	body := templateBody(map[string]any{"model": model, "add_generation_prompt": true}, msgs, kwargs)
 	status, data, err := s.do(ctx, http.MethodPost, "/tokenize", body, postLimit, 64<<20)
 	if err != nil {
 		return "", err
@@ -84,8 +95,8 @@ func renderVLLM(ctx context.Context, s *server, model, prompt string) (string, e
 	return *out.Prompt, nil
 }
 
-func renderLlamaCpp(ctx context.Context, s *server, _, prompt string) (string, error) {
-	status, data, err := s.do(ctx, http.MethodPost, "/apply-template", map[string]any{"messages": userMessage(prompt)}, postLimit, 64<<20)
+func renderLlamaCpp(ctx context.Context, s *server, _ string, msgs []workload.Message, kwargs map[string]any) (string, error) {
+	status, data, err := s.do(ctx, http.MethodPost, "/apply-template", templateBody(map[string]any{}, msgs, kwargs), postLimit, 64<<20)
 	if err != nil {
 		return "", err
 	}
@@ -112,6 +123,98 @@ func templateRoutes(backendName string) []templateRoute {
 		return []templateRoute{routeLlamaCpp, routeVLLM}
 	}
 	return []templateRoute{routeVLLM, routeLlamaCpp}
+}
+
+// errNoRoute is findRoute's answer for a server with none of the routes;
+// tried names them.
+type errNoRoute struct{ tried []string }
+
+func (e *errNoRoute) Error() string {
+	return "the server offers no route to its template (tried " + strings.Join(e.tried, "; ") + ")"
+}
+
+// findRoute finds the route that renders msgs on the server, trying the
+// likeliest for the backend first, and returns it with msgs rendered. It
+// returns an *errNoRoute where none does, and the error of a route that
+// answers an error.
+func findRoute(ctx context.Context, srv *server, backendName, model string, msgs []workload.Message, kwargs map[string]any) (templateRoute, string, error) {
+	var tried []string
+	for _, r := range templateRoutes(backendName) {
+		text, err := again(ctx, func() (string, error) { return r.render(ctx, srv, model, msgs, kwargs) })
+		if errors.Is(err, errNoTemplateRoute) {
+			tried = append(tried, r.name)
+			continue
+		}
+		if err != nil {
+			return templateRoute{}, "", err
+		}
+		return r, text, nil
+	}
+	return templateRoute{}, "", &errNoRoute{tried}
+}
+
+// renderer renders conversations with the server's template through one
+// route, with the same kwargs each time, and counts the rendered text; it
+// remembers both, so that a prompt rendered to size it (see sonnetSizing)
+// is not rendered again to send it. It is safe for concurrent use.
+type renderer struct {
+	ctx    context.Context // the run's
+	srv    *server
+	model  string
+	route  templateRoute
+	kwargs map[string]any
+	count  workload.Counter
+	// lengths says whose count count is, for the workload line.
+	lengths string
+	mu      sync.Mutex // guards texts and counts
+	texts   map[string]string
+	counts  map[string]int
+}
+
+// newRenderer returns a renderer whose route rendered msgs as text.
+func newRenderer(ctx context.Context, srv *server, model string, route templateRoute, kwargs map[string]any, count workload.Counter, msgs []workload.Message, text string) *renderer {
+	return &renderer{ctx: ctx, srv: srv, model: model, route: route, kwargs: kwargs, count: count,
+		texts: map[string]string{convKey(msgs): text}, counts: map[string]int{}}
+}
+
+// convKey is a conversation's key in a renderer's memory.
+func convKey(msgs []workload.Message) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		b.WriteString(m.Role)
+		b.WriteByte(0)
+		b.WriteString(m.Content)
+		b.WriteByte(1)
+	}
+	return b.String()
+}
+
+// render returns msgs rendered, and its count; a count that fails gives
+// the built-in tokenizer's, which cannot.
+func (r *renderer) render(msgs []workload.Message) (string, int, error) {
+	key := convKey(msgs)
+	r.mu.Lock()
+	text, rendered := r.texts[key]
+	n, counted := r.counts[key]
+	r.mu.Unlock()
+	if counted {
+		return text, n, nil
+	}
+	if !rendered {
+		var err error
+		text, err = again(r.ctx, func() (string, error) { return r.route.render(r.ctx, r.srv, r.model, msgs, r.kwargs) })
+		if err != nil {
+			return "", 0, err
+		}
+	}
+	n, err := r.count(text)
+	if err != nil || n <= 0 {
+		n = tokenizer.Count(text)
+	}
+	r.mu.Lock()
+	r.texts[key], r.counts[key] = text, n
+	r.mu.Unlock()
+	return text, n, nil
 }
 
 // retryable reports whether a pre-run request's failure says nothing of
@@ -153,16 +256,23 @@ type templated struct {
 	// config is the run configuration's "chat_template": how the prompts
 	// were formatted; "" where vLLM would not format them.
 	config string
+	// kwargs says --chat-template-kwargs went into the rendering, so
+	// that a completions request need not carry them.
+	kwargs bool
 }
 
 // clientTemplate renders src's prompts with the server's own chat
 // template where `vllm bench serve` renders them on the client (see
-// workload.Config.ChatTemplate), one request per distinct prompt before
-// the run, and counts each rendered prompt as the server will: its
-// /tokenize, else --tokenizer, else the built-in tokenizer. A server with
-// no route to its template gets the bare prompts and a note that says so;
-// an error answer to a prompt is an error naming the URL.
-func clientTemplate(ctx context.Context, cfg Config, wl workload.Config, srv *server, a *backend.Adapter, model string, src workload.Source) (templated, error) {
+// workload.Config.ChatTemplate), one request per distinct conversation
+// before the run (an item's system prompt is a message of its own), and
+// counts each rendered prompt as the server will: its /tokenize, else
+// --tokenizer, else the built-in tokenizer. --chat-template-kwargs go
+// into the rendering where vLLM passes them to it. pre, when not nil, is
+// the renderer that sized the prompts (see sonnetSizing), whose renderings
+// are used again. A server with no route to its template gets the bare
+// prompts and a note that says so; an error answer to a prompt is an error
+// naming the URL.
+func clientTemplate(ctx context.Context, cfg Config, wl workload.Config, srv *server, a *backend.Adapter, model string, src workload.Source, pre *renderer) (templated, error) {
 	t := templated{src: src}
 	d := wl.ChatTemplate(a.Name())
 	if !d.Apply {
@@ -178,45 +288,44 @@ func clientTemplate(ctx context.Context, cfg Config, wl workload.Config, srv *se
 		t.notes, t.config = append(t.notes, note), "none: not a dataset's list"
 		return t, nil
 	}
-	var distinct []string
+	var kwargs map[string]any
+	if d.Kwargs {
+		kwargs = cfg.Request.ChatTemplateKwargs
+	}
+	var distinct [][]workload.Message
 	seen := map[string]bool{}
 	for i := range ds.Len() {
-		if p := ds.Item(int64(i)).Prompt; !seen[p] {
-			seen[p] = true
-			distinct = append(distinct, p)
+		msgs := ds.Item(int64(i)).Messages()
+		if k := convKey(msgs); !seen[k] {
+			seen[k] = true
+			distinct = append(distinct, msgs)
 		}
 	}
-	var route templateRoute
-	var first string
-	var tried []string
-	for _, r := range templateRoutes(a.Name()) {
-		text, err := again(ctx, func() (string, error) { return r.render(ctx, srv, model, distinct[0]) })
-		if errors.Is(err, errNoTemplateRoute) {
-			tried = append(tried, r.name)
-			continue
+	r := pre
+	lengths := ""
+	if r == nil {
+		route, first, err := findRoute(ctx, srv, a.Name(), model, distinct[0], kwargs)
+		var none *errNoRoute
+		if errors.As(err, &none) {
+			note := fmt.Sprintf("Chat template: not applied: %s, but %v; the prompts were sent bare. "+
+				"--backend openai-chat has the server apply its template, --skip-chat-template sends bare prompts on purpose", d.Why, none)
+			srv.say("%s", note)
+			t.notes, t.config = append(t.notes, note), "none: "+none.Error()
+			return t, nil
 		}
 		if err != nil {
 			return t, fmt.Errorf("rendering --dataset-name %s's prompts with the server's chat template: %w", wl.Dataset, err)
 		}
-		route, first = r, text
-		break
-	}
-	if route.render == nil {
-		note := fmt.Sprintf("Chat template: not applied: %s, but the server offers no route to its template (tried %s); the prompts were sent bare. "+
-			"--backend openai-chat has the server apply its template, --skip-chat-template sends bare prompts on purpose",
-			d.Why, strings.Join(tried, "; "))
-		srv.say("%s", note)
-		t.notes, t.config = append(t.notes, note), "none: the server offers no route to its template (tried "+strings.Join(tried, "; ")+")"
-		return t, nil
+		count, l, warns := renderCounter(ctx, cfg, srv, a, model)
+		t.warns, lengths = warns, l
+		r = newRenderer(ctx, srv, model, route, kwargs, count, distinct[0], first)
+	} else {
+		lengths = pre.lengths
 	}
 	if len(distinct) >= fitNotice {
-		srv.say("rendering %d prompts with the server's chat template before the run (%s)", len(distinct), route.name)
+		srv.say("rendering %d prompts with the server's chat template before the run (%s)", len(distinct), r.route.name)
 	}
-	count, lengths, warns := renderCounter(ctx, cfg, srv, a, model)
-	t.warns = warns
-	rendered, counts, err := renderAll(ctx, distinct, first, func(p string) (string, error) {
-		return again(ctx, func() (string, error) { return route.render(ctx, srv, model, p) })
-	}, count)
+	rendered, counts, err := renderAll(ctx, distinct, r)
 	if err != nil {
 		if ctx.Err() != nil {
 			return t, ctx.Err()
@@ -224,11 +333,11 @@ func clientTemplate(ctx context.Context, cfg Config, wl workload.Config, srv *se
 		return t, fmt.Errorf("rendering --dataset-name %s's prompts with the server's chat template: %w", wl.Dataset, err)
 	}
 	t.src = ds.WithItems(func(it workload.Item) workload.Item {
-		p := it.Prompt
-		it.Prompt, it.InputTokens = rendered[p], counts[p]
+		k := convKey(it.Messages())
+		it.Prompt, it.InputTokens = rendered[k], counts[k]
 		// The rendered text is the one message a chat request sends, as
 		// vLLM sends it; ids of the bare text would not be it.
-		it.System, it.PromptTokenIDs = "", nil
+		it.System, it.SystemSep, it.PromptTokenIDs = "", "", nil
 		return it
 	})
 	t.lengths = lengths
@@ -236,12 +345,17 @@ func clientTemplate(ctx context.Context, cfg Config, wl workload.Config, srv *se
 	if len(distinct) == 1 {
 		prompts = "1 distinct prompt"
 	}
-	note := fmt.Sprintf("Chat template: %s: rendered with the server's own template (%s), %s, their input lengths %s",
-		d.Why, route.name, prompts, lengths)
+	with := ""
+	if kwargs != nil {
+		with = " with --chat-template-kwargs"
+		t.kwargs = true
+	}
+	note := fmt.Sprintf("Chat template: %s: rendered with the server's own template (%s)%s, %s, their input lengths %s",
+		d.Why, r.route.name, with, prompts, lengths)
 	if a.Chat() {
 		note += "; the chat endpoint applies its template again over them, as under vLLM"
 	}
-	t.notes, t.config = append(t.notes, note), "client: "+route.name
+	t.notes, t.config = append(t.notes, note), "client: "+r.route.name
 	return t, nil
 }
 
@@ -265,46 +379,36 @@ func renderCounter(ctx context.Context, cfg Config, srv *server, a *backend.Adap
 
 func countBuiltIn(s string) (int, error) { return tokenizer.Count(s), nil }
 
-// renderAll renders and counts every prompt of distinct, renderWorkers at
-// a time; first is distinct[0] rendered already. It stops at the first
-// rendering error and returns it; a count that fails falls back to the
-// built-in tokenizer's, which cannot fail.
-func renderAll(ctx context.Context, distinct []string, first string, render func(string) (string, error), count workload.Counter) (rendered map[string]string, counts map[string]int, err error) {
+// renderAll renders and counts every conversation of distinct with r,
+// renderWorkers at a time, keyed by convKey. It stops at the first
+// rendering error and returns it.
+func renderAll(ctx context.Context, distinct [][]workload.Message, r *renderer) (rendered map[string]string, counts map[string]int, err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	rendered, counts = make(map[string]string, len(distinct)), make(map[string]int, len(distinct))
-	var mu sync.Mutex         // guards rendered, counts and err
-	jobs := make(chan string) // owned by the loop below, which closes it
+	var mu sync.Mutex                     // guards rendered, counts and err
+	jobs := make(chan []workload.Message) // owned by the loop below, which closes it
 	var wg sync.WaitGroup
 	for range min(renderWorkers, len(distinct)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for p := range jobs {
-				text, rerr := first, error(nil)
-				if p != distinct[0] {
-					text, rerr = render(p)
-				}
-				n := 0
-				if rerr == nil {
-					var cerr error
-					if n, cerr = count(text); cerr != nil || n <= 0 {
-						n = tokenizer.Count(text)
-					}
-				}
+			for msgs := range jobs {
+				text, n, rerr := r.render(msgs)
 				mu.Lock()
 				if rerr != nil && err == nil {
 					err = rerr
 					cancel()
 				}
-				rendered[p], counts[p] = text, n
+				k := convKey(msgs)
+				rendered[k], counts[k] = text, n
 				mu.Unlock()
 			}
 		}()
 	}
-	for _, p := range distinct {
+	for _, msgs := range distinct {
 		select {
-		case jobs <- p:
+		case jobs <- msgs:
 			continue
 		case <-ctx.Done():
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -23,8 +24,9 @@ import (
 // bodies records the prompt of every generation request a handler
 // received, keyed by its x-request-id.
 type bodies struct {
-	mu      sync.Mutex // guards prompts
+	mu      sync.Mutex // guards prompts and raw
 	prompts map[string]string
+	raw     []string // whole completions bodies, where a handler keeps them
 }
 
 // wrap records the prompt (or the first message's content) of each
@@ -206,12 +208,20 @@ func hasNote(notes []string, prefix string) bool {
 
 // fakeCompletions is a completions server that answers every request with
 // one token and records its prompt; with template set it offers
-// llama.cpp's /apply-template, which wraps the message in "[INST] … [/INST]";
-// templateStatus, when set, is that route's answer instead.
+// llama.cpp's /apply-template, which wraps a user message in
+// "[INST] … [/INST]", a system message before it in "<<SYS>>\n…\n<</SYS>>\n\n",
+// and puts "{kwargs JSON}" first when the body has chat_template_kwargs;
+// templateStatus, when set, is that route's answer instead. Every
+// completions body is kept in bodies, in arrival order.
 func fakeCompletions(t *testing.T, template bool, templateStatus int) (*httptest.Server, *bodies) {
 	t.Helper()
+	var got bodies
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/completions", func(w http.ResponseWriter, r *http.Request) {
+		data, _ := io.ReadAll(r.Body)
+		got.mu.Lock()
+		got.raw = append(got.raw, string(data))
+		got.mu.Unlock()
 		w.Header().Set("Content-Type", "text/event-stream")
 		fmt.Fprint(w, "data: {\"choices\":[{\"index\":0,\"text\":\"x\",\"finish_reason\":\"length\"}]}\n\ndata: [DONE]\n\n")
 	})
@@ -222,16 +232,29 @@ func fakeCompletions(t *testing.T, template bool, templateStatus int) (*httptest
 				return
 			}
 			var req struct {
-				Messages []struct{ Content string } `json:"messages"`
+				Messages []struct{ Role, Content string } `json:"messages"`
+				Kwargs   json.RawMessage                  `json:"chat_template_kwargs"`
 			}
-			if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Messages) != 1 {
+			if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Messages) == 0 || len(req.Messages) > 2 {
 				http.Error(w, "bad request", http.StatusBadRequest)
 				return
 			}
-			json.NewEncoder(w).Encode(map[string]string{"prompt": "[INST] " + req.Messages[0].Content + " [/INST]"})
+			var b strings.Builder
+			if req.Kwargs != nil {
+				b.WriteString(string(req.Kwargs))
+			}
+			b.WriteString("[INST] ")
+			for _, m := range req.Messages {
+				if m.Role == "system" {
+					b.WriteString("<<SYS>>\n" + m.Content + "\n<</SYS>>\n\n")
+				} else {
+					b.WriteString(m.Content)
+				}
+			}
+			b.WriteString(" [/INST]")
+			json.NewEncoder(w).Encode(map[string]string{"prompt": b.String()})
 		})
 	}
-	var got bodies
 	ts := httptest.NewServer(got.wrap(mux))
 	t.Cleanup(ts.Close)
 	return ts, &got
@@ -314,5 +337,160 @@ func TestClientChatTemplateError(t *testing.T) {
 	}
 	if len(got.prompts) != 0 {
 		t.Errorf("%d requests sent", len(got.prompts))
+	}
+}
+
+// MLPerf's system prompt goes to the template as a message of its own, as
+// vLLM renders it; --chat-template-kwargs reach the custom dataset's
+// rendering, as vLLM passes them there (vllm-project/vllm#44244), and not
+// the completions body, which is then sent, not refused; the sonnet
+// prompts, sized by their rendering, fit --sonnet-input-len on the
+// built-in count where the server has no /tokenize.
+func TestClientChatTemplateMessagesAndKwargs(t *testing.T) {
+	kw := map[string]any{"enable_thinking": false}
+
+	t.Run("mlperf system message", func(t *testing.T) {
+		ts, got := fakeCompletions(t, true, 0)
+		path := filepath.Join(t.TempDir(), "mlperf.jsonl")
+		row := `{"system_prompt": "You are a careful assistant.", "question": "What is the capital of France? Answer in one word, please.", "output": "Paris is the capital of France, of course."}`
+		if err := os.WriteFile(path, []byte(row+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg := templateConfig(t, ts.URL, "openai", workload.DatasetHF, path)
+		cfg.Workload.HF.Name, cfg.Model = "mgoin/mlperf-inference-llama3.1-data", "m"
+		out, err := Run(t.Context(), cfg, nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, _, _ := readRecords(t, out.RecordsPath)
+		const want = "[INST] <<SYS>>\nYou are a careful assistant.\n<</SYS>>\n\nWhat is the capital of France? Answer in one word, please. [/INST]"
+		for _, r := range recs {
+			if p := got.prompts[r.RequestID]; p != want {
+				t.Fatalf("%s: the server got %q, want %q", r.RequestID, p, want)
+			}
+		}
+		if len(recs) != 4 {
+			t.Fatalf("%d records", len(recs))
+		}
+	})
+
+	t.Run("custom with kwargs", func(t *testing.T) {
+		ts, got := fakeCompletions(t, true, 0)
+		cfg := templateConfig(t, ts.URL, "openai", workload.DatasetCustom, filepath.Join("..", "workload", "testdata", "custom.jsonl"))
+		cfg.Model, cfg.Request.ChatTemplateKwargs = "m", kw
+		out, err := Run(t.Context(), cfg, nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Result.Counts.Completed != 4 {
+			t.Fatalf("%+v", out.Result.Counts)
+		}
+		recs, _, _ := readRecords(t, out.RecordsPath)
+		for _, r := range recs {
+			if p := got.prompts[r.RequestID]; !strings.HasPrefix(p, `{"enable_thinking":false}[INST] `) {
+				t.Fatalf("%s: the server got %q, want it rendered with the kwargs", r.RequestID, p)
+			}
+		}
+		for _, b := range got.raw {
+			if strings.Contains(b, "chat_template_kwargs") {
+				t.Fatalf("a completions body carries the kwargs: %s", b)
+			}
+		}
+		if !hasNote(out.Notes, "Chat template: vllm bench serve renders the custom prompts") || !strings.Contains(strings.Join(out.Notes, "\n"), "(POST /apply-template) with --chat-template-kwargs") {
+			t.Errorf("notes %q", out.Notes)
+		}
+	})
+
+	t.Run("sonnet sized without /tokenize", func(t *testing.T) {
+		ts, got := fakeCompletions(t, true, 0)
+		cfg := templateConfig(t, ts.URL, "openai", workload.DatasetSonnet, filepath.Join("..", "workload", "testdata", "sonnet_small.txt"))
+		cfg.Model = "m"
+		cfg.Usage = backend.UsageNone
+		out, err := Run(t.Context(), cfg, nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, _, _ := readRecords(t, out.RecordsPath)
+		for _, r := range recs {
+			p := got.prompts[r.RequestID]
+			if !strings.HasPrefix(p, "[INST] Pick as many lines") {
+				t.Fatalf("%s: the server got %q, want the sonnet prompt rendered", r.RequestID, p)
+			}
+			// No /tokenize: the built-in tokenizer counts the rendered
+			// prompt, which fits --sonnet-input-len.
+			if n := tokenizer.Count(p); r.InputTokens != n || n > 120 {
+				t.Errorf("%s: %d input tokens, the rendered prompt counts %d (most 120)", r.RequestID, r.InputTokens, n)
+			}
+		}
+		if !hasNote(out.Notes, "Sonnet sizing: by the prompts' length formatted with the server's chat template (POST /apply-template), as vLLM does but approximately: the lines and formatted prompts are counted by the built-in tokenizer's (the server has no /tokenize)") {
+			t.Errorf("notes %q", out.Notes)
+		}
+	})
+}
+
+// On the simulator, whose template is "<|user|>\n…\n<|assistant|>\n" and
+// whose /tokenize counts text with the built-in tokenizer, a sonnet prompt
+// has the lines vLLM's rule gives it, (input len − the formatted
+// instruction's count) / a line's mean count, and its recorded length is
+// the formatted prompt's count, at most --sonnet-input-len: sent formatted
+// to a completions endpoint, and bare to a chat endpoint, whose template
+// makes the same prompt.
+func TestSonnetSizedByTheServersTemplate(t *testing.T) {
+	s, _ := simtest.Serve(t, sim.Options{Seed: 1})
+	var got bodies
+	ts := httptest.NewServer(got.wrap(s))
+	t.Cleanup(ts.Close)
+	path := filepath.Join("..", "workload", "testdata", "sonnet_small.txt")
+	format := func(p string) string { return "<|user|>\n" + p + "\n<|assistant|>\n" }
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(strings.TrimSuffix(string(data), "\n"), "\n")
+	total := 0
+	for _, l := range lines {
+		total += tokenizer.Count(l)
+	}
+	avg := float64(total) / float64(len(lines))
+	const inputLen = 120
+	base := workload.SonnetInstruction
+	wantLines := int(math.RoundToEven(float64(inputLen-tokenizer.Count(format(base))) / avg))
+	if bare := int(math.RoundToEven(float64(inputLen-tokenizer.Count(base)) / avg)); wantLines >= bare {
+		t.Fatalf("the case does not tell the sizings apart: %d lines formatted, %d bare", wantLines, bare)
+	}
+	for _, backendName := range []string{"openai", "openai-chat"} {
+		t.Run(backendName, func(t *testing.T) {
+			cfg := templateConfig(t, ts.URL, backendName, workload.DatasetSonnet, path)
+			cfg.Usage = backend.UsageNone // the records' lengths are goodput's count
+			out, err := Run(t.Context(), cfg, nil, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			recs, _, _ := readRecords(t, out.RecordsPath)
+			if len(recs) != 4 || out.Result.Counts.Failed != 0 {
+				t.Fatalf("%d records, %+v", len(recs), out.Result.Counts)
+			}
+			for _, r := range recs {
+				bare := got.prompts[r.RequestID]
+				if backendName == "openai" {
+					if !strings.HasPrefix(bare, "<|user|>\n") || !strings.HasSuffix(bare, "\n<|assistant|>\n") {
+						t.Fatalf("%s: the server got %q, want it formatted", r.RequestID, bare)
+					}
+					bare = strings.TrimSuffix(strings.TrimPrefix(bare, "<|user|>\n"), "\n<|assistant|>\n")
+				}
+				if !strings.HasPrefix(bare, base) {
+					t.Fatalf("%s: %q is not a sonnet prompt", r.RequestID, bare)
+				}
+				if n := strings.Count(bare, "\n") - 1; n != wantLines {
+					t.Errorf("%s: %d poem lines, want %d", r.RequestID, n, wantLines)
+				}
+				if want := tokenizer.Count(format(bare)); r.InputTokens != want || want > inputLen {
+					t.Errorf("%s: %d input tokens, want the formatted prompt's %d, at most %d", r.RequestID, r.InputTokens, want, inputLen)
+				}
+			}
+			if !hasNote(out.Notes, "Sonnet sizing: by the prompts' length formatted with the server's chat template (POST /tokenize with messages, then /detokenize), exactly as vLLM does") {
+				t.Errorf("notes %q", out.Notes)
+			}
+		})
 	}
 }

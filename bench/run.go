@@ -242,6 +242,19 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		out.Warnings = append(out.Warnings, warning)
 	}
 	wl.FitSeqs = plannedSeqs(plan)
+	sized, err := sonnetSizing(ctx, cfg, wl, srv, adapter, wire)
+	if err != nil {
+		return nil, err
+	}
+	if wl.SonnetCount = sized.count; sized.count.Formatted != nil {
+		preloaded = nil // read ahead by the bare text's sizing
+	}
+	if sized.note != "" {
+		out.Notes = append(out.Notes, sized.note)
+	}
+	if sized.warn != "" {
+		out.Warnings = append(out.Warnings, sized.warn)
+	}
 	rc, warns, err := buildContent(ctx, cfg, wl, srv, adapter, wire, useIDs, preloaded)
 	if err != nil {
 		return nil, err
@@ -250,9 +263,14 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	src, fsrc, lengths, fit := rc.src, rc.fsrc, rc.lengths, rc.fit
 	var chatTemplate string // the run configuration's chat_template
 	if fsrc == nil {
-		tp, err := clientTemplate(ctx, cfg, wl, srv, adapter, wire, src)
+		tp, err := clientTemplate(ctx, cfg, wl, srv, adapter, wire, src, sized.r)
 		if err != nil {
 			return nil, err
+		}
+		if tp.kwargs && !adapter.Chat() {
+			// They went into the rendered prompt, as vLLM's client
+			// puts them; a completions body has no place for them.
+			cfg.Request.ChatTemplateKwargs = nil
 		}
 		src, chatTemplate = tp.src, tp.config
 		if tp.lengths != "" {
