@@ -50,7 +50,7 @@ func registerRequestFlags(fl *pflag.FlagSet, cfg *bench.Config, f *requestFlags,
 	fl.Float64Var(&f.presPenalty, "presence-penalty", 0, "presence_penalty of every request")
 	fl.Float64Var(&f.repPenalty, "repetition-penalty", 0, "repetition_penalty of every request")
 	fl.IntVar(&f.logprobs, "logprobs", 0, "logprobs of every completions request")
-	fl.StringVar(&f.chatKwargs, "chat-template-kwargs", "", "JSON object sent as chat_template_kwargs (openai-chat)")
+	fl.StringVar(&f.chatKwargs, "chat-template-kwargs", "", "JSON object of chat template kwargs: the custom dataset's client-side rendering, and openai-chat requests")
 	fl.StringArrayVar(&cfg.Request.LoRA, "lora-modules", nil, "LoRA adapter names; each request asks for one as its model")
 	fl.StringVar(&f.loraAssignment, "lora-assignment", "random", "how requests pick a LoRA adapter: random or round-robin")
 	fl.BoolVar(&f.stream, "stream", true, "stream the answers; --stream=false sends non-streaming requests (TTFT is then the end-to-end latency)")
