@@ -86,3 +86,36 @@ func TestCustomPromptInTheServersTemplate(t *testing.T) {
 		t.Errorf("notes:\n%s", notes)
 	}
 }
+
+// A sonnet prompt on a completions backend is sized by its rendering in
+// llama-server's own template, as vLLM sizes it: goodput's count of each
+// (--usage none) is what the server's usage counts for the same prompt
+// (the same seed draws the same prompts), and it fits --sonnet-input-len.
+func TestSonnetSizedInTheServersTemplate(t *testing.T) {
+	s := sharedServer(t, 4)
+	const inputLen = 200
+	args := []string{"--backend", "openai", "--dataset-name", "sonnet",
+		"--dataset-path", filepath.Join("..", "..", "workload", "testdata", "sonnet_small.txt"),
+		"--sonnet-input-len", "200", "--sonnet-prefix-len", "60", "--sonnet-output-len", "2",
+		"--num-prompts", "3", "--max-concurrency", "1", "--seed", "7", "--request-id-prefix", "s-"}
+	mine, own := bench(t, s.URL, 0, append(args, "--usage", "none")...)
+	_, served := bench(t, s.URL, 0, args...)
+	if len(own) != 3 || len(served) != 3 || mine.Result.Counts.Failed != 0 {
+		t.Fatalf("%d and %d records, %+v", len(own), len(served), mine.Result.Counts)
+	}
+	server := map[string]int{}
+	for _, r := range served {
+		server[r.RequestID] = r.InputTokens
+	}
+	for i := range own {
+		r := &own[i]
+		if n, ok := server[r.RequestID]; !ok || r.InputTokens != n || n > inputLen || n == 0 {
+			t.Errorf("goodput counts %d input tokens, the server %d (most %d): %s", r.InputTokens, n, inputLen, describe(r))
+		}
+	}
+	notes := strings.Join(mine.Notes, "\n")
+	t.Logf("notes:\n%s", notes)
+	if !strings.Contains(notes, "Sonnet sizing: by the prompts' length formatted with the server's chat template (POST /apply-template), exactly as vLLM does") {
+		t.Errorf("notes:\n%s", notes)
+	}
+}
