@@ -401,6 +401,31 @@ func TestClientChatTemplateMessagesAndKwargs(t *testing.T) {
 		}
 	})
 
+	// Prompts that no template renders (random, or a skipped custom) on a
+	// completions backend leave the kwargs unused, as vLLM's client
+	// does: the run goes on with a note, its bodies without them.
+	t.Run("kwargs nothing applies", func(t *testing.T) {
+		ts, got := fakeCompletions(t, true, 0)
+		cfg := templateConfig(t, ts.URL, "openai", workload.DatasetCustom, filepath.Join("..", "workload", "testdata", "custom.jsonl"))
+		cfg.Model, cfg.Request.ChatTemplateKwargs = "m", kw
+		cfg.Workload.SkipChatTemplate = true
+		out, err := Run(t.Context(), cfg, nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Result.Counts.Completed != 4 {
+			t.Fatalf("%+v", out.Result.Counts)
+		}
+		for _, b := range got.raw {
+			if strings.Contains(b, "chat_template_kwargs") || strings.Contains(b, "enable_thinking") {
+				t.Fatalf("a completions body carries the kwargs: %s", b)
+			}
+		}
+		if !hasNote(out.Notes, "--chat-template-kwargs: not applied: backend openai sends its prompts as they are") {
+			t.Errorf("notes %q", out.Notes)
+		}
+	})
+
 	t.Run("sonnet sized without /tokenize", func(t *testing.T) {
 		ts, got := fakeCompletions(t, true, 0)
 		cfg := templateConfig(t, ts.URL, "openai", workload.DatasetSonnet, filepath.Join("..", "workload", "testdata", "sonnet_small.txt"))

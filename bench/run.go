@@ -279,6 +279,12 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		out.Notes = append(out.Notes, tp.notes...)
 		out.Warnings = append(out.Warnings, tp.warns...)
 	}
+	if cfg.Request.ChatTemplateKwargs != nil && !adapter.Chat() {
+		// No template renders these prompts with them: every request
+		// would fail alike. vLLM's client leaves them unused too.
+		cfg.Request.ChatTemplateKwargs = nil
+		out.Notes = append(out.Notes, fmt.Sprintf("--chat-template-kwargs: not applied: backend %s sends its prompts as they are, and this workload's prompts are not rendered with the chat template on the client (as under vLLM, which leaves them unused here too); --backend openai-chat has the server apply them", adapter.Name()))
+	}
 	if fsrc == nil {
 		if w := cycleWarning(src, expected(plan)); w != "" {
 			out.Warnings = append(out.Warnings, w)

@@ -108,7 +108,7 @@ var Flags = []Flag{
 		Goodput: "the same; inf gives --arrival constant; without a ramp or --duration, the gaps are scaled so that the N requests span (N−1)/rate from the first, a mean gap of exactly 1/rate"},
 	{Name: "chat-template-kwargs", Arity: One, VLLMOnly: true,
 		VLLM:    "JSON kwargs for the chat template vLLM applies to prompts on the client",
-		Goodput: "they go into the custom dataset's client-side rendering (the server's template, as vLLM passes them there); with openai-chat they are also sent as the request's chat_template_kwargs, so the server applies them; refused with a completions backend where no client-side rendering takes them"},
+		Goodput: "they go into the custom dataset's client-side rendering (the server's template, as vLLM passes them there); with openai-chat they are also sent as the request's chat_template_kwargs, so the server applies them; left unused, with a note, on a completions backend where no client-side rendering takes them, as vLLM leaves them"},
 	{Name: "common-prefix-len", Arity: One, Handling: Renamed, To: "random-prefix-len",
 		VLLM:    "(old releases) tokens of a prefix shared by every random prompt",
 		Goodput: "--random-prefix-len"},
