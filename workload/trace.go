@@ -21,6 +21,28 @@ const (
 	rngTraceRow   = 0x726f77     // "row": the tokens of a row beyond its ids
 )
 
+// traceRowKey names a row for the random stream of its words: its line, its
+// time from the file's first row and its lengths as the file gives them.
+// The row's place in the window would not do: row k of every window, and of
+// every trace, would then start with the same words, and a replay after
+// another would find its prompts in the server's prefix cache.
+func traceRowKey(row trace.Row) uint64 {
+	k := uint64(0)
+	for _, v := range []uint64{uint64(row.Line), uint64(row.At), uint64(row.Input), uint64(row.Output)} {
+		k = splitmix(k ^ v)
+	}
+	return k
+}
+
+// splitmix is SplitMix64's finaliser: a bijection of 64-bit words that
+// spreads every bit of its input over its output.
+func splitmix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
 // TraceConfig shapes the trace and servegen datasets (--trace-*). The
 // speed of a replay is the arrival process's (--trace-speedup).
 type TraceConfig struct {
@@ -196,9 +218,11 @@ func (a traceArrivals) String() string {
 // generated from h and the seed alone, so two prompts that begin with the
 // same ids begin with the same tokens, and a server's prefix cache sees the
 // trace's own reuse. Tokens past the ids, and the prompts of rows without
-// ids, are words of their own. Each item carries both token ids (exact
-// lengths, for servers that take them) and their text, which a server's
-// tokenizer counts differently but whose shared prefixes it still shares.
+// ids, are words of their own, drawn from the seed and the row (see
+// traceRowKey): a row has the same prompt in every window that holds it.
+// Each item carries both token ids (exact lengths, for servers that take
+// them) and their text, which a server's tokenizer counts differently but
+// whose shared prefixes it still shares.
 //
 // The file is read at New, once, to check every row and summarise the
 // window, and then again as items are asked for, in order, keeping only a
@@ -317,7 +341,7 @@ func (t *Trace) Item(seq int64) Item {
 		ids = append(ids, tokenizer.Words(block, rand.New(rand.NewPCG(t.seed^rngTraceBlock, uint64(h))))[:n]...)
 	}
 	if rest := words - len(ids); rest > 0 {
-		ids = tokenizer.AppendWords(ids, rest, rand.New(rand.NewPCG(t.seed^rngTraceRow, uint64(seq))))
+		ids = tokenizer.AppendWords(ids, rest, rand.New(rand.NewPCG(t.seed^rngTraceRow, row.key)))
 	}
 	it.Prompt, it.PromptTokenIDs, it.InputTokens = tokenizer.Decode(ids), t.fit.ids(ids), row.input
 	return it
@@ -361,6 +385,7 @@ func (t *Trace) row(seq int64) (traceRow, error) {
 // hash ids copied, and its reusable prompt tokens.
 type traceRow struct {
 	seq           int64
+	key           uint64 // traceRowKey: seeds the words past its ids
 	input, output int
 	ids           []int64
 	prompt        string
@@ -412,7 +437,7 @@ func (c *traceCursor) advance(seq int64) (traceRow, error) {
 			return traceRow{}, err
 		}
 		t := c.trace
-		r := traceRow{seq: c.next, input: t.length(row.Input), output: t.length(row.Output), prompt: row.Prompt}
+		r := traceRow{seq: c.next, key: traceRowKey(row), input: t.length(row.Input), output: t.length(row.Output), prompt: row.Prompt}
 		if row.Prompt != "" {
 			r.input = row.Input // a given text keeps its length
 		}

@@ -289,3 +289,43 @@ func TestShippedExcerptLengths(t *testing.T) {
 		}
 	}
 }
+
+// leadingTokens is how many tokens a and b begin with alike.
+func leadingTokens(a, b []int) int {
+	k := 0
+	for k < min(len(a), len(b)) && a[k] == b[k] {
+		k++
+	}
+	return k
+}
+
+// TestTracePromptsBelongToTheirRows checks that a row without hash ids has
+// words of its own wherever its window starts: replays of two windows in
+// turn would otherwise send row k of each with the same words, and the
+// second would find its prompts in the server's prefix cache, which the
+// trace does not imply (a llama-server served 69 % of the prompt tokens of
+// a second Azure window from the first window's prompts).
+func TestTracePromptsBelongToTheirRows(t *testing.T) {
+	rows := traceRows(t, azure40)
+	first := newTrace(t, traceConfig(azure40, func(c *Config) { c.Limit = 20 }))
+	// The window that starts at row 20 (Azure's timestamps are distinct).
+	second := newTrace(t, traceConfig(azure40, func(c *Config) { c.Trace.Start = rows[20].At }))
+	if second.Len() != 20 {
+		t.Fatalf("the second window holds %d rows, want 20", second.Len())
+	}
+	for i := range 20 {
+		a, b := first.Item(int64(i)).PromptTokenIDs, second.Item(int64(i)).PromptTokenIDs
+		// Independent words may begin alike by chance, for a word or two.
+		if k := leadingTokens(a, b); k > 4 {
+			t.Errorf("item %d of rows 1–20 and of rows 21–40 begin with the same %d tokens", i, k)
+		}
+	}
+	// A row keeps its words in any window that holds it: rows 10 to 19
+	// are items 10 to 19 of the first window and 0 to 9 of this one.
+	third := newTrace(t, traceConfig(azure40, func(c *Config) { c.Trace.Start = rows[10].At }))
+	for i := range 10 {
+		if a, b := first.Item(int64(10+i)).PromptTokenIDs, third.Item(int64(i)).PromptTokenIDs; !slices.Equal(a, b) {
+			t.Errorf("row %d (line %d) has other words from a window starting at it", 10+i, rows[10+i].Line)
+		}
+	}
+}
