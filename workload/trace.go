@@ -1,11 +1,14 @@
 package workload
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"math"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -20,6 +23,27 @@ const (
 	rngTraceBlock = 0x626c6f636b // "block": the tokens of one hash id
 	rngTraceRow   = 0x726f77     // "row": the tokens of a row beyond its ids
 )
+
+// fileSalt names a trace file by its first line (its first row, or its
+// header), up to 4 KiB of it: every window of one file, and an excerpt cut
+// from its start, share it, so their blocks of one hash id are the same
+// tokens, while another trace's id 0 is other tokens. A file that cannot
+// be read here has salt 0 (the reading proper reports it).
+func fileSalt(path string) uint64 {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	head := make([]byte, 4<<10)
+	n, _ := io.ReadFull(f, head)
+	if i := bytes.IndexByte(head[:n], '\n'); i >= 0 {
+		n = i
+	}
+	h := fnv.New64a()
+	h.Write(head[:n])
+	return h.Sum64()
+}
 
 // traceRowKey names a row for the random stream of its words: its line, its
 // time from the file's first row and its lengths as the file gives them.
@@ -234,8 +258,12 @@ type Trace struct {
 	req   Request
 	scale float64
 	block int // tokens of one hash id, scaled
-	fit   Fit // sizes the text of rows without their own
-	sum   *trace.Summary
+	// salt sets the file's blocks apart from another file's: traces
+	// number their hash ids from 0 alike, and the same id in two files
+	// is no shared prefix (see fileSalt).
+	salt uint64
+	fit  Fit // sizes the text of rows without their own
+	sum  *trace.Summary
 	// untimed: the rows are sent by the run's arrival process
 	// (--no-self-timed).
 	untimed bool
@@ -264,6 +292,7 @@ func NewTrace(c Config) (*Trace, error) {
 	}
 	t := &Trace{cfg: tc, seed: c.Seed, req: c.Request, scale: c.Trace.scale(), fit: c.Fit, sum: sum, untimed: c.Trace.NoSelfTimed}
 	t.block = max(1, int(math.Round(float64(tc.Block())*t.scale)))
+	t.salt = fileSalt(c.Path)
 	if in := t.length(sum.Input.Max); in > MaxPromptTokens {
 		return nil, fmt.Errorf("%s: a prompt of %d tokens (scaled) exceeds the limit of %d: lower --trace-length-scale", c.Path, in, MaxPromptTokens)
 	}
@@ -338,7 +367,7 @@ func (t *Trace) Item(seq int64) Item {
 		}
 		// The whole block is drawn even when only its start is needed,
 		// so that a block's first tokens never depend on its length.
-		ids = append(ids, tokenizer.Words(block, rand.New(rand.NewPCG(t.seed^rngTraceBlock, uint64(h))))[:n]...)
+		ids = append(ids, tokenizer.Words(block, rand.New(rand.NewPCG(t.seed^rngTraceBlock^t.salt, uint64(h))))[:n]...)
 	}
 	if rest := words - len(ids); rest > 0 {
 		ids = tokenizer.AppendWords(ids, rest, rand.New(rand.NewPCG(t.seed^rngTraceRow, row.key)))

@@ -329,3 +329,44 @@ func TestTracePromptsBelongToTheirRows(t *testing.T) {
 		}
 	}
 }
+
+// Hash ids stand for the same tokens within a file, in any window of it,
+// and for other tokens in another file: Mooncake's files all number their
+// ids from 0, and id 0 of one is no prefix of the other's prompts (a
+// replay after another trace's found 1.5 % of its prompt tokens cached on
+// a llama-server, where the traces share nothing).
+func TestTraceBlocksBelongToTheirFile(t *testing.T) {
+	b, err := os.ReadFile(mooncake40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	// The same rows after another first row: another trace whose ids
+	// are numbered alike.
+	other := filepath.Join(t.TempDir(), "other.jsonl")
+	if err := os.WriteFile(other, []byte(`{"timestamp": 0, "input_length": 600, "output_length": 5, "hash_ids": [900]}`+"\n"+strings.Join(lines[1:], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	firstBlock := func(src *Trace, seq int64) []int {
+		t.Helper()
+		ids := src.Item(seq).PromptTokenIDs
+		if len(ids) < 512 {
+			t.Fatalf("item %d has %d token ids, want a block of 512", seq, len(ids))
+		}
+		return ids[:512]
+	}
+	// Row 2 of the file (ids 0, 14, …) in two replays of it, and row 2
+	// of the other file.
+	whole := newTrace(t, traceConfig(mooncake40, nil))
+	again := newTrace(t, traceConfig(mooncake40, nil))
+	theirs := newTrace(t, traceConfig(other, nil))
+	if !slices.Equal(firstBlock(whole, 1), firstBlock(again, 1)) {
+		t.Error("two replays of one file give id 0 different tokens")
+	}
+	if !slices.Equal(firstBlock(whole, 0), firstBlock(whole, 1)) {
+		t.Error("rows 1 and 2 of one file begin with id 0 but not with the same tokens")
+	}
+	if slices.Equal(firstBlock(whole, 1), firstBlock(theirs, 1)) {
+		t.Error("id 0 of another trace is the same tokens: a replay of it finds this one's prefixes cached")
+	}
+}
