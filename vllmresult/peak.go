@@ -36,10 +36,15 @@ type PeakCounter struct {
 	broken bool
 
 	// Counted times, by bucket from the floor (the same bucket as from m):
-	// tokens, sends and last tokens.
-	counts [nKinds]map[int64]int64
+	// tokens, sends and last tokens; a bucket past maxSeconds (a clock gone
+	// wrong) is counted in far.
+	counts [nKinds][]int64
+	far    [nKinds]map[int64]int64
 	kept   []kept // times whose bucket waits for m
 }
+
+// maxSeconds bounds the buckets kept in a slice: a run of 48 days.
+const maxSeconds = 1 << 22
 
 // The kinds of time a PeakCounter counts.
 const (
@@ -135,10 +140,24 @@ func (p *PeakCounter) place(at, n int64, kind uint8) {
 		p.kept = append(p.kept, kept{at: at, n: n, kind: kind})
 		return
 	}
-	if p.counts[kind] == nil {
-		p.counts[kind] = map[int64]int64{}
+	p.count(kind, d/1e9, n)
+}
+
+// count adds n to bucket b of kind.
+func (p *PeakCounter) count(kind uint8, b, n int64) {
+	if b >= maxSeconds {
+		if p.far[kind] == nil {
+			p.far[kind] = map[int64]int64{}
+		}
+		p.far[kind][b] += n
+		return
 	}
-	p.counts[kind][d/1e9] += n
+	c := p.counts[kind]
+	if b >= int64(len(c)) {
+		c = append(c, make([]int64, int(b)+1-len(c)+len(c)/2)...)
+		p.counts[kind] = c
+	}
+	c[b] += n
 }
 
 // Figures returns vLLM's max_output_tokens_per_s and
@@ -157,7 +176,12 @@ func (p *PeakCounter) Figures() (tokensPerSecond float64, concurrent int, ok boo
 	for k := range byKind {
 		byKind[k] = map[int64]int64{}
 		for b, n := range p.counts[k] {
-			byKind[k][b] = n
+			if n != 0 {
+				byKind[k][int64(b)] = n
+			}
+		}
+		for b, n := range p.far[k] {
+			byKind[k][b] += n
 		}
 	}
 	for _, k := range p.kept {
