@@ -84,6 +84,10 @@ type Peak struct {
 	ConcurrentRequests    int
 }
 
+// minWindow is the shortest window whose rates Text prints: a
+// microsecond, below a socket's round trip.
+const minWindow = 1e-6
+
 // Text writes res in the layout `vllm bench serve` users know, in vLLM's
 // order: counts, duration, token totals, throughputs, then a block per
 // latency metric with mean, median and the requested percentiles, in
@@ -132,10 +136,16 @@ func Text(w io.Writer, res *metrics.Result, o TextOptions) error {
 	p.KV("Total input tokens:", strconv.FormatInt(res.Tokens.Input, 10))
 	p.KV("Total generated tokens:", strconv.FormatInt(res.Tokens.Output, 10))
 	// A window in which no time passed has no rate: 0.00 would read as
-	// a server that did nothing.
+	// a server that did nothing. One under a microsecond, less than any
+	// answer over a socket takes, holds times no server gave (a file
+	// edited, or timed in another unit): its rates would be past any
+	// server's, and are not printed as results either.
 	rate := f2
-	if !(res.Window.Seconds > 0) {
+	switch w := res.Window.Seconds; {
+	case !(w > 0):
 		rate = func(float64) string { return "n/a (no time passed)" }
+	case w < minWindow:
+		rate = func(float64) string { return "n/a (a window under 1 µs: no server answers that fast)" }
 	}
 	p.KV("Request throughput (req/s):", rate(res.Throughput.RequestsPerSecond))
 	if v.RequestGoodput != nil {

@@ -331,8 +331,8 @@ func TestTextDiffusionDecodingBlock(t *testing.T) {
 	}
 }
 
-// A window in which no time passed has no rates, and a run that measured
-// no request no attainment: each says n/a, never a 0.00 that reads as a
+// A window in which no time passed (or less than a microsecond) has no
+// rates, and a run that measured no request no attainment: each says n/a, never a 0.00 that reads as a
 // server that did nothing.
 func TestTextSaysNAWhereThereIsNoRate(t *testing.T) {
 	res := &metrics.Result{Counts: metrics.Counts{Total: 1, Completed: 1}, Tokens: metrics.Tokens{Input: 10, Output: 2},
@@ -350,6 +350,16 @@ func TestTextSaysNAWhereThereIsNoRate(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("summary lacks %q:\n%s", want, b.String())
 		}
+	}
+	// A million tokens in a nanosecond: no rate a server could have.
+	b.Reset()
+	res.Window.Seconds, res.Tokens.Output = 1e-9, 1e6
+	res.Throughput.OutputTokensPerSecond = 1e15
+	if err := Text(&b, res, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "Output token throughput (tok/s):         n/a (a window under 1 µs: no server answers that fast)\n"; !strings.Contains(b.String(), want) || strings.Contains(b.String(), "1000000000000000") {
+		t.Errorf("summary lacks %q:\n%s", want, b.String())
 	}
 	b.Reset()
 	warm := &metrics.Result{Counts: metrics.Counts{WarmupExcluded: 3}, Goodput: &metrics.Goodput{SLO: "ttft<=500ms"}}
