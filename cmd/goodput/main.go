@@ -28,17 +28,26 @@ func run() int {
 	atOnce := cli.StopsAtOnce(root, os.Args[1:])
 
 	// The first Ctrl-C cancels ctx: commands stop scheduling, drain and write
-	// what they measured. The second restores the default handler's effect and
-	// exits at once. A command that only reads files ends at the first.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	// what they measured. The second exits at once. A command that only
+	// reads files ends at the first. The second is caught rather than left
+	// to the default handler: a process started with SIGINT ignored (a
+	// shell's background job, nohup) would otherwise ignore it and wait out
+	// the drain.
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	go func() {
-		<-ctx.Done()
-		stop() // next signal kills the process
+		<-sigs
 		if atOnce {
 			fmt.Fprintln(os.Stderr, "goodput: interrupted")
 			os.Exit(cli.ExitInterrupt)
 		}
+		cancel()
+		<-sigs
+		fmt.Fprintln(os.Stderr, "goodput: interrupted again: exiting at once")
+		os.Exit(cli.ExitInterrupt)
 	}()
 
 	err := root.ExecuteContext(ctx)

@@ -181,3 +181,39 @@ func TestReadersEndAtTheFirstSignal(t *testing.T) {
 		t.Fatal("analyze of a pipe without a writer did not end at SIGTERM")
 	}
 }
+
+// A second signal ends a run at once, also in a process that started with
+// SIGINT ignored, as a shell's background jobs and nohup start theirs: it
+// must not wait out the drain's grace (3 s) that the first one began.
+func TestSecondSignalExitsAtOnceWhenStartedIgnoringIt(t *testing.T) {
+	dir := t.TempDir()
+	inner := goodput("bench", "--num-prompts", "64", "--max-concurrency", "8", "--random-input-len", "32",
+		"--random-output-len", "4000", "--result-dir", dir, "--run-name", "cut", "--quiet")
+	// trap '' INT sets SIGINT to ignored, which exec hands on.
+	cmd := exec.Command("/bin/sh", append([]string{"-c", `trap '' INT; exec "$@"`, "sh"}, inner.Args...)...)
+	cmd.Env = inner.Env
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	time.Sleep(2 * time.Second)
+	for range 2 {
+		if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	select {
+	case err := <-exited:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+			t.Errorf("exit %v; want 130\n%s", err, stderr.String())
+		}
+	case <-time.After(2 * time.Second):
+		t.Errorf("still running 2 s after the second SIGINT, inside the first one's grace\n%s", stderr.String())
+		<-exited
+	}
+}
