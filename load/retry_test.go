@@ -22,7 +22,9 @@ import (
 // when the next request arrives on that connection, reads it and closes
 // the connection (second: "close", a failure before any response byte)
 // or writes the start of a status line first (second: "partial", a
-// failure after a response byte). The failure comes when the request has
+// failure after a response byte), or stops listening before it closes the
+// connection (second: "gone", a server killed while it held the request,
+// whose port then refuses connections). The failure comes when the request has
 // been sent, never before, so the client meets it every time.
 type closingServer struct {
 	ln     net.Listener
@@ -94,8 +96,11 @@ func (s *closingServer) serve(c net.Conn) {
 		s.reqs++
 		s.mu.Unlock()
 		if n > 0 {
-			if s.second == "partial" {
+			switch s.second {
+			case "partial":
 				io.WriteString(c, "HTTP/1.1 200")
+			case "gone":
+				s.ln.Close()
 			}
 			return
 		}
@@ -145,6 +150,11 @@ func testRetryOnAClosedKeptAliveConnection(t *testing.T, kind transport.Kind) {
 		// A request that got a response byte is never sent again: the
 		// server may have acted on it.
 		{"closed after a byte", "partial", ClientOptions{Conns: 1, Cold: true}, []int{0, 0, 0}, []record.ErrorKind{"", record.ErrReset, ""}, 2, 3},
+		// A server that took request 2 and went away: the retry is
+		// refused, yet request 2 reached a server that closed its
+		// connection unanswered (a reset), which "connect" would deny;
+		// request 3 is refused.
+		{"closed, then refusing", "gone", ClientOptions{Conns: 1, Cold: true}, []int{0, 1, 0}, []record.ErrorKind{"", record.ErrReset, record.ErrConnect}, 1, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

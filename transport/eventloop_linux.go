@@ -216,11 +216,12 @@ func (t *eventLoop) exchange(ctx context.Context, req *http.Request, addr string
 	}
 	defer releaseWire(again)
 	ex.Retried = true
+	first := urlError(req, err)
 	c, err = t.dial(ctx, addr, nil)
-	if err == nil {
-		_, err = c.exchange(ctx, req, again.Bytes(), now, r, false)
-	}
 	if err != nil {
+		return ex, keepFirst(first, urlError(req, err))
+	}
+	if _, err = c.exchange(ctx, req, again.Bytes(), now, r, false); err != nil {
 		err = urlError(req, err)
 	}
 	return ex, err

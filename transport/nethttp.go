@@ -255,7 +255,34 @@ func (h *netHTTP) send(ctx context.Context, req *http.Request, ex *Exchange) (*h
 	again := req.Clone(req.Context())
 	again.Body = body
 	ex.Retried = true
-	return h.freshClient().Do(again)
+	resp, rerr := h.freshClient().Do(again)
+	return resp, keepFirst(err, rerr)
+}
+
+// RetryRefusedError is a request that failed on a reused connection before
+// any response byte and whose retry could not even connect: a server that
+// took the request and went away (killed, restarting). It unwraps to the
+// first failure, the one the request met, so that it counts as a reset and
+// not as a refused connection: the request did reach a server.
+type RetryRefusedError struct {
+	First error // how the request failed on the reused connection
+	Retry error // why the new connection could not be made
+}
+
+func (e *RetryRefusedError) Error() string {
+	return fmt.Sprintf("%v; sent again on a new connection, which failed: %v", e.First, e.Retry)
+}
+
+func (e *RetryRefusedError) Unwrap() error { return e.First }
+
+// keepFirst returns the error of a retried request: retry's, unless the
+// retry could not connect, when first is what the request met.
+func keepFirst(first, retry error) error {
+	var op *net.OpError
+	if retry != nil && (errors.Is(retry, syscall.ECONNREFUSED) || errors.As(retry, &op) && op.Op == "dial") {
+		return &RetryRefusedError{First: first, Retry: retry}
+	}
+	return retry
 }
 
 // freshClient returns the client for retries: the client with
