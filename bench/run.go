@@ -56,6 +56,10 @@ type Outcome struct {
 	// measured, the others when the run collected them (a vLLM result
 	// file, or VLLMFile.Collect).
 	VLLM *VLLMFigures
+	// Gone says the server was unreachable when the run ended, though the
+	// plan ran to its end (too few requests were left for the run to be
+	// stopped): its last requests failed to connect. "" otherwise.
+	Gone string
 	// Stopped says why the run stopped before its plan ended other than by
 	// an interruption (the server became unreachable); "" when it did not.
 	// Every record measured is kept, and the record file's trailer marks
@@ -557,6 +561,8 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	var ue *unreachableError
 	if errors.As(context.Cause(runCtx), &ue) && ctx.Err() == nil {
 		out.Stopped = ue.why
+	} else if !res.Interrupted {
+		out.Gone = gone.atEnd(w.measured)
 	}
 	var saveErrs []error
 	if rw != nil {
@@ -654,6 +660,8 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 		out.Findings = append(out.Findings, n)
 	}
 	switch {
+	case out.Gone != "":
+		out.Warnings = append(out.Warnings, out.Gone)
 	case out.Stopped != "":
 		out.Warnings = append(out.Warnings, fmt.Sprintf("run stopped early: %s; %d requests were sent; everything measured is kept", out.Stopped, res.Sent))
 	case res.Interrupted:

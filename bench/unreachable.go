@@ -1,7 +1,9 @@
 package bench
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/goodput-dev/goodput/record"
@@ -29,13 +31,33 @@ type unreachable struct {
 	run   int   // connection failures in a row
 	first int64 // End of the first of them, ns from the epoch
 	msg   string
+
+	// For atEnd: the latest send of a request that reached the server
+	// (any outcome but a connection failure), and the connection
+	// failures sent after it, by send time: requests in flight when the
+	// server went away may end after the refusals that followed them.
+	reached int64
+	after   []refusal
+}
+
+// refusal is a connection failure: when it was sent, and why.
+type refusal struct {
+	sent int64
+	msg  string
 }
 
 // add takes the next record and returns why the run should stop, or "".
 func (u *unreachable) add(r *record.Record) string {
 	if r.Error != record.ErrConnect {
 		u.run = 0
+		if r.Sent > u.reached {
+			u.reached = r.Sent
+			u.after = slices.DeleteFunc(u.after, func(f refusal) bool { return f.sent <= r.Sent })
+		}
 		return ""
+	}
+	if r.Sent > u.reached {
+		u.after = append(u.after, refusal{r.Sent, r.Msg})
 	}
 	if u.run == 0 {
 		u.first, u.msg = r.End, r.Msg
@@ -47,6 +69,21 @@ func (u *unreachable) add(r *record.Record) string {
 	}
 	return fmt.Sprintf("the server at %s became unreachable: %d connection failures in a row over %v (first: %s)",
 		u.url, u.run, span.Round(time.Millisecond), u.msg)
+}
+
+// atEnd returns why a run whose plan ended while its server was gone
+// failed, or "": the requests it sent last, a tenth of the total or more
+// (at least two), all failed to connect. Such a run is too short for add
+// to have stopped it, and its summary would otherwise read as a run that
+// merely had errors.
+func (u *unreachable) atEnd(total int64) string {
+	n := len(u.after)
+	if n < 2 || int64(n)*10 < total {
+		return ""
+	}
+	first := slices.MinFunc(u.after, func(a, b refusal) int { return cmp.Compare(a.sent, b.sent) })
+	return fmt.Sprintf("the server at %s was unreachable when the run ended: the last %d requests sent failed to connect (first: %s)",
+		u.url, n, first.msg)
 }
 
 // unreachableError is the cause a run is stopped with when its server

@@ -3,6 +3,8 @@ package bench
 import (
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -105,5 +107,67 @@ func TestRunStopsWhenTheServerGoesAway(t *testing.T) {
 	}
 	if out.Result.Counts.Errors[string(record.ErrConnect)] < UnreachableRun || out.Result.Counts.Completed < 5 {
 		t.Errorf("counts %+v", out.Result.Counts)
+	}
+}
+
+// A server that goes away near the end of a run leaves too few requests
+// to stop it: the plan runs out on refusals, and the outcome says the
+// server was gone when it ended, rather than reading as a run with errors.
+func TestRunEndsWithTheServerGone(t *testing.T) {
+	s, err := sim.New(sim.Options{Seed: 12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var served atomic.Int64
+	var ts *httptest.Server
+	ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/completions" && served.Add(1) == 10 {
+			go ts.Close()
+		}
+		s.ServeHTTP(w, r)
+	}))
+	defer ts.Close()
+	cfg := smallConfig(t, ts.URL)
+	cfg.Arrival.NumPrompts, cfg.Arrival.MaxConcurrency, cfg.Warmups = 40, 4, 0
+	cfg.NoServerMetrics = true
+	out, err := Run(t.Context(), cfg, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := out.Result.Counts.Errors[string(record.ErrConnect)]
+	if out.Stopped != "" || refused < 20 || refused >= UnreachableRun {
+		t.Fatalf("stopped %q with %d refused: want the plan run out, 20 to %d refusals", out.Stopped, refused, UnreachableRun-1)
+	}
+	if !strings.Contains(out.Gone, ts.URL+" was unreachable when the run ended: the last ") || !slices.Contains(out.Warnings, out.Gone) {
+		t.Errorf("gone %q, warnings %q", out.Gone, out.Warnings)
+	}
+}
+
+// A run whose few last requests failed to connect among many is no run
+// that lost its server.
+func TestAtEndNeedsATenthOfTheRun(t *testing.T) {
+	u := unreachable{url: "http://x:1"}
+	u.add(&record.Record{Sent: 1})
+	for i := range 9 {
+		u.add(&record.Record{Sent: int64(10 + i), Error: record.ErrConnect, Msg: "refused " + strconv.Itoa(i)})
+	}
+	if why := u.atEnd(100); why != "" {
+		t.Errorf("9 of 100: %q", why)
+	}
+	// A request sent before the refusals, ending after them, reached
+	// the server before it went away: the refusals still trail.
+	u.add(&record.Record{Sent: 5})
+	u.add(&record.Record{Sent: 30, Error: record.ErrConnect, Msg: "refused 9"})
+	if why := u.atEnd(100); !strings.Contains(why, "the last 10 requests sent failed to connect (first: refused 0)") {
+		t.Errorf("10 of 100: %q", why)
+	}
+	// One sent after them that reached the server: no longer gone.
+	u.add(&record.Record{Sent: 31})
+	if why := u.atEnd(100); why != "" {
+		t.Errorf("after a success: %q", why)
 	}
 }

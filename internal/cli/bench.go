@@ -355,6 +355,9 @@ func runBenchPrepared(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFl
 	if out.Stopped != "" {
 		return fmt.Errorf("%s; the records measured so far are kept", out.Stopped)
 	}
+	if out.Gone != "" {
+		return errors.New(out.Gone)
+	}
 	if c := out.Result.Counts; !out.Run.Interrupted && c.Total > 0 && c.Completed == 0 {
 		return fmt.Errorf("every one of the %d measured requests failed%s%s", c.Total, firstError(c), notFoundHint(cfg, c))
 	}
