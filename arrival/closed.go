@@ -44,14 +44,21 @@ func (c Closed) Shard(k, n int) (Closed, error) {
 		return Closed{}, fmt.Errorf("closed loop is already a shard (first sequence number %d, stride %d)", c.FirstSeq, c.SeqStride)
 	}
 	out := c
-	out.Concurrency = c.Concurrency / n
-	if k < c.Concurrency%n {
-		out.Concurrency++
-	}
+	out.Concurrency = shareOf(c.Concurrency, k, n)
 	if c.Count > 0 {
 		// Sequence numbers k, k+n, k+2n, … below Count.
 		out.Count = (c.Count - k + n - 1) / n
 	}
 	out.FirstSeq, out.SeqStride = int64(k), int64(n)
 	return out, nil
+}
+
+// shareOf returns shard k's share of total dealt out over n shards as
+// evenly as possible, the first total mod n shards taking one more.
+func shareOf(total, k, n int) int {
+	share := total / n
+	if k < total%n {
+		share++
+	}
+	return share
 }

@@ -155,6 +155,9 @@ func (c Config) Validate() error {
 		bad("--shard %d must be in [0, %d)", c.Shard, n)
 	} else if c.closedLoop() && n > c.MaxConcurrency {
 		bad("--shards %d exceeds --max-concurrency %d: some shard would have no worker", n, c.MaxConcurrency)
+	} else if c.MaxConcurrency > 0 && n > c.MaxConcurrency {
+		// The shards share the cap; a share of 0 would mean no cap.
+		bad("--shards %d exceeds --max-concurrency %d: some shard would have no slot of the cap", n, c.MaxConcurrency)
 	} else if c.closedLoop() && c.NumPrompts > 0 && c.NumPrompts < n {
 		bad("--num-prompts %d is less than --shards %d: some shard would send nothing", c.NumPrompts, n)
 	}
@@ -266,7 +269,10 @@ func (c Config) Plan() (Plan, error) {
 			return Plan{}, err
 		}
 	}
-	return Plan{Open: &s, Concurrency: c.MaxConcurrency, Config: c, Total: total, Speedup: speed}, nil
+	// The cap bounds the whole run in flight, so each shard holds its
+	// share of it, dealt out as a closed loop's workers are.
+	conc := shareOf(c.MaxConcurrency, c.Shard, shards)
+	return Plan{Open: &s, Concurrency: conc, Config: c, Total: total, Speedup: speed}, nil
 }
 
 // schedule draws the whole open-loop schedule; c must be valid.

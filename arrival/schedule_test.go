@@ -250,3 +250,44 @@ func TestPlanTotal(t *testing.T) {
 		})
 	}
 }
+
+// An open loop's --max-concurrency caps the whole run, so the shards share
+// it as a closed loop's workers are shared: together they never hold more
+// in flight than one process of the unsharded run would.
+func TestShardedPlanSharesConcurrencyCap(t *testing.T) {
+	cases := []struct {
+		name      string
+		cap, n    int
+		wantEach  []int
+		wantWhole int
+	}{
+		// 8 over 4 shards: 2 each.
+		{"even", 8, 4, []int{2, 2, 2, 2}, 8},
+		// 8 over 3 shards: the remainder goes to the first shards.
+		{"uneven", 8, 3, []int{3, 3, 2}, 8},
+		// One shard is the run itself.
+		{"one shard", 5, 1, []int{5}, 5},
+	}
+	for _, c := range cases {
+		sum := 0
+		for k := 0; k < c.n; k++ {
+			p, err := cfg(func(x *Config) { x.MaxConcurrency, x.Shard, x.Shards = c.cap, k, c.n }).Plan()
+			if err != nil {
+				t.Fatalf("%s: shard %d: %v", c.name, k, err)
+			}
+			if p.Concurrency != c.wantEach[k] {
+				t.Errorf("%s: shard %d of %d caps %d in flight, want %d", c.name, k, c.n, p.Concurrency, c.wantEach[k])
+			}
+			sum += p.Concurrency
+		}
+		if sum != c.wantWhole {
+			t.Errorf("%s: the shards cap %d in flight together, want %d", c.name, sum, c.wantWhole)
+		}
+	}
+	// A cap below the shard count would leave some shard with a cap of 0,
+	// which means no cap at all.
+	_, err := cfg(func(x *Config) { x.MaxConcurrency, x.Shard, x.Shards = 2, 0, 3 }).Plan()
+	if err == nil || !strings.Contains(err.Error(), "--shards 3 exceeds --max-concurrency 2") {
+		t.Errorf("cap 2 over 3 shards: %v, want a refusal", err)
+	}
+}
