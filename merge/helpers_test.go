@@ -25,6 +25,7 @@ type shardFile struct {
 	clock         *record.Clock
 	skipped       int64
 	start         time.Time // header start; zero means startAt
+	agreed        time.Time // the shard's --start-at; zero means startAt
 	noShard       bool      // a plain run file, no shard in its header
 	config        string    // the header's config, JSON
 }
@@ -62,7 +63,11 @@ func writeShard(t *testing.T, dir, name string, f shardFile) string {
 			ready = startAt.Add(-10 * time.Second)
 		}
 		planned := int64(len(seqsOf(f.k, f.n, f.total)))
-		h.Shard = &record.Shard{Index: f.k, Count: f.n, Attempt: f.attempt, StartAt: startAt, Ready: ready,
+		agreed := f.agreed
+		if agreed.IsZero() {
+			agreed = startAt
+		}
+		h.Shard = &record.Shard{Index: f.k, Count: f.n, Attempt: f.attempt, StartAt: agreed, Ready: ready,
 			Planned: planned, Total: f.total, Skipped: f.skipped}
 		h.Clock = f.clock
 	}

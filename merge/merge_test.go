@@ -267,6 +267,11 @@ func TestOpenRefusesDifferentRuns(t *testing.T) {
 			{k: 0, n: 2, total: 4, seqs: []int64{0}, config: `{"model":"m","random_input_len":256,"base_url":"http://a"}`},
 			{k: 1, n: 2, total: 4, seqs: []int64{1}, config: `{"model":"m","random_input_len":100,"base_url":"http://b"}`}},
 			"were run with different random_input_len (256, 100): files of different runs"},
+		// Shard 1 of a run agreed to start 3 minutes after the other's:
+		// the same arguments run again, not a part of this run.
+		{"agreed starts", []shardFile{{k: 0, n: 2, total: 4, seqs: []int64{0, 2}},
+			{k: 1, n: 2, total: 4, seqs: []int64{1, 3}, agreed: startAt.Add(3 * time.Minute), start: startAt.Add(3 * time.Minute)}},
+			"fb.jsonl was agreed to start at 2026-11-29T10:03:00Z"},
 		// A header that is no shard.
 		{"bad index", []shardFile{{k: 2, n: 2, total: 4, seqs: []int64{0}}}, "shard 2 of 2 is not a shard"},
 	}

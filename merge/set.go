@@ -162,6 +162,8 @@ func (s *Set) checkShards() error {
 	}
 	seen := map[[2]int]held{}
 	var settings firstSettings // the first shard's, which the others must share
+	var agreed time.Time       // the first agreed start (--start-at), which the others must share
+	var agreedBy string        // the file that named it
 	for _, p := range s.parts {
 		sh := p.Shard
 		if sh == nil {
@@ -179,6 +181,18 @@ func (s *Set) checkShards() error {
 		}
 		if err := settings.check(p, "merge each run's files apart"); err != nil {
 			return err
+		}
+		// Every shard of a run, retries too, counts its schedule from one
+		// agreed start; another start is the same arguments run again,
+		// whose records would sit minutes away on the merged clock.
+		if !sh.StartAt.IsZero() {
+			switch {
+			case agreed.IsZero():
+				agreed, agreedBy = sh.StartAt, p.File
+			case !sh.StartAt.Equal(agreed):
+				return fmt.Errorf("%s was agreed to start at %s, %s at %s: files of different runs (merge each run's files apart)",
+					p.File, sh.StartAt.UTC().Format(time.RFC3339Nano), agreedBy, agreed.UTC().Format(time.RFC3339Nano))
+			}
 		}
 		key := [2]int{sh.Index, sh.Attempt}
 		h, err := json.Marshal(p.Header)
