@@ -59,9 +59,16 @@ func shardOf(cfg Config, plan arrival.Plan, ready time.Time) *record.Shard {
 	if a.Shards < 2 {
 		return nil
 	}
+	planned, total := int64(expected(plan)), int64(plan.Total)
+	if plan.Closed != nil && plan.Closed.Duration > 0 {
+		// A closed loop stops at its count or its duration, whichever
+		// comes first: the count bounds it, but no one knows in advance
+		// how many requests it will send.
+		planned, total = 0, 0
+	}
 	return &record.Shard{
 		Index: a.Shard, Count: a.Shards, StartAt: cfg.StartAt, Ready: ready,
-		Planned: int64(expected(plan)), Total: int64(plan.Total),
+		Planned: planned, Total: total,
 	}
 }
 

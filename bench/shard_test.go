@@ -152,3 +152,37 @@ func TestShardAfterItsScheduleFails(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// A closed loop bounded by --duration as well as --num-prompts stops at
+// whichever comes first, so its count is a bound, not a plan: the shard
+// header must not promise it, or the merge reports a run that ended on
+// time as partial. A count alone is the plan.
+func TestShardOfClosedLoopPlansOnlyACount(t *testing.T) {
+	cases := []struct {
+		name           string
+		count          int
+		dur            time.Duration
+		planned, total int64
+	}{
+		// 40 requests over 2 shards: 20 of 40 each.
+		{"count", 40, 0, 20, 40},
+		// 1000 requests or 2 s: not known in advance.
+		{"count and duration", 1000, 2 * time.Second, 0, 0},
+		// Duration alone: not known either.
+		{"duration", 0, 2 * time.Second, 0, 0},
+	}
+	for _, c := range cases {
+		cfg := DefaultConfig()
+		cfg.Arrival.RequestRate, cfg.Arrival.MaxConcurrency = math.Inf(1), 4
+		cfg.Arrival.NumPrompts, cfg.Arrival.Duration = c.count, c.dur
+		cfg.Arrival.Shard, cfg.Arrival.Shards = 1, 2
+		plan, err := cfg.Arrival.Plan()
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		sh := shardOf(cfg, plan, time.Now())
+		if sh.Planned != c.planned || sh.Total != c.total {
+			t.Errorf("%s: shard plans %d of %d, want %d of %d", c.name, sh.Planned, sh.Total, c.planned, c.total)
+		}
+	}
+}
