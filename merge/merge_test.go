@@ -504,6 +504,18 @@ func TestWaiter(t *testing.T) {
 			t.Errorf("pending %v after %v, err %v", pending, time.Since(start), err)
 		}
 	})
+	// A wait for 4 shards in a directory whose shards are of 3 can never
+	// end but by its timeout (2 h by default): it fails at its first look.
+	synctest.Test(t, func(t *testing.T) {
+		dir := t.TempDir()
+		writeShard(t, dir, "s0.jsonl", shardFile{k: 0, n: 3, seqs: []int64{0}})
+		w := &Waiter{Dir: dir, Count: 4, Timeout: time.Hour}
+		start := time.Now()
+		_, err := w.Wait(context.Background())
+		if err == nil || !strings.Contains(err.Error(), "s0.jsonl is shard 0 of 3, not of the 4 shards waited for") || time.Since(start) != 0 {
+			t.Errorf("after %v: %v, want a refusal at once", time.Since(start), err)
+		}
+	})
 	// A directory that does not exist yet is waited for, not an error.
 	w := &Waiter{Dir: filepath.Join(t.TempDir(), "later"), Count: 1, Timeout: 0}
 	if pending, err := w.Wait(context.Background()); err != nil || !slices.Equal(pending, []int{0}) {

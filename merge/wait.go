@@ -32,8 +32,8 @@ const DefaultPoll = 5 * time.Second
 // Wait returns once every shard index has a file that ended with a
 // trailer and was not interrupted (an interrupted or killed attempt may
 // yet be retried), with an empty pending list; or, at the timeout, the
-// indices still pending. It fails only when the directory cannot be read
-// or ctx ends.
+// indices still pending. It fails when the directory cannot be read, when
+// it holds a shard of another count than Count, or when ctx ends.
 func (w *Waiter) Wait(ctx context.Context) (pending []int, err error) {
 	poll := w.Poll
 	if poll <= 0 {
@@ -82,11 +82,20 @@ func (w *Waiter) pending() ([]int, error) {
 		if e.IsDir() || !isRecordsName(e.Name()) || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
-		st, err := peek(filepath.Join(w.Dir, e.Name()))
-		if err != nil || st.header == nil || st.header.Shard == nil || st.trailer == nil || st.trailer.Interrupted {
+		path := filepath.Join(w.Dir, e.Name())
+		st, err := peek(path)
+		if err != nil || st.header == nil || st.header.Shard == nil {
 			continue
 		}
-		if sh := st.header.Shard; sh.Count == w.Count && sh.Index >= 0 && sh.Index < w.Count {
+		if sh := st.header.Shard; sh.Count != w.Count && !st.header.Merged() {
+			// The wait could only end at its timeout, and the merge then
+			// reads the shards the directory holds, not these.
+			return nil, fmt.Errorf("%s is shard %d of %d, not of the %d shards waited for: give --shards %d", path, sh.Index, sh.Count, w.Count, sh.Count)
+		}
+		if st.trailer == nil || st.trailer.Interrupted {
+			continue
+		}
+		if sh := st.header.Shard; sh.Index >= 0 && sh.Index < w.Count {
 			done[sh.Index] = true
 		}
 	}
