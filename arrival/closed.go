@@ -53,6 +53,25 @@ func (c Closed) Shard(k, n int) (Closed, error) {
 	return out, nil
 }
 
+// UnevenShards returns a warning for shard k of n of the loop c (not yet
+// sharded) when its workers do not divide among the shards while a count
+// bounds it, or "": the requests are dealt out evenly by sequence number,
+// the workers as evenly as they go, so a shard with fewer workers takes
+// longer over its share, the shards end apart, and the merged run ends on
+// a thinner load than the concurrency asked for. A loop bounded by time
+// keeps every worker busy to the end and gets no warning.
+func (c Closed) UnevenShards(k, n int) string {
+	if n <= 1 || c.Count == 0 || c.Duration > 0 || c.Concurrency%n == 0 || c.Concurrency < n || c.Count < n {
+		return ""
+	}
+	sh, err := c.Shard(k, n)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("--max-concurrency %d does not divide among --shards %d: this shard has %d of the %d workers for %d of the %d requests, so the shards end apart and the merged run ends on fewer requests in flight than %d; give a --max-concurrency that is a multiple of %d, or bound the run by --duration",
+		c.Concurrency, n, sh.Concurrency, c.Concurrency, sh.Count, c.Count, c.Concurrency, n)
+}
+
 // shareOf returns shard k's share of total dealt out over n shards as
 // evenly as possible, the first total mod n shards taking one more.
 func shareOf(total, k, n int) int {

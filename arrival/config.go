@@ -245,12 +245,12 @@ func (c Config) Plan() (Plan, error) {
 	}
 	shards := max(c.Shards, 1)
 	if c.closedLoop() {
-		cl := Closed{Concurrency: c.MaxConcurrency, Count: c.NumPrompts, Duration: c.Duration, SeqStride: 1}
-		cl, err := cl.Shard(c.Shard, shards)
+		whole := Closed{Concurrency: c.MaxConcurrency, Count: c.NumPrompts, Duration: c.Duration, SeqStride: 1}
+		cl, err := whole.Shard(c.Shard, shards)
 		if err != nil {
 			return Plan{}, err
 		}
-		return Plan{Closed: &cl, Config: c, Total: c.NumPrompts}, nil
+		return Plan{Closed: &cl, Config: c, Total: c.NumPrompts, Warning: whole.UnevenShards(c.Shard, shards)}, nil
 	}
 	var s Schedule
 	var speed float64

@@ -28,6 +28,9 @@ type Plan struct {
 	// --trace-speedup, or the one that gave the --request-rate; 0 for
 	// other plans.
 	Speedup float64
+	// Warning says what the shard's share makes of the run, when the
+	// caller should tell the user (Closed.UnevenShards); "" otherwise.
+	Warning string
 }
 
 // String describes the plan on a few lines, for --dry-run.
@@ -96,6 +99,9 @@ func (p Plan) String() string {
 		}
 	default:
 		b.WriteString("empty plan\n")
+	}
+	if p.Warning != "" {
+		fmt.Fprintf(&b, "warning: %s\n", p.Warning)
 	}
 	return b.String()
 }

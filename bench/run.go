@@ -189,6 +189,9 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 	srv := newServer(client, cfg.BaseURL, headers, cfg.RequestTimeout)
 	srv.notice = progress
 	out := &Outcome{}
+	if plan.Warning != "" {
+		out.Warnings = append(out.Warnings, plan.Warning)
+	}
 	switch err := srv.waitReady(ctx, cfg.ReadyTimeout); {
 	case errors.Is(err, errNoReadyRoute):
 		out.Notes = append(out.Notes, "server has neither /health nor /v1/models: its readiness was not checked")
