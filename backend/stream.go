@@ -473,7 +473,11 @@ func (s *stream) readFailed(err error, at int64) {
 		return
 	}
 	kind := ClassifyError(err)
-	s.fail(kind, fmt.Sprintf("reading the stream after %d bytes: %v", s.st.Bytes, err), at)
+	what := "the stream"
+	if s.a.framing == framingWhole {
+		what = "the answer" // one body, not a stream of events
+	}
+	s.fail(kind, fmt.Sprintf("reading %s after %d bytes: %v", what, s.st.Bytes, err), at)
 }
 
 // fail records a failure. A failed record always has a message, even when

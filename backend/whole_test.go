@@ -1,8 +1,10 @@
 package backend
 
 import (
+	"io"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/goodput-dev/goodput/record"
 )
@@ -91,6 +93,20 @@ func TestWithoutStreamingResponses(t *testing.T) {
 		if rec.Text != tt.text {
 			t.Errorf("%s: text %q, want %q", tt.name, rec.Text, tt.text)
 		}
+	}
+}
+
+// A whole answer cut off by the connection is named as an answer, not a
+// stream: "reading the answer after 20 bytes".
+func TestWithoutStreamingCutOff(t *testing.T) {
+	body := io.MultiReader(strings.NewReader(`{"choices":[{"text":`), iotest.ErrReader(io.ErrUnexpectedEOF))
+	rec, _ := readAll(noStream(t, "openai"), body)
+	if rec.Error != record.ErrReset || rec.Msg != "reading the answer after 20 bytes: unexpected EOF" {
+		t.Errorf("error %v: %q", rec.Error, rec.Msg)
+	}
+	rec, _ = readAll(mustLookup(t, "openai"), io.MultiReader(strings.NewReader("data: {}\n\n"), iotest.ErrReader(io.ErrUnexpectedEOF)))
+	if !strings.HasPrefix(rec.Msg, "reading the stream after 10 bytes") {
+		t.Errorf("a stream cut off: %v %q", rec.Error, rec.Msg)
 	}
 }
 
