@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -13,6 +15,7 @@ import (
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
 	"github.com/goodput-dev/goodput/slo"
+	"github.com/goodput-dev/goodput/vllmresult"
 )
 
 func newAnalyzeCmd(env *Env) *cobra.Command {
@@ -82,17 +85,18 @@ the records recorded, and its own percentile method, unless --slo,
 				slo:    !cmd.Flags().Changed("slo") && !cmd.Flags().Changed("goodput"),
 				method: !cmd.Flags().Changed("percentile-method"),
 			}
-			res, notes, err := analyzeFiles(env, files, opts, own)
+			a, err := analyzeFiles(env, files, opts, own)
 			if err != nil {
 				return err
 			}
+			res := a.Result
 			if format == "json" {
 				enc := json.NewEncoder(env.Stdout)
 				enc.SetIndent("", "  ")
 				if err := enc.Encode(res); err != nil {
 					return err
 				}
-			} else if err := report.Text(env.Stdout, res, report.TextOptions{Notes: notes}); err != nil {
+			} else if err := report.Text(env.Stdout, res, a.textOptions()); err != nil {
 				return err
 			}
 			return reportGates(env.besideJSON(format), gates, res)
@@ -108,10 +112,48 @@ the records recorded, and its own percentile method, unless --slo,
 // header did.
 type runDefaults struct{ slo, method bool }
 
+// analysis is what analyze makes of records.
+type analysis struct {
+	Result *metrics.Result
+	// Notes are printed before the summary: the SLO the run was judged
+	// by, the merge's account of its shards, warnings.
+	Notes []string
+	// Peak is vLLM's busiest second of output and most requests active
+	// in one second; nil where a record's time came before the run's
+	// clock began, which leaves vLLM's seconds unknown.
+	Peak *report.Peak
+}
+
+// textOptions prints the analysis as bench prints a run: the notes, then
+// the summary with vLLM's peak lines.
+func (a analysis) textOptions() report.TextOptions {
+	o := report.TextOptions{Notes: a.Notes}
+	if a.Peak != nil {
+		o.VLLM = &report.VLLMLines{Peak: a.Peak}
+		if n := peakNote(a.Result, a.Peak); n != "" {
+			o.Notes = append(slices.Clone(o.Notes), n)
+		}
+	}
+	return o
+}
+
+// peakNote explains a peak of output below the mean rate, which a run of
+// less than a few whole seconds shows; empty otherwise.
+func peakNote(res *metrics.Result, pk *report.Peak) string {
+	mean := res.Throughput.OutputTokensPerSecond
+	if pk.OutputTokensPerSecond >= mean {
+		return ""
+	}
+	// Whole seconds from the first send: a run of less than a few of
+	// them fills none, and its peak reads below its mean.
+	return fmt.Sprintf("Peak output token throughput counts the tokens of whole seconds from the first send, as vLLM does: over a run of %s s it reads below the mean rate (%s tok/s)",
+		strconv.FormatFloat(res.Window.Seconds, 'f', 2, 64), strconv.FormatFloat(mean, 'f', 2, 64))
+}
+
 // analyzeFiles folds every record of files into one Summary. Files with a
 // run header are placed on the clock of the earliest one, so the shards of a
 // run merge exactly; the merge's account of the shards joins the notes.
-func analyzeFiles(env *Env, files []string, opts metrics.Options, own runDefaults) (*metrics.Result, []string, error) {
+func analyzeFiles(env *Env, files []string, opts metrics.Options, own runDefaults) (analysis, error) {
 	var all []string
 	for _, name := range files {
 		// A result directory or a summary file stands for its run's
@@ -119,7 +161,7 @@ func analyzeFiles(env *Env, files []string, opts metrics.Options, own runDefault
 		// genai-bench experiment folder for its one load.
 		fs, err := report.RunFiles(name)
 		if err != nil {
-			return nil, nil, err
+			return analysis{}, err
 		}
 		all = append(all, fs...)
 	}
@@ -136,7 +178,7 @@ func analyzeFiles(env *Env, files []string, opts metrics.Options, own runDefault
 	}
 	set, err := merge.Open(files, env.Stdin, merge.Options{})
 	if err != nil {
-		return nil, nil, err
+		return analysis{}, err
 	}
 	defer set.Close()
 	if own.method {
@@ -147,29 +189,37 @@ func analyzeFiles(env *Env, files []string, opts metrics.Options, own runDefault
 	// A file whose records do not say when their requests were sent
 	// (genai-bench's) carries its run's window.
 	if w, err := set.Window(); err != nil {
-		return nil, nil, err
+		return analysis{}, err
 	} else if w > 0 {
 		opts.Window = w
 	}
 	sum := metrics.NewSummary(opts)
+	// Records are on the clock of the run's start (the earliest file's),
+	// so no send comes before 0.
+	peak := vllmresult.NewPeakCounter(0)
 	err = set.Each(func(_ int, b []record.Record) error {
 		for i := range b {
 			sum.Add(&b[i])
+			peak.AddRecord(&b[i])
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, nil, err
+		return analysis{}, err
 	}
 	rep, err := set.Report(merge.Options{})
 	if err != nil {
-		return nil, nil, err
+		return analysis{}, err
 	}
 	notes = append(notes, rep.Notes...)
 	for _, w := range rep.Warnings {
 		notes = append(notes, "WARNING: "+w)
 	}
-	return sum.Close(), notes, nil
+	a := analysis{Result: sum.Close(), Notes: notes}
+	if tps, conc, ok := peak.Figures(); ok {
+		a.Peak = &report.Peak{OutputTokensPerSecond: tps, ConcurrentRequests: conc}
+	}
+	return a, nil
 }
 
 // runSLO returns the SLO that the summaries beside files recorded, when

@@ -53,12 +53,12 @@ func BenchmarkAnalyze1M(b *testing.B) {
 	env := &Env{}
 	b.ResetTimer()
 	for b.Loop() {
-		res, _, err := analyzeFiles(env, []string{path}, metrics.Options{Percentiles: []float64{50, 90, 99}}, runDefaults{})
+		a, err := analyzeFiles(env, []string{path}, metrics.Options{Percentiles: []float64{50, 90, 99}}, runDefaults{})
 		if err != nil {
 			b.Fatal(err)
 		}
-		if res.Counts.Completed != n || res.Latency.ITL.Count != n*127 {
-			b.Fatalf("completed %d, itl count %d", res.Counts.Completed, res.Latency.ITL.Count)
+		if a.Result.Counts.Completed != n || a.Result.Latency.ITL.Count != n*127 {
+			b.Fatalf("completed %d, itl count %d", a.Result.Counts.Completed, a.Result.Latency.ITL.Count)
 		}
 	}
 	b.StopTimer()

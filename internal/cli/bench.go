@@ -407,11 +407,8 @@ func summaryOptions(cfg bench.Config, out *bench.Outcome, simulated bool) report
 	if f := out.VLLM; f != nil {
 		v.RequestGoodput = f.RequestGoodput
 		v.Peak = &report.Peak{OutputTokensPerSecond: f.PeakOutputTokensPerSecond, ConcurrentRequests: f.PeakConcurrentRequests}
-		if mean := out.Result.Throughput.OutputTokensPerSecond; f.PeakOutputTokensPerSecond < mean {
-			// Whole seconds from the first send: a run of less than a
-			// few of them fills none, and its peak reads below its mean.
-			o.Notes = append(o.Notes, fmt.Sprintf("Peak output token throughput counts the tokens of whole seconds from the first send, as vLLM does: over a run of %s s it reads below the mean rate (%s tok/s)",
-				strconv.FormatFloat(out.Result.Window.Seconds, 'f', 2, 64), strconv.FormatFloat(mean, 'f', 2, 64)))
+		if n := peakNote(out.Result, v.Peak); n != "" {
+			o.Notes = append(o.Notes, n)
 		}
 		for _, q := range f.Queue {
 			v.Queue = append(v.Queue, queueBlock(q))

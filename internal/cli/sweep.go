@@ -781,10 +781,10 @@ func gateOperatingPoint(env *Env, gates slo.Gates, out *sweeprun.Outcome, mo met
 		return errors.New("--gate needs the points' records: give --result-dir")
 	}
 	records := filepath.Join(filepath.Dir(out.JSONPath), sweeprun.Measurement{Load: op.Load, Repeat: 1}.Name()+".jsonl")
-	res, _, err := analyzeFiles(env, []string{records}, mo, runDefaults{})
+	a, err := analyzeFiles(env, []string{records}, mo, runDefaults{})
 	if err != nil {
 		return fmt.Errorf("--gate: %w", err)
 	}
 	fmt.Fprintf(env.Stdout, "Gates at the operating point (%s):\n", op.Load.Short())
-	return reportGates(env, gates, res)
+	return reportGates(env, gates, a.Result)
 }
