@@ -2,6 +2,7 @@ package merge
 
 import (
 	"bufio"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -27,8 +28,9 @@ const LabelShard = "shard"
 // the run interrupted when the parts are not the whole planned run. Each
 // batch is also handed to also (nil for none) before it is written, so
 // that one pass both writes and summarises. tool names the program that
-// merged, for the header. The file appears whole or not at all: it is
-// written beside path first and renamed.
+// merged, for the header. A path ending in .gz is written
+// gzip-compressed, as every reader of records takes it. The file appears
+// whole or not at all: it is written beside path first and renamed.
 func (s *Set) WriteFile(path, tool string, o Options, also func([]record.Record)) (*Report, error) {
 	window, err := s.Window()
 	if err != nil {
@@ -99,7 +101,14 @@ func (s *Set) WriteFile(path, tool string, o Options, also func([]record.Record)
 		return nil, err
 	}
 	if err := atomicfile.Write(path, func(w io.Writer) error {
-		return s.writeMerged(w, body, tool, rep, n, end, window)
+		if !strings.HasSuffix(path, ".gz") {
+			return s.writeMerged(w, body, tool, rep, n, end, window)
+		}
+		zw := gzip.NewWriter(w)
+		if err := s.writeMerged(zw, body, tool, rep, n, end, window); err != nil {
+			return err
+		}
+		return zw.Close()
 	}); err != nil {
 		return nil, err
 	}
@@ -175,8 +184,8 @@ func shardList(ks []int) string {
 }
 
 // ServerFile returns the server's series saved beside the records of the
-// shard with the lowest index that has one (NAME.server.json beside
-// NAME.jsonl or NAME.jsonl.gz), for the merged run's report; "" when
+// shard with the lowest index that has one (NAME.server.json, or
+// NAME.server.json.gz, beside NAME.jsonl or NAME.jsonl.gz), for the merged run's report; "" when
 // none has.
 func (s *Set) ServerFile() string {
 	best, bestK := "", -1
@@ -186,7 +195,10 @@ func (s *Set) ServerFile() string {
 			continue
 		}
 		f := base + ".server.json"
-		if _, err := os.Stat(f); err != nil {
+		if !exists(f) {
+			f += ".gz"
+		}
+		if !exists(f) {
 			continue
 		}
 		k := 0
@@ -198,4 +210,10 @@ func (s *Set) ServerFile() string {
 		}
 	}
 	return best
+}
+
+// exists says whether path names a file that can be seen.
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

@@ -175,8 +175,8 @@ func TestExportKeepsTheRunsSharedLabels(t *testing.T) {
 }
 
 // An output named .gz is written gzip-compressed (export), or refused
-// where the writer has no compressed form (merge, Parquet): plain bytes
-// under a .gz name read as a damaged stream.
+// where the writer has no compressed form (Parquet): plain bytes under a
+// .gz name read as a damaged stream.
 func TestOutputsNamedGz(t *testing.T) {
 	dir := t.TempDir()
 	h, recs := simRun(t, "H100-SXM", 20, 5, 1)
@@ -201,15 +201,11 @@ func TestOutputsNamedGz(t *testing.T) {
 	if err != nil || len(want) == 0 || !bytes.Equal(got, want) {
 		t.Errorf("%s holds %d bytes (%v), want the %d of %s", gz, len(got), err, len(want), plain)
 	}
-	for _, args := range [][]string{
-		{"export", file, "-o", filepath.Join(dir, "rows.parquet.gz")},
-		{"merge", file, "--output", filepath.Join(dir, "merged.jsonl.gz")},
-	} {
-		if _, stderr, code := run(t, "", args...); code != ExitUsage || !strings.Contains(stderr, ".gz") {
-			t.Errorf("%v: exit %d, %q; want a usage error naming the .gz", args, code, stderr)
-		}
+	pq := filepath.Join(dir, "rows.parquet.gz")
+	if _, stderr, code := run(t, "", "export", file, "-o", pq); code != ExitUsage || !strings.Contains(stderr, ".gz") {
+		t.Errorf("export -o %s: exit %d, %q; want a usage error naming the .gz", pq, code, stderr)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "merged.jsonl.gz")); err == nil {
-		t.Error("the refused merge wrote its output")
+	if _, err := os.Stat(pq); err == nil {
+		t.Error("the refused export wrote its output")
 	}
 }

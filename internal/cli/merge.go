@@ -15,6 +15,7 @@ import (
 	"github.com/goodput-dev/goodput/metrics"
 	"github.com/goodput-dev/goodput/record"
 	"github.com/goodput-dev/goodput/report"
+	"github.com/goodput-dev/goodput/vllmresult"
 )
 
 // mergeFlags are the flag values of `goodput merge`.
@@ -51,7 +52,8 @@ run: they must have been run with the same settings and begun within
 --max-start-spread of each other, and a copy of one file is refused.
 
 --output writes the merged records (one file, listing its parts, each record
-labelled with its shard) and --report its HTML report. With --wait, merge
+labelled with its shard; gzip-compressed when its name ends in .gz) and
+--report its HTML report. With --wait, merge
 first waits in the directory until all --shards have finished (the merge
 step of a Kubernetes Job), for at most --wait-timeout.
 
@@ -65,7 +67,7 @@ An incomplete run exits with code 1 after writing everything, unless
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&f.output, "output", "o", "", "write the merged records to this file")
+	fl.StringVarP(&f.output, "output", "o", "", "write the merged records to this file (NAME.jsonl, or NAME.jsonl.gz compressed)")
 	fl.StringVar(&f.report, "report", "", "also write the merged run's HTML report to this file (needs --output)")
 	fl.StringVar(&f.format, "format", "text", "output: text or json")
 	fl.BoolVar(&f.wait, "wait", false, "first wait in the directory until every shard has finished (needs --shards)")
@@ -87,11 +89,6 @@ func runMerge(cmd *cobra.Command, env *Env, f *mergeFlags, args []string) error 
 	}
 	if f.report != "" && f.output == "" {
 		return usageErr("--report renders the merged records: give --output too")
-	}
-	if strings.HasSuffix(f.output, ".gz") {
-		// Plain JSON Lines under a .gz name would read as a damaged
-		// gzip stream to anything that trusts the name.
-		return usageErr("--output %s: merge writes plain JSON Lines; give a name without .gz and compress the file after (gzip %s)", f.output, strings.TrimSuffix(f.output, ".gz"))
 	}
 	if cmd.Flags().Changed("shards") && !f.wait {
 		return usageErr("--shards says how many shards --wait waits for: give --wait too (without it, merge reads the shards that are there and names the missing ones)")
@@ -130,9 +127,13 @@ func runMerge(cmd *cobra.Command, env *Env, f *mergeFlags, args []string) error 
 	}
 	defer set.Close()
 	sum := metrics.NewSummary(opts)
+	// The merged records are on the earliest shard's clock: no send
+	// comes before 0.
+	peak := vllmresult.NewPeakCounter(0)
 	add := func(recs []record.Record) {
 		for i := range recs {
 			sum.Add(&recs[i])
+			peak.AddRecord(&recs[i])
 		}
 	}
 	var rep *merge.Report
@@ -146,8 +147,12 @@ func runMerge(cmd *cobra.Command, env *Env, f *mergeFlags, args []string) error 
 	if err != nil {
 		return err
 	}
-	res := sum.Close()
-	if err := printMerge(env, f.format, res, rep); err != nil {
+	a := analysis{Result: sum.Close(), Notes: rep.Notes}
+	if tps, conc, ok := peak.Figures(); ok {
+		a.Peak = &report.Peak{OutputTokensPerSecond: tps, ConcurrentRequests: conc}
+	}
+	res := a.Result
+	if err := printMerge(env, f.format, a, rep); err != nil {
 		return err
 	}
 	// Standard output holds the summary alone in JSON; what was written
@@ -171,13 +176,15 @@ func runMerge(cmd *cobra.Command, env *Env, f *mergeFlags, args []string) error 
 	return gateErr
 }
 
-func printMerge(env *Env, format string, res *metrics.Result, rep *merge.Report) error {
+func printMerge(env *Env, format string, a analysis, rep *merge.Report) error {
 	if format == "json" {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"result": res, "merge": rep})
+		return enc.Encode(map[string]any{"result": a.Result, "merge": rep})
 	}
-	if err := report.Text(env.Stdout, res, report.TextOptions{Title: "Merged Benchmark Result", Notes: rep.Notes}); err != nil {
+	o := a.textOptions()
+	o.Title = "Merged Benchmark Result"
+	if err := report.Text(env.Stdout, a.Result, o); err != nil {
 		return err
 	}
 	for _, w := range rep.Warnings {
@@ -187,14 +194,20 @@ func printMerge(env *Env, format string, res *metrics.Result, rep *merge.Report)
 }
 
 // copyServerSeries copies a shard's saved server series beside the merged
-// records, where report finds it; nothing when there is none.
+// records (NAME.jsonl or NAME.jsonl.gz), where report finds it; nothing
+// when there is none.
 func copyServerSeries(src, mergedRecords string) error {
 	if src == "" {
 		return nil
 	}
-	dst := strings.TrimSuffix(mergedRecords, report.RecordsSuffix) + report.ServerSuffix
-	if dst == mergedRecords {
-		return errors.New("the merged file's name does not end in " + report.RecordsSuffix)
+	base, ok := strings.CutSuffix(strings.TrimSuffix(mergedRecords, report.GzipSuffix), report.RecordsSuffix)
+	if !ok {
+		return errors.New("the merged file's name does not end in " + report.RecordsSuffix + " (or " + report.RecordsSuffix + report.GzipSuffix + ")")
+	}
+	// The series keeps its own form: a compressed one stays compressed.
+	dst := base + report.ServerSuffix
+	if strings.HasSuffix(src, report.GzipSuffix) {
+		dst += report.GzipSuffix
 	}
 	in, err := os.Open(src)
 	if err != nil {

@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"bytes"
+	"compress/gzip"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,6 +71,9 @@ func TestMergeCommand(t *testing.T) {
 		"shard 2 of 3 on pod-c, complete)",
 		"Clocks: offsets from the server +0s to +2µs (each within ±2ms)",
 		"Successful requests:                     30",
+		// vLLM's seconds from the first send at 1 ms: ten requests of
+		// three tokens in each.
+		"Peak output token throughput (tok/s):    30.00\n", "Peak concurrent requests:                10.00\n",
 		"Wrote " + merged, "Wrote " + page, "Gate: p99(ttft)<=100ms: measured 30ms: pass",
 	} {
 		if !strings.Contains(out, want) {
@@ -283,4 +289,63 @@ func TestAnalyzeAndMergeRefuseFilesOfDifferentRuns(t *testing.T) {
 	if code != ExitOK || !strings.Contains(out, "Successful requests:                     2\n") {
 		t.Errorf("merge --max-start-spread 10s: exit %d, %s\n%s", code, errOut, out)
 	}
+}
+
+// merge --output NAME.jsonl.gz writes the merged run gzip-compressed: the
+// same bytes as the plain file once decompressed, read back by analyze and
+// report as the plain one, with the server's series beside it.
+func TestMergeWritesACompressedRun(t *testing.T) {
+	dir := t.TempDir()
+	for k := range 3 {
+		writeShardFile(t, dir, k, 3, 30, false)
+	}
+	os.WriteFile(filepath.Join(dir, "goodput-20261129-100000-shard0-of-3.server.json.gz"), gzipped(t, `{"samples":[]}`), 0o644)
+	out := t.TempDir()
+	plain, gz := filepath.Join(out, "plain.jsonl"), filepath.Join(out, "merged.jsonl.gz")
+	page := filepath.Join(out, "report.html")
+	if o, errOut, code := run(t, "", "merge", dir, "--output", plain); code != ExitOK {
+		t.Fatalf("plain: exit %d: %s%s", code, o, errOut)
+	}
+	if o, errOut, code := run(t, "", "merge", dir, "--output", gz, "--report", page); code != ExitOK || !strings.Contains(o, "Wrote "+gz) {
+		t.Fatalf("compressed: exit %d: %s%s", code, o, errOut)
+	}
+	want, _ := os.ReadFile(plain)
+	f, err := os.Open(gz)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatalf("%s is not gzip: %v", gz, err)
+	}
+	got, err := io.ReadAll(zr)
+	if err != nil || len(want) == 0 || !bytes.Equal(got, want) {
+		t.Errorf("%s holds %d bytes (%v), want the %d of %s", gz, len(got), err, len(want), plain)
+	}
+	if _, err := os.Stat(filepath.Join(out, "merged.server.json.gz")); err != nil {
+		t.Errorf("the compressed server series was not copied beside the merged run: %v", err)
+	}
+	if st, err := os.Stat(page); err != nil || st.Size() == 0 {
+		t.Errorf("no report of the compressed run: %v", err)
+	}
+	a, errOut, code := run(t, "", "analyze", gz)
+	b, _, _ := run(t, "", "analyze", plain)
+	_, aBody, _ := strings.Cut(a, "\n")
+	_, bBody, _ := strings.Cut(b, "\n")
+	if code != ExitOK || aBody != bBody || !strings.Contains(aBody, "Successful requests:                     30") {
+		t.Errorf("analyze of the compressed run (exit %d, %s):\n%s\nof the plain one:\n%s", code, errOut, a, b)
+	}
+}
+
+// gzipped returns s gzip-compressed.
+func gzipped(t *testing.T, s string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write([]byte(s))
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
 }
