@@ -410,6 +410,13 @@ func summaryOptions(cfg bench.Config, out *bench.Outcome, simulated bool) report
 		if n := peakNote(out.Result, v.Peak); n != "" {
 			o.Notes = append(o.Notes, n)
 		}
+		if c := cfg.Arrival.MaxConcurrency; c > 0 && v.Peak.ConcurrentRequests > c {
+			// vLLM's seconds: a request counts in every second it was
+			// active in, so those that follow one another in a second
+			// all count there, past the cap on those in flight at once.
+			o.Notes = append(o.Notes, fmt.Sprintf("Peak concurrent requests counts, as vLLM does, every request active at some time in one second: %d here, more than the %d --max-concurrency lets be in flight at once",
+				v.Peak.ConcurrentRequests, c))
+		}
 		for _, q := range f.Queue {
 			v.Queue = append(v.Queue, queueBlock(q))
 		}

@@ -739,9 +739,13 @@ func TestBenchServeIsVLLMsCommand(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	// A run of well under a second fills no whole second: its peak reads
-	// below its mean, which the notes explain.
+	// below its mean, and its peak concurrency above the cap, which the
+	// notes explain.
 	for _, want := range []string{"Successful requests:                     3", "Maximum request concurrency:             1", "Peak concurrent requests:", "Total generated tokens:                  6",
-		"Peak output token throughput counts the tokens of whole seconds from the first send, as vLLM does: over a run of 0."} {
+		"Peak output token throughput counts the tokens of whole seconds from the first send, as vLLM does: over a run of 0.",
+		// One at a time, all three in the run's one second.
+		"Peak concurrent requests:                3.00\n",
+		"Peak concurrent requests counts, as vLLM does, every request active at some time in one second: 3 here, more than the 1 --max-concurrency lets be in flight at once"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
