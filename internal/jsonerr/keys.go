@@ -65,9 +65,17 @@ func Unmarshal(b []byte, v any) error {
 // differ only in case are duplicates too, as encoding/json puts both into
 // one field; in a map, and in parts of the document v has no place for,
 // they are distinct keys. b must be a document json.Unmarshal accepts;
-// Keys returns the decoder's error for one it does not. Memory grows with
+// for one it does not, Keys returns the decoder's error or nil. Memory grows with
 // the document's nesting and the keys of its largest object, not its size.
 func Keys(b []byte, v any) error {
+	if distinctKeys(b) {
+		return nil // no two keys alike in any case: nothing to find
+	}
+	return walkKeys(b, v)
+}
+
+// walkKeys is Keys without the filter: it reads b's tokens beside v's type.
+func walkKeys(b []byte, v any) error {
 	var t reflect.Type
 	if v != nil {
 		t = reflect.TypeOf(v)
