@@ -33,6 +33,10 @@ func ParseExtra(s string) (map[string]any, error) {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("--extra-body: unexpected data after the object at offset %d", dec.InputOffset())
 	}
+	// Two values of one key: the server would get one of them.
+	if err := jsonerr.Keys([]byte(s), nil); err != nil {
+		return nil, fmt.Errorf("--extra-body: %w", err)
+	}
 	return m, nil
 }
 

@@ -58,7 +58,7 @@ func ReadSessions(r io.Reader, name string, wc workload.Config, c Config) (Sourc
 	err := workload.EachLine(r, name, func(line int, text []byte) error {
 		col.entry()
 		var l sessionLine
-		if err := json.Unmarshal(text, &l); err != nil {
+		if err := jsonerr.Unmarshal(text, &l); err != nil {
 			return jsonerr.Plain(err)
 		}
 		e, err := l.entry(line, wc, c)
@@ -170,7 +170,7 @@ func ReadTasks(r io.Reader, name string, wc workload.Config, c Config) (Source, 
 	err := workload.EachLine(r, name, func(line int, text []byte) error {
 		col.entry()
 		var l taskLine
-		if err := json.Unmarshal(text, &l); err != nil {
+		if err := jsonerr.Unmarshal(text, &l); err != nil {
 			return jsonerr.Plain(err)
 		}
 		e, err := l.entry(line, wc)

@@ -1,7 +1,6 @@
 package trace
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -39,7 +38,7 @@ func (j *jsonl) next() (Row, time.Duration, string, error) {
 	fail := func(err error) (Row, time.Duration, string, error) {
 		return Row{}, 0, "", fmt.Errorf("%s:%d: %w", j.lines.name, row.Line, err)
 	}
-	if err := json.Unmarshal(b, &l); err != nil {
+	if err := jsonerr.Unmarshal(b, &l); err != nil {
 		return fail(jsonerr.Plain(err))
 	}
 	j.ids = l.HashIDs

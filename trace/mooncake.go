@@ -1,7 +1,6 @@
 package trace
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -37,7 +36,7 @@ func (m *mooncake) next() (Row, time.Duration, string, error) {
 	fail := func(err error) (Row, time.Duration, string, error) {
 		return Row{}, 0, "", fmt.Errorf("%s:%d: %w", m.lines.name, row.Line, err)
 	}
-	if err := json.Unmarshal(b, &l); err != nil {
+	if err := jsonerr.Unmarshal(b, &l); err != nil {
 		return fail(jsonerr.Plain(err))
 	}
 	m.ids = l.HashIDs

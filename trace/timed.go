@@ -114,7 +114,7 @@ func (d *timed) next() (Row, time.Duration, string, error) {
 		return Row{}, 0, "", fmt.Errorf("%s:%d: %w", d.lines.name, row.Line, err)
 	}
 	clear(d.fields)
-	if err := json.Unmarshal(b, &d.fields); err != nil {
+	if err := jsonerr.Unmarshal(b, &d.fields); err != nil {
 		return fail(jsonerr.Plain(err))
 	}
 	labels := d.t.labels()

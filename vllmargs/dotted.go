@@ -2,8 +2,11 @@ package vllmargs
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/goodput-dev/goodput/internal/jsonerr"
 )
 
 // undot rewrites vLLM's dotted JSON arguments into one JSON argument per
@@ -48,7 +51,9 @@ func undot(args []string) (out []string, dotted bool, err error) {
 				list[j] = p
 			}
 			v = list
-		} else if err := json.Unmarshal([]byte(val), &v); err != nil {
+		} else if err := jsonerr.Unmarshal([]byte(val), &v); errors.As(err, new(*jsonerr.DuplicateKeyError)) {
+			return nil, true, fmt.Errorf("--%s: %v", name, err)
+		} else if err != nil {
 			v = val
 		}
 		for _, k := range keys {

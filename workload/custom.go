@@ -60,7 +60,7 @@ func ReadCustom(r io.Reader, name string, c Config) (*Dataset, error) {
 // customItem parses and checks one non-blank line.
 func (c Config) customItem(text []byte) (Item, error) {
 	var l customLine
-	if err := json.Unmarshal(text, &l); err != nil {
+	if err := jsonerr.Unmarshal(text, &l); err != nil {
 		return Item{}, jsonerr.Plain(err)
 	}
 	switch {

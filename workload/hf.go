@@ -275,7 +275,7 @@ func readJSONRows(path string, add func(map[string]any)) error {
 	}
 	return EachLine(br, path, func(_ int, b []byte) error {
 		var row map[string]any
-		if err := json.Unmarshal(b, &row); err != nil {
+		if err := jsonerr.Unmarshal(b, &row); err != nil {
 			return jsonerr.Plain(err)
 		}
 		add(row)

@@ -1,7 +1,6 @@
 package workload
 
 import (
-	"encoding/json"
 	"errors"
 	"io"
 
@@ -24,7 +23,7 @@ func ReadSpecBench(r io.Reader, name string, c Config) (*Dataset, error) {
 			Category string   `json:"category"`
 			Turns    []string `json:"turns"`
 		}
-		if err := json.Unmarshal(text, &l); err != nil {
+		if err := jsonerr.Unmarshal(text, &l); err != nil {
 			return jsonerr.Plain(err)
 		}
 		switch {

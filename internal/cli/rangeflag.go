@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/goodput-dev/goodput/internal/jsonerr"
 	"github.com/goodput-dev/goodput/workload"
 )
 
@@ -43,6 +44,9 @@ func (v rangeRatio) Set(s string) error {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&m); err != nil || m.Input == nil || m.Output == nil {
 		return errors.New(`want {"input": r, "output": q}, each a number in [0, 1)`)
+	}
+	if err := jsonerr.Keys([]byte(s), &m); err != nil {
+		return err
 	}
 	v.dst.RangeRatio, v.dst.OutputRangeRatio = *m.Input, m.Output
 	return nil

@@ -3,7 +3,7 @@ package cli
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/goodput-dev/goodput/bench"
+	"github.com/goodput-dev/goodput/internal/jsonerr"
 	"github.com/goodput-dev/goodput/tokenizer/pretrained"
 )
 
@@ -114,7 +115,10 @@ func (f *requestFlags) apply(fl *pflag.FlagSet, cfg *bench.Config) ([]string, er
 	}
 	if f.chatKwargs != "" {
 		var kw map[string]any
-		if err := json.Unmarshal([]byte(f.chatKwargs), &kw); err != nil || kw == nil {
+		var dup *jsonerr.DuplicateKeyError
+		if err := jsonerr.Unmarshal([]byte(f.chatKwargs), &kw); errors.As(err, &dup) {
+			return nil, usageErr("--chat-template-kwargs %q: %v", f.chatKwargs, err)
+		} else if err != nil || kw == nil {
 			return nil, usageErr("--chat-template-kwargs %q: want a JSON object", f.chatKwargs)
 		}
 		cfg.Request.ChatTemplateKwargs = kw
