@@ -222,7 +222,7 @@ func requestSettings(b bench.Config) map[string]string {
 	if w.HF.Name != "" || w.HF.OutputLen > 0 {
 		s["hf_name"], s["hf_output_len"] = w.HF.Name, strconv.Itoa(w.HF.OutputLen)
 	}
-	// The sonnet and spec_bench shapes have defaults every earlier sweep
+	// The sonnet, spec_bench and speed_bench shapes have defaults every earlier sweep
 	// of them was measured with: they are settings once they differ.
 	def := workload.DefaultConfig()
 	if w.Dataset == workload.DatasetSonnet && w.Sonnet != def.Sonnet {
@@ -231,6 +231,10 @@ func requestSettings(b bench.Config) map[string]string {
 	}
 	if w.Dataset == workload.DatasetSpecBench && w.SpecBench != def.SpecBench {
 		s["spec_bench_output_len"], s["spec_bench_category"] = strconv.Itoa(w.SpecBench.OutputLen), w.SpecBench.Category
+	}
+	if w.Dataset == workload.DatasetSpeedBench && w.SpeedBench != def.SpeedBench {
+		s["speed_bench_dataset_subset"], s["speed_bench_category"], s["speed_bench_output_len"] =
+			w.SpeedBench.Subset, w.SpeedBench.Category, strconv.Itoa(w.SpeedBench.OutputLen)
 	}
 	return s
 }

@@ -17,8 +17,9 @@ const (
 // model's template before sending it, and the sentence that says why for
 // the run's notes ("" where the template is no concern of the client).
 // Kwargs says whether vLLM passes --chat-template-kwargs to that
-// rendering: for the custom dataset alone (vllm-project/vllm#44244; its
-// sonnet, spec_bench and hf samplers render without them).
+// rendering: for the custom and speed_bench datasets alone
+// (vllm-project/vllm#44244; its sonnet, spec_bench and hf samplers render
+// without them).
 type ClientTemplate struct {
 	Apply  bool
 	Why    string
@@ -36,6 +37,8 @@ type ClientTemplate struct {
 //   - custom: unless --skip-chat-template, whatever the backend, a chat one
 //     too (the server then applies its template again);
 //   - spec_bench: always (vLLM passes its sampler no skip flag);
+//   - speed_bench: unless --skip-chat-template, whatever the backend, as
+//     custom (its sampler is the custom dataset's);
 //   - hf: InstructCoder and MT-Bench unless --skip-chat-template, MLPerf
 //     always, the others never;
 //   - every other dataset: never.
@@ -56,6 +59,8 @@ func (c Config) ChatTemplate(backendName string) ClientTemplate {
 		rule = templateUnlessSkipped
 	case DatasetSpecBench:
 		rule = templateAlways
+	case DatasetSpeedBench:
+		rule = templateUnlessSkipped
 	case DatasetHF:
 		if f, ok := hfFormats[c.hfName()]; ok {
 			rule = f.template
@@ -72,7 +77,7 @@ func (c Config) ChatTemplate(backendName string) ClientTemplate {
 	if c.SkipChatTemplate {
 		why += ", --skip-chat-template notwithstanding (vLLM does not read it for this dataset)"
 	}
-	return ClientTemplate{Apply: true, Why: why, Kwargs: c.Dataset == DatasetCustom}
+	return ClientTemplate{Apply: true, Why: why, Kwargs: c.Dataset == DatasetCustom || c.Dataset == DatasetSpeedBench}
 }
 
 // WithItems returns a copy of d whose items are f of d's, in the same

@@ -37,6 +37,10 @@ func TestChatTemplateDecision(t *testing.T) {
 		// spec_bench: vLLM's call passes no skip flag.
 		{"spec_bench", DatasetSpecBench, "", "openai", true, true, "notwithstanding"},
 		{"spec_bench chat", DatasetSpecBench, "", "openai-chat", false, true, ""},
+		// speed_bench: the custom dataset's sampler, so custom's rule.
+		{"speed_bench", DatasetSpeedBench, "", "openai", false, true, "speed_bench prompts"},
+		{"speed_bench chat", DatasetSpeedBench, "", "openai-chat", false, true, "for backend openai-chat"},
+		{"speed_bench skipped", DatasetSpeedBench, "", "openai", true, false, "--skip-chat-template"},
 		// hf: by dataset.
 		{"instructcoder", DatasetHF, "likaixin/InstructCoder", "openai", false, true, "hf likaixin/InstructCoder"},
 		{"instructcoder skipped", DatasetHF, "likaixin/InstructCoder", "openai", true, false, ""},
@@ -67,8 +71,9 @@ func TestChatTemplateDecision(t *testing.T) {
 			t.Errorf("%s: applied without saying why", c.name)
 		}
 		// vLLM passes --chat-template-kwargs to the custom dataset's
-		// rendering alone (vllm-project/vllm#44244).
-		if want := c.apply && c.dataset == DatasetCustom; got.Kwargs != want {
+		// rendering alone (vllm-project/vllm#44244), which speed_bench's
+		// sampler is.
+		if want := c.apply && (c.dataset == DatasetCustom || c.dataset == DatasetSpeedBench); got.Kwargs != want {
 			t.Errorf("%s: Kwargs %v, want %v", c.name, got.Kwargs, want)
 		}
 	}

@@ -21,6 +21,7 @@ const (
 	DatasetBurstGPT         = "burstgpt"
 	DatasetPrefixRepetition = "prefix_repetition"
 	DatasetSpecBench        = "spec_bench"
+	DatasetSpeedBench       = "speed_bench"
 	DatasetHF               = "hf"
 	// DatasetTxtSlices cuts prompts out of one text (see NewTxtSlices).
 	DatasetTxtSlices = "txt-slices"
@@ -35,7 +36,7 @@ const (
 // datasetNames lists the --dataset-name values, for messages.
 // datasetNames lists every --dataset-name, those of package session
 // (sessions, agent) among them, for the error that names one unknown.
-const datasetNames = "random, sharegpt, custom, sonnet, burstgpt, prefix_repetition, spec_bench, hf, txt-slices, trace, timed_trace, servegen, sessions or agent"
+const datasetNames = "random, sharegpt, custom, sonnet, burstgpt, prefix_repetition, spec_bench, speed_bench, hf, txt-slices, trace, timed_trace, servegen, sessions or agent"
 
 // RefusedDataset returns why goodput refuses a --dataset-name vLLM takes,
 // or "" for one goodput has or does not know.
@@ -50,7 +51,6 @@ var refusedDatasets = map[string]string{
 	"sharegpt4v":    "multimodal datasets are not supported",
 	"custom_audio":  "audio datasets are not supported",
 	"random-rerank": "rerank benchmarks are not supported",
-	"speed_bench":   "the SPEED-Bench dataset is not supported",
 }
 
 // Limits that turn typos into errors instead of exhausted memory.
@@ -98,6 +98,7 @@ type Config struct {
 	Sonnet           SonnetConfig
 	PrefixRepetition PrefixRepetitionConfig
 	SpecBench        SpecBenchConfig
+	SpeedBench       SpeedBenchConfig
 	HF               HFConfig
 
 	// Counter, when set, calibrates the random dataset against a server's
@@ -179,6 +180,7 @@ func DefaultConfig() Config {
 		Sonnet:           SonnetConfig{InputLen: 550, OutputLen: 150, PrefixLen: 200},
 		PrefixRepetition: PrefixRepetitionConfig{PrefixLen: 256, SuffixLen: 256, NumPrefixes: 10, OutputLen: 128},
 		SpecBench:        SpecBenchConfig{OutputLen: 256},
+		SpeedBench:       SpeedBenchConfig{Subset: "qualitative", OutputLen: 4096},
 	}
 }
 
@@ -212,7 +214,7 @@ func (c Config) Validate() error {
 		} else if (c.Custom.OutputLen < 1 || c.Custom.OutputLen > MaxOutputTokens) && c.Custom.OutputLen != CustomOutputFromLines {
 			bad("--custom-output-len must be in [1, %d], or -1 for each line's own, got %d", MaxOutputTokens, c.Custom.OutputLen)
 		}
-	case DatasetSonnet, DatasetBurstGPT, DatasetSpecBench, DatasetHF:
+	case DatasetSonnet, DatasetBurstGPT, DatasetSpecBench, DatasetSpeedBench, DatasetHF:
 		if c.Path == "" {
 			bad("--dataset-name %s needs --dataset-path", c.Dataset)
 		}
@@ -338,6 +340,8 @@ func newSource(c Config) (Source, error) {
 		return openDataset(c, ReadBurstGPT)
 	case DatasetSpecBench:
 		return openDataset(c, ReadSpecBench)
+	case DatasetSpeedBench:
+		return openSpeedBench(c)
 	case DatasetHF:
 		return OpenHF(c)
 	case DatasetPrefixRepetition:
@@ -358,7 +362,7 @@ func newSource(c Config) (Source, error) {
 // prefix_repetition, txt-slices) nor a trace, whose rows are replayed.
 func (c Config) HasEntries() bool {
 	switch c.Dataset {
-	case DatasetShareGPT, DatasetCustom, DatasetSonnet, DatasetBurstGPT, DatasetSpecBench, DatasetHF:
+	case DatasetShareGPT, DatasetCustom, DatasetSonnet, DatasetBurstGPT, DatasetSpecBench, DatasetSpeedBench, DatasetHF:
 		return true
 	}
 	return false
@@ -382,6 +386,10 @@ func (c Config) CheckPath() error {
 	}
 	if err != nil {
 		return fmt.Errorf("--dataset-path: %w", err)
+	}
+	if fi.IsDir() && c.Dataset == DatasetSpeedBench {
+		_, err := c.speedBenchFile() // the directory of its subsets
+		return err
 	}
 	if fi.IsDir() && c.Dataset != DatasetServeGen {
 		return fmt.Errorf("--dataset-path %s: is a directory, want a file", c.Path)

@@ -12,7 +12,7 @@ func TestValidateRejects(t *testing.T) {
 		change func(*Config)
 		want   string
 	}{
-		{"unknown dataset", func(c *Config) { c.Dataset = "sonnets" }, `--dataset-name "sonnets" is unknown: want random, sharegpt, custom, sonnet, burstgpt, prefix_repetition, spec_bench, hf, txt-slices, trace, timed_trace, servegen, sessions or agent`},
+		{"unknown dataset", func(c *Config) { c.Dataset = "sonnets" }, `--dataset-name "sonnets" is unknown: want random, sharegpt, custom, sonnet, burstgpt, prefix_repetition, spec_bench, speed_bench, hf, txt-slices, trace, timed_trace, servegen, sessions or agent`},
 		// vLLM's multimodal datasets are refused with the reason.
 		{"multimodal dataset", func(c *Config) { c.Dataset = "random-mm" }, `--dataset-name random-mm: multimodal datasets are not supported`},
 		{"empty dataset", func(c *Config) { c.Dataset = "" }, `--dataset-name "" is unknown`},

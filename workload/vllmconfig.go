@@ -90,6 +90,8 @@ func (c Config) validateVLLMDataset() []error {
 		}
 	case DatasetSpecBench:
 		out("--spec-bench-output-len", c.SpecBench.OutputLen)
+	case DatasetSpeedBench:
+		errs = append(errs, c.SpeedBench.validate()...)
 	case DatasetHF:
 		if c.HF.OutputLen < 0 || c.HF.OutputLen > MaxOutputTokens {
 			bad("--hf-output-len must be in [0, %d], got %d", MaxOutputTokens, c.HF.OutputLen)

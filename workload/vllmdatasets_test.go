@@ -236,6 +236,67 @@ func TestSpecBench(t *testing.T) {
 	}
 }
 
+// SPEED-Bench's --dataset-path is the directory of its subsets, as vLLM
+// takes it, or one subset's file; each line's first message is a prompt
+// asking for --speed-bench-output-len tokens.
+func TestSpeedBench(t *testing.T) {
+	c := vllmConfig(DatasetSpeedBench, "testdata/speed_bench", 0)
+	c.SpeedBench.Category = "math"
+	src, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := src.(*Dataset)
+	// The multi-turn math line sends its first turn alone.
+	if it := d.Item(0); d.Len() != 1 || d.Stats().Skipped["of another category"] != 5 ||
+		it.Prompt != "Solve 2x + 3 = 11 and show each step." || it.OutputTokens != 4096 {
+		t.Fatalf("kept %d (%+v), item %+v", d.Len(), d.Stats(), d.Item(0))
+	}
+	// Another subset, and its file named itself.
+	for _, path := range []string{"testdata/speed_bench", "testdata/speed_bench/throughput_2k.jsonl"} {
+		c := vllmConfig(DatasetSpeedBench, path, 0)
+		c.SpeedBench = SpeedBenchConfig{Subset: "throughput_2k", OutputLen: 64}
+		src, err := New(c)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if d := src.(*Dataset); d.Len() != 3 || d.Item(0).OutputTokens != 64 {
+			t.Errorf("%s: kept %d, first %+v", path, d.Len(), d.Item(0))
+		}
+	}
+	dir := t.TempDir()
+	noMessages := filepath.Join(dir, "qualitative.jsonl")
+	os.WriteFile(noMessages, []byte(`{"category": "qa", "turns": ["Why?"]}`+"\n"), 0o644)
+	refusals := []struct {
+		name string
+		set  func(*Config)
+		want string
+	}{
+		{"unknown category", func(c *Config) { c.SpeedBench.Category = "poetry" },
+			"qualitative.jsonl: no line of --speed-bench-category poetry; its categories are coding, math, multilingual, summarization, writing"},
+		{"unknown subset", func(c *Config) { c.SpeedBench.Subset = "throughput_4k" },
+			`--speed-bench-dataset-subset "throughput_4k": want one of qualitative, throughput_1k, throughput_2k, throughput_8k, throughput_16k, throughput_32k`},
+		{"subset not in the directory", func(c *Config) { c.SpeedBench.Subset = "throughput_8k" },
+			"--dataset-path testdata/speed_bench: no throughput_8k.jsonl (--speed-bench-dataset-subset throughput_8k) in it"},
+		{"no output", func(c *Config) { c.SpeedBench.OutputLen = 0 }, "--speed-bench-output-len must be in [1, "},
+		{"no messages", func(c *Config) { c.Path = dir }, `qualitative.jsonl:1: no "messages"`},
+	}
+	for _, r := range refusals {
+		c := vllmConfig(DatasetSpeedBench, "testdata/speed_bench", 0)
+		r.set(&c)
+		err := c.Validate()
+		if err == nil {
+			err = c.CheckPath()
+		}
+		if err == nil {
+			_, err = New(c)
+		}
+		if err == nil || !strings.Contains(err.Error(), r.want) {
+			t.Errorf("%s: err = %v, want %q", r.name, err, r.want)
+		}
+	}
+}
+
 func TestHFKnownAndGenericDatasets(t *testing.T) {
 	tests := []struct {
 		name, path, hfName string

@@ -56,6 +56,33 @@ func FuzzReadSpecBench(f *testing.F) {
 	})
 }
 
+// FuzzReadSpeedBench feeds arbitrary bytes to the SPEED-Bench reader,
+// with and without a category to keep.
+func FuzzReadSpeedBench(f *testing.F) {
+	for _, s := range []string{
+		`{"category": "math", "messages": [{"role": "user", "content": "What is two plus two?"}]}`,
+		`{"messages": [{"content": ""}]}` + "\n" + `{"messages": 3}`,
+		`{"category": "qa", "messages": [{"role": "user", "content": "Why?"}], "category": "x"}`,
+		"",
+	} {
+		f.Add([]byte(s), false)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, math bool) {
+		c := vllmConfig(DatasetSpeedBench, "q.jsonl", 0)
+		if math {
+			c.SpeedBench.Category = "math"
+		}
+		d, err := ReadSpeedBench(strings.NewReader(string(data)), "q.jsonl", c)
+		if err != nil {
+			if !strings.Contains(err.Error(), "q.jsonl") {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		checkDataset(t, d, c)
+	})
+}
+
 // FuzzReadSonnet feeds arbitrary text to the sonnet generator.
 func FuzzReadSonnet(f *testing.F) {
 	f.Add([]byte("Shall I compare thee to a summer's day?\nThou art more lovely\n"), 60, 20)

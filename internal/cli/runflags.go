@@ -98,7 +98,7 @@ func (f *targetFlags) apply(env *Env, cfg *bench.Config) error {
 // output lengths asked for.
 func registerWorkloadFlags(fl *pflag.FlagSet, cfg *bench.Config) {
 	wl := &cfg.Workload
-	fl.StringVar(&wl.Dataset, "dataset-name", wl.Dataset, "workload: random, sharegpt, custom, sonnet, burstgpt, prefix_repetition, spec_bench, hf, txt-slices (slices of one text), trace (a request trace), timed_trace (vLLM's trace replay), servegen, sessions (multi-turn JSON Lines) or agent (agent task graphs)")
+	fl.StringVar(&wl.Dataset, "dataset-name", wl.Dataset, "workload: random, sharegpt, custom, sonnet, burstgpt, prefix_repetition, spec_bench, speed_bench, hf, txt-slices (slices of one text), trace (a request trace), timed_trace (vLLM's trace replay), servegen, sessions (multi-turn JSON Lines) or agent (agent task graphs)")
 	fl.StringVar(&wl.Path, "dataset-path", "", "the dataset's file (every dataset but random and prefix_repetition; servegen: a chunk-N-trace.csv or a directory of them; txt-slices: a text file or its http(s) URL)")
 	fl.IntVar(&wl.Random.InputLen, "random-input-len", wl.Random.InputLen, "prompt tokens of the random and txt-slices datasets")
 	fl.IntVar(&wl.Random.OutputLen, "random-output-len", wl.Random.OutputLen, "output tokens of the random and txt-slices datasets")

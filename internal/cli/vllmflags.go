@@ -152,10 +152,11 @@ func (f *vllmFlags) apply(cmd *cobra.Command, cfg *bench.Config, tf *targetFlags
 		wl := &cfg.Workload
 		wl.Random.OutputLen, wl.ShareGPT.OutputLen, wl.Custom.OutputLen = f.outputLen, f.outputLen, f.outputLen
 		wl.HF.OutputLen, wl.SpecBench.OutputLen, wl.PrefixRepetition.OutputLen = f.outputLen, f.outputLen, f.outputLen
+		// vLLM's --output-len leaves sonnet and speed_bench their own.
 	}
 
 	// Load.
-	// vLLM's custom and spec_bench datasets take every entry for a
+	// vLLM's custom, spec_bench and speed_bench datasets take every entry for a
 	// --num-prompts of 0 or less; goodput does so for -1, and for 0 where
 	// it would bound nothing else (no --duration), with every dataset that
 	// has entries.
