@@ -337,7 +337,7 @@ func clientTemplate(ctx context.Context, cfg Config, wl workload.Config, srv *se
 		it.Prompt, it.InputTokens = rendered[k], counts[k]
 		// The rendered text is the one message a chat request sends, as
 		// vLLM sends it; ids of the bare text would not be it.
-		it.System, it.SystemSep, it.PromptTokenIDs = "", "", nil
+		it.System, it.SystemSep, it.EmptySystem, it.PromptTokenIDs = "", "", false, nil
 		return it
 	})
 	t.lengths = lengths

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -352,8 +354,9 @@ func TestClientChatTemplateMessagesAndKwargs(t *testing.T) {
 	t.Run("mlperf system message", func(t *testing.T) {
 		ts, got := fakeCompletions(t, true, 0)
 		path := filepath.Join(t.TempDir(), "mlperf.jsonl")
-		row := `{"system_prompt": "You are a careful assistant.", "question": "What is the capital of France? Answer in one word, please.", "output": "Paris is the capital of France, of course."}`
-		if err := os.WriteFile(path, []byte(row+"\n"), 0o644); err != nil {
+		rows := `{"system_prompt": "You are a careful assistant.", "question": "What is the capital of France? Answer in one word, please.", "output": "Paris is the capital of France, of course."}
+{"system_prompt": "", "question": "Name three primary colours, in a list please.", "output": "Red, yellow and blue are the three."}`
+		if err := os.WriteFile(path, []byte(rows+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		cfg := templateConfig(t, ts.URL, "openai", workload.DatasetHF, path)
@@ -363,11 +366,21 @@ func TestClientChatTemplateMessagesAndKwargs(t *testing.T) {
 			t.Fatal(err)
 		}
 		recs, _, _ := readRecords(t, out.RecordsPath)
-		const want = "[INST] <<SYS>>\nYou are a careful assistant.\n<</SYS>>\n\nWhat is the capital of France? Answer in one word, please. [/INST]"
+		// The empty system prompt is rendered as the empty message it is.
+		want := map[string]bool{
+			"[INST] <<SYS>>\nYou are a careful assistant.\n<</SYS>>\n\nWhat is the capital of France? Answer in one word, please. [/INST]": true,
+			"[INST] <<SYS>>\n\n<</SYS>>\n\nName three primary colours, in a list please. [/INST]":                                          true,
+		}
+		seen := map[string]bool{}
 		for _, r := range recs {
-			if p := got.prompts[r.RequestID]; p != want {
-				t.Fatalf("%s: the server got %q, want %q", r.RequestID, p, want)
+			p := got.prompts[r.RequestID]
+			if !want[p] {
+				t.Fatalf("%s: the server got %q, want one of %q", r.RequestID, p, slices.Collect(maps.Keys(want)))
 			}
+			seen[p] = true
+		}
+		if len(seen) != 2 {
+			t.Errorf("the server got %d distinct prompts, want both rows'", len(seen))
 		}
 		if len(recs) != 4 {
 			t.Fatalf("%d records", len(recs))

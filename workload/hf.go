@@ -208,6 +208,8 @@ func OpenHF(c Config) (*Dataset, error) {
 		if format.system != nil {
 			if sys := format.system(row); sys != "" {
 				it = Item{Prompt: sys + hfSystemSep + p, System: sys, SystemSep: hfSystemSep}
+			} else {
+				it.EmptySystem = true // vLLM sends the system message, empty
 			}
 		}
 		in := tokenizer.Count(it.Prompt)

@@ -30,4 +30,19 @@ func TestHFMLPerfSystemMessage(t *testing.T) {
 	if got := it.Messages(); len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
 		t.Fatalf("messages %+v, want %+v", got, want)
 	}
+
+	// An empty system prompt is still a message, empty, as vLLM renders
+	// it; the completions prompt is the question alone.
+	row = `{"system_prompt": "", "question": "Name three primary colours, in a list please.", "output": "Red, yellow and blue are the three."}`
+	if err := os.WriteFile(path, []byte(row+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if src, err = New(c); err != nil {
+		t.Fatal(err)
+	}
+	it = src.Item(0)
+	want = []Message{{"system", ""}, {"user", "Name three primary colours, in a list please."}}
+	if got := it.Messages(); it.Prompt != want[1].Content || len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Fatalf("prompt %q, messages %+v, want %+v", it.Prompt, got, want)
+	}
 }

@@ -37,6 +37,11 @@ type Item struct {
 	// SystemSep is what Prompt puts between System and the user's text,
 	// which neither chat message holds (see Messages); "" for none.
 	SystemSep string
+	// EmptySystem marks a conversation that opens with a system message
+	// holding nothing, as vLLM sends an MLPerf row whose system prompt is
+	// empty: Messages gives that message before the prompt. It matters
+	// only while System is "".
+	EmptySystem bool
 }
 
 // Message is one chat message.
@@ -47,10 +52,14 @@ type Message struct {
 
 // Messages returns the item as a chat conversation: the prompt as the one
 // user message, after its system prompt as a system message when it has
-// one, the separator between them in neither.
+// one (an empty one where EmptySystem says so), the separator between
+// them in neither.
 func (it Item) Messages() []Message {
 	if head := it.System + it.SystemSep; it.System != "" && strings.HasPrefix(it.Prompt, head) {
 		return []Message{{Role: "system", Content: it.System}, {Role: "user", Content: it.Prompt[len(head):]}}
+	}
+	if it.EmptySystem && it.System == "" {
+		return []Message{{Role: "system", Content: ""}, {Role: "user", Content: it.Prompt}}
 	}
 	return []Message{{Role: "user", Content: it.Prompt}}
 }
