@@ -332,7 +332,7 @@ func clientTemplate(ctx context.Context, cfg Config, wl workload.Config, srv *se
 		}
 		return t, fmt.Errorf("rendering --dataset-name %s's prompts with the server's chat template: %w", wl.Dataset, err)
 	}
-	t.src = ds.WithItems(func(it workload.Item) workload.Item {
+	all := ds.WithItems(func(it workload.Item) workload.Item {
 		k := convKey(it.Messages())
 		it.Prompt, it.InputTokens = rendered[k], counts[k]
 		// The rendered text is the one message a chat request sends, as
@@ -340,6 +340,14 @@ func clientTemplate(ctx context.Context, cfg Config, wl workload.Config, srv *se
 		it.System, it.SystemSep, it.EmptySystem, it.PromptTokenIDs = "", "", false, nil
 		return it
 	})
+	// vLLM checks some datasets' length bounds on the rendered count.
+	const outside = "outside vLLM's length bounds once rendered"
+	kept := all.Keep(wl.FitsRendered, outside)
+	if kept == nil {
+		return t, fmt.Errorf("--dataset-name %s: every one of the %d prompts is outside vLLM's length bounds once rendered with the server's chat template and counted by %s, as vLLM's sampler checks them",
+			wl.Dataset, all.Len(), lengths)
+	}
+	t.src = kept
 	t.lengths = lengths
 	prompts := fmt.Sprintf("%d distinct prompts", len(distinct))
 	if len(distinct) == 1 {
@@ -356,6 +364,9 @@ func clientTemplate(ctx context.Context, cfg Config, wl workload.Config, srv *se
 		note += "; the chat endpoint applies its template again over them, as under vLLM"
 	}
 	t.notes, t.config = append(t.notes, note), "client: "+r.route.name
+	if n := kept.Stats().Skipped[outside]; n > 0 {
+		t.notes = append(t.notes, fmt.Sprintf("Chat template: %d of %d prompts left out, outside vLLM's length bounds once rendered and counted, as vLLM's sampler leaves them out", n, all.Len()))
+	}
 	return t, nil
 }
 

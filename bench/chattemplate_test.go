@@ -532,3 +532,58 @@ func TestSonnetSizedByTheServersTemplate(t *testing.T) {
 		})
 	}
 }
+
+// vLLM's MLPerf sampler checks its length bounds (prompt ≤ 1024 tokens,
+// prompt + output ≤ 2048) on the rendered prompt's count: a row that fits
+// bare but not rendered is left out, with a note, and a run none of whose
+// rows fit once rendered stops before sending anything.
+func TestMLPerfBoundsOnTheRenderedPrompt(t *testing.T) {
+	// A question that fits bare, a few tokens under the bound, and not
+	// once the template's markers are around it.
+	q := "Summarise the following notes."
+	for tokenizer.Count(q) < 1018 {
+		q += " word"
+	}
+	if n := tokenizer.Count(q); n > 1024 {
+		t.Fatalf("the long question has %d tokens", n)
+	}
+	row := func(question string) string {
+		b, _ := json.Marshal(map[string]string{"system_prompt": "", "question": question, "output": "A short answer of a few words here."})
+		return string(b)
+	}
+	short := "What is the capital of France? Answer in one word, please."
+	for _, tt := range []struct {
+		name string
+		rows []string
+	}{{"one of two fits", []string{row(short), row(q)}}, {"none fits", []string{row(q)}}} {
+		t.Run(tt.name, func(t *testing.T) {
+			ts, got := fakeCompletions(t, true, 0)
+			path := filepath.Join(t.TempDir(), "mlperf.jsonl")
+			if err := os.WriteFile(path, []byte(strings.Join(tt.rows, "\n")+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cfg := templateConfig(t, ts.URL, "openai", workload.DatasetHF, path)
+			cfg.Workload.HF.Name, cfg.Model = "mgoin/mlperf-inference-llama2-data", "m"
+			out, err := Run(t.Context(), cfg, nil, false)
+			if len(tt.rows) == 1 {
+				if err == nil || !strings.Contains(err.Error(), "every one of the 1 prompts is outside vLLM's length bounds once rendered") || len(got.raw) != 0 {
+					t.Fatalf("err = %v, %d requests sent; want a refusal before any", err, len(got.raw))
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			recs, _, _ := readRecords(t, out.RecordsPath)
+			want := "[INST] <<SYS>>\n\n<</SYS>>\n\n" + short + " [/INST]"
+			for _, r := range recs {
+				if p := got.prompts[r.RequestID]; p != want {
+					t.Fatalf("%s: the server got %.80q…, want only the short row's prompt", r.RequestID, p)
+				}
+			}
+			if len(recs) != 4 || !hasNote(out.Notes, "Chat template: 1 of 2 prompts left out, outside vLLM's length bounds once rendered") {
+				t.Errorf("%d records, notes %q", len(recs), out.Notes)
+			}
+		})
+	}
+}

@@ -333,7 +333,7 @@ var Flags = []Flag{
 		VLLM:    "output tokens of every ShareGPT request, instead of its reply's length",
 		Goodput: "the same"},
 	{Name: "skip-chat-template", Arity: Bool,
-		VLLM:    "send the custom, speed_bench, InstructCoder and MT-Bench prompts without applying the chat template on the client (sonnet, spec_bench and MLPerf are rendered regardless)",
+		VLLM:    "send the custom, speed_bench, InstructCoder, MT-Bench, HumanEval and GSM8K prompts without applying the chat template on the client (sonnet, spec_bench and MLPerf are rendered regardless)",
 		Goodput: "the same: where vLLM renders prompts on the client, goodput renders them with the server's own template (/tokenize and /detokenize, or /apply-template) and counts them again; a server with neither gets bare prompts and a note"},
 	{Name: "skip-tokenizer-init", Arity: Bool, VLLMOnly: true,
 		VLLM:    "load no tokenizer: output tokens from the server's usage only",

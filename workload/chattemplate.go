@@ -1,6 +1,9 @@
 package workload
 
-import "fmt"
+import (
+	"fmt"
+	"maps"
+)
 
 // templateRule is when `vllm bench serve` renders a dataset's prompts with
 // the model's chat template on the client.
@@ -39,8 +42,8 @@ type ClientTemplate struct {
 //   - spec_bench: always (vLLM passes its sampler no skip flag);
 //   - speed_bench: unless --skip-chat-template, whatever the backend, as
 //     custom (its sampler is the custom dataset's);
-//   - hf: InstructCoder and MT-Bench unless --skip-chat-template, MLPerf
-//     always, the others never;
+//   - hf: InstructCoder, MT-Bench, HumanEval and GSM8K unless
+//     --skip-chat-template, MLPerf always, the others never;
 //   - every other dataset: never.
 //
 // Ollama's native API applies the model's template itself, as a chat
@@ -87,5 +90,29 @@ func (d *Dataset) WithItems(f func(Item) Item) *Dataset {
 	for i, it := range d.items {
 		out.items[i] = f(it)
 	}
+	return out
+}
+
+// Keep returns a copy of d holding the items keep accepts, in the same
+// order, the others counted as skipped for why; nil when it accepts
+// none. d is unchanged.
+func (d *Dataset) Keep(keep func(Item) bool, why string) *Dataset {
+	out := &Dataset{name: d.name, stats: d.stats}
+	out.stats.Skipped = maps.Clone(d.stats.Skipped)
+	for _, it := range d.items {
+		if keep(it) {
+			out.items = append(out.items, it)
+			continue
+		}
+		if out.stats.Skipped == nil {
+			out.stats.Skipped = map[string]int{}
+		}
+		out.stats.Skipped[why]++
+		out.stats.Usable--
+	}
+	if len(out.items) == 0 {
+		return nil
+	}
+	out.stats.Kept = len(out.items)
 	return out
 }

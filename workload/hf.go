@@ -37,6 +37,11 @@ type hfFormat struct {
 	// are skipped: prompt and answer of at least 4 tokens, prompt at most
 	// maxPrompt, both at most maxTotal.
 	maxPrompt, maxTotal int
+	// bounded keeps the bounds with --hf-output-len too, that length
+	// standing for the answer's, and checks them again on the prompt's
+	// count once rendered with the chat template (MLPerf's sampler
+	// counts the rendered prompt and checks every row).
+	bounded bool
 	// template is when vLLM renders the prompt with the model's chat
 	// template on the client (see Config.ChatTemplate).
 	template templateRule
@@ -92,10 +97,28 @@ var (
 		prompt:    func(r map[string]any) string { return text(r, "question") },
 		system:    func(r map[string]any) string { return text(r, "system_prompt") },
 		answer:    func(r map[string]any) string { return text(r, "output") },
-		maxPrompt: 1024, maxTotal: 2048,
+		maxPrompt: 1024, maxTotal: 2048, bounded: true,
 		template: templateAlways,
 	}
 )
+
+// fits reports whether a prompt of in tokens asking for out is within the
+// format's bounds, as vLLM's is_valid_sequence checks them.
+func (f hfFormat) fits(in, out int) bool {
+	return in >= 4 && out >= 4 && in <= f.maxPrompt && in+out <= f.maxTotal
+}
+
+// FitsRendered reports whether an item of c's dataset, its prompt
+// rendered with the chat template and counted again (InputTokens), is
+// still within the length bounds vLLM checks on the rendered count:
+// MLPerf's. Items of every other dataset fit.
+func (c Config) FitsRendered(it Item) bool {
+	if c.Dataset != DatasetHF {
+		return true
+	}
+	f, ok := hfFormats[c.hfName()]
+	return !ok || !f.bounded || f.fits(it.InputTokens, it.OutputTokens)
+}
 
 // hfSystemSep joins a system prompt and the prompt after it in one text.
 const hfSystemSep = "\n\n"
@@ -110,6 +133,8 @@ var hfFormats = map[string]hfFormat{
 		return text(r, "input") + "\n\n" + text(r, "instruction") + " Just output the code, do not include any explanation."
 	}, output: 200, template: templateUnlessSkipped},
 	"philschmid/mt-bench":                  {prompt: func(r map[string]any) string { return hfTurn(r["turns"], 0) }, output: 256, template: templateUnlessSkipped},
+	"openai/openai_humaneval":              {prompt: func(r map[string]any) string { return text(r, "prompt") }, output: 256, template: templateUnlessSkipped},
+	"openai/gsm8k":                         {prompt: func(r map[string]any) string { return text(r, "question") }, output: 256, template: templateUnlessSkipped},
 	"AI-MO/aimo-validation-aime":           aimoFormat,
 	"AI-MO/NuminaMath-1.5":                 aimoFormat,
 	"AI-MO/NuminaMath-CoT":                 aimoFormat,
@@ -171,7 +196,7 @@ var genericFormat = hfFormat{prompt: func(r map[string]any) string {
 // dataset's id (--hf-name, or the path) picks how rows become prompts, as
 // vLLM reads that dataset: ShareGPT conversations (the first turn, and
 // the second's length as the output length), InstructCoder, MT-Bench,
-// the AIMO and NuminaMath sets, MLPerf. Any other dataset takes its prompt
+// HumanEval, GSM8K, the AIMO and NuminaMath sets, MLPerf. Any other dataset takes its prompt
 // from the first of the columns prompt, question, problem, instruction,
 // input, text, or the first turn of conversations or turns, and asks for
 // 256 tokens. --hf-output-len replaces every output length. Lengths count
@@ -216,10 +241,10 @@ func OpenHF(c Config) (*Dataset, error) {
 		out := c.HF.OutputLen
 		if out == 0 && format.answer != nil {
 			out = tokenizer.Count(format.answer(row))
-			if in < 4 || out < 4 || in > format.maxPrompt || in+out > format.maxTotal {
-				coll.skip("outside vLLM's length bounds")
-				return
-			}
+		}
+		if format.answer != nil && (c.HF.OutputLen == 0 || format.bounded) && !format.fits(in, out) {
+			coll.skip("outside vLLM's length bounds")
+			return
 		}
 		if out == 0 {
 			out = format.output

@@ -3,10 +3,50 @@ package workload
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/goodput-dev/goodput/tokenizer"
 )
+
+// vLLM checks MLPerf's length bounds on every row, with --hf-output-len
+// too, that length standing for the answer's: 1,000 more tokens than a
+// short prompt can have within 2,048 leaves out every row, and a few
+// fewer keeps them.
+func TestHFMLPerfBoundsWithAnOutputLength(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mlperf.jsonl")
+	row := `{"system_prompt": "You are terse.", "question": "What is the capital of France? Answer in one word, please.", "output": "Paris."}`
+	if err := os.WriteFile(path, []byte(row+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in := tokenizer.Count("You are terse.\n\nWhat is the capital of France? Answer in one word, please.")
+	for _, tt := range []struct {
+		name      string
+		outputLen int
+		keep      bool
+	}{
+		{"within", 2048 - in, true},
+		{"one past", 2048 - in + 1, false},
+		{"below 4", 3, false},
+	} {
+		c := vllmConfig(DatasetHF, path, 0)
+		c.HF = HFConfig{Name: "mgoin/mlperf-inference-llama2-data", OutputLen: tt.outputLen}
+		src, err := New(c)
+		if tt.keep && (err != nil || src.Item(0).OutputTokens != tt.outputLen) {
+			t.Errorf("%s: %v, want the row asking for %d", tt.name, err, tt.outputLen)
+		}
+		if !tt.keep && (err == nil || !strings.Contains(err.Error(), "outside vLLM's length bounds")) {
+			t.Errorf("%s: err = %v, want the row left out", tt.name, err)
+		}
+	}
+	// Other datasets with answers keep their rows under --hf-output-len,
+	// as vLLM checks their bounds only on the answer's length.
+	c := vllmConfig(DatasetHF, "testdata/hf_aimo_small.jsonl", 0)
+	c.HF = HFConfig{Name: "AI-MO/aimo-validation-aime", OutputLen: 40000}
+	if src, err := New(c); err != nil || src.Len() != 3 {
+		t.Errorf("aimo with an output length past its bounds: %v", err)
+	}
+}
 
 // MLPerf's system prompt is a message of its own, as vLLM renders it; a
 // completions prompt holds it before the question, a blank line between.
