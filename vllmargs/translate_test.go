@@ -68,7 +68,7 @@ func TestTranslate(t *testing.T) {
 		// Ignored flags vanish with a note.
 		{"ignored", []string{"--no-stream", "--use-beam-search", "--quiet"}, []string{"--quiet"}, true, "--no-stream ignored"},
 		// A refused flag at the value that asks for nothing is accepted.
-		{"refused at default", []string{"--random-batch-size", "1", "--blazedit-min-distance", "0"}, nil, false, ""},
+		{"refused at default", []string{"--random-batch-size", "1", "--best-of", "1"}, nil, false, ""},
 		// A vLLM-only flag marks the line.
 		{"vllm-only", []string{"--host", "localhost"}, []string{"--host=localhost"}, true, ""},
 		// So does a value only vLLM's lines give: its name for the

@@ -42,7 +42,7 @@ type ClientTemplate struct {
 //   - spec_bench: always (vLLM passes its sampler no skip flag);
 //   - speed_bench: unless --skip-chat-template, whatever the backend, as
 //     custom (its sampler is the custom dataset's);
-//   - hf: InstructCoder, MT-Bench, HumanEval and GSM8K unless
+//   - hf: InstructCoder, MT-Bench, HumanEval, GSM8K and Blazedit unless
 //     --skip-chat-template, MLPerf always, the others never;
 //   - every other dataset: never.
 //

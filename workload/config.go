@@ -181,6 +181,7 @@ func DefaultConfig() Config {
 		PrefixRepetition: PrefixRepetitionConfig{PrefixLen: 256, SuffixLen: 256, NumPrefixes: 10, OutputLen: 128},
 		SpecBench:        SpecBenchConfig{OutputLen: 256},
 		SpeedBench:       SpeedBenchConfig{Subset: "qualitative", OutputLen: 4096},
+		HF:               HFConfig{BlazeditMaxDistance: 1},
 	}
 }
 

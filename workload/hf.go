@@ -20,9 +20,9 @@ import (
 // hfFormat says where one Hugging Face dataset keeps its prompts, as
 // `vllm bench serve --dataset-name hf` reads that dataset.
 type hfFormat struct {
-	// skip says why a row is left out whatever the flags, "" to read it;
-	// nil reads every row.
-	skip func(row map[string]any) string
+	// skip says why a row is left out, "" to read it; nil reads every
+	// row.
+	skip func(row map[string]any, c Config) string
 	// prompt returns a row's prompt, or "" to skip the row.
 	prompt func(row map[string]any) string
 	// system returns a row's system prompt, which chat requests and the
@@ -33,6 +33,9 @@ type hfFormat struct {
 	// length; nil means the fixed output length below.
 	answer func(row map[string]any) string
 	output int // output tokens without an answer
+	// ownLength keeps the answer's length under --hf-output-len too, as
+	// vLLM's next-edit sampler takes no output length.
+	ownLength bool
 	// With answers, rows outside these bounds (vLLM's is_valid_sequence)
 	// are skipped: prompt and answer of at least 4 tokens, prompt at most
 	// maxPrompt, both at most maxTotal.
@@ -76,7 +79,7 @@ var (
 	conversationFormat = hfFormat{
 		// vLLM keeps conversations of two turns or more, even when
 		// --hf-output-len makes the answer's length moot.
-		skip: func(r map[string]any) string {
+		skip: func(r map[string]any, _ Config) string {
 			if turns, _ := r["conversations"].([]any); len(turns) < 2 {
 				return "of fewer than two turns"
 			}
@@ -135,6 +138,9 @@ var hfFormats = map[string]hfFormat{
 	"philschmid/mt-bench":                  {prompt: func(r map[string]any) string { return hfTurn(r["turns"], 0) }, output: 256, template: templateUnlessSkipped},
 	"openai/openai_humaneval":              {prompt: func(r map[string]any) string { return text(r, "prompt") }, output: 256, template: templateUnlessSkipped},
 	"openai/gsm8k":                         {prompt: func(r map[string]any) string { return text(r, "question") }, output: 256, template: templateUnlessSkipped},
+	"vdaita/edit_5k_char":                  blazeditFormat,
+	"vdaita/edit_10k_char":                 blazeditFormat,
+	"zed-industries/zeta":                  zetaFormat,
 	"AI-MO/aimo-validation-aime":           aimoFormat,
 	"AI-MO/NuminaMath-1.5":                 aimoFormat,
 	"AI-MO/NuminaMath-CoT":                 aimoFormat,
@@ -155,9 +161,6 @@ var hfRefused = map[string]string{
 	"edinburghcstr/ami":                                 "audio datasets are not supported",
 	"speechcolab/gigaspeech":                            "audio datasets are not supported",
 	"kensho/spgispeech":                                 "audio datasets are not supported",
-	"vdaita/edit_5k_char":                               "the Blazedit dataset is not supported",
-	"vdaita/edit_10k_char":                              "the Blazedit dataset is not supported",
-	"zed-industries/zeta":                               "the next-edit-prediction dataset is not supported",
 	"gorilla-llm/Berkeley-Function-Calling-Leaderboard": "the BFCL tool-calling dataset is not supported",
 }
 
@@ -196,10 +199,12 @@ var genericFormat = hfFormat{prompt: func(r map[string]any) string {
 // dataset's id (--hf-name, or the path) picks how rows become prompts, as
 // vLLM reads that dataset: ShareGPT conversations (the first turn, and
 // the second's length as the output length), InstructCoder, MT-Bench,
-// HumanEval, GSM8K, the AIMO and NuminaMath sets, MLPerf. Any other dataset takes its prompt
-// from the first of the columns prompt, question, problem, instruction,
-// input, text, or the first turn of conversations or turns, and asks for
-// 256 tokens. --hf-output-len replaces every output length. Lengths count
+// HumanEval, GSM8K, the AIMO and NuminaMath sets, MLPerf, Blazedit and
+// Zed's next-edit set. Any other dataset takes its prompt from the first
+// of the columns prompt, question, problem, instruction, input, text, or
+// the first turn of conversations or turns, and asks for 256 tokens.
+// --hf-output-len replaces every output length but the next-edit set's,
+// as in vLLM. Lengths count
 // on the built-in tokenizer; where vLLM applies the model's chat template
 // to these prompts on the client (see Config.ChatTemplate), the runner
 // renders them with the server's and counts them again.
@@ -219,7 +224,7 @@ func OpenHF(c Config) (*Dataset, error) {
 	add := func(row map[string]any) {
 		coll.entry()
 		if format.skip != nil {
-			if why := format.skip(row); why != "" {
+			if why := format.skip(row, c); why != "" {
 				coll.skip(why)
 				return
 			}
@@ -239,10 +244,10 @@ func OpenHF(c Config) (*Dataset, error) {
 		}
 		in := tokenizer.Count(it.Prompt)
 		out := c.HF.OutputLen
-		if out == 0 && format.answer != nil {
+		if (out == 0 || format.ownLength) && format.answer != nil {
 			out = tokenizer.Count(format.answer(row))
 		}
-		if format.answer != nil && (c.HF.OutputLen == 0 || format.bounded) && !format.fits(in, out) {
+		if format.maxTotal > 0 && (c.HF.OutputLen == 0 || format.bounded) && !format.fits(in, out) {
 			coll.skip("outside vLLM's length bounds")
 			return
 		}

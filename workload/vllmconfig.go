@@ -50,6 +50,10 @@ type HFConfig struct {
 	// Subset and Split (--hf-subset, --hf-split) are recorded: a local
 	// file holds one subset and split already.
 	Subset, Split string
+	// BlazeditMinDistance and BlazeditMaxDistance bound the normalised
+	// edit distance of the Blazedit rows sent (--blazedit-min-distance,
+	// --blazedit-max-distance: 0 and 1).
+	BlazeditMinDistance, BlazeditMaxDistance float64
 }
 
 // validateVLLMDataset checks the options of the datasets above.
@@ -96,6 +100,7 @@ func (c Config) validateVLLMDataset() []error {
 		if c.HF.OutputLen < 0 || c.HF.OutputLen > MaxOutputTokens {
 			bad("--hf-output-len must be in [0, %d], got %d", MaxOutputTokens, c.HF.OutputLen)
 		}
+		errs = append(errs, c.HF.validateBlazedit()...)
 		if why := refusedHF(c.hfName()); why != "" {
 			flag := "--hf-name"
 			if c.HF.Name == "" {

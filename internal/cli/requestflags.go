@@ -71,6 +71,8 @@ func registerRequestFlags(fl *pflag.FlagSet, cfg *bench.Config, f *requestFlags,
 	fl.StringVar(&wl.HF.Name, "hf-name", "", "Hugging Face id of the dataset in --dataset-path (picks its prompt column)")
 	fl.IntVar(&wl.HF.OutputLen, "hf-output-len", 0, "output tokens of every hf request, instead of the dataset's")
 	fl.StringVar(&wl.HF.Split, "hf-split", "", "split of the hf dataset (recorded: a local file is one split)")
+	fl.Float64Var(&wl.HF.BlazeditMinDistance, "blazedit-min-distance", wl.HF.BlazeditMinDistance, "least normalised edit distance of the Blazedit rows sent (hf vdaita/edit_5k_char, edit_10k_char)")
+	fl.Float64Var(&wl.HF.BlazeditMaxDistance, "blazedit-max-distance", wl.HF.BlazeditMaxDistance, "most normalised edit distance of the Blazedit rows sent")
 	fl.StringVar(&wl.HF.Subset, "hf-subset", "", "subset of the hf dataset (recorded)")
 	fl.BoolVar(&wl.SkipChatTemplate, "skip-chat-template", false, "send custom, InstructCoder and MT-Bench prompts bare where vLLM renders them with the model's chat template on the client")
 }
