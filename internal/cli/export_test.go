@@ -187,6 +187,20 @@ func TestOutputsNamedGz(t *testing.T) {
 			t.Fatalf("export -o %s: exit %d: %s", out, code, stderr)
 		}
 	}
+	sameOnceDecompressed(t, gz, plain)
+	pq := filepath.Join(dir, "rows.parquet.gz")
+	if _, stderr, code := run(t, "", "export", file, "-o", pq); code != ExitUsage || !strings.Contains(stderr, ".gz") {
+		t.Errorf("export -o %s: exit %d, %q; want a usage error naming the .gz", pq, code, stderr)
+	}
+	if _, err := os.Stat(pq); err == nil {
+		t.Error("the refused export wrote its output")
+	}
+}
+
+// sameOnceDecompressed fails t unless the gzip file gz holds the bytes of
+// the file plain, which holds some.
+func sameOnceDecompressed(t *testing.T, gz, plain string) {
+	t.Helper()
 	want, _ := os.ReadFile(plain)
 	f, err := os.Open(gz)
 	if err != nil {
@@ -200,12 +214,5 @@ func TestOutputsNamedGz(t *testing.T) {
 	got, err := io.ReadAll(zr)
 	if err != nil || len(want) == 0 || !bytes.Equal(got, want) {
 		t.Errorf("%s holds %d bytes (%v), want the %d of %s", gz, len(got), err, len(want), plain)
-	}
-	pq := filepath.Join(dir, "rows.parquet.gz")
-	if _, stderr, code := run(t, "", "export", file, "-o", pq); code != ExitUsage || !strings.Contains(stderr, ".gz") {
-		t.Errorf("export -o %s: exit %d, %q; want a usage error naming the .gz", pq, code, stderr)
-	}
-	if _, err := os.Stat(pq); err == nil {
-		t.Error("the refused export wrote its output")
 	}
 }

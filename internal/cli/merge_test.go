@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"compress/gzip"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -309,20 +308,7 @@ func TestMergeWritesACompressedRun(t *testing.T) {
 	if o, errOut, code := run(t, "", "merge", dir, "--output", gz, "--report", page); code != ExitOK || !strings.Contains(o, "Wrote "+gz) {
 		t.Fatalf("compressed: exit %d: %s%s", code, o, errOut)
 	}
-	want, _ := os.ReadFile(plain)
-	f, err := os.Open(gz)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatalf("%s is not gzip: %v", gz, err)
-	}
-	got, err := io.ReadAll(zr)
-	if err != nil || len(want) == 0 || !bytes.Equal(got, want) {
-		t.Errorf("%s holds %d bytes (%v), want the %d of %s", gz, len(got), err, len(want), plain)
-	}
+	sameOnceDecompressed(t, gz, plain)
 	if _, err := os.Stat(filepath.Join(out, "merged.server.json.gz")); err != nil {
 		t.Errorf("the compressed server series was not copied beside the merged run: %v", err)
 	}
