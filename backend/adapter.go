@@ -232,6 +232,9 @@ func (a *Adapter) BuildRequest(ctx context.Context, baseURL, endpoint string, re
 	if err := req.validate(); err != nil {
 		return nil, fmt.Errorf("backend %s: %w", a.name, err)
 	}
+	if len(req.Tools) > 0 && a.name != "openai-chat" {
+		return nil, fmt.Errorf("backend %s: tools need the chat completions API (backend openai-chat), as vLLM sends them", a.name)
+	}
 	body, err := a.build(a, req)
 	if err != nil {
 		return nil, fmt.Errorf("backend %s: %w", a.name, err)

@@ -121,6 +121,9 @@ func buildChat(a *Adapter, req *Request) (map[string]any, error) {
 	default:
 		return nil, errNoPrompt
 	}
+	if len(req.Tools) > 0 {
+		body["tools"], body["tool_choice"] = req.Tools, "auto"
+	}
 	if req.MaxTokens > 0 {
 		if a.maxField != LimitMaxTokens {
 			body["max_completion_tokens"] = req.MaxTokens

@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -23,6 +24,10 @@ type Request struct {
 	// Messages, when set, is sent by openai-chat instead of Prompt (one user
 	// message). Other protocols reject it.
 	Messages []Message
+	// Tools, when set, is a JSON array of OpenAI tool definitions that
+	// openai-chat sends as the body's tools, with tool_choice "auto", as
+	// vLLM sends the BFCL dataset's functions. Other protocols reject it.
+	Tools json.RawMessage
 	// MaxTokens caps the output tokens; 0 leaves the server's default.
 	MaxTokens int
 	// MinTokens asks for at least this many output tokens (vLLM's

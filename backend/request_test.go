@@ -24,6 +24,30 @@ func bodyOf(t *testing.T, a *Adapter, base, endpoint string, req *Request) (stri
 	return hr.URL.String(), strings.TrimSpace(string(b)), nil
 }
 
+// A chat request with tools sends them as they are, with tool_choice
+// "auto", as vLLM sends the BFCL dataset's; --extra-body still has the
+// last word.
+func TestBuildRequestTools(t *testing.T) {
+	tools := json.RawMessage(`[{"type":"function","function":{"name":"f","parameters":{"type":"object"}}}]`)
+	req := &Request{Model: "m", Messages: []Message{{"system", "s"}, {"user", "u"}}, Tools: tools, MaxTokens: 8}
+	_, body, err := bodyOf(t, mustLookup(t, "openai-chat"), "http://127.0.0.1:8000", "", req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Messages   []Message       `json:"messages"`
+		Tools      json.RawMessage `json:"tools"`
+		ToolChoice string          `json:"tool_choice"`
+	}
+	if err := json.Unmarshal([]byte(body), &got); err != nil || string(got.Tools) != string(tools) || got.ToolChoice != "auto" || len(got.Messages) != 2 {
+		t.Fatalf("body %s (%v)", body, err)
+	}
+	req.Extra = map[string]any{"tool_choice": "required"}
+	if _, body, _ = bodyOf(t, mustLookup(t, "openai-chat"), "http://127.0.0.1:8000", "", req); !strings.Contains(body, `"tool_choice":"required"`) {
+		t.Errorf("--extra-body's tool_choice lost: %s", body)
+	}
+}
+
 // The chat output limit goes in the field --max-tokens-field names;
 // completions always send max_tokens, their only field, and a request
 // without a limit sends neither.
@@ -242,6 +266,8 @@ func TestBuildRequestErrors(t *testing.T) {
 		{"messages on completions", "openai", base, "", Request{Messages: []Message{{"user", "x"}}}, "messages need a chat endpoint"},
 		{"messages on llama.cpp", "llamacpp", base, "", Request{Messages: []Message{{"user", "x"}}}, "messages need a chat endpoint"},
 		{"messages on TGI", "tgi", base, "", Request{Messages: []Message{{"user", "x"}}}, "messages need a chat endpoint"},
+		{"tools on completions", "openai", base, "", Request{Prompt: "x", Tools: json.RawMessage(`[]`)}, "tools need the chat completions API (backend openai-chat)"},
+		{"tools on responses", "openai-responses", base, "", Request{Messages: []Message{{"user", "x"}}, Tools: json.RawMessage(`[{}]`)}, "tools need the chat completions API"},
 		{"ids only on chat", "openai-chat", base, "", Request{PromptTokenIDs: []int{1}}, "prompt token ids need a completions endpoint"},
 		{"ids only on TGI", "tgi", base, "", Request{PromptTokenIDs: []int{1}}, "prompt token ids are not supported by tgi (/generate_stream)"},
 		{"ids only on Ollama", "ollama", base, "", Request{Model: "m", PromptTokenIDs: []int{1}}, "prompt token ids are not supported by ollama"},

@@ -238,6 +238,9 @@ func (c *Config) Validate() error {
 		// The other protocols have one field for the limit each.
 		errs = append(errs, fmt.Errorf("--max-tokens-field %s: only openai-chat has a choice of field for the output limit (backend %s)", c.MaxTokensField, c.Backend))
 	}
+	if why := c.Workload.NeedsChat(); why != "" && c.Backend != "openai-chat" {
+		errs = append(errs, fmt.Errorf("--backend %s: %s; add --backend openai-chat --endpoint /v1/chat/completions", c.Backend, why))
+	}
 	if a, err := backend.Lookup(c.Backend); err == nil && c.Workload.Dataset == workload.DatasetTimedTrace && !takesIDs(a) {
 		// vLLM refuses it too: its prompts are token ids.
 		errs = append(errs, fmt.Errorf("--dataset-name timed_trace sends its prompts as token ids, which --backend %s cannot carry: use --backend openai or vllm (completions), as vLLM requires", c.Backend))

@@ -321,6 +321,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer, terminal bool) (*O
 				for _, m := range it.Messages() {
 					req.Messages = append(req.Messages, backend.Message{Role: m.Role, Content: m.Content})
 				}
+				req.Tools = it.Tools
 			case useIDs && it.PromptTokenIDs != nil:
 				req.PromptTokenIDs = it.PromptTokenIDs
 			default:

@@ -222,6 +222,13 @@ func requestSettings(b bench.Config) map[string]string {
 	if w.HF.Name != "" || w.HF.OutputLen > 0 {
 		s["hf_name"], s["hf_output_len"] = w.HF.Name, strconv.Itoa(w.HF.OutputLen)
 	}
+	if w.Dataset == workload.DatasetHF && len(w.HF.BFCLCategories) > 0 {
+		s["bfcl_categories"] = strings.Join(w.HF.BFCLCategories, ",")
+	}
+	if h := w.HF; w.Dataset == workload.DatasetHF && (h.BlazeditMinDistance != 0 || h.BlazeditMaxDistance != 1) {
+		s["blazedit_min_distance"], s["blazedit_max_distance"] =
+			strconv.FormatFloat(h.BlazeditMinDistance, 'g', -1, 64), strconv.FormatFloat(h.BlazeditMaxDistance, 'g', -1, 64)
+	}
 	// The sonnet, spec_bench and speed_bench shapes have defaults every earlier sweep
 	// of them was measured with: they are settings once they differ.
 	def := workload.DefaultConfig()

@@ -380,6 +380,11 @@ func (c Config) CheckPath() error {
 		return nil // Validate says why
 	}
 	fi, err := os.Stat(c.Path)
+	if err != nil && c.isBFCL() && hubID(c.Path) {
+		return fmt.Errorf("--dataset-path %s: no such directory; it reads as a Hugging Face dataset id, and goodput reads only a local copy: "+
+			"download its files (huggingface-cli download --repo-type dataset %s --include 'BFCL_v3_*.json' --local-dir DIR), then give DIR as --dataset-path and --hf-name %s",
+			c.Path, c.Path, c.Path)
+	}
 	if err != nil && c.Dataset == DatasetHF && hubID(c.Path) {
 		return fmt.Errorf("--dataset-path %s: no such file; it reads as a Hugging Face dataset id, and goodput reads only a local copy: "+
 			"download it (huggingface-cli download --repo-type dataset %s --local-dir DIR), then give one of its .jsonl or .parquet files as --dataset-path and --hf-name %s",
@@ -387,6 +392,12 @@ func (c Config) CheckPath() error {
 	}
 	if err != nil {
 		return fmt.Errorf("--dataset-path: %w", err)
+	}
+	if c.isBFCL() && !fi.IsDir() {
+		return fmt.Errorf("--dataset-path %s: want the directory of %s's BFCL_v3_<category>.json files, not one file", c.Path, bfclID)
+	}
+	if fi.IsDir() && c.isBFCL() {
+		return nil // its categories' files are named when read
 	}
 	if fi.IsDir() && c.Dataset == DatasetSpeedBench {
 		_, err := c.speedBenchFile() // the directory of its subsets

@@ -150,18 +150,17 @@ var hfFormats = map[string]hfFormat{
 
 // hfRefused are datasets of vLLM's hf list goodput cannot send, with why.
 var hfRefused = map[string]string{
-	"lmarena-ai/VisionArena-Chat":                       "multimodal datasets are not supported",
-	"lmarena-ai/vision-arena-bench-v0.1":                "multimodal datasets are not supported",
-	"lmms-lab/LLaVA-OneVision-Data":                     "multimodal datasets are not supported",
-	"yale-nlp/MMVU":                                     "multimodal datasets are not supported",
-	"Lin-Chen/MMStar":                                   "multimodal datasets are not supported",
-	"openslr/librispeech_asr":                           "audio datasets are not supported",
-	"facebook/voxpopuli":                                "audio datasets are not supported",
-	"LIUM/tedlium":                                      "audio datasets are not supported",
-	"edinburghcstr/ami":                                 "audio datasets are not supported",
-	"speechcolab/gigaspeech":                            "audio datasets are not supported",
-	"kensho/spgispeech":                                 "audio datasets are not supported",
-	"gorilla-llm/Berkeley-Function-Calling-Leaderboard": "the BFCL tool-calling dataset is not supported",
+	"lmarena-ai/VisionArena-Chat":        "multimodal datasets are not supported",
+	"lmarena-ai/vision-arena-bench-v0.1": "multimodal datasets are not supported",
+	"lmms-lab/LLaVA-OneVision-Data":      "multimodal datasets are not supported",
+	"yale-nlp/MMVU":                      "multimodal datasets are not supported",
+	"Lin-Chen/MMStar":                    "multimodal datasets are not supported",
+	"openslr/librispeech_asr":            "audio datasets are not supported",
+	"facebook/voxpopuli":                 "audio datasets are not supported",
+	"LIUM/tedlium":                       "audio datasets are not supported",
+	"edinburghcstr/ami":                  "audio datasets are not supported",
+	"speechcolab/gigaspeech":             "audio datasets are not supported",
+	"kensho/spgispeech":                  "audio datasets are not supported",
 }
 
 // refusedHF returns why goodput cannot send the named dataset, or "".
@@ -211,6 +210,9 @@ var genericFormat = hfFormat{prompt: func(r map[string]any) string {
 func OpenHF(c Config) (*Dataset, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
+	}
+	if c.isBFCL() {
+		return openBFCL(c)
 	}
 	format, known := hfFormats[c.hfName()]
 	if !known {

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -42,6 +43,13 @@ type Item struct {
 	// empty: Messages gives that message before the prompt. It matters
 	// only while System is "".
 	EmptySystem bool
+	// Conversation, when set, is the whole conversation a chat request
+	// sends (a BFCL row's first turn, system message included), Prompt
+	// then its last message's text; Messages returns it as it is.
+	Conversation []Message
+	// Tools is the JSON array of OpenAI tool definitions a chat request
+	// sends with the conversation (BFCL's functions); nil for none.
+	Tools json.RawMessage
 }
 
 // Message is one chat message.
@@ -50,11 +58,14 @@ type Message struct {
 	Content string `json:"content"`
 }
 
-// Messages returns the item as a chat conversation: the prompt as the one
-// user message, after its system prompt as a system message when it has
-// one (an empty one where EmptySystem says so), the separator between
-// them in neither.
+// Messages returns the item as a chat conversation: Conversation when it
+// is set; else the prompt as the one user message, after its system
+// prompt as a system message when it has one (an empty one where
+// EmptySystem says so), the separator between them in neither.
 func (it Item) Messages() []Message {
+	if len(it.Conversation) > 0 {
+		return it.Conversation
+	}
 	if head := it.System + it.SystemSep; it.System != "" && strings.HasPrefix(it.Prompt, head) {
 		return []Message{{Role: "system", Content: it.System}, {Role: "user", Content: it.Prompt[len(head):]}}
 	}

@@ -54,6 +54,9 @@ type HFConfig struct {
 	// edit distance of the Blazedit rows sent (--blazedit-min-distance,
 	// --blazedit-max-distance: 0 and 1).
 	BlazeditMinDistance, BlazeditMaxDistance float64
+	// BFCLCategories are the BFCL dataset's categories to send
+	// (--bfcl-categories); nil for BFCLDefaultCategories.
+	BFCLCategories []string
 }
 
 // validateVLLMDataset checks the options of the datasets above.
@@ -101,6 +104,11 @@ func (c Config) validateVLLMDataset() []error {
 			bad("--hf-output-len must be in [0, %d], got %d", MaxOutputTokens, c.HF.OutputLen)
 		}
 		errs = append(errs, c.HF.validateBlazedit()...)
+		for _, cat := range c.HF.BFCLCategories {
+			if cat == "" || strings.ContainsAny(cat, `/\`) {
+				bad("--bfcl-categories %q: want category names such as simple, live_simple, multiple", cat)
+			}
+		}
 		if why := refusedHF(c.hfName()); why != "" {
 			flag := "--hf-name"
 			if c.HF.Name == "" {

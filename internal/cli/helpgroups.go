@@ -106,7 +106,7 @@ var flagGroups = map[string]string{
 	"prefix-repetition-num-prefixes": groupWorkload, "prefix-repetition-output-len": groupWorkload,
 	"spec-bench-output-len": groupWorkload, "spec-bench-category": groupWorkload,
 	"speed-bench-dataset-subset": groupWorkload, "speed-bench-category": groupWorkload, "speed-bench-output-len": groupWorkload,
-	"blazedit-min-distance": groupWorkload, "blazedit-max-distance": groupWorkload,
+	"bfcl-categories": groupWorkload, "blazedit-min-distance": groupWorkload, "blazedit-max-distance": groupWorkload,
 	"hf-name": groupWorkload, "hf-output-len": groupWorkload, "hf-split": groupWorkload, "hf-subset": groupWorkload,
 	"percentile-metrics": groupSLO,
 	"save-detailed":      groupOutput, "append-result": groupOutput, "result-filename": groupOutput,

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -22,6 +23,7 @@ type requestFlags struct {
 	cmd             string // "bench" or "sweep": the default id prefix
 	requestIDPrefix string
 	chatKwargs      string
+	bfclCategories  string
 	loraAssignment  string
 	stream          bool
 
@@ -71,6 +73,7 @@ func registerRequestFlags(fl *pflag.FlagSet, cfg *bench.Config, f *requestFlags,
 	fl.StringVar(&wl.HF.Name, "hf-name", "", "Hugging Face id of the dataset in --dataset-path (picks its prompt column)")
 	fl.IntVar(&wl.HF.OutputLen, "hf-output-len", 0, "output tokens of every hf request, instead of the dataset's")
 	fl.StringVar(&wl.HF.Split, "hf-split", "", "split of the hf dataset (recorded: a local file is one split)")
+	fl.StringVar(&f.bfclCategories, "bfcl-categories", "", "categories of the BFCL dataset (hf gorilla-llm/Berkeley-Function-Calling-Leaderboard), comma-separated (default simple,live_simple,multiple)")
 	fl.Float64Var(&wl.HF.BlazeditMinDistance, "blazedit-min-distance", wl.HF.BlazeditMinDistance, "least normalised edit distance of the Blazedit rows sent (hf vdaita/edit_5k_char, edit_10k_char)")
 	fl.Float64Var(&wl.HF.BlazeditMaxDistance, "blazedit-max-distance", wl.HF.BlazeditMaxDistance, "most normalised edit distance of the Blazedit rows sent")
 	fl.StringVar(&wl.HF.Subset, "hf-subset", "", "subset of the hf dataset (recorded)")
@@ -116,6 +119,14 @@ func (f *requestFlags) apply(fl *pflag.FlagSet, cfg *bench.Config) ([]string, er
 		} else {
 			n := f.logprobs
 			cfg.Request.Logprobs = &n
+		}
+	}
+	if f.bfclCategories != "" {
+		cfg.Workload.HF.BFCLCategories = nil
+		for c := range strings.SplitSeq(f.bfclCategories, ",") {
+			if c = strings.TrimSpace(c); c != "" {
+				cfg.Workload.HF.BFCLCategories = append(cfg.Workload.HF.BFCLCategories, c)
+			}
 		}
 	}
 	if f.chatKwargs != "" {

@@ -94,7 +94,7 @@ var vllmLines = []vllmLine{
 	{docs + ", SPEED-Bench", `--model meta-llama/Llama-3.3-70B-Instruct --dataset-name speed_bench --dataset-path "<YOUR_DOWNLOADED_PATH>/data/speed_bench" --num-prompts -1 --speed-bench-category "multilingual"`, 2, nil, 0},
 	{docs + ", SPEED-Bench throughput split", `--model meta-llama/Llama-3.3-70B-Instruct --dataset-name speed_bench --speed-bench-dataset-subset throughput_2k --dataset-path "<YOUR_DOWNLOADED_PATH>/data/speed_bench/" --num-prompts -1`, 3, nil, 0},
 	{docs + ", BFCL", `--backend openai-chat --endpoint /v1/chat/completions --model openai/gpt-oss-20b --dataset-name hf --dataset-path gorilla-llm/Berkeley-Function-Calling-Leaderboard --bfcl-categories simple,live_simple,multiple --num-prompts 200`, 0,
-		[]string{"--bfcl-categories simple,live_simple,multiple: refused: the BFCL dataset is not supported"}, 0},
+		[]string{"huggingface-cli download --repo-type dataset gorilla-llm/Berkeley-Function-Calling-Leaderboard --include 'BFCL_v3_*.json'"}, 0},
 	{docs + ", LLaVA-OneVision", `--backend openai-chat --model Qwen/Qwen2-VL-7B-Instruct --endpoint /v1/chat/completions --dataset-name hf --dataset-path lmms-lab/LLaVA-OneVision-Data --hf-split train --hf-subset "chart2text(cauldron)" --num-prompts 10`, 0,
 		[]string{"--dataset-path lmms-lab/LLaVA-OneVision-Data: multimodal datasets are not supported"}, 0},
 	{docs + ", Aeala/ShareGPT_Vicuna_unfiltered", `--backend openai-chat --model Qwen/Qwen2-VL-7B-Instruct --endpoint /v1/chat/completions --dataset-name hf --dataset-path Aeala/ShareGPT_Vicuna_unfiltered --hf-split train --num-prompts 10`, 0,
