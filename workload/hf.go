@@ -291,8 +291,12 @@ func readJSONRows(path string, add func(map[string]any)) error {
 		}
 		n := 0
 		for ; dec.More(); n++ {
+			var raw json.RawMessage
 			var row map[string]any
-			if err := dec.Decode(&row); err != nil {
+			if err := dec.Decode(&raw); err != nil {
+				return fmt.Errorf("%s: entry %d (byte %d): %w", path, n, dec.InputOffset(), err)
+			}
+			if err := jsonerr.Unmarshal(raw, &row); err != nil {
 				return fmt.Errorf("%s: entry %d (byte %d): %w", path, n, dec.InputOffset(), jsonerr.Plain(err))
 			}
 			add(row)

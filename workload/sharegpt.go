@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/goodput-dev/goodput/internal/jsonerr"
 	"github.com/goodput-dev/goodput/tokenizer"
@@ -85,11 +86,17 @@ func readConversation(dec *json.Decoder) (conversation, error) {
 	if err := expectDelim(dec, '{', "an object"); err != nil {
 		return conv, err
 	}
+	var seen []string // the entry's keys so far: a few
 	for dec.More() {
 		key, err := token(dec)
 		if err != nil {
 			return conv, err
 		}
+		k, _ := key.(string)
+		if slices.Contains(seen, k) {
+			return conv, fmt.Errorf("key %q appears twice: which value is meant cannot be told", k)
+		}
+		seen = append(seen, k)
 		if key != "conversations" {
 			if err := skipValue(dec); err != nil {
 				return conv, err
@@ -125,6 +132,9 @@ func readTurns(dec *json.Decoder, conv *conversation) error {
 			}
 			continue
 		}
+		// A turn is decoded as vLLM's json.load reads it, a key given
+		// twice its last value: checking each turn's keys would cost half
+		// again the reading of the largest dataset there is.
 		var t turn
 		if err := dec.Decode(&t); err != nil {
 			return fmt.Errorf("turn %d: %w", i, jsonerr.Plain(err))

@@ -29,6 +29,9 @@ func TestAKeyWrittenTwiceIsRefused(t *testing.T) {
 	hf := file("hf.jsonl", `{"turns": ["Say hello."]}
 {"turns": ["Say goodbye."], "turns": ["Say nothing."]}
 `)
+	sharegpt := file("sharegpt.json", `[{"id": "a", "conversations": [{"from": "human", "value": "Hello there, how are you?"}, {"from": "gpt", "value": "Fine, thank you."}]},
+ {"id": "b", "conversations": [], "conversations": [{"from": "human", "value": "Hi"}, {"from": "gpt", "value": "Hello"}]}]`)
+	hfArray := file("hf.json", `[{"turns": ["Say hello."]}, {"turns": ["Say goodbye."], "turns": ["Say nothing."]}]`)
 	sessions := file("sessions.jsonl", `{"id": "a", "turns": [{"prompt": "Hi", "output_len": 4}]}
 {"id": "b", "turns": [{"prompt": "Hi", "output_len": 4, "output_len": 9}]}
 `)
@@ -46,6 +49,10 @@ func TestAKeyWrittenTwiceIsRefused(t *testing.T) {
 		{"custom", []string{"--dataset-name", "custom", "--dataset-path", custom}, custom + `:2: key "prompt" appears twice`},
 		{"spec_bench", []string{"--dataset-name", "spec_bench", "--dataset-path", specBench}, specBench + `:2: key "category" appears twice`},
 		{"hf", []string{"--dataset-name", "hf", "--dataset-path", hf}, hf + `:2: key "turns" appears twice`},
+		{"hf array", []string{"--dataset-name", "hf", "--dataset-path", hfArray}, hfArray + `: entry 1 (byte `},
+		// ShareGPT's entries, not the text of their turns, which vLLM's
+		// reader takes the last of as this one does.
+		{"sharegpt", []string{"--dataset-name", "sharegpt", "--dataset-path", sharegpt}, `: entry 1 (byte `},
 		{"sessions", []string{"--dataset-name", "sessions", "--dataset-path", sessions}, sessions + `:2: key "output_len" in turns[0] appears twice`},
 		{"timed_trace", []string{"--dataset-name", "timed_trace", "--dataset-path", mooncake}, mooncake + `:2: key "output_length" appears twice`},
 		{"trace", []string{"--dataset-name", "trace", "--dataset-path", goodputTrace}, goodputTrace + `:2: key "time" appears twice`},
