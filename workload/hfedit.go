@@ -2,6 +2,7 @@ package workload
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -86,8 +87,17 @@ func number(v any) (float64, bool) {
 
 // validateBlazedit checks the distance bounds of the Blazedit dataset.
 func (h HFConfig) validateBlazedit() []error {
-	if !(h.BlazeditMinDistance <= h.BlazeditMaxDistance) {
-		return []error{fmt.Errorf("--blazedit-min-distance %g is above --blazedit-max-distance %g: no row could be sent", h.BlazeditMinDistance, h.BlazeditMaxDistance)}
+	var errs []error
+	for _, b := range []struct {
+		flag string
+		v    float64
+	}{{"--blazedit-min-distance", h.BlazeditMinDistance}, {"--blazedit-max-distance", h.BlazeditMaxDistance}} {
+		if math.IsNaN(b.v) || math.IsInf(b.v, 0) {
+			errs = append(errs, fmt.Errorf("%s %v: want a number, a normalised edit distance (0 to 1)", b.flag, b.v))
+		}
 	}
-	return nil
+	if len(errs) == 0 && h.BlazeditMinDistance > h.BlazeditMaxDistance {
+		errs = append(errs, fmt.Errorf("--blazedit-min-distance %g is above --blazedit-max-distance %g: no row could be sent", h.BlazeditMinDistance, h.BlazeditMaxDistance))
+	}
+	return errs
 }

@@ -2,6 +2,7 @@ package workload
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,6 +67,11 @@ func TestHFBlazedit(t *testing.T) {
 	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "--blazedit-min-distance 1.5 is above --blazedit-max-distance 1") {
 		t.Errorf("Validate = %v", err)
 	}
+	c.HF.BlazeditMinDistance = math.NaN()
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "--blazedit-min-distance NaN: want a number") {
+		t.Errorf("Validate = %v", err)
+	}
+	c.HF.BlazeditMinDistance = 0
 	c.Dataset, c.HF.Name = DatasetHF, "vdaita/edit_5k_char"
 	if got := c.ChatTemplate("openai"); !got.Apply {
 		t.Errorf("Blazedit is not rendered with the chat template: %+v", got)
