@@ -157,7 +157,7 @@ var Flags = []Flag{
 		Goodput: "picks the prompt column of the local file (e.g. likaixin/InstructCoder, AI-MO/aimo-validation-aime)"},
 	{Name: "hf-output-len", Arity: One, VLLMOnly: true,
 		VLLM:    "output tokens asked for by the hf dataset, instead of its answers' lengths",
-		Goodput: "the same"},
+		Goodput: "the same; 0, which vLLM's samplers fail on or send as no tokens, is refused"},
 	{Name: "hf-split", Arity: One, VLLMOnly: true,
 		VLLM:    "split of the Hugging Face dataset",
 		Goodput: "recorded; a local file is already one split"},

@@ -392,6 +392,7 @@ func TestBenchUsageErrors(t *testing.T) {
 		// dataset's they stand for.
 		{[]string{"bench", "--output-len", "0"}, "--output-len 0: must be at least 1"},
 		{[]string{"bench", "--input-len", "-5"}, "--input-len -5: must be at least 1"},
+		{[]string{"bench", "--dataset-name", "hf", "--dataset-path", "../../workload/testdata/hf_aimo_small.jsonl", "--hf-output-len", "0"}, "--hf-output-len 0: vLLM takes 0 as a length of no tokens"},
 		{[]string{"bench", "--record-label", "x"}, `--record-label: "x": want key=value`},
 		// A sweep's list points at goodput sweep.
 		{[]string{"bench", "--max-concurrency", "1,4,16"}, "bench runs one load; to measure several, run goodput sweep --concurrency 1,4,16"},

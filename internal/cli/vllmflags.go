@@ -145,6 +145,11 @@ func (f *vllmFlags) apply(cmd *cobra.Command, cfg *bench.Config, tf *targetFlags
 			return nil, usageErr("--%s %d: must be at least 1", name, v)
 		}
 	}
+	if fl.Changed("hf-output-len") && cfg.Workload.HF.OutputLen == 0 {
+		// goodput's 0 is "unset"; vLLM's is a length, which its samplers
+		// refuse or send.
+		return nil, usageErr("--hf-output-len 0: vLLM takes 0 as a length of no tokens, which its samplers fail on or send; give 1 or more, or leave the flag out for each dataset's own length")
+	}
 	if fl.Changed("input-len") {
 		cfg.Workload.Random.InputLen = f.inputLen
 	}
