@@ -110,7 +110,7 @@ func TestBFCLRefusals(t *testing.T) {
 	}{
 		{"default categories", func(c *Config) {}, "--bfcl-categories live_simple: no BFCL_v3_live_simple.json in --dataset-path " + dir},
 		{"a file", func(c *Config) { c.Path = filepath.Join(dir, "BFCL_v3_simple.json") }, "want the directory of " + bfclID},
-		{"hub id", func(c *Config) { c.Path, c.HF.Name = bfclID, "" }, "--include 'BFCL_v3_*.json' --local-dir DIR), then give DIR as --dataset-path"},
+		{"hub id", func(c *Config) { c.Path, c.HF.Name = bfclID, "" }, "--include 'BFCL_v3_*.json') and run this command again, or add --local-dir DIR and give DIR as --dataset-path"},
 		{"a path as a category", func(c *Config) { c.HF.BFCLCategories = []string{"../x"} }, `--bfcl-categories "../x": want category names`},
 	}
 	for _, tt := range tests {

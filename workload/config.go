@@ -381,13 +381,13 @@ func (c Config) CheckPath() error {
 	}
 	fi, err := os.Stat(c.Path)
 	if err != nil && c.isBFCL() && hubID(c.Path) {
-		return fmt.Errorf("--dataset-path %s: no such directory; it reads as a Hugging Face dataset id, and goodput reads only a local copy: "+
-			"download its files (huggingface-cli download --repo-type dataset %s --include 'BFCL_v3_*.json' --local-dir DIR), then give DIR as --dataset-path and --hf-name %s",
+		return fmt.Errorf("--dataset-path %s: no such directory, and no copy in the local Hugging Face cache; it reads as a Hugging Face dataset id, and goodput reads only a local copy: "+
+			"download its files (huggingface-cli download --repo-type dataset %s --include 'BFCL_v3_*.json') and run this command again, or add --local-dir DIR and give DIR as --dataset-path with --hf-name %s",
 			c.Path, c.Path, c.Path)
 	}
 	if err != nil && c.Dataset == DatasetHF && hubID(c.Path) {
-		return fmt.Errorf("--dataset-path %s: no such file; it reads as a Hugging Face dataset id, and goodput reads only a local copy: "+
-			"download it (huggingface-cli download --repo-type dataset %s --local-dir DIR), then give one of its .jsonl or .parquet files as --dataset-path and --hf-name %s",
+		return fmt.Errorf("--dataset-path %s: no such file, and no copy in the local Hugging Face cache; it reads as a Hugging Face dataset id, and goodput reads only a local copy: "+
+			"download it (huggingface-cli download --repo-type dataset %s) and run this command again, or add --local-dir DIR and give one of its .jsonl or .parquet files as --dataset-path with --hf-name %s",
 			c.Path, c.Path, c.Path)
 	}
 	if err != nil {

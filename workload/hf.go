@@ -218,9 +218,13 @@ func OpenHF(c Config) (*Dataset, error) {
 	if !known {
 		format = genericFormat
 	}
-	label := "hf " + c.Path
+	where := c.Path
+	if n := len(c.HF.Files); n > 1 {
+		where = fmt.Sprintf("%d files: %s …", n, c.Path)
+	}
+	label := "hf " + where
 	if c.HF.Name != "" {
-		label = "hf " + c.HF.Name + " (" + c.Path + ")"
+		label = "hf " + c.HF.Name + " (" + where + ")"
 	}
 	coll := newCollector(c)
 	add := func(row map[string]any) {
@@ -259,14 +263,20 @@ func OpenHF(c Config) (*Dataset, error) {
 		it.InputTokens, it.OutputTokens = in, c.Request.capOutput(min(out, MaxOutputTokens))
 		coll.add(it)
 	}
-	var err error
-	if strings.EqualFold(filepath.Ext(c.Path), ".parquet") {
-		err = readParquetRows(c.Path, add)
-	} else {
-		err = readJSONRows(c.Path, add)
+	files := c.HF.Files
+	if len(files) == 0 {
+		files = []string{c.Path}
 	}
-	if err != nil {
-		return nil, err
+	for _, path := range files {
+		var err error
+		if strings.EqualFold(filepath.Ext(path), ".parquet") {
+			err = readParquetRows(path, add)
+		} else {
+			err = readJSONRows(path, add)
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	return coll.dataset(label)
 }

@@ -54,6 +54,9 @@ type HFConfig struct {
 	// edit distance of the Blazedit rows sent (--blazedit-min-distance,
 	// --blazedit-max-distance: 0 and 1).
 	BlazeditMinDistance, BlazeditMaxDistance float64
+	// Files are the dataset's files to read in turn, found in the local
+	// Hugging Face cache (see Config.FromHubCache); nil reads Path.
+	Files []string
 	// BFCLCategories are the BFCL dataset's categories to send
 	// (--bfcl-categories); nil for BFCLDefaultCategories.
 	BFCLCategories []string

@@ -163,6 +163,11 @@ func runBench(cmd *cobra.Command, env *Env, cfg bench.Config, f *benchFlags) err
 	if err != nil {
 		return err
 	}
+	// A dataset vLLM fetched is read from where it put it; not for a
+	// Kubernetes Job, whose pods have caches of their own.
+	if err := fromHubCache(&cfg, &f.vllm.notes); err != nil {
+		return err
+	}
 	if cfg.BaseURL == "" {
 		// A newcomer's first run should answer in seconds.
 		if !cmd.Flags().Changed("num-prompts") && !cmd.Flags().Changed("duration") && !replaysWhole(cmd, &cfg) {

@@ -363,6 +363,21 @@ func checkSimReasoning(opts sim.Options, cfg *bench.Config) error {
 	return nil
 }
 
+// fromHubCache points an hf dataset named by its hub id at its copy in
+// the local Hugging Face cache, adding a note that says so to notes (see
+// workload.Config.FromHubCache).
+func fromHubCache(cfg *bench.Config, notes *[]string) error {
+	wl, note, err := cfg.Workload.FromHubCache()
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	cfg.Workload = wl
+	if note != "" {
+		*notes = append(*notes, note)
+	}
+	return nil
+}
+
 // checkWorkload reports bad workload flags, a missing dataset file
 // included, as a usage error: for use before starting a simulator or
 // waiting for a server, so that the mistake is the first thing said.

@@ -313,6 +313,13 @@ func runSweep(cmd *cobra.Command, env *Env, cfg bench.Config, f *sweepFlags) err
 	if f.resume && f.resultDir == "" {
 		return usageErr("--resume needs --result-dir: the directory of the sweep to resume")
 	}
+	var hubNotes []string
+	if err := fromHubCache(&cfg, &hubNotes); err != nil {
+		return err
+	}
+	for _, n := range hubNotes {
+		fmt.Fprintf(env.Stderr, "goodput: %s\n", n)
+	}
 	if err := checkWorkload(&cfg); err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/goodput-dev/goodput/internal/hfcache"
 	"github.com/goodput-dev/goodput/tokenizer/gguf"
 )
 
@@ -205,21 +206,8 @@ func looksLikeModelID(s string) bool {
 // Face cache: at the revision refs/main names, or else in the one snapshot
 // that has it.
 func findInHubCache(id string) (string, bool) {
-	var roots []string
-	if d := os.Getenv("HF_HUB_CACHE"); d != "" {
-		roots = append(roots, d)
-	}
-	if d := os.Getenv("HF_HOME"); d != "" {
-		roots = append(roots, filepath.Join(d, "hub"))
-	}
-	if d := os.Getenv("XDG_CACHE_HOME"); d != "" {
-		roots = append(roots, filepath.Join(d, "huggingface", "hub"))
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		roots = append(roots, filepath.Join(home, ".cache", "huggingface", "hub"))
-	}
-	repo := "models--" + strings.ReplaceAll(id, "/", "--")
-	for _, root := range roots {
+	repo := hfcache.Repo("models", id)
+	for _, root := range hfcache.Roots() {
 		snapshots := filepath.Join(root, repo, "snapshots")
 		if ref, err := os.ReadFile(filepath.Join(root, repo, "refs", "main")); err == nil {
 			rev := strings.TrimSpace(string(ref))
