@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,17 +23,28 @@ func emptyHubCache(t *testing.T) string {
 }
 
 // cacheDataset lays files out as huggingface_hub caches a dataset
-// repository: refs/main naming the snapshot that holds them.
+// repository: each file's bytes in blobs, a link to them in the snapshot
+// refs/main names.
 func cacheDataset(t *testing.T, cache, id string, files map[string]string) string {
 	t.Helper()
 	repo := filepath.Join(cache, "datasets--"+strings.ReplaceAll(id, "/", "--"))
 	snap := filepath.Join(repo, "snapshots", "0123abcd")
+	blobs := filepath.Join(repo, "blobs")
+	if err := os.MkdirAll(blobs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
 	for name, body := range files {
+		n++
+		blob := filepath.Join(blobs, fmt.Sprintf("blob%d", n))
+		if err := os.WriteFile(blob, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		p := filepath.Join(snap, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		if err := os.Symlink(blob, p); err != nil {
 			t.Fatal(err)
 		}
 	}
