@@ -124,8 +124,12 @@ func (c Config) validateVLLMDataset() []error {
 }
 
 // hubID reports whether s reads as a Hugging Face id ("org/name") rather
-// than a file path.
+// than a file path: a dataset of vLLM's hf list (AI-MO/NuminaMath-1.5 has
+// a dot), or an org and a name without one.
 func hubID(s string) bool {
+	if _, known := hfFormats[s]; known || s == bfclID || hfRefused[s] != "" {
+		return true
+	}
 	org, name, ok := strings.Cut(s, "/")
 	return ok && org != "" && name != "" && !strings.ContainsAny(name, "/\\.") && !strings.HasPrefix(s, ".")
 }
