@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/goodput-dev/goodput/internal/bom"
 	"github.com/goodput-dev/goodput/internal/jsonerr"
 	"github.com/goodput-dev/goodput/tokenizer"
 )
@@ -66,12 +65,8 @@ func openSpeedBench(c Config) (Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, fmt.Errorf("--dataset-path: %w", err)
-	}
-	defer f.Close()
-	return ReadSpeedBench(bom.Skip(f), name, c)
+	c.Path = name
+	return openDataset(c, ReadSpeedBench)
 }
 
 // ReadSpeedBench reads one subset of SPEED-Bench: one object per line

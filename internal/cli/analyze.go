@@ -124,6 +124,16 @@ type analysis struct {
 	Peak *report.Peak
 }
 
+// newAnalysis is the analysis of records summarised as res, with vLLM's
+// peaks as peak counted them.
+func newAnalysis(res *metrics.Result, notes []string, peak *vllmresult.PeakCounter) analysis {
+	a := analysis{Result: res, Notes: notes}
+	if tps, conc, ok := peak.Figures(); ok {
+		a.Peak = &report.Peak{OutputTokensPerSecond: tps, ConcurrentRequests: conc}
+	}
+	return a
+}
+
 // textOptions prints the analysis as bench prints a run: the notes, then
 // the summary with vLLM's peak lines.
 func (a analysis) textOptions() report.TextOptions {
@@ -215,11 +225,7 @@ func analyzeFiles(env *Env, files []string, opts metrics.Options, own runDefault
 	for _, w := range rep.Warnings {
 		notes = append(notes, "WARNING: "+w)
 	}
-	a := analysis{Result: sum.Close(), Notes: notes}
-	if tps, conc, ok := peak.Figures(); ok {
-		a.Peak = &report.Peak{OutputTokensPerSecond: tps, ConcurrentRequests: conc}
-	}
-	return a, nil
+	return newAnalysis(sum.Close(), notes, peak), nil
 }
 
 // runSLO returns the SLO that the summaries beside files recorded, when

@@ -147,10 +147,7 @@ func runMerge(cmd *cobra.Command, env *Env, f *mergeFlags, args []string) error 
 	if err != nil {
 		return err
 	}
-	a := analysis{Result: sum.Close(), Notes: rep.Notes}
-	if tps, conc, ok := peak.Figures(); ok {
-		a.Peak = &report.Peak{OutputTokensPerSecond: tps, ConcurrentRequests: conc}
-	}
+	a := newAnalysis(sum.Close(), rep.Notes, peak)
 	res := a.Result
 	if err := printMerge(env, f.format, a, rep); err != nil {
 		return err

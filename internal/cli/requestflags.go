@@ -77,7 +77,7 @@ func registerRequestFlags(fl *pflag.FlagSet, cfg *bench.Config, f *requestFlags,
 	fl.Float64Var(&wl.HF.BlazeditMinDistance, "blazedit-min-distance", wl.HF.BlazeditMinDistance, "least normalised edit distance of the Blazedit rows sent (hf vdaita/edit_5k_char, edit_10k_char)")
 	fl.Float64Var(&wl.HF.BlazeditMaxDistance, "blazedit-max-distance", wl.HF.BlazeditMaxDistance, "most normalised edit distance of the Blazedit rows sent")
 	fl.StringVar(&wl.HF.Subset, "hf-subset", "", "subset of the hf dataset (recorded)")
-	fl.BoolVar(&wl.SkipChatTemplate, "skip-chat-template", false, "send custom, InstructCoder and MT-Bench prompts bare where vLLM renders them with the model's chat template on the client")
+	fl.BoolVar(&wl.SkipChatTemplate, "skip-chat-template", false, "send custom, speed_bench, InstructCoder, MT-Bench, HumanEval, GSM8K and Blazedit prompts bare where vLLM renders them with the model's chat template on the client")
 }
 
 // apply puts the flags into cfg once they are parsed (cfg.Backend set) and
